@@ -1,0 +1,5 @@
+import sys
+
+from lmms_comparative.cli import main
+
+sys.exit(main())

@@ -1,0 +1,153 @@
+"""VLM-SubtleBench in the layout of the HF dataset repo ``KRAFTON/VLM-SubtleBench``.
+
+::
+
+    <root>/data/test.jsonl, <root>/data/val.jsonl   one JSON object per line
+    <root>/images/...                               the image files
+
+Image fields hold hub URLs ending in ``/resolve/main/<relative path>``; like the official adapter
+(src/vlm_subtlebench/dataset_adapters/unified_adapter.py, ``_resolve_image_path``) we resolve the
+part after that marker against the root. Plain relative paths are resolved against the root too.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+from lmms_comparative.data.errors import DataError
+from lmms_comparative.data.roots import dataset_root
+from lmms_comparative.metrics.mcq import LETTERS, shuffle_options
+
+ENV_VAR = "SUBTLEBENCH_ROOT"
+HUB_REPO = "KRAFTON/VLM-SubtleBench"
+LAYOUT = "data/test.jsonl and data/val.jsonl (one JSON record per line) and the images/ folder they refer to"
+
+# The ten difference types: task suffix -> the dataset's `category` value (paper Table 2 order).
+CATEGORIES = {
+    "at": "attribute",
+    "st": "state",
+    "em": "emotion",
+    "tm": "temporal",
+    "sp": "spatial",
+    "ex": "existence",
+    "qn": "quantity",
+    "ql": "quality",
+    "vp": "viewpoint",
+    "ac": "action",
+}
+# unified_adapter.py: REQUIRED_FIELDS
+REQUIRED_FIELDS = ("image_1", "image_2", "question", "answer", "distractors")
+_URL_MARKER = "/resolve/main/"
+
+_cache: dict[tuple[str, str, int, int], list[dict[str, Any]]] = {}
+_lock = threading.Lock()
+
+
+def root() -> Path:
+    return dataset_root(ENV_VAR, HUB_REPO, LAYOUT)
+
+
+def resolve_image(ref: str, base: Path) -> Path:
+    """A local path for an image field (hub URL or relative path)."""
+    if ref.startswith(("http://", "https://")):
+        cut = ref.find(_URL_MARKER)
+        if cut == -1:
+            raise ValueError(f"image URL {ref!r} has no '{_URL_MARKER}' part to resolve against the local root")
+        ref = ref[cut + len(_URL_MARKER) :]
+    return base / ref
+
+
+def item_id(record: dict[str, Any]) -> str:
+    """``{category}_{source}_{source_id}``, else ``{image_1}_{image_2}`` (unified_adapter.py)."""
+    category, source, source_id = record.get("category", ""), record.get("source", ""), str(record.get("source_id", ""))
+    if category and source and source_id:
+        return f"{category}_{source}_{source_id}"
+    return f"{record['image_1']}_{record['image_2']}"
+
+
+def _doc(record: dict[str, Any], base: Path, split: str, where: str) -> dict[str, Any]:
+    missing = [f for f in REQUIRED_FIELDS if f not in record]
+    if missing:
+        raise DataError(f"{where}: record lacks required field(s) {missing}; every record needs {list(REQUIRED_FIELDS)}.")
+    distractors = record["distractors"]
+    if not isinstance(distractors, list) or not distractors or not all(isinstance(d, str) for d in distractors):
+        raise DataError(f"{where}: 'distractors' must be a non-empty list of strings, got {distractors!r}.")
+    if not isinstance(record["answer"], str) or not isinstance(record["question"], str):
+        raise DataError(f"{where}: 'question' and 'answer' must be strings.")
+    if len(distractors) + 1 > len(LETTERS):
+        raise DataError(f"{where}: {len(distractors) + 1} options cannot be lettered.")
+    key = item_id(record)
+    options, correct = shuffle_options(record["answer"], distractors, f"{key}\x1f{record['question']}")
+    try:
+        images = [str(resolve_image(record[f], base)) for f in ("image_1", "image_2")]
+    except (ValueError, TypeError) as exc:
+        raise DataError(f"{where}: {exc}") from exc
+    return {
+        "item_id": key,
+        "split": split,
+        "category": str(record.get("category") or ""),
+        "domain": str(record.get("domain") or ""),
+        "source": str(record.get("source") or ""),
+        "source_id": str(record.get("source_id") or ""),
+        "question": record["question"],
+        "answer": record["answer"],
+        "options": options,
+        "answer_letter": LETTERS[correct],
+        "image_1": images[0],
+        "image_2": images[1],
+        "has_caption": bool(record.get("has_caption", False)),
+        "caption": str(record.get("caption") or ""),
+    }
+
+
+def load_docs(split: str = "test", base: Path | None = None) -> list[dict[str, Any]]:
+    """All records of a split as docs with resolved image paths and their fixed option order.
+
+    Parsed once per process for a given file (the ten category tasks share it). Raises DataError
+    naming the file and line of the first malformed record.
+    """
+    base = root() if base is None else base
+    path = base / "data" / f"{split}.jsonl"
+    if not path.is_file():
+        raise DataError(f"{ENV_VAR}: no {path}. Expected layout under {base}: {LAYOUT}.")
+    stat = path.stat()
+    cache_key = (str(path), split, stat.st_mtime_ns, stat.st_size)
+    with _lock:
+        if cache_key in _cache:
+            return _cache[cache_key]
+        docs = []
+        with open(path, encoding="utf-8") as handle:
+            for lineno, line in enumerate(handle, 1):
+                if not line.strip():
+                    continue
+                where = f"{path}:{lineno}"
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise DataError(f"{where}: not valid JSON ({exc.msg}).") from exc
+                if not isinstance(record, dict):
+                    raise DataError(f"{where}: expected a JSON object, got {type(record).__name__}.")
+                docs.append(_doc(record, base, split, where))
+        _cache[cache_key] = docs
+        return docs
+
+
+def check_images(docs: list[dict[str, Any]]) -> None:
+    """One error listing the image files that the docs name but the disk lacks."""
+    missing = [(d["item_id"], p) for d in docs for p in (d["image_1"], d["image_2"]) if not Path(p).is_file()]
+    if missing:
+        shown = "\n".join(f"  {item}: {path}" for item, path in missing[:10])
+        more = f"\n  ... and {len(missing) - 10} more" if len(missing) > 10 else ""
+        raise DataError(f"{ENV_VAR}: {len(missing)} image file(s) are missing:\n{shown}{more}")
+
+
+def category_docs(category: str, split: str = "test") -> list[dict[str, Any]]:
+    """The docs of one difference type, with every image file checked to exist."""
+    docs = [d for d in load_docs(split) if d["category"] == category]
+    if not docs:
+        raise DataError(f"{ENV_VAR}: the {split} split has no records with category {category!r}.")
+    check_images(docs)
+    return docs

@@ -1,0 +1,1 @@
+"""Pure scoring functions: parsers, accuracies, breakdowns. Nothing here imports lmms-eval."""

@@ -1,0 +1,87 @@
+"""Aggregations over per-sample result dicts. Pure functions; no lmms-eval import.
+
+Every per-sample dict carries ``status`` ("ok", "unparsed" or "failed"), ``correct`` (0/1, None
+when the model request failed) and the fields used for breakdowns. Failed requests are counted
+apart and excluded from every score; unparseable answers are scored as wrong and counted.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Iterable, Mapping, Sequence
+
+# lmms-eval's API models answer with this prefix when a request exhausted its retries
+# (lmms_eval/models/chat/openai.py: "[LMMS_EVAL_REQUEST_FAILED after N retries] ...").
+FAILED_REQUEST_PREFIX = "[LMMS_EVAL_REQUEST_FAILED"
+STATUS_OK, STATUS_UNPARSED, STATUS_FAILED = "ok", "unparsed", "failed"
+
+
+def is_failed_request(response: str | None) -> bool:
+    return isinstance(response, str) and response.lstrip().startswith(FAILED_REQUEST_PREFIX)
+
+
+def scored(items: Iterable[Mapping]) -> list[Mapping]:
+    """The items that have a score: everything but failed requests."""
+    return [it for it in items if it.get("status") != STATUS_FAILED]
+
+
+def accuracy(items: Sequence[Mapping]) -> float:
+    """Share of correct answers among scored items (micro average). NaN when nothing was scored."""
+    done = scored(items)
+    if not done:
+        return float("nan")
+    return sum(int(it["correct"]) for it in done) / len(done)
+
+
+def chance_accuracy(items: Sequence[Mapping]) -> float:
+    """Expected accuracy of a uniform guess among each item's options, over the scored items."""
+    done = scored(items)
+    if not done:
+        return float("nan")
+    return sum(1.0 / it["n_options"] for it in done) / len(done)
+
+
+def counts(items: Sequence[Mapping]) -> dict[str, int]:
+    """How many items there were, were scored, were right, could not be parsed, or failed."""
+    out = {"n": len(items), "scored": 0, "correct": 0, "unparsed": 0, "failed": 0}
+    for it in items:
+        status = it.get("status")
+        if status == STATUS_FAILED:
+            out["failed"] += 1
+            continue
+        out["scored"] += 1
+        out["correct"] += int(it["correct"])
+        if status == STATUS_UNPARSED:
+            out["unparsed"] += 1
+    return out
+
+
+def breakdown(items: Sequence[Mapping], field: str) -> dict[str, dict[str, float]]:
+    """Accuracy per value of ``field``: ``{value: {"accuracy", "correct", "n"}}`` over scored items."""
+    groups: dict[str, list[Mapping]] = defaultdict(list)
+    for it in scored(items):
+        groups[str(it.get(field))].append(it)
+    return {k: _cell(sum(int(it["correct"]) for it in v), len(v)) for k, v in sorted(groups.items())}
+
+
+def _cell(correct: int, n: int) -> dict[str, float]:
+    return {"accuracy": correct / n, "correct": correct, "n": n}
+
+
+def merge_breakdowns(parts: Sequence[Mapping[str, Mapping[str, float]]]) -> dict[str, dict[str, float]]:
+    """Combine per-task breakdowns into the micro average over all their items."""
+    correct: dict[str, int] = defaultdict(int)
+    total: dict[str, int] = defaultdict(int)
+    for part in parts:
+        for key, cell in part.items():
+            correct[key] += cell["correct"]
+            total[key] += cell["n"]
+    return {k: _cell(correct[k], total[k]) for k in sorted(total)}
+
+
+def sum_counts(parts: Sequence[Mapping[str, int]]) -> dict[str, int]:
+    out: dict[str, int] = defaultdict(int)
+    for part in parts:
+        for key, value in part.items():
+            out[key] += value
+    return dict(out)

@@ -1,0 +1,80 @@
+"""How lmms-eval finds our models and tasks.
+
+lmms-eval 0.7.3 has an entry-point group for models (``lmms_eval.models``) but none for tasks, and
+its ``LMMS_EVAL_PLUGINS`` variable adds a plugin's task folder only after the TaskManager has
+indexed tasks. The model entry points are loaded when ``lmms_eval.models`` is first imported, which
+the evaluator does before any TaskManager exists. So the entry-point payload, besides returning our
+model manifests, wraps ``TaskManager.initialize_tasks`` once so that every TaskManager also indexes
+our YAML folder. The wrapper is small, idempotent, and checks the signature it relies on; if a
+future lmms-eval changes it, we log how to fall back to ``--include_path`` instead of failing.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import os
+
+from lmms_comparative import yaml_dir
+
+_MARKER = "_lmms_comparative_task_path"
+
+# Opt out with LMMS_COMPARATIVE_NO_TASK_HOOK=1 (then use --include_path, see the README).
+_OPT_OUT = "LMMS_COMPARATIVE_NO_TASK_HOOK"
+
+
+def _with_our_path(include_path):
+    ours = yaml_dir()
+    if include_path is None:
+        return [ours]
+    paths = [include_path] if isinstance(include_path, str) else list(include_path)
+    if not any(os.path.realpath(p) == os.path.realpath(ours) for p in paths):
+        paths.append(ours)
+    return paths
+
+
+def install_task_path() -> bool:
+    """Make every lmms-eval TaskManager index our tasks. Returns whether the hook is in place."""
+    if os.environ.get(_OPT_OUT, "").strip() not in ("", "0"):
+        return False
+    try:
+        from lmms_eval.tasks import TaskManager
+    except Exception:  # lmms-eval not importable: nothing to hook
+        return False
+    if getattr(TaskManager, _MARKER, False):
+        return True
+    original = TaskManager.initialize_tasks
+    params = inspect.signature(original).parameters
+    if "include_path" not in params:
+        from loguru import logger
+
+        logger.warning(
+            "lmms-comparative: this lmms-eval's TaskManager.initialize_tasks has no include_path; "
+            f"our tasks are not registered automatically. Pass --include_path {yaml_dir()}"
+        )
+        return False
+
+    @functools.wraps(original)
+    def initialize_tasks(self, include_path=None, *args, **kwargs):
+        return original(self, _with_our_path(include_path), *args, **kwargs)
+
+    TaskManager.initialize_tasks = initialize_tasks
+    setattr(TaskManager, _MARKER, True)
+    return True
+
+
+def model_manifests():
+    from lmms_eval.models.registry_v2 import ModelManifest
+
+    return [
+        ModelManifest(
+            model_id="random_choice",
+            simple_class_path="lmms_comparative.models.random_choice.RandomChoice",
+        ),
+    ]
+
+
+def register():
+    """The ``lmms_eval.models`` entry point: our model manifests, plus the task-path hook."""
+    install_task_path()
+    return model_manifests()

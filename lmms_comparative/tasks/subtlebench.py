@@ -1,0 +1,150 @@
+"""lmms-eval hooks for the VLM-SubtleBench multiple-choice tasks.
+
+Thin by design: the data module builds docs (resolved image paths, fixed option order), the
+metrics modules parse and score; this module only adapts them to lmms-eval's hook signatures.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from datasets import Dataset
+from loguru import logger
+
+from lmms_comparative.data import subtlebench as data
+from lmms_comparative.metrics import aggregate
+from lmms_comparative.metrics.mcq import format_options, parse_subtlebench_letter
+from lmms_comparative.tasks.common import load_images
+from lmms_comparative.tasks.subtlebench_prompts import SYSTEM_PROMPTS, user_prompt
+
+DEFAULT_PROMPT = "standard"
+
+
+# ---- docs ---------------------------------------------------------------------------------------
+
+
+def _docs_for(category: str):
+    def process_docs(_placeholder: Dataset) -> Dataset:
+        # The YAML loads a one-row placeholder (lmms-eval has no hook for data loaded from an
+        # environment variable); the real docs come from SUBTLEBENCH_ROOT or the hub.
+        return Dataset.from_list(data.category_docs(category, split="test"))
+
+    process_docs.__name__ = f"process_docs_{category}"
+    return process_docs
+
+
+process_docs_attribute = _docs_for("attribute")
+process_docs_state = _docs_for("state")
+process_docs_emotion = _docs_for("emotion")
+process_docs_temporal = _docs_for("temporal")
+process_docs_spatial = _docs_for("spatial")
+process_docs_existence = _docs_for("existence")
+process_docs_quantity = _docs_for("quantity")
+process_docs_quality = _docs_for("quality")
+process_docs_viewpoint = _docs_for("viewpoint")
+process_docs_action = _docs_for("action")
+
+
+# ---- prompts ------------------------------------------------------------------------------------
+
+
+def _prompt_type(kwargs: dict | None) -> str:
+    name = (kwargs or {}).get("prompt", DEFAULT_PROMPT)
+    if name not in SYSTEM_PROMPTS:
+        raise ValueError(f"unknown SubtleBench prompt {name!r}; choose one of {sorted(SYSTEM_PROMPTS)}")
+    return name
+
+
+def doc_to_visual(doc: dict[str, Any]) -> list:
+    """Both images, first then second."""
+    return load_images(doc, ("image_1", "image_2"))
+
+
+def user_text(doc: dict[str, Any]) -> str:
+    return user_prompt(doc["question"], format_options(doc["options"]))
+
+
+def doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> str:
+    """Prompt for simple (non-chat) models: the system prompt, a blank line, then the user turn."""
+    return f"{SYSTEM_PROMPTS[_prompt_type(lmms_eval_specific_kwargs)]}\n\n{user_text(doc)}"
+
+
+def doc_to_messages(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> list[dict]:
+    """Chat models: system turn, then a user turn with image 1, image 2 and the question
+    (the official message layout, prompts/multiple_choice_evaluator.py ``_build_messages``)."""
+    system = SYSTEM_PROMPTS[_prompt_type(lmms_eval_specific_kwargs)]
+    content = [{"type": "image", "url": image} for image in doc_to_visual(doc)]
+    content.append({"type": "text", "text": user_text(doc)})
+    return [
+        {"role": "system", "content": [{"type": "text", "text": system}]},
+        {"role": "user", "content": content},
+    ]
+
+
+def doc_to_target(doc: dict[str, Any]) -> str:
+    return doc["answer_letter"]
+
+
+# ---- scoring ------------------------------------------------------------------------------------
+
+
+def process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
+    """Score one response. Pure and idempotent (lmms-eval may run it in threads and retry it)."""
+    response = results[0] if results else ""
+    response = response if isinstance(response, str) else str(getattr(response, "text", response))
+    sample = {
+        "item_id": doc["item_id"],
+        "category": doc["category"],
+        "domain": doc["domain"],
+        "source": doc["source"],
+        "n_options": len(doc["options"]),
+        "answer": doc["answer_letter"],
+    }
+    if aggregate.is_failed_request(response):
+        sample.update(parsed=None, correct=None, status=aggregate.STATUS_FAILED)
+    else:
+        letter = parse_subtlebench_letter(response)
+        correct = int(letter == doc["answer_letter"])
+        sample.update(
+            parsed=letter,
+            correct=correct,
+            score=correct,  # lmms-eval reads `score` for its CLT standard error
+            status=aggregate.STATUS_OK if letter else aggregate.STATUS_UNPARSED,
+        )
+    return {name: sample for name in ("accuracy", "chance", "by_domain", "by_source", "counts")}
+
+
+def _warn_failed(items: list) -> None:
+    failed = sum(1 for it in items if it.get("status") == aggregate.STATUS_FAILED)
+    if failed:
+        logger.warning(f"VLM-SubtleBench: {failed} of {len(items)} model requests failed; they are excluded from the scores.")
+
+
+def aggregate_accuracy(items: list) -> float:
+    _warn_failed(items)
+    return aggregate.accuracy(items)
+
+
+def aggregate_chance(items: list) -> float:
+    return aggregate.chance_accuracy(items)
+
+
+def aggregate_by_domain(items: list) -> dict:
+    return aggregate.breakdown(items, "domain")
+
+
+def aggregate_by_source(items: list) -> dict:
+    return aggregate.breakdown(items, "source")
+
+
+def aggregate_counts(items: list) -> dict:
+    return aggregate.counts(items)
+
+
+# Group-level combinations (lmms-eval calls them with the subtasks' values and sizes).
+def group_merge_breakdowns(values: list, sizes: list, weight_by_size: bool = False) -> dict:
+    return aggregate.merge_breakdowns(values)
+
+
+def group_sum_counts(values: list, sizes: list, weight_by_size: bool = False) -> dict:
+    return aggregate.sum_counts(values)

@@ -1,0 +1,56 @@
+"""Shared test helpers: the real lmms-eval CLI in a subprocess, and its results files."""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lmms_comparative.data.fixtures import build_subtlebench
+
+SUBTLEBENCH_TASKS = [f"subtlebench_{k}" for k in ("at", "st", "em", "tm", "sp", "ex", "qn", "ql", "vp", "ac")]
+
+
+@pytest.fixture(scope="session")
+def hf_home(tmp_path_factory) -> Path:
+    """An isolated, offline Hugging Face cache for every subprocess of the session."""
+    return tmp_path_factory.mktemp("hf_home")
+
+
+@pytest.fixture(scope="session")
+def subtlebench_root(tmp_path_factory) -> Path:
+    return build_subtlebench(tmp_path_factory.mktemp("subtlebench"), per_category=4)
+
+
+def base_env(hf_home: Path, **extra: str) -> dict:
+    env = dict(os.environ)
+    for key in ("OPENAI_API_KEY", "OPENAI_API_BASE", "OPENAI_API_URL"):
+        env.pop(key, None)
+    env.update(HF_HOME=str(hf_home), HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
+    env.update(extra)
+    return env
+
+
+def run_cli(args: list[str], env: dict, launcher: list[str] | None = None, timeout: int = 600) -> subprocess.CompletedProcess:
+    """``lmms-eval ARGS`` (or ``LAUNCHER -m lmms_eval ARGS``) as a user would run it."""
+    cmd = (launcher or [sys.executable]) + ["-m", "lmms_eval", *args]
+    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+def read_run(output_path: Path, proc: subprocess.CompletedProcess | None = None) -> tuple[dict, dict[str, list[dict]]]:
+    """The results JSON and, per task, the samples JSONL that lmms-eval wrote under output_path."""
+    results = sorted(glob.glob(str(output_path / "**" / "*_results.json"), recursive=True))
+    if not results:
+        detail = f"\n--- stdout\n{proc.stdout[-4000:]}\n--- stderr\n{proc.stderr[-8000:]}" if proc else ""
+        raise AssertionError(f"no results file under {output_path}{detail}")
+    path = Path(results[-1])
+    samples: dict[str, list[dict]] = {}
+    for sample_file in path.parent.glob("*_samples_*.jsonl"):
+        task = sample_file.stem.split("_samples_", 1)[1]
+        samples[task] = [json.loads(line) for line in sample_file.read_text().splitlines() if line.strip()]
+    return json.loads(path.read_text()), samples

@@ -1,0 +1,85 @@
+"""Task registration, the random_choice baseline, bad data and two processes, through the real CLI."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import SUBTLEBENCH_TASKS, base_env, read_run, run_cli
+from lmms_comparative import yaml_dir
+
+
+def test_lmms_eval_lists_our_tasks_without_include_path(hf_home):
+    proc = run_cli(["--tasks", "list"], env=base_env(hf_home))
+    listed = proc.stdout + proc.stderr
+    for name in ["subtlebench", "subtlebench_reasoning", *SUBTLEBENCH_TASKS]:
+        assert f" - {name}\n" in listed, name
+
+
+def test_include_path_fallback_prints_a_folder_lmms_eval_accepts(hf_home):
+    printed = subprocess.run([sys.executable, "-m", "lmms_comparative", "include-path"], capture_output=True, text=True, check=True).stdout.strip()
+    assert printed == yaml_dir() and Path(printed, "subtlebench", "subtlebench_sp.yaml").is_file()
+    # With the automatic hook switched off, the documented --include-path route still finds the tasks.
+    env = base_env(hf_home, LMMS_COMPARATIVE_NO_TASK_HOOK="1")
+    proc = subprocess.run([sys.executable, "-m", "lmms_eval", "tasks", "list", "--include-path", printed], env=env, capture_output=True, text=True)
+    assert "  subtlebench_sp\n" in proc.stdout
+    hidden = subprocess.run([sys.executable, "-m", "lmms_eval", "--tasks", "list"], env=env, capture_output=True, text=True)
+    assert " - subtlebench_sp\n" not in hidden.stdout + hidden.stderr
+
+
+def _random_run(root: Path, out: Path, hf_home: Path, launcher=None, tasks="subtlebench"):
+    proc = run_cli(
+        ["--model", "random_choice", "--model_args", "seed=7", "--tasks", tasks, "--output_path", str(out), "--log_samples"],
+        env=base_env(hf_home, SUBTLEBENCH_ROOT=str(root)),
+        launcher=launcher,
+    )
+    return proc
+
+
+@pytest.fixture(scope="module")
+def single_process(subtlebench_root, hf_home, tmp_path_factory):
+    out = tmp_path_factory.mktemp("single")
+    proc = _random_run(subtlebench_root, out, hf_home)
+    return read_run(out, proc)
+
+
+def test_random_choice_baseline_runs_with_no_weights(single_process):
+    results, samples = single_process
+    group = results["groups"]["subtlebench"]
+    assert group["counts,none"]["unparsed"] == 0 and group["counts,none"]["failed"] == 0
+    for task in SUBTLEBENCH_TASKS:
+        for sample in samples[task]:
+            n_options = sample["accuracy"]["n_options"]
+            assert sample["accuracy"]["parsed"] in "ABCDE"[:n_options]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_two_processes_give_the_same_scores_as_one(single_process, subtlebench_root, hf_home, tmp_path):
+    launcher = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", str(_free_port())]
+    proc = _random_run(subtlebench_root, tmp_path, hf_home, launcher=launcher)
+    results2, samples2 = read_run(tmp_path, proc)
+    results1, samples1 = single_process
+    for name in ["subtlebench", *SUBTLEBENCH_TASKS]:
+        row1 = results1["groups"].get(name) or results1["results"][name]
+        row2 = results2["groups"].get(name) or results2["results"][name]
+        for metric in ("accuracy,none", "chance,none", "counts,none", "by_domain,none", "by_source,none"):
+            assert row2[metric] == row1[metric], (name, metric)
+    for task in SUBTLEBENCH_TASKS:
+        answers1 = {s["accuracy"]["item_id"]: s["accuracy"]["parsed"] for s in samples1[task]}
+        answers2 = {s["accuracy"]["item_id"]: s["accuracy"]["parsed"] for s in samples2[task]}
+        assert answers2 == answers1
+
+
+def test_missing_root_fails_with_a_message_naming_it(hf_home, tmp_path):
+    proc = _random_run(tmp_path / "no_such_copy", tmp_path / "out", hf_home, tasks="subtlebench_sp")
+    assert not list((tmp_path / "out").glob("**/*_results.json"))
+    assert "SUBTLEBENCH_ROOT=" in proc.stderr and "no_such_copy" in proc.stderr

@@ -1,0 +1,130 @@
+"""The SubtleBench loader and hooks on the official layout, including broken copies."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from lmms_comparative.data import DataError
+from lmms_comparative.data import subtlebench as data
+from lmms_comparative.data.fixtures import build_subtlebench
+from lmms_comparative.tasks import subtlebench as hooks
+from lmms_comparative.tasks.subtlebench_prompts import STANDARD_SYSTEM
+
+
+@pytest.fixture
+def root(tmp_path, monkeypatch):
+    build_subtlebench(tmp_path / "sb", per_category=2)
+    monkeypatch.setenv("SUBTLEBENCH_ROOT", str(tmp_path / "sb"))
+    return tmp_path / "sb"
+
+
+def _rewrite(root, edit):
+    path = root / "data" / "test.jsonl"
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    lines = edit(records)
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_docs_resolve_hub_urls_against_the_root(root):
+    docs = data.category_docs("spatial")
+    assert len(docs) == 2
+    for doc in docs:
+        assert doc["image_1"].startswith(str(root.resolve() / "images" / "spatial"))
+        assert doc["options"][ord(doc["answer_letter"]) - 65] == doc["answer"]
+        assert doc["item_id"] == f"spatial_{doc['source']}_{doc['source_id']}"
+
+
+def test_all_ten_categories_and_several_domains(root):
+    docs = data.load_docs("test")
+    assert {d["category"] for d in docs} == set(data.CATEGORIES.values())
+    assert len({d["domain"] for d in docs}) >= 3
+    assert {len(d["options"]) for d in docs} >= {2, 3}
+
+
+def test_missing_root_names_the_variable_and_the_path(tmp_path, monkeypatch):
+    monkeypatch.setenv("SUBTLEBENCH_ROOT", str(tmp_path / "nowhere"))
+    with pytest.raises(DataError, match=r"SUBTLEBENCH_ROOT=.*nowhere.*data/test.jsonl"):
+        data.category_docs("state")
+
+
+def test_root_without_data_file(tmp_path, monkeypatch):
+    (tmp_path / "empty").mkdir()
+    monkeypatch.setenv("SUBTLEBENCH_ROOT", str(tmp_path / "empty"))
+    with pytest.raises(DataError, match=r"no .*empty/data/test.jsonl"):
+        data.category_docs("state")
+
+
+def test_missing_image_is_named(root):
+    victim = next((root / "images" / "emotion").glob("*_2.png"))
+    victim.unlink()
+    with pytest.raises(DataError, match=rf"1 image file\(s\) are missing:\n  emotion_.*{victim.name}"):
+        data.category_docs("emotion")
+
+
+def test_record_without_distractors_names_file_and_line(root):
+    def drop(records):
+        records[3].pop("distractors")
+        return [json.dumps(r) for r in records]
+
+    _rewrite(root, drop)
+    with pytest.raises(DataError, match=r"test.jsonl:4: record lacks required field\(s\) \['distractors'\]"):
+        data.load_docs("test")
+
+
+def test_empty_distractors_and_broken_json_are_errors(root):
+    _rewrite(root, lambda rs: [json.dumps({**rs[0], "distractors": []})] + [json.dumps(r) for r in rs[1:]])
+    with pytest.raises(DataError, match=r"test.jsonl:1: 'distractors' must be a non-empty list"):
+        data.load_docs("test")
+    _rewrite(root, lambda rs: [json.dumps(rs[0]), "{not json"])
+    with pytest.raises(DataError, match=r"test.jsonl:2: not valid JSON"):
+        data.load_docs("test")
+
+
+def test_corrupt_image_names_the_doc(root):
+    doc = data.category_docs("quality")[0]
+    with open(doc["image_2"], "wb") as handle:
+        handle.write(b"not a png")
+    with pytest.raises(DataError, match=rf"doc {doc['item_id']}: cannot read image_2"):
+        hooks.doc_to_visual(doc)
+
+
+def test_prompts_are_the_official_text(root):
+    doc = data.category_docs("action")[0]
+    text = hooks.doc_to_text(doc)
+    options = "\n".join(f"{chr(65 + i)}. {o}" for i, o in enumerate(doc["options"]))
+    user = f"Question: {doc['question']}\n\nCarefully examine the images and choose the best description of the key visual difference.\n\nOptions:\n{options}"
+    assert text == STANDARD_SYSTEM + "\n\n" + user
+    messages = hooks.doc_to_messages(doc)
+    assert messages[0] == {"role": "system", "content": [{"type": "text", "text": STANDARD_SYSTEM}]}
+    assert [c["type"] for c in messages[1]["content"]] == ["image", "image", "text"]
+    assert messages[1]["content"][2]["text"] == user
+    reasoning = hooks.doc_to_messages(doc, {"prompt": "reasoning"})
+    assert "### Reasoning" in reasoning[0]["content"][0]["text"]
+    with pytest.raises(ValueError, match="unknown SubtleBench prompt"):
+        hooks.doc_to_text(doc, {"prompt": "nope"})
+
+
+def test_process_results_scores_garbage_as_unparsed_and_failures_apart(root):
+    doc = data.category_docs("temporal")[0]
+    right = hooks.process_results(doc, [doc["answer_letter"]])["accuracy"]
+    assert (right["correct"], right["status"]) == (1, "ok")
+    garbage = hooks.process_results(doc, ["no idea"])["accuracy"]
+    assert (garbage["correct"], garbage["status"]) == (0, "unparsed")
+    failed = hooks.process_results(doc, ["[LMMS_EVAL_REQUEST_FAILED after 3 retries] boom"])["accuracy"]
+    assert (failed["correct"], failed["status"]) == (None, "failed")
+    # Idempotent: the same input gives the same output (lmms-eval retries process_results).
+    assert hooks.process_results(doc, ["no idea"]) == hooks.process_results(doc, ["no idea"])
+
+
+def test_option_order_does_not_depend_on_the_copy(root, tmp_path):
+    """Same records in another folder, read in reverse order: same options per item."""
+    first = {d["item_id"]: d["options"] for d in data.load_docs("test")}
+    other = tmp_path / "copy"
+    shutil.copytree(root, other)
+    path = other / "data" / "test.jsonl"
+    path.write_text("\n".join(reversed(path.read_text().splitlines())) + "\n")
+    second = {d["item_id"]: d["options"] for d in data.load_docs("test", base=other)}
+    assert first == second

@@ -1,0 +1,121 @@
+"""VLM-SubtleBench through the real lmms-eval CLI, against a local OpenAI-compatible server."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from conftest import SUBTLEBENCH_TASKS, base_env, read_run, run_cli
+from fake_openai import FakeOpenAI, message_images, message_text
+
+CODES = dict(zip(["attribute", "state", "emotion", "temporal", "spatial", "existence", "quantity", "quality", "viewpoint", "action"], SUBTLEBENCH_TASKS))
+MODES = ("plain", "reasoning", "wrong", "garbage")
+
+
+def fixture_records(root: Path) -> list[dict]:
+    return [json.loads(line) for line in (root / "data" / "test.jsonl").read_text().splitlines()]
+
+
+def mode_of(question: str) -> str:
+    """How the fake model answers a question: fixed by the question text alone."""
+    return MODES[int(hashlib.md5(question.encode()).hexdigest(), 16) % len(MODES)]
+
+
+def make_responder(answers: dict[str, str]):
+    """Answers from the prompt: finds the question and the lettered options, then replies in the
+    style that ``mode_of`` picks: right letter, right letter after reasoning, wrong letter, garbage."""
+
+    def respond(body: dict) -> str:
+        text = message_text(body)
+        question = re.search(r"^Question: (.*)$", text, re.M).group(1)
+        options = dict((m.group(2), m.group(1)) for m in re.finditer(r"^([A-E])\. (.*)$", text, re.M))
+        right = options[answers[question]]
+        wrong = next(letter for letter in options.values() if letter != right)
+        return {
+            "plain": right,
+            "reasoning": f"### Reasoning\nImage A and image B differ in one shape.\n\n### Answer\n{right}",
+            "wrong": f"{wrong}.",
+            "garbage": "I cannot tell the difference.",
+        }[mode_of(question)]
+
+    return respond
+
+
+@pytest.fixture(scope="module")
+def openai_run(subtlebench_root, hf_home, tmp_path_factory):
+    records = fixture_records(subtlebench_root)
+    answers = {r["question"]: r["answer"] for r in records}
+    out = tmp_path_factory.mktemp("run_openai")
+    with FakeOpenAI(make_responder(answers)) as server:
+        proc = run_cli(
+            [
+                "--model", "openai",
+                "--model_args", f"model_version=fake-vlm,base_url={server.base_url},api_key=sk-test-not-a-key,max_retries=1",
+                "--tasks", "subtlebench",
+                "--output_path", str(out), "--log_samples",
+            ],  # fmt: skip
+            env=base_env(hf_home, SUBTLEBENCH_ROOT=str(subtlebench_root)),
+        )
+        requests = list(server.requests)
+    results, samples = read_run(out, proc)
+    return records, requests, results, samples
+
+
+def test_every_request_carries_both_images_in_order(openai_run, subtlebench_root):
+    records, requests, _, _ = openai_run
+    assert len(requests) == len(records)
+    by_question = {r["question"]: r for r in records}
+    for body in requests:
+        images = message_images(body)
+        assert len(images) == 2
+        question = re.search(r"^Question: (.*)$", message_text(body), re.M).group(1)
+        record = by_question[question]
+        # The first image sent is image_1 of the record, the second image_2 (compare pixels).
+        for sent, field in zip(images, ("image_1", "image_2")):
+            local = subtlebench_root / record[field].split("/resolve/main/", 1)[1]
+            from PIL import Image
+
+            assert list(sent.convert("RGB").getdata()) == list(Image.open(local).convert("RGB").getdata())
+        assert body["messages"][0]["role"] == "system"
+        assert "Respond **only** with the answer letter" in message_text({"messages": body["messages"][:1]})
+        assert body["temperature"] == 0.5
+
+
+def test_scores_match_the_fixture_truth_and_the_samples(openai_run):
+    records, _, results, samples = openai_run
+    expected = defaultdict(list)
+    for record in records:
+        expected[CODES[record["category"]]].append(mode_of(record["question"]) in ("plain", "reasoning"))
+    for task in SUBTLEBENCH_TASKS:
+        row = results["results"][task]
+        want = sum(expected[task]) / len(expected[task])
+        assert row["accuracy,none"] == pytest.approx(want)
+        per_sample = [s["accuracy"]["correct"] for s in samples[task]]
+        assert sum(per_sample) / len(per_sample) == pytest.approx(row["accuracy,none"])
+        garbage = sum(1 for s in samples[task] if mode_of(s["doc"]["question"]) == "garbage")
+        assert row["counts,none"]["unparsed"] == garbage
+        assert row["counts,none"]["failed"] == 0
+
+
+def test_group_headline_is_the_micro_average(openai_run):
+    records, _, results, samples = openai_run
+    group = results["groups"]["subtlebench"] if "subtlebench" in results.get("groups", {}) else results["results"]["subtlebench"]
+    all_correct = [s["accuracy"]["correct"] for task in SUBTLEBENCH_TASKS for s in samples[task]]
+    assert len(all_correct) == len(records)
+    assert group["accuracy,none"] == pytest.approx(sum(all_correct) / len(all_correct))
+    chance = sum(1 / (1 + len(r["distractors"])) for r in records) / len(records)
+    assert group["chance,none"] == pytest.approx(chance)
+    assert group["counts,none"]["n"] == len(records)
+    # Per-domain breakdown of the group: recomputed from the fixture.
+    by_domain = defaultdict(list)
+    for record in records:
+        by_domain[record["domain"]].append(mode_of(record["question"]) in ("plain", "reasoning"))
+    assert set(group["by_domain,none"]) == set(by_domain)
+    for domain, hits in by_domain.items():
+        assert group["by_domain,none"][domain]["n"] == len(hits)
+        assert group["by_domain,none"][domain]["accuracy"] == pytest.approx(sum(hits) / len(hits))
