@@ -78,7 +78,7 @@ def test_empty_distractors_and_broken_json_are_errors(root):
     _rewrite(root, lambda rs: [json.dumps({**rs[0], "distractors": []})] + [json.dumps(r) for r in rs[1:]])
     with pytest.raises(DataError, match=r"test.jsonl:1: 'distractors' must be a non-empty list"):
         data.load_docs("test")
-    _rewrite(root, lambda rs: [json.dumps(rs[0]), "{not json"])
+    _rewrite(root, lambda rs: [json.dumps(rs[1]), "{not json"])
     with pytest.raises(DataError, match=r"test.jsonl:2: not valid JSON"):
         data.load_docs("test")
 
