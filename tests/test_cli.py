@@ -67,6 +67,8 @@ def test_two_processes_give_the_same_scores_as_one(single_process, subtlebench_r
     launcher = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", str(_free_port())]
     proc = _random_run(subtlebench_root, tmp_path, hf_home, launcher=launcher)
     results2, samples2 = read_run(tmp_path, proc)
+    assert "Running on rank 1" in proc.stderr  # the work really was split over two processes
+    assert len(list(tmp_path.glob("**/*_results.json"))) == 1
     results1, samples1 = single_process
     for name in ["subtlebench", *SUBTLEBENCH_TASKS]:
         row1 = results1["groups"].get(name) or results1["results"][name]

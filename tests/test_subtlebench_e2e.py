@@ -9,6 +9,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
 from conftest import SUBTLEBENCH_TASKS, base_env, read_run, run_cli
 from fake_openai import FakeOpenAI, message_images, message_text
@@ -78,9 +79,7 @@ def test_every_request_carries_both_images_in_order(openai_run, subtlebench_root
         # The first image sent is image_1 of the record, the second image_2 (compare pixels).
         for sent, field in zip(images, ("image_1", "image_2")):
             local = subtlebench_root / record[field].split("/resolve/main/", 1)[1]
-            from PIL import Image
-
-            assert list(sent.convert("RGB").getdata()) == list(Image.open(local).convert("RGB").getdata())
+            assert sent.convert("RGB").tobytes() == Image.open(local).convert("RGB").tobytes()
         assert body["messages"][0]["role"] == "system"
         assert "Respond **only** with the answer letter" in message_text({"messages": body["messages"][:1]})
         assert body["temperature"] == 0.5
@@ -88,6 +87,8 @@ def test_every_request_carries_both_images_in_order(openai_run, subtlebench_root
 
 def test_scores_match_the_fixture_truth_and_the_samples(openai_run):
     records, _, results, samples = openai_run
+    by_id = {f"{r['category']}_{r['source']}_{r['source_id']}": r for r in records}
+    assert {mode_of(r["question"]) for r in records} == set(MODES)  # every reply style is exercised
     expected = defaultdict(list)
     for record in records:
         expected[CODES[record["category"]]].append(mode_of(record["question"]) in ("plain", "reasoning"))
@@ -97,7 +98,7 @@ def test_scores_match_the_fixture_truth_and_the_samples(openai_run):
         assert row["accuracy,none"] == pytest.approx(want)
         per_sample = [s["accuracy"]["correct"] for s in samples[task]]
         assert sum(per_sample) / len(per_sample) == pytest.approx(row["accuracy,none"])
-        garbage = sum(1 for s in samples[task] if mode_of(s["doc"]["question"]) == "garbage")
+        garbage = sum(1 for s in samples[task] if mode_of(by_id[s["accuracy"]["item_id"]]["question"]) == "garbage")
         assert row["counts,none"]["unparsed"] == garbage
         assert row["counts,none"]["failed"] == 0
 

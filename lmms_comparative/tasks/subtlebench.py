@@ -105,13 +105,11 @@ def process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
     else:
         letter = parse_subtlebench_letter(response)
         correct = int(letter == doc["answer_letter"])
-        sample.update(
-            parsed=letter,
-            correct=correct,
-            score=correct,  # lmms-eval reads `score` for its CLT standard error
-            status=aggregate.STATUS_OK if letter else aggregate.STATUS_UNPARSED,
-        )
-    return {name: sample for name in ("accuracy", "chance", "by_domain", "by_source", "counts")}
+        sample.update(parsed=letter, correct=correct, status=aggregate.STATUS_OK if letter else aggregate.STATUS_UNPARSED)
+    out = {name: sample for name in ("chance", "by_domain", "by_source", "counts")}
+    # lmms-eval computes a CLT standard error from a `score` key; only accuracy should have one.
+    out["accuracy"] = {**sample, "score": sample["correct"]} if sample["correct"] is not None else sample
+    return out
 
 
 def _warn_failed(items: list) -> None:
