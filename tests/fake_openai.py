@@ -16,7 +16,7 @@ from typing import Callable
 
 from PIL import Image
 
-Responder = Callable[[dict], str]
+Responder = Callable[[dict], "str | int"]  # reply text, or an HTTP error status to answer with
 
 
 def message_text(body: dict) -> str:
@@ -59,7 +59,11 @@ class FakeOpenAI:
                 with server._lock:
                     server.requests.append(body)
                 text = server.responder(body)
-                payload = json.dumps(
+                if isinstance(text, int):
+                    self._send(text, {"error": {"message": f"injected HTTP {text}", "type": "server_error"}})
+                    return
+                self._send(
+                    200,
                     {
                         "id": f"chatcmpl-{len(server.requests)}",
                         "object": "chat.completion",
@@ -67,9 +71,12 @@ class FakeOpenAI:
                         "model": body.get("model", "fake"),
                         "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
                         "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-                    }
-                ).encode()
-                self.send_response(200)
+                    },
+                )
+
+            def _send(self, status: int, obj: dict) -> None:
+                payload = json.dumps(obj).encode()
+                self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()

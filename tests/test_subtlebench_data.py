@@ -128,3 +128,13 @@ def test_option_order_does_not_depend_on_the_copy(root, tmp_path):
     path.write_text("\n".join(reversed(path.read_text().splitlines())) + "\n")
     second = {d["item_id"]: d["options"] for d in data.load_docs("test", base=other)}
     assert first == second
+
+
+def test_simple_models_get_both_images_in_order(root):
+    from PIL import Image
+
+    doc = data.category_docs("existence")[0]
+    first, second = hooks.doc_to_visual(doc)
+    assert first.tobytes() == Image.open(doc["image_1"]).convert("RGB").tobytes()
+    assert second.tobytes() == Image.open(doc["image_2"]).convert("RGB").tobytes()
+    assert first.tobytes() != second.tobytes()

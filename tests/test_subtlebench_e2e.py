@@ -69,7 +69,7 @@ def openai_run(subtlebench_root, hf_home, tmp_path_factory):
 
 def test_every_request_carries_both_images_in_order(openai_run, subtlebench_root):
     records, requests, _, _ = openai_run
-    assert len(requests) == len(records)
+    assert len(requests) == len(records)  # one request per item: no retries, nothing lost
     by_question = {r["question"]: r for r in records}
     for body in requests:
         images = message_images(body)
@@ -120,3 +120,38 @@ def test_group_headline_is_the_micro_average(openai_run):
     for domain, hits in by_domain.items():
         assert group["by_domain,none"][domain]["n"] == len(hits)
         assert group["by_domain,none"][domain]["accuracy"] == pytest.approx(sum(hits) / len(hits))
+
+
+def test_failed_requests_are_counted_apart_not_scored(subtlebench_root, hf_home, tmp_path):
+    """The server answers HTTP 500 for some questions: lmms-eval's openai model gives up and
+    returns its failure marker; those items are excluded from accuracy and counted as failed."""
+    records = [r for r in fixture_records(subtlebench_root) if r["category"] in ("spatial", "attribute")]
+    answers = {r["question"]: r["answer"] for r in records}
+    failing = {r["question"] for r in records[::3]}
+    normal = make_responder(answers)
+
+    def respond(body):
+        question = re.search(r"^Question: (.*)$", message_text(body), re.M).group(1)
+        return 500 if question in failing else normal(body)
+
+    with FakeOpenAI(respond) as server:
+        proc = run_cli(
+            [
+                "--model", "openai",
+                "--model_args", f"model_version=fake-vlm,base_url={server.base_url},api_key=sk-test-not-a-key,max_retries=1",
+                "--tasks", "subtlebench_sp,subtlebench_at",
+                "--output_path", str(tmp_path), "--log_samples",
+            ],  # fmt: skip
+            env=base_env(hf_home, SUBTLEBENCH_ROOT=str(subtlebench_root)),
+        )
+    results, samples = read_run(tmp_path, proc)
+    for task, category in (("subtlebench_sp", "spatial"), ("subtlebench_at", "attribute")):
+        mine = [r for r in records if r["category"] == category]
+        scored = [r for r in mine if r["question"] not in failing]
+        hits = [mode_of(r["question"]) in ("plain", "reasoning") for r in scored]
+        row = results["results"][task]
+        assert row["counts,none"]["failed"] == len(mine) - len(scored) > 0
+        assert row["counts,none"]["scored"] == len(scored)
+        assert row["accuracy,none"] == pytest.approx(sum(hits) / len(hits))
+        assert all(s["accuracy"]["correct"] is None for s in samples[task] if s["accuracy"]["status"] == "failed")
+    assert "model requests failed; they are excluded from the scores" in proc.stdout + proc.stderr
