@@ -12,11 +12,23 @@ import io
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable
+from dataclasses import dataclass, field
+from typing import Callable, Union
 
 from PIL import Image
 
-Responder = Callable[[dict], "str | int"]  # reply text, or an HTTP error status to answer with
+
+@dataclass
+class Reply:
+    """A reply other than a normal completion: an HTTP error, a malformed body, a dropped connection."""
+
+    status: int = 200
+    headers: dict = field(default_factory=dict)
+    body: bytes | None = None  # raw body instead of a JSON error object
+    drop: bool = False  # close the connection without answering
+
+
+Responder = Callable[[dict], Union[str, int, Reply]]  # reply text, an HTTP error status, or a Reply
 
 
 def message_text(body: dict) -> str:
@@ -43,9 +55,18 @@ def message_images(body: dict) -> list[Image.Image]:
     return images
 
 
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 256  # the default backlog of 5 resets connections under concurrent load
+
+    def handle_error(self, request, client_address):  # clients that time out or hang up are expected
+        pass
+
+
 class FakeOpenAI:
     def __init__(self, responder: Responder):
         self.responder = responder
+        self.record = True  # keep every request body (tests); off for long bench runs
         self.requests: list[dict] = []
         self._lock = threading.Lock()
         server = self
@@ -56,11 +77,19 @@ class FakeOpenAI:
 
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
-                with server._lock:
-                    server.requests.append(body)
+                if server.record:
+                    with server._lock:
+                        server.requests.append(body)
                 text = server.responder(body)
                 if isinstance(text, int):
-                    self._send(text, {"error": {"message": f"injected HTTP {text}", "type": "server_error"}})
+                    text = Reply(status=text)
+                if isinstance(text, Reply):
+                    if text.drop:
+                        self.close_connection = True
+                        self.connection.shutdown(2)
+                        return
+                    error = {"error": {"message": f"injected HTTP {text.status}", "type": "server_error"}}
+                    self._send(text.status, error, text.headers, text.body)
                     return
                 self._send(
                     200,
@@ -74,15 +103,17 @@ class FakeOpenAI:
                     },
                 )
 
-            def _send(self, status: int, obj: dict) -> None:
-                payload = json.dumps(obj).encode()
+            def _send(self, status: int, obj: dict, headers: dict | None = None, raw: bytes | None = None) -> None:
+                payload = raw if raw is not None else json.dumps(obj).encode()
                 self.send_response(status)
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()
                 self.wfile.write(payload)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = _QuietServer(("127.0.0.1", 0), Handler)
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
     @property
@@ -96,3 +127,29 @@ class FakeOpenAI:
     def __exit__(self, *exc) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+def main() -> None:
+    """``python tests/fake_openai.py --latency 0.02``: serve echo answers after a fixed delay
+    (for bench scripts, which run the server in a process of its own); prints the base URL."""
+    import argparse
+    import sys
+    import time
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--latency", type=float, default=0.02)
+    args = parser.parse_args()
+
+    def respond(body: dict) -> str:
+        time.sleep(args.latency)
+        return "A"
+
+    server = FakeOpenAI(respond)
+    server.record = False
+    print(server.base_url, flush=True)
+    with server:
+        sys.stdin.read()  # serve until the parent closes our stdin
+
+
+if __name__ == "__main__":
+    main()
