@@ -5,6 +5,9 @@
                                            write a small generated dataset in the official layout
     lmms-comparative demo [--output DIR]   the offline default run: generated SubtleBench data,
                                            the real lmms-eval CLI, the random_choice baseline
+    lmms-comparative captionqa-export RESULTS_DIR -o captions.json
+                                           {id: caption} from CaptionQA samples logs (the format
+                                           the CaptionQA authors score on their private set)
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from pathlib import Path
 
 from lmms_comparative import yaml_dir
 
-FIXTURES = {"subtlebench": ("SUBTLEBENCH_ROOT", "build_subtlebench")}
+FIXTURES = {"subtlebench": ("SUBTLEBENCH_ROOT", "build_subtlebench"), "captionqa": ("CAPTIONQA_ROOT", "build_captionqa")}
 
 
 def _build_fixture(name: str, directory: str) -> Path:
@@ -82,6 +85,9 @@ def main(argv: list[str] | None = None) -> int:
     dm = sub.add_parser("demo", help="offline run of the SubtleBench tasks on generated data with the random_choice baseline")
     dm.add_argument("--output", default=None, help="folder for the data and results (default: ./demo_output)")
     dm.add_argument("--seed", type=int, default=0)
+    ex = sub.add_parser("captionqa-export", help="write {id: caption} JSON from CaptionQA samples logs")
+    ex.add_argument("results_dir", help="an lmms-eval --output_path of a run with --log_samples")
+    ex.add_argument("-o", "--output", required=True)
     args = parser.parse_args(argv)
 
     if args.command == "include-path":
@@ -90,6 +96,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "fixture":
         root = _build_fixture(args.benchmark, args.directory)
         print(f"{FIXTURES[args.benchmark][0]}={root}")
+        return 0
+    if args.command == "captionqa-export":
+        from lmms_comparative.tasks.captionqa import export_captions
+
+        files = sorted(glob.glob(os.path.join(args.results_dir, "**", "*_samples_captionqa_*.jsonl"), recursive=True))
+        if not files:
+            print(f"no CaptionQA samples logs (*_samples_captionqa_*.jsonl) under {args.results_dir}; run with --log_samples", file=sys.stderr)
+            return 1
+        captions = export_captions(files)
+        Path(args.output).write_text(json.dumps(captions, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        print(f"{len(captions)} captions from {len(files)} samples log(s) -> {args.output}")
         return 0
     return demo(args.output, args.seed)
 

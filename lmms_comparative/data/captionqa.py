@@ -1,0 +1,126 @@
+"""CaptionQA in the layout of the HF dataset repo ``Borise/CaptionQA``.
+
+Each split (natural, document, ecommerce, embodiedai, and "all", their concatenation) is a set of
+parquet files; a row is one image set: ``id`` (e.g. "nat_001"), ``images`` (a list of images)
+and ``questions`` (a list of ``{question, choices, answer, category}``). The parquet files are
+looked for under ``<root>`` as ``data/<split>-*.parquet``, ``data/<split>/*.parquet`` or
+``<split>/*.parquet``.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import threading
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from loguru import logger
+
+from lmms_comparative.data.errors import DataError
+from lmms_comparative.data.roots import dataset_root
+from lmms_comparative.metrics.captionqa import DOMAINS, first_category, official_permutations
+
+ENV_VAR = "CAPTIONQA_ROOT"
+HUB_REPO = "Borise/CaptionQA"
+LAYOUT = "parquet files per split (natural, document, ecommerce, embodiedai, all) as data/<split>-*.parquet, with columns id, images, questions"
+TAXONOMY_DIR = Path(__file__).resolve().parent / "captionqa_taxonomy"
+_lock = threading.Lock()
+
+
+def root() -> Path:
+    return dataset_root(ENV_VAR, HUB_REPO, LAYOUT)
+
+
+def split_files(base: Path, split: str) -> list[str]:
+    for pattern in (f"data/{split}-*.parquet", f"data/{split}/*.parquet", f"{split}/*.parquet", f"{split}-*.parquet"):
+        found = sorted(glob.glob(str(base / pattern)))
+        if found:
+            return found
+    return []
+
+
+def _require_files(base: Path, split: str) -> list[str]:
+    files = split_files(base, split)
+    if not files:
+        raise DataError(f"{ENV_VAR}: no parquet files for split {split!r} under {base}. Expected layout: {LAYOUT}.")
+    return files
+
+
+def _parse_questions(raw: Any, where: str) -> list[dict]:
+    questions = json.loads(raw) if isinstance(raw, str) else raw
+    if not isinstance(questions, list):
+        raise DataError(f"{where}: 'questions' must be a list, got {type(questions).__name__}.")
+    for q in questions:
+        if not isinstance(q, dict) or "question" not in q or "choices" not in q:
+            raise DataError(f"{where}: every question needs 'question' and 'choices' (got {q!r:.120}).")
+    return questions
+
+
+def question_table(base: Path, split: str) -> list[tuple[str, list[dict]]]:
+    """(id, questions) per row of a split, in file order, read without touching the image column."""
+    import pyarrow.parquet as pq
+
+    rows: list[tuple[str, list[dict]]] = []
+    for path in _require_files(base, split):
+        try:
+            table = pq.read_table(path, columns=["id", "questions"])
+        except Exception as exc:  # noqa: BLE001 - unreadable or missing columns
+            raise DataError(f"{ENV_VAR}: cannot read columns id, questions from {path} ({exc}).") from exc
+        for i, (entry_id, questions) in enumerate(zip(table.column("id").to_pylist(), table.column("questions").to_pylist())):
+            if entry_id is None:
+                raise DataError(f"{path}: row {i} has no id.")
+            rows.append((str(entry_id), _parse_questions(questions, f"{path}: row {i} ({entry_id})")))
+    return rows
+
+
+@lru_cache(maxsize=8)
+def _permutations_cached(base: str, stamp: tuple) -> dict[tuple[str, int], list[int]]:
+    base_path = Path(base)
+    if split_files(base_path, "all"):
+        entries = question_table(base_path, "all")
+    else:
+        logger.warning(
+            f"{ENV_VAR}: no 'all' split under {base}; walking the domain splits in the order {DOMAINS} "
+            "instead. Option order matches the official qa.py only if that is the 'all' order."
+        )
+        entries = [row for split in DOMAINS for row in question_table(base_path, split)]
+    return official_permutations(entries)
+
+
+def permutations(base: Path) -> dict[tuple[str, int], list[int]]:
+    """The official option order of every scorable question, from the "all" split."""
+    files = split_files(base, "all") or [f for s in DOMAINS for f in split_files(base, s)]
+    stamp = tuple((f, Path(f).stat().st_mtime_ns) for f in files)
+    with _lock:
+        return _permutations_cached(str(base), stamp)
+
+
+def load_split(base: Path, split: str):
+    """The rows of a domain split as a datasets.Dataset (images decoded lazily by datasets)."""
+    from datasets import load_dataset
+
+    files = _require_files(base, split)
+    try:
+        dataset = load_dataset("parquet", data_files={split: files}, split=split)
+    except Exception as exc:  # noqa: BLE001
+        raise DataError(f"{ENV_VAR}: cannot load split {split!r} from {files[0]} ... ({exc}).") from exc
+    missing = {"id", "images", "questions"} - set(dataset.column_names)
+    if missing:
+        raise DataError(f"{ENV_VAR}: split {split!r} lacks column(s) {sorted(missing)}; expected {LAYOUT}.")
+    return dataset
+
+
+def questions_by_id(base: Path, split: str) -> dict[str, list[dict]]:
+    return dict(question_table(base, split))
+
+
+def taxonomy(domain: str) -> dict:
+    """The official taxonomy of a domain (example_taxonomy/<domain>_taxonomy_v0.json, shipped verbatim)."""
+    path = TAXONOMY_DIR / f"{domain}_taxonomy_v0.json"
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+__all__ = ["DOMAINS", "first_category", "load_split", "permutations", "question_table", "questions_by_id", "root", "taxonomy"]

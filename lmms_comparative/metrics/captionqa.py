@@ -1,0 +1,160 @@
+"""CaptionQA scoring rules, as the official ``qa.py`` (github bronyayang/CaptionQA) applies them.
+
+Pure functions; no lmms-eval import. Quirks of the official code are kept on purpose and named.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import defaultdict
+from typing import Iterable, Mapping, Sequence
+
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+CANNOT_ANSWER = "Cannot answer from the caption"  # qa.py: CANNOT_ANSWER_TEXT
+SHUFFLE_SEED = 0  # qa.py: --seed default
+# qa.py: system_prompt of the reader call
+READER_SYSTEM_PROMPT = "You are given a caption describing an image, and a question about the image. Answer with a SINGLE LETTER (A, B, C, ...), no explanation."
+DOMAINS = ("natural", "document", "ecommerce", "embodiedai")  # qa.py: DOMAIN_SPLITS
+
+# qa.py is_yesno_question: questions opening with these words count as yes/no.
+_YESNO_STARTERS = (
+    "is ", "are ", "was ", "were ", "do ", "does ", "did ", "have ", "has ", "had ",
+    "can ", "could ", "will ", "would ", "should ", "shall ", "may ", "might ", "must ",
+)  # fmt: skip
+
+
+def is_yesno_question(question: str, choices: Sequence[str]) -> bool:
+    """qa.py ``is_yesno_question``. Quirk kept: "yes"/"no" are matched as substrings of the
+    lowercased choices, so "eyes" and "none" (or "north") make a question yes/no."""
+    texts = [str(c).strip().lower() for c in choices]
+    if any("yes" in t for t in texts) and any("no" in t for t in texts):
+        return True
+    return question.strip().lower().startswith(_YESNO_STARTERS)
+
+
+def choices_with_cannot(question: str, choices: Sequence[str]) -> list[str]:
+    """qa.py ``add_cannot_answer_option``: the cannot option is appended to non-yes/no questions."""
+    return list(choices) if is_yesno_question(question, choices) else [*choices, CANNOT_ANSWER]
+
+
+def gt_index(choices: Sequence[str], answer) -> int | None:
+    """qa.py ``normalize_gt_letter``: index of the first choice equal to the answer (both stripped)."""
+    if not choices or not isinstance(answer, str):
+        return None
+    for i, choice in enumerate(choices):
+        if answer.strip() == str(choice).strip():
+            return i
+    return None
+
+
+def is_scorable(question: Mapping) -> bool:
+    """qa.py skips questions with fewer than two choices or an answer that is not a choice;
+    skipped questions are never asked and consume no shuffle draw."""
+    choices = question.get("choices") or []
+    return len(choices) >= 2 and gt_index(choices, question.get("answer")) is not None
+
+
+def official_permutations(entries: Iterable[tuple[str, Sequence[Mapping]]], seed: int = SHUFFLE_SEED) -> dict[tuple[str, int], list[int]]:
+    """Option permutations exactly as qa.py draws them.
+
+    qa.py walks the entries of the split it evaluates (``--split all`` by default) in dataset order
+    with one ``random.Random(seed)`` and calls ``rng.shuffle`` once per scorable question, on
+    ``range(n)`` where n counts the cannot option. Every permutation therefore depends on all
+    earlier questions; ``entries`` must be the (id, questions) pairs of the "all" split, in order.
+    Only question text, choices and answers are needed, never the images.
+    """
+    rng = random.Random(seed)
+    perms: dict[tuple[str, int], list[int]] = {}
+    for entry_id, questions in entries:
+        for q_idx, q in enumerate(questions):
+            if not is_scorable(q):
+                continue
+            perm = list(range(len(choices_with_cannot(q.get("question", ""), q["choices"]))))
+            rng.shuffle(perm)
+            perms[(str(entry_id), q_idx)] = perm
+    return perms
+
+
+def build_qa_prompt(caption: str, question: str, options: Sequence[str]) -> str:
+    """qa.py ``build_caption_qa_prompt`` (the reader's user turn)."""
+    lines = "\n".join(f"{LETTERS[i]}. {opt}" for i, opt in enumerate(options))
+    return f"Caption:\n{caption}\n\nQuestion:\n{question}\n\nOptions:\n{lines}\n\nAnswer:"
+
+
+def extract_letter(text: str | None, n_options: int) -> str | None:
+    """qa.py ``extract_letter``, quirks included:
+
+    - only the text after the first ``</think>``, then after the first ``Answer: ``, is read;
+    - if a newline remains, only the text after the *first* newline is read (so "B\\nbecause"
+      loses its B);
+    - the first single-letter word of the upper-cased text decides: if it is out of range the
+      letter search stops there (no second candidate) and a number 1..n is tried instead.
+    """
+    if not text:
+        return None
+    if "</think>" in text:
+        text = text.split("</think>", 1)[1]
+    if "Answer: " in text:
+        text = text.split("Answer: ", 1)[1]
+    if "\n" in text:
+        text = text.split("\n", 1)[1]
+    match = re.search(r"\b([A-Z])\b", text.upper())
+    if match and 0 <= LETTERS.find(match.group(1)) < max(1, n_options):
+        return match.group(1)
+    match = re.search(r"\b([1-9][0-9]?)\b", text)
+    if match and 1 <= int(match.group(1)) <= max(1, n_options):
+        return LETTERS[int(match.group(1)) - 1]
+    return None
+
+
+def score_answer(letter: str | None, perm: Sequence[int], options: Sequence[str], n_choices: int, gt: int) -> dict:
+    """Score one reader answer as qa.py does.
+
+    ``options`` are the choices with the cannot option (unshuffled), ``perm`` maps shown position
+    to original index, ``n_choices`` is K, the count without the cannot option. Correct: 1;
+    "Cannot answer from the caption": 1/K + 0.05; anything else, unparseable included: 0. The
+    cannot option is recognised by its text, as qa.py does (a choice that happens to read
+    "Cannot answer from the caption" is treated the same way).
+    """
+    out = {"letter": letter, "answer": None, "correct": 0, "cannot": 0, "score": 0.0}
+    if letter is None:
+        return out
+    shown = LETTERS.find(letter)
+    if not 0 <= shown < len(perm):
+        return out
+    original = perm[shown]
+    out["answer"] = str(options[original])
+    if out["answer"] == CANNOT_ANSWER:
+        out.update(cannot=1, score=1.0 / n_choices + 0.05)
+    elif original == gt:
+        out.update(correct=1, score=1.0)
+    return out
+
+
+def summarize(rows: Sequence[Mapping]) -> dict[str, float]:
+    """score (mean), accuracy and cannot-rate over scored questions (qa.py print_final_summary)."""
+    n = len(rows)
+    if not n:
+        return {"score": float("nan"), "accuracy": float("nan"), "cannot_rate": float("nan"), "n": 0}
+    return {
+        "score": sum(r["score"] for r in rows) / n,
+        "accuracy": sum(r["correct"] for r in rows) / n,
+        "cannot_rate": sum(r["cannot"] for r in rows) / n,
+        "n": n,
+    }
+
+
+def by_category(rows: Sequence[Mapping]) -> dict[str, dict[str, float]]:
+    """summarize() per question category (qa.py: the first entry of the category list, or "unknown")."""
+    groups: dict[str, list] = defaultdict(list)
+    for row in rows:
+        groups[row.get("category") or "unknown"].append(row)
+    return {k: summarize(v) for k, v in sorted(groups.items())}
+
+
+def first_category(category) -> str:
+    """qa.py: a list category counts by its first element."""
+    if isinstance(category, list):
+        return str(category[0]) if category else ""
+    return str(category or "")

@@ -1,0 +1,188 @@
+"""lmms-eval hooks for CaptionQA.
+
+The model under test writes one caption per image set (the lmms-eval generation step). Scoring
+happens in the aggregation, on rank 0, over the captions gathered from every rank: all questions
+of all captions go to the reader LLM in one batch through the engine (concurrent, cached, failures
+counted), then the official rules score the answers. The QA pass runs once per task; the other
+metrics of the task reuse it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from typing import Any
+
+from datasets import Dataset
+from loguru import logger
+
+from lmms_comparative.data import captionqa as data
+from lmms_comparative.judges import Engine, check_failures
+from lmms_comparative.metrics import captionqa as rules
+from lmms_comparative.metrics.aggregate import is_failed_request
+from lmms_comparative.tasks.captionqa_prompts import caption_prompt
+
+READER_PREFIX = "CAPTIONQA_READER"
+# qa.py: EVAL_MODEL, temperature=0.0, --max-tokens default 4.
+READER_DEFAULTS = {"model": "Qwen/Qwen2.5-72B-Instruct", "temperature": 0.0, "max_tokens": 4}
+METRICS = ("score", "accuracy", "cannot_rate", "by_category", "counts")
+
+_qa_memo: dict[str, dict] = {}
+_qa_lock = threading.Lock()
+
+
+# ---- docs and prompts ---------------------------------------------------------------------------
+
+
+def _docs_for(domain: str):
+    def process_docs(_placeholder: Dataset) -> Dataset:
+        dataset = data.load_split(data.root(), domain)
+        return dataset.add_column("domain", [domain] * len(dataset))
+
+    process_docs.__name__ = f"process_docs_{domain}"
+    return process_docs
+
+
+process_docs_natural = _docs_for("natural")
+process_docs_document = _docs_for("document")
+process_docs_ecommerce = _docs_for("ecommerce")
+process_docs_embodiedai = _docs_for("embodiedai")
+
+
+def doc_to_visual(doc: dict[str, Any]) -> list:
+    images = doc.get("images") or []
+    return [image.convert("RGB") for image in images]
+
+
+def doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> str:
+    kwargs = lmms_eval_specific_kwargs or {}
+    name = kwargs.get("prompt", "simple")
+    taxonomy = data.taxonomy(doc["domain"]) if name == "taxonomy" else None
+    n_images = len(doc.get("images") or [])
+    return f"{kwargs.get('pre_prompt', '')}{caption_prompt(name, n_images, taxonomy)}{kwargs.get('post_prompt', '')}"
+
+
+def doc_to_target(doc: dict[str, Any]) -> str:
+    return str(doc["id"])
+
+
+def process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
+    caption = results[0] if results else ""
+    caption = caption if isinstance(caption, str) else str(getattr(caption, "text", caption))
+    sample = {"id": str(doc["id"]), "domain": doc["domain"], "caption": caption, "caption_failed": is_failed_request(caption)}
+    return {name: sample for name in METRICS}
+
+
+# ---- the QA stage -------------------------------------------------------------------------------
+
+
+def reader_engine() -> Engine:
+    return Engine.from_env(READER_PREFIX, defaults=READER_DEFAULTS)
+
+
+def reader_messages(caption: str, question: str, options: list[str]) -> list[dict]:
+    return [
+        {"role": "system", "content": rules.READER_SYSTEM_PROMPT},
+        {"role": "user", "content": rules.build_qa_prompt(caption, question, options)},
+    ]
+
+
+def qa_rows(captions: dict[str, str], domain: str, engine: Engine | None = None) -> tuple[list[dict], int]:
+    """Ask the reader every scorable question of every captioned image set; score the answers.
+
+    Returns (rows, reader failures). Rows of failed reader calls carry ``failed=True`` and no score.
+    """
+    base = data.root()
+    perms = data.permutations(base)
+    questions = data.questions_by_id(base, domain)
+    engine = engine or reader_engine()
+    plan, requests = [], []
+    for entry_id, caption in captions.items():
+        for q_idx, q in enumerate(questions.get(entry_id, [])):
+            perm = perms.get((entry_id, q_idx))
+            if perm is None:  # not scorable (qa.py skips it)
+                continue
+            options = rules.choices_with_cannot(q["question"], q["choices"])
+            requests.append(reader_messages(caption, q["question"], [options[i] for i in perm]))
+            plan.append((entry_id, q_idx, q, perm, options))
+    answers = engine.run(requests, desc=f"CaptionQA reader ({domain})")
+    rows, failed = [], 0
+    for (entry_id, q_idx, q, perm, options), answer in zip(plan, answers):
+        row = {"id": entry_id, "q_idx": q_idx, "category": rules.first_category(q.get("category")), "response": answer.text}
+        if answer.failed:
+            failed += 1
+            row.update(failed=True, error=answer.error)
+        else:
+            letter = rules.extract_letter(answer.text, len(perm))
+            row.update(failed=False, **rules.score_answer(letter, perm, options, len(q["choices"]), rules.gt_index(q["choices"], q["answer"])))
+        rows.append(row)
+    return rows, failed
+
+
+def _qa_for(items: list[dict]) -> dict:
+    """The QA pass of one task's gathered samples, run once and shared by its metrics."""
+    domain = items[0]["domain"] if items else ""
+    captions = {it["id"]: it["caption"] for it in sorted(items, key=lambda it: it["id"]) if not it["caption_failed"]}
+    engine = reader_engine()
+    key = hashlib.sha256(json.dumps([domain, engine.config.endpoint, engine.config.model, sorted(captions.items())]).encode()).hexdigest()
+    with _qa_lock:
+        if key in _qa_memo:
+            return _qa_memo[key]
+        rows, failed = qa_rows(captions, domain, engine)
+        scored = [r for r in rows if not r["failed"]]
+        check_failures(failed, len(rows), engine.config.max_failed, f"CaptionQA {domain} reader")
+        caption_failed = sum(1 for it in items if it["caption_failed"])
+        if caption_failed:
+            logger.warning(f"CaptionQA {domain}: {caption_failed} caption request(s) failed; their questions are not scored.")
+        result = {
+            "summary": rules.summarize(scored),
+            "by_category": rules.by_category(scored),
+            "counts": {"images": len(items), "caption_failed": caption_failed, "questions": len(rows), "scored": len(scored), "reader_failed": failed},
+        }
+        if os.environ.get("CAPTIONQA_FAITHFULNESS", "").strip() not in ("", "0"):
+            empty, _ = qa_rows({entry_id: "" for entry_id in captions}, domain, engine)
+            result["counts"]["empty_caption_cannot_rate"] = rules.summarize([r for r in empty if not r["failed"]])["cannot_rate"]
+        _qa_memo[key] = result
+        return result
+
+
+def aggregate_score(items: list) -> float:
+    return _qa_for(items)["summary"]["score"]
+
+
+def aggregate_accuracy(items: list) -> float:
+    return _qa_for(items)["summary"]["accuracy"]
+
+
+def aggregate_cannot_rate(items: list) -> float:
+    return _qa_for(items)["summary"]["cannot_rate"]
+
+
+def aggregate_by_category(items: list) -> dict:
+    return _qa_for(items)["by_category"]
+
+
+def aggregate_counts(items: list) -> dict:
+    return _qa_for(items)["counts"]
+
+
+def group_sum_counts(values: list, sizes: list, weight_by_size: bool = False) -> dict:
+    from lmms_comparative.metrics.aggregate import sum_counts
+
+    return sum_counts([{k: v for k, v in part.items() if isinstance(v, int)} for part in values])
+
+
+def export_captions(samples_files: list[str]) -> dict[str, str]:
+    """``{id: caption}`` from lmms-eval samples logs of CaptionQA tasks: the format the authors
+    accept for scoring on their private full set (README of the official repository)."""
+    captions: dict[str, str] = {}
+    for path in samples_files:
+        with open(path, encoding="utf-8") as handle:
+            for line in handle:
+                if line.strip():
+                    sample = json.loads(line).get("score") or {}
+                    if "id" in sample and not sample.get("caption_failed"):
+                        captions[sample["id"]] = sample["caption"]
+    return captions

