@@ -66,7 +66,6 @@ class _QuietServer(ThreadingHTTPServer):
 class FakeOpenAI:
     def __init__(self, responder: Responder):
         self.responder = responder
-        self.record = True  # keep every request body (tests); off for long bench runs
         self.requests: list[dict] = []
         self._lock = threading.Lock()
         server = self
@@ -77,9 +76,8 @@ class FakeOpenAI:
 
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
-                if server.record:
-                    with server._lock:
-                        server.requests.append(body)
+                with server._lock:
+                    server.requests.append(body)
                 text = server.responder(body)
                 if isinstance(text, int):
                     text = Reply(status=text)
@@ -128,28 +126,3 @@ class FakeOpenAI:
         self.httpd.shutdown()
         self.httpd.server_close()
 
-
-def main() -> None:
-    """``python tests/fake_openai.py --latency 0.02``: serve echo answers after a fixed delay
-    (for bench scripts, which run the server in a process of its own); prints the base URL."""
-    import argparse
-    import sys
-    import time
-
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--latency", type=float, default=0.02)
-    args = parser.parse_args()
-
-    def respond(body: dict) -> str:
-        time.sleep(args.latency)
-        return "A"
-
-    server = FakeOpenAI(respond)
-    server.record = False
-    print(server.base_url, flush=True)
-    with server:
-        sys.stdin.read()  # serve until the parent closes our stdin
-
-
-if __name__ == "__main__":
-    main()
