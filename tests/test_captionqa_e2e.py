@@ -225,3 +225,48 @@ def test_real_small_reader_in_process(cqa_root, hf_home, tmp_path):
     assert row["counts,none"] == {"images": 3, "caption_failed": 0, "questions": 15, "scored": 15, "reader_failed": 0}
     assert 0.0 <= row["score,none"] <= 1.0
     assert glob.glob(str(tmp_path / "cache.sqlite"))
+
+
+def test_qa_on_image_tasks(cqa_root, hf_home, tmp_path):
+    """captionqa_image: one request per scorable question with that image set's images; the
+    model's letters scored by qa.py's rules; options without the cannot option."""
+    import pyarrow.parquet as pq
+    from io import BytesIO
+
+    from PIL import Image
+
+    entries = fixture_entries(cqa_root)
+    by_question = {q["question"]: (entry_id, q) for entry_id, qs in entries.items() for q in qs}
+
+    def respond(body):
+        text = message_text(body)
+        _, q = by_question[re.search(r"Question:\n(.*)\n", text).group(1)]
+        options = dict((m.group(2), m.group(1)) for m in re.finditer(r"^([A-Z])\. (.*)$", text, re.M))
+        assert CANNOT not in options
+        right = options[q["answer"]]
+        return right if mode_of(q["question"]) in ("correct", "think", "cannot") else next(v for v in options.values() if v != right)
+
+    with FakeOpenAI(respond) as server:
+        proc = run_cli(
+            ["--model", "openai", "--model_args", f"model_version=vlm,base_url={server.base_url},api_key=sk-x", "--tasks", "captionqa_image", "--output_path", str(tmp_path), "--log_samples"],
+            env=base_env(hf_home, CAPTIONQA_ROOT=str(cqa_root)),
+        )
+        requests = list(server.requests)
+    results, _ = read_run(tmp_path, proc)
+    scorable = {(e, i): q for e, qs in entries.items() for i, q in enumerate(qs) if len(q["choices"]) >= 2 and q["answer"] in q["choices"]}
+    assert len(requests) == len(scorable) == 60
+    first_images = {}
+    for domain in DOMAINS:
+        for row in pq.read_table(cqa_root / "data" / f"{domain}-00000-of-00001.parquet").to_pylist():
+            first_images[row["id"]] = (len(row["images"]), Image.open(BytesIO(row["images"][0]["bytes"])).convert("RGB").tobytes())
+    for body in requests:
+        entry_id, _ = by_question[re.search(r"Question:\n(.*)\n", message_text(body)).group(1)]
+        images = message_images(body)
+        assert len(images) == first_images[entry_id][0]
+        assert images[0].convert("RGB").tobytes() == first_images[entry_id][1]
+    for domain in DOMAINS:
+        prefix = {"natural": "nat", "document": "doc", "ecommerce": "eco", "embodiedai": "emb"}[domain]
+        hits = [mode_of(q["question"]) in ("correct", "think", "cannot") for (e, _), q in scorable.items() if e.startswith(prefix)]
+        assert results["results"][f"captionqa_image_{domain}"]["accuracy,none"] == pytest.approx(sum(hits) / len(hits))
+    group = results["groups"]["captionqa_image"]["accuracy,none"]
+    assert group == pytest.approx(sum(results["results"][f"captionqa_image_{d}"]["accuracy,none"] for d in DOMAINS) / 4)

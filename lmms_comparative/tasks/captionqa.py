@@ -21,7 +21,7 @@ from loguru import logger
 from lmms_comparative.data import captionqa as data
 from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import captionqa as rules
-from lmms_comparative.metrics.aggregate import is_failed_request
+from lmms_comparative.metrics import aggregate
 from lmms_comparative.tasks.captionqa_prompts import caption_prompt
 
 READER_PREFIX = "CAPTIONQA_READER"
@@ -71,7 +71,7 @@ def doc_to_target(doc: dict[str, Any]) -> str:
 def process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
     caption = results[0] if results else ""
     caption = caption if isinstance(caption, str) else str(getattr(caption, "text", caption))
-    sample = {"id": str(doc["id"]), "domain": doc["domain"], "caption": caption, "caption_failed": is_failed_request(caption)}
+    sample = {"id": str(doc["id"]), "domain": doc["domain"], "caption": caption, "caption_failed": aggregate.is_failed_request(caption)}
     return {name: sample for name in METRICS}
 
 
@@ -169,9 +169,7 @@ def aggregate_counts(items: list) -> dict:
 
 
 def group_sum_counts(values: list, sizes: list, weight_by_size: bool = False) -> dict:
-    from lmms_comparative.metrics.aggregate import sum_counts
-
-    return sum_counts([{k: v for k, v in part.items() if isinstance(v, int)} for part in values])
+    return aggregate.sum_counts([{k: v for k, v in part.items() if isinstance(v, int)} for part in values])
 
 
 def export_captions(samples_files: list[str]) -> dict[str, str]:
@@ -186,3 +184,102 @@ def export_captions(samples_files: list[str]) -> dict[str, str]:
                     if "id" in sample and not sample.get("caption_failed"):
                         captions[sample["id"]] = sample["caption"]
     return captions
+
+
+# ---- QA on the image (the paper's upper reference for the caption-vs-image utility gap) ---------
+
+# Our wording: the official repository has no QA-on-image script. It mirrors the reader's system
+# prompt with the image in place of the caption; the options are the question's own choices in the
+# official shuffled order, without "Cannot answer from the caption".
+IMAGE_SYSTEM_PROMPT = "You are given an image and a question about the image. Answer with a SINGLE LETTER (A, B, C, ...), no explanation."
+IMAGE_METRICS = ("accuracy", "by_category", "counts")
+_split_cache: dict[tuple[str, str], Any] = {}
+
+
+def _split(domain: str):
+    key = (str(data.root()), domain)
+    with _qa_lock:
+        if key not in _split_cache:
+            _split_cache[key] = data.load_split(data.root(), domain)
+        return _split_cache[key]
+
+
+def _image_docs_for(domain: str):
+    def process_docs(_placeholder: Dataset) -> Dataset:
+        base = data.root()
+        perms = data.permutations(base)
+        docs = []
+        for row, (entry_id, questions) in enumerate(data.question_table(base, domain)):
+            for q_idx, q in enumerate(questions):
+                perm = perms.get((entry_id, q_idx))
+                if perm is None:
+                    continue
+                n = len(q["choices"])
+                shown = [i for i in perm if i < n]  # the official order, cannot option left out
+                docs.append(
+                    {
+                        "id": entry_id,
+                        "row": row,
+                        "q_idx": q_idx,
+                        "domain": domain,
+                        "question": q["question"],
+                        "options": [str(q["choices"][i]) for i in shown],
+                        "answer_letter": rules.LETTERS[shown.index(rules.gt_index(q["choices"], q["answer"]))],
+                        "category": rules.first_category(q.get("category")),
+                    }
+                )
+        if not docs:
+            raise data.DataError(f"{data.ENV_VAR}: no scorable questions in split {domain!r}.")
+        return Dataset.from_list(docs)
+
+    process_docs.__name__ = f"process_image_docs_{domain}"
+    return process_docs
+
+
+process_image_docs_natural = _image_docs_for("natural")
+process_image_docs_document = _image_docs_for("document")
+process_image_docs_ecommerce = _image_docs_for("ecommerce")
+process_image_docs_embodiedai = _image_docs_for("embodiedai")
+
+
+def image_doc_to_visual(doc: dict[str, Any]) -> list:
+    return doc_to_visual(_split(doc["domain"])[int(doc["row"])])
+
+
+def image_doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> str:
+    lines = "\n".join(f"{rules.LETTERS[i]}. {opt}" for i, opt in enumerate(doc["options"]))
+    return f"Question:\n{doc['question']}\n\nOptions:\n{lines}\n\nAnswer:"
+
+
+def image_doc_to_messages(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> list[dict]:
+    content = [{"type": "image", "url": image} for image in image_doc_to_visual(doc)]
+    content.append({"type": "text", "text": image_doc_to_text(doc)})
+    return [{"role": "system", "content": [{"type": "text", "text": IMAGE_SYSTEM_PROMPT}]}, {"role": "user", "content": content}]
+
+
+def image_doc_to_target(doc: dict[str, Any]) -> str:
+    return doc["answer_letter"]
+
+
+def image_process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
+    response = results[0] if results else ""
+    response = response if isinstance(response, str) else str(getattr(response, "text", response))
+    sample = {"id": doc["id"], "q_idx": doc["q_idx"], "category": doc["category"], "answer": doc["answer_letter"]}
+    if aggregate.is_failed_request(response):
+        sample.update(parsed=None, correct=None, status=aggregate.STATUS_FAILED)
+    else:
+        letter = rules.extract_letter(response, len(doc["options"]))  # qa.py's letter rules
+        sample.update(parsed=letter, correct=int(letter == doc["answer_letter"]), status=aggregate.STATUS_OK if letter else aggregate.STATUS_UNPARSED)
+    return {name: sample for name in IMAGE_METRICS}
+
+
+def image_aggregate_accuracy(items: list) -> float:
+    return aggregate.accuracy(items)
+
+
+def image_aggregate_by_category(items: list) -> dict:
+    return aggregate.breakdown(items, "category")
+
+
+def image_aggregate_counts(items: list) -> dict:
+    return aggregate.counts(items)
