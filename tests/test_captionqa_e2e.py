@@ -270,3 +270,36 @@ def test_qa_on_image_tasks(cqa_root, hf_home, tmp_path):
         assert results["results"][f"captionqa_image_{domain}"]["accuracy,none"] == pytest.approx(sum(hits) / len(hits))
     group = results["groups"]["captionqa_image"]["accuracy,none"]
     assert group == pytest.approx(sum(results["results"][f"captionqa_image_{d}"]["accuracy,none"] for d in DOMAINS) / 4)
+
+
+def test_two_processes_give_one_qa_pass_and_the_same_scores(cqa_root, hf_home, tmp_path):
+    """Captions from both ranks, one reader pass on rank 0: every question asked exactly once."""
+    import socket
+    import sys
+
+    entries = fixture_entries(cqa_root)
+    by_question = {q["question"]: q for qs in entries.values() for q in qs}
+
+    def reader(body):
+        text = message_text(body)
+        q = by_question[re.search(r"Question:\n(.*)\n", text).group(1)]
+        options = dict((m.group(2), m.group(1)) for m in re.finditer(r"^([A-Z])\. (.*)$", text, re.M))
+        return options[q["answer"]] if mode_of(q["question"]) != "wrong" else "Z"
+
+    scores = []
+    for launcher in (None, "torchrun"):
+        with FakeOpenAI(reader) as server:
+            env = base_env(hf_home, CAPTIONQA_ROOT=str(cqa_root), CAPTIONQA_READER_BASE_URL=server.base_url, LMMS_COMPARATIVE_LLM_CACHE="off")
+            cmd = None
+            if launcher:
+                with socket.socket() as sock:
+                    sock.bind(("127.0.0.1", 0))
+                    port = sock.getsockname()[1]
+                cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", str(port)]
+            out = tmp_path / (launcher or "single")
+            proc = run_cli(["--model", "random_choice", "--tasks", "captionqa_simple_natural,captionqa_simple_document", "--output_path", str(out)], env=env, launcher=cmd)
+            questions = [message_text(b) for b in server.requests]
+        results, _ = read_run(out, proc)
+        assert len(questions) == len(set(questions)) == 30  # 2 domains x 3 image sets x 5 scorable questions
+        scores.append({t: results["results"][t]["score,none"] for t in ("captionqa_simple_natural", "captionqa_simple_document")})
+    assert scores[0] == scores[1]
