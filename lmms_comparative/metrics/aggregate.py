@@ -8,7 +8,7 @@ apart and excluded from every score; unparseable answers are scored as wrong and
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 # lmms-eval's API models answer with this prefix when a request exhausted its retries
 # (lmms_eval/models/chat/openai.py: "[LMMS_EVAL_REQUEST_FAILED after N retries] ...").
@@ -18,6 +18,15 @@ STATUS_OK, STATUS_UNPARSED, STATUS_FAILED = "ok", "unparsed", "failed"
 
 def is_failed_request(response: str | None) -> bool:
     return isinstance(response, str) and response.lstrip().startswith(FAILED_REQUEST_PREFIX)
+
+
+def mcq_outcome(response: str, parse: Callable[[str], str | None], answer: str) -> dict:
+    """``parsed``, ``correct`` and ``status`` of one multiple-choice response: a failed request is
+    not scored, an unparseable answer is wrong and marked so."""
+    if is_failed_request(response):
+        return {"parsed": None, "correct": None, "status": STATUS_FAILED}
+    letter = parse(response) or ""
+    return {"parsed": letter, "correct": int(letter == answer), "status": STATUS_OK if letter else STATUS_UNPARSED}
 
 
 def scored(items: Iterable[Mapping]) -> list[Mapping]:

@@ -23,6 +23,7 @@ from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import captionqa as rules
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.tasks.captionqa_prompts import caption_prompt
+from lmms_comparative.tasks.common import response_text
 
 READER_PREFIX = "CAPTIONQA_READER"
 # qa.py: EVAL_MODEL, temperature=0.0, --max-tokens default 4.
@@ -69,8 +70,7 @@ def doc_to_target(doc: dict[str, Any]) -> str:
 
 
 def process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
-    caption = results[0] if results else ""
-    caption = caption if isinstance(caption, str) else str(getattr(caption, "text", caption))
+    caption = response_text(results)
     sample = {"id": str(doc["id"]), "domain": doc["domain"], "caption": caption, "caption_failed": aggregate.is_failed_request(caption)}
     return {name: sample for name in METRICS}
 
@@ -262,14 +262,9 @@ def image_doc_to_target(doc: dict[str, Any]) -> str:
 
 
 def image_process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
-    response = results[0] if results else ""
-    response = response if isinstance(response, str) else str(getattr(response, "text", response))
+    letters = lambda text: rules.extract_letter(text, len(doc["options"]))  # noqa: E731 - qa.py's letter rules
     sample = {"id": doc["id"], "q_idx": doc["q_idx"], "category": doc["category"], "answer": doc["answer_letter"]}
-    if aggregate.is_failed_request(response):
-        sample.update(parsed=None, correct=None, status=aggregate.STATUS_FAILED)
-    else:
-        letter = rules.extract_letter(response, len(doc["options"]))  # qa.py's letter rules
-        sample.update(parsed=letter, correct=int(letter == doc["answer_letter"]), status=aggregate.STATUS_OK if letter else aggregate.STATUS_UNPARSED)
+    sample.update(aggregate.mcq_outcome(response_text(results), letters, doc["answer_letter"]))
     return {name: sample for name in IMAGE_METRICS}
 
 

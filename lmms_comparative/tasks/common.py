@@ -23,3 +23,9 @@ def load_images(doc: dict[str, Any], fields: Iterable[str]) -> list[Image.Image]
         except (OSError, ValueError) as exc:
             raise DataError(f"doc {doc.get('item_id', '?')}: cannot read {field} at {path} ({exc}).") from exc
     return images
+
+
+def response_text(results: list) -> str:
+    """The model's answer text from lmms-eval's ``results`` (a string, or an object with ``.text``)."""
+    response = results[0] if results else ""
+    return response if isinstance(response, str) else str(getattr(response, "text", response))

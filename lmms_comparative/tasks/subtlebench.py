@@ -14,7 +14,7 @@ from loguru import logger
 from lmms_comparative.data import subtlebench as data
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.mcq import format_options, parse_subtlebench_letter
-from lmms_comparative.tasks.common import load_images
+from lmms_comparative.tasks.common import load_images, response_text
 from lmms_comparative.tasks.subtlebench_prompts import SYSTEM_PROMPTS, user_prompt
 
 DEFAULT_PROMPT = "standard"
@@ -90,8 +90,6 @@ def doc_to_target(doc: dict[str, Any]) -> str:
 
 def process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
     """Score one response. Pure and idempotent (lmms-eval may run it in threads and retry it)."""
-    response = results[0] if results else ""
-    response = response if isinstance(response, str) else str(getattr(response, "text", response))
     sample = {
         "item_id": doc["item_id"],
         "category": doc["category"],
@@ -99,13 +97,8 @@ def process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
         "source": doc["source"],
         "n_options": len(doc["options"]),
         "answer": doc["answer_letter"],
+        **aggregate.mcq_outcome(response_text(results), parse_subtlebench_letter, doc["answer_letter"]),
     }
-    if aggregate.is_failed_request(response):
-        sample.update(parsed=None, correct=None, status=aggregate.STATUS_FAILED)
-    else:
-        letter = parse_subtlebench_letter(response)
-        correct = int(letter == doc["answer_letter"])
-        sample.update(parsed=letter, correct=correct, status=aggregate.STATUS_OK if letter else aggregate.STATUS_UNPARSED)
     out = {name: sample for name in ("chance", "by_domain", "by_source", "counts")}
     # lmms-eval computes a CLT standard error from a `score` key; only accuracy should have one.
     out["accuracy"] = {**sample, "score": sample["correct"]} if sample["correct"] is not None else sample
