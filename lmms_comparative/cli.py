@@ -22,7 +22,11 @@ from pathlib import Path
 
 from lmms_comparative import yaml_dir
 
-FIXTURES = {"subtlebench": ("SUBTLEBENCH_ROOT", "build_subtlebench"), "captionqa": ("CAPTIONQA_ROOT", "build_captionqa")}
+FIXTURES = {
+    "subtlebench": ("SUBTLEBENCH_ROOT", "build_subtlebench"),
+    "captionqa": ("CAPTIONQA_ROOT", "build_captionqa"),
+    "compbench": ("COMPBENCH_ROOT", "build_compbench"),
+}
 
 
 def _build_fixture(name: str, directory: str) -> Path:

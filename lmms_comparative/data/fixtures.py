@@ -147,3 +147,54 @@ def build_captionqa(root: str | Path, per_domain: int = 3, seed: int = 0) -> Pat
     everything = [row for domain in reversed(list(rows_by_domain)) for row in rows_by_domain[domain]]
     Dataset.from_list(everything, features=features).to_parquet(str(root / "data" / "all-00000-of-00001.parquet"))
     return root
+
+
+# ---- MLLM-CompBench -----------------------------------------------------------------------------
+
+
+def build_compbench(root: str | Path, per_source: int = 4, seed: int = 0) -> Path:
+    """Write a CompBench copy under ``root``: annotations/<label>.json for the fourteen sources and
+    the images they name. Every question carries a unique ``#source-i`` tag. The release's known
+    defects are included: an empty record in VAW, MagicBrush options as one string."""
+    root = Path(root)
+    rng = random.Random(seed)
+    (root / "annotations").mkdir(parents=True, exist_ok=True)
+
+    def pair(source: str, i: int, single: bool = False) -> dict:
+        rel = f"images/{source}/{i:03d}"
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        first, second = _draw_pair(rng)
+        if single:
+            canvas = Image.new("RGB", (128, 64), "white")
+            canvas.paste(first, (0, 0))
+            canvas.paste(second, (64, 0))
+            canvas.save(root / f"{rel}.png")
+            return {"image": f"{rel}.png"}
+        first.save(root / f"{rel}_1.png")
+        second.save(root / f"{rel}_2.png")
+        return {"image_1": f"{rel}_1.png", "image_2": f"{rel}_2.png"}
+
+    side = lambda i: "Left" if (i * 7 + 3) % 5 < 2 else "Right"  # noqa: E731 - both sides, unevenly
+    labels: dict[str, list] = {}
+    for label, source in (("fashion_label", "fa"), ("cub_label", "cu"), ("Wildfish_label", "wf"), ("celebA_label", "ce"), ("fer2013_label", "fe"), ("depth_label", "nd")):
+        labels[label] = [{**pair(source, i), "question": f"Which one is more striking? #{source}-{i}", "answer": side(i)} for i in range(per_source)]
+    for label, source in (("st_label", "st"), ("vaw_label", "va")):
+        labels[label] = [{**pair(source, i), "question": f"Which one is more worn? #{source}-{i}", "answer": side(i), "type": ["State", "Color", "Size"][i % 3]} for i in range(per_source + 2)]
+    labels["vaw_label"].insert(1, {})
+    labels["car_label"] = [{**pair("cc", i), "answer": side(i)} for i in range(per_source)]
+    labels["soccernet_label"] = [{**pair("sn", i), "answer": side(i), "action": f"corner kick #sn-{i}", "CLIP_similarity": 0.9} for i in range(per_source)]
+    labels["vqav2_label"] = [{**pair("vq", i), "question": f"Which image has more dogs? #vq-{i}", "answer": ["Left", "Right", "Same"][i % 3]} for i in range(per_source)]
+    for label, source in (("mb_label", "mb"), ("spot_difference_label", "sd")):
+        rows = []
+        for i in range(per_source):
+            options = [f"a red car #{source}-{i}", f"a blue door #{source}-{i}", f"the tree #{source}-{i}"]
+            answer = options[i % 3] if i % 4 else "None"
+            rows.append({**pair(source, i), "options": ", ".join(options) if source == "mb" else options, "answer": answer})
+        labels[label] = rows
+    labels["qbench2_label"] = [
+        {**pair("qb", i, single=True), "question": f"Which image is sharper? #qb-{i}", "options": ["The left image", "The right image", "They are equally sharp"], "answer": ["The left image", "The right image", "They are equally sharp"][i % 3]}
+        for i in range(per_source)
+    ]
+    for label, rows in labels.items():
+        (root / "annotations" / f"{label}.json").write_text(json.dumps(rows, indent=1), encoding="utf-8")
+    return root

@@ -10,18 +10,23 @@ from lmms_comparative.data.errors import DataError
 
 
 def load_images(doc: dict[str, Any], fields: Iterable[str]) -> list[Image.Image]:
-    """Open the image files that ``doc`` names, as RGB, in the order of ``fields``.
+    """Open the image files that ``doc`` names in ``fields``, as RGB, in that order."""
+    fields = list(fields)
+    return load_image_paths([doc[f] for f in fields], doc.get("item_id", "?"), fields)
 
-    A missing or undecodable file raises DataError naming the doc and the path.
-    """
+
+def load_image_paths(paths: Iterable[str], doc_id: str, names: Iterable[str] | None = None) -> list[Image.Image]:
+    """Open image files as RGB, in order; a missing or undecodable file raises DataError naming
+    the doc, the image and the path."""
+    paths = list(paths)
+    names = list(names) if names is not None else [f"image {i + 1}" for i in range(len(paths))]
     images = []
-    for field in fields:
-        path = doc[field]
+    for name, path in zip(names, paths):
         try:
             with Image.open(path) as handle:
                 images.append(handle.convert("RGB"))
         except (OSError, ValueError) as exc:
-            raise DataError(f"doc {doc.get('item_id', '?')}: cannot read {field} at {path} ({exc}).") from exc
+            raise DataError(f"doc {doc_id}: cannot read {name} at {path} ({exc}).") from exc
     return images
 
 
