@@ -26,6 +26,7 @@ FIXTURES = {
     "subtlebench": ("SUBTLEBENCH_ROOT", "build_subtlebench"),
     "captionqa": ("CAPTIONQA_ROOT", "build_captionqa"),
     "compbench": ("COMPBENCH_ROOT", "build_compbench"),
+    "vidi": ("VIDI_ROOT", "build_vidi"),
 }
 
 

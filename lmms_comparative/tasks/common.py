@@ -34,3 +34,20 @@ def response_text(results: list) -> str:
     """The model's answer text from lmms-eval's ``results`` (a string, or an object with ``.text``)."""
     response = results[0] if results else ""
     return response if isinstance(response, str) else str(getattr(response, "text", response))
+
+
+def _filter_base():
+    from lmms_eval.api.filter import Filter
+
+    return Filter
+
+
+class KeepAllResponses(_filter_base()):
+    """An lmms-eval filter that keeps every response of a doc (lmms-eval's default keeps the
+    first), so that with ``--repeats K`` process_results sees all K."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+
+    def apply(self, resps, docs):
+        return [list(r) for r in resps]

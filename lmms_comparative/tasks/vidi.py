@@ -1,0 +1,194 @@
+"""lmms-eval hooks for ViDi (granular, global and few-shot difference description).
+
+Caption metrics are corpus-level (CIDEr's document frequencies span all pairs), so every score is
+computed in the aggregation over all pairs of the run, once per task and shared by its metrics.
+With lmms-eval's ``--repeats K`` each pair has K responses: the metrics are computed per repeat
+and reported as their mean, with the spread in ``repeats``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import statistics
+import threading
+from typing import Any
+
+from datasets import Dataset
+
+from lmms_comparative.data import vidi as data
+from lmms_comparative.judges import Engine, check_failures
+from lmms_comparative.metrics import aggregate
+from lmms_comparative.metrics.caption_metrics import caption_scores, require_java
+from lmms_comparative.tasks.common import load_images, response_text
+from lmms_comparative.tasks.vidi_prompts import FEWSHOT, GLOBAL, GRANULAR, JUDGE_PRECISION, JUDGE_RECALL
+
+CAPTION_METRICS = ("bleu1", "bleu2", "bleu3", "bleu4", "rougeL", "cider")
+JUDGE_METRICS = ("precision", "recall", "f1")
+JUDGE_PREFIX = "VIDI_JUDGE"
+JUDGE_DEFAULTS = {"model": "gemini-2.0-flash", "temperature": 0.0, "max_tokens": 512}  # the paper's judge
+_memo: dict[str, dict] = {}
+_lock = threading.Lock()
+
+
+# ---- docs ---------------------------------------------------------------------------------------
+
+
+def _pair_docs(swap: bool):
+    def process_docs(_placeholder: Dataset) -> Dataset:
+        require_java()  # fail before generation, not after it, when scoring cannot run
+        docs = []
+        for pair in data.load_pairs():
+            first, second = (pair["image_2"], pair["image_1"]) if swap else (pair["image_1"], pair["image_2"])
+            docs.append({"item_id": pair["pair_id"], "image_1": first, "image_2": second, "differences": pair["differences"], "target": "", "examples": []})
+        return Dataset.from_list(docs)
+
+    return process_docs
+
+
+process_docs = _pair_docs(swap=False)
+process_docs_swap = _pair_docs(swap=True)
+
+
+def process_docs_fewshot(_placeholder: Dataset) -> Dataset:
+    """Paper appendix E: every difference left out in turn, the others given as examples."""
+    require_java()
+    docs = []
+    for pair in data.load_pairs():
+        diffs = pair["differences"]
+        for k, missing in enumerate(diffs):
+            docs.append(
+                {
+                    "item_id": f"{pair['pair_id']}#{k}",
+                    "image_1": pair["image_1"],
+                    "image_2": pair["image_2"],
+                    "differences": diffs,
+                    "target": missing,
+                    "examples": [d for j, d in enumerate(diffs) if j != k],
+                }
+            )
+    return Dataset.from_list(docs)
+
+
+def doc_to_visual(doc: dict[str, Any]) -> list:
+    return load_images(doc, ("image_1", "image_2"))
+
+
+def doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> str:
+    setting = (lmms_eval_specific_kwargs or {}).get("setting", "granular")
+    if setting == "global":
+        return GLOBAL
+    if setting == "fewshot":
+        return FEWSHOT.format(examples="\n".join(doc["examples"]))
+    return GRANULAR
+
+
+def doc_to_target(doc: dict[str, Any]) -> str:
+    return doc["target"] or "\n".join(doc["differences"])
+
+
+def process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
+    # With the KeepAllResponses filter results[0] holds every repeat's response.
+    responses = results[0] if results and isinstance(results[0], (list, tuple)) else results
+    predictions = [response_text([r]) for r in responses] or [""]
+    sample = {"item_id": doc["item_id"], "differences": list(doc["differences"]), "target": doc["target"], "predictions": predictions}
+    return {name: sample for name in (*CAPTION_METRICS, *JUDGE_METRICS, "repeats", "counts")}
+
+
+# ---- scoring ------------------------------------------------------------------------------------
+
+
+def references(sample: dict, setting: str) -> list[str]:
+    """Granular: the pair's sentences as multiple references. Global: all of them joined into one
+    paragraph (paper §4). Few-shot: the one left-out sentence."""
+    if setting == "global":
+        return [" ".join(sample["differences"])]
+    if setting == "fewshot":
+        return [sample["target"]]
+    return list(sample["differences"])
+
+
+_SCORE = re.compile(r"(Precision|Recall) Score:\s*\**\s*([0-9]*\.?[0-9]+)\s*(?:/\s*([0-9]*\.?[0-9]+))?", re.I)
+
+
+def parse_judge_score(text: str | None) -> float | None:
+    """The judge's "Precision Score: Y/X" (or a plain number) as a value in [0, 1]; None if absent."""
+    if not text:
+        return None
+    match = _SCORE.search(text)
+    if not match:
+        return None
+    value = float(match.group(2))
+    if match.group(3) is not None:
+        denominator = float(match.group(3))
+        if denominator == 0:
+            return None
+        value /= denominator
+    return min(1.0, max(0.0, value))
+
+
+def _judge(items: list[dict]) -> dict:
+    engine = Engine.from_env(JUDGE_PREFIX, defaults=JUDGE_DEFAULTS)
+    plan, requests = [], []
+    for sample in items:
+        refs = json.dumps(sample["differences"], ensure_ascii=False)
+        for prediction in sample["predictions"]:
+            for measure, template in (("precision", JUDGE_PRECISION), ("recall", JUDGE_RECALL)):
+                requests.append(template.format(references=refs, predictions=prediction))
+                plan.append(measure)
+    answers = engine.run(requests, desc="ViDi judge")
+    values: dict[str, list[float]] = {"precision": [], "recall": []}
+    unjudged = 0
+    for measure, answer in zip(plan, answers):
+        value = None if answer.failed else parse_judge_score(answer.text)
+        if value is None:
+            unjudged += 1
+        else:
+            values[measure].append(value)
+    check_failures(unjudged, len(requests), engine.config.max_failed, "ViDi judge")
+    p = statistics.fmean(values["precision"]) if values["precision"] else float("nan")
+    r = statistics.fmean(values["recall"]) if values["recall"] else float("nan")
+    # F1 of the mean precision and mean recall (the paper's Table 2 reports the three side by side).
+    f1 = 2 * p * r / (p + r) if p + r > 0 else 0.0
+    return {"precision": p, "recall": r, "f1": f1, "judge_requests": len(requests), "unjudged": unjudged}
+
+
+def score_run(items: list[dict], setting: str, judge: bool) -> dict:
+    """All metrics of one task's samples: per repeat, then mean and spread."""
+    items = sorted(items, key=lambda s: s["item_id"])
+    key = hashlib.sha256(json.dumps([setting, judge, items], sort_keys=True).encode()).hexdigest()
+    with _lock:
+        if key in _memo:
+            return _memo[key]
+        repeats = min(len(s["predictions"]) for s in items)
+        refs = {s["item_id"]: references(s, setting) for s in items}
+        per_repeat = [caption_scores(refs, {s["item_id"]: s["predictions"][r] for s in items}) for r in range(repeats)]
+        out = {m: statistics.fmean(run[m] for run in per_repeat) for m in CAPTION_METRICS}
+        out["repeats"] = {"k": repeats, **{f"{m}_std": (statistics.stdev(run[m] for run in per_repeat) if repeats > 1 else 0.0) for m in CAPTION_METRICS}}
+        out["counts"] = {"pairs": len(items), "responses": sum(len(s["predictions"]) for s in items)}
+        if judge:
+            verdict = _judge(items)
+            out.update({m: verdict[m] for m in JUDGE_METRICS})
+            out["counts"].update(judge_requests=verdict["judge_requests"], unjudged=verdict["unjudged"])
+        _memo[key] = out
+        return out
+
+
+def _metric(setting: str, name: str, judge: bool = False):
+    def aggregation(items: list) -> Any:
+        return score_run(items, setting, judge)[name]
+
+    aggregation.__name__ = f"aggregate_{setting}_{name}"
+    return aggregation
+
+
+for _setting in ("granular", "global", "fewshot"):
+    for _name in (*CAPTION_METRICS, "repeats", "counts"):
+        globals()[f"aggregate_{_setting}_{_name}"] = _metric(_setting, _name, judge=_setting == "global")
+for _name in JUDGE_METRICS:
+    globals()[f"aggregate_global_{_name}"] = _metric("global", _name, judge=True)
+
+
+def group_sum_counts(values: list, sizes: list, weight_by_size: bool = False) -> dict:
+    return aggregate.sum_counts(values)

@@ -1,0 +1,135 @@
+"""ViDi: caption metrics on hand-checked sentences, the release layout, and the real CLI."""
+
+from __future__ import annotations
+
+import hashlib
+import statistics
+from collections import Counter
+
+import pytest
+
+from conftest import base_env, read_run, run_cli
+from fake_openai import FakeOpenAI, message_images, message_text
+from lmms_comparative.data import DataError
+from lmms_comparative.data.fixtures import build_vidi
+from lmms_comparative.data.vidi import load_pairs
+from lmms_comparative.metrics.caption_metrics import caption_scores
+from lmms_comparative.tasks.vidi import parse_judge_score
+
+
+def test_identical_prediction_scores_one_and_unrelated_near_zero():
+    refs = {"a": ["the red car is on the left or right of the house"], "b": ["a dog sits near the old tree or the bench"]}
+    same = caption_scores(refs, {"a": "the red car is on the left or right of the house", "b": "a dog sits near the old tree or the bench"})
+    assert same["bleu1"] == pytest.approx(1.0) and same["bleu4"] == pytest.approx(1.0) and same["rougeL"] == pytest.approx(1.0)
+    other = caption_scores(refs, {"a": "purple elephants dance quietly", "b": "quantum chromodynamics explained"})
+    assert other["bleu1"] < 0.01 and other["rougeL"] == 0.0 and other["cider"] == 0.0
+
+
+def test_multiple_references_take_the_closest():
+    refs = {"a": ["the sign reads open or closed", "the bird on the roof is black or white"]}
+    one = caption_scores(refs, {"a": "the bird on the roof is black or white"})
+    assert one["bleu1"] == pytest.approx(1.0) and one["rougeL"] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("Precision Evaluation Report:\n- Precision Score: 3/4\n", 0.75),
+        ("- Recall Score: **2/5**", 0.4),
+        ("Precision Score: 0.5", 0.5),
+        ("Precision Score: 5/4", 1.0),
+        ("Precision Score: 0/0", None),
+        ("I cannot evaluate this.", None),
+        (None, None),
+    ],
+)
+def test_judge_score_parsing(text, value):
+    assert parse_judge_score(text) == (pytest.approx(value) if value is not None else None)
+
+
+def test_release_layout_and_errors(tmp_path):
+    root = build_vidi(tmp_path / "v")
+    pairs = load_pairs(root)
+    assert [p["pair_id"] for p in pairs] == ["pair_000", "pair_001", "pair_002", "pair_003"]
+    assert pairs[0]["url"] == "https://example.org/pairs/0" and len(pairs[2]["differences"]) == 5
+    (root / "pair_001" / "2.png").unlink()
+    with pytest.raises(DataError, match=r"pair 'pair_001' has 1 image file"):
+        load_pairs(root)
+
+
+@pytest.fixture(scope="module")
+def vidi_run(tmp_path_factory, hf_home):
+    root = build_vidi(tmp_path_factory.mktemp("vidi"))
+    pairs = load_pairs(root)
+    from PIL import Image
+
+    by_image = {}
+    for pair in pairs:
+        for field in ("image_1", "image_2"):
+            by_image[hashlib.md5(Image.open(pair[field]).convert("RGB").tobytes()).hexdigest()] = pair
+    calls: Counter = Counter()
+
+    def respond(body):
+        text = message_text(body)
+        if "Evaluation Report" in text:  # the judge
+            return "Precision Evaluation Report:\n- Precision Score: 3/4" if "Precision Evaluation Report" in text else "Recall Evaluation Report:\n- Recall Score: 1/2"
+        images = message_images(body)
+        pair = by_image[hashlib.md5(images[0].convert("RGB").tobytes()).hexdigest()]
+        if text.startswith("List all"):
+            return "\n".join(pair["differences"])
+        if text.startswith("Consider the following"):
+            return next(d for d in pair["differences"] if d not in text)
+        calls[pair["pair_id"]] += 1
+        return pair["differences"][0] if calls[pair["pair_id"]] % 2 else "Nothing at all is different here."
+
+    out = tmp_path_factory.mktemp("vidi_out")
+    with FakeOpenAI(respond) as server:
+        env = base_env(hf_home, VIDI_ROOT=str(root), VIDI_JUDGE_BASE_URL=server.base_url, LMMS_COMPARATIVE_LLM_CACHE="off")
+        model = ["--model", "openai", "--model_args", f"model_version=vlm,base_url={server.base_url},api_key=sk-x"]
+        first = run_cli([*model, "--tasks", "vidi_global_avg,vidi_fewshot", "--output_path", str(out / "a"), "--log_samples"], env=env)
+        second = run_cli([*model, "--tasks", "vidi_granular", "--repeats", "2", "--output_path", str(out / "b"), "--log_samples"], env=env)
+        requests = list(server.requests)
+    return pairs, requests, read_run(out / "a", first), read_run(out / "b", second)
+
+
+def test_global_setting_metrics_and_judge(vidi_run):
+    pairs, requests, (results, _), _ = vidi_run
+    for task in ("vidi_global", "vidi_global_swap"):
+        row = results["results"][task]
+        # The answer lists every reference sentence: same tokens as the joined paragraph.
+        assert row["bleu1,none"] == pytest.approx(1.0) and row["bleu4,none"] == pytest.approx(1.0)
+        assert row["precision,none"] == pytest.approx(0.75) and row["recall,none"] == pytest.approx(0.5)
+        assert row["f1,none"] == pytest.approx(2 * 0.75 * 0.5 / 1.25)
+        assert row["counts,none"]["unjudged"] == 0 and row["counts,none"]["judge_requests"] == 2 * len(pairs)
+    group = results["groups"]["vidi_global_avg"]
+    assert group["cider,none"] == pytest.approx((results["results"]["vidi_global"]["cider,none"] + results["results"]["vidi_global_swap"]["cider,none"]) / 2)
+    captioning = [b for b in requests if message_images(b)]
+    assert all(len(message_images(b)) == 2 and b["temperature"] == 0.5 for b in captioning)
+
+
+def test_fewshot_asks_for_each_left_out_difference(vidi_run):
+    pairs, requests, (results, samples), _ = vidi_run
+    assert len(samples["vidi_fewshot"]) == sum(len(p["differences"]) for p in pairs)
+    row = results["results"]["vidi_fewshot"]
+    assert row["bleu1,none"] == pytest.approx(1.0) and row["rougeL,none"] == pytest.approx(1.0)
+
+
+def test_repeats_are_scored_per_repeat_and_averaged(vidi_run):
+    pairs, _, _, (results, samples) = vidi_run
+    row = results["results"]["vidi_granular"]
+    assert row["repeats,none"]["k"] == 2
+    predictions = {s["bleu1"]["item_id"]: s["bleu1"]["predictions"] for s in samples["vidi_granular"]}
+    assert all(len(p) == 2 for p in predictions.values())
+    refs = {p["pair_id"]: p["differences"] for p in pairs}
+    runs = [caption_scores(refs, {k: v[r] for k, v in predictions.items()}) for r in range(2)]
+    for metric in ("bleu1", "rougeL", "cider"):
+        assert row[f"{metric},none"] == pytest.approx(statistics.fmean(run[metric] for run in runs))
+        assert row["repeats,none"][f"{metric}_std"] == pytest.approx(statistics.stdev(run[metric] for run in runs))
+
+
+def test_without_java_the_error_says_what_to_install(monkeypatch):
+    from lmms_comparative.metrics import caption_metrics
+
+    monkeypatch.setattr(caption_metrics.shutil, "which", lambda name: None)
+    with pytest.raises(RuntimeError, match="needs Java: install a JRE"):
+        caption_metrics.caption_scores({"a": ["x"]}, {"a": "x"})
