@@ -27,6 +27,7 @@ FIXTURES = {
     "captionqa": ("CAPTIONQA_ROOT", "build_captionqa"),
     "compbench": ("COMPBENCH_ROOT", "build_compbench"),
     "vidi": ("VIDI_ROOT", "build_vidi"),
+    "vlm2bench": ("VLM2BENCH_ROOT", "build_vlm2bench"),
 }
 
 

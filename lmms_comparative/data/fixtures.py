@@ -234,3 +234,59 @@ def build_vidi(root: str | Path, pairs: int = 4, seed: int = 0) -> Path:
             second.save(folder / "2.png")
             (folder / "differences.txt").write_text(text, encoding="utf-8")
     return root
+
+
+# ---- VLM2-Bench ---------------------------------------------------------------------------------
+
+
+def build_vlm2bench(root: str | Path, seed: int = 0) -> Path:
+    """Write an unpacked vlm2-bench_dataset.zip under ``root``: the nine question files and their
+    images (placeholder bytes for the videos, which only video models decode). Every question
+    carries a unique ``[tag]``. Pairs include an incomplete one (its negative half missing)."""
+    root = Path(root)
+    rng = random.Random(seed)
+    media = {"gc": "data/gc/processed", "oc": "data/oc/original_obj", "pc": "data/pc/image/picks_face"}
+
+    def images(cat: str, name: str, n: int) -> list[str]:
+        names = []
+        for j in range(n):
+            rel = f"{name}_{j}.png"
+            (root / media[cat] / rel).parent.mkdir(parents=True, exist_ok=True)
+            _draw_pair(rng)[0].save(root / media[cat] / rel)
+            names.append(rel)
+        return names
+
+    def write(path: str, records: list[dict]) -> None:
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+
+    for task in ("mat", "trk"):
+        rows = []
+        for i in range(4):
+            for gt in ("T", "F") if i < 3 else ("T",):  # pair 3 is incomplete
+                rows.append({"q_id": f"{task}{i}", "task": task, "question": f"[gc_{task}-{i}-{gt}] Is the same object in both images? Answer T or F.", "gt_answer": gt, "edited_prompt": "", "images": images("gc", f"{task}/{i}{gt}", 2)})
+        write(f"jsonl/gc/vanilla/gc_{task}.jsonl", rows)
+    for cat in ("oc", "pc"):
+        rows = []
+        for i in range(4):
+            for half in ("p", "n") if i < 3 else ("p",):
+                rows.append({"q_id": f"{i}_{half}", "type": "thing", "question": f"[{cat}_cpr-{i}-{half}] Are these the same? Answer T or F.", "gt_answer": "T" if half == "p" else "F", "images": images(cat, f"cpr/{i}{half}", 2)})
+        write(f"jsonl/{cat}/vanilla/{cat}_cpr.jsonl", rows)
+        rows = []
+        for i in range(5):
+            n = 2 + i % 3
+            rows.append({"q_id": f"cnt{i}", "type": "thing", "question": f"[{cat}_cnt-{i}] How many distinct objects are there? Answer with a number.", "gt_answer": 1 + i % n, "image_seq_len": n, "images": images(cat, f"cnt/{i}", n)})
+        write(f"jsonl/{cat}/vanilla/{cat}_cnt.jsonl", rows)
+        rows = [
+            {"q_id": f"grp{i}", "type": "thing", "question": f"[{cat}_grp-{i}] Which images show the same object? (A) 1 and 2 (B) 1 and 3 (C) 2 and 3 (D) none", "gt_answer": "(ABCD"[1 + i % 4] + ") choice", "images": images(cat, f"grp/{i}", 3)}
+            for i in range(4)
+        ]
+        write(f"jsonl/{cat}/vanilla/{cat}_grp.jsonl", rows)
+    video_dir = root / "data/pc/video/UNI"
+    video_dir.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for vid in ("vid_AB_1", "vid_AB_2", "vid_ABA_1", "vid_ABA_2"):
+        (video_dir / f"{vid}.mp4").write_bytes(b"\x00\x00\x00\x18ftypmp42")
+        rows.append({"vid": vid, "question": f"[{vid}] Describe the people in this video.", "gt_answer": ""})
+    write("jsonl/pc/vallina/pc_v_open-ended.jsonl", rows)
+    return root

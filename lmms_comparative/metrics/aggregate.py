@@ -59,7 +59,7 @@ def counts(items: Sequence[Mapping]) -> dict[str, int]:
             out["failed"] += 1
             continue
         out["scored"] += 1
-        out["correct"] += int(it["correct"])
+        out["correct"] += int(it.get("correct") or 0)
         if status == STATUS_UNPARSED:
             out["unparsed"] += 1
     return out

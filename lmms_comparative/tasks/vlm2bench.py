@@ -1,0 +1,161 @@
+"""lmms-eval hooks for VLM²-Bench's nine subtasks.
+
+The headline ``score`` of a subtask is what the paper's Table 1 reports for it: pair accuracy for
+T/F subtasks, Acc_num for counting, accuracy for grouping, the judge's final score for the video.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from datasets import Dataset
+
+from lmms_comparative.data import vlm2bench as data
+from lmms_comparative.judges import Engine, check_failures
+from lmms_comparative.metrics import aggregate
+from lmms_comparative.metrics import vlm2bench as rules
+from lmms_comparative.tasks.common import load_image_paths, response_text
+
+JUDGE_PREFIX = "VLM2BENCH_JUDGE"
+JUDGE_DEFAULTS = {"model": "gpt-4o", "temperature": 0.0, "max_tokens": 300}  # eval_pc-v_open-ended.py
+# eval_pc-v_open-ended.py: prompt_ab and prompt_aba, verbatim.
+PROMPT_AB = """#Task
+You are evaluating a model's ability to accurately distinguish between two different individuals, A and B, who appear sequentially in a video (first A, then B). Given a description, your task is to determine if the model explicitly identifies that the first person (A) and the second person (B) are different individuals.
+#Return Format
+You only need return a number after "Score:". If you think the model correctly identifies that the two appearances belong to different individuals, return "Score: 1". If you think the model fails to explicitly state that there are two different individuals, return "Score: 0".
+#Description
+{description}
+"""
+PROMPT_ABA = """#Task
+You are evaluating a model's ability to accurately distinguish between two different individuals, A and B, who appear sequentially in a video following an ABA pattern (first A, then B, then A again). Given a description, your task is to determine whether the model explicitly identifies that: (1) A and B are different individuals, and (2) The person in the final scene is the same as the first (A).
+#Return Format
+You only need return a number after "Score:". (1) If the model correctly describes that the video follows an ABA sequence, explicitly recognizing that the first and last appearances belong to the same person (A), while the middle appearance is a different person (B), return "Score: 2".
+(2) If the model correctly identifies that there are two different people in the video (A and B) but does not explicitly mention that the last scene returns to A, return "Score: 1".
+(3) If the model fails to recognize that two different individuals appear (e.g., treats all appearances as the same person or does not distinguish between A and B), return "Score: 0".
+#Description
+{description}
+"""
+METRICS = ("score", "positive", "negative", "exact", "counts")
+_memo: dict[str, dict] = {}
+_lock = threading.Lock()
+
+
+def _docs_for(subtask: str):
+    def process_docs(_placeholder: Dataset) -> Dataset:
+        return Dataset.from_list(data.subtask_docs(subtask))
+
+    process_docs.__name__ = f"process_docs_{subtask}"
+    return process_docs
+
+
+for _subtask in data.SUBTASKS:
+    globals()[f"process_docs_{_subtask}"] = _docs_for(_subtask)  # referenced from the YAML files
+
+
+def doc_to_visual(doc: dict[str, Any]) -> list:
+    """The 2-4 images in order; for the video task the video's path (what lmms-eval's video
+    models take)."""
+    if doc["kind"] == "vid":
+        return [doc["video"]]
+    return load_image_paths(doc["images"], doc["uid"])
+
+
+def doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> str:
+    # The official test scripts send f"{system_prompt}\n{question}" with an empty system prompt
+    # (code/*/test/test_script_example): the question as released, after one newline.
+    return f"\n{doc['question']}" if doc["kind"] != "vid" else doc["question"]
+
+
+def doc_to_messages(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> list[dict]:
+    media = "video" if doc["kind"] == "vid" else "image"
+    content = [{"type": media, "url": v} for v in doc_to_visual(doc)]
+    content.append({"type": "text", "text": doc_to_text(doc)})
+    return [{"role": "user", "content": content}]
+
+
+def doc_to_target(doc: dict[str, Any]) -> str:
+    return doc["gt"]
+
+
+def process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
+    response = response_text(results)
+    kind = doc["kind"]
+    sample: dict[str, Any] = {"uid": doc["uid"], "kind": kind}
+    if aggregate.is_failed_request(response):
+        sample.update(status=aggregate.STATUS_FAILED, correct=None)
+    elif kind == "vid":
+        sample.update(status=aggregate.STATUS_OK, type=doc["vid_type"], description=response)
+    elif kind == "cnt":
+        sample.update(rules.count_item(response, int(doc["gt"]), int(doc["n_images"])))
+        sample["status"] = aggregate.STATUS_OK if sample["parsed"] is not None else aggregate.STATUS_UNPARSED
+    else:
+        if kind == "tf_gc":
+            correct, parsed = rules.gc_correct(response, doc["gt"]), response.strip()
+        elif kind == "tf":
+            parsed = rules.parse_tf(response)
+            correct = parsed is not None and parsed == doc["gt"]
+        else:
+            correct, parsed = rules.grp_correct(response, doc["gt"]), response.split(")")[0].strip()
+        sample.update(parsed=parsed, correct=int(correct), status=aggregate.STATUS_OK if parsed else aggregate.STATUS_UNPARSED)
+        if kind in ("tf", "tf_gc"):
+            sample.update(pair_id=doc["pair_id"], half=doc["half"])
+    return {name: sample for name in METRICS}
+
+
+def _judge_video(items: list[dict]) -> dict:
+    engine = Engine.from_env(JUDGE_PREFIX, defaults=JUDGE_DEFAULTS)
+    prompts = [(PROMPT_ABA if it["type"] == "ABA" else PROMPT_AB).format(description=it["description"]) for it in items]
+    answers = engine.run(prompts, desc="VLM2-Bench video judge")
+    scored, unjudged = [], 0
+    for it, answer in zip(items, answers):
+        value = None if answer.failed else rules.parse_video_score(answer.text)
+        unjudged += value is None
+        scored.append({"type": it["type"], "score": value})
+    check_failures(unjudged, len(items), engine.config.max_failed, "VLM2-Bench video judge")
+    return {**rules.video_scores(scored), "unjudged": unjudged}
+
+
+def summarize(items: list[dict]) -> dict:
+    """Every metric of one subtask's samples (memoised: lmms-eval asks once per metric)."""
+    import hashlib
+    import json
+
+    key = hashlib.sha256(json.dumps(sorted(items, key=lambda it: it["uid"]), sort_keys=True, default=str).encode()).hexdigest()
+    with _lock:
+        if key in _memo:
+            return _memo[key]
+        done = aggregate.scored(items)
+        kind = items[0]["kind"] if items else ""
+        out = {"positive": None, "negative": None, "exact": None, "counts": aggregate.counts(items)}
+        if kind in ("tf", "tf_gc"):
+            pairs = rules.pair_accuracy(done, drop_incomplete=kind == "tf")
+            out.update(score=pairs["pair"], positive=pairs["positive"], negative=pairs["negative"])
+            out["counts"]["pairs"] = pairs["pairs"]
+        elif kind == "cnt":
+            out.update(score=rules.acc_num(done), exact=sum(it["correct"] for it in done) / len(done) if done else float("nan"))
+            out["counts"]["valid"] = sum(1 for it in done if it["valid"])
+        elif kind == "grp":
+            out["score"] = aggregate.accuracy(items)
+        else:
+            verdict = _judge_video(done)
+            out["score"] = verdict["score"] / 100
+            out["counts"].update({k: verdict[k] for k in ("ab", "aba", "ab_n", "aba_n", "unjudged")})
+        _memo[key] = out
+        return out
+
+
+def _metric(name: str):
+    def aggregation(items: list) -> Any:
+        return summarize(items)[name]
+
+    aggregation.__name__ = f"aggregate_{name}"
+    return aggregation
+
+
+for _name in METRICS:
+    globals()[f"aggregate_{_name}"] = _metric(_name)
+
+
+def group_sum_counts(values: list, sizes: list, weight_by_size: bool = False) -> dict:
+    return aggregate.sum_counts([{k: v for k, v in part.items() if isinstance(v, int)} for part in values])

@@ -1,0 +1,183 @@
+"""VLM2-Bench: the official scoring rules by hand, and the nine subtasks through the real CLI."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import base_env, read_run, run_cli
+from fake_openai import FakeOpenAI, message_images, message_text
+from lmms_comparative.data.fixtures import build_vlm2bench
+from lmms_comparative.metrics import vlm2bench as rules
+
+
+@pytest.mark.parametrize(
+    "text, value",
+    [("T", "T"), ("false", "F"), ("The answer is True.", "T"), ("T or F? T", None), ("Yes", None), ("F.", "F"), ("", None)],
+)
+def test_tf_token(text, value):
+    assert rules.parse_tf(text) == value
+
+
+def test_gc_compares_the_raw_answer():
+    assert rules.gc_correct(" T\n", "T") and not rules.gc_correct("True", "T") and not rules.gc_correct("T.", "T")
+
+
+def test_pair_accuracy_and_incomplete_pairs():
+    items = [
+        {"pair_id": "1", "half": "p", "correct": 1}, {"pair_id": "1", "half": "n", "correct": 1},
+        {"pair_id": "2", "half": "p", "correct": 1}, {"pair_id": "2", "half": "n", "correct": 0},
+        {"pair_id": "3", "half": "p", "correct": 1},  # incomplete
+    ]  # fmt: skip
+    gc = rules.pair_accuracy(items, drop_incomplete=False)
+    assert (gc["positive"], gc["negative"], gc["pair"], gc["pairs"]) == (1.0, pytest.approx(1 / 3), pytest.approx(1 / 3), 3)
+    ocpc = rules.pair_accuracy(items, drop_incomplete=True)
+    assert (ocpc["positive"], ocpc["negative"], ocpc["pair"], ocpc["pairs"]) == (1.0, 0.5, 0.5, 2)
+
+
+@pytest.mark.parametrize(
+    "text, value",
+    [("3", 3), ("There are three objects.", 3), ("twenty one", 21), ("one hundred and five", 105), ("2 or 3", None), ("one of the two", 3), ("none", None), ("zero", None)],
+)
+def test_count_parsing(text, value):
+    assert rules.parse_count(text) == value
+
+
+def test_acc_num_formula_and_denominators():
+    # N = 2 of N_img = 4: eps = 1 / max(1, 2) = 0.5, w = 4/4 = 1, score = 1 - 0.5 ** 0.1
+    assert rules.count_score(3, 2, 4) == pytest.approx(1 - 0.5**0.1)
+    # N_img = 2: w = 2, penalty = 2 * 1 ** 0.1 = 2 >= 1 -> 0
+    assert rules.count_score(2, 1, 2) == 0.0
+    assert rules.count_score(2, 2, 3) == 1.0
+    items = [rules.count_item("2", 2, 4), rules.count_item("3", 2, 4), rules.count_item("7", 2, 4), rules.count_item("many", 2, 4)]
+    assert [it["valid"] for it in items] == [True, True, False, False]
+    assert rules.acc_num(items) == pytest.approx((1 + 1 - 0.5**0.1) / 2)  # invalid answers leave the denominator
+
+
+def test_grouping_rule():
+    assert rules.grp_correct("(B) images 1 and 3", "(B) 1 and 3")
+    assert not rules.grp_correct("(A) or (B)", "(B) x")
+    assert rules.grp_correct("B", "B) 1 and 3") and not rules.grp_correct("I think (B)", "(B) x")
+
+
+def test_video_score_combination():
+    items = [{"type": "AB", "score": 1}, {"type": "AB", "score": 0}, {"type": "ABA", "score": 2}, {"type": "ABA", "score": 1}, {"type": "ABA", "score": None}]
+    scores = rules.video_scores(items)
+    assert scores["ab"] == 50.0 and scores["aba"] == 75.0 and scores["score"] == 62.5
+    assert rules.parse_video_score("Score: 2") == 2 and rules.parse_video_score("two") is None
+
+
+def mode_of(tag: str) -> str:
+    return ["right", "wrong", "verbose"][int(hashlib.md5(tag.encode()).hexdigest(), 16) % 3]
+
+
+@pytest.fixture(scope="module")
+def v2(tmp_path_factory, hf_home):
+    root = build_vlm2bench(tmp_path_factory.mktemp("vlm2"))
+    records = {}
+    for path in root.glob("jsonl/**/*.jsonl"):
+        for line in path.read_text().splitlines():
+            record = json.loads(line)
+            records[re.search(r"\[([^\]]+)\]", record["question"]).group(1)] = record
+
+    def respond(body):
+        text = message_text(body)
+        if "#Task" in text:  # the video judge
+            return "Score: 2" if "ABA pattern" in text else "Score: 1"
+        tag = re.search(r"\[([^\]]+)\]", text).group(1)
+        record, mode = records[tag], mode_of(tag)
+        gt = str(record["gt_answer"])
+        if tag.startswith("gc_"):
+            return gt if mode == "right" else ({"T": "F", "F": "T"}[gt] if mode == "wrong" else f"{gt}.")  # "T." is wrong for GC
+        if "_cpr" in tag:
+            return {"right": gt, "wrong": {"T": "F", "F": "T"}[gt], "verbose": f"The answer is {'True' if gt == 'T' else 'False'}."}[mode]
+        if "_cnt" in tag:
+            return {"right": gt, "wrong": str(int(gt) % record["image_seq_len"] + 1), "verbose": "seven"}[mode]
+        return {"right": gt.split(")")[0] + ") yes", "wrong": "(A) or (B)", "verbose": gt}[mode]
+
+    with FakeOpenAI(respond) as server:
+        env = base_env(hf_home, VLM2BENCH_ROOT=str(root), VLM2BENCH_JUDGE_BASE_URL=server.base_url, LMMS_COMPARATIVE_LLM_CACHE="off")
+        out = tmp_path_factory.mktemp("v2_out")
+        images = run_cli(["--model", "openai", "--model_args", f"model_version=vlm,base_url={server.base_url},api_key=sk-x", "--tasks", "vlm2bench", "--output_path", str(out / "i"), "--log_samples"], env=env)
+        video = run_cli(["--model", "random_choice", "--tasks", "vlm2bench_pc_vid", "--output_path", str(out / "v")], env=env)
+        requests = list(server.requests)
+    return root, records, requests, read_run(out / "i", images), read_run(out / "v", video)
+
+
+def _expected(records, prefix):
+    return {tag: r for tag, r in records.items() if tag.startswith(prefix)}
+
+
+def test_tf_subtasks(v2):
+    _, records, _, (results, _), _ = v2
+    for task, drop in (("gc_mat", False), ("gc_trk", False), ("oc_cpr", True), ("pc_cpr", True)):
+        pairs = {}
+        for tag, record in _expected(records, task).items():
+            pid = record["q_id"].split("_")[0]
+            half = "p" if record["gt_answer"] == "T" else "n"
+            right = mode_of(tag) == "right" or (mode_of(tag) == "verbose" and not task.startswith("gc"))
+            pairs.setdefault(pid, {})[half] = right
+        if drop:
+            pairs = {k: v for k, v in pairs.items() if len(v) == 2}
+        both = sum(v.get("p", False) and v.get("n", False) for v in pairs.values()) / len(pairs)
+        row = results["results"][f"vlm2bench_{task}"]
+        assert row["score,none"] == pytest.approx(both), task
+        assert row["counts,none"]["pairs"] == len(pairs)
+
+
+def test_count_and_group_subtasks(v2):
+    _, records, _, (results, _), _ = v2
+    for cat in ("oc", "pc"):
+        scores, exact, n = [], 0, 0
+        for tag, record in _expected(records, f"{cat}_cnt").items():
+            n += 1
+            if mode_of(tag) == "right":
+                scores.append(1.0)
+                exact += 1
+            elif mode_of(tag) == "wrong":
+                gt, m = int(record["gt_answer"]), record["image_seq_len"]
+                pred = gt % m + 1
+                eps = abs(pred - gt) / max(gt - 1, m - gt)
+                penalty = 4 / m * eps ** (1 / 10)
+                scores.append(1 - penalty if penalty < 1 else 0.0)
+        row = results["results"][f"vlm2bench_{cat}_cnt"]
+        assert row["score,none"] == pytest.approx(sum(scores) / len(scores))
+        assert row["exact,none"] == pytest.approx(exact / n)
+        grp = [mode_of(tag) != "wrong" for tag in _expected(records, f"{cat}_grp")]
+        assert results["results"][f"vlm2bench_{cat}_grp"]["score,none"] == pytest.approx(sum(grp) / len(grp))
+    overall = results["groups"]["vlm2bench"]["score,none"]
+    subtasks = ["gc_mat", "gc_trk", "oc_cpr", "oc_cnt", "oc_grp", "pc_cpr", "pc_cnt", "pc_grp"]
+    assert overall == pytest.approx(sum(results["results"][f"vlm2bench_{t}"]["score,none"] for t in subtasks) / 8)
+
+
+def test_images_in_order_and_prompt_as_released(v2):
+    root, records, requests, _, _ = v2
+    from PIL import Image
+
+    media = {"gc": "data/gc/processed", "oc": "data/oc/original_obj", "pc": "data/pc/image/picks_face"}
+    checked = 0
+    for body in requests:
+        text = message_text(body)
+        if "#Task" in text:
+            continue
+        tag = re.search(r"\[([^\]]+)\]", text).group(1)
+        record = records[tag]
+        assert text == "\n" + record["question"]
+        sent = message_images(body)
+        assert len(sent) == len(record["images"])
+        for image, name in zip(sent, record["images"]):
+            assert image.convert("RGB").tobytes() == Image.open(Path(root) / media[tag[:2]] / name).convert("RGB").tobytes()
+        checked += 1
+    assert checked == sum(1 for t in records if not t.startswith("vid"))
+
+
+def test_video_task_scored_by_the_judge(v2):
+    *_, (results, _) = v2
+    row = results["results"]["vlm2bench_pc_vid"]
+    # AB judged 1 of 1, ABA judged 2 of 2: both mapped to 100, final 100.
+    assert row["score,none"] == pytest.approx(1.0)
+    assert row["counts,none"]["ab_n"] == 2 and row["counts,none"]["aba_n"] == 2 and row["counts,none"]["unjudged"] == 0
