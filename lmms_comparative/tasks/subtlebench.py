@@ -6,16 +6,22 @@ metrics modules parse and score; this module only adapts them to lmms-eval's hoo
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+import threading
 from typing import Any
 
 from datasets import Dataset
 from loguru import logger
 
 from lmms_comparative.data import subtlebench as data
+from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.mcq import format_options, parse_subtlebench_letter
 from lmms_comparative.tasks.common import load_images, response_text
-from lmms_comparative.tasks.subtlebench_prompts import SYSTEM_PROMPTS, user_prompt
+from lmms_comparative.metrics.similarity import cosine_similarities, parse_yes_no
+from lmms_comparative.tasks.subtlebench_prompts import CAPTION_JUDGE, CAPTION_SYSTEM, CAPTION_USER, SYSTEM_PROMPTS, user_prompt
 
 DEFAULT_PROMPT = "standard"
 
@@ -139,3 +145,79 @@ def group_merge_breakdowns(values: list, sizes: list, weight_by_size: bool = Fal
 
 def group_sum_counts(values: list, sizes: list, weight_by_size: bool = False) -> dict:
     return aggregate.sum_counts(values)
+
+
+# ---- difference captions (paper §3.3, appendix B.3) ---------------------------------------------
+
+CAPTION_METRICS = ("css", "judge_accuracy", "counts")
+SBERT_ENV = "SUBTLEBENCH_SBERT_MODEL"
+SBERT_DEFAULT = "sentence-transformers/paraphrase-MiniLM-L6-v2"  # paper appendix B.3
+JUDGE_PREFIX = "SUBTLEBENCH_JUDGE"
+JUDGE_DEFAULTS = {"model": "gpt-4o", "temperature": 0.0, "max_tokens": 8}  # paper: GPT-4o, Yes/No
+_caption_memo: dict[str, dict] = {}
+_caption_lock = threading.Lock()
+
+
+def process_docs_caption(_placeholder: Dataset) -> Dataset:
+    """The test items with a human-written difference caption (``has_caption``)."""
+    docs = [d for d in data.load_docs("test") if d["has_caption"] and d["caption"]]
+    if not docs:
+        raise data.DataError(f"{data.ENV_VAR}: the test split has no records with has_caption and a caption.")
+    data.check_images(docs)
+    return Dataset.from_list(docs)
+
+
+def caption_doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> str:
+    return f"{CAPTION_SYSTEM}\n\n{CAPTION_USER}"
+
+
+def caption_doc_to_messages(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> list[dict]:
+    content = [{"type": "image", "url": image} for image in doc_to_visual(doc)]
+    content.append({"type": "text", "text": CAPTION_USER})
+    return [{"role": "system", "content": [{"type": "text", "text": CAPTION_SYSTEM}]}, {"role": "user", "content": content}]
+
+
+def caption_doc_to_target(doc: dict[str, Any]) -> str:
+    return doc["caption"]
+
+
+def caption_process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
+    prediction = response_text(results)
+    failed = aggregate.is_failed_request(prediction)
+    sample = {"item_id": doc["item_id"], "reference": doc["caption"], "prediction": prediction, "status": aggregate.STATUS_FAILED if failed else aggregate.STATUS_OK}
+    return {name: sample for name in CAPTION_METRICS}
+
+
+def caption_scores(items: list) -> dict:
+    """CSS and judge accuracy over the run's captions (once per task, shared by its metrics)."""
+    key = hashlib.sha256(json.dumps(sorted((it["item_id"], it["prediction"]) for it in items)).encode()).hexdigest()
+    with _caption_lock:
+        if key in _caption_memo:
+            return _caption_memo[key]
+        done = sorted(aggregate.scored(items), key=lambda it: it["item_id"])
+        model = os.environ.get(SBERT_ENV, "").strip() or SBERT_DEFAULT
+        css = cosine_similarities([it["reference"] for it in done], [it["prediction"] for it in done], model)
+        engine = Engine.from_env(JUDGE_PREFIX, defaults=JUDGE_DEFAULTS)
+        answers = engine.run([CAPTION_JUDGE.format(reference=it["reference"], candidate=it["prediction"]) for it in done], desc="SubtleBench caption judge")
+        verdicts = [None if a.failed else parse_yes_no(a.text) for a in answers]
+        judged = [v for v in verdicts if v is not None]
+        check_failures(len(verdicts) - len(judged), len(verdicts), engine.config.max_failed, "SubtleBench caption judge")
+        out = {
+            "css": sum(css) / len(css) if css else float("nan"),
+            "judge_accuracy": sum(judged) / len(judged) if judged else float("nan"),
+            "counts": {"n": len(items), "scored": len(done), "failed": len(items) - len(done), "judged": len(judged), "unjudged": len(verdicts) - len(judged), "sbert_model": model},
+        }
+        _caption_memo[key] = out
+        return out
+
+
+def aggregate_css(items: list) -> float:
+    return caption_scores(items)["css"]
+
+
+def aggregate_judge_accuracy(items: list) -> float:
+    return caption_scores(items)["judge_accuracy"]
+
+
+def aggregate_caption_counts(items: list) -> dict:
+    return caption_scores(items)["counts"]

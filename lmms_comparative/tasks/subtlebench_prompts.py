@@ -40,3 +40,14 @@ def user_prompt(question: str, options_text: str) -> str:
         "Carefully examine the images and choose the best description of the key visual difference.\n"
         f"\nOptions:\n{options_text}"
     )
+
+
+# Paper Figure 16 ("Captioning prompt"); official prompts/free_form_evaluator.py
+# get_image_comparison_system_prompt_simple and get_image_comparison_user_prompt.
+CAPTION_SYSTEM = """You are an expert at visual analysis and image comparison. Compare the two images and briefly describe what's different between them.
+
+Keep your response concise and direct. Use simple phrases like "In the first image, X, however in the second image, Y" or "X appeared in the second image" or "In the first image, X is relatively Y". Avoid detailed explanations or structured lists."""
+CAPTION_USER = "Describe the differences between the two images"
+
+# Paper appendix B.3 (LLM-as-a-judge, after Lin et al., 2025).
+CAPTION_JUDGE = 'Reference caption: "{reference}" Candidate caption: "{candidate}" Does the candidate caption match the reference caption? Answer Yes or No.'
