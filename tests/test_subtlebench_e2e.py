@@ -155,3 +155,31 @@ def test_failed_requests_are_counted_apart_not_scored(subtlebench_root, hf_home,
         assert row["accuracy,none"] == pytest.approx(sum(hits) / len(hits))
         assert all(s["accuracy"]["correct"] is None for s in samples[task] if s["accuracy"]["status"] == "failed")
     assert "model requests failed; they are excluded from the scores" in proc.stdout + proc.stderr
+
+
+def test_prompting_strategies_send_their_images_and_prompts(subtlebench_root, hf_home, tmp_path):
+    from lmms_comparative.tasks.subtlebench_prompts import SYSTEM_PROMPTS
+
+    records = fixture_records(subtlebench_root)
+    answers = {r["question"]: r["answer"] for r in records}
+    expected_images = {"grid": 2, "concat": 1, "overlap": 3, "subtract": 3, "highlight": 4}
+    tasks = {"grid": "subtlebench_grid_qn", "concat": "subtlebench_concat_ex", "overlap": "subtlebench_overlap_at", "subtract": "subtlebench_subtract_vp", "highlight": "subtlebench_highlight_sp"}
+    with FakeOpenAI(make_responder(answers)) as server:
+        proc = run_cli(
+            ["--model", "openai", "--model_args", f"model_version=vlm,base_url={server.base_url},api_key=sk-x", "--tasks", ",".join(tasks.values()), "--output_path", str(tmp_path)],
+            env=base_env(hf_home, SUBTLEBENCH_ROOT=str(subtlebench_root)),
+        )
+        requests = list(server.requests)
+    results, _ = read_run(tmp_path, proc)
+    by_system = {}
+    for body in requests:
+        by_system.setdefault(body["messages"][0]["content"][0]["text"], []).append(body)
+    for strategy, task in tasks.items():
+        bodies = by_system[SYSTEM_PROMPTS[strategy]]
+        assert len(bodies) == 4 and all(len(message_images(b)) == expected_images[strategy] for b in bodies), strategy
+        assert 0.0 <= results["results"][task]["accuracy,none"] <= 1.0
+    concat = message_images(by_system[SYSTEM_PROMPTS["concat"]][0])[0]
+    assert concat.size == (64 + 1 + 64, 64)
+    overlap_text = message_text({"messages": by_system[SYSTEM_PROMPTS["overlap"]][0]["messages"][1:]})
+    assert overlap_text.startswith("I am showing you three images:\n1. First image\n2. Second image\n3. Overlapped image (50/50 blend of first and second images)\nQuestion: ")
+    assert "key visual difference of first and second images.\n\nOptions:\n" in overlap_text

@@ -15,6 +15,7 @@ from typing import Any
 from datasets import Dataset
 from loguru import logger
 
+from lmms_comparative.data import image_transforms as transforms
 from lmms_comparative.data import subtlebench as data
 from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
@@ -66,21 +67,51 @@ def doc_to_visual(doc: dict[str, Any]) -> list:
     return load_images(doc, ("image_1", "image_2"))
 
 
-def user_text(doc: dict[str, Any]) -> str:
-    return user_prompt(doc["question"], format_options(doc["options"]))
+# The prompting strategies' inputs (paper §4.1, appendix B.2). lmms-eval calls doc_to_visual with
+# the doc alone, so each strategy has its own function, named in its YAML.
+def doc_to_visual_grid(doc: dict[str, Any]) -> list:
+    return [transforms.grid_overlay(image) for image in doc_to_visual(doc)]
+
+
+def doc_to_visual_concat(doc: dict[str, Any]) -> list:
+    return [transforms.concatenate(*doc_to_visual(doc))]
+
+
+def doc_to_visual_overlap(doc: dict[str, Any]) -> list:
+    first, second = doc_to_visual(doc)
+    return [first, second, transforms.overlap(first, second)]
+
+
+def doc_to_visual_subtract(doc: dict[str, Any]) -> list:
+    first, second = doc_to_visual(doc)
+    return [first, second, transforms.subtraction(first, second)]
+
+
+def doc_to_visual_highlight(doc: dict[str, Any]) -> list:
+    first, second = doc_to_visual(doc)
+    return [first, second, *transforms.highlight(first, second)]
+
+
+VISUALS = {"grid": doc_to_visual_grid, "concat": doc_to_visual_concat, "overlap": doc_to_visual_overlap, "subtract": doc_to_visual_subtract, "highlight": doc_to_visual_highlight}
+
+
+def user_text(doc: dict[str, Any], strategy: str = "standard") -> str:
+    return user_prompt(doc["question"], format_options(doc["options"]), strategy)
 
 
 def doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> str:
     """Prompt for simple (non-chat) models: the system prompt, a blank line, then the user turn."""
-    return f"{SYSTEM_PROMPTS[_prompt_type(lmms_eval_specific_kwargs)]}\n\n{user_text(doc)}"
+    strategy = _prompt_type(lmms_eval_specific_kwargs)
+    return f"{SYSTEM_PROMPTS[strategy]}\n\n{user_text(doc, strategy)}"
 
 
 def doc_to_messages(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> list[dict]:
-    """Chat models: system turn, then a user turn with image 1, image 2 and the question
+    """Chat models: system turn, then a user turn with the images and the question
     (the official message layout, prompts/multiple_choice_evaluator.py ``_build_messages``)."""
-    system = SYSTEM_PROMPTS[_prompt_type(lmms_eval_specific_kwargs)]
-    content = [{"type": "image", "url": image} for image in doc_to_visual(doc)]
-    content.append({"type": "text", "text": user_text(doc)})
+    strategy = _prompt_type(lmms_eval_specific_kwargs)
+    system = SYSTEM_PROMPTS[strategy]
+    content = [{"type": "image", "url": image} for image in VISUALS.get(strategy, doc_to_visual)(doc)]
+    content.append({"type": "text", "text": user_text(doc, strategy)})
     return [
         {"role": "system", "content": [{"type": "text", "text": system}]},
         {"role": "user", "content": content},

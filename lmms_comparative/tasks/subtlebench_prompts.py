@@ -29,17 +29,87 @@ Your task is to carefully analyze both images and identify the main difference b
 ### Answer
 [answer (single letter)]"""
 
-SYSTEM_PROMPTS = {"standard": STANDARD_SYSTEM, "reasoning": REASONING_SYSTEM}
+_ANSWER_ONLY = "- Respond **only** with the answer letter (A, B, C, D, etc.). Do not provide any reasoning or explanation."
+
+# Paper Figure 11 ("Grid prompt"); the official code reuses its reasoning prompt for grid images.
+GRID_SYSTEM = f"""You are a helpful assistant that answers multiple-choice questions about differences between two images. The grid lines are added to both images to help you compare the objects better. Your task is to carefully analyze both images and identify the main difference between them.
+
+{_BASE_GUIDELINES}
+{_ANSWER_ONLY}"""
+
+# Official MULTIPLE_CHOICE_CONCATENATED_SYSTEM_PROMPT; paper Figure 12.
+CONCAT_SYSTEM = f"""You are a helpful assistant that answers multiple-choice questions about differences between two images that are concatenated horizontally (first image on the left and second image on the right, separated by a black line).
+Your task is to carefully analyze both images and identify the main difference between them.
+
+{_BASE_GUIDELINES}
+{_ANSWER_ONLY}"""
+
+# Official MULTIPLE_CHOICE_OVERLAPPED_SYSTEM_PROMPT; paper Figure 14.
+OVERLAP_SYSTEM = f"""You are a helpful assistant that answers multiple-choice questions about differences between two images.
+Your task is to carefully analyze first and second images and identify the main difference between them. The third image is the overlay of the first and second images. You may use the third image to help you analyze the difference between the first and second images.
+
+{_BASE_GUIDELINES}
+{_ANSWER_ONLY}"""
+
+# Official MULTIPLE_CHOICE_SUBSTRACT_SYSTEM_PROMPT; paper Figure 15.
+SUBTRACT_SYSTEM = f"""You are a helpful assistant that answers multiple-choice questions about differences between two images.
+Your task is to carefully analyze first and second images and identify the main difference between them. The third image is a black-and-white difference map between the first and second images, where brighter areas indicate larger differences. You may use the third image to help you analyze the difference between the first and second images.
+
+{_BASE_GUIDELINES}
+{_ANSWER_ONLY}"""
+
+# Paper Figure 13 ("Highlighting prompt"); the official repository has no highlight code.
+HIGHLIGHT_SYSTEM = f"""You are a helpful assistant that answers multiple-choice questions about differences between two images. Your task is to carefully analyze the images and identify the main difference between them. I am showing you four images:
+
+1. Original first image
+2. Original second image
+3. Highlighted first image (with areas of significant change marked with green boxes, and other areas dimmed)
+4. Highlighted second image (with the same areas marked)
+
+The highlighted images help you focus on the most significant differences between the two images. Use them to quickly identify where the changes occur, then examine those areas carefully in the original images.
+
+{_BASE_GUIDELINES}
+- Focus on the green-boxed regions in the highlighted images to identify where changes occur.
+{_ANSWER_ONLY}"""
+
+SYSTEM_PROMPTS = {
+    "standard": STANDARD_SYSTEM,
+    "reasoning": REASONING_SYSTEM,
+    "grid": GRID_SYSTEM,
+    "concat": CONCAT_SYSTEM,
+    "overlap": OVERLAP_SYSTEM,
+    "subtract": SUBTRACT_SYSTEM,
+    "highlight": HIGHLIGHT_SYSTEM,
+}
+
+# Official create_overlapped_messages / create_substract_messages preambles; paper Figures 13-15.
+PREAMBLES = {
+    "overlap": "I am showing you three images:\n1. First image\n2. Second image\n3. Overlapped image (50/50 blend of first and second images)",
+    "subtract": "I am showing you three images:\n1. First image\n2. Second image\n3. Black-and-white difference map between the first and second images",
+    "highlight": (
+        "I am showing you four images:\n1. Original first image\n2. Original second image\n"
+        "3. Highlighted first image (green boxes mark significant change areas, other areas dimmed)\n"
+        "4. Highlighted second image (same areas marked)\n\n"
+        "The highlighted images (3 and 4) show you WHERE the main differences are located. The green boxes indicate the top 2-3 most "
+        "significant change regions. Use these to guide your attention, then carefully examine those specific areas in the original "
+        "images (1 and 2) to determine WHAT the difference is."
+    ),
+}
 
 
-def user_prompt(question: str, options_text: str) -> str:
-    """The two-image user turn (official ``_get_user_prompt`` without a preamble)."""
-    return (
-        f"Question: {question}\n"
-        "\n"
-        "Carefully examine the images and choose the best description of the key visual difference.\n"
-        f"\nOptions:\n{options_text}"
-    )
+def user_prompt(question: str, options_text: str, strategy: str = "standard") -> str:
+    """The user turn (official ``_get_user_prompt``): with a preamble for the overlap and subtract
+    strategies, whose instruction then says "...of first and second images"; the highlight
+    prompt (paper Figure 13) keeps the plain instruction after its preamble."""
+    preamble = PREAMBLES.get(strategy)
+    parts = [preamble] if preamble else []
+    parts += [f"Question: {question}", ""]
+    if strategy in ("overlap", "subtract"):
+        parts.append("Carefully examine the images and choose the best description of the key visual difference of first and second images.")
+    else:
+        parts.append("Carefully examine the images and choose the best description of the key visual difference.")
+    parts.append(f"\nOptions:\n{options_text}")
+    return "\n".join(parts)
 
 
 # Paper Figure 16 ("Captioning prompt"); official prompts/free_form_evaluator.py

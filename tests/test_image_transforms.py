@@ -1,0 +1,57 @@
+"""The prompting strategies' image constructions on synthetic arrays."""
+
+from __future__ import annotations
+
+import numpy as np
+from PIL import Image
+
+from lmms_comparative.data import image_transforms as T
+
+
+def _img(array) -> Image.Image:
+    return Image.fromarray(np.asarray(array, dtype=np.uint8))
+
+
+def test_grid_lines_are_black_at_thirty_percent():
+    out = np.asarray(T.grid_overlay(_img(np.full((40, 40, 3), 200))))
+    assert out.shape == (40, 40, 3)
+    assert abs(int(out[10, 5, 0]) - round(200 * 0.7)) <= 1  # on the line y = 40 // 4
+    assert out[5, 5, 0] == 200  # off the lines
+    assert (out[:, 10, 0] < 200).all() and (out[:, 9, 0] < 200).all() and (out[:, 11, 0] < 200).all()  # 3 px wide
+
+
+def test_concatenation_has_a_one_pixel_black_separator():
+    out = np.asarray(T.concatenate(_img(np.full((10, 20, 3), 255)), _img(np.full((20, 10, 3), 100))))
+    assert out.shape == (10, 20 + 1 + 5, 3)
+    assert (out[:, 20] == 0).all() and (out[:, :20] == 255).all() and (out[:, 21:] == 100).all()
+
+
+def test_overlap_is_the_mean():
+    out = np.asarray(T.overlap(_img(np.full((8, 8, 3), 200)), _img(np.full((8, 8, 3), 100))))
+    assert (np.abs(out.astype(int) - 150) <= 1).all()
+
+
+def test_subtraction_is_normalised_by_its_maximum():
+    a = np.zeros((6, 6, 3))
+    b = np.zeros((6, 6, 3))
+    b[0, 0] = 60
+    b[1, 1] = 30
+    out = np.asarray(T.subtraction(_img(a), _img(b)))[..., 0]
+    assert out[0, 0] == 255 and abs(int(out[1, 1]) - 127) <= 1 and out[5, 5] == 0
+    assert (np.asarray(T.subtraction(_img(a), _img(a))) == 0).all()  # no division by zero
+
+
+def test_highlight_keeps_large_regions_only_and_dims_the_rest():
+    a = np.full((200, 200, 3), 200)  # changes cover 5% of it: the 90th percentile of G is 0
+    b = a.copy()
+    b[10:40, 10:40] = 0  # largest change, 900 px
+    b[60:80, 60:80] = 0  # 400 px: under half of the largest, dropped
+    b[10:35, 60:90] = 0  # 750 px: kept
+    boxes = T.change_boxes(T.difference_map(_img(a), _img(b)))
+    assert sorted(boxes) == [(10, 10, 40, 40), (60, 10, 90, 35)]
+    h1, h2 = T.highlight(_img(a), _img(b))
+    h1 = np.asarray(h1)
+    assert tuple(h1[20, 20]) == (200, 200, 200)  # inside a box: untouched
+    assert tuple(h1[70, 70]) == (100, 100, 100)  # outside: dimmed by 0.5
+    assert tuple(h1[150, 150]) == (100, 100, 100)
+    assert tuple(h1[10, 25]) == (0, 255, 0)  # green border
