@@ -3,8 +3,10 @@
     lmms-comparative include-path          print the folder to pass to lmms-eval --include_path
     lmms-comparative fixture subtlebench DIR
                                            write a small generated dataset in the official layout
-    lmms-comparative demo [--output DIR]   the offline default run: generated SubtleBench data,
+    lmms-comparative demo [--output DIR]   the offline default run: synthetic SubtleBench pairs,
                                            the real lmms-eval CLI, the random_choice baseline
+    lmms-comparative synthetic DIR [--per-type N] [--param TYPE.FIELD=VALUE ...]
+                                           the paper's synthetic pairs in the SubtleBench layout
     lmms-comparative captionqa-export RESULTS_DIR -o captions.json
                                            {id: caption} from CaptionQA samples logs (the format
                                            the CaptionQA authors score on their private set)
@@ -56,15 +58,20 @@ def _print_summary(results: dict, tasks: list[str]) -> None:
             print(f"{name:<20} {n:>5} {acc:>9.3f} {chance:>7.3f}")
 
 
+SYNTHETIC_TASKS = ["subtlebench_at", "subtlebench_ex", "subtlebench_qn", "subtlebench_vp", "subtlebench_sp"]
+
+
 def demo(output: str | None, seed: int) -> int:
+    from lmms_comparative.data import synthetic
+
     output = Path(output or "demo_output").resolve()
-    data_root = output / "subtlebench_data"
-    _build_fixture("subtlebench", str(data_root))
+    data_root = output / "subtlebench_synthetic"
+    synthetic.generate(data_root, per_type=20, seed=seed)
     env = dict(os.environ, SUBTLEBENCH_ROOT=str(data_root), HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1")
     cmd = [
         sys.executable, "-m", "lmms_eval",
         "--model", "random_choice", "--model_args", f"seed={seed}",
-        "--tasks", "subtlebench",
+        "--tasks", ",".join(SYNTHETIC_TASKS),
         "--output_path", str(output / "results"), "--log_samples",
         "--verbosity", "WARNING",
     ]  # fmt: skip
@@ -77,8 +84,8 @@ def demo(output: str | None, seed: int) -> int:
         return 1
     results = json.loads(path.read_text())
     print(f"\nresults: {path}")
-    _print_summary(results, ["subtlebench"] + [f"subtlebench_{k}" for k in ("at", "st", "em", "tm", "sp", "ex", "qn", "ql", "vp", "ac")])
-    return 0 if "subtlebench" in results.get("groups", {}) else 1
+    _print_summary(results, SYNTHETIC_TASKS)
+    return 0 if all(t in results.get("results", {}) for t in SYNTHETIC_TASKS) else 1
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -88,9 +95,15 @@ def main(argv: list[str] | None = None) -> int:
     fx = sub.add_parser("fixture", help="write a small generated dataset in a benchmark's official layout")
     fx.add_argument("benchmark", choices=sorted(FIXTURES))
     fx.add_argument("directory")
-    dm = sub.add_parser("demo", help="offline run of the SubtleBench tasks on generated data with the random_choice baseline")
+    dm = sub.add_parser("demo", help="offline run of the SubtleBench tasks on synthetic pairs with the random_choice baseline")
     dm.add_argument("--output", default=None, help="folder for the data and results (default: ./demo_output)")
     dm.add_argument("--seed", type=int, default=0)
+    syn = sub.add_parser("synthetic", help="generate VLM-SubtleBench synthetic pairs in the SubtleBench layout")
+    syn.add_argument("directory")
+    syn.add_argument("--per-type", type=int, default=20)
+    syn.add_argument("--seed", type=int, default=0)
+    syn.add_argument("--types", default="attribute,existence,quantity,viewpoint,spatial")
+    syn.add_argument("--param", action="append", default=[], metavar="TYPE.FIELD=VALUE", help="a difficulty factor, e.g. attribute.brightness_shift=0.25 or existence.n_shapes=4,8 (repeatable)")
     ex = sub.add_parser("captionqa-export", help="write {id: caption} JSON from CaptionQA samples logs")
     ex.add_argument("results_dir", help="an lmms-eval --output_path of a run with --log_samples")
     ex.add_argument("-o", "--output", required=True)
@@ -102,6 +115,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "fixture":
         root = _build_fixture(args.benchmark, args.directory)
         print(f"{FIXTURES[args.benchmark][0]}={root}")
+        return 0
+    if args.command == "synthetic":
+        from lmms_comparative.data import synthetic
+
+        root = synthetic.generate(args.directory, args.per_type, args.seed, synthetic.params_from_specs(args.param), tuple(t for t in args.types.split(",") if t))
+        print(f"SUBTLEBENCH_ROOT={root}")
         return 0
     if args.command == "captionqa-export":
         from lmms_comparative.tasks.captionqa import export_captions

@@ -86,3 +86,16 @@ def test_missing_root_fails_with_a_message_naming_it(hf_home, tmp_path):
     assert not list((tmp_path / "out").glob("**/*_results.json"))
     logs = proc.stdout + proc.stderr
     assert "SUBTLEBENCH_ROOT=" in logs and "no_such_copy" in logs
+
+
+def test_readme_demo_runs_offline_on_synthetic_pairs(hf_home, tmp_path):
+    """The README's first command (after install): synthetic pairs, the real CLI, the baseline."""
+    env = base_env(hf_home)
+    proc = subprocess.run([sys.executable, "-m", "lmms_comparative", "demo", "--output", str(tmp_path)], env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    results, samples = read_run(tmp_path / "results", proc)
+    for task in ("subtlebench_at", "subtlebench_ex", "subtlebench_qn", "subtlebench_vp", "subtlebench_sp"):
+        row = results["results"][task]
+        assert row["counts,none"]["n"] == 20 and row["counts,none"]["unparsed"] == 0
+        assert f"{task} " in proc.stdout
+    assert results["results"]["subtlebench_qn"]["chance,none"] == 0.5 and results["results"]["subtlebench_ex"]["chance,none"] == 0.25
