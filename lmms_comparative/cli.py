@@ -47,45 +47,52 @@ def find_results(output_path: str | Path) -> Path:
     return Path(found[-1])
 
 
-def _print_summary(results: dict, tasks: list[str]) -> None:
-    table = {**results.get("results", {}), **results.get("groups", {})}
-    print(f"{'task':<20} {'n':>5} {'accuracy':>9} {'chance':>7}")
-    for name in tasks:
-        row = table.get(name, {})
-        acc, chance = row.get("accuracy,none"), row.get("chance,none")
-        n = row.get("counts,none", {}).get("n", row.get("samples", ""))
-        if isinstance(acc, float):
-            print(f"{name:<20} {n:>5} {acc:>9.3f} {chance:>7.3f}")
+def _print_table(runs: dict[str, dict], tasks: list[str]) -> None:
+    """One row per task: n, chance, then each model's accuracy."""
+    models = list(runs)
+    print(f"{'task':<16} {'n':>4} {'chance':>7} " + " ".join(f"{m:>13}" for m in models))
+    for task in tasks:
+        rows = [runs[m].get("results", {}).get(task, {}) for m in models]
+        n = rows[0].get("counts,none", {}).get("n", "")
+        chance = rows[0].get("chance,none")
+        chance_text = f"{chance:.3f}" if isinstance(chance, float) else "-"
+        accs = " ".join(f"{r['accuracy,none']:>13.3f}" if isinstance(r.get("accuracy,none"), float) else f"{'-':>13}" for r in rows)
+        print(f"{task:<16} {n:>4} {chance_text:>7} {accs}")
 
 
 SYNTHETIC_TASKS = ["subtlebench_at", "subtlebench_ex", "subtlebench_qn", "subtlebench_vp", "subtlebench_sp"]
+BASELINES = ("random_choice", "pixel_diff")
 
 
 def demo(output: str | None, seed: int) -> int:
+    """Synthetic SubtleBench pairs, then each bundled baseline through the real lmms-eval CLI."""
     from lmms_comparative.data import synthetic
 
     output = Path(output or "demo_output").resolve()
     data_root = output / "subtlebench_synthetic"
     synthetic.generate(data_root, per_type=20, seed=seed)
     env = dict(os.environ, SUBTLEBENCH_ROOT=str(data_root), HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1")
-    cmd = [
-        sys.executable, "-m", "lmms_eval",
-        "--model", "random_choice", "--model_args", f"seed={seed}",
-        "--tasks", ",".join(SYNTHETIC_TASKS),
-        "--output_path", str(output / "results"), "--log_samples",
-        "--verbosity", "WARNING",
-    ]  # fmt: skip
-    print("$ SUBTLEBENCH_ROOT=" + str(data_root) + " " + " ".join(cmd[2:]).replace("lmms_eval", "lmms-eval", 1), flush=True)
-    proc = subprocess.run(cmd, env=env)
-    try:
-        path = find_results(output / "results")
-    except FileNotFoundError as exc:
-        print(f"demo failed: {exc} (lmms-eval exited {proc.returncode})", file=sys.stderr)
-        return 1
-    results = json.loads(path.read_text())
-    print(f"\nresults: {path}")
-    _print_summary(results, SYNTHETIC_TASKS)
-    return 0 if all(t in results.get("results", {}) for t in SYNTHETIC_TASKS) else 1
+    runs = {}
+    for model in BASELINES:
+        cmd = [
+            sys.executable, "-m", "lmms_eval",
+            "--model", model, "--model_args", f"seed={seed}",
+            "--tasks", ",".join(SYNTHETIC_TASKS),
+            "--output_path", str(output / "results" / model), "--log_samples",
+            "--verbosity", "WARNING",
+        ]  # fmt: skip
+        print(f"$ SUBTLEBENCH_ROOT={data_root} lmms-eval " + " ".join(cmd[3:]), flush=True)
+        proc = subprocess.run(cmd, env=env)
+        try:
+            path = find_results(output / "results" / model)
+        except FileNotFoundError as exc:
+            print(f"demo failed: {exc} (lmms-eval exited {proc.returncode})", file=sys.stderr)
+            return 1
+        runs[model] = json.loads(path.read_text())
+        print(f"results: {path}")
+    print()
+    _print_table(runs, SYNTHETIC_TASKS)
+    return 0 if all(t in run.get("results", {}) for run in runs.values() for t in SYNTHETIC_TASKS) else 1
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -71,6 +71,10 @@ def model_manifests():
             model_id="random_choice",
             simple_class_path="lmms_comparative.models.random_choice.RandomChoice",
         ),
+        ModelManifest(
+            model_id="pixel_diff",
+            simple_class_path="lmms_comparative.models.pixel_diff.PixelDiff",
+        ),
     ]
 
 
