@@ -7,6 +7,9 @@
                                            the real lmms-eval CLI, the random_choice baseline
     lmms-comparative synthetic DIR [--per-type N] [--param TYPE.FIELD=VALUE ...]
                                            the paper's synthetic pairs in the SubtleBench layout
+    lmms-comparative report RESULTS_DIR [RESULTS_DIR ...] -o OUT
+                                           the papers' tables (with reference rows and bootstrap
+                                           intervals) and charts, as Markdown and PNG
     lmms-comparative captionqa-export RESULTS_DIR -o captions.json
                                            {id: caption} from CaptionQA samples logs (the format
                                            the CaptionQA authors score on their private set)
@@ -105,6 +108,9 @@ def main(argv: list[str] | None = None) -> int:
     dm = sub.add_parser("demo", help="offline run of the SubtleBench tasks on synthetic pairs with the random_choice baseline")
     dm.add_argument("--output", default=None, help="folder for the data and results (default: ./demo_output)")
     dm.add_argument("--seed", type=int, default=0)
+    rp = sub.add_parser("report", help="the papers' tables and charts from lmms-eval results directories")
+    rp.add_argument("results_dirs", nargs="+", help="lmms-eval --output_path folders (one or several models)")
+    rp.add_argument("-o", "--output", default="report", help="folder for report.md and the PNG charts")
     syn = sub.add_parser("synthetic", help="generate VLM-SubtleBench synthetic pairs in the SubtleBench layout")
     syn.add_argument("directory")
     syn.add_argument("--per-type", type=int, default=20)
@@ -122,6 +128,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "fixture":
         root = _build_fixture(args.benchmark, args.directory)
         print(f"{FIXTURES[args.benchmark][0]}={root}")
+        return 0
+    if args.command == "report":
+        from lmms_comparative.report import write_report
+
+        path = write_report(args.results_dirs, args.output)
+        print(f"report: {path}")
         return 0
     if args.command == "synthetic":
         from lmms_comparative.data import synthetic

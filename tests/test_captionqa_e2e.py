@@ -303,3 +303,16 @@ def test_two_processes_give_one_qa_pass_and_the_same_scores(cqa_root, hf_home, t
         assert len(questions) == len(set(questions)) == 30  # 2 domains x 3 image sets x 5 scorable questions
         scores.append({t: results["results"][t]["score,none"] for t in ("captionqa_simple_natural", "captionqa_simple_document")})
     assert scores[0] == scores[1]
+
+
+def test_report_tables_and_radar(server_run, tmp_path):
+    from lmms_comparative.report import write_report
+
+    *_, out, _ = server_run
+    markdown = write_report([str(out / "results")], tmp_path).read_text()
+    assert "## CaptionQA" in markdown and re.search(r"^\| vlm \| simple \| ", markdown, re.M)
+    radar = tmp_path / "captionqa_simple_natural_radar.png"
+    from PIL import Image
+
+    image = Image.open(radar).convert("RGB")
+    assert image.width >= 500 and len(image.getcolors(maxcolors=1 << 20) or []) > 20

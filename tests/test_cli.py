@@ -108,3 +108,28 @@ def test_readme_demo_runs_offline_on_synthetic_pairs(hf_home, tmp_path):
     pixel_mean = sum(pixels["results"][t]["accuracy,none"] for t in tasks) / 5
     chance_mean = sum(guess["results"][t]["chance,none"] for t in tasks) / 5
     assert pixel_mean > chance_mean + 0.3
+
+
+def _nontrivial_png(path: Path) -> None:
+    from PIL import Image
+
+    image = Image.open(path).convert("RGB")
+    assert image.width >= 600 and image.height >= 400
+    assert len(image.getcolors(maxcolors=1 << 20) or []) > 20  # bars, marks, text: not a blank canvas
+
+
+def test_report_tables_and_chart_from_two_baseline_runs(subtlebench_root, hf_home, tmp_path):
+    from lmms_comparative.cli import main
+
+    for model in ("random_choice", "pixel_diff"):
+        run_cli(["--model", model, "--tasks", "subtlebench", "--output_path", str(tmp_path / model), "--log_samples"], env=base_env(hf_home, SUBTLEBENCH_ROOT=str(subtlebench_root)))
+    assert main(["report", str(tmp_path / "random_choice"), str(tmp_path / "pixel_diff"), "-o", str(tmp_path / "report")]) == 0
+    markdown = (tmp_path / "report" / "report.md").read_text()
+    results, samples = read_run(tmp_path / "random_choice")
+    row = re.search(r"^\| random_choice \| (.*) \|$", markdown, re.M).group(1).split(" | ")
+    assert len(row) == 11  # ten types and AVG
+    avg = results["groups"]["subtlebench"]["accuracy,none"] * 100
+    assert row[-1].startswith(f"{avg:.1f} ±")
+    assert "| Human Eval (paper) | 92.0 |" in markdown and "| Random Guess (paper) | 35.9 |" in markdown
+    assert "By domain" in markdown
+    _nontrivial_png(tmp_path / "report" / "subtlebench_types.png")

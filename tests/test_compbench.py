@@ -123,11 +123,11 @@ def cb_run(cb_root, hf_home, tmp_path_factory):
         )
         requests = list(server.requests)
     results, samples = read_run(out, proc)
-    return records, requests, results, samples, proc
+    return records, requests, results, samples, proc, out
 
 
 def test_every_column_scores_as_the_policy_predicts(cb_run, cb_root):
-    records, _, results, samples, _ = cb_run
+    records, _, results, samples, _, _ = cb_run
     for column in COLUMNS:
         row = results["results"][f"compbench_{column}"]
         want = expected_accuracy(records, column)
@@ -144,20 +144,20 @@ def test_every_column_scores_as_the_policy_predicts(cb_run, cb_root):
 
 
 def test_chance_levels_follow_the_paper(cb_run):
-    _, _, results, _, _ = cb_run
+    _, _, results, _, _, _ = cb_run
     chance = {c: results["results"][f"compbench_{c}"]["chance,none"] for c in COLUMNS}
     assert chance["attribute_cub"] == 0.5 and chance["quantity_vqav2"] == pytest.approx(1 / 3)
     assert chance["existence_magicbrush"] == pytest.approx(1 / 4) and chance["quality_qbench2"] == pytest.approx(1 / 3)
 
 
 def test_unparseable_answers_are_counted_apart(cb_run, cb_root):
-    records, _, results, _, _ = cb_run
+    records, _, results, _, _, _ = cb_run
     garbage = [tag for tag in records if tag.startswith("ce-") and mode_of(tag) == "garbage"]
     assert results["results"]["compbench_emotion_celeba"]["counts,none"]["unparsed"] == len(garbage)
 
 
 def test_inputs_concatenated_by_default_and_paired_in_the_variant(cb_run):
-    _, requests, _, _, _ = cb_run
+    _, requests, _, _, _, _ = cb_run
     for body in requests:
         images = message_images(body)
         text = message_text(body)
@@ -174,3 +174,15 @@ def test_missing_annotation_file_is_named(hf_home, tmp_path):
     proc = run_cli(["--model", "random_choice", "--tasks", "compbench_spatiality_nyudepth", "--output_path", str(tmp_path / "o")], env=base_env(hf_home, COMPBENCH_ROOT=str(root)))
     assert not list((tmp_path / "o").glob("**/*_results.json"))
     assert "no annotation file for 'depth_label'" in proc.stdout + proc.stderr
+
+
+def test_report_has_the_sixteen_columns_and_the_position_bias(cb_run, tmp_path):
+    from lmms_comparative.report import write_report
+
+    _, _, results, _, _, out = cb_run
+    markdown = write_report([str(out)], tmp_path).read_text()
+    header = re.search(r"^\| Model \| ST \| FA .*$", markdown, re.M).group(0)
+    assert header.count("|") == 19  # Model, 16 columns, Avg
+    row = re.search(r"^\| vlm \| (.*) \|$", markdown, re.M).group(1).split(" | ")
+    assert row[-1].startswith(f"{results['groups']['compbench']['accuracy,none'] * 100:.1f}")
+    assert "| Chance level (paper) | 50.0 |" in markdown and "Truly Left" in markdown

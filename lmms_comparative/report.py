@@ -1,0 +1,313 @@
+"""``lmms-comparative report``: lmms-eval results directories as the papers' own tables and charts.
+
+For each benchmark present in the runs it writes the paper's table layout in Markdown, the paper's
+reference rows (chance, human) beside the models, 95% bootstrap intervals (± half-width, from the
+samples logs of ``--log_samples`` runs) for every number that has per-item values, and PNG charts.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lmms_comparative.metrics.bootstrap import bootstrap_ci, grouped_bootstrap_ci
+
+# ---- the papers' reference rows -----------------------------------------------------------------
+
+SUBTLEBENCH_TYPES = [("at", "AT"), ("st", "ST"), ("em", "EM"), ("tm", "TM"), ("sp", "SP"), ("ex", "EX"), ("qn", "QN"), ("ql", "QL"), ("vp", "VP"), ("ac", "AC")]
+# VLM-SubtleBench Table 2.
+SUBTLEBENCH_REFERENCE = {
+    "Random Guess (paper)": [35.9, 50.0, 50.0, 50.0, 36.6, 23.2, 48.9, 50.0, 42.1, 50.0, 43.3],
+    "Human Eval (paper)": [92.0, 93.0, 93.0, 93.0, 95.0, 97.0, 97.0, 99.0, 98.0, 98.0, 95.5],
+}
+COMPBENCH_COLUMNS = [
+    ("attribute_mitstates", "ST"), ("attribute_fashionpedia", "FA"), ("attribute_vaw", "VA"), ("attribute_cub", "CU"), ("attribute_wildfish", "WF"),
+    ("existence_magicbrush", "MB"), ("existence_spotdiff", "SD"), ("state_mitstates", "ST"), ("state_vaw", "VA"), ("emotion_celeba", "CE"),
+    ("emotion_fer2013", "FE"), ("temporality_soccernet", "SN"), ("temporality_compcars", "CC"), ("spatiality_nyudepth", "ND"), ("quantity_vqav2", "VQ"), ("quality_qbench2", "QB"),
+]  # fmt: skip
+# MLLM-CompBench Table 2 (the paper has no human row over the sixteen columns).
+COMPBENCH_REFERENCE = {"Chance level (paper)": [50.0, 50.0, 50.0, 50.0, 50.0, 8.6, 9.7, 50.0, 50.0, 50.0, 50.0, 50.0, 50.0, 50.0, 33.3, 37.4, 43.1]}
+VLM2_SUBTASKS = [("gc_mat", "GC Mat"), ("gc_trk", "GC Trk"), ("oc_cpr", "OC Cpr"), ("oc_cnt", "OC Cnt"), ("oc_grp", "OC Grp"), ("pc_cpr", "PC Cpr"), ("pc_cnt", "PC Cnt"), ("pc_grp", "PC Grp"), ("pc_vid", "PC VID")]
+# VLM2-Bench Table 1 (nine subtasks, then the Overall of the eight image subtasks).
+VLM2_REFERENCE = {
+    "Chance-Level (paper)": [25.00, 25.00, 50.00, 34.88, 25.00, 50.00, 34.87, 25.00, None, 33.72],
+    "Human-Level (paper)": [95.06, 98.11, 96.02, 94.23, 91.92, 97.08, 92.87, 91.17, 100.00, 95.16],
+}
+CAPTIONQA_DOMAINS = [("natural", "Natural"), ("document", "Document"), ("ecommerce", "E-commerce"), ("embodiedai", "Embodied AI")]
+VIDI_METRICS = [("bleu1", "BLEU-1"), ("bleu2", "BLEU-2"), ("bleu3", "BLEU-3"), ("bleu4", "BLEU-4"), ("rougeL", "ROUGE-L"), ("cider", "CIDEr")]
+
+
+@dataclass
+class Run:
+    name: str
+    results: dict
+    samples: dict[str, list[dict]] = field(default_factory=dict)
+
+    def row(self, task: str) -> dict:
+        return self.results.get("results", {}).get(task) or self.results.get("groups", {}).get(task) or {}
+
+    def value(self, task: str, metric: str):
+        return self.row(task).get(f"{metric},none")
+
+    def per_item(self, task: str, metric: str = "accuracy", key: str = "correct") -> list[float] | None:
+        rows = self.samples.get(task)
+        if not rows:
+            return None
+        values = [s.get(metric, {}).get(key) for s in rows]
+        return [float(v) for v in values if isinstance(v, (int, float))] or None
+
+
+def _run_name(results: dict, path: Path) -> str:
+    config = results.get("config", {})
+    args = str(config.get("model_args") or "")
+    for key in ("pretrained=", "model_version=", "model="):
+        if key in args:
+            return args.split(key, 1)[1].split(",", 1)[0]
+    return str(config.get("model") or path.parent.name)
+
+
+def load_runs(paths: list[str]) -> list[Run]:
+    """Every ``*_results.json`` under the given directories, with the samples logs beside it."""
+    runs: list[Run] = []
+    for base in paths:
+        found = sorted(glob.glob(os.path.join(base, "**", "*_results.json"), recursive=True))
+        if not found:
+            raise FileNotFoundError(f"no lmms-eval *_results.json under {base}")
+        for result_file in found:
+            path = Path(result_file)
+            results = json.loads(path.read_text())
+            prefix = path.name[: -len("_results.json")]
+            samples = {}
+            for sample_file in path.parent.glob(f"{prefix}_samples_*.jsonl"):
+                task = sample_file.stem.split("_samples_", 1)[1]
+                samples[task] = [json.loads(line) for line in sample_file.read_text().splitlines() if line.strip()]
+            runs.append(Run(_run_name(results, path), results, samples))
+    names = [r.name for r in runs]
+    for run in runs:  # make names unique
+        if names.count(run.name) > 1:
+            run.name = f"{run.name} ({runs.index(run) + 1})"
+    return runs
+
+
+# ---- formatting ---------------------------------------------------------------------------------
+
+
+def _cell(value, ci=None, scale: float = 100.0) -> str:
+    if not isinstance(value, (int, float)) or value != value:
+        return "-"
+    text = f"{value * scale:.1f}"
+    if ci is not None:
+        text += f" ±{max(ci[1] - value, value - ci[0]) * scale:.1f}"
+    return text
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _reference_rows(reference: dict[str, list]) -> list[list[str]]:
+    return [[name] + [("-" if v is None else f"{v:.1f}") for v in values] for name, values in reference.items()]
+
+
+# ---- one section per benchmark ------------------------------------------------------------------
+
+
+def subtlebench_section(runs: list[Run]) -> str | None:
+    runs = [r for r in runs if any(r.row(f"subtlebench_{k}") for k, _ in SUBTLEBENCH_TYPES)]
+    if not runs:
+        return None
+    rows = _reference_rows(SUBTLEBENCH_REFERENCE)
+    for run in runs:
+        cells = [run.name]
+        items_all = []
+        for key, _ in SUBTLEBENCH_TYPES:
+            task = f"subtlebench_{key}"
+            items = run.per_item(task)
+            items_all += items or []
+            cells.append(_cell(run.value(task, "accuracy"), bootstrap_ci(items) if items else None))
+        avg = run.value("subtlebench", "accuracy")
+        cells.append(_cell(avg, bootstrap_ci(items_all) if items_all and avg is not None else None))
+        rows.append(cells)
+        chance = [run.value(f"subtlebench_{k}", "chance") for k, _ in SUBTLEBENCH_TYPES] + [run.value("subtlebench", "chance")]
+        rows.append([f"chance on these items ({run.name})"] + [_cell(c) for c in chance])
+    out = ["## VLM-SubtleBench", "", "Accuracy (%), ± the half-width of a 95% bootstrap interval over items.", "", _table(["Model"] + [c for _, c in SUBTLEBENCH_TYPES] + ["AVG"], rows)]
+    domains = sorted({d for run in runs for d in (run.value("subtlebench", "by_domain") or {})})
+    if domains:
+        drows = [[run.name] + [_cell((run.value("subtlebench", "by_domain") or {}).get(d, {}).get("accuracy")) for d in domains] for run in runs]
+        out += ["", "By domain (paper Table 10):", "", _table(["Model"] + domains, drows)]
+    return "\n".join(out)
+
+
+def compbench_section(runs: list[Run]) -> str | None:
+    runs = [r for r in runs if any(r.row(f"compbench_{c}") for c, _ in COMPBENCH_COLUMNS)]
+    if not runs:
+        return None
+    rows = _reference_rows(COMPBENCH_REFERENCE)
+    bias_rows = []
+    for run in runs:
+        groups = [run.per_item(f"compbench_{c}") or [] for c, _ in COMPBENCH_COLUMNS]
+        cells = [run.name] + [_cell(run.value(f"compbench_{c}", "accuracy"), bootstrap_ci(g) if g else None) for (c, _), g in zip(COMPBENCH_COLUMNS, groups)]
+        cells.append(_cell(run.value("compbench", "accuracy"), grouped_bootstrap_ci(groups)))
+        rows.append(cells)
+        for c, label in COMPBENCH_COLUMNS:
+            bias = run.value(f"compbench_{c}", "left_bias")
+            if bias:
+                bias_rows.append([run.name, f"{c} ({label})", _cell(bias["predicted_left"]), _cell(bias["true_left"]), _cell(bias["gap"])])
+    header = ["Model"] + [label for _, label in COMPBENCH_COLUMNS] + ["Avg"]
+    out = ["## MLLM-CompBench", "", "Accuracy (%) per column of the paper's Table 2 (attribute ST FA VA CU WF, existence MB SD, state ST VA, emotion CE FE, temporality SN CC, spatiality ND, quantity VQ, quality QB).", "", _table(header, rows)]
+    if bias_rows:
+        out += ["", "Position bias: share of \"Left\" answers against the share of \"Left\" answers in the ground truth (%).", "", _table(["Model", "Column", "Answered Left", "Truly Left", "Gap"], bias_rows)]
+    return "\n".join(out)
+
+
+def vlm2bench_section(runs: list[Run]) -> str | None:
+    runs = [r for r in runs if any(r.row(f"vlm2bench_{t}") for t, _ in VLM2_SUBTASKS)]
+    if not runs:
+        return None
+    rows = _reference_rows(VLM2_REFERENCE)
+    human = VLM2_REFERENCE["Human-Level (paper)"][-1]
+    for run in runs:
+        cells = [run.name] + [_cell(run.value(f"vlm2bench_{t}", "score")) for t, _ in VLM2_SUBTASKS]
+        overall = run.value("vlm2bench", "score")
+        cells.append(_cell(overall))
+        cells.append(f"{overall * 100 - human:+.2f}" if isinstance(overall, float) else "-")
+        rows.append(cells)
+    rows = [r + ([f"{(VLM2_REFERENCE[r[0]][-1] or 0) - human:+.2f}"] if r[0] in VLM2_REFERENCE else []) for r in rows]
+    header = ["Model"] + [label for _, label in VLM2_SUBTASKS] + ["Overall", "Δ human"]
+    return "\n".join(["## VLM²-Bench", "", "Scores (%) as the paper's Table 1: pair accuracy (T/F), Acc_num (counting), accuracy (grouping), judge score (VID); Overall excludes VID.", "", _table(header, rows)])
+
+
+def captionqa_section(runs: list[Run]) -> str | None:
+    prompts = ["simple", "short", "long", "taxonomy"]
+    runs = [r for r in runs if any(r.row(f"captionqa_{p}_{d}") for p in prompts for d, _ in CAPTIONQA_DOMAINS) or r.row("captionqa_image_natural")]
+    if not runs:
+        return None
+    rows = []
+    for run in runs:
+        for prompt in prompts:
+            if not any(run.row(f"captionqa_{prompt}_{d}") for d, _ in CAPTIONQA_DOMAINS):
+                continue
+            rows.append([run.name, prompt, _cell(run.value(f"captionqa_{prompt}", "score"))] + [_cell(run.value(f"captionqa_{prompt}_{d}", "score")) for d, _ in CAPTIONQA_DOMAINS])
+    out = ["## CaptionQA", "", "Score (%) per domain and Overall (their unweighted mean), paper Table 3.", "", _table(["Model", "Prompt", "Overall"] + [label for _, label in CAPTIONQA_DOMAINS], rows)]
+    gap_rows = []
+    for run in runs:
+        image = [run.value(f"captionqa_image_{d}", "accuracy") for d, _ in CAPTIONQA_DOMAINS]
+        if not any(isinstance(v, float) for v in image):
+            continue
+        for prompt in prompts:
+            caption = [run.value(f"captionqa_{prompt}_{d}", "accuracy") for d, _ in CAPTIONQA_DOMAINS]
+            if any(isinstance(v, float) for v in caption):
+                gaps = [(i - c) if isinstance(i, float) and isinstance(c, float) else None for i, c in zip(image, caption)]
+                gap_rows.append([run.name, prompt] + [_cell(g) for g in gaps])
+    if gap_rows:
+        out += ["", "Caption-vs-image utility gap: QA-on-image accuracy minus QA-on-caption accuracy (points; paper Table 4).", "", _table(["Model", "Prompt"] + [label for _, label in CAPTIONQA_DOMAINS], gap_rows)]
+    return "\n".join(out)
+
+
+def vidi_section(runs: list[Run]) -> str | None:
+    runs = [r for r in runs if any(r.row(t) for t in ("vidi_granular", "vidi_global", "vidi_granular_avg", "vidi_global_avg"))]
+    if not runs:
+        return None
+    rows = []
+    for run in runs:
+        for setting in ("granular", "global"):
+            task = f"vidi_{setting}_avg" if run.row(f"vidi_{setting}_avg") else f"vidi_{setting}"
+            if not run.row(task):
+                continue
+            judge = [_cell(run.value(task, m)) for m in ("precision", "recall", "f1")] if setting == "global" else ["-"] * 3
+            rows.append([run.name, setting] + [_cell(run.value(task, m), scale=1 if m == "cider" else 100) for m, _ in VIDI_METRICS] + judge)
+    header = ["Model", "Setting"] + [label for _, label in VIDI_METRICS] + ["Judge P", "Judge R", "Judge F1"]
+    return "\n".join(["## ViDi", "", "Caption metrics (x100; CIDEr as is), averaged over both image orders where both ran; judge precision, recall, F1 (%) for the global setting.", "", _table(header, rows)])
+
+
+SECTIONS = (subtlebench_section, captionqa_section, vlm2bench_section, compbench_section, vidi_section)
+
+
+# ---- charts -------------------------------------------------------------------------------------
+
+
+def subtlebench_chart(runs: list[Run], path: Path) -> Path | None:
+    runs = [r for r in runs if any(r.row(f"subtlebench_{k}") for k, _ in SUBTLEBENCH_TYPES)]
+    if not runs:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    labels = [label for _, label in SUBTLEBENCH_TYPES]
+    x = np.arange(len(labels))
+    width = 0.8 / len(runs)
+    fig, ax = plt.subplots(figsize=(11, 4.5), dpi=110)
+    for i, run in enumerate(runs):
+        values = [(run.value(f"subtlebench_{k}", "accuracy") or 0) * 100 for k, _ in SUBTLEBENCH_TYPES]
+        ax.bar(x - 0.4 + width * (i + 0.5), values, width, label=run.name)
+    for name, style in (("Human Eval (paper)", dict(color="black", marker="_", s=420, linewidths=2.5)), ("Random Guess (paper)", dict(color="crimson", marker="_", s=420, linewidths=2.5))):
+        ax.scatter(x, SUBTLEBENCH_REFERENCE[name][:10], label=name, zorder=3, **style)
+    ax.set_xticks(x, labels)
+    ax.set_ylim(0, 100)
+    ax.set_ylabel("accuracy (%)")
+    ax.set_title("VLM-SubtleBench accuracy by difference type")
+    ax.legend(fontsize=8, ncol=2, loc="lower right")
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def captionqa_radar(runs: list[Run], prompt: str, domain: str, path: Path) -> Path | None:
+    task = f"captionqa_{prompt}_{domain}"
+    runs = [r for r in runs if r.value(task, "by_category")]
+    categories = sorted({c for r in runs for c in r.value(task, "by_category")})
+    if len(categories) < 3:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    angles = np.linspace(0, 2 * np.pi, len(categories), endpoint=False).tolist()
+    fig, ax = plt.subplots(figsize=(6.5, 6.5), dpi=110, subplot_kw={"polar": True})
+    for run in runs:
+        cats = run.value(task, "by_category")
+        values = [(cats.get(c, {}).get("score") or 0) * 100 for c in categories]
+        ax.plot(angles + angles[:1], values + values[:1], linewidth=2, label=run.name)
+        ax.fill(angles + angles[:1], values + values[:1], alpha=0.15)
+    ax.set_xticks(angles, [c.replace(" ", "\n", 1) for c in categories], fontsize=7)
+    ax.set_ylim(0, 100)
+    ax.set_title(f"CaptionQA {domain} ({prompt} prompt): score by category")
+    ax.legend(fontsize=8, loc="lower right", bbox_to_anchor=(1.15, -0.05))
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def write_report(paths: list[str], out_dir: str | Path) -> Path:
+    """Write report.md and the charts under ``out_dir``; returns the Markdown file."""
+    runs = load_runs(paths)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    parts = ["# lmms-comparative report", "", "Runs: " + ", ".join(f"`{r.name}`" for r in runs), ""]
+    for section in SECTIONS:
+        text = section(runs)
+        if text:
+            parts += [text, ""]
+    charts = [subtlebench_chart(runs, out / "subtlebench_types.png")]
+    for prompt in ("simple", "short", "long", "taxonomy"):
+        for domain, _ in CAPTIONQA_DOMAINS:
+            charts.append(captionqa_radar(runs, prompt, domain, out / f"captionqa_{prompt}_{domain}_radar.png"))
+    charts = [c for c in charts if c]
+    if charts:
+        parts += ["## Charts", ""] + [f"![{c.stem}]({c.name})" for c in charts] + [""]
+    report = out / "report.md"
+    report.write_text("\n".join(parts), encoding="utf-8")
+    return report
