@@ -9,9 +9,9 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-
 from conftest import base_env, read_run, run_cli
 from fake_openai import FakeOpenAI, message_images, message_text
+
 from lmms_comparative.data import captionqa as data
 from lmms_comparative.data.fixtures import build_captionqa
 from lmms_comparative.judges.local_backend import bundled_smollm2
@@ -230,9 +230,9 @@ def test_real_small_reader_in_process(cqa_root, hf_home, tmp_path):
 def test_qa_on_image_tasks(cqa_root, hf_home, tmp_path):
     """captionqa_image: one request per scorable question with that image set's images; the
     model's letters scored by qa.py's rules; options without the cannot option."""
-    import pyarrow.parquet as pq
     from io import BytesIO
 
+    import pyarrow.parquet as pq
     from PIL import Image
 
     entries = fixture_entries(cqa_root)

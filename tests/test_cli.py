@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import SUBTLEBENCH_TASKS, base_env, read_run, run_cli
+
 from lmms_comparative import yaml_dir
 
 

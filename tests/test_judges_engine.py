@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import sqlite3
 import subprocess
@@ -11,12 +10,16 @@ import sys
 import textwrap
 import threading
 from collections import Counter
-from pathlib import Path
 
 import pytest
-
 from fake_openai import FakeOpenAI, Reply, message_text
-from lmms_comparative.judges import Engine, EngineConfig, TooManyFailures, check_failures
+
+from lmms_comparative.judges import (
+    Engine,
+    EngineConfig,
+    TooManyFailures,
+    check_failures,
+)
 from lmms_comparative.judges.config import normalize_base_url
 from lmms_comparative.judges.openai_backend import retry_after_seconds
 

@@ -5,7 +5,12 @@ from __future__ import annotations
 import pytest
 
 from lmms_comparative.metrics import aggregate
-from lmms_comparative.metrics.mcq import format_options, letter_index, parse_subtlebench_letter, shuffle_options
+from lmms_comparative.metrics.mcq import (
+    format_options,
+    letter_index,
+    parse_subtlebench_letter,
+    shuffle_options,
+)
 
 
 @pytest.mark.parametrize(

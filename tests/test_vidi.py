@@ -7,9 +7,9 @@ import statistics
 from collections import Counter
 
 import pytest
-
 from conftest import base_env, read_run, run_cli
 from fake_openai import FakeOpenAI, message_images, message_text
+
 from lmms_comparative.data import DataError
 from lmms_comparative.data.fixtures import build_vidi
 from lmms_comparative.data.vidi import load_pairs

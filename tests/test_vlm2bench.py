@@ -8,9 +8,9 @@ import re
 from pathlib import Path
 
 import pytest
-
 from conftest import base_env, read_run, run_cli
 from fake_openai import FakeOpenAI, message_images, message_text
+
 from lmms_comparative.data.fixtures import build_vlm2bench
 from lmms_comparative.metrics import vlm2bench as rules
 

@@ -20,7 +20,11 @@ from loguru import logger
 
 from lmms_comparative.data.errors import DataError
 from lmms_comparative.data.roots import dataset_root
-from lmms_comparative.metrics.captionqa import DOMAINS, first_category, official_permutations
+from lmms_comparative.metrics.captionqa import (
+    DOMAINS,
+    first_category,
+    official_permutations,
+)
 
 ENV_VAR = "CAPTIONQA_ROOT"
 HUB_REPO = "Borise/CaptionQA"

@@ -121,7 +121,8 @@ def build_captionqa(root: str | Path, per_domain: int = 3, seed: int = 0) -> Pat
     """Write a CaptionQA copy under ``root``: data/<split>-00000-of-00001.parquet for the four
     domains and for "all", whose row order deliberately differs from domain order (the official
     option shuffle walks the "all" order). Every third image set has two images."""
-    from datasets import Dataset, Features, Image as ImageFeature, List, Value
+    from datasets import Dataset, Features, List, Value
+    from datasets import Image as ImageFeature
 
     from lmms_comparative.data.captionqa import taxonomy
 

@@ -12,12 +12,12 @@ part after that marker against the root. Plain relative paths are resolved again
 
 from __future__ import annotations
 
-import json
 import threading
 from pathlib import Path
 from typing import Any
 
 from lmms_comparative.data.errors import DataError
+from lmms_comparative.data.jsonl import read_records
 from lmms_comparative.data.roots import dataset_root
 from lmms_comparative.metrics.mcq import LETTERS, shuffle_options
 
@@ -118,19 +118,7 @@ def load_docs(split: str = "test", base: Path | None = None) -> list[dict[str, A
     with _lock:
         if cache_key in _cache:
             return _cache[cache_key]
-        docs = []
-        with open(path, encoding="utf-8") as handle:
-            for lineno, line in enumerate(handle, 1):
-                if not line.strip():
-                    continue
-                where = f"{path}:{lineno}"
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise DataError(f"{where}: not valid JSON ({exc.msg}).") from exc
-                if not isinstance(record, dict):
-                    raise DataError(f"{where}: expected a JSON object, got {type(record).__name__}.")
-                docs.append(_doc(record, base, split, where))
+        docs = [_doc(record, base, split, where) for where, record in read_records(path)]
         _cache[cache_key] = docs
         return docs
 

@@ -13,10 +13,10 @@ Records carry ``q_id``, ``question``, ``gt_answer`` and ``images`` (image tasks)
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from lmms_comparative.data.errors import DataError
+from lmms_comparative.data.jsonl import read_records
 from lmms_comparative.data.roots import dataset_root
 
 ENV_VAR = "VLM2BENCH_ROOT"
@@ -58,14 +58,7 @@ def subtask_docs(subtask: str) -> list[dict]:
     if path is None:
         raise DataError(f"{ENV_VAR}: no question file for {subtask} under {base} (looked for {files}). Expected {LAYOUT}.")
     docs = []
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        where = f"{path}:{lineno}"
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"{where}: not valid JSON ({exc.msg}).") from exc
+    for where, record in read_records(path):
         needed = ["q_id" if kind != "vid" else "vid", "question"] + (["gt_answer"] if kind != "vid" else [])
         missing = [k for k in needed if k not in record]
         if missing:

@@ -8,6 +8,12 @@ Usage from a benchmark::
 """
 
 from lmms_comparative.judges.config import EngineConfig
-from lmms_comparative.judges.engine import ChatResult, Engine, EngineStats, TooManyFailures, check_failures
+from lmms_comparative.judges.engine import (
+    ChatResult,
+    Engine,
+    EngineStats,
+    TooManyFailures,
+    check_failures,
+)
 
 __all__ = ["ChatResult", "Engine", "EngineConfig", "EngineStats", "TooManyFailures", "check_failures"]

@@ -12,12 +12,10 @@ import re
 from typing import List
 
 import numpy as np
+from lmms_eval.api.instance import Instance
 from loguru import logger
 from PIL import Image
 from tqdm import tqdm
-
-from lmms_eval.api.instance import Instance
-from lmms_eval.api.model import lmms
 
 from lmms_comparative.data.synthetic import COLOURS
 from lmms_comparative.models.random_choice import RandomChoice

@@ -15,11 +15,10 @@ import random
 import re
 from typing import List
 
-from loguru import logger
-from tqdm import tqdm
-
 from lmms_eval.api.instance import Instance
 from lmms_eval.api.model import lmms
+from loguru import logger
+from tqdm import tqdm
 
 from lmms_comparative.metrics.mcq import stable_seed
 

@@ -13,17 +13,17 @@ import hashlib
 import json
 import os
 import threading
+from functools import partial
 from typing import Any
 
-from datasets import Dataset
 from loguru import logger
 
 from lmms_comparative.data import captionqa as data
 from lmms_comparative.judges import Engine, check_failures
-from lmms_comparative.metrics import captionqa as rules
 from lmms_comparative.metrics import aggregate
+from lmms_comparative.metrics import captionqa as rules
 from lmms_comparative.tasks.captionqa_prompts import caption_prompt
-from lmms_comparative.tasks.common import response_text
+from lmms_comparative.tasks.common import docs_hook, response_text
 
 READER_PREFIX = "CAPTIONQA_READER"
 # qa.py: EVAL_MODEL, temperature=0.0, --max-tokens default 4.
@@ -37,19 +37,15 @@ _qa_lock = threading.Lock()
 # ---- docs and prompts ---------------------------------------------------------------------------
 
 
-def _docs_for(domain: str):
-    def process_docs(_placeholder: Dataset) -> Dataset:
-        dataset = data.load_split(data.root(), domain)
-        return dataset.add_column("domain", [domain] * len(dataset))
-
-    process_docs.__name__ = f"process_docs_{domain}"
-    return process_docs
+def _domain_docs(domain: str):
+    dataset = data.load_split(data.root(), domain)
+    return dataset.add_column("domain", [domain] * len(dataset))
 
 
-process_docs_natural = _docs_for("natural")
-process_docs_document = _docs_for("document")
-process_docs_ecommerce = _docs_for("ecommerce")
-process_docs_embodiedai = _docs_for("embodiedai")
+process_docs_natural = docs_hook("natural", partial(_domain_docs, "natural"))
+process_docs_document = docs_hook("document", partial(_domain_docs, "document"))
+process_docs_ecommerce = docs_hook("ecommerce", partial(_domain_docs, "ecommerce"))
+process_docs_embodiedai = docs_hook("embodiedai", partial(_domain_docs, "embodiedai"))
 
 
 def doc_to_visual(doc: dict[str, Any]) -> list:
@@ -204,42 +200,39 @@ def _split(domain: str):
         return _split_cache[key]
 
 
-def _image_docs_for(domain: str):
-    def process_docs(_placeholder: Dataset) -> Dataset:
-        base = data.root()
-        perms = data.permutations(base)
-        docs = []
-        for row, (entry_id, questions) in enumerate(data.question_table(base, domain)):
-            for q_idx, q in enumerate(questions):
-                perm = perms.get((entry_id, q_idx))
-                if perm is None:
-                    continue
-                n = len(q["choices"])
-                shown = [i for i in perm if i < n]  # the official order, cannot option left out
-                docs.append(
-                    {
-                        "id": entry_id,
-                        "row": row,
-                        "q_idx": q_idx,
-                        "domain": domain,
-                        "question": q["question"],
-                        "options": [str(q["choices"][i]) for i in shown],
-                        "answer_letter": rules.LETTERS[shown.index(rules.gt_index(q["choices"], q["answer"]))],
-                        "category": rules.first_category(q.get("category")),
-                    }
-                )
-        if not docs:
-            raise data.DataError(f"{data.ENV_VAR}: no scorable questions in split {domain!r}.")
-        return Dataset.from_list(docs)
-
-    process_docs.__name__ = f"process_image_docs_{domain}"
-    return process_docs
+def _image_docs(domain: str) -> list[dict]:
+    """One doc per scorable question of the domain, options in the official shuffled order."""
+    base = data.root()
+    perms = data.permutations(base)
+    docs = []
+    for row, (entry_id, questions) in enumerate(data.question_table(base, domain)):
+        for q_idx, q in enumerate(questions):
+            perm = perms.get((entry_id, q_idx))
+            if perm is None:
+                continue
+            n = len(q["choices"])
+            shown = [i for i in perm if i < n]  # the official order, cannot option left out
+            docs.append(
+                {
+                    "id": entry_id,
+                    "row": row,
+                    "q_idx": q_idx,
+                    "domain": domain,
+                    "question": q["question"],
+                    "options": [str(q["choices"][i]) for i in shown],
+                    "answer_letter": rules.LETTERS[shown.index(rules.gt_index(q["choices"], q["answer"]))],
+                    "category": rules.first_category(q.get("category")),
+                }
+            )
+    if not docs:
+        raise data.DataError(f"{data.ENV_VAR}: no scorable questions in split {domain!r}.")
+    return docs
 
 
-process_image_docs_natural = _image_docs_for("natural")
-process_image_docs_document = _image_docs_for("document")
-process_image_docs_ecommerce = _image_docs_for("ecommerce")
-process_image_docs_embodiedai = _image_docs_for("embodiedai")
+process_image_docs_natural = docs_hook("image_natural", partial(_image_docs, "natural"))
+process_image_docs_document = docs_hook("image_document", partial(_image_docs, "document"))
+process_image_docs_ecommerce = docs_hook("image_ecommerce", partial(_image_docs, "ecommerce"))
+process_image_docs_embodiedai = docs_hook("image_embodiedai", partial(_image_docs, "embodiedai"))
 
 
 def image_doc_to_visual(doc: dict[str, Any]) -> list:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from PIL import Image
 
@@ -51,3 +51,18 @@ class KeepAllResponses(_filter_base()):
 
     def apply(self, resps, docs):
         return [list(r) for r in resps]
+
+
+def docs_hook(name: str, load: Callable[[], Any]):
+    """A ``process_docs`` for lmms-eval that ignores the one-row placeholder the YAML loads and
+    returns the benchmark's real docs (a list of dicts or a Dataset) from ``load``: lmms-eval has
+    no hook for data found through an environment variable."""
+
+    def process_docs(_placeholder):
+        from datasets import Dataset
+
+        docs = load()
+        return docs if isinstance(docs, Dataset) else Dataset.from_list(docs)
+
+    process_docs.__name__ = f"process_docs_{name}"
+    return process_docs

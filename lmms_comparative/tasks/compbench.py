@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
-from datasets import Dataset
 from PIL import Image
 
 from lmms_comparative.data import compbench as data
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics import compbench as rules
-from lmms_comparative.tasks.common import load_image_paths, response_text
+from lmms_comparative.tasks.common import docs_hook, load_image_paths, response_text
 
 # ---- prompts: paper appendix B.2, Table 7 (verbatim) --------------------------------------------
 
@@ -25,17 +25,8 @@ QBENCH = "{question} Options: {options}"
 SIDES = {"binary", "cars", "soccer", "quantity"}  # kinds answered with Left/Right (Same)
 
 
-def _task_docs(task: str):
-    def process_docs(_placeholder: Dataset) -> Dataset:
-        return Dataset.from_list(data.column_docs(task))
-
-    process_docs.__name__ = f"process_docs_{task}"
-    return process_docs
-
-
-for _column in data.COLUMNS:
-    _name = f"{_column.relativity}_{_column.source}"
-    globals()[f"process_docs_{_name}"] = _task_docs(_name)  # referenced from the YAML files
+for _name in data.COLUMN_BY_TASK:
+    globals()[f"process_docs_{_name}"] = docs_hook(_name, partial(data.column_docs, _name))  # named in the YAML files
 
 
 def doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> str:

@@ -10,6 +10,7 @@ import hashlib
 import json
 import os
 import threading
+from functools import partial
 from typing import Any
 
 from datasets import Dataset
@@ -20,9 +21,15 @@ from lmms_comparative.data import subtlebench as data
 from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.mcq import format_options, parse_subtlebench_letter
-from lmms_comparative.tasks.common import load_images, response_text
 from lmms_comparative.metrics.similarity import cosine_similarities, parse_yes_no
-from lmms_comparative.tasks.subtlebench_prompts import CAPTION_JUDGE, CAPTION_SYSTEM, CAPTION_USER, SYSTEM_PROMPTS, user_prompt
+from lmms_comparative.tasks.common import docs_hook, load_images, response_text
+from lmms_comparative.tasks.subtlebench_prompts import (
+    CAPTION_JUDGE,
+    CAPTION_SYSTEM,
+    CAPTION_USER,
+    SYSTEM_PROMPTS,
+    user_prompt,
+)
 
 DEFAULT_PROMPT = "standard"
 
@@ -30,26 +37,17 @@ DEFAULT_PROMPT = "standard"
 # ---- docs ---------------------------------------------------------------------------------------
 
 
-def _docs_for(category: str):
-    def process_docs(_placeholder: Dataset) -> Dataset:
-        # The YAML loads a one-row placeholder (lmms-eval has no hook for data loaded from an
-        # environment variable); the real docs come from SUBTLEBENCH_ROOT or the hub.
-        return Dataset.from_list(data.category_docs(category, split="test"))
-
-    process_docs.__name__ = f"process_docs_{category}"
-    return process_docs
-
-
-process_docs_attribute = _docs_for("attribute")
-process_docs_state = _docs_for("state")
-process_docs_emotion = _docs_for("emotion")
-process_docs_temporal = _docs_for("temporal")
-process_docs_spatial = _docs_for("spatial")
-process_docs_existence = _docs_for("existence")
-process_docs_quantity = _docs_for("quantity")
-process_docs_quality = _docs_for("quality")
-process_docs_viewpoint = _docs_for("viewpoint")
-process_docs_action = _docs_for("action")
+# One process_docs per difference type, named in the YAML files.
+process_docs_attribute = docs_hook("attribute", partial(data.category_docs, "attribute"))
+process_docs_state = docs_hook("state", partial(data.category_docs, "state"))
+process_docs_emotion = docs_hook("emotion", partial(data.category_docs, "emotion"))
+process_docs_temporal = docs_hook("temporal", partial(data.category_docs, "temporal"))
+process_docs_spatial = docs_hook("spatial", partial(data.category_docs, "spatial"))
+process_docs_existence = docs_hook("existence", partial(data.category_docs, "existence"))
+process_docs_quantity = docs_hook("quantity", partial(data.category_docs, "quantity"))
+process_docs_quality = docs_hook("quality", partial(data.category_docs, "quality"))
+process_docs_viewpoint = docs_hook("viewpoint", partial(data.category_docs, "viewpoint"))
+process_docs_action = docs_hook("action", partial(data.category_docs, "action"))
 
 
 # ---- prompts ------------------------------------------------------------------------------------

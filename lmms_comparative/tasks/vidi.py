@@ -22,7 +22,13 @@ from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.caption_metrics import caption_scores, require_java
 from lmms_comparative.tasks.common import load_images, response_text
-from lmms_comparative.tasks.vidi_prompts import FEWSHOT, GLOBAL, GRANULAR, JUDGE_PRECISION, JUDGE_RECALL
+from lmms_comparative.tasks.vidi_prompts import (
+    FEWSHOT,
+    GLOBAL,
+    GRANULAR,
+    JUDGE_PRECISION,
+    JUDGE_RECALL,
+)
 
 CAPTION_METRICS = ("bleu1", "bleu2", "bleu3", "bleu4", "rougeL", "cider")
 JUDGE_METRICS = ("precision", "recall", "f1")

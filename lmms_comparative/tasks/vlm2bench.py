@@ -7,15 +7,14 @@ T/F subtasks, Acc_num for counting, accuracy for grouping, the judge's final sco
 from __future__ import annotations
 
 import threading
+from functools import partial
 from typing import Any
-
-from datasets import Dataset
 
 from lmms_comparative.data import vlm2bench as data
 from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics import vlm2bench as rules
-from lmms_comparative.tasks.common import load_image_paths, response_text
+from lmms_comparative.tasks.common import docs_hook, load_image_paths, response_text
 
 JUDGE_PREFIX = "VLM2BENCH_JUDGE"
 JUDGE_DEFAULTS = {"model": "gpt-4o", "temperature": 0.0, "max_tokens": 300}  # eval_pc-v_open-ended.py
@@ -41,16 +40,8 @@ _memo: dict[str, dict] = {}
 _lock = threading.Lock()
 
 
-def _docs_for(subtask: str):
-    def process_docs(_placeholder: Dataset) -> Dataset:
-        return Dataset.from_list(data.subtask_docs(subtask))
-
-    process_docs.__name__ = f"process_docs_{subtask}"
-    return process_docs
-
-
 for _subtask in data.SUBTASKS:
-    globals()[f"process_docs_{_subtask}"] = _docs_for(_subtask)  # referenced from the YAML files
+    globals()[f"process_docs_{_subtask}"] = docs_hook(_subtask, partial(data.subtask_docs, _subtask))  # named in the YAML files
 
 
 def doc_to_visual(doc: dict[str, Any]) -> list:
