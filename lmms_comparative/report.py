@@ -177,6 +177,10 @@ def vlm2bench_section(runs: list[Run]) -> str | None:
         cells.append(_cell(overall))
         cells.append(f"{overall * 100 - human:+.2f}" if isinstance(overall, float) else "-")
         rows.append(cells)
+        # Acc_num of uniform guessing on this run's own mix of sequence lengths (paper appendix D.1).
+        chance = [(run.value(f"vlm2bench_{t}", "counts") or {}).get("chance_acc_num") if t.endswith("_cnt") else None for t, _ in VLM2_SUBTASKS]
+        if any(isinstance(c, float) for c in chance):
+            rows.append([f"chance on these items ({run.name})"] + [_cell(c) for c in chance] + ["-", "-"])
     rows = [r + ([f"{(VLM2_REFERENCE[r[0]][-1] or 0) - human:+.2f}"] if r[0] in VLM2_REFERENCE else []) for r in rows]
     header = ["Model"] + [label for _, label in VLM2_SUBTASKS] + ["Overall", "Δ human"]
     return "\n".join(["## VLM²-Bench", "", "Scores (%) as the paper's Table 1: pair accuracy (T/F), Acc_num (counting), accuracy (grouping), judge score (VID); Overall excludes VID.", "", _table(header, rows)])

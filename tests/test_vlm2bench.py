@@ -71,6 +71,9 @@ def test_video_score_combination():
     assert rules.parse_video_score("Score: 2") == 2 and rules.parse_video_score("two") is None
 
 
+RUN_DIRS: dict[str, Path] = {}  # where the module's CLI runs wrote their results
+
+
 def mode_of(tag: str) -> str:
     return ["right", "wrong", "verbose"][int(hashlib.md5(tag.encode()).hexdigest(), 16) % 3]
 
@@ -105,6 +108,7 @@ def v2(tmp_path_factory, hf_home):
         images = run_cli(["--model", "openai", "--model_args", f"model_version=vlm,base_url={server.base_url},api_key=sk-x", "--tasks", "vlm2bench", "--output_path", str(out / "i"), "--log_samples"], env=env)
         video = run_cli(["--model", "random_choice", "--tasks", "vlm2bench_pc_vid", "--output_path", str(out / "v")], env=env)
         requests = list(server.requests)
+    RUN_DIRS.update(images=out / "i", video=out / "v")
     return root, records, requests, read_run(out / "i", images), read_run(out / "v", video)
 
 
@@ -181,3 +185,48 @@ def test_video_task_scored_by_the_judge(v2):
     # AB judged 1 of 1, ABA judged 2 of 2: both mapped to 100, final 100.
     assert row["score,none"] == pytest.approx(1.0)
     assert row["counts,none"]["ab_n"] == 2 and row["counts,none"]["aba_n"] == 2 and row["counts,none"]["unjudged"] == 0
+
+
+def test_chance_acc_num_is_exact_and_matches_the_paper():
+    assert rules.chance_acc_num([(1, 2), (2, 2)]) == 0.5  # a guess of 1 or 2: one exact, one scored 0
+    # Every answer position of sequences of 2, 3 and 4 images, equally mixed: the paper's 34.87-34.88.
+    assert rules.chance_acc_num([(gt, n) for n in (2, 3, 4) for gt in range(1, n + 1)]) == pytest.approx(0.3488, abs=5e-4)
+
+
+def test_scores_recomputed_from_the_samples_file(v2):
+    _, _, _, (results, samples), _ = v2
+    for cat in ("oc", "pc"):
+        cnt = [s["score"] for s in samples[f"vlm2bench_{cat}_cnt"]]
+        assert results["results"][f"vlm2bench_{cat}_cnt"]["score,none"] == pytest.approx(rules.acc_num(cnt))
+        chance = rules.chance_acc_num((s["gt"], s["n_images"]) for s in cnt)
+        assert results["results"][f"vlm2bench_{cat}_cnt"]["counts,none"]["chance_acc_num"] == pytest.approx(chance)
+        grp = [s["score"]["correct"] for s in samples[f"vlm2bench_{cat}_grp"]]
+        assert results["results"][f"vlm2bench_{cat}_grp"]["score,none"] == pytest.approx(sum(grp) / len(grp))
+        pairs = rules.pair_accuracy([s["score"] for s in samples[f"vlm2bench_{cat}_cpr"]], drop_incomplete=True)
+        assert results["results"][f"vlm2bench_{cat}_cpr"]["score,none"] == pytest.approx(pairs["pair"])
+
+
+def test_missing_video_and_missing_image_count_are_named(tmp_path, monkeypatch):
+    from lmms_comparative.data import DataError
+    from lmms_comparative.data import vlm2bench as data
+
+    root = build_vlm2bench(tmp_path / "v")
+    monkeypatch.setenv("VLM2BENCH_ROOT", str(root))
+    (root / "data/pc/video/UNI/vid_ABA_2.mp4").unlink()
+    with pytest.raises(DataError, match=r"no video vid_ABA_2\.\* under"):
+        data.subtask_docs("pc_vid")
+    path = root / "jsonl/oc/vanilla/oc_cnt.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    rows[1].pop("image_seq_len")
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(DataError, match=r"oc_cnt.jsonl:2: counting record has neither image_seq_len nor image_seq"):
+        data.subtask_docs("oc_cnt")
+
+
+def test_report_rows(v2, tmp_path):
+    from lmms_comparative.report import write_report
+
+    markdown = write_report([str(RUN_DIRS["images"]), str(RUN_DIRS["video"])], tmp_path).read_text()
+    assert "| Chance-Level (paper) | 25.0 | 25.0 | 50.0 | 34.9 |" in markdown and "| Human-Level (paper) | 95.1 |" in markdown
+    assert re.search(r"^\| chance on these items \(vlm\) \| - \| - \| - \| \d", markdown, re.M)
+    assert re.search(r"^\| vlm \| .* \| [+-]\d+\.\d\d \|$", markdown, re.M)  # Δ to human

@@ -154,3 +154,10 @@ def video_scores(items: Iterable[Mapping]) -> dict[str, float]:
     ab_mapped = (sum(ab) / len(ab) if ab else 0.0) * 100
     aba_mapped = (sum(aba) / len(aba) if aba else 0.0) / 2 * 100
     return {"ab": ab_mapped, "aba": aba_mapped, "score": (ab_mapped + aba_mapped) / 2, "ab_n": len(ab), "aba_n": len(aba)}
+
+
+def chance_acc_num(items: Iterable[tuple[int, int]]) -> float:
+    """Exact expected Acc_num of a uniform guess among 1..N_img, for (N, N_img) per item: every
+    guess is in range, so every item is in the denominator (paper appendix D.1's chance level)."""
+    expected = [sum(count_score(k, gt, n) for k in range(1, n + 1)) / n for gt, n in items]
+    return sum(expected) / len(expected) if expected else float("nan")

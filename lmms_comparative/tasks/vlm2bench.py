@@ -78,6 +78,7 @@ def process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
     elif kind == "vid":
         sample.update(status=aggregate.STATUS_OK, type=doc["vid_type"], description=response)
     elif kind == "cnt":
+        sample.update(gt=int(doc["gt"]), n_images=int(doc["n_images"]))
         sample.update(rules.count_item(response, int(doc["gt"]), int(doc["n_images"])))
         sample["status"] = aggregate.STATUS_OK if sample["parsed"] is not None else aggregate.STATUS_UNPARSED
     else:
@@ -126,6 +127,7 @@ def summarize(items: list[dict]) -> dict:
         elif kind == "cnt":
             out.update(score=rules.acc_num(done), exact=sum(it["correct"] for it in done) / len(done) if done else float("nan"))
             out["counts"]["valid"] = sum(1 for it in done if it["valid"])
+            out["counts"]["chance_acc_num"] = rules.chance_acc_num((it["gt"], it["n_images"]) for it in items if "gt" in it)
         elif kind == "grp":
             out["score"] = aggregate.accuracy(items)
         else:
