@@ -9,7 +9,6 @@ metrics of the task reuse it.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import threading
@@ -23,15 +22,14 @@ from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics import captionqa as rules
 from lmms_comparative.tasks.captionqa_prompts import caption_prompt
-from lmms_comparative.tasks.common import docs_hook, response_text
+from lmms_comparative.tasks.common import docs_hook, once_per_run, response_text
 
 READER_PREFIX = "CAPTIONQA_READER"
 # qa.py: EVAL_MODEL, temperature=0.0, --max-tokens default 4.
 READER_DEFAULTS = {"model": "Qwen/Qwen2.5-72B-Instruct", "temperature": 0.0, "max_tokens": 4}
 METRICS = ("score", "accuracy", "cannot_rate", "by_category", "counts")
 
-_qa_memo: dict[str, dict] = {}
-_qa_lock = threading.Lock()
+_split_lock = threading.Lock()
 
 
 # ---- docs and prompts ---------------------------------------------------------------------------
@@ -117,31 +115,33 @@ def qa_rows(captions: dict[str, str], domain: str, engine: Engine | None = None)
     return rows, failed
 
 
+def _engine_identity(items: list[dict]) -> tuple:
+    """What the QA pass depends on besides the items: the reader's endpoint and model."""
+    config = reader_engine().config
+    return items, config.endpoint, config.model
+
+
+@once_per_run(key=_engine_identity)
 def _qa_for(items: list[dict]) -> dict:
     """The QA pass of one task's gathered samples, run once and shared by its metrics."""
     domain = items[0]["domain"] if items else ""
     captions = {it["id"]: it["caption"] for it in sorted(items, key=lambda it: it["id"]) if not it["caption_failed"]}
     engine = reader_engine()
-    key = hashlib.sha256(json.dumps([domain, engine.config.endpoint, engine.config.model, sorted(captions.items())]).encode()).hexdigest()
-    with _qa_lock:
-        if key in _qa_memo:
-            return _qa_memo[key]
-        rows, failed = qa_rows(captions, domain, engine)
-        scored = [r for r in rows if not r["failed"]]
-        check_failures(failed, len(rows), engine.config.max_failed, f"CaptionQA {domain} reader")
-        caption_failed = sum(1 for it in items if it["caption_failed"])
-        if caption_failed:
-            logger.warning(f"CaptionQA {domain}: {caption_failed} caption request(s) failed; their questions are not scored.")
-        result = {
-            "summary": rules.summarize(scored),
-            "by_category": rules.by_category(scored),
-            "counts": {"images": len(items), "caption_failed": caption_failed, "questions": len(rows), "scored": len(scored), "reader_failed": failed},
-        }
-        if os.environ.get("CAPTIONQA_FAITHFULNESS", "").strip() not in ("", "0"):
-            empty, _ = qa_rows({entry_id: "" for entry_id in captions}, domain, engine)
-            result["counts"]["empty_caption_cannot_rate"] = rules.summarize([r for r in empty if not r["failed"]])["cannot_rate"]
-        _qa_memo[key] = result
-        return result
+    rows, failed = qa_rows(captions, domain, engine)
+    scored = [r for r in rows if not r["failed"]]
+    check_failures(failed, len(rows), engine.config.max_failed, f"CaptionQA {domain} reader")
+    caption_failed = sum(1 for it in items if it["caption_failed"])
+    if caption_failed:
+        logger.warning(f"CaptionQA {domain}: {caption_failed} caption request(s) failed; their questions are not scored.")
+    result = {
+        "summary": rules.summarize(scored),
+        "by_category": rules.by_category(scored),
+        "counts": {"images": len(items), "caption_failed": caption_failed, "questions": len(rows), "scored": len(scored), "reader_failed": failed},
+    }
+    if os.environ.get("CAPTIONQA_FAITHFULNESS", "").strip() not in ("", "0"):
+        empty, _ = qa_rows({entry_id: "" for entry_id in captions}, domain, engine)
+        result["counts"]["empty_caption_cannot_rate"] = rules.summarize([r for r in empty if not r["failed"]])["cannot_rate"]
+    return result
 
 
 def aggregate_score(items: list) -> float:
@@ -162,10 +162,6 @@ def aggregate_by_category(items: list) -> dict:
 
 def aggregate_counts(items: list) -> dict:
     return _qa_for(items)["counts"]
-
-
-def group_sum_counts(values: list, sizes: list, weight_by_size: bool = False) -> dict:
-    return aggregate.sum_counts([{k: v for k, v in part.items() if isinstance(v, int)} for part in values])
 
 
 def export_captions(samples_files: list[str]) -> dict[str, str]:
@@ -194,7 +190,7 @@ _split_cache: dict[tuple[str, str], Any] = {}
 
 def _split(domain: str):
     key = (str(data.root()), domain)
-    with _qa_lock:
+    with _split_lock:
         if key not in _split_cache:
             _split_cache[key] = data.load_split(data.root(), domain)
         return _split_cache[key]

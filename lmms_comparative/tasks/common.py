@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
+import threading
 from typing import Any, Callable, Iterable
 
 from PIL import Image
@@ -66,3 +70,48 @@ def docs_hook(name: str, load: Callable[[], Any]):
 
     process_docs.__name__ = f"process_docs_{name}"
     return process_docs
+
+
+def once_per_run(key: Callable[..., Any] | None = None):
+    """Memoise a task's scoring pass on its inputs.
+
+    lmms-eval calls one aggregation per metric, each with the same gathered items; the scoring
+    pass behind them (an LLM reader or judge, corpus-level metrics) must run once. The memo key is
+    a hash of ``key(*args)`` (default: the arguments), as JSON. Thread-safe; the pass runs under the
+    lock, so concurrent callers wait for it instead of repeating it.
+    """
+
+    def decorate(fn):
+        memo: dict[str, Any] = {}
+        lock = threading.Lock()
+
+        @functools.wraps(fn)
+        def wrapper(*args):
+            material = key(*args) if key else args
+            digest = hashlib.sha256(json.dumps(material, sort_keys=True, default=str).encode()).hexdigest()
+            with lock:
+                if digest not in memo:
+                    memo[digest] = fn(*args)
+                return memo[digest]
+
+        return wrapper
+
+    return decorate
+
+
+def metric_of(score: Callable[..., dict], name: str, *args):
+    """An lmms-eval aggregation returning ``score(items, *args)[name]``."""
+
+    def aggregation(items: list) -> Any:
+        return score(items, *args)[name]
+
+    aggregation.__name__ = f"aggregate_{name}"
+    return aggregation
+
+
+def group_sum_counts(values: list, sizes: list, weight_by_size: bool = False) -> dict:
+    """Group aggregation of the tasks' ``counts``: the integer fields summed (others, such as
+    rates or model names, do not add up and are left out)."""
+    from lmms_comparative.metrics.aggregate import sum_counts
+
+    return sum_counts([{k: v for k, v in part.items() if isinstance(v, int)} for part in values])

@@ -125,6 +125,3 @@ def aggregate_left_bias(items: list) -> dict:
 def aggregate_counts(items: list) -> dict:
     return aggregate.counts(items)
 
-
-def group_sum_counts(values: list, sizes: list, weight_by_size: bool = False) -> dict:
-    return aggregate.sum_counts(values)

@@ -6,10 +6,7 @@ metrics modules parse and score; this module only adapts them to lmms-eval's hoo
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
-import threading
 from functools import partial
 from typing import Any
 
@@ -22,7 +19,7 @@ from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.mcq import format_options, parse_subtlebench_letter
 from lmms_comparative.metrics.similarity import cosine_similarities, parse_yes_no
-from lmms_comparative.tasks.common import docs_hook, load_images, response_text
+from lmms_comparative.tasks.common import docs_hook, load_images, once_per_run, response_text
 from lmms_comparative.tasks.subtlebench_prompts import (
     CAPTION_JUDGE,
     CAPTION_SYSTEM,
@@ -172,10 +169,6 @@ def group_merge_breakdowns(values: list, sizes: list, weight_by_size: bool = Fal
     return aggregate.merge_breakdowns(values)
 
 
-def group_sum_counts(values: list, sizes: list, weight_by_size: bool = False) -> dict:
-    return aggregate.sum_counts(values)
-
-
 # ---- difference captions (paper §3.3, appendix B.3) ---------------------------------------------
 
 CAPTION_METRICS = ("css", "judge_accuracy", "counts")
@@ -183,8 +176,6 @@ SBERT_ENV = "SUBTLEBENCH_SBERT_MODEL"
 SBERT_DEFAULT = "sentence-transformers/paraphrase-MiniLM-L6-v2"  # paper appendix B.3
 JUDGE_PREFIX = "SUBTLEBENCH_JUDGE"
 JUDGE_DEFAULTS = {"model": "gpt-4o", "temperature": 0.0, "max_tokens": 8}  # paper: GPT-4o, Yes/No
-_caption_memo: dict[str, dict] = {}
-_caption_lock = threading.Lock()
 
 
 def process_docs_caption(_placeholder: Dataset) -> Dataset:
@@ -217,27 +208,22 @@ def caption_process_results(doc: dict[str, Any], results: list) -> dict[str, dic
     return {name: sample for name in CAPTION_METRICS}
 
 
+@once_per_run()
 def caption_scores(items: list) -> dict:
     """CSS and judge accuracy over the run's captions (once per task, shared by its metrics)."""
-    key = hashlib.sha256(json.dumps(sorted((it["item_id"], it["prediction"]) for it in items)).encode()).hexdigest()
-    with _caption_lock:
-        if key in _caption_memo:
-            return _caption_memo[key]
-        done = sorted(aggregate.scored(items), key=lambda it: it["item_id"])
-        model = os.environ.get(SBERT_ENV, "").strip() or SBERT_DEFAULT
-        css = cosine_similarities([it["reference"] for it in done], [it["prediction"] for it in done], model)
-        engine = Engine.from_env(JUDGE_PREFIX, defaults=JUDGE_DEFAULTS)
-        answers = engine.run([CAPTION_JUDGE.format(reference=it["reference"], candidate=it["prediction"]) for it in done], desc="SubtleBench caption judge")
-        verdicts = [None if a.failed else parse_yes_no(a.text) for a in answers]
-        judged = [v for v in verdicts if v is not None]
-        check_failures(len(verdicts) - len(judged), len(verdicts), engine.config.max_failed, "SubtleBench caption judge")
-        out = {
-            "css": sum(css) / len(css) if css else float("nan"),
-            "judge_accuracy": sum(judged) / len(judged) if judged else float("nan"),
-            "counts": {"n": len(items), "scored": len(done), "failed": len(items) - len(done), "judged": len(judged), "unjudged": len(verdicts) - len(judged), "sbert_model": model},
-        }
-        _caption_memo[key] = out
-        return out
+    done = sorted(aggregate.scored(items), key=lambda it: it["item_id"])
+    model = os.environ.get(SBERT_ENV, "").strip() or SBERT_DEFAULT
+    css = cosine_similarities([it["reference"] for it in done], [it["prediction"] for it in done], model)
+    engine = Engine.from_env(JUDGE_PREFIX, defaults=JUDGE_DEFAULTS)
+    answers = engine.run([CAPTION_JUDGE.format(reference=it["reference"], candidate=it["prediction"]) for it in done], desc="SubtleBench caption judge")
+    verdicts = [None if a.failed else parse_yes_no(a.text) for a in answers]
+    judged = [v for v in verdicts if v is not None]
+    check_failures(len(verdicts) - len(judged), len(verdicts), engine.config.max_failed, "SubtleBench caption judge")
+    return {
+        "css": sum(css) / len(css) if css else float("nan"),
+        "judge_accuracy": sum(judged) / len(judged) if judged else float("nan"),
+        "counts": {"n": len(items), "scored": len(done), "failed": len(items) - len(done), "judged": len(judged), "unjudged": len(verdicts) - len(judged), "sbert_model": model},
+    }
 
 
 def aggregate_css(items: list) -> float:

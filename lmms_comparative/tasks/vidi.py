@@ -8,20 +8,17 @@ and reported as their mean, with the spread in ``repeats``.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import statistics
-import threading
 from typing import Any
 
 from datasets import Dataset
 
 from lmms_comparative.data import vidi as data
 from lmms_comparative.judges import Engine, check_failures
-from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.caption_metrics import caption_scores, require_java
-from lmms_comparative.tasks.common import load_images, response_text
+from lmms_comparative.tasks.common import load_images, metric_of, once_per_run, response_text
 from lmms_comparative.tasks.vidi_prompts import (
     FEWSHOT,
     GLOBAL,
@@ -34,8 +31,6 @@ CAPTION_METRICS = ("bleu1", "bleu2", "bleu3", "bleu4", "rougeL", "cider")
 JUDGE_METRICS = ("precision", "recall", "f1")
 JUDGE_PREFIX = "VIDI_JUDGE"
 JUDGE_DEFAULTS = {"model": "gemini-2.0-flash", "temperature": 0.0, "max_tokens": 512}  # the paper's judge
-_memo: dict[str, dict] = {}
-_lock = threading.Lock()
 
 
 # ---- docs ---------------------------------------------------------------------------------------
@@ -160,41 +155,24 @@ def _judge(items: list[dict]) -> dict:
     return {"precision": p, "recall": r, "f1": f1, "judge_requests": len(requests), "unjudged": unjudged}
 
 
+@once_per_run()
 def score_run(items: list[dict], setting: str, judge: bool) -> dict:
     """All metrics of one task's samples: per repeat, then mean and spread."""
     items = sorted(items, key=lambda s: s["item_id"])
-    key = hashlib.sha256(json.dumps([setting, judge, items], sort_keys=True).encode()).hexdigest()
-    with _lock:
-        if key in _memo:
-            return _memo[key]
-        repeats = min(len(s["predictions"]) for s in items)
-        refs = {s["item_id"]: references(s, setting) for s in items}
-        per_repeat = [caption_scores(refs, {s["item_id"]: s["predictions"][r] for s in items}) for r in range(repeats)]
-        out = {m: statistics.fmean(run[m] for run in per_repeat) for m in CAPTION_METRICS}
-        out["repeats"] = {"k": repeats, **{f"{m}_std": (statistics.stdev(run[m] for run in per_repeat) if repeats > 1 else 0.0) for m in CAPTION_METRICS}}
-        out["counts"] = {"pairs": len(items), "responses": sum(len(s["predictions"]) for s in items)}
-        if judge:
-            verdict = _judge(items)
-            out.update({m: verdict[m] for m in JUDGE_METRICS})
-            out["counts"].update(judge_requests=verdict["judge_requests"], unjudged=verdict["unjudged"])
-        _memo[key] = out
-        return out
+    repeats = min(len(s["predictions"]) for s in items)
+    refs = {s["item_id"]: references(s, setting) for s in items}
+    per_repeat = [caption_scores(refs, {s["item_id"]: s["predictions"][r] for s in items}) for r in range(repeats)]
+    out = {m: statistics.fmean(run[m] for run in per_repeat) for m in CAPTION_METRICS}
+    out["repeats"] = {"k": repeats, **{f"{m}_std": (statistics.stdev(run[m] for run in per_repeat) if repeats > 1 else 0.0) for m in CAPTION_METRICS}}
+    out["counts"] = {"pairs": len(items), "responses": sum(len(s["predictions"]) for s in items)}
+    if judge:
+        verdict = _judge(items)
+        out.update({m: verdict[m] for m in JUDGE_METRICS})
+        out["counts"].update(judge_requests=verdict["judge_requests"], unjudged=verdict["unjudged"])
+    return out
 
 
-def _metric(setting: str, name: str, judge: bool = False):
-    def aggregation(items: list) -> Any:
-        return score_run(items, setting, judge)[name]
-
-    aggregation.__name__ = f"aggregate_{setting}_{name}"
-    return aggregation
-
-
+# aggregate_<setting>_<metric>, named in the YAML files; only the global setting asks the judge.
 for _setting in ("granular", "global", "fewshot"):
-    for _name in (*CAPTION_METRICS, "repeats", "counts"):
-        globals()[f"aggregate_{_setting}_{_name}"] = _metric(_setting, _name, judge=_setting == "global")
-for _name in JUDGE_METRICS:
-    globals()[f"aggregate_global_{_name}"] = _metric("global", _name, judge=True)
-
-
-def group_sum_counts(values: list, sizes: list, weight_by_size: bool = False) -> dict:
-    return aggregate.sum_counts(values)
+    for _name in (*CAPTION_METRICS, "repeats", "counts", *(JUDGE_METRICS if _setting == "global" else ())):
+        globals()[f"aggregate_{_setting}_{_name}"] = metric_of(score_run, _name, _setting, _setting == "global")

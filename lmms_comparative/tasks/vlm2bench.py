@@ -6,7 +6,6 @@ T/F subtasks, Acc_num for counting, accuracy for grouping, the judge's final sco
 
 from __future__ import annotations
 
-import threading
 from functools import partial
 from typing import Any
 
@@ -14,7 +13,7 @@ from lmms_comparative.data import vlm2bench as data
 from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics import vlm2bench as rules
-from lmms_comparative.tasks.common import docs_hook, load_image_paths, response_text
+from lmms_comparative.tasks.common import docs_hook, load_image_paths, metric_of, once_per_run, response_text
 
 JUDGE_PREFIX = "VLM2BENCH_JUDGE"
 JUDGE_DEFAULTS = {"model": "gpt-4o", "temperature": 0.0, "max_tokens": 300}  # eval_pc-v_open-ended.py
@@ -36,8 +35,6 @@ You only need return a number after "Score:". (1) If the model correctly describ
 {description}
 """
 METRICS = ("score", "positive", "negative", "exact", "counts")
-_memo: dict[str, dict] = {}
-_lock = threading.Lock()
 
 
 for _subtask in data.SUBTASKS:
@@ -108,47 +105,28 @@ def _judge_video(items: list[dict]) -> dict:
     return {**rules.video_scores(scored), "unjudged": unjudged}
 
 
+@once_per_run()
 def summarize(items: list[dict]) -> dict:
-    """Every metric of one subtask's samples (memoised: lmms-eval asks once per metric)."""
-    import hashlib
-    import json
-
-    key = hashlib.sha256(json.dumps(sorted(items, key=lambda it: it["uid"]), sort_keys=True, default=str).encode()).hexdigest()
-    with _lock:
-        if key in _memo:
-            return _memo[key]
-        done = aggregate.scored(items)
-        kind = items[0]["kind"] if items else ""
-        out = {"positive": None, "negative": None, "exact": None, "counts": aggregate.counts(items)}
-        if kind in ("tf", "tf_gc"):
-            pairs = rules.pair_accuracy(done, drop_incomplete=kind == "tf")
-            out.update(score=pairs["pair"], positive=pairs["positive"], negative=pairs["negative"])
-            out["counts"]["pairs"] = pairs["pairs"]
-        elif kind == "cnt":
-            out.update(score=rules.acc_num(done), exact=sum(it["correct"] for it in done) / len(done) if done else float("nan"))
-            out["counts"]["valid"] = sum(1 for it in done if it["valid"])
-            out["counts"]["chance_acc_num"] = rules.chance_acc_num((it["gt"], it["n_images"]) for it in items if "gt" in it)
-        elif kind == "grp":
-            out["score"] = aggregate.accuracy(items)
-        else:
-            verdict = _judge_video(done)
-            out["score"] = verdict["score"] / 100
-            out["counts"].update({k: verdict[k] for k in ("ab", "aba", "ab_n", "aba_n", "unjudged")})
-        _memo[key] = out
-        return out
-
-
-def _metric(name: str):
-    def aggregation(items: list) -> Any:
-        return summarize(items)[name]
-
-    aggregation.__name__ = f"aggregate_{name}"
-    return aggregation
+    """Every metric of one subtask's samples (lmms-eval asks once per metric; this runs once)."""
+    done = aggregate.scored(items)
+    kind = items[0]["kind"] if items else ""
+    out = {"positive": None, "negative": None, "exact": None, "counts": aggregate.counts(items)}
+    if kind in ("tf", "tf_gc"):
+        pairs = rules.pair_accuracy(done, drop_incomplete=kind == "tf")
+        out.update(score=pairs["pair"], positive=pairs["positive"], negative=pairs["negative"])
+        out["counts"]["pairs"] = pairs["pairs"]
+    elif kind == "cnt":
+        out.update(score=rules.acc_num(done), exact=sum(it["correct"] for it in done) / len(done) if done else float("nan"))
+        out["counts"]["valid"] = sum(1 for it in done if it["valid"])
+        out["counts"]["chance_acc_num"] = rules.chance_acc_num((it["gt"], it["n_images"]) for it in items if "gt" in it)
+    elif kind == "grp":
+        out["score"] = aggregate.accuracy(items)
+    else:
+        verdict = _judge_video(done)
+        out["score"] = verdict["score"] / 100
+        out["counts"].update({k: verdict[k] for k in ("ab", "aba", "ab_n", "aba_n", "unjudged")})
+    return out
 
 
 for _name in METRICS:
-    globals()[f"aggregate_{_name}"] = _metric(_name)
-
-
-def group_sum_counts(values: list, sizes: list, weight_by_size: bool = False) -> dict:
-    return aggregate.sum_counts([{k: v for k, v in part.items() if isinstance(v, int)} for part in values])
+    globals()[f"aggregate_{_name}"] = metric_of(summarize, _name)  # named in the YAML files
