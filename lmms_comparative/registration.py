@@ -22,6 +22,15 @@ _MARKER = "_lmms_comparative_task_path"
 # Opt out with LMMS_COMPARATIVE_NO_TASK_HOOK=1 (then use --include_path, see the README).
 _OPT_OUT = "LMMS_COMPARATIVE_NO_TASK_HOOK"
 
+# The ``--model`` of the run, as the evaluator hands it to its TaskManager before loading any task.
+# Task hooks cannot see the model; the few that must check a capability (video input) read this.
+_run_model: object = None
+
+
+def run_model():
+    """The model name (or lmms object) of the current lmms-eval run, or None if unknown."""
+    return _run_model
+
 
 def _with_our_path(include_path):
     ours = yaml_dir()
@@ -56,6 +65,8 @@ def install_task_path() -> bool:
 
     @functools.wraps(original)
     def initialize_tasks(self, include_path=None, *args, **kwargs):
+        global _run_model
+        _run_model = getattr(self, "model_name", None) or _run_model
         return original(self, _with_our_path(include_path), *args, **kwargs)
 
     TaskManager.initialize_tasks = initialize_tasks

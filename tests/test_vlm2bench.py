@@ -223,6 +223,37 @@ def test_missing_video_and_missing_image_count_are_named(tmp_path, monkeypatch):
         data.subtask_docs("oc_cnt")
 
 
+def test_video_capability_rule():
+    from lmms_eval.api.model import lmms
+
+    from lmms_comparative.tasks.capabilities import ModelCapabilityError, class_supports_video, require_video_input
+
+    class Declared(lmms):
+        supports_video = True
+
+    class ImageOnly(Declared):
+        supports_video = False
+
+    assert class_supports_video(Declared) and not class_supports_video(ImageOnly)
+    # lmms-eval's own models: the OpenAI-compatible one sends video frames, Fuyu has no video path.
+    require_video_input("t", "openai")
+    with pytest.raises(ModelCapabilityError, match=r"t gives the model a video, and lmms-eval model 'fuyu'"):
+        require_video_input("t", "fuyu")
+    require_video_input("t", None)  # run model unknown (Python API without a name): go ahead
+
+
+def test_image_only_model_gets_a_clear_error_on_the_video_task(v2, hf_home, tmp_path):
+    root = v2[0]
+    env = base_env(hf_home, VLM2BENCH_ROOT=str(root), LMMS_COMPARATIVE_LLM_CACHE="off")
+    proc = run_cli(["--model", "pixel_diff", "--tasks", "vlm2bench_pc_vid", "--output_path", str(tmp_path)], env=env)
+    assert "vlm2bench_pc_vid gives the model a video, and lmms-eval model 'pixel_diff'" in proc.stderr
+    assert not list(tmp_path.glob("**/*_results.json"))
+    # The opt-in for a model whose video path the rule cannot see lets the task load.
+    env["LMMS_COMPARATIVE_ASSUME_VIDEO"] = "1"
+    proc = run_cli(["--model", "pixel_diff", "--tasks", "vlm2bench_pc_vid", "--output_path", str(tmp_path), "--limit", "1"], env=env)
+    assert "gives the model a video" not in proc.stderr
+
+
 def test_report_rows(v2, tmp_path):
     from lmms_comparative.report import write_report
 

@@ -105,6 +105,8 @@ def pick(options: dict[str, str], phrases: list[str]) -> str | None:
 class PixelDiff(RandomChoice):
     """Answers the synthetic SubtleBench types from the images; a seeded guess otherwise."""
 
+    supports_video = False  # it opens every visual as an image
+
     def generate_until(self, requests: List[Instance]) -> List[str]:
         answers, used = [], 0
         for request in tqdm(requests, disable=self.rank != 0, desc="pixel_diff"):

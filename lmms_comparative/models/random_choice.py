@@ -32,6 +32,7 @@ def offered_letters(prompt: str) -> list[str]:
 
 class RandomChoice(lmms):
     is_simple = True
+    supports_video = True  # it never looks at its inputs, so any task can run on it
 
     def __init__(self, seed: int | str = 0, load_visuals: bool | str = True, **kwargs) -> None:
         super().__init__()

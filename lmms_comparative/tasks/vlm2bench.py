@@ -13,6 +13,8 @@ from lmms_comparative.data import vlm2bench as data
 from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics import vlm2bench as rules
+from lmms_comparative.registration import run_model
+from lmms_comparative.tasks.capabilities import require_video_input
 from lmms_comparative.tasks.common import docs_hook, load_image_paths, metric_of, once_per_run, response_text
 
 JUDGE_PREFIX = "VLM2BENCH_JUDGE"
@@ -37,8 +39,16 @@ You only need return a number after "Score:". (1) If the model correctly describ
 METRICS = ("score", "positive", "negative", "exact", "counts")
 
 
+def _video_docs() -> list[dict]:
+    # Checked before any data is read: a model without a video path would otherwise fail deep in
+    # its preprocessing, or answer without having seen the video.
+    require_video_input("vlm2bench_pc_vid", run_model())
+    return data.subtask_docs("pc_vid")
+
+
 for _subtask in data.SUBTASKS:
-    globals()[f"process_docs_{_subtask}"] = docs_hook(_subtask, partial(data.subtask_docs, _subtask))  # named in the YAML files
+    _load = _video_docs if _subtask == "pc_vid" else partial(data.subtask_docs, _subtask)
+    globals()[f"process_docs_{_subtask}"] = docs_hook(_subtask, _load)  # named in the YAML files
 
 
 def doc_to_visual(doc: dict[str, Any]) -> list:

@@ -1,0 +1,76 @@
+"""What the model under test can take as input, for tasks that need more than images.
+
+lmms-eval 0.7.3 has no capability flag on its models: a video reaches a simple model as a file path
+in ``doc_to_visual`` and a chat model as a ``{"type": "video"}`` message part, and a model without a
+video path either crashes deep inside its preprocessing or answers without having seen the video.
+So a video task asks here first. A model class may declare ``supports_video = True/False``; without
+the declaration, a class counts as video-capable when the source of some class in its hierarchy
+(outside lmms-eval's abstract base) handles video at all. That errs on the side of letting a run
+go ahead: it only rejects models whose code never mentions video.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import re
+import sys
+
+_MENTIONS_VIDEO = re.compile(r"video|\.mp4", re.IGNORECASE)
+_ASSUME_VIDEO = "LMMS_COMPARATIVE_ASSUME_VIDEO"
+
+
+class ModelCapabilityError(RuntimeError):
+    """The model under test cannot take the input a task needs."""
+
+
+def _module_mentions_video(cls: type) -> bool:
+    module = sys.modules.get(cls.__module__)
+    try:
+        source = inspect.getsource(module) if module is not None else ""
+    except (OSError, TypeError):  # compiled or built in: cannot tell, assume it can
+        return True
+    return bool(_MENTIONS_VIDEO.search(source))
+
+
+def class_supports_video(cls: type) -> bool:
+    declared = getattr(cls, "supports_video", None)
+    if isinstance(declared, bool):
+        return declared
+    own = [c for c in cls.__mro__ if c is not object and not c.__module__.startswith("lmms_eval.api")]
+    return any(_module_mentions_video(c) for c in own)
+
+
+def _model_classes(model) -> list[type]:
+    """The classes lmms-eval may build for ``--model`` (chat and simple variants); [] if unknown."""
+    if model is None:
+        return []
+    if not isinstance(model, str):
+        return [type(model)]
+    from lmms_eval.models import MODEL_REGISTRY_V2  # get_model() would log a failed import as an error
+
+    classes = []
+    for force_simple in (False, True):
+        try:
+            cls = MODEL_REGISTRY_V2.get_model_class(model, force_simple=force_simple)
+        except Exception:  # unknown name or a missing optional dependency: lmms-eval reports it
+            continue
+        if cls not in classes:
+            classes.append(cls)
+    return classes
+
+
+def require_video_input(task: str, model) -> None:
+    """Raise a clear error if the run's model cannot take video input; pass when unknown."""
+    if os.environ.get(_ASSUME_VIDEO, "").strip() not in ("", "0"):
+        return
+    classes = _model_classes(model)
+    if not classes or any(class_supports_video(c) for c in classes):
+        return
+    names = ", ".join(f"{c.__module__}.{c.__qualname__}" for c in classes)
+    raise ModelCapabilityError(
+        f"{task} gives the model a video, and lmms-eval model {model!r} ({names}) has no video input. "
+        f"Run {task} with a video-capable model (for example qwen2_5_vl, llava_onevision, or openai "
+        f"against a server that takes video), or leave it out: it is not part of the vlm2bench group's "
+        f"Overall. If this model does take video, set {_ASSUME_VIDEO}=1."
+    )
