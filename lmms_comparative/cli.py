@@ -64,6 +64,8 @@ def _print_table(runs: dict[str, dict], tasks: list[str]) -> None:
 
 
 SYNTHETIC_TASKS = ["subtlebench_at", "subtlebench_ex", "subtlebench_qn", "subtlebench_vp", "subtlebench_sp"]
+# 45 pairs per type: enough for a 3x3 difficulty grid per type in the report.
+DEMO_PER_TYPE = 45
 BASELINES = ("random_choice", "pixel_diff")
 
 
@@ -73,14 +75,14 @@ def demo(output: str | None, seed: int) -> int:
 
     output = Path(output or "demo_output").resolve()
     data_root = output / "subtlebench_synthetic"
-    synthetic.generate(data_root, per_type=20, seed=seed)
+    synthetic.generate(data_root, per_type=DEMO_PER_TYPE, seed=seed)
     env = dict(os.environ, SUBTLEBENCH_ROOT=str(data_root), HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1")
     runs = {}
     for model in BASELINES:
         cmd = [
             sys.executable, "-m", "lmms_eval",
             "--model", model, "--model_args", f"seed={seed}",
-            "--tasks", ",".join(SYNTHETIC_TASKS),
+            "--tasks", ",".join(SYNTHETIC_TASKS + ["subtlebench_swap"]),
             "--output_path", str(output / "results" / model), "--log_samples",
             "--verbosity", "WARNING",
         ]  # fmt: skip
@@ -94,7 +96,11 @@ def demo(output: str | None, seed: int) -> int:
         runs[model] = json.loads(path.read_text())
         print(f"results: {path}")
     print()
-    _print_table(runs, SYNTHETIC_TASKS)
+    _print_table(runs, SYNTHETIC_TASKS + ["subtlebench_swap"])
+    from lmms_comparative.report import write_report
+
+    report = write_report([str(output / "results" / model) for model in BASELINES], output / "report")
+    print(f"\nreport: {report} (tables, image-order check, difficulty heatmaps)")
     return 0 if all(t in run.get("results", {}) for run in runs.values() for t in SYNTHETIC_TASKS) else 1
 
 

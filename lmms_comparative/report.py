@@ -52,6 +52,12 @@ class Run:
     def value(self, task: str, metric: str):
         return self.row(task).get(f"{metric},none")
 
+    def ci(self, task: str, metric: str) -> tuple[float, float] | None:
+        """The (low, high) a task published in its ``ci95`` metric (benchmarks scored after
+        generation: CaptionQA, VLM2-Bench, ViDi), or None."""
+        found = (self.value(task, "ci95") or {}).get(metric)
+        return (found["low"], found["high"]) if isinstance(found, dict) else None
+
     def per_item(self, task: str, metric: str = "accuracy", key: str = "correct") -> list[float] | None:
         rows = self.samples.get(task)
         if not rows:
@@ -136,11 +142,56 @@ def subtlebench_section(runs: list[Run]) -> str | None:
         chance = [run.value(f"subtlebench_{k}", "chance") for k, _ in SUBTLEBENCH_TYPES] + [run.value("subtlebench", "chance")]
         rows.append([f"chance on these items ({run.name})"] + [_cell(c) for c in chance])
     out = ["## VLM-SubtleBench", "", "Accuracy (%), ± the half-width of a 95% bootstrap interval over items.", "", _table(["Model"] + [c for _, c in SUBTLEBENCH_TYPES] + ["AVG"], rows)]
+    order_rows = [row for run in runs for row in _image_order_rows(run)]
+    if order_rows:
+        out += [
+            "",
+            "Image-order check (`subtlebench_swap`): the \"first image\" / \"second image\" items asked again with the images swapped. "
+            "Consistent: both orders answered and the answers differ (the right behaviour). Answered first: share of \"first image\" answers; "
+            "a model without position bias tracks the truth in both orders (%).",
+            "",
+            _table(["Model", "Type", "Items", "Acc original", "Acc swapped", "Consistent", "Answered first (orig / swap)", "Truly first (orig / swap)"], order_rows),
+        ]
     domains = sorted({d for run in runs for d in (run.value("subtlebench", "by_domain") or {})})
     if domains:
         drows = [[run.name] + [_cell((run.value("subtlebench", "by_domain") or {}).get(d, {}).get("accuracy")) for d in domains] for run in runs]
         out += ["", "By domain (paper Table 10):", "", _table(["Model"] + domains, drows)]
     return "\n".join(out)
+
+
+def _image_order_rows(run: Run) -> list[list[str]]:
+    swapped = {s["accuracy"]["item_id"]: s["accuracy"] for s in run.samples.get("subtlebench_swap", []) if isinstance(s.get("accuracy"), dict)}
+    if not swapped:
+        if run.row("subtlebench_swap"):  # scores without samples: the swapped order alone
+            return [[run.name, "all", "-", "-", _cell(run.value("subtlebench_swap", "accuracy")), "-", "-", "-"]]
+        return []
+    original = {}
+    for key, _ in SUBTLEBENCH_TYPES:
+        for s in run.samples.get(f"subtlebench_{key}", []):
+            if isinstance(s.get("accuracy"), dict) and s["accuracy"].get("item_id") in swapped:
+                original[s["accuracy"]["item_id"]] = s["accuracy"]
+    first = "first image"
+
+    def share(items, field):
+        values = [it.get(field, "").strip().lower() == first for it in items if it.get(field)]
+        return sum(values) / len(values) if values else None
+
+    def scored(items):
+        return [it for it in items if it.get("correct") is not None]
+
+    rows = []
+    categories = sorted({s["category"] for s in swapped.values()})
+    for category in categories + ["all"]:
+        ids = [k for k, s in swapped.items() if category in ("all", s["category"])]
+        swap_items, orig_items = [swapped[k] for k in ids], [original[k] for k in ids if k in original]
+        both = [k for k in ids if k in original and swapped[k].get("picked") and original[k].get("picked")]
+        consistent = sum(swapped[k]["picked"] != original[k]["picked"] for k in both) / len(both) if both else None
+        acc = lambda items: sum(it["correct"] for it in scored(items)) / len(scored(items)) if scored(items) else None  # noqa: E731
+        pair = lambda a, b: f"{_cell(a)} / {_cell(b)}"  # noqa: E731
+        truth_orig = share(orig_items, "answer_text")
+        rows.append([run.name, category, str(len(ids)), _cell(acc(orig_items)), _cell(acc(swap_items)), _cell(consistent),
+                     pair(share(orig_items, "picked"), share(swap_items, "picked")), pair(truth_orig, share(swap_items, "answer_text"))])  # fmt: skip
+    return rows
 
 
 def compbench_section(runs: list[Run]) -> str | None:
@@ -172,9 +223,9 @@ def vlm2bench_section(runs: list[Run]) -> str | None:
     rows = _reference_rows(VLM2_REFERENCE)
     human = VLM2_REFERENCE["Human-Level (paper)"][-1]
     for run in runs:
-        cells = [run.name] + [_cell(run.value(f"vlm2bench_{t}", "score")) for t, _ in VLM2_SUBTASKS]
+        cells = [run.name] + [_cell(run.value(f"vlm2bench_{t}", "score"), run.ci(f"vlm2bench_{t}", "score")) for t, _ in VLM2_SUBTASKS]
         overall = run.value("vlm2bench", "score")
-        cells.append(_cell(overall))
+        cells.append(_cell(overall, run.ci("vlm2bench", "score")))
         cells.append(f"{overall * 100 - human:+.2f}" if isinstance(overall, float) else "-")
         rows.append(cells)
         # Acc_num of uniform guessing on this run's own mix of sequence lengths (paper appendix D.1).
@@ -183,7 +234,7 @@ def vlm2bench_section(runs: list[Run]) -> str | None:
             rows.append([f"chance on these items ({run.name})"] + [_cell(c) for c in chance] + ["-", "-"])
     rows = [r + ([f"{(VLM2_REFERENCE[r[0]][-1] or 0) - human:+.2f}"] if r[0] in VLM2_REFERENCE else []) for r in rows]
     header = ["Model"] + [label for _, label in VLM2_SUBTASKS] + ["Overall", "Δ human"]
-    return "\n".join(["## VLM²-Bench", "", "Scores (%) as the paper's Table 1: pair accuracy (T/F), Acc_num (counting), accuracy (grouping), judge score (VID); Overall excludes VID.", "", _table(header, rows)])
+    return "\n".join(["## VLM²-Bench", "", "Scores (%) as the paper's Table 1: pair accuracy (T/F), Acc_num (counting), accuracy (grouping), judge score (VID); Overall excludes VID. ± the half-width of a 95% bootstrap interval (pairs or questions resampled; Overall from the subtasks' standard errors).", "", _table(header, rows)])
 
 
 def captionqa_section(runs: list[Run]) -> str | None:
@@ -196,8 +247,10 @@ def captionqa_section(runs: list[Run]) -> str | None:
         for prompt in prompts:
             if not any(run.row(f"captionqa_{prompt}_{d}") for d, _ in CAPTIONQA_DOMAINS):
                 continue
-            rows.append([run.name, prompt, _cell(run.value(f"captionqa_{prompt}", "score"))] + [_cell(run.value(f"captionqa_{prompt}_{d}", "score")) for d, _ in CAPTIONQA_DOMAINS])
-    out = ["## CaptionQA", "", "Score (%) per domain and Overall (their unweighted mean), paper Table 3.", "", _table(["Model", "Prompt", "Overall"] + [label for _, label in CAPTIONQA_DOMAINS], rows)]
+            group = f"captionqa_{prompt}"
+            domains = [_cell(run.value(f"{group}_{d}", "score"), run.ci(f"{group}_{d}", "score")) for d, _ in CAPTIONQA_DOMAINS]
+            rows.append([run.name, prompt, _cell(run.value(group, "score"), run.ci(group, "score"))] + domains)
+    out = ["## CaptionQA", "", "Score (%) per domain and Overall (their unweighted mean), paper Table 3; ± the half-width of a 95% bootstrap interval (images resampled with their questions; Overall from the domains' standard errors).", "", _table(["Model", "Prompt", "Overall"] + [label for _, label in CAPTIONQA_DOMAINS], rows)]
     gap_rows = []
     for run in runs:
         image = [run.value(f"captionqa_image_{d}", "accuracy") for d, _ in CAPTIONQA_DOMAINS]
@@ -223,10 +276,19 @@ def vidi_section(runs: list[Run]) -> str | None:
             task = f"vidi_{setting}_avg" if run.row(f"vidi_{setting}_avg") else f"vidi_{setting}"
             if not run.row(task):
                 continue
-            judge = [_cell(run.value(task, m)) for m in ("precision", "recall", "f1")] if setting == "global" else ["-"] * 3
-            rows.append([run.name, setting] + [_cell(run.value(task, m), scale=1 if m == "cider" else 100) for m, _ in VIDI_METRICS] + judge)
+            judge = [_cell(run.value(task, m), run.ci(task, m)) for m in ("precision", "recall", "f1")] if setting == "global" else ["-"] * 3
+            rows.append([run.name, setting] + [_cell(run.value(task, m), run.ci(task, m), scale=1 if m == "cider" else 100) for m, _ in VIDI_METRICS] + judge)
     header = ["Model", "Setting"] + [label for _, label in VIDI_METRICS] + ["Judge P", "Judge R", "Judge F1"]
-    return "\n".join(["## ViDi", "", "Caption metrics (x100; CIDEr as is), averaged over both image orders where both ran; judge precision, recall, F1 (%) for the global setting.", "", _table(header, rows)])
+    order_rows = []
+    for run in runs:
+        for setting in ("granular", "global"):
+            if run.row(f"vidi_{setting}") and run.row(f"vidi_{setting}_swap"):
+                deltas = [run.value(f"vidi_{setting}_swap", m) - run.value(f"vidi_{setting}", m) if isinstance(run.value(f"vidi_{setting}", m), float) else None for m, _ in VIDI_METRICS]
+                order_rows.append([run.name, setting] + [_cell(d, scale=1 if m == "cider" else 100) for d, (m, _) in zip(deltas, VIDI_METRICS)])
+    extra = []
+    if order_rows:
+        extra = ["", "Image-order consistency (paper Table 4's variation): swapped order minus original order, same pairs.", "", _table(["Model", "Setting"] + [label for _, label in VIDI_METRICS], order_rows)]
+    return "\n".join(["## ViDi", "", "Caption metrics (x100; CIDEr as is), averaged over both image orders where both ran; judge precision, recall, F1 (%) for the global setting. ± the half-width of a 95% bootstrap interval over pairs (corpus BLEU recomputed per resample; CIDEr with the full corpus's document frequencies).", "", _table(header, rows)] + extra)
 
 
 SECTIONS = (subtlebench_section, captionqa_section, vlm2bench_section, compbench_section, vidi_section)
@@ -260,6 +322,94 @@ def subtlebench_chart(runs: list[Run], path: Path) -> Path | None:
     ax.set_title("VLM-SubtleBench accuracy by difference type")
     ax.legend(fontsize=8, ncol=2, loc="lower right")
     ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+# The two difficulty factors each synthetic type is drawn over (paper §4.4 / Figure 5: object size
+# and the size of the change), as the generator records them in generation_info.
+HEATMAP_FACTORS = {
+    "attribute": ("amount", "object_size"),
+    "existence": ("n_shapes", "object_size"),
+    "quantity": ("n_shapes", "object_size"),
+    "viewpoint": ("amount", "n_shapes"),
+    "spatial": ("amount", "object_size"),
+}
+
+
+def difficulty_grid(items: list[dict], x: str, y: str, bins: int = 3):
+    """Accuracy over a grid of two factors, each cut at its quantiles: (x edges, y edges,
+    accuracy matrix [y, x] with NaN for empty cells, counts matrix)."""
+    import numpy as np
+
+    items = [it for it in items if it.get("correct") is not None and isinstance(it["factors"].get(x), (int, float)) and isinstance(it["factors"].get(y), (int, float))]
+    if len(items) < 4:
+        return None
+    xs = np.array([it["factors"][x] for it in items], dtype=float)
+    ys = np.array([it["factors"][y] for it in items], dtype=float)
+    correct = np.array([it["correct"] for it in items], dtype=float)
+    def edges(values):  # quantile cuts; a factor the sweep held fixed is one bin
+        cuts = np.unique(np.quantile(values, np.linspace(0, 1, bins + 1)))
+        return cuts if len(cuts) > 1 else np.array([cuts[0], cuts[0]])
+
+    x_edges, y_edges = edges(xs), edges(ys)
+    xi = np.clip(np.searchsorted(x_edges, xs, side="right") - 1, 0, len(x_edges) - 2)
+    yi = np.clip(np.searchsorted(y_edges, ys, side="right") - 1, 0, len(y_edges) - 2)
+    counts = np.zeros((len(y_edges) - 1, len(x_edges) - 1))
+    hits = np.zeros_like(counts)
+    np.add.at(counts, (yi, xi), 1)
+    np.add.at(hits, (yi, xi), correct)
+    with np.errstate(invalid="ignore"):
+        return x_edges, y_edges, hits / counts, counts
+
+
+def synthetic_heatmaps(runs: list[Run], path: Path) -> Path | None:
+    """Accuracy of each model over two difficulty factors of each synthetic type (runs on data from
+    ``lmms-comparative synthetic``, whose samples carry the factors)."""
+    panels = []
+    for run in runs:
+        for key, _ in SUBTLEBENCH_TYPES:
+            items = [s["accuracy"] for s in run.samples.get(f"subtlebench_{key}", []) if isinstance(s.get("accuracy"), dict) and s["accuracy"].get("factors")]
+            by_type: dict[str, list] = {}
+            for it in items:
+                by_type.setdefault(it["category"], []).append(it)
+            for category, group in by_type.items():
+                numeric = [k for k, v in group[0]["factors"].items() if isinstance(v, (int, float))]
+                x, y = HEATMAP_FACTORS.get(category) or (numeric + [None, None])[:2]
+                grid = difficulty_grid(group, x, y) if x and y else None
+                if grid:
+                    panels.append((run.name, category, x, y, grid))
+    if not panels:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    names = list(dict.fromkeys(p[0] for p in panels))
+    categories = list(dict.fromkeys(p[1] for p in panels))
+    fig, axes = plt.subplots(len(names), len(categories), figsize=(3.4 * len(categories), 3.1 * len(names)), dpi=110, squeeze=False)
+    for ax in axes.flat:
+        ax.axis("off")
+    cmap = matplotlib.colormaps["RdYlGn"].copy()
+    cmap.set_bad("lightgray")
+    for name, category, x, y, (x_edges, y_edges, acc, counts) in panels:
+        ax = axes[names.index(name)][categories.index(category)]
+        ax.axis("on")
+        ax.imshow(np.ma.masked_invalid(acc * 100), cmap=cmap, vmin=0, vmax=100, origin="lower", aspect="auto")
+        for (row, col), n in np.ndenumerate(counts):
+            text = f"{acc[row, col] * 100:.0f}%\nn={int(n)}" if n else "-"
+            ax.text(col, row, text, ha="center", va="center", fontsize=7)
+        label = lambda edges: [f"{a:.3g}-{b:.3g}" for a, b in zip(edges[:-1], edges[1:])]  # noqa: E731
+        ax.set_xticks(range(len(x_edges) - 1), label(x_edges), fontsize=6)
+        ax.set_yticks(range(len(y_edges) - 1), label(y_edges), fontsize=6)
+        ax.set_xlabel(x, fontsize=7)
+        ax.set_ylabel(y, fontsize=7)
+        ax.set_title(f"{name}: {category}", fontsize=8)
+    fig.suptitle("Synthetic SubtleBench: accuracy by difficulty factor", fontsize=10)
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
@@ -305,7 +455,7 @@ def write_report(paths: list[str], out_dir: str | Path) -> Path:
         text = section(runs)
         if text:
             parts += [text, ""]
-    charts = [subtlebench_chart(runs, out / "subtlebench_types.png")]
+    charts = [subtlebench_chart(runs, out / "subtlebench_types.png"), synthetic_heatmaps(runs, out / "subtlebench_synthetic_difficulty.png")]
     for prompt in ("simple", "short", "long", "taxonomy"):
         for domain, _ in CAPTIONQA_DOMAINS:
             charts.append(captionqa_radar(runs, prompt, domain, out / f"captionqa_{prompt}_{domain}_radar.png"))

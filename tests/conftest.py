@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import glob
 import json
+import math
 import os
 import subprocess
 import sys
@@ -54,3 +55,20 @@ def read_run(output_path: Path, proc: subprocess.CompletedProcess | None = None)
         task = sample_file.stem.split("_samples_", 1)[1]
         samples[task] = [json.loads(line) for line in sample_file.read_text().splitlines() if line.strip()]
     return json.loads(path.read_text()), samples
+
+
+def assert_interval(ci95: dict, metric: str, value: float) -> dict:
+    """A task's published ``ci95`` entry for ``metric``: about ``value``, and a real interval."""
+    entry = ci95[metric]
+    assert entry["value"] == pytest.approx(value)
+    assert entry["low"] <= value + 1e-9 and value - 1e-9 <= entry["high"] and entry["se"] >= 0
+    return entry
+
+
+def assert_group_interval(group_ci95: dict, parts: list[dict], metric: str, correlated: bool = False) -> None:
+    """A group's ``ci95``: the mean of its parts' values, se from their standard errors."""
+    ses = [p[metric]["se"] for p in parts]
+    se = sum(ses) / len(ses) if correlated else math.sqrt(sum(x * x for x in ses)) / len(ses)
+    entry = group_ci95[metric]
+    assert entry["value"] == pytest.approx(sum(p[metric]["value"] for p in parts) / len(parts))
+    assert entry["se"] == pytest.approx(se) and entry["high"] - entry["low"] == pytest.approx(2 * 1.96 * se)

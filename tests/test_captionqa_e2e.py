@@ -9,7 +9,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from conftest import base_env, read_run, run_cli
+from conftest import assert_group_interval, assert_interval, base_env, read_run, run_cli
 from fake_openai import FakeOpenAI, message_images, message_text
 
 from lmms_comparative.data import captionqa as data
@@ -138,6 +138,15 @@ def test_scores_match_the_reader_policy(server_run):
         assert {k: v["score"] for k, v in row["by_category,none"].items()} == pytest.approx({k: sum(v) / len(v) for k, v in cats.items()})
     overall = results["groups"]["captionqa_simple"]["score,none"]
     assert overall == pytest.approx(sum(results["results"][f"captionqa_simple_{d}"]["score,none"] for d in DOMAINS) / 4)
+    # 95% intervals: per domain over images (each with its questions), Overall from the domains.
+    parts = []
+    for domain in DOMAINS:
+        row = results["results"][f"captionqa_simple_{domain}"]
+        assert row["ci95,none"]["unit"] == "image"
+        for metric in ("score", "accuracy", "cannot_rate"):
+            assert_interval(row["ci95,none"], metric, row[f"{metric},none"])
+        parts.append(row["ci95,none"])
+    assert_group_interval(results["groups"]["captionqa_simple"]["ci95,none"], parts, "score")
 
 
 def test_reader_sees_official_prompts_and_the_all_split_order(server_run, cqa_root):
@@ -310,7 +319,7 @@ def test_report_tables_and_radar(server_run, tmp_path):
 
     *_, out, _ = server_run
     markdown = write_report([str(out / "results")], tmp_path).read_text()
-    assert "## CaptionQA" in markdown and re.search(r"^\| vlm \| simple \| ", markdown, re.M)
+    assert "## CaptionQA" in markdown and re.search(r"^\| vlm \| simple \| [\d.]+ ±[\d.]+ \| [\d.]+ ±[\d.]+ \|", markdown, re.M)
     radar = tmp_path / "captionqa_simple_natural_radar.png"
     from PIL import Image
 

@@ -98,8 +98,8 @@ def test_readme_demo_runs_offline_on_synthetic_pairs(hf_home, tmp_path):
     guess, _ = read_run(tmp_path / "results" / "random_choice", proc)
     pixels, _ = read_run(tmp_path / "results" / "pixel_diff", proc)
     for task in tasks:
-        assert guess["results"][task]["counts,none"]["n"] == 20 and guess["results"][task]["counts,none"]["unparsed"] == 0
-        printed = re.search(rf"^{task}\s+20\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)$", proc.stdout, re.M)
+        assert guess["results"][task]["counts,none"]["n"] == 45 and guess["results"][task]["counts,none"]["unparsed"] == 0
+        printed = re.search(rf"^{task}\s+45\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)$", proc.stdout, re.M)
         assert printed, proc.stdout[-2000:]
         assert float(printed.group(2)) == pytest.approx(guess["results"][task]["accuracy,none"], abs=5e-4)
         assert float(printed.group(3)) == pytest.approx(pixels["results"][task]["accuracy,none"], abs=5e-4)
@@ -108,6 +108,38 @@ def test_readme_demo_runs_offline_on_synthetic_pairs(hf_home, tmp_path):
     pixel_mean = sum(pixels["results"][t]["accuracy,none"] for t in tasks) / 5
     chance_mean = sum(guess["results"][t]["chance,none"] for t in tasks) / 5
     assert pixel_mean > chance_mean + 0.3
+    _check_demo_report(tmp_path)
+
+
+def _check_demo_report(out: Path) -> None:
+    """The demo's report: the image-order check and the difficulty heatmaps, against the samples."""
+    from lmms_comparative.report import HEATMAP_FACTORS, difficulty_grid
+
+    markdown = (out / "report" / "report.md").read_text()
+    for model in ("random_choice", "pixel_diff"):
+        results, samples = read_run(out / "results" / model)
+        # subtlebench_swap: the quantity items ("first image"/"second image"), images swapped.
+        swapped = {s["accuracy"]["item_id"]: s["accuracy"] for s in samples["subtlebench_swap"]}
+        original = {s["accuracy"]["item_id"]: s["accuracy"] for s in samples["subtlebench_qn"]}
+        assert set(swapped) == set(original) and results["results"]["subtlebench_swap"]["counts,none"]["n"] == 45
+        for key, item in swapped.items():  # the answer moved to the other option, the options stayed
+            assert item["answer"] != original[key]["answer"] and item["answer_text"] != original[key]["answer_text"]
+        consistent = sum(swapped[k]["picked"] != original[k]["picked"] for k in swapped) / len(swapped)
+        acc_swapped = results["results"]["subtlebench_swap"]["accuracy,none"]
+        row = re.search(rf"^\| {model} \| all \| 45 \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \|", markdown, re.M)
+        assert row, markdown
+        assert [float(v) for v in row.groups()] == pytest.approx([results["results"]["subtlebench_qn"]["accuracy,none"] * 100, acc_swapped * 100, consistent * 100], abs=0.051)
+        # Heatmaps: every item lands in one cell, and the cells add up to the task's accuracy.
+        for task in ("subtlebench_at", "subtlebench_sp", "subtlebench_ex", "subtlebench_qn", "subtlebench_vp"):
+            items = [s["accuracy"] for s in samples[task]]
+            x, y = HEATMAP_FACTORS[items[0]["category"]]
+            _, _, acc, counts = difficulty_grid(items, x, y)
+            assert counts.sum() == 45 and counts.shape[1] == 3
+            hits = (acc * counts)[counts > 0].sum()
+            assert hits / 45 == pytest.approx(results["results"][task]["accuracy,none"])
+    pixel_results, _ = read_run(out / "results" / "pixel_diff")
+    assert pixel_results["results"]["subtlebench_swap"]["accuracy,none"] == 1.0  # it reads the images, in either order
+    _nontrivial_png(out / "report" / "subtlebench_synthetic_difficulty.png")
 
 
 def _nontrivial_png(path: Path) -> None:

@@ -7,7 +7,7 @@ import statistics
 from collections import Counter
 
 import pytest
-from conftest import base_env, read_run, run_cli
+from conftest import assert_group_interval, assert_interval, base_env, read_run, run_cli
 from fake_openai import FakeOpenAI, message_images, message_text
 
 from lmms_comparative.data import DataError
@@ -101,7 +101,14 @@ def test_global_setting_metrics_and_judge(vidi_run):
         assert row["precision,none"] == pytest.approx(0.75) and row["recall,none"] == pytest.approx(0.5)
         assert row["f1,none"] == pytest.approx(2 * 0.75 * 0.5 / 1.25)
         assert row["counts,none"]["unjudged"] == 0 and row["counts,none"]["judge_requests"] == 2 * len(pairs)
+    for task in ("vidi_global", "vidi_global_swap"):
+        row = results["results"][task]
+        for metric in ("bleu1", "bleu4", "rougeL", "cider", "precision", "recall", "f1"):
+            assert_interval(row["ci95,none"], metric, row[f"{metric},none"])
     group = results["groups"]["vidi_global_avg"]
+    # The two orders score the same pairs: combined as fully correlated.
+    parts = [results["results"][t]["ci95,none"] for t in ("vidi_global", "vidi_global_swap")]
+    assert_group_interval(group["ci95,none"], parts, "cider", correlated=True)
     assert group["cider,none"] == pytest.approx((results["results"]["vidi_global"]["cider,none"] + results["results"]["vidi_global_swap"]["cider,none"]) / 2)
     captioning = [b for b in requests if message_images(b)]
     assert all(len(message_images(b)) == 2 and b["temperature"] == 0.5 for b in captioning)

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import base_env, read_run, run_cli
+from conftest import assert_group_interval, assert_interval, base_env, read_run, run_cli
 from fake_openai import FakeOpenAI, message_images, message_text
 
 from lmms_comparative.data.fixtures import build_vlm2bench
@@ -204,6 +204,14 @@ def test_scores_recomputed_from_the_samples_file(v2):
         assert results["results"][f"vlm2bench_{cat}_grp"]["score,none"] == pytest.approx(sum(grp) / len(grp))
         pairs = rules.pair_accuracy([s["score"] for s in samples[f"vlm2bench_{cat}_cpr"]], drop_incomplete=True)
         assert results["results"][f"vlm2bench_{cat}_cpr"]["score,none"] == pytest.approx(pairs["pair"])
+    # 95% intervals per subtask (pairs resampled for T/F), and the Overall's from the eight.
+    parts = []
+    for task in ("gc_mat", "gc_trk", "oc_cpr", "oc_cnt", "oc_grp", "pc_cpr", "pc_cnt", "pc_grp"):
+        row = results["results"][f"vlm2bench_{task}"]
+        assert row["ci95,none"]["unit"] == ("pair" if task.startswith("gc") or task.endswith("cpr") else "question")
+        parts.append(row["ci95,none"])
+        assert_interval(row["ci95,none"], "score", row["score,none"])
+    assert_group_interval(results["groups"]["vlm2bench"]["ci95,none"], parts, "score")
 
 
 def test_missing_video_and_missing_image_count_are_named(tmp_path, monkeypatch):
@@ -261,3 +269,4 @@ def test_report_rows(v2, tmp_path):
     assert "| Chance-Level (paper) | 25.0 | 25.0 | 50.0 | 34.9 |" in markdown and "| Human-Level (paper) | 95.1 |" in markdown
     assert re.search(r"^\| chance on these items \(vlm\) \| - \| - \| - \| \d", markdown, re.M)
     assert re.search(r"^\| vlm \| .* \| [+-]\d+\.\d\d \|$", markdown, re.M)  # Δ to human
+    assert re.search(r"^\| vlm \| [\d.]+ ±[\d.]+ \| ", markdown, re.M)  # bootstrap half-widths

@@ -12,6 +12,7 @@ part after that marker against the root. Plain relative paths are resolved again
 
 from __future__ import annotations
 
+import json
 import threading
 from pathlib import Path
 from typing import Any
@@ -100,7 +101,17 @@ def _doc(record: dict[str, Any], base: Path, split: str, where: str) -> dict[str
         "image_2": images[1],
         "has_caption": bool(record.get("has_caption", False)),
         "caption": str(record.get("caption") or ""),
+        # The scalar difficulty factors of a generated pair (synthetic records), as JSON text: the
+        # types differ in their factors, and a Dataset column needs one schema.
+        "factors": json.dumps(scalar_factors(record.get("generation_info"))),
     }
+
+
+def scalar_factors(info) -> dict[str, Any]:
+    """The numeric and text fields of a record's ``generation_info`` (not its nested params)."""
+    if not isinstance(info, dict):
+        return {}
+    return {k: v for k, v in info.items() if isinstance(v, (int, float, str)) and not isinstance(v, bool)}
 
 
 def load_docs(split: str = "test", base: Path | None = None) -> list[dict[str, Any]]:
@@ -130,6 +141,28 @@ def check_images(docs: list[dict[str, Any]]) -> None:
         shown = "\n".join(f"  {item}: {path}" for item, path in missing[:10])
         more = f"\n  ... and {len(missing) - 10} more" if len(missing) > 10 else ""
         raise DataError(f"{ENV_VAR}: {len(missing)} image file(s) are missing:\n{shown}{more}")
+
+
+BINARY_IMAGE_OPTIONS = ("first image", "second image")
+
+
+def swapped_docs(split: str = "test") -> list[dict[str, Any]]:
+    """The image-order check: every item whose options are exactly "first image" and "second
+    image" (the binary types of unified_adapter.py), with the two images swapped and the answer
+    moved to the other option. The prompt, option order and letters stay as in the original order,
+    so a model without position bias answers the other letter."""
+    swapped = []
+    for doc in load_docs(split):
+        options = [o.strip().lower() for o in doc["options"]]
+        if sorted(options) != list(BINARY_IMAGE_OPTIONS):
+            continue
+        other = LETTERS[1 - LETTERS.index(doc["answer_letter"])]
+        answer = doc["options"][LETTERS.index(other)]
+        swapped.append({**doc, "image_1": doc["image_2"], "image_2": doc["image_1"], "answer": answer, "answer_letter": other})
+    if not swapped:
+        raise DataError(f"{ENV_VAR}: the {split} split has no items with the options {list(BINARY_IMAGE_OPTIONS)}, so there is nothing to swap.")
+    check_images(swapped)
+    return swapped
 
 
 def category_docs(category: str, split: str = "test") -> list[dict[str, Any]]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -30,3 +30,105 @@ def grouped_bootstrap_ci(groups: Sequence[Sequence[float]], iterations: int = 20
     means = np.mean([a[rng.integers(0, len(a), size=(iterations, len(a)))].mean(axis=1) for a in arrays], axis=0)
     tail = (1 - level) / 2 * 100
     return float(np.percentile(means, tail)), float(np.percentile(means, 100 - tail))
+
+
+# ---- intervals computed where a task is scored --------------------------------------------------
+# Benchmarks whose scoring runs after generation (a reader or judge pass, corpus-level caption
+# metrics) have no per-item scores in lmms-eval's samples logs, so their tasks compute the interval
+# in the aggregation and publish it as a ``ci95`` metric: {metric: {value, low, high, se}}.
+
+DEFAULT_ITERATIONS = 1000
+
+
+def interval(value: float, replicates: Sequence[float], level: float = 0.95) -> dict[str, float] | None:
+    """Percentile interval and bootstrap standard error of ``value`` from its replicates."""
+    reps = np.asarray(replicates, dtype=float)
+    reps = reps[~np.isnan(reps)]
+    if len(reps) < 2 or value is None or value != value:
+        return None
+    tail = (1 - level) / 2 * 100
+    return {"value": float(value), "low": float(np.percentile(reps, tail)), "high": float(np.percentile(reps, 100 - tail)), "se": float(reps.std(ddof=1))}
+
+
+def resampled_indices(n: int, iterations: int, seed: int = 0, chunk: int = 250):
+    """Chunks of an (iterations, n) matrix of unit indices drawn with replacement, seeded."""
+    rng = np.random.default_rng(seed)
+    for start in range(0, iterations, chunk):
+        yield rng.integers(0, n, size=(min(chunk, iterations - start), n))
+
+
+def vector_bootstrap(n_units: int, statistic, estimate: dict[str, float], iterations: int = DEFAULT_ITERATIONS, seed: int = 0) -> dict:
+    """Intervals of every metric in ``estimate``. ``statistic(idx)`` maps an (b, n_units) index
+    matrix to {metric: array of b replicate values}; units are resampled with replacement."""
+    if n_units < 2:
+        return {}
+    replicates: dict[str, list] = {k: [] for k in estimate}
+    for idx in resampled_indices(n_units, iterations, seed):
+        for key, values in statistic(idx).items():
+            if key in replicates:
+                replicates[key].extend(np.asarray(values, dtype=float).tolist())
+    out = {k: interval(estimate[k], replicates[k]) for k in estimate}
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def unit_bootstrap(units: Sequence, statistic, iterations: int = DEFAULT_ITERATIONS, seed: int = 0) -> dict:
+    """Intervals of a metric computed by an arbitrary function of the units (pairs, items).
+    ``statistic(list_of_units) -> {metric: value}`` is the benchmark's own scoring function, rerun
+    on each resample; a unit drawn twice is passed twice, so the function must not merge units
+    by an id (re-key them first)."""
+    estimate = statistic(list(units))
+    if len(units) < 2:
+        return {}
+    replicates: dict[str, list] = {k: [] for k in estimate}
+    for idx in resampled_indices(len(units), iterations, seed):
+        for row in idx:
+            for key, value in statistic([units[i] for i in row]).items():
+                if key in replicates:
+                    replicates[key].append(value)
+    out = {k: interval(estimate[k], replicates[k]) for k in estimate}
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def cluster_mean_intervals(clusters: Sequence[Sequence[Mapping]], keys: Sequence[str] | Mapping[str, str], iterations: int = DEFAULT_ITERATIONS, seed: int = 0) -> dict:
+    """Intervals of per-row means (``sum(row[field]) / rows``) when rows come in clusters that are
+    resampled whole (a CaptionQA image and its questions): the ratio of resampled sums. ``keys``
+    names the row fields, or maps each metric name to its row field."""
+    fields = dict(keys) if isinstance(keys, Mapping) else {k: k for k in keys}
+    keys = list(fields)
+    clusters = [c for c in clusters if len(c)]
+    sizes = np.asarray([len(c) for c in clusters], dtype=float)
+    sums = {k: np.asarray([sum(float(r[fields[k]]) for r in c) for c in clusters]) for k in keys}
+    if not len(sizes):
+        return {}
+    estimate = {k: float(sums[k].sum() / sizes.sum()) for k in keys}
+
+    def statistic(idx):
+        total = sizes[idx].sum(axis=1)
+        return {k: sums[k][idx].sum(axis=1) / total for k in keys}
+
+    return vector_bootstrap(len(clusters), statistic, estimate, iterations, seed)
+
+
+def mean_of_intervals(parts: Sequence[Mapping | None], correlated: bool = False) -> dict[str, float] | None:
+    """The interval of an unweighted mean of estimates (an Overall over subtasks or domains): the
+    mean of the values, and the normal 95% interval of its standard error: sqrt(sum se_i^2) / k for
+    independent parts, the mean se_i when the parts score the same items (``correlated``: an upper
+    bound, exact for perfectly correlated parts)."""
+    parts = [p for p in parts if p]
+    if not parts:
+        return None
+    value = float(np.mean([p["value"] for p in parts]))
+    ses = [p["se"] for p in parts]
+    se = float(np.mean(ses)) if correlated else float(np.sqrt(sum(x**2 for x in ses)) / len(parts))
+    return {"value": value, "low": value - 1.96 * se, "high": value + 1.96 * se, "se": se}
+
+
+def combine_ci95(values: Sequence[Mapping], correlated: bool = False) -> dict:
+    """Group aggregation of the tasks' ``ci95`` dicts: each metric as mean_of_intervals. Only
+    metrics every task reports are combined (an Overall needs all of its parts)."""
+    values = [v for v in values if isinstance(v, Mapping)]
+    if not values:
+        return {}
+    shared = set.intersection(*(set(k for k, x in v.items() if isinstance(x, Mapping)) for v in values))
+    out = {k: mean_of_intervals([v[k] for v in values], correlated) for k in sorted(shared)}
+    return {k: v for k, v in out.items() if v is not None}

@@ -21,13 +21,14 @@ from lmms_comparative.data import captionqa as data
 from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics import captionqa as rules
+from lmms_comparative.metrics.bootstrap import cluster_mean_intervals
 from lmms_comparative.tasks.captionqa_prompts import caption_prompt
 from lmms_comparative.tasks.common import docs_hook, once_per_run, response_text
 
 READER_PREFIX = "CAPTIONQA_READER"
 # qa.py: EVAL_MODEL, temperature=0.0, --max-tokens default 4.
 READER_DEFAULTS = {"model": "Qwen/Qwen2.5-72B-Instruct", "temperature": 0.0, "max_tokens": 4}
-METRICS = ("score", "accuracy", "cannot_rate", "by_category", "counts")
+METRICS = ("score", "accuracy", "cannot_rate", "by_category", "counts", "ci95")
 
 _split_lock = threading.Lock()
 
@@ -133,8 +134,13 @@ def _qa_for(items: list[dict]) -> dict:
     caption_failed = sum(1 for it in items if it["caption_failed"])
     if caption_failed:
         logger.warning(f"CaptionQA {domain}: {caption_failed} caption request(s) failed; their questions are not scored.")
+    by_image: dict[str, list] = {}
+    for row in scored:
+        by_image.setdefault(row["id"], []).append(row)
     result = {
         "summary": rules.summarize(scored),
+        # Questions of one image share its caption: resample images, not questions.
+        "ci95": {**cluster_mean_intervals(list(by_image.values()), {"score": "score", "accuracy": "correct", "cannot_rate": "cannot"}), "unit": "image"},
         "by_category": rules.by_category(scored),
         "counts": {"images": len(items), "caption_failed": caption_failed, "questions": len(rows), "scored": len(scored), "reader_failed": failed},
     }
@@ -162,6 +168,10 @@ def aggregate_by_category(items: list) -> dict:
 
 def aggregate_counts(items: list) -> dict:
     return _qa_for(items)["counts"]
+
+
+def aggregate_ci95(items: list) -> dict:
+    return _qa_for(items)["ci95"]
 
 
 def export_captions(samples_files: list[str]) -> dict[str, str]:

@@ -115,3 +115,18 @@ def group_sum_counts(values: list, sizes: list, weight_by_size: bool = False) ->
     from lmms_comparative.metrics.aggregate import sum_counts
 
     return sum_counts([{k: v for k, v in part.items() if isinstance(v, int)} for part in values])
+
+
+def group_ci95(values: list, sizes: list, weight_by_size: bool = False) -> dict:
+    """Group aggregation of the tasks' ``ci95``: the interval of the unweighted mean of the
+    tasks' values (an Overall), from their bootstrap standard errors."""
+    from lmms_comparative.metrics.bootstrap import combine_ci95
+
+    return combine_ci95(values)
+
+
+def group_ci95_same_items(values: list, sizes: list, weight_by_size: bool = False) -> dict:
+    """``group_ci95`` for tasks that score the same items (both image orders of ViDi)."""
+    from lmms_comparative.metrics.bootstrap import combine_ci95
+
+    return combine_ci95(values, correlated=True)

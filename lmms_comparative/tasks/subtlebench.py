@@ -6,6 +6,7 @@ metrics modules parse and score; this module only adapts them to lmms-eval's hoo
 
 from __future__ import annotations
 
+import json
 import os
 from functools import partial
 from typing import Any
@@ -17,7 +18,7 @@ from lmms_comparative.data import image_transforms as transforms
 from lmms_comparative.data import subtlebench as data
 from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
-from lmms_comparative.metrics.mcq import format_options, parse_subtlebench_letter
+from lmms_comparative.metrics.mcq import LETTERS, format_options, parse_subtlebench_letter
 from lmms_comparative.metrics.similarity import cosine_similarities, parse_yes_no
 from lmms_comparative.tasks.common import docs_hook, load_images, once_per_run, response_text
 from lmms_comparative.tasks.subtlebench_prompts import (
@@ -45,6 +46,8 @@ process_docs_quantity = docs_hook("quantity", partial(data.category_docs, "quant
 process_docs_quality = docs_hook("quality", partial(data.category_docs, "quality"))
 process_docs_viewpoint = docs_hook("viewpoint", partial(data.category_docs, "viewpoint"))
 process_docs_action = docs_hook("action", partial(data.category_docs, "action"))
+# The image-order check (subtlebench_swap): the "first image"/"second image" items, images swapped.
+process_docs_swap = docs_hook("swap", data.swapped_docs)
 
 
 # ---- prompts ------------------------------------------------------------------------------------
@@ -122,6 +125,22 @@ def doc_to_target(doc: dict[str, Any]) -> str:
 
 def process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
     """Score one response. Pure and idempotent (lmms-eval may run it in threads and retry it)."""
+    sample = _outcome(doc, results)
+    out = {name: sample for name in ("chance", "by_domain", "by_source", "counts")}
+    # lmms-eval computes a CLT standard error from a `score` key; only accuracy should have one.
+    out["accuracy"] = {**sample, "score": sample["correct"]} if sample["correct"] is not None else sample
+    return out
+
+
+def swap_process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
+    """process_results of subtlebench_swap (the items with both images swapped)."""
+    sample = _outcome(doc, results)
+    out = {name: sample for name in ("by_category", "image_choice", "counts")}
+    out["accuracy"] = {**sample, "score": sample["correct"]} if sample["correct"] is not None else sample
+    return out
+
+
+def _outcome(doc: dict[str, Any], results: list) -> dict[str, Any]:
     sample = {
         "item_id": doc["item_id"],
         "category": doc["category"],
@@ -129,12 +148,16 @@ def process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
         "source": doc["source"],
         "n_options": len(doc["options"]),
         "answer": doc["answer_letter"],
+        "answer_text": doc["answer"],
         **aggregate.mcq_outcome(response_text(results), parse_subtlebench_letter, doc["answer_letter"]),
     }
-    out = {name: sample for name in ("chance", "by_domain", "by_source", "counts")}
-    # lmms-eval computes a CLT standard error from a `score` key; only accuracy should have one.
-    out["accuracy"] = {**sample, "score": sample["correct"]} if sample["correct"] is not None else sample
-    return out
+    letter = sample["parsed"]
+    if letter and letter in LETTERS[: len(doc["options"])]:
+        sample["picked"] = doc["options"][LETTERS.index(letter)]  # the option text, for order checks
+    factors = json.loads(doc.get("factors") or "{}")
+    if factors:
+        sample["factors"] = factors  # difficulty factors of a generated pair, for the report's heatmaps
+    return sample
 
 
 def _warn_failed(items: list) -> None:
@@ -162,6 +185,22 @@ def aggregate_by_source(items: list) -> dict:
 
 def aggregate_counts(items: list) -> dict:
     return aggregate.counts(items)
+
+
+def aggregate_by_category(items: list) -> dict:
+    return aggregate.breakdown(items, "category")
+
+
+def aggregate_image_choice(items: list) -> dict:
+    """How often the model answers "first image" against how often that is right (a model with
+    no position bias matches the truth in both image orders)."""
+    answered = [it for it in aggregate.scored(items) if it.get("picked")]
+    first = data.BINARY_IMAGE_OPTIONS[0]
+    out = {"answered_first": float("nan"), "truly_first": float("nan"), "n": len(answered)}
+    if answered:
+        out["answered_first"] = sum(it["picked"].strip().lower() == first for it in answered) / len(answered)
+        out["truly_first"] = sum(it["answer_text"].strip().lower() == first for it in answered) / len(answered)
+    return out
 
 
 # Group-level combinations (lmms-eval calls them with the subtasks' values and sizes).

@@ -13,11 +13,13 @@ import re
 import statistics
 from typing import Any
 
+import numpy as np
 from datasets import Dataset
 
 from lmms_comparative.data import vidi as data
 from lmms_comparative.judges import Engine, check_failures
-from lmms_comparative.metrics.caption_metrics import caption_scores, require_java
+from lmms_comparative.metrics.bootstrap import vector_bootstrap
+from lmms_comparative.metrics.caption_metrics import caption_item_stats, corpus_scores, require_java
 from lmms_comparative.tasks.common import load_images, metric_of, once_per_run, response_text
 from lmms_comparative.tasks.vidi_prompts import (
     FEWSHOT,
@@ -94,7 +96,7 @@ def process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
     responses = results[0] if results and isinstance(results[0], (list, tuple)) else results
     predictions = [response_text([r]) for r in responses] or [""]
     sample = {"item_id": doc["item_id"], "differences": list(doc["differences"]), "target": doc["target"], "predictions": predictions}
-    return {name: sample for name in (*CAPTION_METRICS, *JUDGE_METRICS, "repeats", "counts")}
+    return {name: sample for name in (*CAPTION_METRICS, *JUDGE_METRICS, "repeats", "counts", "ci95")}
 
 
 # ---- scoring ------------------------------------------------------------------------------------
@@ -132,27 +134,40 @@ def parse_judge_score(text: str | None) -> float | None:
 def _judge(items: list[dict]) -> dict:
     engine = Engine.from_env(JUDGE_PREFIX, defaults=JUDGE_DEFAULTS)
     plan, requests = [], []
-    for sample in items:
+    for item, sample in enumerate(items):
         refs = json.dumps(sample["differences"], ensure_ascii=False)
         for prediction in sample["predictions"]:
             for measure, template in (("precision", JUDGE_PRECISION), ("recall", JUDGE_RECALL)):
                 requests.append(template.format(references=refs, predictions=prediction))
-                plan.append(measure)
+                plan.append((item, measure))
     answers = engine.run(requests, desc="ViDi judge")
-    values: dict[str, list[float]] = {"precision": [], "recall": []}
+    # Per pair: the sum and number of judged precision and recall values (over its responses).
+    per_item = np.zeros((len(items), 4))
     unjudged = 0
-    for measure, answer in zip(plan, answers):
+    for (item, measure), answer in zip(plan, answers):
         value = None if answer.failed else parse_judge_score(answer.text)
         if value is None:
             unjudged += 1
         else:
-            values[measure].append(value)
+            column = 0 if measure == "precision" else 2
+            per_item[item, column] += value
+            per_item[item, column + 1] += 1
     check_failures(unjudged, len(requests), engine.config.max_failed, "ViDi judge")
-    p = statistics.fmean(values["precision"]) if values["precision"] else float("nan")
-    r = statistics.fmean(values["recall"]) if values["recall"] else float("nan")
-    # F1 of the mean precision and mean recall (the paper's Table 2 reports the three side by side).
-    f1 = 2 * p * r / (p + r) if p + r > 0 else 0.0
-    return {"precision": p, "recall": r, "f1": f1, "judge_requests": len(requests), "unjudged": unjudged}
+    verdict = _precision_recall_f1(per_item.sum(axis=0))
+    ci95 = vector_bootstrap(len(items), lambda idx: _precision_recall_f1(per_item[idx].sum(axis=1)), verdict)
+    return {**verdict, "judge_requests": len(requests), "unjudged": unjudged, "ci95": ci95}
+
+
+def _precision_recall_f1(totals):
+    """Mean precision and recall over judged responses, and the F1 of those two means (the
+    paper's Table 2 reports the three side by side). ``totals``: (..., 4) sums and counts."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = totals[..., 0] / totals[..., 1]
+        r = totals[..., 2] / totals[..., 3]
+        f1 = np.where(p + r > 0, 2 * p * r / (p + r), 0.0)
+    if np.ndim(p) == 0:
+        return {"precision": float(p), "recall": float(r), "f1": float(f1)}
+    return {"precision": p, "recall": r, "f1": f1}
 
 
 @once_per_run()
@@ -161,18 +176,28 @@ def score_run(items: list[dict], setting: str, judge: bool) -> dict:
     items = sorted(items, key=lambda s: s["item_id"])
     repeats = min(len(s["predictions"]) for s in items)
     refs = {s["item_id"]: references(s, setting) for s in items}
-    per_repeat = [caption_scores(refs, {s["item_id"]: s["predictions"][r] for s in items}) for r in range(repeats)]
+    stats = [caption_item_stats(refs, {s["item_id"]: s["predictions"][r] for s in items}) for r in range(repeats)]
+    per_repeat = [corpus_scores(st) for st in stats]
     out = {m: statistics.fmean(run[m] for run in per_repeat) for m in CAPTION_METRICS}
     out["repeats"] = {"k": repeats, **{f"{m}_std": (statistics.stdev(run[m] for run in per_repeat) if repeats > 1 else 0.0) for m in CAPTION_METRICS}}
     out["counts"] = {"pairs": len(items), "responses": sum(len(s["predictions"]) for s in items)}
+
+    def statistic(idx):  # pairs resampled; the corpus metrics recomputed, averaged over repeats
+        resampled = [corpus_scores(st, idx) for st in stats]
+        return {m: np.mean([run[m] for run in resampled], axis=0) for m in CAPTION_METRICS}
+
+    # CIDEr's document frequencies stay those of the full corpus (the per-item CIDEr scores are
+    # resampled); BLEU is recomputed from the resampled sufficient statistics.
+    out["ci95"] = {**vector_bootstrap(len(items), statistic, {m: out[m] for m in CAPTION_METRICS}), "unit": "pair"}
     if judge:
         verdict = _judge(items)
         out.update({m: verdict[m] for m in JUDGE_METRICS})
+        out["ci95"].update(verdict["ci95"])
         out["counts"].update(judge_requests=verdict["judge_requests"], unjudged=verdict["unjudged"])
     return out
 
 
 # aggregate_<setting>_<metric>, named in the YAML files; only the global setting asks the judge.
 for _setting in ("granular", "global", "fewshot"):
-    for _name in (*CAPTION_METRICS, "repeats", "counts", *(JUDGE_METRICS if _setting == "global" else ())):
+    for _name in (*CAPTION_METRICS, "repeats", "counts", "ci95", *(JUDGE_METRICS if _setting == "global" else ())):
         globals()[f"aggregate_{_setting}_{_name}"] = metric_of(score_run, _name, _setting, _setting == "global")

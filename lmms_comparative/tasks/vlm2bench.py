@@ -13,6 +13,7 @@ from lmms_comparative.data import vlm2bench as data
 from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics import vlm2bench as rules
+from lmms_comparative.metrics.bootstrap import unit_bootstrap
 from lmms_comparative.registration import run_model
 from lmms_comparative.tasks.capabilities import require_video_input
 from lmms_comparative.tasks.common import docs_hook, load_image_paths, metric_of, once_per_run, response_text
@@ -36,7 +37,7 @@ You only need return a number after "Score:". (1) If the model correctly describ
 #Description
 {description}
 """
-METRICS = ("score", "positive", "negative", "exact", "counts")
+METRICS = ("score", "positive", "negative", "exact", "counts", "ci95")
 
 
 def _video_docs() -> list[dict]:
@@ -112,7 +113,7 @@ def _judge_video(items: list[dict]) -> dict:
         unjudged += value is None
         scored.append({"type": it["type"], "score": value})
     check_failures(unjudged, len(items), engine.config.max_failed, "VLM2-Bench video judge")
-    return {**rules.video_scores(scored), "unjudged": unjudged}
+    return {**rules.video_scores(scored), "unjudged": unjudged, "judged": scored}
 
 
 @once_per_run()
@@ -122,19 +123,34 @@ def summarize(items: list[dict]) -> dict:
     kind = items[0]["kind"] if items else ""
     out = {"positive": None, "negative": None, "exact": None, "counts": aggregate.counts(items)}
     if kind in ("tf", "tf_gc"):
-        pairs = rules.pair_accuracy(done, drop_incomplete=kind == "tf")
+        drop = kind == "tf"
+        pairs = rules.pair_accuracy(done, drop_incomplete=drop)
         out.update(score=pairs["pair"], positive=pairs["positive"], negative=pairs["negative"])
         out["counts"]["pairs"] = pairs["pairs"]
+        by_pair: dict[str, list] = {}
+        for it in done:
+            by_pair.setdefault(it["pair_id"], []).append(it)
+
+        def statistic(units):  # a pair drawn twice counts twice: re-key by draw
+            rekeyed = [{**it, "pair_id": n} for n, unit in enumerate(units) for it in unit]
+            p = rules.pair_accuracy(rekeyed, drop_incomplete=drop)
+            return {"score": p["pair"], "positive": p["positive"], "negative": p["negative"]}
+
+        out["ci95"] = {**unit_bootstrap(list(by_pair.values()), statistic), "unit": "pair"}
     elif kind == "cnt":
-        out.update(score=rules.acc_num(done), exact=sum(it["correct"] for it in done) / len(done) if done else float("nan"))
+        exact = lambda rows: sum(it["correct"] for it in rows) / len(rows) if rows else float("nan")  # noqa: E731
+        out.update(score=rules.acc_num(done), exact=exact(done))
         out["counts"]["valid"] = sum(1 for it in done if it["valid"])
         out["counts"]["chance_acc_num"] = rules.chance_acc_num((it["gt"], it["n_images"]) for it in items if "gt" in it)
+        out["ci95"] = {**unit_bootstrap(done, lambda rows: {"score": rules.acc_num(rows), "exact": exact(rows)}), "unit": "question"}
     elif kind == "grp":
         out["score"] = aggregate.accuracy(items)
+        out["ci95"] = {**unit_bootstrap(done, lambda rows: {"score": aggregate.accuracy(rows)}), "unit": "question"}
     else:
         verdict = _judge_video(done)
         out["score"] = verdict["score"] / 100
         out["counts"].update({k: verdict[k] for k in ("ab", "aba", "ab_n", "aba_n", "unjudged")})
+        out["ci95"] = {**unit_bootstrap(verdict["judged"], lambda rows: {"score": rules.video_scores(rows)["score"] / 100}), "unit": "video"}
     return out
 
 
