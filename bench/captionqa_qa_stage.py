@@ -12,12 +12,14 @@ capacity = slots / latency):
   questions (a sequential client's rate does not change with the count);
 - ours: ``lmms_comparative.tasks.captionqa.qa_rows`` per domain, all questions through the engine.
 
-Prints both rates in questions/s, their ratio, and our share of the server's capacity.
+Prints both rates in questions/s, their ratio, and our share of the server's capacity, beside the
+share that a bare aiohttp client (no engine, one batch) reaches on the same server and machine.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import sys
@@ -84,6 +86,11 @@ def main() -> None:
         assert len(rows) == n_questions and not any(r["failed"] for r in rows)
         ours_rate = n_questions / ours_seconds
 
+        # The ceiling on this server and machine: a bare aiohttp client (no engine, no cache, no
+        # scoring) posting the same number of requests at the same concurrency in one batch.
+        body = json.dumps({"model": "reader", "messages": ours.reader_messages(captions["natural"][tables["natural"][0][0]], "Q?", ["A", "B"])}).encode()
+        bare_rate = n_questions / asyncio.run(bare_client_seconds(base_url, body, n_questions, args.concurrency or args.slots))
+
     capacity = args.slots / args.latency
     report = {
         "questions": n_questions,
@@ -96,9 +103,29 @@ def main() -> None:
         "ours_seconds": round(ours_seconds, 2),
         "ours_vs_upstream": round(ours_rate / upstream_rate, 1),
         "ours_share_of_capacity": round(ours_rate / capacity, 3),
+        "bare_client_q_per_s": round(bare_rate, 1),
+        "bare_client_share_of_capacity": round(bare_rate / capacity, 3),
     }
     print(json.dumps(report, indent=2))
-    print(f"ours / upstream: {report['ours_vs_upstream']}x; ours reaches {report['ours_share_of_capacity']:.0%} of the server's capacity")
+    print(
+        f"ours / upstream: {report['ours_vs_upstream']}x; ours reaches {report['ours_share_of_capacity']:.1%} of the server's capacity "
+        f"(a bare HTTP client: {report['bare_client_share_of_capacity']:.1%})"
+    )
+
+
+async def bare_client_seconds(base_url: str, body: bytes, n: int, concurrency: int) -> float:
+    import aiohttp
+
+    limit = asyncio.Semaphore(concurrency)
+    async with aiohttp.ClientSession() as session:
+
+        async def one() -> None:
+            async with limit, session.post(f"{base_url}/chat/completions", data=body, headers={"Content-Type": "application/json"}) as response:
+                json.loads(await response.read())
+
+        start = time.perf_counter()
+        await asyncio.gather(*(one() for _ in range(n)))
+        return time.perf_counter() - start
 
 
 if __name__ == "__main__":

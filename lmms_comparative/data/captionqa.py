@@ -116,8 +116,17 @@ def load_split(base: Path, split: str):
     return dataset
 
 
+@lru_cache(maxsize=8)
+def _questions_cached(base: str, split: str, stamp: tuple) -> dict[str, list[dict]]:
+    return dict(question_table(Path(base), split))
+
+
 def questions_by_id(base: Path, split: str) -> dict[str, list[dict]]:
-    return dict(question_table(base, split))
+    """{id: questions} of a split; parsed once per file version (every caption prompt's task
+    of a domain, and a rescoring, reads the same questions). Treat the result as read-only."""
+    stamp = tuple((f, Path(f).stat().st_mtime_ns) for f in _require_files(base, split))
+    with _lock:
+        return _questions_cached(str(base), split, stamp)
 
 
 def taxonomy(domain: str) -> dict:

@@ -26,7 +26,6 @@ from lmms_comparative.judges.cache import AnswerCache, request_key
 from lmms_comparative.judges.config import EngineConfig
 
 Request = Union[str, list]
-CONNECTIONS_PER_CLIENT = 8
 
 
 @dataclass(frozen=True)
@@ -154,20 +153,17 @@ class Engine:
         limit = asyncio.Semaphore(max(1, self.config.concurrency))
         rng = random.Random()
 
-        # Several small connection pools instead of one large one: httpcore scans its whole pool
-        # for every request it places, which at 32+ connections costs more CPU than the request.
-        clients = [backend.client() for _ in range(max(1, -(-self.config.concurrency // CONNECTIONS_PER_CLIENT)))]
+        client = backend.client()  # one keep-alive pool, bound to this event loop
 
-        async def one(index: int, key: str, messages: list) -> None:
+        async def one(key: str, messages: list) -> None:
             async with limit:
-                text, error = await backend.complete(clients[index % len(clients)], messages, params, rng)
+                text, error = await backend.complete(client, messages, params, rng)
             self._record(key, text, error, answers, bar)
 
         try:
-            await asyncio.gather(*(one(i, k, m) for i, (k, m) in enumerate(todo.items())))
+            await asyncio.gather(*(one(k, m) for k, m in todo.items()))
         finally:
-            for client in clients:
-                await client.close()
+            await client.close()
 
     def _run_local(self, todo: dict, params: dict, answers: dict, bar) -> None:
         backend = self.backend
