@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import statistics
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from conftest import assert_group_interval, assert_interval, base_env, read_run, run_cli
@@ -57,6 +59,9 @@ def test_release_layout_and_errors(tmp_path):
         load_pairs(root)
 
 
+RUN_DIRS: dict[str, Path] = {}
+
+
 @pytest.fixture(scope="module")
 def vidi_run(tmp_path_factory, hf_home):
     root = build_vidi(tmp_path_factory.mktemp("vidi"))
@@ -89,6 +94,7 @@ def vidi_run(tmp_path_factory, hf_home):
         first = run_cli([*model, "--tasks", "vidi_global_avg,vidi_fewshot", "--output_path", str(out / "a"), "--log_samples"], env=env)
         second = run_cli([*model, "--tasks", "vidi_granular", "--repeats", "2", "--output_path", str(out / "b"), "--log_samples"], env=env)
         requests = list(server.requests)
+    RUN_DIRS.update(both_orders=out / "a")
     return pairs, requests, read_run(out / "a", first), read_run(out / "b", second)
 
 
@@ -140,3 +146,17 @@ def test_without_java_the_error_says_what_to_install(monkeypatch):
     monkeypatch.setattr(caption_metrics.shutil, "which", lambda name: None)
     with pytest.raises(RuntimeError, match="needs Java: install a JRE"):
         caption_metrics.caption_scores({"a": ["x"]}, {"a": "x"})
+
+
+def test_report_intervals_and_image_order_consistency(vidi_run, tmp_path):
+    from lmms_comparative.report import write_report
+
+    results = vidi_run[2][0]["results"]
+    markdown = write_report([str(RUN_DIRS["both_orders"])], tmp_path).read_text()
+    avg = re.search(r"^\| vlm \| global \| (.*) \|$", markdown, re.M).group(1).split(" | ")
+    assert len(avg) == 9 and all("±" in cell for cell in avg)  # six caption metrics, judge P/R/F1
+    deltas = re.findall(r"^\| vlm \| global \| ([-\d. |]+) \|$", markdown, re.M)
+    assert deltas, markdown
+    expected = [results["vidi_global_swap"][f"{m},none"] - results["vidi_global"][f"{m},none"] for m in ("bleu1", "bleu2", "bleu3", "bleu4", "rougeL", "cider")]
+    cells = [float(c) for c in deltas[-1].split(" | ")]
+    assert cells == pytest.approx([e * (1 if i == 5 else 100) for i, e in enumerate(expected)], abs=0.051)
