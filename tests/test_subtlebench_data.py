@@ -138,3 +138,24 @@ def test_simple_models_get_both_images_in_order(root):
     assert first.tobytes() == Image.open(doc["image_1"]).convert("RGB").tobytes()
     assert second.tobytes() == Image.open(doc["image_2"]).convert("RGB").tobytes()
     assert first.tobytes() != second.tobytes()
+
+
+def test_difficulty_factors_are_the_scalar_generation_info_fields():
+    from lmms_comparative.data.subtlebench import scalar_factors
+
+    info = {"amount": 0.1, "n_shapes": 7, "mode": "scale", "changed_bbox": [1, 2, 3, 4], "params": {"size": [20, 40]}, "flag": True}
+    assert scalar_factors(info) == {"amount": 0.1, "n_shapes": 7, "mode": "scale"}
+    assert scalar_factors('{"amount": 0.5}') == {"amount": 0.5}  # JSON text, as a hub export may carry it
+    assert scalar_factors(None) == {} and scalar_factors("not json") == {}
+
+
+def test_swapped_order_docs(root):
+    original = {d["item_id"]: d for d in data.load_docs()}
+    swapped = data.swapped_docs()
+    expected = {k for k, d in original.items() if sorted(o.lower() for o in d["options"]) == ["first image", "second image"]}
+    assert {d["item_id"] for d in swapped} == expected and expected
+    for doc in swapped:
+        before = original[doc["item_id"]]
+        assert (doc["image_1"], doc["image_2"]) == (before["image_2"], before["image_1"])
+        assert doc["options"] == before["options"] and hooks.doc_to_text(doc) == hooks.doc_to_text(before)
+        assert doc["answer_letter"] != before["answer_letter"] and doc["answer"] == doc["options"]["AB".index(doc["answer_letter"])]

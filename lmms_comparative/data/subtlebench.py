@@ -109,6 +109,11 @@ def _doc(record: dict[str, Any], base: Path, split: str, where: str) -> dict[str
 
 def scalar_factors(info) -> dict[str, Any]:
     """The numeric and text fields of a record's ``generation_info`` (not its nested params)."""
+    if isinstance(info, str):  # a hub export may carry it as JSON text
+        try:
+            info = json.loads(info)
+        except ValueError:
+            return {}
     if not isinstance(info, dict):
         return {}
     return {k: v for k, v in info.items() if isinstance(v, (int, float, str)) and not isinstance(v, bool)}
