@@ -13,6 +13,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lmms_comparative.data.subtlebench import BINARY_IMAGE_OPTIONS
+from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.bootstrap import bootstrap_ci, grouped_bootstrap_ci
 
 # ---- the papers' reference rows -----------------------------------------------------------------
@@ -170,14 +172,9 @@ def _image_order_rows(run: Run) -> list[list[str]]:
         for s in run.samples.get(f"subtlebench_{key}", []):
             if isinstance(s.get("accuracy"), dict) and s["accuracy"].get("item_id") in swapped:
                 original[s["accuracy"]["item_id"]] = s["accuracy"]
-    first = "first image"
 
     def share(items, field):
-        values = [it.get(field, "").strip().lower() == first for it in items if it.get(field)]
-        return sum(values) / len(values) if values else None
-
-    def scored(items):
-        return [it for it in items if it.get("correct") is not None]
+        return aggregate.share_answering(items, field, BINARY_IMAGE_OPTIONS[0])
 
     rows = []
     categories = sorted({s["category"] for s in swapped.values()})
@@ -186,10 +183,9 @@ def _image_order_rows(run: Run) -> list[list[str]]:
         swap_items, orig_items = [swapped[k] for k in ids], [original[k] for k in ids if k in original]
         both = [k for k in ids if k in original and swapped[k].get("picked") and original[k].get("picked")]
         consistent = sum(swapped[k]["picked"] != original[k]["picked"] for k in both) / len(both) if both else None
-        acc = lambda items: sum(it["correct"] for it in scored(items)) / len(scored(items)) if scored(items) else None  # noqa: E731
         pair = lambda a, b: f"{_cell(a)} / {_cell(b)}"  # noqa: E731
         truth_orig = share(orig_items, "answer_text")
-        rows.append([run.name, category, str(len(ids)), _cell(acc(orig_items)), _cell(acc(swap_items)), _cell(consistent),
+        rows.append([run.name, category, str(len(ids)), _cell(aggregate.accuracy(orig_items)), _cell(aggregate.accuracy(swap_items)), _cell(consistent),
                      pair(share(orig_items, "picked"), share(swap_items, "picked")), pair(truth_orig, share(swap_items, "answer_text"))])  # fmt: skip
     return rows
 

@@ -79,6 +79,11 @@ def question_table(base: Path, split: str) -> list[tuple[str, list[dict]]]:
     return rows
 
 
+def _stamp(files) -> tuple:
+    """The files and their modification times: a cache key that a rewritten copy invalidates."""
+    return tuple((f, Path(f).stat().st_mtime_ns) for f in files)
+
+
 @lru_cache(maxsize=8)
 def _permutations_cached(base: str, stamp: tuple) -> dict[tuple[str, int], list[int]]:
     base_path = Path(base)
@@ -96,9 +101,8 @@ def _permutations_cached(base: str, stamp: tuple) -> dict[tuple[str, int], list[
 def permutations(base: Path) -> dict[tuple[str, int], list[int]]:
     """The official option order of every scorable question, from the "all" split."""
     files = split_files(base, "all") or [f for s in DOMAINS for f in split_files(base, s)]
-    stamp = tuple((f, Path(f).stat().st_mtime_ns) for f in files)
     with _lock:
-        return _permutations_cached(str(base), stamp)
+        return _permutations_cached(str(base), _stamp(files))
 
 
 def load_split(base: Path, split: str):
@@ -124,9 +128,8 @@ def _questions_cached(base: str, split: str, stamp: tuple) -> dict[str, list[dic
 def questions_by_id(base: Path, split: str) -> dict[str, list[dict]]:
     """{id: questions} of a split; parsed once per file version (every caption prompt's task
     of a domain, and a rescoring, reads the same questions). Treat the result as read-only."""
-    stamp = tuple((f, Path(f).stat().st_mtime_ns) for f in _require_files(base, split))
     with _lock:
-        return _questions_cached(str(base), split, stamp)
+        return _questions_cached(str(base), split, _stamp(_require_files(base, split)))
 
 
 def taxonomy(domain: str) -> dict:

@@ -65,6 +65,13 @@ def counts(items: Sequence[Mapping]) -> dict[str, int]:
     return out
 
 
+def share_answering(items: Sequence[Mapping], field: str, text: str) -> float:
+    """Share of the items carrying ``field`` whose value is ``text`` (case and surrounding space
+    ignored); NaN when none carries it. The image-order check asks it of "first image"."""
+    values = [str(it[field]).strip().lower() == text for it in items if it.get(field)]
+    return sum(values) / len(values) if values else float("nan")
+
+
 def breakdown(items: Sequence[Mapping], field: str) -> dict[str, dict[str, float]]:
     """Accuracy per value of ``field``: ``{value: {"accuracy", "correct", "n"}}`` over scored items."""
     groups: dict[str, list[Mapping]] = defaultdict(list)

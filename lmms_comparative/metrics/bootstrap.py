@@ -77,16 +77,12 @@ def unit_bootstrap(units: Sequence, statistic, iterations: int = DEFAULT_ITERATI
     on each resample; a unit drawn twice is passed twice, so the function must not merge units
     by an id (re-key them first)."""
     estimate = statistic(list(units))
-    if len(units) < 2:
-        return {}
-    replicates: dict[str, list] = {k: [] for k in estimate}
-    for idx in resampled_indices(len(units), iterations, seed):
-        for row in idx:
-            for key, value in statistic([units[i] for i in row]).items():
-                if key in replicates:
-                    replicates[key].append(value)
-    out = {k: interval(estimate[k], replicates[k]) for k in estimate}
-    return {k: v for k, v in out.items() if v is not None}
+
+    def replicates(idx):
+        rows = [statistic([units[i] for i in row]) for row in idx]
+        return {k: [r[k] for r in rows] for k in estimate}
+
+    return vector_bootstrap(len(units), replicates, estimate, iterations, seed)
 
 
 def cluster_mean_intervals(clusters: Sequence[Sequence[Mapping]], keys: Sequence[str] | Mapping[str, str], iterations: int = DEFAULT_ITERATIONS, seed: int = 0) -> dict:

@@ -125,17 +125,17 @@ def doc_to_target(doc: dict[str, Any]) -> str:
 
 def process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
     """Score one response. Pure and idempotent (lmms-eval may run it in threads and retry it)."""
-    sample = _outcome(doc, results)
-    out = {name: sample for name in ("chance", "by_domain", "by_source", "counts")}
-    # lmms-eval computes a CLT standard error from a `score` key; only accuracy should have one.
-    out["accuracy"] = {**sample, "score": sample["correct"]} if sample["correct"] is not None else sample
-    return out
+    return _metric_values(_outcome(doc, results), ("chance", "by_domain", "by_source", "counts"))
 
 
 def swap_process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
     """process_results of subtlebench_swap (the items with both images swapped)."""
-    sample = _outcome(doc, results)
-    out = {name: sample for name in ("by_category", "image_choice", "counts")}
+    return _metric_values(_outcome(doc, results), ("by_category", "image_choice", "counts"))
+
+
+def _metric_values(sample: dict[str, Any], names: tuple[str, ...]) -> dict[str, dict]:
+    out = {name: sample for name in names}
+    # lmms-eval computes a CLT standard error from a `score` key; only accuracy should have one.
     out["accuracy"] = {**sample, "score": sample["correct"]} if sample["correct"] is not None else sample
     return out
 
@@ -196,11 +196,11 @@ def aggregate_image_choice(items: list) -> dict:
     no position bias matches the truth in both image orders)."""
     answered = [it for it in aggregate.scored(items) if it.get("picked")]
     first = data.BINARY_IMAGE_OPTIONS[0]
-    out = {"answered_first": float("nan"), "truly_first": float("nan"), "n": len(answered)}
-    if answered:
-        out["answered_first"] = sum(it["picked"].strip().lower() == first for it in answered) / len(answered)
-        out["truly_first"] = sum(it["answer_text"].strip().lower() == first for it in answered) / len(answered)
-    return out
+    return {
+        "answered_first": aggregate.share_answering(answered, "picked", first),
+        "truly_first": aggregate.share_answering(answered, "answer_text", first),
+        "n": len(answered),
+    }
 
 
 # Group-level combinations (lmms-eval calls them with the subtasks' values and sizes).
