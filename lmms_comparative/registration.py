@@ -90,6 +90,10 @@ def model_manifests():
 
 
 def register():
-    """The ``lmms_eval.models`` entry point: our model manifests, plus the task-path hook."""
+    """The ``lmms_eval.models`` entry point: our model manifests, plus the task-path hook and, in
+    a CLI process, the exit status that reports a failed run."""
+    from lmms_comparative.run_status import install_exit_status
+
     install_task_path()
+    install_exit_status()
     return model_manifests()

@@ -3,6 +3,11 @@
 Real HTTP, real JSON: lmms-eval's ``openai`` model (and our judge engine) talk to it exactly as
 they would to vLLM or OpenAI. Each test gives it a ``responder``: a function from the request body
 to the reply text. Every request body is recorded for assertions (images arrive as base64 data URLs).
+
+Like a real endpoint (``vllm serve --api-key``, OpenAI), it answers 401 unless the request carries
+the configured key: ``Authorization: Bearer <key>``, or with ``azure=True`` Azure's ``api-key``
+header on ``/openai/deployments/<deployment>/chat/completions?api-version=...``. A request without
+the right credentials never reaches the responder.
 """
 
 from __future__ import annotations
@@ -63,10 +68,16 @@ class _QuietServer(ThreadingHTTPServer):
         pass
 
 
+TEST_KEY = "sk-x"  # the key the tests configure, for the model under test and for the judges
+
+
 class FakeOpenAI:
-    def __init__(self, responder: Responder):
+    def __init__(self, responder: Responder, api_key: str = TEST_KEY, azure: bool = False):
         self.responder = responder
+        self.api_key, self.azure = api_key, azure
         self.requests: list[dict] = []
+        self.paths: list[str] = []  # request path and query of every accepted request
+        self.rejected = 0  # requests answered 401
         self._lock = threading.Lock()
         server = self
 
@@ -76,8 +87,15 @@ class FakeOpenAI:
 
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                if not server.authorized(self.headers, self.path):
+                    with server._lock:
+                        server.rejected += 1
+                    error = {"error": {"message": "Incorrect API key provided.", "type": "invalid_request_error", "code": "invalid_api_key"}}
+                    self._send(401, error)
+                    return
                 with server._lock:
                     server.requests.append(body)
+                    server.paths.append(self.path)
                 text = server.responder(body)
                 if isinstance(text, int):
                     text = Reply(status=text)
@@ -114,9 +132,20 @@ class FakeOpenAI:
         self.httpd = _QuietServer(("127.0.0.1", 0), Handler)
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
+    def authorized(self, headers, path: str) -> bool:
+        if self.azure:
+            return headers.get("api-key") == self.api_key and path.startswith("/openai/deployments/") and "api-version=" in path
+        return headers.get("Authorization") == f"Bearer {self.api_key}"
+
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        """The OpenAI-style base URL (``.../v1``); for ``azure=True``, the resource endpoint."""
+        root = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        return root if self.azure else f"{root}/v1"
+
+    def judge_env(self, prefix: str) -> dict[str, str]:
+        """The variables that point a benchmark's judge (or reader) at this server with its key."""
+        return {f"{prefix}_BASE_URL": self.base_url, f"{prefix}_API_KEY": self.api_key}
 
     def __enter__(self) -> "FakeOpenAI":
         self.thread.start()

@@ -105,7 +105,7 @@ def server_run(cqa_root, hf_home, tmp_path_factory):
         env = base_env(
             hf_home,
             CAPTIONQA_ROOT=str(cqa_root),
-            CAPTIONQA_READER_BASE_URL=server.base_url,
+            **server.judge_env("CAPTIONQA_READER"),
             CAPTIONQA_READER_MODEL="reader-llm",
             LMMS_COMPARATIVE_LLM_CACHE=str(out / "llm_cache.sqlite"),
             LMMS_COMPARATIVE_LLM_MAX_RETRIES="1",
@@ -298,7 +298,7 @@ def test_two_processes_give_one_qa_pass_and_the_same_scores(cqa_root, hf_home, t
     scores = []
     for launcher in (None, "torchrun"):
         with FakeOpenAI(reader) as server:
-            env = base_env(hf_home, CAPTIONQA_ROOT=str(cqa_root), CAPTIONQA_READER_BASE_URL=server.base_url, LMMS_COMPARATIVE_LLM_CACHE="off")
+            env = base_env(hf_home, CAPTIONQA_ROOT=str(cqa_root), **server.judge_env("CAPTIONQA_READER"), LMMS_COMPARATIVE_LLM_CACHE="off")
             cmd = None
             if launcher:
                 with socket.socket() as sock:

@@ -44,7 +44,7 @@ def test_caption_task_end_to_end(subtlebench_root, hf_home, tmp_path):
         return record["caption"] if exact else "The lighting looks a little warmer overall."
 
     with FakeOpenAI(respond) as server:
-        env = base_env(hf_home, SUBTLEBENCH_ROOT=str(subtlebench_root), SUBTLEBENCH_SBERT_MODEL=MINILM, SUBTLEBENCH_JUDGE_BASE_URL=server.base_url, LMMS_COMPARATIVE_LLM_CACHE="off")
+        env = base_env(hf_home, SUBTLEBENCH_ROOT=str(subtlebench_root), SUBTLEBENCH_SBERT_MODEL=MINILM, **server.judge_env("SUBTLEBENCH_JUDGE"), LMMS_COMPARATIVE_LLM_CACHE="off")
         proc = run_cli(["--model", "openai", "--model_args", f"model_version=vlm,base_url={server.base_url},api_key=sk-x", "--tasks", "subtlebench_caption", "--output_path", str(tmp_path), "--log_samples"], env=env)
         requests = list(server.requests)
     results, samples = read_run(tmp_path, proc)

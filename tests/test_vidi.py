@@ -89,7 +89,7 @@ def vidi_run(tmp_path_factory, hf_home):
 
     out = tmp_path_factory.mktemp("vidi_out")
     with FakeOpenAI(respond) as server:
-        env = base_env(hf_home, VIDI_ROOT=str(root), VIDI_JUDGE_BASE_URL=server.base_url, LMMS_COMPARATIVE_LLM_CACHE="off")
+        env = base_env(hf_home, VIDI_ROOT=str(root), **server.judge_env("VIDI_JUDGE"), LMMS_COMPARATIVE_LLM_CACHE="off")
         model = ["--model", "openai", "--model_args", f"model_version=vlm,base_url={server.base_url},api_key=sk-x"]
         first = run_cli([*model, "--tasks", "vidi_global_avg,vidi_fewshot", "--output_path", str(out / "a"), "--log_samples"], env=env)
         second = run_cli([*model, "--tasks", "vidi_granular", "--repeats", "2", "--output_path", str(out / "b"), "--log_samples"], env=env)

@@ -103,7 +103,7 @@ def v2(tmp_path_factory, hf_home):
         return {"right": gt.split(")")[0] + ") yes", "wrong": "(A) or (B)", "verbose": gt}[mode]
 
     with FakeOpenAI(respond) as server:
-        env = base_env(hf_home, VLM2BENCH_ROOT=str(root), VLM2BENCH_JUDGE_BASE_URL=server.base_url, LMMS_COMPARATIVE_LLM_CACHE="off")
+        env = base_env(hf_home, VLM2BENCH_ROOT=str(root), **server.judge_env("VLM2BENCH_JUDGE"), LMMS_COMPARATIVE_LLM_CACHE="off")
         out = tmp_path_factory.mktemp("v2_out")
         images = run_cli(["--model", "openai", "--model_args", f"model_version=vlm,base_url={server.base_url},api_key=sk-x", "--tasks", "vlm2bench", "--output_path", str(out / "i"), "--log_samples"], env=env)
         video = run_cli(["--model", "random_choice", "--tasks", "vlm2bench_pc_vid", "--output_path", str(out / "v")], env=env)

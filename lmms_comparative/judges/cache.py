@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -36,6 +37,9 @@ class AnswerCache:
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        # It holds prompts and answers: readable by its owner only (SQLite gives its -wal and -shm
+        # files the database file's mode). An existing file keeps the mode its owner chose.
+        os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
         self._local = threading.local()
         with self._connect() as conn:
             conn.execute(_SCHEMA)

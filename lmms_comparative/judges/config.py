@@ -7,7 +7,14 @@ Environment variables, most specific first (``PREFIX`` is the benchmark's, e.g. 
 ``{PREFIX}_BASE_URL``, ``LMMS_COMPARATIVE_LLM_BASE_URL``,
 ``OPENAI_BASE_URL``, ``OPENAI_API_URL``, ``OPENAI_API_BASE``     OpenAI-compatible endpoint
 ``{PREFIX}_API_KEY``, ``OPENAI_API_KEY``                        the key (never logged or cached)
-``{PREFIX}_BACKEND``, ``LMMS_COMPARATIVE_LLM_BACKEND``          ``openai`` (default) or ``local``
+``{PREFIX}_BACKEND``, ``LMMS_COMPARATIVE_LLM_BACKEND``          ``openai`` (default), ``azure`` or ``local``
+
+With ``BACKEND=azure`` (Azure OpenAI, as ``openai.AzureOpenAI`` builds its requests): the endpoint
+is ``{PREFIX}_BASE_URL``, ``LMMS_COMPARATIVE_LLM_BASE_URL``, ``AZURE_OPENAI_ENDPOINT`` (the SDK's
+name) or ``AZURE_OPENAI_API_BASE`` (lmms-eval's); the key ``{PREFIX}_API_KEY``,
+``AZURE_OPENAI_API_KEY`` or ``OPENAI_API_KEY``; the API version ``{PREFIX}_API_VERSION``,
+``LMMS_COMPARATIVE_LLM_API_VERSION``, ``AZURE_OPENAI_API_VERSION`` or ``OPENAI_API_VERSION``; the
+deployment ``{PREFIX}_AZURE_DEPLOYMENT`` / ``LMMS_COMPARATIVE_LLM_AZURE_DEPLOYMENT``, else the model.
 ``{PREFIX}_TEMPERATURE`` / ``_MAX_TOKENS`` / ``_CONCURRENCY`` /
 ``_MAX_RETRIES`` / ``_TIMEOUT`` (same names with
 ``LMMS_COMPARATIVE_LLM_`` as the general fallback)
@@ -44,9 +51,13 @@ def normalize_base_url(url: str) -> str:
 @dataclass(frozen=True)
 class EngineConfig:
     model: str = "gpt-4o"
-    backend: str = "openai"  # "openai" (any OpenAI-compatible server) or "local" (transformers)
+    backend: str = "openai"  # "openai" (any OpenAI-compatible server), "azure" or "local" (transformers)
     base_url: str = DEFAULT_BASE_URL
     api_key: str | None = field(default=None, repr=False, compare=False)
+    # Where the key came from (an environment variable's name), for error messages: never the key.
+    api_key_source: str | None = field(default=None, compare=False)
+    api_version: str | None = None  # azure only
+    azure_deployment: str | None = None  # azure only; the model name when unset
     temperature: float = 0.0
     max_tokens: int = 256
     concurrency: int = 32
@@ -64,7 +75,15 @@ class EngineConfig:
         """What identifies the answering service in cache keys (never the API key)."""
         if self.backend == "local":
             return f"local:{self.model}" + (f":{self.gguf_file}" if self.gguf_file else "")
+        if self.backend == "azure":
+            return f"azure:{normalize_base_url(self.base_url)}:{self.azure_deployment or self.model}:{self.api_version}"
         return f"openai:{normalize_base_url(self.base_url)}"
+
+    def key_description(self) -> str:
+        """Which setting the key came from, for messages (the key itself is never shown)."""
+        if self.api_key:
+            return f"the API key from {self.api_key_source}"
+        return f"no API key (set {self.api_key_source})" if self.api_key_source else "no API key"
 
     @classmethod
     def from_env(cls, prefix: str | None = None, defaults: dict | None = None, **overrides) -> "EngineConfig":
@@ -72,38 +91,58 @@ class EngineConfig:
         env = os.environ
         values: dict = dict(defaults or {})
 
-        def pick(*names: str) -> str | None:
+        def pick_named(*names: str) -> tuple[str | None, str | None]:
             for name in names:
                 value = env.get(name, "").strip()
                 if value:
-                    return value
-            return None
+                    return name, value
+            return None, None
+
+        def pick(*names: str) -> str | None:
+            return pick_named(*names)[1]
 
         def scoped(key: str) -> list[str]:
             return ([f"{prefix}_{key}"] if prefix else []) + [f"{GENERAL_PREFIX}_{key}"]
 
-        for key, cast in (("model", str), ("backend", str), ("temperature", float), ("max_tokens", int), ("concurrency", int), ("max_retries", int), ("timeout", float), ("gguf_file", str), ("batch_size", int)):
+        for key, cast in (("model", str), ("backend", str), ("temperature", float), ("max_tokens", int), ("concurrency", int), ("max_retries", int), ("timeout", float), ("gguf_file", str), ("batch_size", int), ("api_version", str), ("azure_deployment", str)):
             raw = pick(*scoped(key.upper()))
             if raw is not None:
                 values[key] = cast(raw)
-        raw = pick(*scoped("BASE_URL"), "OPENAI_BASE_URL", "OPENAI_API_URL", "OPENAI_API_BASE")
+        azure = (overrides.get("backend") or values.get("backend")) == "azure"
+        if azure:
+            raw = pick(*scoped("BASE_URL"), "AZURE_OPENAI_ENDPOINT", "AZURE_OPENAI_API_BASE")
+            if "api_version" not in values:
+                values["api_version"] = pick("AZURE_OPENAI_API_VERSION", "OPENAI_API_VERSION")
+        else:
+            raw = pick(*scoped("BASE_URL"), "OPENAI_BASE_URL", "OPENAI_API_URL", "OPENAI_API_BASE")
         if raw is not None:
             values["base_url"] = raw
-        raw = pick(*([f"{prefix}_API_KEY"] if prefix else []), "OPENAI_API_KEY")
+        # A benchmark's own key wins over the general one (the README's per-benchmark overrides).
+        key_names = ([f"{prefix}_API_KEY"] if prefix else []) + (["AZURE_OPENAI_API_KEY"] if azure else []) + ["OPENAI_API_KEY"]
+        name, raw = pick_named(*key_names)
         if raw is not None:
-            values["api_key"] = raw
+            values["api_key"], values["api_key_source"] = raw, name
+        elif "api_key" not in values:
+            values["api_key_source"] = " or ".join(key_names)
         raw = pick(f"{GENERAL_PREFIX}_CACHE")
         if raw is not None:
             values["cache_path"] = None if raw.lower() in ("off", "none", "0", "false") else Path(raw).expanduser()
         raw = pick("LMMS_COMPARATIVE_MAX_FAILED")
         if raw is not None:
             values["max_failed"] = float(raw)
+        if overrides.get("api_key"):
+            values["api_key_source"] = "the api_key argument"
         values.update({k: v for k, v in overrides.items() if v is not None})
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(values) - known)
         if unknown:
             raise ValueError(f"unknown engine setting(s) {unknown}; known: {sorted(known)}")
         config = cls(**values)
-        if config.backend not in ("openai", "local"):
-            raise ValueError(f"backend must be 'openai' or 'local', got {config.backend!r}")
+        if config.backend not in ("openai", "azure", "local"):
+            raise ValueError(f"backend must be 'openai', 'azure' or 'local', got {config.backend!r}")
+        if config.backend == "azure" and (config.base_url == DEFAULT_BASE_URL or not config.api_version):
+            raise ValueError(
+                "backend 'azure' needs an endpoint (AZURE_OPENAI_ENDPOINT or the benchmark's _BASE_URL) "
+                "and an API version (AZURE_OPENAI_API_VERSION, OPENAI_API_VERSION or the benchmark's _API_VERSION)"
+            )
         return replace(config, base_url=normalize_base_url(config.base_url))

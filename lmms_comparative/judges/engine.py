@@ -28,6 +28,13 @@ from lmms_comparative.judges.config import EngineConfig
 Request = Union[str, list]
 
 
+def normalize_reply(text: str | None) -> str | None:
+    """Reply text as every benchmark reads it: surrounding white space stripped (the authors'
+    pipelines strip model output before parsing, e.g. CaptionQA's qa.py). One place for every
+    backend and for cached answers, so an identical reply scores identically whichever way it came."""
+    return text.strip() if isinstance(text, str) else text
+
+
 @dataclass(frozen=True)
 class ChatResult:
     text: str | None
@@ -51,6 +58,10 @@ class EngineStats:
 class TooManyFailures(RuntimeError):
     """More items stayed unjudged than the configured share allows."""
 
+    def __init__(self, message: str, failed: int = 0, total: int = 0):
+        super().__init__(message)
+        self.failed, self.total = failed, total
+
 
 def check_failures(failed: int, total: int, max_failed: float, what: str) -> None:
     """Raise TooManyFailures when ``failed / total`` exceeds ``max_failed``; warn on any failure."""
@@ -59,7 +70,7 @@ def check_failures(failed: int, total: int, max_failed: float, what: str) -> Non
     share = failed / total if total else 1.0
     message = f"{what}: {failed} of {total} item(s) could not be judged ({share:.1%}); they are excluded from the scores"
     if share > max_failed:
-        raise TooManyFailures(f"{message}, which is more than the allowed {max_failed:.1%} (LMMS_COMPARATIVE_MAX_FAILED).")
+        raise TooManyFailures(f"{message}, which is more than the allowed {max_failed:.1%} (LMMS_COMPARATIVE_MAX_FAILED).", failed, total)
     logger.warning(message + ".")
 
 
@@ -126,10 +137,10 @@ class Engine:
         results = []
         for key in keys:
             if key in hits:
-                results.append(ChatResult(hits[key], cached=True))
+                results.append(ChatResult(normalize_reply(hits[key]), cached=True))
             else:
                 text, error = answers.get(key, (None, "not answered (interrupted)"))
-                results.append(ChatResult(text, error))
+                results.append(ChatResult(normalize_reply(text), error))
         failed = {k for k in todo if answers.get(k, (None,))[0] is None}
         with self._lock:
             self.stats.requested += len(keys)
@@ -143,6 +154,7 @@ class Engine:
         return results
 
     def _record(self, key: str, text: str | None, error: str | None, answers: dict, bar) -> None:
+        text = normalize_reply(text)
         answers[key] = (text, error)
         if text is not None and self.cache is not None:
             self.cache.put(key, text)
@@ -160,9 +172,18 @@ class Engine:
                 text, error = await backend.complete(client, messages, params, rng)
             self._record(key, text, error, answers, bar)
 
+        tasks = [asyncio.ensure_future(one(k, m)) for k, m in todo.items()]
         try:
-            await asyncio.gather(*(one(k, m) for k, m in todo.items()))
+            # The first call whose credentials are refused (EndpointRejected) stops the whole run:
+            # every other call would be refused too. Answers received so far stay cached.
+            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+            for task in done:
+                if not task.cancelled() and task.exception() is not None:
+                    raise task.exception()
         finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
             await client.close()
 
     def _run_local(self, todo: dict, params: dict, answers: dict, bar) -> None:

@@ -74,4 +74,4 @@ class LocalBackend:
                 **sampling,
             )
         new_tokens = output[:, encoded["input_ids"].shape[1] :]
-        return [text.strip() for text in self.tokenizer.batch_decode(new_tokens, skip_special_tokens=True)]
+        return self.tokenizer.batch_decode(new_tokens, skip_special_tokens=True)  # the engine strips every reply

@@ -53,6 +53,16 @@ def environment_proxy(url: str) -> str | None:
     return urllib.request.getproxies_environment().get(parts.scheme)
 
 
+# Status codes that mean the credentials were refused: retrying cannot help, and every other call of
+# the run would be refused the same way, so the run stops at once.
+AUTH_STATUS = {401, 403}
+
+
+class EndpointRejected(RuntimeError):
+    """The endpoint refused the credentials (HTTP 401/403). The message names the setting the key
+    came from, never the key."""
+
+
 def classify_status(status: int, headers) -> tuple[bool, float | None, str]:
     """(retry?, server-requested wait, short description) for an HTTP error status."""
     return status in RETRYABLE_STATUS or status >= 500, retry_after_seconds(headers), f"HTTP {status}"
@@ -99,11 +109,28 @@ class OpenAIBackend:
 
         self.config = config
         self.sleep = asyncio.sleep  # replaceable, so tests can record waits without waiting
-        sdk = openai.AsyncOpenAI(api_key=config.api_key or "EMPTY", base_url=config.base_url, timeout=config.timeout, max_retries=0)
+        # The SDK requires a key; a placeholder stands in for none, and its header is dropped below.
+        key = config.api_key or "unset"
+        if config.backend == "azure":
+            sdk = openai.AsyncAzureOpenAI(
+                api_key=key,
+                azure_endpoint=config.base_url,
+                api_version=config.api_version,
+                azure_deployment=config.azure_deployment or config.model,
+                timeout=config.timeout,
+                max_retries=0,
+            )
+        else:
+            sdk = openai.AsyncOpenAI(api_key=key, base_url=config.base_url, timeout=config.timeout, max_retries=0)
         query = "&".join(f"{k}={v}" for k, v in (sdk.default_query or {}).items() if isinstance(v, str))
         self.url = str(sdk.base_url).rstrip("/") + "/chat/completions" + (f"?{query}" if query else "")
-        # Only real header values: the SDK marks unset optional headers with sentinel objects.
-        self.headers = {k: v for k, v in sdk.default_headers.items() if isinstance(v, str)}
+        # The headers the SDK sends: its defaults plus its auth headers (openai 3.x keeps the key in
+        # ``auth_headers`` only; 1.x merged them into ``default_headers``). Only real values: unset
+        # optional headers are sentinel objects.
+        headers = {**sdk.default_headers, **sdk.auth_headers} if config.api_key else dict(sdk.default_headers)
+        if not config.api_key:
+            headers = {k: v for k, v in headers.items() if k.lower() not in ("authorization", "api-key")}
+        self.headers = {k: v for k, v in headers.items() if isinstance(v, str)}
         self._ssl = ssl.create_default_context()  # loaded once: a context per pool costs ~50 ms
         self.proxy = environment_proxy(self.url)
 
@@ -132,6 +159,8 @@ class OpenAIBackend:
             wait = None
             try:
                 status, headers, content = await client.post(body)
+                if status in AUTH_STATUS:
+                    raise EndpointRejected(self.rejection_message(status, content))
                 if status >= 400:
                     retry, wait, last_error = classify_status(status, headers)
                 else:
@@ -139,7 +168,7 @@ class OpenAIBackend:
                     if not isinstance(text, str):
                         raise ValueError("response has no message content")
                     return text, None
-            except asyncio.CancelledError:
+            except (asyncio.CancelledError, EndpointRejected):
                 raise
             except Exception as exc:  # noqa: BLE001 - every failure is classified below
                 retry, wait, last_error = self.classify(exc)
@@ -150,3 +179,17 @@ class OpenAIBackend:
                 delay = max(delay, min(wait, RETRY_AFTER_CAP))
             await self.sleep(delay)
         return None, f"{last_error} (after {attempt + 1} attempt(s))"
+
+    def rejection_message(self, status: int, content: bytes) -> str:
+        config = self.config
+        try:
+            detail = json.loads(content)["error"]["message"]
+        except Exception:  # noqa: BLE001 - any body: show a short piece of it
+            detail = content[:200].decode("utf-8", "replace")
+        if config.api_key:
+            detail = str(detail).replace(config.api_key, "***")
+        return (
+            f"HTTP {status} from {self.url.split('?')[0]}: the endpoint refused {config.key_description()} "
+            f"(model {config.model!r}; server said: {str(detail).strip()[:200]}). Requests are not retried on {status}; "
+            "check the key and the endpoint, then rerun (answers already received are cached)."
+        )

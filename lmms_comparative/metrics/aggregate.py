@@ -34,17 +34,25 @@ def scored(items: Iterable[Mapping]) -> list[Mapping]:
     return [it for it in items if it.get("status") != STATUS_FAILED]
 
 
-def accuracy(items: Sequence[Mapping]) -> float:
-    """Share of correct answers among scored items (micro average). NaN when nothing was scored."""
-    done = scored(items)
+def evaluated(items: Iterable[Mapping], failed_as_wrong: bool) -> list[Mapping]:
+    """The items a score is taken over: the scored ones, or every item when a benchmark's official
+    evaluator counts a failed request as a wrong answer (``failed_as_wrong``)."""
+    return list(items) if failed_as_wrong else scored(items)
+
+
+def accuracy(items: Sequence[Mapping], failed_as_wrong: bool = False) -> float:
+    """Share of correct answers among scored items (micro average), or among all items with
+    ``failed_as_wrong``. NaN when nothing was scored."""
+    done = evaluated(items, failed_as_wrong)
     if not done:
         return float("nan")
-    return sum(int(it["correct"]) for it in done) / len(done)
+    return sum(int(it.get("correct") or 0) for it in done) / len(done)
 
 
-def chance_accuracy(items: Sequence[Mapping]) -> float:
-    """Expected accuracy of a uniform guess among each item's options, over the scored items."""
-    done = scored(items)
+def chance_accuracy(items: Sequence[Mapping], failed_as_wrong: bool = False) -> float:
+    """Expected accuracy of a uniform guess among each item's options, over the items that
+    ``accuracy`` is taken over."""
+    done = evaluated(items, failed_as_wrong)
     if not done:
         return float("nan")
     return sum(1.0 / it["n_options"] for it in done) / len(done)
@@ -72,12 +80,13 @@ def share_answering(items: Sequence[Mapping], field: str, text: str) -> float:
     return sum(values) / len(values) if values else float("nan")
 
 
-def breakdown(items: Sequence[Mapping], field: str) -> dict[str, dict[str, float]]:
-    """Accuracy per value of ``field``: ``{value: {"accuracy", "correct", "n"}}`` over scored items."""
+def breakdown(items: Sequence[Mapping], field: str, failed_as_wrong: bool = False) -> dict[str, dict[str, float]]:
+    """Accuracy per value of ``field``: ``{value: {"accuracy", "correct", "n"}}`` over the items
+    that ``accuracy`` is taken over."""
     groups: dict[str, list[Mapping]] = defaultdict(list)
-    for it in scored(items):
+    for it in evaluated(items, failed_as_wrong):
         groups[str(it.get(field))].append(it)
-    return {k: _cell(sum(int(it["correct"]) for it in v), len(v)) for k, v in sorted(groups.items())}
+    return {k: _cell(sum(int(it.get("correct") or 0) for it in v), len(v)) for k, v in sorted(groups.items())}
 
 
 def _cell(correct: int, n: int) -> dict[str, float]:

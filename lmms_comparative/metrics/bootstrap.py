@@ -121,7 +121,10 @@ def mean_of_intervals(parts: Sequence[Mapping | None], correlated: bool = False)
 
 def combine_ci95(values: Sequence[Mapping], correlated: bool = False) -> dict:
     """Group aggregation of the tasks' ``ci95`` dicts: each metric as mean_of_intervals. Only
-    metrics every task reports are combined (an Overall needs all of its parts)."""
+    metrics every task reports are combined (an Overall needs all of its parts; a part that could
+    not be scored, a NaN, leaves the group without intervals)."""
+    if any(isinstance(v, float) for v in values):
+        return {}
     values = [v for v in values if isinstance(v, Mapping)]
     if not values:
         return {}

@@ -15,7 +15,6 @@ import threading
 from functools import partial
 from typing import Any
 
-from loguru import logger
 
 from lmms_comparative.data import captionqa as data
 from lmms_comparative.judges import Engine, check_failures
@@ -23,7 +22,8 @@ from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics import captionqa as rules
 from lmms_comparative.metrics.bootstrap import cluster_mean_intervals
 from lmms_comparative.tasks.captionqa_prompts import caption_prompt
-from lmms_comparative.tasks.common import docs_hook, once_per_run, response_text
+from lmms_comparative import run_status
+from lmms_comparative.tasks.common import check_model_failures, docs_hook, once_per_run, response_text
 
 READER_PREFIX = "CAPTIONQA_READER"
 # qa.py: EVAL_MODEL, temperature=0.0, --max-tokens default 4.
@@ -132,8 +132,7 @@ def _qa_for(items: list[dict]) -> dict:
     scored = [r for r in rows if not r["failed"]]
     check_failures(failed, len(rows), engine.config.max_failed, f"CaptionQA {domain} reader")
     caption_failed = sum(1 for it in items if it["caption_failed"])
-    if caption_failed:
-        logger.warning(f"CaptionQA {domain}: {caption_failed} caption request(s) failed; their questions are not scored.")
+    run_status.check_share(f"CaptionQA {domain} captions", caption_failed, len(items), "got no caption from the model (failed requests; their questions are not asked)")
     by_image: dict[str, list] = {}
     for row in scored:
         by_image.setdefault(row["id"], []).append(row)
@@ -276,4 +275,5 @@ def image_aggregate_by_category(items: list) -> dict:
 
 
 def image_aggregate_counts(items: list) -> dict:
+    check_model_failures(items, "CaptionQA on images")
     return aggregate.counts(items)

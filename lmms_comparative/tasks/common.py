@@ -72,16 +72,75 @@ def docs_hook(name: str, load: Callable[[], Any]):
     return process_docs
 
 
+class Unscored(float):
+    """What a scoring pass returns when its reader or judge failed past the allowed share: NaN for
+    every metric, at any key and depth (``result["summary"]["score"]`` is NaN too), and under
+    ``"counts"`` the failed and total calls with the reason. The task's results are still written,
+    beside the other tasks' (one failing judge must not discard the run)."""
+
+    def __new__(cls, counts: dict):
+        value = super().__new__(cls, "nan")
+        value.counts = counts
+        return value
+
+    def __getitem__(self, key):
+        return self.counts if key == "counts" else self
+
+    def get(self, key, default=None):
+        return self[key]
+
+    def __reduce__(self):
+        return (Unscored, (self.counts,))
+
+
+def guard_scoring(fn):
+    """Wrap a scoring pass (a reader or judge run through the engine) so that:
+
+    - calls failing past ``LMMS_COMPARATIVE_MAX_FAILED`` (``TooManyFailures``) flag the run (error
+      in the log, exit status 1) and make the pass return ``Unscored``: its metrics NaN, its counts
+      and the reason in the results;
+    - an endpoint refusing the credentials (``EndpointRejected``: HTTP 401/403) stops the run at
+      once with one message naming the variable the key came from (never the key).
+    """
+    from lmms_comparative import run_status
+    from lmms_comparative.judges import TooManyFailures
+    from lmms_comparative.judges.openai_backend import EndpointRejected
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except TooManyFailures as exc:
+            run_status.flag(str(exc))
+            return Unscored({"failed": exc.failed, "total": exc.total, "failure": str(exc)})
+        except EndpointRejected as exc:
+            raise SystemExit(f"lmms-comparative: {exc}") from None
+
+    return wrapper
+
+
+def check_model_failures(items: list, what: str) -> None:
+    """Flag the run when more of a task's model requests failed than the allowed share (the
+    items stay counted as ``failed`` and are scored by the benchmark's own rule)."""
+    from lmms_comparative import run_status
+    from lmms_comparative.metrics.aggregate import STATUS_FAILED
+
+    failed = sum(1 for it in items if it.get("status") == STATUS_FAILED)
+    run_status.check_share(what, failed, len(items), "got no answer from the model (failed requests)")
+
+
 def once_per_run(key: Callable[..., Any] | None = None):
     """Memoise a task's scoring pass on its inputs.
 
     lmms-eval calls one aggregation per metric, each with the same gathered items; the scoring
     pass behind them (an LLM reader or judge, corpus-level metrics) must run once. The memo key is
     a hash of ``key(*args)`` (default: the arguments), as JSON. Thread-safe; the pass runs under the
-    lock, so concurrent callers wait for it instead of repeating it.
+    lock, so concurrent callers wait for it instead of repeating it. Failures are handled by
+    ``guard_scoring``: a pass whose calls failed is memoised as ``Unscored``.
     """
 
     def decorate(fn):
+        fn = guard_scoring(fn)
         memo: dict[str, Any] = {}
         lock = threading.Lock()
 

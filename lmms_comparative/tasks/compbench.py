@@ -10,7 +10,7 @@ from PIL import Image
 from lmms_comparative.data import compbench as data
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics import compbench as rules
-from lmms_comparative.tasks.common import docs_hook, load_image_paths, response_text
+from lmms_comparative.tasks.common import check_model_failures, docs_hook, load_image_paths, response_text
 
 # ---- prompts: paper appendix B.2, Table 7 (verbatim) --------------------------------------------
 
@@ -123,5 +123,6 @@ def aggregate_left_bias(items: list) -> dict:
 
 
 def aggregate_counts(items: list) -> dict:
+    check_model_failures(items, "MLLM-CompBench " + (", ".join(sorted({str(it.get("column") or it.get("kind")) for it in items})) or "(no items)"))
     return aggregate.counts(items)
 

@@ -12,7 +12,6 @@ from functools import partial
 from typing import Any
 
 from datasets import Dataset
-from loguru import logger
 
 from lmms_comparative.data import image_transforms as transforms
 from lmms_comparative.data import subtlebench as data
@@ -20,7 +19,7 @@ from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.mcq import LETTERS, format_options, parse_subtlebench_letter
 from lmms_comparative.metrics.similarity import cosine_similarities, parse_yes_no
-from lmms_comparative.tasks.common import docs_hook, load_images, once_per_run, response_text
+from lmms_comparative.tasks.common import check_model_failures, docs_hook, load_images, once_per_run, response_text
 from lmms_comparative.tasks.subtlebench_prompts import (
     CAPTION_JUDGE,
     CAPTION_SYSTEM,
@@ -160,35 +159,40 @@ def _outcome(doc: dict[str, Any], results: list) -> dict[str, Any]:
     return sample
 
 
-def _warn_failed(items: list) -> None:
-    failed = sum(1 for it in items if it.get("status") == aggregate.STATUS_FAILED)
-    if failed:
-        logger.warning(f"VLM-SubtleBench: {failed} of {len(items)} model requests failed; they are excluded from the scores.")
+# The official evaluator records a failed API call as ``is_correct: False``
+# (krafton-ai/VLM-SubtleBench, src/vlm_subtlebench/multiple_choice_evaluator.py): every score is
+# correct / all evaluated items, so a type's accuracy, its breakdowns and the group's micro average
+# (lmms-eval weights each type by its item count) share one denominator. ``counts.failed`` shows them.
+FAILED_AS_WRONG = True
 
 
 def aggregate_accuracy(items: list) -> float:
-    _warn_failed(items)
-    return aggregate.accuracy(items)
+    return aggregate.accuracy(items, FAILED_AS_WRONG)
 
 
 def aggregate_chance(items: list) -> float:
-    return aggregate.chance_accuracy(items)
+    return aggregate.chance_accuracy(items, FAILED_AS_WRONG)
 
 
 def aggregate_by_domain(items: list) -> dict:
-    return aggregate.breakdown(items, "domain")
+    return aggregate.breakdown(items, "domain", FAILED_AS_WRONG)
 
 
 def aggregate_by_source(items: list) -> dict:
-    return aggregate.breakdown(items, "source")
+    return aggregate.breakdown(items, "source", FAILED_AS_WRONG)
 
 
 def aggregate_counts(items: list) -> dict:
+    check_model_failures(items, f"VLM-SubtleBench {_label(items)}")
     return aggregate.counts(items)
 
 
+def _label(items: list) -> str:
+    return ", ".join(sorted({str(it.get("category")) for it in items})) or "(no items)"
+
+
 def aggregate_by_category(items: list) -> dict:
-    return aggregate.breakdown(items, "category")
+    return aggregate.breakdown(items, "category", FAILED_AS_WRONG)
 
 
 def aggregate_image_choice(items: list) -> dict:
@@ -250,6 +254,7 @@ def caption_process_results(doc: dict[str, Any], results: list) -> dict[str, dic
 @once_per_run()
 def caption_scores(items: list) -> dict:
     """CSS and judge accuracy over the run's captions (once per task, shared by its metrics)."""
+    check_model_failures(items, "VLM-SubtleBench captions")
     done = sorted(aggregate.scored(items), key=lambda it: it["item_id"])
     model = os.environ.get(SBERT_ENV, "").strip() or SBERT_DEFAULT
     css = cosine_similarities([it["reference"] for it in done], [it["prediction"] for it in done], model)

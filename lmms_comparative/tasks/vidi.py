@@ -16,11 +16,13 @@ from typing import Any
 import numpy as np
 from datasets import Dataset
 
+from lmms_comparative import run_status
 from lmms_comparative.data import vidi as data
 from lmms_comparative.judges import Engine, check_failures
+from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.bootstrap import vector_bootstrap
 from lmms_comparative.metrics.caption_metrics import caption_item_stats, corpus_scores, require_java
-from lmms_comparative.tasks.common import load_images, metric_of, once_per_run, response_text
+from lmms_comparative.tasks.common import Unscored, guard_scoring, load_images, metric_of, once_per_run, response_text
 from lmms_comparative.tasks.vidi_prompts import (
     FEWSHOT,
     GLOBAL,
@@ -95,7 +97,11 @@ def process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
     # With the KeepAllResponses filter results[0] holds every repeat's response.
     responses = results[0] if results and isinstance(results[0], (list, tuple)) else results
     predictions = [response_text([r]) for r in responses] or [""]
-    sample = {"item_id": doc["item_id"], "differences": list(doc["differences"]), "target": doc["target"], "predictions": predictions}
+    failed = sum(aggregate.is_failed_request(p) for p in predictions)
+    # A failed request is no description: it is scored as an empty one (never as the error text)
+    # and counted; past LMMS_COMPARATIVE_MAX_FAILED it flags the run.
+    predictions = ["" if aggregate.is_failed_request(p) else p for p in predictions]
+    sample = {"item_id": doc["item_id"], "differences": list(doc["differences"]), "target": doc["target"], "predictions": predictions, "failed": failed}
     return {name: sample for name in (*CAPTION_METRICS, *JUDGE_METRICS, "repeats", "counts", "ci95")}
 
 
@@ -131,6 +137,7 @@ def parse_judge_score(text: str | None) -> float | None:
     return min(1.0, max(0.0, value))
 
 
+@guard_scoring
 def _judge(items: list[dict]) -> dict:
     engine = Engine.from_env(JUDGE_PREFIX, defaults=JUDGE_DEFAULTS)
     plan, requests = [], []
@@ -164,7 +171,8 @@ def _precision_recall_f1(totals):
     with np.errstate(invalid="ignore", divide="ignore"):
         p = totals[..., 0] / totals[..., 1]
         r = totals[..., 2] / totals[..., 3]
-        f1 = np.where(p + r > 0, 2 * p * r / (p + r), 0.0)
+        # Nothing judged: NaN (never 0.0); judged and both zero: 0.
+        f1 = np.where(p + r > 0, 2 * p * r / (p + r), np.where(p + r == 0, 0.0, np.nan))
     if np.ndim(p) == 0:
         return {"precision": float(p), "recall": float(r), "f1": float(f1)}
     return {"precision": p, "recall": r, "f1": f1}
@@ -180,7 +188,9 @@ def score_run(items: list[dict], setting: str, judge: bool) -> dict:
     per_repeat = [corpus_scores(st) for st in stats]
     out = {m: statistics.fmean(run[m] for run in per_repeat) for m in CAPTION_METRICS}
     out["repeats"] = {"k": repeats, **{f"{m}_std": (statistics.stdev(run[m] for run in per_repeat) if repeats > 1 else 0.0) for m in CAPTION_METRICS}}
-    out["counts"] = {"pairs": len(items), "responses": sum(len(s["predictions"]) for s in items)}
+    responses, failed = sum(len(s["predictions"]) for s in items), sum(s.get("failed", 0) for s in items)
+    run_status.check_share(f"ViDi ({setting})", failed, responses, "got no answer from the model (failed requests)")
+    out["counts"] = {"pairs": len(items), "responses": responses, "failed": failed}
 
     def statistic(idx):  # pairs resampled; the corpus metrics recomputed, averaged over repeats
         resampled = [corpus_scores(st, idx) for st in stats]
@@ -192,8 +202,11 @@ def score_run(items: list[dict], setting: str, judge: bool) -> dict:
     if judge:
         verdict = _judge(items)
         out.update({m: verdict[m] for m in JUDGE_METRICS})
-        out["ci95"].update(verdict["ci95"])
-        out["counts"].update(judge_requests=verdict["judge_requests"], unjudged=verdict["unjudged"])
+        if isinstance(verdict, Unscored):  # the judge failed: its metrics NaN, the caption metrics stand
+            out["counts"].update(judge_failure=verdict.counts["failure"], judge_requests=verdict.counts["total"], unjudged=verdict.counts["failed"])
+        else:
+            out["ci95"].update(verdict["ci95"])
+            out["counts"].update(judge_requests=verdict["judge_requests"], unjudged=verdict["unjudged"])
     return out
 
 

@@ -16,7 +16,7 @@ from lmms_comparative.metrics import vlm2bench as rules
 from lmms_comparative.metrics.bootstrap import unit_bootstrap
 from lmms_comparative.registration import run_model
 from lmms_comparative.tasks.capabilities import require_video_input
-from lmms_comparative.tasks.common import docs_hook, load_image_paths, metric_of, once_per_run, response_text
+from lmms_comparative.tasks.common import check_model_failures, docs_hook, load_image_paths, metric_of, once_per_run, response_text
 
 JUDGE_PREFIX = "VLM2BENCH_JUDGE"
 JUDGE_DEFAULTS = {"model": "gpt-4o", "temperature": 0.0, "max_tokens": 300}  # eval_pc-v_open-ended.py
@@ -121,6 +121,7 @@ def summarize(items: list[dict]) -> dict:
     """Every metric of one subtask's samples (lmms-eval asks once per metric; this runs once)."""
     done = aggregate.scored(items)
     kind = items[0]["kind"] if items else ""
+    check_model_failures(items, f"VLM2-Bench {kind or '(no items)'}")
     out = {"positive": None, "negative": None, "exact": None, "counts": aggregate.counts(items)}
     if kind in ("tf", "tf_gc"):
         drop = kind == "tf"
@@ -148,7 +149,8 @@ def summarize(items: list[dict]) -> dict:
         out["ci95"] = {**unit_bootstrap(done, lambda rows: {"score": aggregate.accuracy(rows)}), "unit": "question"}
     else:
         verdict = _judge_video(done)
-        out["score"] = verdict["score"] / 100
+        # No description judged at all: NaN, not the 0 that the script's empty-group rule gives.
+        out["score"] = verdict["score"] / 100 if verdict["ab_n"] + verdict["aba_n"] else float("nan")
         out["counts"].update({k: verdict[k] for k in ("ab", "aba", "ab_n", "aba_n", "unjudged")})
         out["ci95"] = {**unit_bootstrap(verdict["judged"], lambda rows: {"score": rules.video_scores(rows)["score"] / 100}), "unit": "video"}
     return out

@@ -1,0 +1,88 @@
+"""Failures a script can see: a run that went wrong ends with a non-zero exit status.
+
+lmms-eval's CLI exits 0 even when a task could not be scored (it catches evaluation errors and
+prints them). Our tasks therefore record what went wrong here (``flag``): a judge or reader that
+failed past ``LMMS_COMPARATIVE_MAX_FAILED``, model requests that failed past it, items skipped past
+it. Each flag is logged as an error when it happens; the task's results are still written (with
+its counts and the reason), the other tasks of the run are scored as usual, and when the CLI
+process exits its status becomes 1 and the reasons are repeated at the end of the log.
+
+The exit status is set by wrapping ``sys.exit``, which both ways of starting lmms-eval end with
+(``lmms-eval`` and ``python -m lmms_eval``, also under ``torchrun``): the process is left to exit
+normally, with every clean-up handler run. Only a process started as the lmms-eval CLI is wrapped,
+so a Python session that imports lmms-eval keeps its own exit status.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+
+from loguru import logger
+
+_flags: list[str] = []
+_lock = threading.Lock()
+_installed = False
+
+
+def flag(reason: str) -> None:
+    """Record that this run failed for ``reason`` (logged now, repeated at exit, exit status 1)."""
+    with _lock:
+        if reason in _flags:
+            return
+        _flags.append(reason)
+    logger.error(reason)
+
+
+def flags() -> list[str]:
+    with _lock:
+        return list(_flags)
+
+
+def max_failed_share() -> float:
+    """``LMMS_COMPARATIVE_MAX_FAILED``: the share of a task's items that may fail or be skipped."""
+    raw = os.environ.get("LMMS_COMPARATIVE_MAX_FAILED", "").strip()
+    return float(raw) if raw else 0.05
+
+
+def check_share(what: str, bad: int, total: int, kind: str) -> str | None:
+    """Flag the run when ``bad / total`` exceeds the allowed share; returns the reason if flagged."""
+    if not bad:
+        return None
+    share = bad / total if total else 1.0
+    allowed = max_failed_share()
+    if share <= allowed:
+        logger.warning(f"{what}: {bad} of {total} item(s) {kind} ({share:.1%}); within the allowed {allowed:.1%}.")
+        return None
+    reason = f"{what}: {bad} of {total} item(s) {kind} ({share:.1%}), more than the allowed {allowed:.1%} (LMMS_COMPARATIVE_MAX_FAILED)."
+    flag(reason)
+    return reason
+
+
+def _started_as_lmms_eval_cli() -> bool:
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    if spec is not None and (spec.name or "").split(".")[0] == "lmms_eval":
+        return True  # python -m lmms_eval (torchrun's children too)
+    return os.path.basename(sys.argv[0] if sys.argv else "") in ("lmms-eval", "lmms_eval")
+
+
+def install_exit_status() -> None:
+    """In an lmms-eval CLI process: make its final ``sys.exit`` report a flagged run (status 1)."""
+    global _installed
+    if _installed or not _started_as_lmms_eval_cli():
+        return
+    _installed = True
+    original = sys.exit
+
+    def exit_with_status(code=None):
+        reasons = flags()
+        if reasons and code in (None, 0):
+            lines = "\n".join(f"  - {r}" for r in reasons)
+            sys.stderr.write(f"lmms-comparative: this run failed (exit status 1):\n{lines}\n")
+            sys.stderr.flush()
+            code = 1
+        original(code)
+
+    sys.exit = exit_with_status
