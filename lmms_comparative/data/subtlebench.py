@@ -17,6 +17,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from lmms_comparative.data import items
 from lmms_comparative.data.errors import DataError
 from lmms_comparative.data.jsonl import read_records
 from lmms_comparative.data.roots import dataset_root
@@ -43,7 +44,7 @@ CATEGORIES = {
 REQUIRED_FIELDS = ("image_1", "image_2", "question", "answer", "distractors")
 _URL_MARKER = "/resolve/main/"
 
-_cache: dict[tuple[str, str, int, int], list[dict[str, Any]]] = {}
+_cache: dict[tuple[str, str, int, int], tuple[list[dict[str, Any]], list[tuple[str, str]]]] = {}
 _lock = threading.Lock()
 
 
@@ -122,9 +123,15 @@ def scalar_factors(info) -> dict[str, Any]:
 def load_docs(split: str = "test", base: Path | None = None) -> list[dict[str, Any]]:
     """All records of a split as docs with resolved image paths and their fixed option order.
 
-    Parsed once per process for a given file (the ten category tasks share it). Raises DataError
-    naming the file and line of the first malformed record.
+    Parsed once per process for a given file (the ten category tasks share it). A line that is not
+    JSON raises DataError naming the file and line (the file is malformed); a record that lacks a
+    required field or has malformed options is skipped, as unified_adapter.py skips records
+    without its REQUIRED_FIELDS, and reported to the task of its category (``data.items``).
     """
+    return _load(split, base)[0]
+
+
+def _load(split: str, base: Path | None) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:
     base = root() if base is None else base
     path = base / "data" / f"{split}.jsonl"
     if not path.is_file():
@@ -134,18 +141,21 @@ def load_docs(split: str = "test", base: Path | None = None) -> list[dict[str, A
     with _lock:
         if cache_key in _cache:
             return _cache[cache_key]
-        docs = [_doc(record, base, split, where) for where, record in read_records(path)]
-        _cache[cache_key] = docs
-        return docs
+        docs, skipped = [], []
+        for where, record in read_records(path):
+            try:
+                docs.append(_doc(record, base, split, where))
+            except DataError as exc:
+                skipped.append((str(record.get("category") or ""), str(exc)))
+        if not docs:
+            raise DataError(f"{ENV_VAR}: {path} has no usable record ({len(skipped)} malformed). Expected layout under {base}: {LAYOUT}.")
+        _cache[cache_key] = (docs, skipped)
+        return docs, skipped
 
 
-def check_images(docs: list[dict[str, Any]]) -> None:
-    """One error listing the image files that the docs name but the disk lacks."""
-    missing = [(d["item_id"], p) for d in docs for p in (d["image_1"], d["image_2"]) if not Path(p).is_file()]
-    if missing:
-        shown = "\n".join(f"  {item}: {path}" for item, path in missing[:10])
-        more = f"\n  ... and {len(missing) - 10} more" if len(missing) > 10 else ""
-        raise DataError(f"{ENV_VAR}: {len(missing)} image file(s) are missing:\n{shown}{more}")
+def image_paths(doc: dict[str, Any]) -> tuple[str, str]:
+    """The two image files of a doc (checked by the task hook before the model sees them)."""
+    return doc["image_1"], doc["image_2"]
 
 
 BINARY_IMAGE_OPTIONS = ("first image", "second image")
@@ -166,14 +176,16 @@ def swapped_docs(split: str = "test") -> list[dict[str, Any]]:
         swapped.append({**doc, "image_1": doc["image_2"], "image_2": doc["image_1"], "answer": answer, "answer_letter": other})
     if not swapped:
         raise DataError(f"{ENV_VAR}: the {split} split has no items with the options {list(BINARY_IMAGE_OPTIONS)}, so there is nothing to swap.")
-    check_images(swapped)
     return swapped
 
 
 def category_docs(category: str, split: str = "test") -> list[dict[str, Any]]:
-    """The docs of one difference type, with every image file checked to exist."""
-    docs = [d for d in load_docs(split) if d["category"] == category]
-    if not docs:
+    """The docs of one difference type; its malformed records are reported as skipped."""
+    all_docs, skipped = _load(split, None)
+    for record_category, reason in skipped:
+        if record_category == category:
+            items.skip(items.RECORD, reason)
+    docs = [d for d in all_docs if d["category"] == category]
+    if not docs and not any(c == category for c, _ in skipped):
         raise DataError(f"{ENV_VAR}: the {split} split has no records with category {category!r}.")
-    check_images(docs)
     return docs

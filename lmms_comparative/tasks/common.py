@@ -10,6 +10,7 @@ from typing import Any, Callable, Iterable
 
 from PIL import Image
 
+from lmms_comparative.data import items
 from lmms_comparative.data.errors import DataError
 
 
@@ -57,16 +58,70 @@ class KeepAllResponses(_filter_base()):
         return [list(r) for r in resps]
 
 
-def docs_hook(name: str, load: Callable[[], Any]):
+def stops_run_on_bad_input(process_docs):
+    """Make a ``process_docs`` stop the run at once, with one message, on a run-level problem: a
+    missing or malformed data root or file (``DataError``) or a model that cannot take the task's
+    input (``ModelCapabilityError``).
+
+    lmms-eval wraps ``process_docs`` in a retry on any ``Exception`` (5 attempts, 2 s apart), then
+    buries the message in a ``RetryError`` traceback and exits 0. A ``SystemExit`` is neither
+    retried nor caught: the process prints the message and exits with status 1.
+    """
+    from lmms_comparative.tasks.capabilities import ModelCapabilityError
+
+    @functools.wraps(process_docs)
+    def wrapper(*args, **kwargs):
+        try:
+            return process_docs(*args, **kwargs)
+        except (DataError, ModelCapabilityError) as exc:
+            from loguru import logger
+
+            logger.error(str(exc))
+            raise SystemExit(f"lmms-comparative: {exc}") from None
+
+    return wrapper
+
+
+def report_skips(what: str, skips, total: int) -> None:
+    """Name every skipped item in one warning; flag the run past the allowed share."""
+    from loguru import logger
+
+    from lmms_comparative import run_status
+
+    lines = "\n".join(f"  {reason}: {', '.join(whats[:20])}" + (f" ... and {len(whats) - 20} more" if len(whats) > 20 else "") for reason, whats in sorted(skips.by_reason.items()))
+    logger.warning(f"{what}: skipped {len(skips)} of {total} item(s), as the official code skips them:\n{lines}")
+    run_status.check_share(what, len(skips), total, "were skipped (unusable images or records)")
+
+
+def skip_counts(items_: list) -> dict:
+    """``counts`` fields for what the task's docs skipped: ``skipped`` and ``skipped_by_reason``."""
+    by_reason = items.skipped_counts(items_)
+    return {"skipped": sum(by_reason.values()), "skipped_by_reason": by_reason} if by_reason else {"skipped": 0}
+
+
+def docs_hook(name: str, load: Callable[[], Any], image_paths: Callable[[dict], Iterable[str]] | None = None, item_id: Callable[[dict], str] = lambda d: str(d.get("item_id", "?")), label: str | None = None):
     """A ``process_docs`` for lmms-eval that ignores the one-row placeholder the YAML loads and
     returns the benchmark's real docs (a list of dicts or a Dataset) from ``load``: lmms-eval has
-    no hook for data found through an environment variable."""
+    no hook for data found through an environment variable. Run-level problems stop the run
+    (``stops_run_on_bad_input``); items whose images (``image_paths(doc)``) or records are unusable
+    are skipped, named in a warning and counted in every doc's ``skipped`` field."""
 
+    @stops_run_on_bad_input
     def process_docs(_placeholder):
         from datasets import Dataset
 
-        docs = load()
-        return docs if isinstance(docs, Dataset) else Dataset.from_list(docs)
+        skips = items.Skips()
+        with items.collecting(skips):
+            docs = load()
+        if image_paths is not None:
+            docs = items.drop_bad_images(list(docs), image_paths, item_id, skips)
+        if skips:
+            report_skips(label or name, skips, len(docs) + len(skips))
+        if not len(docs):
+            raise DataError(f"{label or name}: no usable item is left ({len(skips)} skipped: {skips.counts()}).")
+        docs = docs if isinstance(docs, Dataset) else Dataset.from_list(docs)
+        # Every doc carries the task's skip counts, so its results can show them on any rank.
+        return docs.add_column("skipped", [skips.as_json() if skips else ""] * len(docs))
 
     process_docs.__name__ = f"process_docs_{name}"
     return process_docs

@@ -11,7 +11,6 @@ import os
 from functools import partial
 from typing import Any
 
-from datasets import Dataset
 
 from lmms_comparative.data import image_transforms as transforms
 from lmms_comparative.data import subtlebench as data
@@ -19,7 +18,7 @@ from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.mcq import LETTERS, format_options, parse_subtlebench_letter
 from lmms_comparative.metrics.similarity import cosine_similarities, parse_yes_no
-from lmms_comparative.tasks.common import check_model_failures, docs_hook, load_images, once_per_run, response_text
+from lmms_comparative.tasks.common import check_model_failures, docs_hook, load_images, once_per_run, response_text, skip_counts
 from lmms_comparative.tasks.subtlebench_prompts import (
     CAPTION_JUDGE,
     CAPTION_SYSTEM,
@@ -35,18 +34,18 @@ DEFAULT_PROMPT = "standard"
 
 
 # One process_docs per difference type, named in the YAML files.
-process_docs_attribute = docs_hook("attribute", partial(data.category_docs, "attribute"))
-process_docs_state = docs_hook("state", partial(data.category_docs, "state"))
-process_docs_emotion = docs_hook("emotion", partial(data.category_docs, "emotion"))
-process_docs_temporal = docs_hook("temporal", partial(data.category_docs, "temporal"))
-process_docs_spatial = docs_hook("spatial", partial(data.category_docs, "spatial"))
-process_docs_existence = docs_hook("existence", partial(data.category_docs, "existence"))
-process_docs_quantity = docs_hook("quantity", partial(data.category_docs, "quantity"))
-process_docs_quality = docs_hook("quality", partial(data.category_docs, "quality"))
-process_docs_viewpoint = docs_hook("viewpoint", partial(data.category_docs, "viewpoint"))
-process_docs_action = docs_hook("action", partial(data.category_docs, "action"))
+process_docs_attribute = docs_hook("attribute", partial(data.category_docs, "attribute"), data.image_paths, label="VLM-SubtleBench attribute")
+process_docs_state = docs_hook("state", partial(data.category_docs, "state"), data.image_paths, label="VLM-SubtleBench state")
+process_docs_emotion = docs_hook("emotion", partial(data.category_docs, "emotion"), data.image_paths, label="VLM-SubtleBench emotion")
+process_docs_temporal = docs_hook("temporal", partial(data.category_docs, "temporal"), data.image_paths, label="VLM-SubtleBench temporal")
+process_docs_spatial = docs_hook("spatial", partial(data.category_docs, "spatial"), data.image_paths, label="VLM-SubtleBench spatial")
+process_docs_existence = docs_hook("existence", partial(data.category_docs, "existence"), data.image_paths, label="VLM-SubtleBench existence")
+process_docs_quantity = docs_hook("quantity", partial(data.category_docs, "quantity"), data.image_paths, label="VLM-SubtleBench quantity")
+process_docs_quality = docs_hook("quality", partial(data.category_docs, "quality"), data.image_paths, label="VLM-SubtleBench quality")
+process_docs_viewpoint = docs_hook("viewpoint", partial(data.category_docs, "viewpoint"), data.image_paths, label="VLM-SubtleBench viewpoint")
+process_docs_action = docs_hook("action", partial(data.category_docs, "action"), data.image_paths, label="VLM-SubtleBench action")
 # The image-order check (subtlebench_swap): the "first image"/"second image" items, images swapped.
-process_docs_swap = docs_hook("swap", data.swapped_docs)
+process_docs_swap = docs_hook("swap", data.swapped_docs, data.image_paths, label="VLM-SubtleBench image-order check")
 
 
 # ---- prompts ------------------------------------------------------------------------------------
@@ -148,6 +147,7 @@ def _outcome(doc: dict[str, Any], results: list) -> dict[str, Any]:
         "n_options": len(doc["options"]),
         "answer": doc["answer_letter"],
         "answer_text": doc["answer"],
+        "skipped": doc.get("skipped", ""),  # the task's skip counts (the same on every doc)
         **aggregate.mcq_outcome(response_text(results), parse_subtlebench_letter, doc["answer_letter"]),
     }
     letter = sample["parsed"]
@@ -184,7 +184,7 @@ def aggregate_by_source(items: list) -> dict:
 
 def aggregate_counts(items: list) -> dict:
     check_model_failures(items, f"VLM-SubtleBench {_label(items)}")
-    return aggregate.counts(items)
+    return {**aggregate.counts(items), **skip_counts(items)}
 
 
 def _label(items: list) -> str:
@@ -221,13 +221,15 @@ JUDGE_PREFIX = "SUBTLEBENCH_JUDGE"
 JUDGE_DEFAULTS = {"model": "gpt-4o", "temperature": 0.0, "max_tokens": 8}  # paper: GPT-4o, Yes/No
 
 
-def process_docs_caption(_placeholder: Dataset) -> Dataset:
+def _caption_docs() -> list[dict[str, Any]]:
     """The test items with a human-written difference caption (``has_caption``)."""
     docs = [d for d in data.load_docs("test") if d["has_caption"] and d["caption"]]
     if not docs:
         raise data.DataError(f"{data.ENV_VAR}: the test split has no records with has_caption and a caption.")
-    data.check_images(docs)
-    return Dataset.from_list(docs)
+    return docs
+
+
+process_docs_caption = docs_hook("caption", _caption_docs, data.image_paths, label="VLM-SubtleBench captions")
 
 
 def caption_doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> str:
@@ -247,7 +249,7 @@ def caption_doc_to_target(doc: dict[str, Any]) -> str:
 def caption_process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
     prediction = response_text(results)
     failed = aggregate.is_failed_request(prediction)
-    sample = {"item_id": doc["item_id"], "reference": doc["caption"], "prediction": prediction, "status": aggregate.STATUS_FAILED if failed else aggregate.STATUS_OK}
+    sample = {"item_id": doc["item_id"], "reference": doc["caption"], "prediction": prediction, "status": aggregate.STATUS_FAILED if failed else aggregate.STATUS_OK, "skipped": doc.get("skipped", "")}
     return {name: sample for name in CAPTION_METRICS}
 
 
@@ -266,7 +268,7 @@ def caption_scores(items: list) -> dict:
     return {
         "css": sum(css) / len(css) if css else float("nan"),
         "judge_accuracy": sum(judged) / len(judged) if judged else float("nan"),
-        "counts": {"n": len(items), "scored": len(done), "failed": len(items) - len(done), "judged": len(judged), "unjudged": len(verdicts) - len(judged), "sbert_model": model},
+        "counts": {"n": len(items), "scored": len(done), "failed": len(items) - len(done), "judged": len(judged), "unjudged": len(verdicts) - len(judged), "sbert_model": model, **skip_counts(items)},
     }
 
 

@@ -22,7 +22,7 @@ from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.bootstrap import vector_bootstrap
 from lmms_comparative.metrics.caption_metrics import caption_item_stats, corpus_scores, require_java
-from lmms_comparative.tasks.common import Unscored, guard_scoring, load_images, metric_of, once_per_run, response_text
+from lmms_comparative.tasks.common import Unscored, guard_scoring, load_images, metric_of, once_per_run, response_text, stops_run_on_bad_input
 from lmms_comparative.tasks.vidi_prompts import (
     FEWSHOT,
     GLOBAL,
@@ -41,6 +41,7 @@ JUDGE_DEFAULTS = {"model": "gemini-2.0-flash", "temperature": 0.0, "max_tokens":
 
 
 def _pair_docs(swap: bool):
+    @stops_run_on_bad_input
     def process_docs(_placeholder: Dataset) -> Dataset:
         require_java()  # fail before generation, not after it, when scoring cannot run
         docs = []
@@ -56,6 +57,7 @@ process_docs = _pair_docs(swap=False)
 process_docs_swap = _pair_docs(swap=True)
 
 
+@stops_run_on_bad_input
 def process_docs_fewshot(_placeholder: Dataset) -> Dataset:
     """Paper appendix E: every difference left out in turn, the others given as examples."""
     require_java()
