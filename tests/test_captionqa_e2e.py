@@ -231,7 +231,7 @@ def test_real_small_reader_in_process(cqa_root, hf_home, tmp_path):
         )
     results, samples = read_run(tmp_path / "r", proc)
     row = results["results"]["captionqa_short_natural"]
-    assert row["counts,none"] == {"images": 3, "caption_failed": 0, "questions": 15, "scored": 15, "reader_failed": 0}
+    assert row["counts,none"] == {"images": 3, "caption_failed": 0, "questions": 15, "scored": 15, "reader_failed": 0, "skipped": 0}
     assert 0.0 <= row["score,none"] <= 1.0
     assert glob.glob(str(tmp_path / "cache.sqlite"))
 

@@ -54,9 +54,21 @@ def test_release_layout_and_errors(tmp_path):
     pairs = load_pairs(root)
     assert [p["pair_id"] for p in pairs] == ["pair_000", "pair_001", "pair_002", "pair_003"]
     assert pairs[0]["url"] == "https://example.org/pairs/0" and len(pairs[2]["differences"]) == 5
+    from lmms_comparative.data import items
+
+    # Item-level problems: the pair is skipped and named, the others load.
     (root / "pair_001" / "2.png").unlink()
-    with pytest.raises(DataError, match=r"pair 'pair_001' has 1 image file"):
-        load_pairs(root)
+    (root / "pair_002" / next(p.name for p in (root / "pair_002").glob("*.txt"))).unlink()
+    with items.collecting(items.Skips()) as skips:
+        assert [p["pair_id"] for p in load_pairs(root)] == ["pair_000", "pair_003"]
+    assert skips.counts() == {"malformed record": 1, "pair without its text file": 1}
+    assert "pair 'pair_001' has 1 image file" in skips.by_reason["malformed record"][0]
+    assert skips.by_reason["pair without its text file"][0].startswith("pair_002")
+    # Run-level: nothing that looks like a pair at all.
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(DataError, match=r"no image pairs under"):
+        load_pairs(empty)
 
 
 RUN_DIRS: dict[str, Path] = {}

@@ -214,21 +214,27 @@ def test_scores_recomputed_from_the_samples_file(v2):
     assert_group_interval(results["groups"]["vlm2bench"]["ci95,none"], parts, "score")
 
 
-def test_missing_video_and_missing_image_count_are_named(tmp_path, monkeypatch):
-    from lmms_comparative.data import DataError
+def test_missing_video_and_missing_image_count_are_skipped_and_named(tmp_path, monkeypatch):
+    from lmms_comparative.data import items
     from lmms_comparative.data import vlm2bench as data
 
     root = build_vlm2bench(tmp_path / "v")
     monkeypatch.setenv("VLM2BENCH_ROOT", str(root))
     (root / "data/pc/video/UNI/vid_ABA_2.mp4").unlink()
-    with pytest.raises(DataError, match=r"no video vid_ABA_2\.\* under"):
-        data.subtask_docs("pc_vid")
+    full = len(data.subtask_docs("oc_cnt"))
+    with items.collecting(items.Skips()) as skips:
+        assert "vid_ABA_2" not in {d["uid"] for d in data.subtask_docs("pc_vid")}
+    assert len(skips) == 1 and "no video vid_ABA_2.* under" in skips.by_reason["malformed record"][0]
     path = root / "jsonl/oc/vanilla/oc_cnt.jsonl"
     rows = [json.loads(line) for line in path.read_text().splitlines()]
     rows[1].pop("image_seq_len")
+    rows[2]["gt_answer"] = "three"  # a non-numeric count
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    with pytest.raises(DataError, match=r"oc_cnt.jsonl:2: counting record has neither image_seq_len nor image_seq"):
-        data.subtask_docs("oc_cnt")
+    with items.collecting(items.Skips()) as skips:
+        assert len(data.subtask_docs("oc_cnt")) == full - 2
+    reasons = skips.by_reason["malformed record"]
+    assert "oc_cnt.jsonl:2: counting record has neither image_seq_len nor image_seq" in reasons[0]
+    assert "oc_cnt.jsonl:3: counting gt_answer 'three' is not a number" in reasons[1]
 
 
 def test_video_capability_rule():

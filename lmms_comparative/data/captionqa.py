@@ -18,6 +18,7 @@ from typing import Any
 
 from loguru import logger
 
+from lmms_comparative.data import items
 from lmms_comparative.data.errors import DataError
 from lmms_comparative.data.roots import dataset_root
 from lmms_comparative.metrics.captionqa import (
@@ -118,6 +119,28 @@ def load_split(base: Path, split: str):
     if missing:
         raise DataError(f"{ENV_VAR}: split {split!r} lacks column(s) {sorted(missing)}; expected {LAYOUT}.")
     return dataset
+
+
+def unusable_rows(dataset) -> dict[int, tuple[str, str]]:
+    """``{row: (id, reason)}`` for the rows of a split with an image the model cannot be given
+    (empty, corrupt, truncated, decompression bomb), checked on the embedded bytes through the
+    same checks as image files (``data.items``): datasets would otherwise decode a truncated image
+    with black fill, as lmms-eval lets PIL do for the whole process."""
+    from datasets import Image as ImageFeature
+    from datasets import Sequence
+
+    feature = dataset.features["images"]
+    raw_feature = [ImageFeature(decode=False)] if isinstance(feature, list) else Sequence(ImageFeature(decode=False))
+    raw = dataset.select_columns(["id", "images"]).cast_column("images", raw_feature)
+    bad = {}
+    for row, record in enumerate(raw):
+        for k, image in enumerate(record["images"] or []):
+            data = image.get("bytes") or (Path(image["path"]).read_bytes() if image.get("path") and Path(image["path"]).is_file() else b"")
+            problem = items.image_bytes_problem(data)
+            if problem:
+                bad[row] = (str(record["id"]), f"{problem} (image {k + 1})")
+                break
+    return bad
 
 
 @lru_cache(maxsize=8)

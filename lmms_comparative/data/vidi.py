@@ -12,12 +12,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lmms_comparative.data import items
 from lmms_comparative.data.errors import DataError
 from lmms_comparative.data.roots import dataset_root
 
 ENV_VAR = "VIDI_ROOT"
 LAYOUT = "one folder per pair with its two images and a .txt file (first line: source URL; then one difference per line), or <pair>.txt beside <pair>*.jpg"
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".bmp"}
+NO_TEXT = "pair without its text file"
 
 
 def root() -> Path:
@@ -47,18 +49,33 @@ def _belongs(path: Path, stem: str) -> bool:
 
 
 def load_pairs(base: Path | None = None) -> list[dict]:
-    """Every pair of the release, sorted by pair id."""
+    """Every pair of the release, sorted by pair id. A pair folder without its text file, or with
+    a malformed one, is skipped and reported (``data.items``); the rest are scored."""
     base = root() if base is None else base
-    pairs = []
+    pairs, found = [], 0
+
+    def add(pair_id: str, text: Path, images: list[Path]) -> None:
+        try:
+            pairs.append(_pair(pair_id, text, images))
+        except DataError as exc:
+            items.skip(items.RECORD, str(exc))
+
     for folder in sorted(p for p in base.iterdir() if p.is_dir()):
         texts = sorted(folder.glob("*.txt"))
+        images = sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
         if not texts:
+            if images:  # a pair whose differences are missing: nothing to score it against
+                found += 1
+                items.skip(NO_TEXT, f"{folder.name} ({folder})")
             continue
+        found += 1
         if len(texts) > 1:
-            raise DataError(f"{ENV_VAR}: {folder} has {len(texts)} .txt files; expected one.")
-        pairs.append(_pair(folder.name, texts[0], sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)))
+            items.skip(items.RECORD, f"{folder} has {len(texts)} .txt files; expected one")
+            continue
+        add(folder.name, texts[0], images)
     for text in sorted(base.glob("*.txt")):
-        pairs.append(_pair(text.stem, text, sorted(p for p in base.iterdir() if _belongs(p, text.stem))))
-    if not pairs:
+        found += 1
+        add(text.stem, text, sorted(p for p in base.iterdir() if _belongs(p, text.stem)))
+    if not found:
         raise DataError(f"{ENV_VAR}: no image pairs under {base}. Expected: {LAYOUT}.")
     return pairs

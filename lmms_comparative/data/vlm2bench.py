@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lmms_comparative.data import items
 from lmms_comparative.data.errors import DataError
 from lmms_comparative.data.jsonl import read_records
 from lmms_comparative.data.roots import dataset_root
@@ -59,42 +60,48 @@ def subtask_docs(subtask: str) -> list[dict]:
         raise DataError(f"{ENV_VAR}: no question file for {subtask} under {base} (looked for {files}). Expected {LAYOUT}.")
     docs = []
     for where, record in read_records(path):
-        needed = ["q_id" if kind != "vid" else "vid", "question"] + (["gt_answer"] if kind != "vid" else [])
-        missing = [k for k in needed if k not in record]
-        if missing:
-            raise DataError(f"{where}: record lacks {missing}.")
-        doc = {"uid": str(record.get("q_id", record.get("vid"))), "subtask": subtask, "kind": kind, "question": str(record["question"]), "gt": str(record.get("gt_answer", "")).strip()}
-        doc.update(pair_id="", half="", n_images=0, images=[], video="", vid_type="")
-        if kind == "vid":
-            vid = str(record["vid"])
-            video = next((base / media / f"{vid}{ext}" for ext in VIDEO_SUFFIXES if (base / media / f"{vid}{ext}").is_file()), None)
-            if video is None:
-                raise DataError(f"{where}: no video {vid}.* under {base / media}.")
-            doc.update(video=str(video), vid_type="ABA" if "ABA" in vid else "AB")  # eval_pc-v_open-ended.py: "ABA" in vid
-        else:
-            images = record.get("images")
-            if not isinstance(images, list) or not images:
-                raise DataError(f"{where}: 'images' must be a non-empty list.")
-            doc["images"] = [str(base / media / im) for im in images]
-            missing_images = [p for p in doc["images"] if not Path(p).is_file()]
-            if missing_images:
-                raise DataError(f"{where}: image(s) not found: {missing_images[:3]}.")
-            if kind in ("tf", "tf_gc"):
-                doc.update(_pair_fields(record, kind, where))
-            if kind == "cnt":
-                # acc_with_cnt_score.py reads image_seq_len, else len(image_seq), else silently 2;
-                # we take the record's count and refuse to guess.
-                if "image_seq_len" in record:
-                    doc["n_images"] = int(record["image_seq_len"])
-                elif isinstance(record.get("image_seq"), list):
-                    doc["n_images"] = len(record["image_seq"])
-                else:
-                    raise DataError(f"{where}: counting record has neither image_seq_len nor image_seq; the image count must come from the record.")
-                try:
-                    int(doc["gt"])
-                except ValueError as exc:
-                    raise DataError(f"{where}: counting gt_answer {doc['gt']!r} is not a number.") from exc
-        docs.append(doc)
-    if not docs:
+        try:
+            docs.append(_record_doc(record, subtask, kind, base, media, where))
+        except DataError as exc:  # an unusable record is skipped and counted, not the whole subtask
+            items.skip(items.RECORD, str(exc))
+    if not docs and not any(True for _ in read_records(path)):
         raise DataError(f"{path}: no records.")
     return docs
+
+
+def _record_doc(record: dict, subtask: str, kind: str, base: Path, media: str, where: str) -> dict:
+    """One record as a doc; DataError naming ``where`` if it is unusable. Image files are checked
+    by the task hook (missing, empty, corrupt and truncated files are skipped there)."""
+    needed = ["q_id" if kind != "vid" else "vid", "question"] + (["gt_answer"] if kind != "vid" else [])
+    missing = [k for k in needed if k not in record]
+    if missing:
+        raise DataError(f"{where}: record lacks {missing}.")
+    doc = {"uid": str(record.get("q_id", record.get("vid"))), "subtask": subtask, "kind": kind, "question": str(record["question"]), "gt": str(record.get("gt_answer", "")).strip()}
+    doc.update(pair_id="", half="", n_images=0, images=[], video="", vid_type="")
+    if kind == "vid":
+        vid = str(record["vid"])
+        video = next((base / media / f"{vid}{ext}" for ext in VIDEO_SUFFIXES if (base / media / f"{vid}{ext}").is_file()), None)
+        if video is None:
+            raise DataError(f"{where}: no video {vid}.* under {base / media}.")
+        doc.update(video=str(video), vid_type="ABA" if "ABA" in vid else "AB")  # eval_pc-v_open-ended.py: "ABA" in vid
+        return doc
+    images = record.get("images")
+    if not isinstance(images, list) or not images:
+        raise DataError(f"{where}: 'images' must be a non-empty list.")
+    doc["images"] = [str(base / media / im) for im in images]
+    if kind in ("tf", "tf_gc"):
+        doc.update(_pair_fields(record, kind, where))
+    if kind == "cnt":
+        # acc_with_cnt_score.py reads image_seq_len, else len(image_seq), else silently 2;
+        # we take the record's count and refuse to guess.
+        if "image_seq_len" in record:
+            doc["n_images"] = int(record["image_seq_len"])
+        elif isinstance(record.get("image_seq"), list):
+            doc["n_images"] = len(record["image_seq"])
+        else:
+            raise DataError(f"{where}: counting record has neither image_seq_len nor image_seq; the image count must come from the record.")
+        try:
+            int(doc["gt"])
+        except ValueError as exc:
+            raise DataError(f"{where}: counting gt_answer {doc['gt']!r} is not a number.") from exc
+    return doc

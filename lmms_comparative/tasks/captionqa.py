@@ -23,7 +23,8 @@ from lmms_comparative.metrics import captionqa as rules
 from lmms_comparative.metrics.bootstrap import cluster_mean_intervals
 from lmms_comparative.tasks.captionqa_prompts import caption_prompt
 from lmms_comparative import run_status
-from lmms_comparative.tasks.common import check_model_failures, docs_hook, once_per_run, response_text
+from lmms_comparative.data import items
+from lmms_comparative.tasks.common import check_model_failures, docs_hook, once_per_run, response_text, skip_counts
 
 READER_PREFIX = "CAPTIONQA_READER"
 # qa.py: EVAL_MODEL, temperature=0.0, --max-tokens default 4.
@@ -37,14 +38,28 @@ _split_lock = threading.Lock()
 
 
 def _domain_docs(domain: str):
-    dataset = data.load_split(data.root(), domain)
+    dataset = _split(domain)
+    bad = _unusable(domain)
+    for entry_id, reason in bad.values():
+        items.skip(reason.split(" (")[0], f"{entry_id} ({reason})")
+    if bad:
+        dataset = dataset.select([i for i in range(len(dataset)) if i not in bad])
     return dataset.add_column("domain", [domain] * len(dataset))
 
 
-process_docs_natural = docs_hook("natural", partial(_domain_docs, "natural"))
-process_docs_document = docs_hook("document", partial(_domain_docs, "document"))
-process_docs_ecommerce = docs_hook("ecommerce", partial(_domain_docs, "ecommerce"))
-process_docs_embodiedai = docs_hook("embodiedai", partial(_domain_docs, "embodiedai"))
+def _unusable(domain: str) -> dict[int, tuple[str, str]]:
+    key = (str(data.root()), domain, "unusable")
+    split = _split(domain)
+    with _split_lock:
+        if key not in _split_cache:
+            _split_cache[key] = data.unusable_rows(split)
+        return _split_cache[key]
+
+
+process_docs_natural = docs_hook("natural", partial(_domain_docs, "natural"), label="CaptionQA natural")
+process_docs_document = docs_hook("document", partial(_domain_docs, "document"), label="CaptionQA document")
+process_docs_ecommerce = docs_hook("ecommerce", partial(_domain_docs, "ecommerce"), label="CaptionQA ecommerce")
+process_docs_embodiedai = docs_hook("embodiedai", partial(_domain_docs, "embodiedai"), label="CaptionQA embodiedai")
 
 
 def doc_to_visual(doc: dict[str, Any]) -> list:
@@ -66,7 +81,7 @@ def doc_to_target(doc: dict[str, Any]) -> str:
 
 def process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
     caption = response_text(results)
-    sample = {"id": str(doc["id"]), "domain": doc["domain"], "caption": caption, "caption_failed": aggregate.is_failed_request(caption)}
+    sample = {"id": str(doc["id"]), "domain": doc["domain"], "caption": caption, "caption_failed": aggregate.is_failed_request(caption), "skipped": doc.get("skipped", "")}
     return {name: sample for name in METRICS}
 
 
@@ -141,7 +156,7 @@ def _qa_for(items: list[dict]) -> dict:
         # Questions of one image share its caption: resample images, not questions.
         "ci95": {**cluster_mean_intervals(list(by_image.values()), {"score": "score", "accuracy": "correct", "cannot_rate": "cannot"}), "unit": "image"},
         "by_category": rules.by_category(scored),
-        "counts": {"images": len(items), "caption_failed": caption_failed, "questions": len(rows), "scored": len(scored), "reader_failed": failed},
+        "counts": {"images": len(items), "caption_failed": caption_failed, "questions": len(rows), "scored": len(scored), "reader_failed": failed, **skip_counts(items)},
     }
     if os.environ.get("CAPTIONQA_FAITHFULNESS", "").strip() not in ("", "0"):
         empty, _ = qa_rows({entry_id: "" for entry_id in captions}, domain, engine)
@@ -210,7 +225,12 @@ def _image_docs(domain: str) -> list[dict]:
     base = data.root()
     perms = data.permutations(base)
     docs = []
+    bad = _unusable(domain)
     for row, (entry_id, questions) in enumerate(data.question_table(base, domain)):
+        if row in bad:  # its questions cannot be asked on the image
+            for _ in questions:
+                items.skip(bad[row][1].split(" (")[0], f"{entry_id} ({bad[row][1]})")
+            continue
         for q_idx, q in enumerate(questions):
             perm = perms.get((entry_id, q_idx))
             if perm is None:
@@ -234,10 +254,10 @@ def _image_docs(domain: str) -> list[dict]:
     return docs
 
 
-process_image_docs_natural = docs_hook("image_natural", partial(_image_docs, "natural"))
-process_image_docs_document = docs_hook("image_document", partial(_image_docs, "document"))
-process_image_docs_ecommerce = docs_hook("image_ecommerce", partial(_image_docs, "ecommerce"))
-process_image_docs_embodiedai = docs_hook("image_embodiedai", partial(_image_docs, "embodiedai"))
+process_image_docs_natural = docs_hook("image_natural", partial(_image_docs, "natural"), label="CaptionQA on images (natural)")
+process_image_docs_document = docs_hook("image_document", partial(_image_docs, "document"), label="CaptionQA on images (document)")
+process_image_docs_ecommerce = docs_hook("image_ecommerce", partial(_image_docs, "ecommerce"), label="CaptionQA on images (ecommerce)")
+process_image_docs_embodiedai = docs_hook("image_embodiedai", partial(_image_docs, "embodiedai"), label="CaptionQA on images (embodiedai)")
 
 
 def image_doc_to_visual(doc: dict[str, Any]) -> list:
@@ -261,7 +281,7 @@ def image_doc_to_target(doc: dict[str, Any]) -> str:
 
 def image_process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
     letters = lambda text: rules.extract_letter(text, len(doc["options"]))  # noqa: E731 - qa.py's letter rules
-    sample = {"id": doc["id"], "q_idx": doc["q_idx"], "category": doc["category"], "answer": doc["answer_letter"]}
+    sample = {"id": doc["id"], "q_idx": doc["q_idx"], "category": doc["category"], "answer": doc["answer_letter"], "skipped": doc.get("skipped", "")}
     sample.update(aggregate.mcq_outcome(response_text(results), letters, doc["answer_letter"]))
     return {name: sample for name in IMAGE_METRICS}
 
@@ -276,4 +296,4 @@ def image_aggregate_by_category(items: list) -> dict:
 
 def image_aggregate_counts(items: list) -> dict:
     check_model_failures(items, "CaptionQA on images")
-    return aggregate.counts(items)
+    return {**aggregate.counts(items), **skip_counts(items)}

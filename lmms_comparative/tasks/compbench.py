@@ -10,7 +10,7 @@ from PIL import Image
 from lmms_comparative.data import compbench as data
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics import compbench as rules
-from lmms_comparative.tasks.common import check_model_failures, docs_hook, load_image_paths, response_text
+from lmms_comparative.tasks.common import check_model_failures, docs_hook, load_image_paths, response_text, skip_counts
 
 # ---- prompts: paper appendix B.2, Table 7 (verbatim) --------------------------------------------
 
@@ -26,7 +26,7 @@ SIDES = {"binary", "cars", "soccer", "quantity"}  # kinds answered with Left/Rig
 
 
 for _name in data.COLUMN_BY_TASK:
-    globals()[f"process_docs_{_name}"] = docs_hook(_name, partial(data.column_docs, _name))  # named in the YAML files
+    globals()[f"process_docs_{_name}"] = docs_hook(_name, partial(data.column_docs, _name), lambda d: d["images"], lambda d: d["uid"], f"MLLM-CompBench {_name}")  # named in the YAML files
 
 
 def doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> str:
@@ -97,7 +97,7 @@ def process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
     else:
         parse = lambda text: rules.parse_option(text, doc["options"], with_none=kind == "options")  # noqa: E731
         answer = rules.parse_option(doc["answer"], doc["options"], with_none=kind == "options") or doc["answer"]
-    sample = {"uid": doc["uid"], "kind": kind, "answer": answer, "n_options": round(1 / chance_level(doc))}
+    sample = {"uid": doc["uid"], "kind": kind, "answer": answer, "n_options": round(1 / chance_level(doc)), "skipped": doc.get("skipped", "")}
     sample.update(aggregate.mcq_outcome(response_text(results), parse, answer))
     return {name: sample for name in ("accuracy", "chance", "left_bias", "counts")}
 
@@ -124,5 +124,5 @@ def aggregate_left_bias(items: list) -> dict:
 
 def aggregate_counts(items: list) -> dict:
     check_model_failures(items, "MLLM-CompBench " + (", ".join(sorted({str(it.get("column") or it.get("kind")) for it in items})) or "(no items)"))
-    return aggregate.counts(items)
+    return {**aggregate.counts(items), **skip_counts(items)}
 

@@ -9,12 +9,12 @@ and reported as their mean, with the spread in ``repeats``.
 from __future__ import annotations
 
 import json
+from functools import partial
 import re
 import statistics
 from typing import Any
 
 import numpy as np
-from datasets import Dataset
 
 from lmms_comparative import run_status
 from lmms_comparative.data import vidi as data
@@ -22,7 +22,7 @@ from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.bootstrap import vector_bootstrap
 from lmms_comparative.metrics.caption_metrics import caption_item_stats, corpus_scores, require_java
-from lmms_comparative.tasks.common import Unscored, guard_scoring, load_images, metric_of, once_per_run, response_text, stops_run_on_bad_input
+from lmms_comparative.tasks.common import Unscored, docs_hook, guard_scoring, load_images, metric_of, once_per_run, response_text, skip_counts
 from lmms_comparative.tasks.vidi_prompts import (
     FEWSHOT,
     GLOBAL,
@@ -40,29 +40,30 @@ JUDGE_DEFAULTS = {"model": "gemini-2.0-flash", "temperature": 0.0, "max_tokens":
 # ---- docs ---------------------------------------------------------------------------------------
 
 
-def _pair_docs(swap: bool):
-    @stops_run_on_bad_input
-    def process_docs(_placeholder: Dataset) -> Dataset:
+def _scorable_pairs() -> list[dict]:
+    try:
         require_java()  # fail before generation, not after it, when scoring cannot run
-        docs = []
-        for pair in data.load_pairs():
-            first, second = (pair["image_2"], pair["image_1"]) if swap else (pair["image_1"], pair["image_2"])
-            docs.append({"item_id": pair["pair_id"], "image_1": first, "image_2": second, "differences": pair["differences"], "target": "", "examples": []})
-        return Dataset.from_list(docs)
-
-    return process_docs
+    except RuntimeError as exc:
+        raise data.DataError(str(exc)) from None
+    return data.load_pairs()
 
 
-process_docs = _pair_docs(swap=False)
-process_docs_swap = _pair_docs(swap=True)
-
-
-@stops_run_on_bad_input
-def process_docs_fewshot(_placeholder: Dataset) -> Dataset:
-    """Paper appendix E: every difference left out in turn, the others given as examples."""
-    require_java()
+def _pair_docs(swap: bool) -> list[dict]:
     docs = []
-    for pair in data.load_pairs():
+    for pair in _scorable_pairs():
+        first, second = (pair["image_2"], pair["image_1"]) if swap else (pair["image_1"], pair["image_2"])
+        docs.append({"item_id": pair["pair_id"], "image_1": first, "image_2": second, "differences": pair["differences"], "target": "", "examples": []})
+    return docs
+
+
+def _image_paths(doc: dict) -> tuple[str, str]:
+    return doc["image_1"], doc["image_2"]
+
+
+def _fewshot_docs() -> list[dict]:
+    """Paper appendix E: every difference left out in turn, the others given as examples."""
+    docs = []
+    for pair in _scorable_pairs():
         diffs = pair["differences"]
         for k, missing in enumerate(diffs):
             docs.append(
@@ -75,7 +76,12 @@ def process_docs_fewshot(_placeholder: Dataset) -> Dataset:
                     "examples": [d for j, d in enumerate(diffs) if j != k],
                 }
             )
-    return Dataset.from_list(docs)
+    return docs
+
+
+process_docs = docs_hook("vidi", partial(_pair_docs, False), _image_paths, label="ViDi")
+process_docs_swap = docs_hook("vidi_swap", partial(_pair_docs, True), _image_paths, label="ViDi (swapped)")
+process_docs_fewshot = docs_hook("vidi_fewshot", _fewshot_docs, _image_paths, label="ViDi few-shot")
 
 
 def doc_to_visual(doc: dict[str, Any]) -> list:
@@ -103,7 +109,7 @@ def process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
     # A failed request is no description: it is scored as an empty one (never as the error text)
     # and counted; past LMMS_COMPARATIVE_MAX_FAILED it flags the run.
     predictions = ["" if aggregate.is_failed_request(p) else p for p in predictions]
-    sample = {"item_id": doc["item_id"], "differences": list(doc["differences"]), "target": doc["target"], "predictions": predictions, "failed": failed}
+    sample = {"item_id": doc["item_id"], "differences": list(doc["differences"]), "target": doc["target"], "predictions": predictions, "failed": failed, "skipped": doc.get("skipped", "")}
     return {name: sample for name in (*CAPTION_METRICS, *JUDGE_METRICS, "repeats", "counts", "ci95")}
 
 
@@ -192,7 +198,7 @@ def score_run(items: list[dict], setting: str, judge: bool) -> dict:
     out["repeats"] = {"k": repeats, **{f"{m}_std": (statistics.stdev(run[m] for run in per_repeat) if repeats > 1 else 0.0) for m in CAPTION_METRICS}}
     responses, failed = sum(len(s["predictions"]) for s in items), sum(s.get("failed", 0) for s in items)
     run_status.check_share(f"ViDi ({setting})", failed, responses, "got no answer from the model (failed requests)")
-    out["counts"] = {"pairs": len(items), "responses": responses, "failed": failed}
+    out["counts"] = {"pairs": len(items), "responses": responses, "failed": failed, **skip_counts(items)}
 
     def statistic(idx):  # pairs resampled; the corpus metrics recomputed, averaged over repeats
         resampled = [corpus_scores(st, idx) for st in stats]

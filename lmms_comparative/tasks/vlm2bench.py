@@ -16,7 +16,7 @@ from lmms_comparative.metrics import vlm2bench as rules
 from lmms_comparative.metrics.bootstrap import unit_bootstrap
 from lmms_comparative.registration import run_model
 from lmms_comparative.tasks.capabilities import require_video_input
-from lmms_comparative.tasks.common import check_model_failures, docs_hook, load_image_paths, metric_of, once_per_run, response_text
+from lmms_comparative.tasks.common import check_model_failures, docs_hook, load_image_paths, metric_of, once_per_run, response_text, skip_counts
 
 JUDGE_PREFIX = "VLM2BENCH_JUDGE"
 JUDGE_DEFAULTS = {"model": "gpt-4o", "temperature": 0.0, "max_tokens": 300}  # eval_pc-v_open-ended.py
@@ -49,7 +49,7 @@ def _video_docs() -> list[dict]:
 
 for _subtask in data.SUBTASKS:
     _load = _video_docs if _subtask == "pc_vid" else partial(data.subtask_docs, _subtask)
-    globals()[f"process_docs_{_subtask}"] = docs_hook(_subtask, _load)  # named in the YAML files
+    globals()[f"process_docs_{_subtask}"] = docs_hook(_subtask, _load, lambda d: d["images"], lambda d: d["uid"], f"VLM2-Bench {_subtask}")  # named in the YAML files
 
 
 def doc_to_visual(doc: dict[str, Any]) -> list:
@@ -80,7 +80,7 @@ def doc_to_target(doc: dict[str, Any]) -> str:
 def process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
     response = response_text(results)
     kind = doc["kind"]
-    sample: dict[str, Any] = {"uid": doc["uid"], "kind": kind}
+    sample: dict[str, Any] = {"uid": doc["uid"], "kind": kind, "skipped": doc.get("skipped", "")}
     if aggregate.is_failed_request(response):
         sample.update(status=aggregate.STATUS_FAILED, correct=None)
     elif kind == "vid":
@@ -122,7 +122,7 @@ def summarize(items: list[dict]) -> dict:
     done = aggregate.scored(items)
     kind = items[0]["kind"] if items else ""
     check_model_failures(items, f"VLM2-Bench {kind or '(no items)'}")
-    out = {"positive": None, "negative": None, "exact": None, "counts": aggregate.counts(items)}
+    out = {"positive": None, "negative": None, "exact": None, "counts": {**aggregate.counts(items), **skip_counts(items)}}
     if kind in ("tf", "tf_gc"):
         drop = kind == "tf"
         pairs = rules.pair_accuracy(done, drop_incomplete=drop)
