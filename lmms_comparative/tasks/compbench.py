@@ -1,4 +1,9 @@
-"""lmms-eval hooks for MLLM-CompBench: one task per column of the paper's Table 2."""
+"""lmms-eval hooks for MLLM-CompBench: one task per column of the paper's Table 2.
+
+``compbench_<column>`` scores the authors' test split with the pair merged into one image, as
+the LLaVA-1.6 and VILA-1.5 rows were produced; ``compbench_pair_<column>`` sends the two images
+apart, as GPT-4V and Gemini1.0-Pro were run; ``compbench_full_<column>`` scores every record.
+"""
 
 from __future__ import annotations
 
@@ -19,14 +24,26 @@ LEFT_RIGHT = "If you choose the first image, return Left, and if you choose the 
 FIRST_SECOND = "If you choose the first image, return First, and if you choose the second image, return Second. Please only return either First or Second without any other words, spaces, or punctuation."
 CARS_QUESTION = "Based on these images, which car is newer in terms of its model year or release year? Note that this question refers solely to the year each car was first introduced or manufactured, not its current condition or usage."
 EXISTENCE = "What is the most obvious difference between the two images? Choose from the following options. If there is no obvious difference, choose None. Options: None, {options}. Please only return one of the options without any other words. "
-SOCCER = "These are two frames related to {action} in a soccer match. Which frame happens first?"
+# SoccerNet: the closed question of the release README ("SoccerNet has the following keys"), the
+# one CompBenchReview soccer_label_eval.py asked GPT-4V; it is scored automatically. (The paper's
+# Table 7 question ends at "Which frame happens first?" and was scored by human evaluators.)
+SOCCER = "These are two frames related to {action} in a soccer match. Which frame happens first? Please only return one option from (Left, Right, None) without any other words. If these two frames are exactly the same, select None. Otherwise, choose Left if the first frame happens first and select Right if the second frame happens first."
 QUANTITY = "If the second image has more, return Right. If the first image has more, return Left. If both images have the same number, return Same. Please only return either Left or Right or Same without any other words, spaces, or punctuation."
 QBENCH = "{question} Options: {options}"
 SIDES = {"binary", "cars", "soccer", "quantity"}  # kinds answered with Left/Right (Same)
 
 
-for _name in data.COLUMN_BY_TASK:
-    globals()[f"process_docs_{_name}"] = docs_hook(_name, partial(data.column_docs, _name), lambda d: d["images"], lambda d: d["uid"], f"MLLM-CompBench {_name}")  # named in the YAML files
+def _image_paths(doc: dict[str, Any]) -> list[str]:
+    return doc["images"]
+
+
+def _uid(doc: dict[str, Any]) -> str:
+    return doc["uid"]
+
+
+for _name in data.COLUMN_BY_TASK:  # named in the YAML files
+    globals()[f"process_docs_{_name}"] = docs_hook(_name, partial(data.column_docs, _name, "test"), _image_paths, _uid, f"MLLM-CompBench {_name}")
+    globals()[f"process_docs_full_{_name}"] = docs_hook(f"full_{_name}", partial(data.column_docs, _name, "full"), _image_paths, _uid, f"MLLM-CompBench {_name} (full)")
 
 
 def doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> str:
@@ -42,17 +59,31 @@ def doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = No
         return f"{doc['question']} {QUANTITY}"
     if kind == "options":
         return EXISTENCE.format(options=", ".join(doc["options"]))
+    # Q-Bench2: the authors' questions carry their options and instruction already and were sent
+    # as they are (CompBenchReview q-bench2_eval.py, LLaVA/llava/eval/model_qbench2.py).
+    if "Options:" in doc["question"]:
+        return doc["question"]
     return QBENCH.format(question=doc["question"], options=", ".join(doc["options"]))
 
 
-def concat_horizontally(images: list[Image.Image]) -> Image.Image:
-    """The pair as one image, first on the left (the paper's default input, §5.1): both scaled to
-    the smaller height, side by side, no separator."""
-    height = min(im.height for im in images)
-    scaled = [im.resize((max(1, round(im.width * height / im.height)), height), Image.BICUBIC) if im.height != height else im for im in images]
-    canvas = Image.new("RGB", (sum(im.width for im in scaled), height))
+def merge_images(images: list[Image.Image]) -> Image.Image:
+    """The pair as one image, as CompBenchReview ``LLaVA/llava/mm_utils.py`` ``merge_images`` makes it
+    (the same function in ``VILA/llava/mm_utils.py``), which produced the LLaVA-1.6 and VILA-1.5 rows:
+    every image scaled to the integer mean height (width ``int(w * mean / h)``, PIL's default
+    resampling), side by side in order, separated by a 10-pixel column: 1 black, 8 white, 1 black."""
+    images = [im.convert("RGB") for im in images]
+    if len(images) == 1:
+        return images[0]
+    height = sum(im.height for im in images) // len(images)
+    scaled = [im.resize((int(im.width * height / im.height), height)) for im in images]
+    canvas = Image.new("RGB", (sum(im.width for im in scaled) + 10 * (len(scaled) - 1), height))
     x = 0
-    for im in scaled:
+    for i, im in enumerate(scaled):
+        if i:
+            canvas.paste((0, 0, 0), (x, 0, x + 1, height))
+            canvas.paste((255, 255, 255), (x + 1, 0, x + 9, height))
+            canvas.paste((0, 0, 0), (x + 9, 0, x + 10, height))
+            x += 10
         canvas.paste(im, (x, 0))
         x += im.width
     return canvas
@@ -63,9 +94,8 @@ def _images(doc: dict[str, Any]) -> list[Image.Image]:
 
 
 def doc_to_visual(doc: dict[str, Any]) -> list:
-    """Default: one concatenated image (Q-Bench2 images are concatenated already)."""
-    images = _images(doc)
-    return [concat_horizontally(images)] if len(images) > 1 else images
+    """Default: one merged image (Q-Bench2 images are combined already)."""
+    return [merge_images(_images(doc))]
 
 
 def doc_to_visual_pair(doc: dict[str, Any]) -> list:
@@ -73,31 +103,41 @@ def doc_to_visual_pair(doc: dict[str, Any]) -> list:
     return _images(doc)
 
 
+def doc_to_messages_pair(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> list[dict]:
+    """Chat models, pair variant: the text, then the images, as CompBenchReview ``setup.py``
+    ``GPT.inference_two`` / ``inference_one`` sent them to GPT-4V; with ``images_first`` (set for
+    ``gemini_api``) the images, then the text, as ``GEMINI.inference_two`` sent them."""
+    text = [{"type": "text", "text": doc_to_text(doc, lmms_eval_specific_kwargs)}]
+    images = [{"type": "image", "url": image} for image in doc_to_visual_pair(doc)]
+    content = images + text if (lmms_eval_specific_kwargs or {}).get("images_first") else text + images
+    return [{"role": "user", "content": content}]
+
+
 def doc_to_target(doc: dict[str, Any]) -> str:
     return doc["answer"]
 
 
-def chance_level(doc: dict[str, Any]) -> float:
-    """Paper Table 2's chance row: 1/2 for Left/Right, 1/3 with Same, 1/(options + None) for
-    existence, 1/options for Q-Bench2."""
+def n_choices(doc: dict[str, Any]) -> int:
+    """How many answers the prompt offers: 2 (Left/Right), 3 with Same, the options plus None for
+    existence, the options for Q-Bench2 (the counts behind the paper's chance row)."""
     if doc["kind"] == "quantity":
-        return 1 / 3
+        return 3
     if doc["kind"] == "options":
-        return 1 / (len(doc["options"]) + 1)
+        return len(doc["options"]) + 1
     if doc["kind"] == "qbench":
-        return 1 / len(doc["options"])
-    return 1 / 2
+        return len(doc["options"])
+    return 2
 
 
 def process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
     kind = doc["kind"]
     if kind in SIDES:
-        parse = lambda text: rules.parse_side(text, allow_same=kind == "quantity")  # noqa: E731
-        answer = rules.parse_side(doc["answer"], allow_same=True) or doc["answer"]
+        parse = rules.parse_side  # get_acc
+        answer = doc["answer"]  # compared as stored ("Left", "Right", "Same")
     else:
-        parse = lambda text: rules.parse_option(text, doc["options"], with_none=kind == "options")  # noqa: E731
-        answer = rules.parse_option(doc["answer"], doc["options"], with_none=kind == "options") or doc["answer"]
-    sample = {"uid": doc["uid"], "kind": kind, "answer": answer, "n_options": round(1 / chance_level(doc)), "skipped": doc.get("skipped", "")}
+        parse = partial(rules.parse_option, options=doc["options"])  # get_acc_option
+        answer = rules.normalize_option(doc["answer"])
+    sample = {"uid": doc["uid"], "kind": kind, "answer": answer, "n_options": n_choices(doc), "skipped": doc.get("skipped", "")}
     sample.update(aggregate.mcq_outcome(response_text(results), parse, answer))
     return {name: sample for name in ("accuracy", "chance", "left_bias", "counts")}
 
@@ -107,7 +147,8 @@ def aggregate_accuracy(items: list) -> float:
 
 
 def aggregate_chance(items: list) -> float:
-    return aggregate.chance_accuracy(items)
+    """The paper's chance row: 1 / mean number of choices over the column's items."""
+    return rules.chance_level([it["n_options"] for it in items])
 
 
 def aggregate_left_bias(items: list) -> dict:
