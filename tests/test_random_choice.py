@@ -181,3 +181,13 @@ def test_cli_run_answers_every_compbench_and_vlm2bench_item(hf_home, tmp_path):
     for sample in samples["vlm2bench_oc_cnt"]:
         assert 1 <= sample["score"]["parsed"] <= sample["score"]["n_images"]
     assert results["groups"]["compbench"]["accuracy,none"] > 0
+
+
+def test_pixel_diff_falls_back_to_the_same_guess():
+    from lmms_comparative.models.pixel_diff import PixelDiff
+
+    docs = {k: v[:12] for k, v in _vlm2_docs(6).items()}
+    requests = [SimpleNamespace(args=(v2_task.doc_to_text(doc), {}, None, i, task, "test")) for task, task_docs in docs.items() for i, doc in enumerate(task_docs)]
+    pixel = PixelDiff(seed=0)
+    pixel.task_dict = {task: {"test": task_docs} for task, task_docs in docs.items()}
+    assert pixel.generate_until(requests) == [a for task in docs for a in _generate(docs, v2_task.doc_to_text)[task]]
