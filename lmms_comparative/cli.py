@@ -136,9 +136,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{FIXTURES[args.benchmark][0]}={root}")
         return 0
     if args.command == "report":
-        from lmms_comparative.report import write_report
+        from lmms_comparative.report import ReportError, write_report
 
-        path = write_report(args.results_dirs, args.output)
+        try:
+            path = write_report(args.results_dirs, args.output)
+        except ReportError as exc:  # bad input: one line naming the file, no traceback
+            print(f"lmms-comparative report: error: {exc}", file=sys.stderr)
+            return 2
         print(f"report: {path}")
         return 0
     if args.command == "synthetic":

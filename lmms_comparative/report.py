@@ -1,8 +1,9 @@
 """``lmms-comparative report``: lmms-eval results directories as the papers' own tables and charts.
 
 For each benchmark present in the runs it writes the paper's table layout in Markdown, the paper's
-reference rows (chance, human) beside the models, 95% bootstrap intervals (± half-width, from the
-samples logs of ``--log_samples`` runs) for every number that has per-item values, and PNG charts.
+reference rows (chance, human) at the paper's precision beside the models, 95% bootstrap intervals
+(± half-width; from the samples logs of ``--log_samples`` runs, or the ``ci95`` metric the task
+published) for every number that has per-item values, and PNG charts.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import glob
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,8 +34,14 @@ COMPBENCH_COLUMNS = [
 ]  # fmt: skip
 # MLLM-CompBench Table 2 (the paper has no human row over the sixteen columns).
 COMPBENCH_REFERENCE = {"Chance level (paper)": [50.0, 50.0, 50.0, 50.0, 50.0, 8.6, 9.7, 50.0, 50.0, 50.0, 50.0, 50.0, 50.0, 50.0, 33.3, 37.4, 43.1]}
+# ViDi: the human study (7 subjects, 10 pairs, the global-setting instruction), paper appendix F
+# Table 8 "(avg) Human" (BLEU-1..4, ROUGE-L, CIDEr; CIDEr on the model rows' x100 scale: Table 8's
+# "(avg) MLLM" 1.6 is the mean of Table 1's global CIDEr column) and Table 2 "Humans" (judge
+# precision, recall, F1: means over the subjects, standard deviations 4.9, 6 and 5.3).
+VIDI_REFERENCE = {"Human avg (paper, 10 pairs)": ("global", [35.3, 21.0, 11.5, 6.4, 26.5, 5.4, 77.9, 63.8, 70.1])}
 VLM2_SUBTASKS = [("gc_mat", "GC Mat"), ("gc_trk", "GC Trk"), ("oc_cpr", "OC Cpr"), ("oc_cnt", "OC Cnt"), ("oc_grp", "OC Grp"), ("pc_cpr", "PC Cpr"), ("pc_cnt", "PC Cnt"), ("pc_grp", "PC Grp"), ("pc_vid", "PC VID")]
-# VLM2-Bench Table 1 (nine subtasks, then the Overall of the eight image subtasks).
+# VLM2-Bench Table 1 (nine subtasks, then the Overall of the eight image subtasks), printed with the
+# paper's two decimals (OC-Cnt 34.88 and PC-Cnt 34.87 differ only there).
 VLM2_REFERENCE = {
     "Chance-Level (paper)": [25.00, 25.00, 50.00, 34.88, 25.00, 50.00, 34.87, 25.00, None, 33.72],
     "Human-Level (paper)": [95.06, 98.11, 96.02, 94.23, 91.92, 97.08, 92.87, 91.17, 100.00, 95.16],
@@ -68,48 +76,130 @@ class Run:
         return [float(v) for v in values if isinstance(v, (int, float))] or None
 
 
+class ReportError(Exception):
+    """Bad input to the report (a missing folder, no results, an unreadable file): one message."""
+
+
+def _model_args(results: dict) -> dict[str, str]:
+    args = str(results.get("config", {}).get("model_args") or "")
+    return dict(part.split("=", 1) if "=" in part else (part, "") for part in args.split(",") if part.strip())
+
+
 def _run_name(results: dict, path: Path) -> str:
-    config = results.get("config", {})
-    args = str(config.get("model_args") or "")
-    for key in ("pretrained=", "model_version=", "model="):
-        if key in args:
-            return args.split(key, 1)[1].split(",", 1)[0]
-    return str(config.get("model") or path.parent.name)
+    args = _model_args(results)
+    for key in ("pretrained", "model_version", "model"):
+        if args.get(key):
+            return args[key]
+    return str(results.get("config", {}).get("model") or path.parent.name)
+
+
+def _read_json(path: Path, what: str):
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ReportError(f"{path}: not a readable {what} ({exc.__class__.__name__}: {exc})") from None
+
+
+def _read_samples(path: Path) -> list[dict]:
+    rows = []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ReportError(f"{path}: not a readable samples log ({exc})") from None
+    for number, line in enumerate(lines, 1):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except ValueError as exc:
+                raise ReportError(f"{path}, line {number}: not a readable samples log line ({exc})") from None
+    return rows
+
+
+def _distinct_names(runs: list[Run], origins: list[tuple[str, Path]]) -> None:
+    """Runs sharing a model name are named by what differs: their model_args, else the results
+    folder given on the command line, else the results file."""
+    by_name: dict[str, list[int]] = {}
+    for i, run in enumerate(runs):
+        by_name.setdefault(run.name, []).append(i)
+    for name, idx in by_name.items():
+        if len(idx) < 2:
+            continue
+        args = [_model_args(runs[i].results) for i in idx]
+        keys = sorted({k for a in args for k in a})
+        differing = [k for k in keys if len({a.get(k) for a in args}) > 1]
+        labels = [", ".join(f"{k}={a[k]}" for k in differing if k in a) for a in args] if differing else [""] * len(idx)
+        for attempt in (lambda i: origins[i][0], lambda i: str(origins[i][1])):
+            if len(set(labels)) == len(labels):
+                break
+            labels = [f"{label}, {attempt(i)}" if label else attempt(i) for label, i in zip(labels, idx)]
+        if len(set(labels)) < len(labels):  # the same file given twice
+            labels = [f"{label}, #{n + 1}" for n, label in enumerate(labels)]
+        for label, i in zip(labels, idx):
+            runs[i].name = f"{name} ({label})"
 
 
 def load_runs(paths: list[str]) -> list[Run]:
     """Every ``*_results.json`` under the given directories, with the samples logs beside it."""
     runs: list[Run] = []
+    origins: list[tuple[str, Path]] = []
     for base in paths:
-        found = sorted(glob.glob(os.path.join(base, "**", "*_results.json"), recursive=True))
+        if not os.path.exists(base):
+            raise ReportError(f"{base}: no such results folder")
+        if not os.path.isdir(base):
+            raise ReportError(f"{base}: not a folder (give the --output_path folder of an lmms-eval run)")
+        found = sorted(glob.glob(os.path.join(glob.escape(base), "**", "*_results.json"), recursive=True))
         if not found:
-            raise FileNotFoundError(f"no lmms-eval *_results.json under {base}")
+            raise ReportError(f"{base}: no lmms-eval *_results.json under this folder")
         for result_file in found:
             path = Path(result_file)
-            results = json.loads(path.read_text())
+            results = _read_json(path, "lmms-eval results JSON")
+            if not isinstance(results, dict) or not isinstance(results.get("results"), dict):
+                raise ReportError(f"{path}: not an lmms-eval results JSON (no \"results\" table)")
             prefix = path.name[: -len("_results.json")]
             samples = {}
-            for sample_file in path.parent.glob(f"{prefix}_samples_*.jsonl"):
+            for sample_file in sorted(path.parent.glob(f"{glob.escape(prefix)}_samples_*.jsonl")):
                 task = sample_file.stem.split("_samples_", 1)[1]
-                samples[task] = [json.loads(line) for line in sample_file.read_text().splitlines() if line.strip()]
+                samples[task] = _read_samples(sample_file)
             runs.append(Run(_run_name(results, path), results, samples))
-    names = [r.name for r in runs]
-    for run in runs:  # make names unique
-        if names.count(run.name) > 1:
-            run.name = f"{run.name} ({runs.index(run) + 1})"
+            origins.append((Path(base).resolve().name or str(base), path.relative_to(base)))
+    _distinct_names(runs, origins)
     return runs
 
 
 # ---- formatting ---------------------------------------------------------------------------------
 
 
-def _cell(value, ci=None, scale: float = 100.0) -> str:
+SHARE = (0.0, 1.0)
+
+
+def _cell(value, ci=None, scale: float = 100.0, digits: int = 1, bounds: tuple[float, float] | None = SHARE) -> str:
+    """``value`` x ``scale``; with an interval, ± its larger half-width, or its (low–high) where
+    ± would reach past the metric's range ``bounds`` (the interval itself is clipped to it)."""
     if not isinstance(value, (int, float)) or value != value:
         return "-"
-    text = f"{value * scale:.1f}"
-    if ci is not None:
-        text += f" ±{max(ci[1] - value, value - ci[0]) * scale:.1f}"
-    return text
+    text = f"{value * scale:.{digits}f}"
+    if ci is None:
+        return text
+    low, high = ci
+    if bounds is not None:
+        low, high = max(low, bounds[0]), min(high, bounds[1])
+    half = max(high - value, value - low)
+    if bounds is not None and (value + half > bounds[1] + 1e-12 or value - half < bounds[0] - 1e-12):
+        return f"{text} ({low * scale:.{digits}f}–{high * scale:.{digits}f})"
+    return f"{text} ±{half * scale:.{digits}f}"
+
+
+def _has_interval(rows: list[list[str]]) -> bool:
+    return any(re.search(r"±|\(-?[\d.]+–", cell) for row in rows for cell in row[1:])
+
+
+def _interval_note(rows: list[list[str]], with_intervals: str, without: str) -> str:
+    """The table caption's sentence on intervals: how they were made, or why there are none."""
+    return with_intervals if _has_interval(rows) else without
+
+
+SAMPLES_NEEDED = "No intervals: they are computed from per-item results, which only runs with `--log_samples` write (samples logs beside the results JSON)."
+NO_CI95 = "No intervals: these results carry no `ci95` metric (a task publishes it when it scored at least two units)."
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
@@ -118,8 +208,9 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
-def _reference_rows(reference: dict[str, list]) -> list[list[str]]:
-    return [[name] + [("-" if v is None else f"{v:.1f}") for v in values] for name, values in reference.items()]
+def _reference_rows(reference: dict[str, list], digits: int = 1) -> list[list[str]]:
+    """A paper's reference rows, printed at the paper's precision."""
+    return [[name] + [("-" if v is None else f"{v:.{digits}f}") for v in values] for name, values in reference.items()]
 
 
 # ---- one section per benchmark ------------------------------------------------------------------
@@ -143,7 +234,8 @@ def subtlebench_section(runs: list[Run]) -> str | None:
         rows.append(cells)
         chance = [run.value(f"subtlebench_{k}", "chance") for k, _ in SUBTLEBENCH_TYPES] + [run.value("subtlebench", "chance")]
         rows.append([f"chance on these items ({run.name})"] + [_cell(c) for c in chance])
-    out = ["## VLM-SubtleBench", "", "Accuracy (%), ± the half-width of a 95% bootstrap interval over items.", "", _table(["Model"] + [c for _, c in SUBTLEBENCH_TYPES] + ["AVG"], rows)]
+    note = _interval_note(rows, "± the half-width of a 95% bootstrap interval over items (an interval that ± would carry past 0 or 100 is printed as its range).", SAMPLES_NEEDED)
+    out = ["## VLM-SubtleBench", "", f"Accuracy (%). {note}", "", _table(["Model"] + [c for _, c in SUBTLEBENCH_TYPES] + ["AVG"], rows)]
     order_rows = [row for run in runs for row in _image_order_rows(run)]
     if order_rows:
         out += [
@@ -206,7 +298,8 @@ def compbench_section(runs: list[Run]) -> str | None:
             if bias:
                 bias_rows.append([run.name, f"{c} ({label})", _cell(bias["predicted_left"]), _cell(bias["true_left"]), _cell(bias["gap"])])
     header = ["Model"] + [label for _, label in COMPBENCH_COLUMNS] + ["Avg"]
-    out = ["## MLLM-CompBench", "", "Accuracy (%) per column of the paper's Table 2 (attribute ST FA VA CU WF, existence MB SD, state ST VA, emotion CE FE, temporality SN CC, spatiality ND, quantity VQ, quality QB).", "", _table(header, rows)]
+    note = _interval_note(rows, "± the half-width of a 95% bootstrap interval over items (Avg: each column resampled on its own).", SAMPLES_NEEDED)
+    out = ["## MLLM-CompBench", "", f"Accuracy (%) per column of the paper's Table 2 (attribute ST FA VA CU WF, existence MB SD, state ST VA, emotion CE FE, temporality SN CC, spatiality ND, quantity VQ, quality QB). {note}", "", _table(header, rows)]
     if bias_rows:
         out += ["", "Position bias: share of \"Left\" answers against the share of \"Left\" answers in the ground truth (%).", "", _table(["Model", "Column", "Answered Left", "Truly Left", "Gap"], bias_rows)]
     return "\n".join(out)
@@ -216,21 +309,22 @@ def vlm2bench_section(runs: list[Run]) -> str | None:
     runs = [r for r in runs if any(r.row(f"vlm2bench_{t}") for t, _ in VLM2_SUBTASKS)]
     if not runs:
         return None
-    rows = _reference_rows(VLM2_REFERENCE)
+    rows = _reference_rows(VLM2_REFERENCE, digits=2)
     human = VLM2_REFERENCE["Human-Level (paper)"][-1]
     for run in runs:
-        cells = [run.name] + [_cell(run.value(f"vlm2bench_{t}", "score"), run.ci(f"vlm2bench_{t}", "score")) for t, _ in VLM2_SUBTASKS]
+        cells = [run.name] + [_cell(run.value(f"vlm2bench_{t}", "score"), run.ci(f"vlm2bench_{t}", "score"), digits=2) for t, _ in VLM2_SUBTASKS]
         overall = run.value("vlm2bench", "score")
-        cells.append(_cell(overall, run.ci("vlm2bench", "score")))
+        cells.append(_cell(overall, run.ci("vlm2bench", "score"), digits=2))
         cells.append(f"{overall * 100 - human:+.2f}" if isinstance(overall, float) else "-")
         rows.append(cells)
         # Acc_num of uniform guessing on this run's own mix of sequence lengths (paper appendix D.1).
         chance = [(run.value(f"vlm2bench_{t}", "counts") or {}).get("chance_acc_num") if t.endswith("_cnt") else None for t, _ in VLM2_SUBTASKS]
         if any(isinstance(c, float) for c in chance):
-            rows.append([f"chance on these items ({run.name})"] + [_cell(c) for c in chance] + ["-", "-"])
+            rows.append([f"chance on these items ({run.name})"] + [_cell(c, digits=2) for c in chance] + ["-", "-"])
     rows = [r + ([f"{(VLM2_REFERENCE[r[0]][-1] or 0) - human:+.2f}"] if r[0] in VLM2_REFERENCE else []) for r in rows]
     header = ["Model"] + [label for _, label in VLM2_SUBTASKS] + ["Overall", "Δ human"]
-    return "\n".join(["## VLM²-Bench", "", "Scores (%) as the paper's Table 1: pair accuracy (T/F), Acc_num (counting), accuracy (grouping), judge score (VID); Overall excludes VID. ± the half-width of a 95% bootstrap interval (pairs or questions resampled; Overall from the subtasks' standard errors).", "", _table(header, rows)])
+    note = _interval_note(rows, "± the half-width of a 95% bootstrap interval (pairs or questions resampled; Overall: a normal interval from the subtasks' standard errors, clipped to 0-100).", NO_CI95)
+    return "\n".join(["## VLM²-Bench", "", f"Scores (%) as the paper's Table 1, with its two decimals: pair accuracy (T/F), Acc_num (counting), accuracy (grouping), judge score (VID); Overall excludes VID. {note}", "", _table(header, rows)])
 
 
 def captionqa_section(runs: list[Run]) -> str | None:
@@ -246,7 +340,8 @@ def captionqa_section(runs: list[Run]) -> str | None:
             group = f"captionqa_{prompt}"
             domains = [_cell(run.value(f"{group}_{d}", "score"), run.ci(f"{group}_{d}", "score")) for d, _ in CAPTIONQA_DOMAINS]
             rows.append([run.name, prompt, _cell(run.value(group, "score"), run.ci(group, "score"))] + domains)
-    out = ["## CaptionQA", "", "Score (%) per domain and Overall (their unweighted mean), paper Table 3; ± the half-width of a 95% bootstrap interval (images resampled with their questions; Overall from the domains' standard errors).", "", _table(["Model", "Prompt", "Overall"] + [label for _, label in CAPTIONQA_DOMAINS], rows)]
+    note = _interval_note(rows, "± the half-width of a 95% bootstrap interval (images resampled with their questions; Overall: a normal interval from the domains' standard errors, clipped to 0-100).", NO_CI95)
+    out = ["## CaptionQA", "", f"Score (%) per domain and Overall (their unweighted mean), paper Table 3. {note}", "", _table(["Model", "Prompt", "Overall"] + [label for _, label in CAPTIONQA_DOMAINS], rows)]
     gap_rows = []
     for run in runs:
         image = [run.value(f"captionqa_image_{d}", "accuracy") for d, _ in CAPTIONQA_DOMAINS]
@@ -262,29 +357,50 @@ def captionqa_section(runs: list[Run]) -> str | None:
     return "\n".join(out)
 
 
+def _vidi_scale(run: Run, task: str) -> float:
+    """What turns a run's ViDi values into the paper's x100 scale: 1 for results of task version 2
+    and later (written on that scale), 100 for version 1 results (fractions)."""
+    version = (run.results.get("versions") or {}).get(task)
+    return 1.0 if isinstance(version, (int, float)) and version >= 2 else 100.0
+
+
+def _vidi_cell(run: Run, task: str, metric: str) -> str:
+    scale = _vidi_scale(run, task)
+    top = (10.0 if metric == "cider" else 1.0) * 100 / scale  # CIDEr-D reaches 10 (1000 x100)
+    return _cell(run.value(task, metric), run.ci(task, metric), scale=scale, bounds=(0.0, top))
+
+
 def vidi_section(runs: list[Run]) -> str | None:
     runs = [r for r in runs if any(r.row(t) for t in ("vidi_granular", "vidi_global", "vidi_granular_avg", "vidi_global_avg"))]
     if not runs:
         return None
-    rows = []
+    rows = [[name, setting] + [f"{v:.1f}" for v in values] for name, (setting, values) in VIDI_REFERENCE.items()]
     for run in runs:
         for setting in ("granular", "global"):
             task = f"vidi_{setting}_avg" if run.row(f"vidi_{setting}_avg") else f"vidi_{setting}"
             if not run.row(task):
                 continue
-            judge = [_cell(run.value(task, m), run.ci(task, m)) for m in ("precision", "recall", "f1")] if setting == "global" else ["-"] * 3
-            rows.append([run.name, setting] + [_cell(run.value(task, m), run.ci(task, m), scale=1 if m == "cider" else 100) for m, _ in VIDI_METRICS] + judge)
+            judge = [_vidi_cell(run, task, m) for m in ("precision", "recall", "f1")] if setting == "global" else ["-"] * 3
+            rows.append([run.name, setting] + [_vidi_cell(run, task, m) for m, _ in VIDI_METRICS] + judge)
     header = ["Model", "Setting"] + [label for _, label in VIDI_METRICS] + ["Judge P", "Judge R", "Judge F1"]
     order_rows = []
     for run in runs:
         for setting in ("granular", "global"):
-            if run.row(f"vidi_{setting}") and run.row(f"vidi_{setting}_swap"):
-                deltas = [run.value(f"vidi_{setting}_swap", m) - run.value(f"vidi_{setting}", m) if isinstance(run.value(f"vidi_{setting}", m), float) else None for m, _ in VIDI_METRICS]
-                order_rows.append([run.name, setting] + [_cell(d, scale=1 if m == "cider" else 100) for d, (m, _) in zip(deltas, VIDI_METRICS)])
+            original, swapped = f"vidi_{setting}", f"vidi_{setting}_swap"
+            if run.row(original) and run.row(swapped):
+                deltas = [run.value(swapped, m) - run.value(original, m) if isinstance(run.value(original, m), float) and isinstance(run.value(swapped, m), float) else None for m, _ in VIDI_METRICS]
+                order_rows.append([run.name, setting] + [_cell(d, scale=_vidi_scale(run, original), bounds=None) for d in deltas])
     extra = []
     if order_rows:
-        extra = ["", "Image-order consistency (paper Table 4's variation): swapped order minus original order, same pairs.", "", _table(["Model", "Setting"] + [label for _, label in VIDI_METRICS], order_rows)]
-    return "\n".join(["## ViDi", "", "Caption metrics (x100; CIDEr as is), averaged over both image orders where both ran; judge precision, recall, F1 (%) for the global setting. ± the half-width of a 95% bootstrap interval over pairs (corpus BLEU recomputed per resample; CIDEr with the full corpus's document frequencies).", "", _table(header, rows)] + extra)
+        extra = ["", "Image-order consistency (paper Table 4's variation): swapped order minus original order, same pairs (points on the same x100 scale).", "", _table(["Model", "Setting"] + [label for _, label in VIDI_METRICS], order_rows)]
+    note = _interval_note(rows, "± the half-width of a 95% bootstrap interval over pairs (corpus BLEU recomputed per resample; CIDEr with the full corpus's document frequencies; the average of both orders: a normal interval, clipped to the metric's range).", NO_CI95)
+    caption = (
+        "Every metric on the paper's scale, x100 (its Tables 1, 2, 4 and 8): BLEU-1..4, ROUGE-L and CIDEr-D (pycocoevalcap's CIDEr-D x100, so 0-1000) "
+        "averaged over both image orders where both ran; judge precision, recall, F1 (%) for the global setting. "
+        f"{note} The human row is the paper's study of 7 people on 10 of the 200 pairs, global setting (Table 8's average, Table 2's judge scores; "
+        "their standard deviations over the subjects, as printed: P 4.9, R 6, F1 5.3)."
+    )
+    return "\n".join(["## ViDi", "", caption, "", _table(header, rows)] + extra)
 
 
 SECTIONS = (subtlebench_section, captionqa_section, vlm2bench_section, compbench_section, vidi_section)
@@ -292,8 +408,41 @@ SECTIONS = (subtlebench_section, captionqa_section, vlm2bench_section, compbench
 
 # ---- charts -------------------------------------------------------------------------------------
 
+CHANCE_COLOUR, HUMAN_COLOUR = "crimson", "black"
+# Model colours: the tab10 palette without its red (too near the chance marks) and its grey.
+_PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf"]
+
+
+def model_colours(n: int) -> list[str]:
+    """``n`` distinct colours for the models of a chart, none near the chance (crimson) or human
+    (black) marks: the palette above, or for more models evenly spaced hues that leave out the reds,
+    alternating two brightness levels so that neighbours differ."""
+    if n <= len(_PALETTE):
+        return _PALETTE[:n]
+    import colorsys
+
+    colours = []
+    for i in range(n):
+        hue = 0.07 + 0.80 * i / n  # 0.07-0.87: orange round to violet, no red
+        r, g, b = colorsys.hsv_to_rgb(hue, 0.75 if i % 2 else 0.55, 0.85 if i % 2 else 0.95)
+        colours.append(f"#{round(r * 255):02x}{round(g * 255):02x}{round(b * 255):02x}")
+    return colours
+
 
 def subtlebench_chart(runs: list[Run], path: Path) -> Path | None:
+    fig = subtlebench_figure(runs)
+    if fig is None:
+        return None
+    import matplotlib.pyplot as plt
+
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def subtlebench_figure(runs: list[Run]):
+    """Accuracy per difference type and AVG (the paper's Table 2 columns), one bar per model, the
+    paper's human and chance marks; the legend sits beside the axes, over no bar."""
     runs = [r for r in runs if any(r.row(f"subtlebench_{k}") for k, _ in SUBTLEBENCH_TYPES)]
     if not runs:
         return None
@@ -303,25 +452,25 @@ def subtlebench_chart(runs: list[Run], path: Path) -> Path | None:
     import matplotlib.pyplot as plt
     import numpy as np
 
-    labels = [label for _, label in SUBTLEBENCH_TYPES]
-    x = np.arange(len(labels))
+    labels = [label for _, label in SUBTLEBENCH_TYPES] + ["AVG"]
+    x = np.arange(len(labels), dtype=float)
+    x[-1] += 0.5  # AVG set apart from the ten types
     width = 0.8 / len(runs)
-    fig, ax = plt.subplots(figsize=(11, 4.5), dpi=110)
-    for i, run in enumerate(runs):
-        values = [(run.value(f"subtlebench_{k}", "accuracy") or 0) * 100 for k, _ in SUBTLEBENCH_TYPES]
-        ax.bar(x - 0.4 + width * (i + 0.5), values, width, label=run.name)
-    for name, style in (("Human Eval (paper)", dict(color="black", marker="_", s=420, linewidths=2.5)), ("Random Guess (paper)", dict(color="crimson", marker="_", s=420, linewidths=2.5))):
-        ax.scatter(x, SUBTLEBENCH_REFERENCE[name][:10], label=name, zorder=3, **style)
+    fig, ax = plt.subplots(figsize=(12 + 0.1 * max(0, len(runs) - 4), 4.8), dpi=110)
+    for i, (run, colour) in enumerate(zip(runs, model_colours(len(runs)))):
+        values = [run.value(f"subtlebench_{k}", "accuracy") for k, _ in SUBTLEBENCH_TYPES] + [run.value("subtlebench", "accuracy")]
+        ax.bar(x - 0.4 + width * (i + 0.5), [(v or 0) * 100 for v in values], width, label=run.name, color=colour)
+    for name, colour in (("Human Eval (paper)", HUMAN_COLOUR), ("Random Guess (paper)", CHANCE_COLOUR)):
+        ax.scatter(x, SUBTLEBENCH_REFERENCE[name], label=name, zorder=3, color=colour, marker="_", s=420, linewidths=2.5)
+    ax.axvline((x[-2] + x[-1]) / 2, color="0.6", linewidth=0.8)
     ax.set_xticks(x, labels)
     ax.set_ylim(0, 100)
     ax.set_ylabel("accuracy (%)")
-    ax.set_title("VLM-SubtleBench accuracy by difference type")
-    ax.legend(fontsize=8, ncol=2, loc="lower right")
+    ax.set_title("VLM-SubtleBench accuracy by difference type (AVG: all items)")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return fig
 
 
 # The two difficulty factors each synthetic type is drawn over (paper §4.4 / Figure 5: object size
@@ -425,16 +574,16 @@ def captionqa_radar(runs: list[Run], prompt: str, domain: str, path: Path) -> Pa
     import numpy as np
 
     angles = np.linspace(0, 2 * np.pi, len(categories), endpoint=False).tolist()
-    fig, ax = plt.subplots(figsize=(6.5, 6.5), dpi=110, subplot_kw={"polar": True})
-    for run in runs:
+    fig, ax = plt.subplots(figsize=(8.5, 6.5), dpi=110, subplot_kw={"polar": True})
+    for run, colour in zip(runs, model_colours(len(runs))):
         cats = run.value(task, "by_category")
         values = [(cats.get(c, {}).get("score") or 0) * 100 for c in categories]
-        ax.plot(angles + angles[:1], values + values[:1], linewidth=2, label=run.name)
-        ax.fill(angles + angles[:1], values + values[:1], alpha=0.15)
+        ax.plot(angles + angles[:1], values + values[:1], linewidth=2, label=run.name, color=colour)
+        ax.fill(angles + angles[:1], values + values[:1], alpha=0.15, color=colour)
     ax.set_xticks(angles, [c.replace(" ", "\n", 1) for c in categories], fontsize=7)
     ax.set_ylim(0, 100)
     ax.set_title(f"CaptionQA {domain} ({prompt} prompt): score by category")
-    ax.legend(fontsize=8, loc="lower right", bbox_to_anchor=(1.15, -0.05))
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.08, 1.0))  # beside the plot, over no line
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
@@ -443,9 +592,14 @@ def captionqa_radar(runs: list[Run], prompt: str, domain: str, path: Path) -> Pa
 
 def write_report(paths: list[str], out_dir: str | Path) -> Path:
     """Write report.md and the charts under ``out_dir``; returns the Markdown file."""
-    runs = load_runs(paths)
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    if out.exists() and not out.is_dir():
+        raise ReportError(f"{out}: exists and is not a folder (-o names the folder for report.md and the charts)")
+    runs = load_runs(paths)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ReportError(f"{out}: cannot create the report folder ({exc.strerror or exc})") from None
     parts = ["# lmms-comparative report", "", "Runs: " + ", ".join(f"`{r.name}`" for r in runs), ""]
     for section in SECTIONS:
         text = section(runs)

@@ -70,5 +70,7 @@ def assert_group_interval(group_ci95: dict, parts: list[dict], metric: str, corr
     ses = [p[metric]["se"] for p in parts]
     se = sum(ses) / len(ses) if correlated else math.sqrt(sum(x * x for x in ses)) / len(ses)
     entry = group_ci95[metric]
-    assert entry["value"] == pytest.approx(sum(p[metric]["value"] for p in parts) / len(parts))
-    assert entry["se"] == pytest.approx(se) and entry["high"] - entry["low"] == pytest.approx(2 * 1.96 * se)
+    value = sum(p[metric]["value"] for p in parts) / len(parts)
+    lo, hi = parts[0][metric].get("bounds", (0.0, 1.0))  # the normal interval, clipped to the metric's range
+    assert entry["value"] == pytest.approx(value)
+    assert entry["se"] == pytest.approx(se) and entry["low"] == pytest.approx(max(lo, value - 1.96 * se)) and entry["high"] == pytest.approx(min(hi, value + 1.96 * se))

@@ -74,3 +74,19 @@ def test_corpus_bleu_from_sufficient_statistics_equals_pycocoevalcap():
     # A resample that draws every item once is the corpus itself.
     once = corpus_scores(stats, np.array([[0, 1, 2], [2, 0, 1]]))
     assert once["bleu4"] == pytest.approx([bleu[3], bleu[3]], rel=1e-12)
+
+
+def test_normal_interval_of_an_overall_is_clipped_to_the_metric_range():
+    from lmms_comparative.metrics.bootstrap import interval, mean_of_intervals
+
+    # A share near 1 with a wide se: value 0.95, se 0.08 -> 0.95 + 1.96 * 0.08 = 1.107, clipped at 1.
+    shares = [{"value": 0.95, "low": 0.8, "high": 1.0, "se": 0.08}] * 2
+    entry = mean_of_intervals(shares, correlated=True)
+    assert entry["high"] == 1.0 and entry["low"] == pytest.approx(0.95 - 1.96 * 0.08)
+    near_zero = mean_of_intervals([{"value": 0.02, "low": 0.0, "high": 0.06, "se": 0.03}])
+    assert near_zero["low"] == 0.0 and near_zero["high"] == pytest.approx(0.02 + 1.96 * 0.03)
+    # A metric with its own range (ViDi's CIDEr x100 lies in [0, 1000]) is clipped to that range.
+    cider = interval(950.0, [900.0, 980.0, 1000.0, 930.0], bounds=(0.0, 1000.0))
+    assert cider["bounds"] == [0.0, 1000.0]
+    combined = mean_of_intervals([{**cider, "se": 40.0}])
+    assert combined["high"] == 1000.0 and combined["low"] == pytest.approx(950 - 1.96 * 40) and combined["bounds"] == [0.0, 1000.0]

@@ -114,10 +114,11 @@ def test_global_setting_metrics_and_judge(vidi_run):
     pairs, requests, (results, _), _ = vidi_run
     for task in ("vidi_global", "vidi_global_swap"):
         row = results["results"][task]
-        # The answer lists every reference sentence: same tokens as the joined paragraph.
-        assert row["bleu1,none"] == pytest.approx(1.0) and row["bleu4,none"] == pytest.approx(1.0)
-        assert row["precision,none"] == pytest.approx(0.75) and row["recall,none"] == pytest.approx(0.5)
-        assert row["f1,none"] == pytest.approx(2 * 0.75 * 0.5 / 1.25)
+        # The answer lists every reference sentence: same tokens as the joined paragraph. Every
+        # metric is on the paper's x100 scale.
+        assert row["bleu1,none"] == pytest.approx(100.0) and row["bleu4,none"] == pytest.approx(100.0)
+        assert row["precision,none"] == pytest.approx(75.0) and row["recall,none"] == pytest.approx(50.0)
+        assert row["f1,none"] == pytest.approx(100 * 2 * 0.75 * 0.5 / 1.25)
         assert row["counts,none"]["unjudged"] == 0 and row["counts,none"]["judge_requests"] == 2 * len(pairs)
     for task in ("vidi_global", "vidi_global_swap"):
         row = results["results"][task]
@@ -136,7 +137,7 @@ def test_fewshot_asks_for_each_left_out_difference(vidi_run):
     pairs, requests, (results, samples), _ = vidi_run
     assert len(samples["vidi_fewshot"]) == sum(len(p["differences"]) for p in pairs)
     row = results["results"]["vidi_fewshot"]
-    assert row["bleu1,none"] == pytest.approx(1.0) and row["rougeL,none"] == pytest.approx(1.0)
+    assert row["bleu1,none"] == pytest.approx(100.0) and row["rougeL,none"] == pytest.approx(100.0)
 
 
 def test_repeats_are_scored_per_repeat_and_averaged(vidi_run):
@@ -146,7 +147,7 @@ def test_repeats_are_scored_per_repeat_and_averaged(vidi_run):
     predictions = {s["bleu1"]["item_id"]: s["bleu1"]["predictions"] for s in samples["vidi_granular"]}
     assert all(len(p) == 2 for p in predictions.values())
     refs = {p["pair_id"]: p["differences"] for p in pairs}
-    runs = [caption_scores(refs, {k: v[r] for k, v in predictions.items()}) for r in range(2)]
+    runs = [{m: 100 * v for m, v in caption_scores(refs, {k: v[r] for k, v in predictions.items()}).items()} for r in range(2)]  # x100: the paper's scale
     for metric in ("bleu1", "rougeL", "cider"):
         assert row[f"{metric},none"] == pytest.approx(statistics.fmean(run[metric] for run in runs))
         assert row["repeats,none"][f"{metric}_std"] == pytest.approx(statistics.stdev(run[metric] for run in runs))
@@ -166,9 +167,13 @@ def test_report_intervals_and_image_order_consistency(vidi_run, tmp_path):
     results = vidi_run[2][0]["results"]
     markdown = write_report([str(RUN_DIRS["both_orders"])], tmp_path).read_text()
     avg = re.search(r"^\| vlm \| global \| (.*) \|$", markdown, re.M).group(1).split(" | ")
-    assert len(avg) == 9 and all("±" in cell for cell in avg)  # six caption metrics, judge P/R/F1
+    assert len(avg) == 9 and all("±" in cell or "–" in cell for cell in avg)  # six caption metrics, judge P/R/F1
+    # CIDEr (x100) near CIDEr-D's top: the interval of the two orders' average is clipped at 1000
+    # and printed as its range.
+    cider = vidi_run[2][0]["groups"]["vidi_global_avg"]["ci95,none"]["cider"]
+    assert cider["high"] == 1000.0 and avg[5] == f"{cider['value']:.1f} ({cider['low']:.1f}–1000.0)"
     deltas = re.findall(r"^\| vlm \| global \| ([-\d. |]+) \|$", markdown, re.M)
     assert deltas, markdown
     expected = [results["vidi_global_swap"][f"{m},none"] - results["vidi_global"][f"{m},none"] for m in ("bleu1", "bleu2", "bleu3", "bleu4", "rougeL", "cider")]
     cells = [float(c) for c in deltas[-1].split(" | ")]
-    assert cells == pytest.approx([e * (1 if i == 5 else 100) for i, e in enumerate(expected)], abs=0.051)
+    assert cells == pytest.approx(expected, abs=0.051)  # results and report both on the paper's x100 scale

@@ -272,7 +272,7 @@ def test_report_rows(v2, tmp_path):
     from lmms_comparative.report import write_report
 
     markdown = write_report([str(RUN_DIRS["images"]), str(RUN_DIRS["video"])], tmp_path).read_text()
-    assert "| Chance-Level (paper) | 25.0 | 25.0 | 50.0 | 34.9 |" in markdown and "| Human-Level (paper) | 95.1 |" in markdown
+    assert "| Chance-Level (paper) | 25.00 | 25.00 | 50.00 | 34.88 |" in markdown and "| Human-Level (paper) | 95.06 |" in markdown  # the paper's two decimals
     assert re.search(r"^\| chance on these items \(vlm\) \| - \| - \| - \| \d", markdown, re.M)
     assert re.search(r"^\| vlm \| .* \| [+-]\d+\.\d\d \|$", markdown, re.M)  # Δ to human
     assert re.search(r"^\| vlm \| [\d.]+ ±[\d.]+ \| ", markdown, re.M)  # bootstrap half-widths

@@ -40,14 +40,23 @@ def grouped_bootstrap_ci(groups: Sequence[Sequence[float]], iterations: int = 20
 DEFAULT_ITERATIONS = 1000
 
 
-def interval(value: float, replicates: Sequence[float], level: float = 0.95) -> dict[str, float] | None:
-    """Percentile interval and bootstrap standard error of ``value`` from its replicates."""
+# The range of a metric that is a share of items (every ``ci95`` metric unless its entry says
+# otherwise with ``bounds``): a normal interval built from standard errors is clipped to it.
+PROPORTION = (0.0, 1.0)
+
+
+def interval(value: float, replicates: Sequence[float], level: float = 0.95, bounds: tuple[float, float] | None = None) -> dict | None:
+    """Percentile interval and bootstrap standard error of ``value`` from its replicates;
+    ``bounds`` (the metric's range, when it is not a share) is recorded for combined intervals."""
     reps = np.asarray(replicates, dtype=float)
     reps = reps[~np.isnan(reps)]
     if len(reps) < 2 or value is None or value != value:
         return None
     tail = (1 - level) / 2 * 100
-    return {"value": float(value), "low": float(np.percentile(reps, tail)), "high": float(np.percentile(reps, 100 - tail)), "se": float(reps.std(ddof=1))}
+    out = {"value": float(value), "low": float(np.percentile(reps, tail)), "high": float(np.percentile(reps, 100 - tail)), "se": float(reps.std(ddof=1))}
+    if bounds is not None:
+        out["bounds"] = [float(bounds[0]), float(bounds[1])]
+    return out
 
 
 def resampled_indices(n: int, iterations: int, seed: int = 0, chunk: int = 250):
@@ -57,9 +66,10 @@ def resampled_indices(n: int, iterations: int, seed: int = 0, chunk: int = 250):
         yield rng.integers(0, n, size=(min(chunk, iterations - start), n))
 
 
-def vector_bootstrap(n_units: int, statistic, estimate: dict[str, float], iterations: int = DEFAULT_ITERATIONS, seed: int = 0) -> dict:
+def vector_bootstrap(n_units: int, statistic, estimate: dict[str, float], iterations: int = DEFAULT_ITERATIONS, seed: int = 0, bounds: Mapping[str, tuple[float, float]] | None = None) -> dict:
     """Intervals of every metric in ``estimate``. ``statistic(idx)`` maps an (b, n_units) index
-    matrix to {metric: array of b replicate values}; units are resampled with replacement."""
+    matrix to {metric: array of b replicate values}; units are resampled with replacement.
+    ``bounds``: the range of each metric that is not a share of items."""
     if n_units < 2:
         return {}
     replicates: dict[str, list] = {k: [] for k in estimate}
@@ -67,7 +77,7 @@ def vector_bootstrap(n_units: int, statistic, estimate: dict[str, float], iterat
         for key, values in statistic(idx).items():
             if key in replicates:
                 replicates[key].extend(np.asarray(values, dtype=float).tolist())
-    out = {k: interval(estimate[k], replicates[k]) for k in estimate}
+    out = {k: interval(estimate[k], replicates[k], bounds=(bounds or {}).get(k)) for k in estimate}
     return {k: v for k, v in out.items() if v is not None}
 
 
@@ -109,14 +119,19 @@ def mean_of_intervals(parts: Sequence[Mapping | None], correlated: bool = False)
     """The interval of an unweighted mean of estimates (an Overall over subtasks or domains): the
     mean of the values, and the normal 95% interval of its standard error: sqrt(sum se_i^2) / k for
     independent parts, the mean se_i when the parts score the same items (``correlated``: an upper
-    bound, exact for perfectly correlated parts)."""
+    bound, exact for perfectly correlated parts). The interval is clipped to the metric's range:
+    the parts' ``bounds``, else that of a share, [0, 1]."""
     parts = [p for p in parts if p]
     if not parts:
         return None
     value = float(np.mean([p["value"] for p in parts]))
     ses = [p["se"] for p in parts]
     se = float(np.mean(ses)) if correlated else float(np.sqrt(sum(x**2 for x in ses)) / len(parts))
-    return {"value": value, "low": value - 1.96 * se, "high": value + 1.96 * se, "se": se}
+    lo, hi = parts[0].get("bounds") or PROPORTION
+    out = {"value": value, "low": max(lo, value - 1.96 * se), "high": min(hi, value + 1.96 * se), "se": se}
+    if parts[0].get("bounds"):
+        out["bounds"] = [lo, hi]
+    return out
 
 
 def combine_ci95(values: Sequence[Mapping], correlated: bool = False) -> dict:

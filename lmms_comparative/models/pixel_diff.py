@@ -119,7 +119,7 @@ class PixelDiff(RandomChoice):
                     first, second = (np.asarray(im.convert("RGB"), dtype=int) for im in images)
                     letter = pick(dict(_OPTION.findall(context)), describe_change(first, second, doc.get("category", "")))
             used += letter is not None
-            answers.append(letter or self._answer(context if isinstance(context, str) else "", task, doc_id))
+            answers.append(letter or self._answer(context if isinstance(context, str) else "", task, doc_id, doc, self._image_count(None, doc), split))
         if requests:
             logger.info(f"pixel_diff answered {used} of {len(requests)} from the pixels; the rest are seeded guesses")
         return answers

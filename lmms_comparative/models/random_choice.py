@@ -1,19 +1,34 @@
-"""``random_choice``: a seeded uniform guess among the options a prompt offers. No weights.
+"""``random_choice``: a seeded uniform guess in each benchmark's own answer space. No weights.
 
-It anchors every multiple-choice score at its chance level, and lets the whole pipeline (data,
-prompts, parsing, aggregation, results files) run on a machine with nothing but CPUs. The guess
-for a document depends only on the seed, the task name and the doc id, so it is the same in every
-run, process and rank.
+It anchors every score at its chance level, and lets the whole pipeline (data, prompts, parsing,
+aggregation, results files) run on a machine with nothing but CPUs. The guess for a document
+depends only on the seed, the task name and the doc id, so it is the same in every run, process
+and rank.
 
-The options are read from the prompt: lines ``A. ...``, ``B. ...`` (the SubtleBench layout), or
-``A) ...``. A prompt without them gets an empty answer, which the tasks count as unparseable.
+The answer space is read from the prompt, in this order:
+
+- lettered option lines ``A. ...`` / ``A) ...`` (SubtleBench, CaptionQA on the image): a letter;
+- grouping choices ``Choices: A) 1 and 3; B) None; ...`` (VLM²-Bench Grp): one choice as printed;
+- ``Options: None, x, y`` (CompBench MagicBrush, Spot-the-diff, Q-Bench2): one option, "None"
+  included where offered (the doc's own option list when it has one, so commas inside an option
+  do not split it);
+- ``return Left ... Right ... Same`` (CompBench): one of the words the prompt asks for;
+- ``'T' or 'F'`` (VLM²-Bench T/F): T or F. A claim and its negation (the other half of a T/F pair
+  whose question differs only by "not", the OC/PC Cpr pairs) get opposite answers from one guess
+  per pair: a consistent guesser, whose chance is the paper's 50% (VLM²-Bench appendix D.1);
+  the GC pairs ask two unrelated claims and are guessed independently (25%);
+- a numerical answer (VLM²-Bench Cnt): a count in 1..N, N the number of images;
+- a "Which frame/image ...?" question (CompBench SoccerNet's open question on a pair): First or
+  Second;
+- anything else is free-form (ViDi, CaptionQA captions, SubtleBench captions, VLM²-Bench VID):
+  a short generic caption drawn from a fixed list.
 """
 
 from __future__ import annotations
 
 import random
 import re
-from typing import List
+from typing import Any, List, Sequence
 
 from lmms_eval.api.instance import Instance
 from lmms_eval.api.model import lmms
@@ -23,11 +38,99 @@ from tqdm import tqdm
 from lmms_comparative.metrics.mcq import stable_seed
 
 _OPTION_LINE = re.compile(r"^\s*([A-Z])[.)]\s", re.MULTILINE)
+# VLM²-Bench Grp (paper Tables 14 and 19): "Choices: A) 1 and 3; B) None; C) 2 and 3; D) 1 and 2."
+_CHOICES = re.compile(r"Choices:\s*(.+?)\s*$", re.S)
+_CHOICE = re.compile(r"(\(?[A-Z]\))\s*([^;()]*?)\s*(?=;|\(?[A-Z]\)|\.?\s*$)")
+_INLINE_CHOICE = re.compile(r"\([A-Z]\)")
+# CompBench Table 7: "... Choose from the following options. ... Options: None, a, b. Please only ..."
+_OPTIONS = re.compile(r"Options:\s*(.+?)(?:\.\s+Please\b|\s*$)", re.S)
+# CompBench Table 7: "If you choose the first image, return Left, ... return Right" (and Same).
+_RETURN = re.compile(r"\breturn (Left|Right|Same|First|Second)\b")
+# VLM²-Bench: OC/PC ask for "'T' or 'F'" (paper Tables 12, 17); the GC pairs ask "Is the answer '...'
+# correct for the given question: '...'" and are scored against "T"/"F" (Tables 9-10).
+_TRUE_FALSE = re.compile(r"'T' or 'F'|\bT or F\b|\bTrue or False\b|\bIs the answer '.*' correct for the given question\b", re.S)
+_COUNT = re.compile(r"numerical answer|answer with a number", re.I)
+# A question (sentence start, question mark) about which of the two pictures.
+_WHICH_OF_TWO = re.compile(r"(?:^|[.?!]\s+)Which (?:frame|image|picture|photo)\b[^.?!]*\?")
+_NOT = re.compile(r"\bnot\s+", re.I)
+
+CAPTION_SENTENCES = (
+    "An object has a different colour in the second image.",
+    "An object present in the first image is missing from the second.",
+    "A new object appears in the second image.",
+    "An object has moved to a different position.",
+    "An object is larger in one image than in the other.",
+    "The number of objects differs between the images.",
+    "The lighting of the scene is different.",
+    "The scene is viewed from a slightly different angle.",
+    "A person is visible in the scene.",
+    "The picture shows an indoor scene with several objects.",
+    "The picture shows an outdoor scene.",
+    "There is some text written on a sign.",
+)
 
 
 def offered_letters(prompt: str) -> list[str]:
-    """The option letters a prompt lists, in order, without repeats."""
+    """The option letters a prompt lists as lines, in order, without repeats."""
     return list(dict.fromkeys(_OPTION_LINE.findall(prompt)))
+
+
+def grouping_choices(prompt: str) -> list[str]:
+    """``["A) 1 and 3", "B) None", ...]`` from a VLM²-Bench grouping question; [] if none."""
+    match = _CHOICES.search(prompt)
+    if match:
+        segment = match.group(1)
+    elif len(_INLINE_CHOICE.findall(prompt)) > 1:  # "(A) 1 and 2 (B) 1 and 3 ..." after the question
+        segment = prompt[_INLINE_CHOICE.search(prompt).start() :]
+    else:
+        return []
+    # The label as printed: the official answer "A) 1 and 3" is compared up to its ")".
+    return [f"{label} {text}".strip() for label, text in _CHOICE.findall(segment)]
+
+
+def listed_options(prompt: str, doc_options: Sequence[str] | None = None) -> list[str]:
+    """The options after ``Options:``: the doc's list (plus "None" where the prompt offers it), or
+    the prompt's comma-separated list."""
+    match = _OPTIONS.search(prompt)
+    if not match:
+        return []
+    listed = [o.strip() for o in match.group(1).split(",") if o.strip()]
+    if doc_options:
+        return (["None"] if listed and listed[0] == "None" else []) + [str(o) for o in doc_options]
+    return listed
+
+
+def answer_space(prompt: str, doc: dict | None = None, n_images: int | None = None) -> tuple[str, list[str]]:
+    """(kind, answers) for a prompt: kind is letters, choices, options, words, tf, count, which or
+    caption; answers the candidates a uniform guess draws from ([] for a caption)."""
+    doc = doc or {}
+    letters = offered_letters(prompt)
+    if len(letters) > 1:
+        return "letters", letters
+    choices = grouping_choices(prompt)
+    if len(choices) > 1:
+        return "choices", choices
+    options = listed_options(prompt, doc.get("options") if isinstance(doc.get("options"), list) else None)
+    if len(options) > 1:
+        return "options", options
+    words = list(dict.fromkeys(_RETURN.findall(prompt)))
+    if len(words) > 1:
+        return "words", words
+    if _TRUE_FALSE.search(prompt):
+        return "tf", ["T", "F"]
+    if _COUNT.search(prompt) and n_images:
+        return "count", [str(k) for k in range(1, n_images + 1)]
+    if _WHICH_OF_TWO.search(prompt):
+        return "which", ["First", "Second"]
+    return "caption", []
+
+
+def random_caption(rng: random.Random) -> str:
+    return " ".join(rng.sample(CAPTION_SENTENCES, 2))
+
+
+def _without_negation(text: str) -> str:
+    return _NOT.sub("", text)
 
 
 class RandomChoice(lmms):
@@ -42,20 +145,73 @@ class RandomChoice(lmms):
         # Opening the images like a real model would makes a broken data root fail here too.
         self.load_visuals = str(load_visuals).lower() not in ("false", "0", "no")
         self.device = "cpu"
+        self._partners: dict[tuple[str, str], dict[int, int]] = {}
 
-    def _answer(self, prompt: str, task: str, doc_id: int) -> str:
-        letters = offered_letters(prompt)
-        if not letters:
-            return ""
-        return random.Random(stable_seed(self.seed, task, doc_id)).choice(letters)
+    # ---- T/F pairs: a claim and its negation -----------------------------------------------------
+
+    def _pair_partner(self, task: str, split: str, doc_id: int) -> dict | None:
+        """The other half of this doc's T/F pair (docs sharing a ``pair_id``), or None."""
+        try:
+            docs = self.task_dict[task][split]
+        except (AttributeError, KeyError, TypeError):
+            return None
+        if (task, split) not in self._partners:
+            by_pair: dict[str, list[int]] = {}
+            for i, doc in enumerate(docs):
+                if isinstance(doc, dict) and doc.get("pair_id"):
+                    by_pair.setdefault(str(doc["pair_id"]), []).append(i)
+            self._partners[(task, split)] = {a: b for ids in by_pair.values() if len(ids) == 2 for a, b in (ids, ids[::-1])}
+        partner = self._partners[(task, split)].get(doc_id)
+        return docs[partner] if partner is not None else None
+
+    def _true_false(self, rng: random.Random, task: str, doc: dict, partner: dict | None) -> str:
+        question, other = str(doc.get("question", "")), str((partner or {}).get("question", ""))
+        negation_pair = partner is not None and question != other and _without_negation(question) == _without_negation(other)
+        if not negation_pair:
+            return rng.choice(["T", "F"])
+        # One guess per pair about the affirmative claim; its negation gets the opposite answer.
+        belief = random.Random(stable_seed(self.seed, task, "pair", doc["pair_id"])).choice(["T", "F"])
+        negated = len(_NOT.findall(question)) > len(_NOT.findall(other))
+        return {"T": "F", "F": "T"}[belief] if negated else belief
+
+    # ---- the guess ------------------------------------------------------------------------------
+
+    def _answer(self, prompt: str, task: str, doc_id: int, doc: dict | None = None, n_images: int | None = None, split: str | None = None) -> str:
+        rng = random.Random(stable_seed(self.seed, task, doc_id))
+        kind, answers = answer_space(prompt, doc, n_images)
+        if kind == "caption":
+            return random_caption(rng)
+        if kind == "tf" and doc is not None and split is not None:
+            return self._true_false(rng, task, doc, self._pair_partner(task, split, doc_id))
+        return rng.choice(answers)
+
+    def _doc(self, task: str, split: str, doc_id: int) -> dict | None:
+        try:
+            return self.task_dict[task][split][doc_id]
+        except (AttributeError, KeyError, IndexError, TypeError):
+            return None
+
+    @staticmethod
+    def _image_count(visuals: Any, doc: dict | None) -> int | None:
+        """The number of images the question is about: the doc's own count where it has one (a
+        pair given as one concatenated picture is still two), else the visuals handed over."""
+        doc = doc or {}
+        if doc.get("n_images"):
+            return int(doc["n_images"])
+        images = doc.get("images")
+        if isinstance(images, list) and images:
+            return len(images)
+        if isinstance(visuals, (list, tuple)) and visuals and not any(isinstance(v, str) for v in visuals):
+            return len(visuals)
+        return None
 
     def generate_until(self, requests: List[Instance]) -> List[str]:
         answers = []
         for request in tqdm(requests, disable=self.rank != 0, desc="random_choice"):
             context, _gen_kwargs, doc_to_visual, doc_id, task, split = request.args
-            if self.load_visuals and doc_to_visual is not None:
-                doc_to_visual(self.task_dict[task][split][doc_id])
-            answers.append(self._answer(context if isinstance(context, str) else "", task, doc_id))
+            doc = self._doc(task, split, doc_id)
+            visuals = doc_to_visual(doc) if self.load_visuals and doc_to_visual is not None and doc is not None else None
+            answers.append(self._answer(context if isinstance(context, str) else "", task, doc_id, doc, self._image_count(visuals, doc), split))
         return answers
 
     def loglikelihood(self, requests):

@@ -33,6 +33,10 @@ from lmms_comparative.tasks.vidi_prompts import (
 
 CAPTION_METRICS = ("bleu1", "bleu2", "bleu3", "bleu4", "rougeL", "cider")
 JUDGE_METRICS = ("precision", "recall", "f1")
+# The paper's scale: Tables 1, 2, 4, 7 and 8 print every metric x100, CIDEr included (CIDEr-D of
+# pycocoevalcap is at most 10, the tables print 17.2 for InternVL2.5-78B). Results are on that scale.
+PAPER_SCALE = 100.0
+BOUNDS = {**{m: (0.0, PAPER_SCALE) for m in (*CAPTION_METRICS, *JUDGE_METRICS)}, "cider": (0.0, 10 * PAPER_SCALE)}
 JUDGE_PREFIX = "VIDI_JUDGE"
 JUDGE_DEFAULTS = {"model": "gemini-2.0-flash", "temperature": 0.0, "max_tokens": 512}  # the paper's judge
 
@@ -168,8 +172,8 @@ def _judge(items: list[dict]) -> dict:
             per_item[item, column] += value
             per_item[item, column + 1] += 1
     check_failures(unjudged, len(requests), engine.config.max_failed, "ViDi judge")
-    verdict = _precision_recall_f1(per_item.sum(axis=0))
-    ci95 = vector_bootstrap(len(items), lambda idx: _precision_recall_f1(per_item[idx].sum(axis=1)), verdict)
+    verdict = _on_paper_scale(_precision_recall_f1(per_item.sum(axis=0)))
+    ci95 = vector_bootstrap(len(items), lambda idx: _on_paper_scale(_precision_recall_f1(per_item[idx].sum(axis=1))), verdict, bounds=BOUNDS)
     return {**verdict, "judge_requests": len(requests), "unjudged": unjudged, "ci95": ci95}
 
 
@@ -186,14 +190,19 @@ def _precision_recall_f1(totals):
     return {"precision": p, "recall": r, "f1": f1}
 
 
+def _on_paper_scale(scores: dict) -> dict:
+    """Scores in [0, 1] (CIDEr-D in [0, 10]) x100, as the paper prints them; arrays alike."""
+    return {k: v * PAPER_SCALE for k, v in scores.items()}
+
+
 @once_per_run()
 def score_run(items: list[dict], setting: str, judge: bool) -> dict:
-    """All metrics of one task's samples: per repeat, then mean and spread."""
+    """All metrics of one task's samples, on the paper's x100 scale: per repeat, then mean and spread."""
     items = sorted(items, key=lambda s: s["item_id"])
     repeats = min(len(s["predictions"]) for s in items)
     refs = {s["item_id"]: references(s, setting) for s in items}
     stats = [caption_item_stats(refs, {s["item_id"]: s["predictions"][r] for s in items}) for r in range(repeats)]
-    per_repeat = [corpus_scores(st) for st in stats]
+    per_repeat = [_on_paper_scale(corpus_scores(st)) for st in stats]
     out = {m: statistics.fmean(run[m] for run in per_repeat) for m in CAPTION_METRICS}
     out["repeats"] = {"k": repeats, **{f"{m}_std": (statistics.stdev(run[m] for run in per_repeat) if repeats > 1 else 0.0) for m in CAPTION_METRICS}}
     responses, failed = sum(len(s["predictions"]) for s in items), sum(s.get("failed", 0) for s in items)
@@ -201,12 +210,12 @@ def score_run(items: list[dict], setting: str, judge: bool) -> dict:
     out["counts"] = {"pairs": len(items), "responses": responses, "failed": failed, **skip_counts(items)}
 
     def statistic(idx):  # pairs resampled; the corpus metrics recomputed, averaged over repeats
-        resampled = [corpus_scores(st, idx) for st in stats]
+        resampled = [_on_paper_scale(corpus_scores(st, idx)) for st in stats]
         return {m: np.mean([run[m] for run in resampled], axis=0) for m in CAPTION_METRICS}
 
     # CIDEr's document frequencies stay those of the full corpus (the per-item CIDEr scores are
     # resampled); BLEU is recomputed from the resampled sufficient statistics.
-    out["ci95"] = {**vector_bootstrap(len(items), statistic, {m: out[m] for m in CAPTION_METRICS}), "unit": "pair"}
+    out["ci95"] = {**vector_bootstrap(len(items), statistic, {m: out[m] for m in CAPTION_METRICS}, bounds=BOUNDS), "unit": "pair", "scale": PAPER_SCALE}
     if judge:
         verdict = _judge(items)
         out.update({m: verdict[m] for m in JUDGE_METRICS})
