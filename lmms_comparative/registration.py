@@ -90,6 +90,10 @@ def model_manifests():
 
 
 def register():
-    """The ``lmms_eval.models`` entry point: our model manifests, plus the task-path hook."""
+    """The ``lmms_eval.models`` entry point: our model manifests, plus the task-path hook and the
+    few-shot check (tasks/protocol.py)."""
+    from lmms_comparative.tasks.protocol import install_fewshot_check
+
     install_task_path()
+    install_fewshot_check()
     return model_manifests()
