@@ -90,10 +90,13 @@ def model_manifests():
 
 
 def register():
-    """The ``lmms_eval.models`` entry point: our model manifests, plus the task-path hook and, in
-    a CLI process, the exit status that reports a failed run."""
+    """The ``lmms_eval.models`` entry point: our model manifests, plus the task-path hook, the
+    few-shot check (tasks/protocol.py) and, in a CLI process, the exit status that reports a
+    failed run (run_status.py)."""
     from lmms_comparative.run_status import install_exit_status
+    from lmms_comparative.tasks.protocol import install_fewshot_check
 
     install_task_path()
+    install_fewshot_check()
     install_exit_status()
     return model_manifests()

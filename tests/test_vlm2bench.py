@@ -237,10 +237,13 @@ def test_missing_video_and_missing_image_count_are_skipped_and_named(tmp_path, m
     assert "oc_cnt.jsonl:3: counting gt_answer 'three' is not a number" in reasons[1]
 
 
-def test_video_capability_rule():
+def test_video_capability_rule(monkeypatch):
     from lmms_eval.api.model import lmms
 
+    from lmms_comparative.tasks import capabilities
     from lmms_comparative.tasks.capabilities import ModelCapabilityError, class_supports_video, require_video_input
+
+    monkeypatch.setattr(capabilities, "video_decoder_available", lambda: True)  # the decoder check: test_model_classes.py
 
     class Declared(lmms):
         supports_video = True

@@ -293,9 +293,30 @@ def build_vidi(root: str | Path, pairs: int = 4, seed: int = 0) -> Path:
 # ---- VLM2-Bench ---------------------------------------------------------------------------------
 
 
+def write_video(path: str | Path, scenes: list[Image.Image], frames_per_scene: int = 4, fps: int = 4) -> Path:
+    """Write a small real video (MPEG-4 part 2 in an .mp4 container, decodable by PyAV, decord and
+    ffmpeg): each scene image held for ``frames_per_scene`` frames. PyAV comes with lmms-eval."""
+    import av
+    import numpy as np
+
+    path = Path(path)
+    width, height = scenes[0].size
+    with av.open(str(path), "w") as container:
+        stream = container.add_stream("mpeg4", rate=fps)
+        stream.width, stream.height, stream.pix_fmt = width, height, "yuv420p"
+        for scene in scenes:
+            frame = av.VideoFrame.from_ndarray(np.asarray(scene.convert("RGB")), format="rgb24")
+            for _ in range(frames_per_scene):
+                for packet in stream.encode(frame):
+                    container.mux(packet)
+        for packet in stream.encode():
+            container.mux(packet)
+    return path
+
+
 def build_vlm2bench(root: str | Path, seed: int = 0) -> Path:
     """Write an unpacked vlm2-bench_dataset.zip under ``root``: the nine question files and their
-    images (placeholder bytes for the videos, which only video models decode). Every question
+    images and real videos (MPEG-4, a few frames per person). Every question
     carries a unique ``[tag]``. Pairs include an incomplete one (its negative half missing)."""
     root = Path(root)
     rng = random.Random(seed)
@@ -340,7 +361,9 @@ def build_vlm2bench(root: str | Path, seed: int = 0) -> Path:
     video_dir.mkdir(parents=True, exist_ok=True)
     rows = []
     for vid in ("vid_AB_1", "vid_AB_2", "vid_ABA_1", "vid_ABA_2"):
-        (video_dir / f"{vid}.mp4").write_bytes(b"\x00\x00\x00\x18ftypmp42")
+        person_a, person_b = _draw_pair(rng)
+        scenes = [person_a, person_b, person_a] if "ABA" in vid else [person_a, person_b]
+        write_video(video_dir / f"{vid}.mp4", scenes)
         rows.append({"vid": vid, "question": f"[{vid}] Describe the people in this video.", "gt_answer": ""})
     write("jsonl/pc/vallina/pc_v_open-ended.jsonl", rows)
     return root

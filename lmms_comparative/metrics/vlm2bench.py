@@ -3,6 +3,7 @@ code/*/eval). Pure functions; no lmms-eval import."""
 
 from __future__ import annotations
 
+import math
 import re
 from collections import defaultdict
 from typing import Iterable, Mapping
@@ -118,7 +119,9 @@ def acc_num(items: Iterable[Mapping]) -> float:
     """Mean score over *valid* answers only: the script adds neither unparseable nor out-of-range
     answers to its denominator (while exact accuracy divides by all items)."""
     valid = [it["score"] for it in items if it["valid"]]
-    return sum(valid) / len(valid) if valid else 0.0
+    # fsum: exactly rounded, so the mean does not depend on the order the items arrive in (one
+    # process or items gathered rank by rank).
+    return math.fsum(valid) / len(valid) if valid else 0.0
 
 
 # ---- grouping (MCQ) -----------------------------------------------------------------------------
@@ -159,5 +162,5 @@ def video_scores(items: Iterable[Mapping]) -> dict[str, float]:
 def chance_acc_num(items: Iterable[tuple[int, int]]) -> float:
     """Exact expected Acc_num of a uniform guess among 1..N_img, for (N, N_img) per item: every
     guess is in range, so every item is in the denominator (paper appendix D.1's chance level)."""
-    expected = [sum(count_score(k, gt, n) for k in range(1, n + 1)) / n for gt, n in items]
-    return sum(expected) / len(expected) if expected else float("nan")
+    expected = [math.fsum(count_score(k, gt, n) for k in range(1, n + 1)) / n for gt, n in items]
+    return math.fsum(expected) / len(expected) if expected else float("nan")  # order-independent

@@ -7,10 +7,18 @@ So a video task asks here first. A model class may declare ``supports_video = Tr
 the declaration, a class counts as video-capable when the source of some class in its hierarchy
 (outside lmms-eval's abstract base) handles video at all. That errs on the side of letting a run
 go ahead: it only rejects models whose code never mentions video.
+
+A model that does take video still needs a video decoder on this machine. lmms-eval's local video
+models (Qwen2-VL, Qwen2.5-VL, LLaVA-OneVision, ...) import ``decord`` without declaring it, and its
+``openai`` model samples frames through ``qwen_vl_utils``, which reads with torchcodec or decord and
+otherwise falls back to ``torchvision.io.read_video``, gone from current torchvision. Neither
+failure shows before the first video request, and lmms-eval then aborts the whole invocation. So
+the check also asks for a decoder and names the extra that installs one.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import inspect
 import os
 import re
@@ -18,6 +26,8 @@ import sys
 
 _MENTIONS_VIDEO = re.compile(r"video|\.mp4", re.IGNORECASE)
 _ASSUME_VIDEO = "LMMS_COMPARATIVE_ASSUME_VIDEO"
+VIDEO_DECODERS = ("decord", "torchcodec")  # what lmms-eval's video models and qwen_vl_utils read with
+VIDEO_EXTRA = 'pip install "lmms-comparative[video]"'
 
 
 class ModelCapabilityError(RuntimeError):
@@ -60,12 +70,29 @@ def _model_classes(model) -> list[type]:
     return classes
 
 
+def video_decoder_available() -> bool:
+    return any(importlib.util.find_spec(name) is not None for name in VIDEO_DECODERS)
+
+
 def require_video_input(task: str, model) -> None:
-    """Raise a clear error if the run's model cannot take video input; pass when unknown."""
+    """Raise a clear error if the run's model cannot take video input, or if nothing on this
+    machine can decode the video for it; pass when the model is unknown."""
     if os.environ.get(_ASSUME_VIDEO, "").strip() not in ("", "0"):
         return
     classes = _model_classes(model)
-    if not classes or any(class_supports_video(c) for c in classes):
+    if not classes:
+        return
+    if any(class_supports_video(c) for c in classes):
+        # A class that declares supports_video brings its own decoding; the others are
+        # lmms-eval's, which decode with decord (directly or through qwen_vl_utils).
+        declared = any(getattr(c, "supports_video", None) is True for c in classes)
+        if not declared and not video_decoder_available():
+            raise ModelCapabilityError(
+                f"{task} gives the model a video, and lmms-eval model {model!r} decodes video files with "
+                f"decord (or torchcodec), which is not installed. Install the video extra: {VIDEO_EXTRA} "
+                f"(it adds decord), or leave {task} out: it is not part of the vlm2bench group's Overall. "
+                f"If this model does not decode the file itself, set {_ASSUME_VIDEO}=1."
+            )
         return
     names = ", ".join(f"{c.__module__}.{c.__qualname__}" for c in classes)
     raise ModelCapabilityError(
