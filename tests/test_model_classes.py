@@ -143,7 +143,7 @@ def model_run(request, roots, tiny_checkpoints, hf_home, tmp_path_factory):
         env = base_env(
             hf_home,
             **{k: str(v) for k, v in roots.items()},
-            VLM2BENCH_JUDGE_BASE_URL=judge.base_url,
+            **judge.judge_env("VLM2BENCH_JUDGE"),
             LMMS_COMPARATIVE_LLM_CACHE="off",
             TINY_VLM_RECORD=str(out / "record"),
         )
@@ -219,7 +219,7 @@ def test_pc_vid_real_videos_through_the_openai_model(roots, hf_home, tmp_path):
     needs_decord()
     folder = roots["VLM2BENCH_ROOT"] / "data/pc/video/UNI"
     with FakeOpenAI(respond) as server:
-        env = base_env(hf_home, VLM2BENCH_ROOT=str(roots["VLM2BENCH_ROOT"]), VLM2BENCH_JUDGE_BASE_URL=server.base_url, LMMS_COMPARATIVE_LLM_CACHE="off")
+        env = base_env(hf_home, VLM2BENCH_ROOT=str(roots["VLM2BENCH_ROOT"]), **server.judge_env("VLM2BENCH_JUDGE"), LMMS_COMPARATIVE_LLM_CACHE="off")
         proc = run_cli(
             ["--model", "openai", "--model_args", f"model_version=vlm,base_url={server.base_url},api_key=sk-x,max_frames_num=4", "--tasks", "vlm2bench_pc_vid", "--output_path", str(tmp_path), "--log_samples"],
             env=env,

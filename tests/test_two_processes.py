@@ -46,7 +46,7 @@ def runs(tmp_path_factory, hf_home) -> dict[str, tuple]:
                 port = sock.getsockname()[1]
             launcher = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", str(port)]
         with FakeOpenAI(_reader) as server:
-            env = base_env(hf_home, **{k: str(v) for k, v in roots.items()}, CAPTIONQA_READER_BASE_URL=server.base_url, LMMS_COMPARATIVE_LLM_CACHE="off")
+            env = base_env(hf_home, **{k: str(v) for k, v in roots.items()}, **server.judge_env("CAPTIONQA_READER"), LMMS_COMPARATIVE_LLM_CACHE="off")
             proc = run_cli(["--model", "random_choice", "--model_args", "seed=3", "--tasks", ",".join(TASKS), "--output_path", str(base / name), "--log_samples"], env=env, launcher=launcher)
             reader_calls = len(server.requests)
         out[name] = (proc, read_run(base / name, proc), reader_calls, base / name)
