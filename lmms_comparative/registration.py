@@ -67,6 +67,9 @@ def install_task_path() -> bool:
     def initialize_tasks(self, include_path=None, *args, **kwargs):
         global _run_model
         _run_model = getattr(self, "model_name", None) or _run_model
+        from lmms_comparative.run_status import watch_evaluation_errors
+
+        watch_evaluation_errors()
         return original(self, _with_our_path(include_path), *args, **kwargs)
 
     TaskManager.initialize_tasks = initialize_tasks

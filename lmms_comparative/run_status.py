@@ -7,14 +7,16 @@ it. Each flag is logged as an error when it happens; the task's results are stil
 its counts and the reason), the other tasks of the run are scored as usual, and when the CLI
 process exits its status becomes 1 and the reasons are repeated at the end of the log.
 
-The exit status is set by wrapping ``sys.exit``, which both ways of starting lmms-eval end with
-(``lmms-eval`` and ``python -m lmms_eval``, also under ``torchrun``): the process is left to exit
-normally, with every clean-up handler run. Only a process started as the lmms-eval CLI is wrapped,
-so a Python session that imports lmms-eval keeps its own exit status.
+The exit status is set by wrapping ``sys.exit``, which ``python -m lmms_eval`` ends with (also
+under ``torchrun``): the process then exits normally, with every clean-up handler run. The
+``lmms-eval`` console script bound ``sys.exit`` before the plugin loaded, so there an exit handler
+ends a flagged run with status 1 (``_exit_fallback``). Only a process started as the lmms-eval CLI
+is touched, so a Python session that imports lmms-eval keeps its own exit status.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import sys
 import threading
@@ -77,12 +79,60 @@ def install_exit_status() -> None:
     original = sys.exit
 
     def exit_with_status(code=None):
-        reasons = flags()
-        if reasons and code in (None, 0):
-            lines = "\n".join(f"  - {r}" for r in reasons)
-            sys.stderr.write(f"lmms-comparative: this run failed (exit status 1):\n{lines}\n")
-            sys.stderr.flush()
+        global _exit_seen
+        _exit_seen = True
+        if flags() and code in (None, 0):
+            _report()
             code = 1
         original(code)
 
     sys.exit = exit_with_status
+    atexit.register(_exit_fallback)
+
+
+_exit_seen = False
+
+
+def _report() -> None:
+    lines = "\n".join(f"  - {r}" for r in flags())
+    sys.stderr.write(f"lmms-comparative: this run failed (exit status 1):\n{lines}\n")
+    sys.stderr.flush()
+
+
+def _exit_fallback() -> None:
+    """The ``lmms-eval`` console script ends with ``sys.exit(main())``, which looked ``sys.exit``
+    up before the plugin was loaded, so the wrapper above never runs there. At interpreter exit,
+    a flagged run that did not pass through the wrapper ends here with status 1, after the
+    clean-ups that matter (log handlers, multiprocessing children, standard streams)."""
+    if _exit_seen or not flags():
+        return
+    _report()
+    import logging
+    import multiprocessing.util
+
+    multiprocessing.util._exit_function()
+    logging.shutdown()
+    sys.stdout.flush()
+    os._exit(1)
+
+
+_LMMS_EVAL_ERROR = "Error during evaluation"
+_sink_id: int | None = None
+
+
+def watch_evaluation_errors() -> None:
+    """lmms-eval's CLI catches an evaluation that crashed (a model or task error), logs "Error
+    during evaluation: ..." and exits 0: count that as a failed run too. Called when a TaskManager
+    is built, after lmms-eval has reset its log sinks (it removes every sink at start-up)."""
+    global _sink_id
+    if not _installed:
+        return
+    handlers = getattr(getattr(logger, "_core", None), "handlers", {})
+    if _sink_id is not None and _sink_id in handlers:
+        return
+    _sink_id = logger.add(_evaluation_error_sink, level="ERROR", filter=lambda record: record["message"].startswith(_LMMS_EVAL_ERROR), format="{message}")
+
+
+def _evaluation_error_sink(message) -> None:
+    with _lock:
+        _flags.append(f"lmms-eval: {str(message).strip()}")

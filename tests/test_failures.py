@@ -287,3 +287,15 @@ def test_a_refused_reader_key_stops_the_run_naming_the_variable(hf_home, tmp_pat
     # The benchmark's own key won over OPENAI_API_KEY, and the message names it, never the key.
     assert "HTTP 401" in log and "the API key from CAPTIONQA_READER_API_KEY" in log and wrong not in log
     assert 1 <= rejected <= 32  # not retried: at most the calls already in flight
+
+
+def test_an_evaluation_error_lmms_eval_catches_exits_non_zero_from_the_console_script(hf_home, tmp_path):
+    """lmms-eval logs "Error during evaluation" and exits 0; with the plugin installed the
+    ``lmms-eval`` command (not only ``python -m lmms_eval``) exits 1 and says why at the end."""
+    import subprocess
+    import sys
+
+    script = Path(sys.executable).parent / "lmms-eval"
+    proc = subprocess.run([str(script), "--model", "random_choice", "--tasks", "no_such_task_anywhere", "--output_path", str(tmp_path)], env=base_env(hf_home), capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 1
+    assert "lmms-comparative: this run failed (exit status 1)" in proc.stderr and "Tasks not found: no_such_task_anywhere" in proc.stderr
