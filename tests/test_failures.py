@@ -299,3 +299,28 @@ def test_an_evaluation_error_lmms_eval_catches_exits_non_zero_from_the_console_s
     proc = subprocess.run([str(script), "--model", "random_choice", "--tasks", "no_such_task_anywhere", "--output_path", str(tmp_path)], env=base_env(hf_home), capture_output=True, text=True, timeout=600)
     assert proc.returncode == 1
     assert "lmms-comparative: this run failed (exit status 1)" in proc.stderr and "Tasks not found: no_such_task_anywhere" in proc.stderr
+
+
+def test_a_metric_nothing_was_judged_for_is_nan_never_zero(monkeypatch):
+    import numpy as np
+
+    from lmms_comparative.tasks import vidi, vlm2bench
+
+    nothing = vidi._precision_recall_f1(np.zeros(4))
+    assert all(math.isnan(nothing[m]) for m in ("precision", "recall", "f1"))
+    zero = vidi._precision_recall_f1(np.array([0.0, 2, 0.0, 2]))  # judged, and both zero
+    assert zero == {"precision": 0.0, "recall": 0.0, "f1": 0.0}
+
+    class Unanswered:
+        def __init__(self, *a, **k):
+            self.config = type("C", (), {"max_failed": 1.0})()
+
+        def run(self, prompts, desc=""):
+            from lmms_comparative.judges import ChatResult
+
+            return [ChatResult(None, "HTTP 503") for _ in prompts]
+
+    monkeypatch.setattr(vlm2bench.Engine, "from_env", classmethod(lambda cls, *a, **k: Unanswered()))
+    samples = [{"uid": f"v{i}", "kind": "vid", "status": "ok", "type": "AB", "description": "two people"} for i in range(3)]
+    out = vlm2bench.summarize(samples)
+    assert math.isnan(out["score"]) and out["counts"]["unjudged"] == 3
