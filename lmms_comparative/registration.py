@@ -68,8 +68,13 @@ def install_task_path() -> bool:
         global _run_model
         _run_model = getattr(self, "model_name", None) or _run_model
         from lmms_comparative.run_status import watch_evaluation_errors
+        from lmms_comparative.tasks.capabilities import ModelCapabilityError, require_model_dependencies
 
         watch_evaluation_errors()
+        try:
+            require_model_dependencies(_run_model)
+        except ModelCapabilityError as exc:  # before any data or weights load; not retried
+            raise SystemExit(f"lmms-comparative: {exc}") from None
         return original(self, _with_our_path(include_path), *args, **kwargs)
 
     TaskManager.initialize_tasks = initialize_tasks

@@ -324,3 +324,14 @@ def test_a_metric_nothing_was_judged_for_is_nan_never_zero(monkeypatch):
     samples = [{"uid": f"v{i}", "kind": "vid", "status": "ok", "type": "AB", "description": "two people"} for i in range(3)]
     out = vlm2bench.summarize(samples)
     assert math.isnan(out["score"]) and out["counts"]["unjudged"] == 3
+
+
+def test_a_model_class_that_needs_an_undeclared_video_decoder_stops_early_naming_the_extra(hf_home, tmp_path):
+    import os
+
+    hide = str(Path(__file__).parent / "no_decord")
+    env = base_env(hf_home, PYTHONPATH=os.pathsep.join(p for p in (hide, os.environ.get("PYTHONPATH", "")) if p))
+    proc = run_cli(["--model", "qwen2_5_vl", "--model_args", "pretrained=/nonexistent", "--tasks", "vlm2bench_oc_cnt", "--output_path", str(tmp_path)], env=env)
+    assert proc.returncode == 1
+    assert "lmms-eval model 'qwen2_5_vl' imports decord" in proc.stderr and 'pip install "lmms-comparative[video]"' in proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -70,6 +70,32 @@ def _model_classes(model) -> list[type]:
     return classes
 
 
+def require_model_dependencies(model) -> None:
+    """Raise a clear error before anything loads when lmms-eval cannot import its class for
+    ``--model`` because a video decoder is missing: its Qwen-VL and LLaVA classes import decord at
+    module level without lmms-eval declaring it, and lmms-eval would report only the import error
+    once the model is being built. Pass for any other outcome (lmms-eval reports those itself)."""
+    if not isinstance(model, str) or not model:
+        return
+    from lmms_eval.models import MODEL_REGISTRY_V2
+
+    missing = set()
+    for force_simple in (False, True):
+        try:
+            MODEL_REGISTRY_V2.get_model_class(model, force_simple=force_simple)
+            return  # one variant imports: lmms-eval can build the model
+        except ModuleNotFoundError as exc:
+            if exc.name in VIDEO_DECODERS:
+                missing.add(exc.name)
+        except Exception:  # noqa: BLE001 - unknown names and other failures are lmms-eval's to report
+            continue
+    if missing:
+        raise ModelCapabilityError(
+            f"lmms-eval model {model!r} imports {', '.join(sorted(missing))} (a video decoder), which lmms-eval "
+            f"does not declare and this environment lacks. Install it with: {VIDEO_EXTRA}"
+        )
+
+
 def video_decoder_available() -> bool:
     return any(importlib.util.find_spec(name) is not None for name in VIDEO_DECODERS)
 
