@@ -273,7 +273,8 @@ def build_vlm2bench(root: str | Path, seed: int = 0) -> Path:
         rows = []
         for i in range(4):
             for half in ("p", "n") if i < 3 else ("p",):
-                rows.append({"q_id": f"{i}_{half}", "type": "thing", "question": f"[{cat}_cpr-{i}-{half}] Are these the same? Answer T or F.", "gt_answer": "T" if half == "p" else "F", "images": images(cat, f"cpr/{i}{half}", 2)})
+                # The release's PC-Cpr ids carry a "tf_" prefix (tf_300_p); OC-Cpr's do not.
+                rows.append({"q_id": f"{'tf_' if cat == 'pc' else ''}{i}_{half}", "type": "thing", "question": f"[{cat}_cpr-{i}-{half}] Are these the same? Answer T or F.", "gt_answer": "T" if half == "p" else "F", "images": images(cat, f"cpr/{i}{half}", 2)})
         write(f"jsonl/{cat}/vanilla/{cat}_cpr.jsonl", rows)
         rows = []
         for i in range(5):
