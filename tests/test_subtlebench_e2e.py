@@ -71,6 +71,8 @@ def test_every_request_carries_both_images_in_order(openai_run, subtlebench_root
     records, requests, _, _ = openai_run
     assert len(requests) == len(records)  # one request per item: no retries, nothing lost
     by_question = {r["question"]: r for r in records}
+    # A token limit that truncates no reasoning reply (the official code sends none to OpenAI).
+    assert {body["max_tokens"] for body in requests} == {16384}
     for body in requests:
         images = message_images(body)
         assert len(images) == 2
