@@ -88,7 +88,7 @@ def expected_rows(entries, requests, failing, domain):
             mode = mode_of(q["question"])
             k = len(q["choices"])
             if mode == "cannot" and CANNOT in shown[q["question"]]:
-                rows.append({"score": 1 / k + 0.05, "correct": 0, "cannot": 1, "category": q["category"][0]})
+                rows.append({"score": round(1 / k + 0.05, 4), "correct": 0, "cannot": 1, "category": q["category"][0]})
             elif mode in ("correct", "think", "cannot"):
                 rows.append({"score": 1.0, "correct": 1, "cannot": 0, "category": q["category"][0]})
             else:
@@ -231,7 +231,7 @@ def test_real_small_reader_in_process(cqa_root, hf_home, tmp_path):
         )
     results, samples = read_run(tmp_path / "r", proc)
     row = results["results"]["captionqa_short_natural"]
-    assert row["counts,none"] == {"images": 3, "caption_failed": 0, "questions": 15, "scored": 15, "reader_failed": 0, "skipped": 0}
+    assert row["counts,none"] == {"images": 3, "caption_failed": 0, "caption_empty": 0, "questions": 15, "scored": 15, "reader_failed": 0, "skipped": 0}
     assert 0.0 <= row["score,none"] <= 1.0
     assert glob.glob(str(tmp_path / "cache.sqlite"))
 
@@ -282,22 +282,31 @@ def test_qa_on_image_tasks(cqa_root, hf_home, tmp_path):
 
 
 def test_two_processes_give_one_qa_pass_and_the_same_scores(cqa_root, hf_home, tmp_path):
-    """Captions from both ranks, one reader pass on rank 0: every question asked exactly once."""
+    """Captions from both ranks, one reader pass on rank 0: every question asked exactly once. One
+    caption is empty: both runs skip it and ask the same questions with the same options."""
     import socket
     import sys
+    from io import BytesIO
+
+    import pyarrow.parquet as pq
+    from PIL import Image
 
     entries = fixture_entries(cqa_root)
     by_question = {q["question"]: q for qs in entries.values() for q in qs}
+    empty = {Image.open(BytesIO(row["images"][0]["bytes"])).convert("RGB").tobytes() for row in pq.read_table(cqa_root / "data" / "document-00000-of-00001.parquet").to_pylist() if row["id"] == "doc_002"}
 
-    def reader(body):
+    def respond(body):
+        images = message_images(body)
+        if images:
+            return "" if images[0].convert("RGB").tobytes() in empty else "A caption."
         text = message_text(body)
         q = by_question[re.search(r"Question:\n(.*)\n", text).group(1)]
         options = dict((m.group(2), m.group(1)) for m in re.finditer(r"^([A-Z])\. (.*)$", text, re.M))
         return options[q["answer"]] if mode_of(q["question"]) != "wrong" else "Z"
 
-    scores = []
+    scores, shown = [], []
     for launcher in (None, "torchrun"):
-        with FakeOpenAI(reader) as server:
+        with FakeOpenAI(respond) as server:
             env = base_env(hf_home, CAPTIONQA_ROOT=str(cqa_root), **server.judge_env("CAPTIONQA_READER"), LMMS_COMPARATIVE_LLM_CACHE="off")
             cmd = None
             if launcher:
@@ -306,12 +315,15 @@ def test_two_processes_give_one_qa_pass_and_the_same_scores(cqa_root, hf_home, t
                     port = sock.getsockname()[1]
                 cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", str(port)]
             out = tmp_path / (launcher or "single")
-            proc = run_cli(["--model", "random_choice", "--tasks", "captionqa_simple_natural,captionqa_simple_document", "--output_path", str(out)], env=env, launcher=cmd)
-            questions = [message_text(b) for b in server.requests]
+            model = ["--model", "openai", "--model_args", f"model_version=vlm,base_url={server.base_url},api_key=sk-x"]
+            proc = run_cli([*model, "--tasks", "captionqa_simple_natural,captionqa_simple_document", "--output_path", str(out)], env=env, launcher=cmd)
+            questions = [message_text(b) for b in server.requests if not message_images(b)]
         results, _ = read_run(out, proc)
-        assert len(questions) == len(set(questions)) == 30  # 2 domains x 3 image sets x 5 scorable questions
+        assert len(questions) == len(set(questions)) == 25  # 2 domains x 3 image sets x 5 scorable questions, less doc_002's 5
+        assert results["results"]["captionqa_simple_document"]["counts,none"]["caption_empty"] == 1
         scores.append({t: results["results"][t]["score,none"] for t in ("captionqa_simple_natural", "captionqa_simple_document")})
-    assert scores[0] == scores[1]
+        shown.append(sorted(questions))
+    assert scores[0] == scores[1] and shown[0] == shown[1]
 
 
 def test_report_tables_and_radar(server_run, tmp_path):
@@ -325,3 +337,88 @@ def test_report_tables_and_radar(server_run, tmp_path):
 
     image = Image.open(radar).convert("RGB")
     assert image.width >= 500 and len(image.getcolors(maxcolors=1 << 20) or []) > 20
+
+
+def test_empty_caption_is_not_asked_and_takes_no_shuffle_draws(hf_home, tmp_path):
+    """An empty (whitespace-only) caption: caption.py stores nothing, so qa.py neither asks its
+    questions nor draws their option orders; every later question, in every later domain of the
+    "all" walk, gets the options qa.py would show. Data in the release's order (natural first)."""
+    from io import BytesIO
+
+    import pyarrow.parquet as pq
+    from PIL import Image
+
+    root = build_captionqa(tmp_path / "cqa", per_domain=3, all_order=tuple(DOMAINS))
+    entries = fixture_entries(root)
+    by_image = {}
+    for domain in DOMAINS:
+        for row in pq.read_table(root / "data" / f"{domain}-00000-of-00001.parquet").to_pylist():
+            by_image[Image.open(BytesIO(row["images"][0]["bytes"])).convert("RGB").tobytes()] = row["id"]
+    empty_id = "nat_002"  # the walk's second image set: everything after it shifts
+
+    def respond(body):
+        images = message_images(body)
+        if images:
+            return " \n " if by_image[images[0].convert("RGB").tobytes()] == empty_id else "Shapes on white."
+        return make_responder(entries, set())(body)
+
+    with FakeOpenAI(respond) as server:
+        env = base_env(hf_home, CAPTIONQA_ROOT=str(root), **server.judge_env("CAPTIONQA_READER"), LMMS_COMPARATIVE_LLM_CACHE="off")
+        proc = run_cli(["--model", "openai", "--model_args", f"model_version=vlm,base_url={server.base_url},api_key=sk-x", "--tasks", "captionqa_simple", "--output_path", str(tmp_path / "r"), "--log_samples"], env=env)
+        requests = list(server.requests)
+    results, samples = read_run(tmp_path / "r", proc)
+    assert {s["score"]["caption"] for s in samples["captionqa_simple_natural"] if s["score"]["id"] == empty_id} == {""}
+    row = results["results"]["captionqa_simple_natural"]
+    assert row["counts,none"]["caption_empty"] == 1 and row["counts,none"]["questions"] == 10  # 2 captioned sets x 5
+    # qa.py's walk of the "all" split with nat_002 skipped before its draws.
+    walk = rules.official_permutations(data.question_table(root, "all"), uncaptioned={empty_id})
+    unskipped = rules.official_permutations(data.question_table(root, "all"))
+    where = {q["question"]: (entry_id, i) for entry_id, qs in entries.items() for i, q in enumerate(qs)}
+    asked, shifted = set(), 0
+    for body in requests:
+        text = message_text(body)
+        if message_images(body):
+            continue
+        entry_id, q_idx = where[re.search(r"Question:\n(.*)\n", text).group(1)]
+        q = entries[entry_id][q_idx]
+        options = rules.choices_with_cannot(q["question"], q["choices"])
+        assert re.findall(r"^[A-Z]\. (.*)$", text, re.M) == [options[i] for i in walk[(entry_id, q_idx)]], (entry_id, q_idx)
+        shifted += walk[(entry_id, q_idx)] != unskipped[(entry_id, q_idx)]
+        asked.add(entry_id)
+    assert empty_id not in asked and len(asked) == 11
+    assert shifted > 20  # later domains' orders really moved
+    captioned = {k: v for k, v in entries.items() if k != empty_id}
+    for domain in DOMAINS:
+        rows, _ = expected_rows(captioned, requests, set(), domain)
+        got = results["results"][f"captionqa_simple_{domain}"]["score,none"]
+        assert got == pytest.approx(sum(r["score"] for r in rows) / len(rows))
+
+
+def test_walk_takes_earlier_domains_uncaptioned_sets_and_warns_when_too_late(cqa_root, monkeypatch):
+    """The fixture's "all" split walks embodiedai, ecommerce, document, natural."""
+    from loguru import logger
+
+    from lmms_comparative.tasks import captionqa as hooks
+
+    monkeypatch.setenv("CAPTIONQA_ROOT", str(cqa_root))
+    monkeypatch.setattr(hooks, "_known_uncaptioned", {})
+    monkeypatch.setattr(hooks, "_known_when_drawn", {})
+    assert data.walk_domains(cqa_root) == ["embodiedai", "ecommerce", "document", "natural"]
+
+    def items(domain, prefix, empty=(), failed=(), prompt="simple"):
+        return [{"id": f"{prefix}_{i:03d}", "domain": domain, "prompt": prompt, "caption_failed": f"{prefix}_{i:03d}" in failed, "caption_empty": f"{prefix}_{i:03d}" in empty} for i in (1, 2, 3)]
+
+    warnings = []
+    sink = logger.add(lambda m: warnings.append(str(m)), level="WARNING")
+    try:
+        assert hooks._walk_uncaptioned(items("ecommerce", "eco", empty={"eco_002"})) == {"eco_002"}
+        # document is walked after ecommerce: it skips eco_002 too, and its own failed caption.
+        assert hooks._walk_uncaptioned(items("document", "doc", failed={"doc_001"})) == {"eco_002", "doc_001"}
+        # another caption prompt is another caption set
+        assert hooks._walk_uncaptioned(items("document", "doc", prompt="long")) == set()
+        assert not warnings
+        # embodiedai comes first in the walk but is aggregated last: too late for the others.
+        assert hooks._walk_uncaptioned(items("embodiedai", "emb", empty={"emb_003"})) == {"emb_003"}
+    finally:
+        logger.remove(sink)
+    assert len(warnings) == 1 and "before drawing the option order of ecommerce, document" in warnings[0]

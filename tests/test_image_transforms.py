@@ -20,6 +20,22 @@ def test_grid_lines_are_black_at_thirty_percent():
     assert (out[:, 10, 0] < 200).all() and (out[:, 9, 0] < 200).all() and (out[:, 11, 0] < 200).all()  # 3 px wide
 
 
+def test_official_grid_is_one_pixel_lines_of_grey_76():
+    # prompts/multiple_choice_evaluator.py create_grid_messages, run on these arrays (its image
+    # before the JPEG encoding): lines at y = h*i//4 and x = w*i//4, i = 1..3, 1 px, (76, 76, 76).
+    out = np.asarray(T.grid_overlay_official(_img(np.full((40, 40, 3), 200))))
+    lines = {10, 20, 30}
+    for y in range(40):
+        for x in range(40):
+            expected = 76 if (x in lines or y in lines) else 200
+            assert (out[y, x] == expected).all(), (y, x)
+    # uneven sizes: h = 7 -> rows 1, 3, 5; w = 10 -> columns 2, 5, 7
+    odd = np.asarray(T.grid_overlay_official(_img(np.full((7, 10, 3), 255))))
+    assert sorted(set(np.nonzero(odd[:, 0, 0] == 76)[0])) == [1, 3, 5]
+    assert sorted(set(np.nonzero(odd[0, :, 0] == 76)[0])) == [2, 5, 7]
+    assert int((odd[:, :, 0] == 76).sum()) == 3 * 10 + 3 * 7 - 9
+
+
 def test_concatenation_has_a_one_pixel_black_separator():
     out = np.asarray(T.concatenate(_img(np.full((10, 20, 3), 255)), _img(np.full((20, 10, 3), 100))))
     assert out.shape == (10, 20 + 1 + 5, 3)

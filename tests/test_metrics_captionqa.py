@@ -61,7 +61,7 @@ def test_scores_correct_wrong_cannot_unparsed():
     assert rules.score_answer("B", perm, options, 3, gt)["score"] == 1.0
     assert rules.score_answer("D", perm, options, 3, gt) == {"letter": "D", "answer": "blue", "correct": 0, "cannot": 0, "score": 0.0}
     cannot = rules.score_answer("A", perm, options, 3, gt)
-    assert cannot["cannot"] == 1 and cannot["score"] == pytest.approx(1 / 3 + 0.05)
+    assert cannot["cannot"] == 1 and cannot["score"] == 0.3833  # qa.py stores round(1/3 + 0.05, 4)
     assert rules.score_answer(None, perm, options, 3, gt)["score"] == 0.0
     assert rules.score_answer("E", perm, options, 3, gt)["answer"] is None
 
@@ -78,6 +78,33 @@ def test_permutations_walk_one_rng_and_skip_without_drawing():
         rng.shuffle(perm)
         expected.append(perm)
     assert perms == {("e1", 0): expected[0], ("e1", 3): expected[1], ("e2", 0): expected[2]}
+
+
+@pytest.mark.parametrize("k, stored", [(2, 0.55), (3, 0.3833), (4, 0.3), (6, 0.2167), (7, 0.1929)])
+def test_cannot_score_is_rounded_per_question_as_qa_py_stores_it(k, stored):
+    # qa.py: result_entry["score"] = round(score, 4); its averages read those stored values
+    # (values from running its scoring loop on these K).
+    choices = [f"c{i}" for i in range(k)]
+    options = rules.choices_with_cannot("Which one?", choices)
+    cannot = rules.score_answer("A", [k, *range(k)], options, k, 0)
+    assert cannot["score"] == stored
+    # Three cannot answers of a K=3 question average 0.3833, not 0.38333...
+    assert rules.summarize([{**rules.score_answer("A", [3, 0, 1, 2], rules.choices_with_cannot("Which?", ["a", "b", "c"]), 3, 0)}] * 3)["score"] == 0.3833
+
+
+def test_an_uncaptioned_image_set_takes_no_shuffle_draws():
+    # qa.py: "if image_key not in captions: continue" comes before the shuffle, and caption.py
+    # stores no empty caption: the next image set draws what the skipped one would have drawn.
+    q = {"question": "What?", "choices": ["a", "b", "c"], "answer": "a"}  # 4 options with the cannot option
+    entries = [("e1", [q, q]), ("e2", [q]), ("e3", [q])]
+    full = rules.official_permutations(entries)
+    without = rules.official_permutations(entries, uncaptioned={"e1"})
+    assert set(without) == {("e2", 0), ("e3", 0)}
+    assert without[("e2", 0)] == full[("e1", 0)] and without[("e3", 0)] == full[("e1", 1)]
+    # Hand-worked with random.Random(0): the draws on range(4) are [2, 0, 1, 3], [0, 1, 3, 2], [0, 2, 1, 3]
+    assert full[("e1", 0)] == without[("e2", 0)] == [2, 0, 1, 3]
+    assert full[("e1", 1)] == without[("e3", 0)] == [0, 1, 3, 2] and full[("e2", 0)] == [0, 2, 1, 3]
+    assert rules.official_permutations(entries, uncaptioned={"e2"})[("e3", 0)] == full[("e2", 0)]
 
 
 def test_qa_prompt_layout():

@@ -87,3 +87,11 @@ def test_breakdowns_merge_to_the_micro_average():
 def test_failed_request_marker_is_recognised():
     assert aggregate.is_failed_request("[LMMS_EVAL_REQUEST_FAILED after 5 retries] timeout")
     assert not aggregate.is_failed_request("A")
+
+
+def test_budget_exceeded_reply_is_a_failed_request_not_an_unparsed_answer():
+    # lmms_eval/models/chat/openai.py answers "[LMMS_EVAL_BUDGET_EXCEEDED]" once --max_budget is spent.
+    assert aggregate.is_failed_request("[LMMS_EVAL_BUDGET_EXCEEDED]")
+    outcome = aggregate.mcq_outcome("[LMMS_EVAL_BUDGET_EXCEEDED]", lambda text: "", "A")
+    assert outcome == {"parsed": None, "correct": None, "status": "failed"}
+    assert aggregate.counts([outcome, aggregate.mcq_outcome("B", lambda t: t, "A")]) == {"n": 2, "scored": 1, "correct": 0, "unparsed": 0, "failed": 1}

@@ -38,7 +38,9 @@ def test_caption_task_end_to_end(subtlebench_root, hf_home, tmp_path):
         text = message_text(body)
         if text.startswith("Reference caption:"):
             ref, cand = re.findall(r'caption: "(.*?)"', text)
-            return "Yes" if ref == cand else "No"
+            # Neither Yes nor No for some mismatches: outputs that are not Yes (paper B.3), not
+            # judge failures (with the default 5% failure threshold they would stop the task).
+            return "Yes" if ref == cand else ("I cannot tell." if int(hashlib.md5(ref.encode()).hexdigest(), 16) % 2 else "No")
         record = by_image[hashlib.md5(message_images(body)[0].convert("RGB").tobytes()).hexdigest()]
         exact = int(hashlib.md5(record["question"].encode()).hexdigest(), 16) % 2 == 0
         return record["caption"] if exact else "The lighting looks a little warmer overall."
@@ -54,6 +56,10 @@ def test_caption_task_end_to_end(subtlebench_root, hf_home, tmp_path):
     exact = [ref == pred for ref, pred in predictions.values()]
     assert 0 < sum(exact) < len(exact)
     assert row["judge_accuracy,none"] == pytest.approx(sum(exact) / len(exact))
+    neither = [ref != pred and int(hashlib.md5(ref.encode()).hexdigest(), 16) % 2 == 1 for ref, pred in predictions.values()]
+    assert sum(neither) >= 2
+    counts = row["counts,none"]
+    assert (counts["judged"], counts["yes"], counts["neither"], counts["unjudged"]) == (len(exact), sum(exact), sum(neither), 0)
     from sentence_transformers import SentenceTransformer
 
     model = SentenceTransformer(MINILM, device="cpu")
@@ -64,3 +70,5 @@ def test_caption_task_end_to_end(subtlebench_root, hf_home, tmp_path):
     captioning = [b for b in requests if message_images(b)]
     assert all(b["messages"][0]["role"] == "system" and "expert at visual analysis" in b["messages"][0]["content"][0]["text"] for b in captioning)
     assert all(message_text({"messages": b["messages"][1:]}) == "Describe the differences between the two images" for b in captioning)
+    # free_form_evaluator.py create_comparison_messages: the text first, then image 1, image 2.
+    assert all([part["type"] for part in b["messages"][1]["content"]] == ["text", "image_url", "image_url"] for b in captioning)

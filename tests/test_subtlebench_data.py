@@ -159,3 +159,53 @@ def test_swapped_order_docs(root):
         assert (doc["image_1"], doc["image_2"]) == (before["image_2"], before["image_1"])
         assert doc["options"] == before["options"] and hooks.doc_to_text(doc) == hooks.doc_to_text(before)
         assert doc["answer_letter"] != before["answer_letter"] and doc["answer"] == doc["options"]["AB".index(doc["answer_letter"])]
+
+
+@pytest.mark.parametrize("value, captioned", [(True, True), (1, True), ("false", False), ("true", False), (False, False), (None, False)])
+def test_has_caption_is_read_as_the_official_loader_does(root, value, captioned):
+    # data_loader.py load_items(has_caption=True) drops an item when item.get("has_caption") != True
+    # (run on these values: it keeps True and 1 only).
+    def edit(records):
+        records[0].update(has_caption=value, caption="The red shape moved.")
+        return [json.dumps(r) for r in records]
+
+    _rewrite(root, edit)
+    first = data.load_docs("test")[0]
+    assert first["has_caption"] is captioned
+    from datasets import Dataset
+
+    ids = {d["item_id"] for d in hooks.process_docs_caption(Dataset.from_list([{"x": 1}]))}
+    assert (first["item_id"] in ids) is captioned
+
+
+def test_caption_user_turn_is_text_then_both_images(root):
+    """free_form_evaluator.py create_comparison_messages: text, image 1, image 2."""
+    from lmms_comparative.tasks.subtlebench_prompts import CAPTION_SYSTEM, CAPTION_USER
+
+    doc = data.category_docs("action")[0]
+    messages = hooks.caption_doc_to_messages(doc)
+    assert messages[0] == {"role": "system", "content": [{"type": "text", "text": CAPTION_SYSTEM}]}
+    assert [c["type"] for c in messages[1]["content"]] == ["text", "image", "image"]
+    assert messages[1]["content"][0]["text"] == CAPTION_USER
+    first, second = hooks.doc_to_visual(doc)
+    assert messages[1]["content"][1]["url"].tobytes() == first.tobytes() and messages[1]["content"][2]["url"].tobytes() == second.tobytes()
+
+
+def test_judge_accuracy_is_the_share_of_yes_among_all_outputs():
+    # Paper appendix B.3: the share of outputs labelled Yes. "Maybe" is an output that is not Yes;
+    # a failed call (None) has no output and is counted apart.
+    verdict = hooks.judge_accuracy(["Yes", "No.", "I cannot tell.", "Yes, it matches.", None, ""])
+    assert verdict == {"judge_accuracy": 2 / 5, "judged": 5, "yes": 2, "neither": 2, "unjudged": 1}
+    assert hooks.judge_accuracy([None, None])["judge_accuracy"] != hooks.judge_accuracy([None, None])["judge_accuracy"]  # NaN
+
+
+def test_grid_prompt_is_the_official_one_and_the_paper_variant_keeps_figure_11(root):
+    from lmms_comparative.tasks.subtlebench_prompts import GRID_SYSTEM, REASONING_SYSTEM
+
+    doc = data.category_docs("state")[0]
+    # prompts/multiple_choice_evaluator.py create_grid_messages: MULTIPLE_CHOICE_SYSTEM_PROMPT, the
+    # plain user prompt (no preamble).
+    assert hooks.doc_to_messages(doc, {"prompt": "grid"})[0]["content"][0]["text"] == REASONING_SYSTEM
+    assert hooks.doc_to_text(doc, {"prompt": "grid"}) == hooks.doc_to_text(doc, {"prompt": "reasoning"})
+    assert hooks.doc_to_messages(doc, {"prompt": "grid_paper"})[0]["content"][0]["text"] == GRID_SYSTEM
+    assert "The grid lines are added to both images" in GRID_SYSTEM

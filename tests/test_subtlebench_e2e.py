@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import SUBTLEBENCH_TASKS, base_env, read_run, run_cli
 from fake_openai import FakeOpenAI, message_images, message_text
+import numpy as np
 from PIL import Image
 
 CODES = dict(zip(["attribute", "state", "emotion", "temporal", "spatial", "existence", "quantity", "quality", "viewpoint", "action"], SUBTLEBENCH_TASKS))
@@ -70,6 +71,8 @@ def test_every_request_carries_both_images_in_order(openai_run, subtlebench_root
     records, requests, _, _ = openai_run
     assert len(requests) == len(records)  # one request per item: no retries, nothing lost
     by_question = {r["question"]: r for r in records}
+    # A token limit that truncates no reasoning reply (the official code sends none to OpenAI).
+    assert {body["max_tokens"] for body in requests} == {16384}
     for body in requests:
         images = message_images(body)
         assert len(images) == 2
@@ -174,8 +177,8 @@ def test_prompting_strategies_send_their_images_and_prompts(subtlebench_root, hf
 
     records = fixture_records(subtlebench_root)
     answers = {r["question"]: r["answer"] for r in records}
-    expected_images = {"grid": 2, "concat": 1, "overlap": 3, "subtract": 3, "highlight": 4}
-    tasks = {"grid": "subtlebench_grid_qn", "concat": "subtlebench_concat_ex", "overlap": "subtlebench_overlap_at", "subtract": "subtlebench_subtract_vp", "highlight": "subtlebench_highlight_sp"}
+    expected_images = {"grid": 2, "grid_paper": 2, "concat": 1, "overlap": 3, "subtract": 3, "highlight": 4}
+    tasks = {"grid": "subtlebench_grid_qn", "grid_paper": "subtlebench_grid_paper_qn", "concat": "subtlebench_concat_ex", "overlap": "subtlebench_overlap_at", "subtract": "subtlebench_subtract_vp", "highlight": "subtlebench_highlight_sp"}
     with FakeOpenAI(make_responder(answers)) as server:
         proc = run_cli(
             ["--model", "openai", "--model_args", f"model_version=vlm,base_url={server.base_url},api_key=sk-x", "--tasks", ",".join(tasks.values()), "--output_path", str(tmp_path)],
@@ -190,6 +193,21 @@ def test_prompting_strategies_send_their_images_and_prompts(subtlebench_root, hf
         bodies = by_system[SYSTEM_PROMPTS[strategy]]
         assert len(bodies) == 4 and all(len(message_images(b)) == expected_images[strategy] for b in bodies), strategy
         assert 0.0 <= results["results"][task]["accuracy,none"] <= 1.0
+    # subtlebench_grid sends the official grid pixels (create_grid_messages: 1-px (76, 76, 76) lines),
+    # subtlebench_grid_paper the paper's; both on the item's own images, in order.
+    from lmms_comparative.data.image_transforms import grid_overlay, grid_overlay_official
+
+    by_question = {r["question"]: r for r in records}
+    for strategy, render in (("grid", grid_overlay_official), ("grid_paper", grid_overlay)):
+        for body in by_system[SYSTEM_PROMPTS[strategy]]:
+            record = by_question[re.search(r"^Question: (.*)$", message_text(body), re.M).group(1)]
+            sources = [Image.open(subtlebench_root / record[f].split("/resolve/main/", 1)[1]).convert("RGB") for f in ("image_1", "image_2")]
+            sent = [np.asarray(im.convert("RGB")) for im in message_images(body)]
+            for image, source in zip(sent, sources):
+                assert (image == np.asarray(render(source))).all(), strategy
+                assert (image != np.asarray(source)).any()
+    grid = np.asarray(message_images(by_system[SYSTEM_PROMPTS["grid"]][0])[0].convert("RGB"))
+    assert (grid[16] == 76).all() and (grid[:, 48] == 76).all()  # 64 px: lines at 16, 32, 48
     concat = message_images(by_system[SYSTEM_PROMPTS["concat"]][0])[0]
     assert concat.size == (64 + 1 + 64, 64)
     overlap_text = message_text({"messages": by_system[SYSTEM_PROMPTS["overlap"]][0]["messages"][1:]})

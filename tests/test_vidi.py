@@ -19,6 +19,31 @@ from lmms_comparative.metrics.caption_metrics import caption_scores
 from lmms_comparative.tasks.vidi import parse_judge_score
 
 
+PAPER = Path(__file__).parents[1].parent / "shared" / "papers" / "001_f8112380c4b83f9e.txt"
+
+
+@pytest.mark.skipif(not PAPER.is_file(), reason="the ViDi paper text is not beside the repository")
+def test_precision_prompt_holds_appendix_g_worked_example_verbatim():
+    from lmms_comparative.tasks.vidi_prompts import JUDGE_PRECISION, JUDGE_RECALL
+
+    text = PAPER.read_text(encoding="utf-8")
+    start = text.index("Example Input:")
+    end = text.index("The response was not exessicely redundant.", start) + len("The response was not exessicely redundant.")
+    # The paper's lines, without the conversion's blank lines and its "- " before "1.".
+    lines = [line.replace("- 1. **", "1. **") for line in text[start:end].splitlines() if line.strip()]
+    split = lines.index("Example Output:")
+    example_in, example_out = "\n".join(lines[:split]), "\n".join(lines[split:])
+    assert len(lines) == 17 and example_out.startswith('Example Output:\n"\nPrecision Evaluation Report:\n- Total Model-Generated Differences: 4')
+    assert f"{example_in}\n\n{example_out}\n\nYOUR TASK:" in JUDGE_PRECISION
+    assert f"{example_in}\n\nExample Output:" in JUDGE_RECALL  # the recall prompt (ours) shows the same input ...
+    assert example_out not in JUDGE_RECALL  # ... with its own, mirrored output
+    assert "Recall Evaluation Report:\n- Total Reference Differences: 3\n- Reference Differences Found: 2\n- Recall Score: 0.67" in JUDGE_RECALL
+    for prompt in (JUDGE_PRECISION, JUDGE_RECALL):  # the example comes before the task, which still ends the prompt
+        assert prompt.index("Example Input:") < prompt.index("YOUR TASK:") and prompt.rstrip().endswith("{predictions}")
+    # the judge's own report is what is parsed, never the example's (which is in the prompt only)
+    assert parse_judge_score("Precision Evaluation Report:\n- Precision Score: 3/4") == pytest.approx(0.75)
+
+
 def test_identical_prediction_scores_one_and_unrelated_near_zero():
     refs = {"a": ["the red car is on the left or right of the house"], "b": ["a dog sits near the old tree or the bench"]}
     same = caption_scores(refs, {"a": "the red car is on the left or right of the house", "b": "a dog sits near the old tree or the bench"})

@@ -85,8 +85,8 @@ def _stamp(files) -> tuple:
     return tuple((f, Path(f).stat().st_mtime_ns) for f in files)
 
 
-@lru_cache(maxsize=8)
-def _permutations_cached(base: str, stamp: tuple) -> dict[tuple[str, int], list[int]]:
+@lru_cache(maxsize=32)
+def _permutations_cached(base: str, stamp: tuple, uncaptioned: frozenset = frozenset()) -> dict[tuple[str, int], list[int]]:
     base_path = Path(base)
     if split_files(base_path, "all"):
         entries = question_table(base_path, "all")
@@ -96,14 +96,28 @@ def _permutations_cached(base: str, stamp: tuple) -> dict[tuple[str, int], list[
             "instead. Option order matches the official qa.py only if that is the 'all' order."
         )
         entries = [row for split in DOMAINS for row in question_table(base_path, split)]
-    return official_permutations(entries)
+    return official_permutations(entries, uncaptioned=uncaptioned)
 
 
-def permutations(base: Path) -> dict[tuple[str, int], list[int]]:
-    """The official option order of every scorable question, from the "all" split."""
+def permutations(base: Path, uncaptioned: frozenset = frozenset()) -> dict[tuple[str, int], list[int]]:
+    """The official option order of every scorable question, from the "all" split, with the image
+    sets in ``uncaptioned`` taking no shuffle draws (qa.py skips an image set without a caption)."""
     files = split_files(base, "all") or [f for s in DOMAINS for f in split_files(base, s)]
     with _lock:
-        return _permutations_cached(str(base), _stamp(files))
+        return _permutations_cached(str(base), _stamp(files), frozenset(uncaptioned))
+
+
+def walk_domains(base: Path) -> list[str]:
+    """The domains in the order qa.py's walk of the "all" split first visits them (DOMAINS order
+    without an "all" split)."""
+    if not split_files(base, "all"):
+        return list(DOMAINS)
+    where = {entry_id: d for d in DOMAINS if split_files(base, d) for entry_id in questions_by_id(base, d)}
+    order: list[str] = []
+    for entry_id in questions_by_id(base, "all"):
+        if where.get(entry_id) and where[entry_id] not in order:
+            order.append(where[entry_id])
+    return order + [d for d in DOMAINS if d not in order]
 
 
 def load_split(base: Path, split: str):
@@ -162,4 +176,4 @@ def taxonomy(domain: str) -> dict:
         return json.load(handle)
 
 
-__all__ = ["DOMAINS", "first_category", "load_split", "permutations", "question_table", "questions_by_id", "root", "taxonomy"]
+__all__ = ["DOMAINS", "first_category", "load_split", "permutations", "question_table", "questions_by_id", "root", "taxonomy", "walk_domains"]

@@ -117,10 +117,12 @@ def _captionqa_questions(rng: random.Random, domain: str, entry: int, taxonomy_t
     ]
 
 
-def build_captionqa(root: str | Path, per_domain: int = 3, seed: int = 0) -> Path:
+def build_captionqa(root: str | Path, per_domain: int = 3, seed: int = 0, all_order: tuple[str, ...] | None = None) -> Path:
     """Write a CaptionQA copy under ``root``: data/<split>-00000-of-00001.parquet for the four
-    domains and for "all", whose row order deliberately differs from domain order (the official
-    option shuffle walks the "all" order). Every third image set has two images."""
+    domains and for "all", whose row order deliberately differs from domain order by default (the
+    official option shuffle walks the "all" order); ``all_order`` sets the domains' order in "all"
+    (the release's is natural, document, ecommerce, embodiedai). Every third image set has two
+    images."""
     from datasets import Dataset, Features, List, Value
     from datasets import Image as ImageFeature
 
@@ -145,7 +147,7 @@ def build_captionqa(root: str | Path, per_domain: int = 3, seed: int = 0) -> Pat
             rows.append({"id": f"{prefix}_{i + 1:03d}", "images": images, "questions": _captionqa_questions(rng, domain, i, tops)})
         rows_by_domain[domain] = rows
         Dataset.from_list(rows, features=features).to_parquet(str(root / "data" / f"{domain}-00000-of-00001.parquet"))
-    everything = [row for domain in reversed(list(rows_by_domain)) for row in rows_by_domain[domain]]
+    everything = [row for domain in (all_order or tuple(reversed(list(rows_by_domain)))) for row in rows_by_domain[domain]]
     Dataset.from_list(everything, features=features).to_parquet(str(root / "data" / "all-00000-of-00001.parquet"))
     return root
 
@@ -345,7 +347,8 @@ def build_vlm2bench(root: str | Path, seed: int = 0) -> Path:
         rows = []
         for i in range(4):
             for half in ("p", "n") if i < 3 else ("p",):
-                rows.append({"q_id": f"{i}_{half}", "type": "thing", "question": f"[{cat}_cpr-{i}-{half}] Are these the same? Answer T or F.", "gt_answer": "T" if half == "p" else "F", "images": images(cat, f"cpr/{i}{half}", 2)})
+                # The release's PC-Cpr ids carry a "tf_" prefix (tf_300_p); OC-Cpr's do not.
+                rows.append({"q_id": f"{'tf_' if cat == 'pc' else ''}{i}_{half}", "type": "thing", "question": f"[{cat}_cpr-{i}-{half}] Are these the same? Answer T or F.", "gt_answer": "T" if half == "p" else "F", "images": images(cat, f"cpr/{i}{half}", 2)})
         write(f"jsonl/{cat}/vanilla/{cat}_cpr.jsonl", rows)
         rows = []
         for i in range(5):

@@ -16,9 +16,30 @@ def aligned(first: Image.Image, second: Image.Image) -> tuple[Image.Image, Image
     return tuple(im.convert("RGB") if im.size == size else im.convert("RGB").resize(size, Image.LANCZOS) for im in (first, second))  # type: ignore[return-value]
 
 
+OFFICIAL_GRID_COLOUR = (76, 76, 76)
+
+
+def grid_overlay_official(image: Image.Image, cells: int = 4) -> Image.Image:
+    """The official grid (github krafton-ai/VLM-SubtleBench, prompts/multiple_choice_evaluator.py
+    ``create_grid_messages``): on a copy of the RGB image, 1-px lines of colour (76, 76, 76)
+    (its comment calls them "30% opacity gray"; they are opaque), horizontal at y = h*i//4, then
+    vertical at x = w*i//4, for i = 1..3. The official code then sends the image as JPEG
+    (quality 95); here lmms-eval's model encodes it."""
+    out = image.convert("RGB")  # convert() returns a copy, as the official image.copy()
+    draw = ImageDraw.Draw(out)
+    width, height = out.size
+    for i in range(1, cells):
+        y = height * i // cells
+        draw.line([(0, y), (width, y)], fill=OFFICIAL_GRID_COLOUR, width=1)
+    for i in range(1, cells):
+        x = width * i // cells
+        draw.line([(x, 0), (x, height)], fill=OFFICIAL_GRID_COLOUR, width=1)
+    return out
+
+
 def grid_overlay(image: Image.Image, cells: int = 4, opacity: float = 0.3, width: int = 3) -> Image.Image:
-    """A cells x cells grid of black lines at ``opacity``, ``width`` px wide (paper B.2). The
-    official code draws 1-px (76, 76, 76) lines instead; we follow the paper's description."""
+    """The paper's grid (appendix B.2; task subtlebench_grid_paper): a cells x cells grid of black
+    lines at ``opacity``, ``width`` px wide. The official code draws ``grid_overlay_official``."""
     base = image.convert("RGBA")
     layer = Image.new("RGBA", base.size, (0, 0, 0, 0))
     draw = ImageDraw.Draw(layer)

@@ -100,7 +100,9 @@ def _doc(record: dict[str, Any], base: Path, split: str, where: str) -> dict[str
         "answer_letter": LETTERS[correct],
         "image_1": images[0],
         "image_2": images[1],
-        "has_caption": bool(record.get("has_caption", False)),
+        # data_loader.py keeps an item for captioning only if has_caption == True: the string
+        # "false" (or "true") is not True.
+        "has_caption": record.get("has_caption") == True,  # noqa: E712 - the official comparison
         "caption": str(record.get("caption") or ""),
         # The scalar difficulty factors of a generated pair (synthetic records), as JSON text: the
         # types differ in their factors, and a Dataset column needs one schema.

@@ -42,13 +42,18 @@ def root() -> Path:
     return dataset_root(ENV_VAR, None, LAYOUT + f"; download {HUB_ZIP} from the hub and unzip it")
 
 
-def _pair_fields(record: dict, kind: str, where: str) -> dict:
+def _pair_fields(record: dict, subtask: str, kind: str, where: str) -> dict:
     q_id = str(record["q_id"])
     if kind == "tf_gc":
         return {"pair_id": q_id, "half": "p" if str(record["gt_answer"]).strip() == "T" else "n"}
-    main, _, suffix = q_id.partition("_")
+    # pc/image/eval/eval_cpr/eval_comp_tf_pair_batch_3acc.py removes a leading "tf_" (the release's
+    # PC-Cpr ids read "tf_300_p"); the OC copy of that script does not.
+    key = q_id[3:] if subtask == "pc_cpr" and q_id.startswith("tf_") else q_id
+    # Both scripts: main_id, suffix = q_id.split("_", 1), and the suffix must be "p" or "n".
+    main, _, suffix = key.partition("_")
     if suffix not in ("p", "n"):
-        raise DataError(f"{where}: T/F question id {q_id!r} should end in _p or _n.")
+        prefix = 'an optional "tf_" prefix, then ' if subtask == "pc_cpr" else ""
+        raise DataError(f"{where}: T/F question id {q_id!r} must be {prefix}<pair>_p or <pair>_n, with no other underscore (got pair {main!r}, half {suffix!r}).")
     return {"pair_id": main, "half": suffix}
 
 
@@ -90,7 +95,7 @@ def _record_doc(record: dict, subtask: str, kind: str, base: Path, media: str, w
         raise DataError(f"{where}: 'images' must be a non-empty list.")
     doc["images"] = [str(base / media / im) for im in images]
     if kind in ("tf", "tf_gc"):
-        doc.update(_pair_fields(record, kind, where))
+        doc.update(_pair_fields(record, subtask, kind, where))
     if kind == "cnt":
         # acc_with_cnt_score.py reads image_seq_len, else len(image_seq), else silently 2;
         # we take the record's count and refuse to guess.

@@ -114,9 +114,11 @@ class Engine:
         return self._backend
 
     def params(self, **overrides) -> dict:
+        """Sampling parameters sent with each request; a setting of None is not sent at all (the
+        server's default applies), as a script that never passes it (VLM2-Bench's video judge)."""
         params = {"temperature": self.config.temperature, "max_tokens": self.config.max_tokens}
         params.update({k: v for k, v in overrides.items() if v is not None})
-        return params
+        return {k: v for k, v in params.items() if v is not None}
 
     def run(self, requests: Sequence[Request], desc: str = "LLM calls", progress: bool = True, **overrides) -> list[ChatResult]:
         messages = [_as_messages(r) for r in requests]

@@ -13,11 +13,14 @@ from typing import Callable, Iterable, Mapping, Sequence
 # lmms-eval's API models answer with this prefix when a request exhausted its retries
 # (lmms_eval/models/chat/openai.py: "[LMMS_EVAL_REQUEST_FAILED after N retries] ...").
 FAILED_REQUEST_PREFIX = "[LMMS_EVAL_REQUEST_FAILED"
+# ... and this text when the run's --max_budget is spent before the request was sent
+# (lmms_eval/models/chat/openai.py: "[LMMS_EVAL_BUDGET_EXCEEDED]"): no answer either.
+BUDGET_EXCEEDED_PREFIX = "[LMMS_EVAL_BUDGET_EXCEEDED"
 STATUS_OK, STATUS_UNPARSED, STATUS_FAILED = "ok", "unparsed", "failed"
 
 
 def is_failed_request(response: str | None) -> bool:
-    return isinstance(response, str) and response.lstrip().startswith(FAILED_REQUEST_PREFIX)
+    return isinstance(response, str) and response.lstrip().startswith((FAILED_REQUEST_PREFIX, BUDGET_EXCEEDED_PREFIX))
 
 
 def mcq_outcome(response: str, parse: Callable[[str], str | None], answer: str) -> dict:

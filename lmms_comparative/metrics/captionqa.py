@@ -55,7 +55,7 @@ def is_scorable(question: Mapping) -> bool:
     return len(choices) >= 2 and gt_index(choices, question.get("answer")) is not None
 
 
-def official_permutations(entries: Iterable[tuple[str, Sequence[Mapping]]], seed: int = SHUFFLE_SEED) -> dict[tuple[str, int], list[int]]:
+def official_permutations(entries: Iterable[tuple[str, Sequence[Mapping]]], seed: int = SHUFFLE_SEED, uncaptioned: Iterable[str] = ()) -> dict[tuple[str, int], list[int]]:
     """Option permutations exactly as qa.py draws them.
 
     qa.py walks the entries of the split it evaluates (``--split all`` by default) in dataset order
@@ -63,10 +63,17 @@ def official_permutations(entries: Iterable[tuple[str, Sequence[Mapping]]], seed
     ``range(n)`` where n counts the cannot option. Every permutation therefore depends on all
     earlier questions; ``entries`` must be the (id, questions) pairs of the "all" split, in order.
     Only question text, choices and answers are needed, never the images.
+
+    An image set without a caption (``uncaptioned``) is skipped before its questions are drawn
+    (qa.py: ``if image_key not in captions: continue``), so it takes no draws; caption.py stores
+    no empty caption (``if caption:``), so an empty one is the same as none.
     """
     rng = random.Random(seed)
+    skip = {str(i) for i in uncaptioned}
     perms: dict[tuple[str, int], list[int]] = {}
     for entry_id, questions in entries:
+        if str(entry_id) in skip:
+            continue
         for q_idx, q in enumerate(questions):
             if not is_scorable(q):
                 continue
@@ -115,7 +122,8 @@ def score_answer(letter: str | None, perm: Sequence[int], options: Sequence[str]
     to original index, ``n_choices`` is K, the count without the cannot option. Correct: 1;
     "Cannot answer from the caption": 1/K + 0.05; anything else, unparseable included: 0. The
     cannot option is recognised by its text, as qa.py does (a choice that happens to read
-    "Cannot answer from the caption" is treated the same way).
+    "Cannot answer from the caption" is treated the same way). The score is rounded to four
+    decimals, as qa.py stores it.
     """
     out = {"letter": letter, "answer": None, "correct": 0, "cannot": 0, "score": 0.0}
     if letter is None:
@@ -126,7 +134,8 @@ def score_answer(letter: str | None, perm: Sequence[int], options: Sequence[str]
     original = perm[shown]
     out["answer"] = str(options[original])
     if out["answer"] == CANNOT_ANSWER:
-        out.update(cannot=1, score=1.0 / n_choices + 0.05)
+        # qa.py stores round(score, 4) per question, and its averages are over those values.
+        out.update(cannot=1, score=round(1.0 / n_choices + 0.05, 4))
     elif original == gt:
         out.update(correct=1, score=1.0)
     return out

@@ -48,6 +48,15 @@ def pair_accuracy(items: Iterable[Mapping], drop_incomplete: bool) -> dict[str, 
     return {"positive": pos / total, "negative": neg / total, "pair": both / total, "pairs": total}
 
 
+def without_failed_pairs(items: Iterable[Mapping], failed: Iterable[Mapping]) -> tuple[list[Mapping], int]:
+    """The items of the pairs none of whose questions failed, and how many pairs had a failed
+    request. One rule for GC, OC and PC: a pair with a failed half has no verdict, so it leaves the
+    pair, positive and negative accuracy alike and is counted apart (the official scripts never
+    see a failed request; a GC pair would otherwise count as wrong, an OC/PC pair be dropped)."""
+    broken = {it["pair_id"] for it in failed}
+    return [it for it in items if it["pair_id"] not in broken], len(broken)
+
+
 # ---- counting -----------------------------------------------------------------------------------
 
 NUM_WORDS = {
@@ -63,9 +72,17 @@ L_MAX = 4  # acc_with_cnt_score.py: longest image sequence
 
 
 def _words_to_number(words: list[str]) -> int | None:
-    """acc_with_cnt_score.py ``words_to_num`` on the number words of an answer, joined in order."""
+    """acc_with_cnt_score.py ``words_to_num`` on the number words of an answer, joined in order.
+
+    Quirk kept: the official joiner lower-cases the phrase and then deletes every "and"
+    (``.replace('and', ' ')``, meant for "one hundred and five"), which also cuts "thousand" into
+    "thous d"; those are not number words, so a phrase containing "thousand" gives no number at
+    all ("2 thousand" reads as 2, "one thousand" as nothing)."""
+    tokens = " ".join(words).lower().replace("-", " ").replace("and", " ").split()
+    if any(token not in NUM_WORDS for token in tokens):
+        return None
     total = current = 0
-    for token in (w.lower() for w in words):
+    for token in tokens:
         scale = NUM_WORDS[token]
         if scale in (100, 1000):
             current = (current or 1) * scale

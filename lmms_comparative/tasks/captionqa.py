@@ -13,8 +13,10 @@ import json
 import os
 import threading
 from functools import partial
-from typing import Any
+from typing import Any, Iterable
 
+
+from loguru import logger
 
 from lmms_comparative.data import captionqa as data
 from lmms_comparative.judges import Engine, check_failures
@@ -79,10 +81,35 @@ def doc_to_target(doc: dict[str, Any]) -> str:
     return str(doc["id"])
 
 
-def process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
-    caption = response_text(results)
-    sample = {"id": str(doc["id"]), "domain": doc["domain"], "caption": caption, "caption_failed": aggregate.is_failed_request(caption), "skipped": doc.get("skipped", "")}
+def _caption_sample(doc: dict[str, Any], results: list, prompt: str) -> dict[str, dict]:
+    text = response_text(results)
+    failed = aggregate.is_failed_request(text)
+    # caption.py keeps generate_caption's .strip()ped text, and stores it only if non-empty.
+    caption = text if failed else text.strip()
+    sample = {"id": str(doc["id"]), "domain": doc["domain"], "prompt": prompt, "caption": caption, "caption_failed": failed, "caption_empty": not failed and not caption, "skipped": doc.get("skipped", "")}
     return {name: sample for name in METRICS}
+
+
+# One per caption prompt, named in the task YAMLs: the QA pass of a domain needs to know which
+# captions of the run's other domains belong to the same caption set (see _walk_uncaptioned).
+def process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
+    return _caption_sample(doc, results, "")
+
+
+def process_results_simple(doc: dict[str, Any], results: list) -> dict[str, dict]:
+    return _caption_sample(doc, results, "simple")
+
+
+def process_results_short(doc: dict[str, Any], results: list) -> dict[str, dict]:
+    return _caption_sample(doc, results, "short")
+
+
+def process_results_long(doc: dict[str, Any], results: list) -> dict[str, dict]:
+    return _caption_sample(doc, results, "long")
+
+
+def process_results_taxonomy(doc: dict[str, Any], results: list) -> dict[str, dict]:
+    return _caption_sample(doc, results, "taxonomy")
 
 
 # ---- the QA stage -------------------------------------------------------------------------------
@@ -99,13 +126,16 @@ def reader_messages(caption: str, question: str, options: list[str]) -> list[dic
     ]
 
 
-def qa_rows(captions: dict[str, str], domain: str, engine: Engine | None = None) -> tuple[list[dict], int]:
+def qa_rows(captions: dict[str, str], domain: str, engine: Engine | None = None, uncaptioned: Iterable[str] = ()) -> tuple[list[dict], int]:
     """Ask the reader every scorable question of every captioned image set; score the answers.
 
-    Returns (rows, reader failures). Rows of failed reader calls carry ``failed=True`` and no score.
+    ``uncaptioned``: the run's image sets without a caption (empty, or the request failed); as in
+    qa.py they take no shuffle draws, so the options of every later question keep the official
+    order. Returns (rows, reader failures). Rows of failed reader calls carry ``failed=True`` and
+    no score.
     """
     base = data.root()
-    perms = data.permutations(base)
+    perms = data.permutations(base, frozenset(uncaptioned))
     questions = data.questions_by_id(base, domain)
     engine = engine or reader_engine()
     plan, requests = [], []
@@ -131,23 +161,74 @@ def qa_rows(captions: dict[str, str], domain: str, engine: Engine | None = None)
     return rows, failed
 
 
-def _engine_identity(items: list[dict]) -> tuple:
-    """What the QA pass depends on besides the items: the reader's endpoint and model."""
+# The uncaptioned image sets (empty caption, or failed request) of each domain whose QA pass ran in
+# this process, per data copy and caption prompt; and, per domain, which earlier domains it knew.
+_walk_lock = threading.Lock()
+_known_uncaptioned: dict[tuple[str, str], dict[str, frozenset]] = {}
+_known_when_drawn: dict[tuple[str, str], dict[str, frozenset]] = {}
+
+
+def _walk_uncaptioned(items: list[dict]) -> frozenset:
+    """The image sets that take no shuffle draw in this task's QA pass.
+
+    qa.py walks the "all" split once, and an image set without a caption draws nothing, so an
+    empty caption shifts the option order of every later question, in later domains too. A domain
+    task sees only its own captions: to it we add the uncaptioned sets of the domains of the same
+    caption prompt that the walk visits earlier and whose QA pass already ran in this process.
+    lmms-eval aggregates a group's tasks in the group's order (natural, document, ecommerce,
+    embodiedai: the order of the released "all" split), so a group run knows them all. A domain
+    that the walk visits earlier but that is aggregated later (domain tasks listed one by one,
+    whose order lmms-eval does not keep; a copy whose "all" split has another order) cannot be
+    taken into account: we warn.
+    """
+    if not items:
+        return frozenset()
+    domain, prompt = items[0]["domain"], items[0].get("prompt", "")
+    own = frozenset(it["id"] for it in items if it["caption_failed"] or it.get("caption_empty"))
+    base = data.root()
+    order = data.walk_domains(base)
+    position = order.index(domain) if domain in order else len(order)
+    with _walk_lock:
+        known = _known_uncaptioned.setdefault((str(base), prompt), {})
+        drawn = _known_when_drawn.setdefault((str(base), prompt), {})
+        known[domain] = own
+        earlier = [d for d in order[:position] if d in known]
+        drawn[domain] = frozenset(earlier)
+        late = [d for d in order[position + 1 :] if d in drawn and domain not in drawn[d]] if own else []
+    if late:
+        logger.warning(
+            f"CaptionQA {domain}: {len(own)} image set(s) without a caption; qa.py would skip them before drawing the option "
+            f"order of {', '.join(late)}, whose QA pass already ran. Run the whole group (e.g. captionqa_simple) for the official order."
+        )
+    return own.union(*(known[d] for d in earlier))
+
+
+def _engine_identity(items: list[dict], uncaptioned: list[str]) -> tuple:
+    """What the QA pass depends on besides the items: the image sets without a caption in the
+    walk, and the reader's endpoint and model."""
     config = reader_engine().config
-    return items, config.endpoint, config.model
+    return items, uncaptioned, config.endpoint, config.model
+
+
+def _qa_for(items: list[dict]) -> dict:
+    """The QA pass of one task's gathered samples, run once and shared by its metrics."""
+    return _qa_pass(items, sorted(_walk_uncaptioned(items)))
 
 
 @once_per_run(key=_engine_identity)
-def _qa_for(items: list[dict]) -> dict:
-    """The QA pass of one task's gathered samples, run once and shared by its metrics."""
+def _qa_pass(items: list[dict], uncaptioned: list[str]) -> dict:
     domain = items[0]["domain"] if items else ""
-    captions = {it["id"]: it["caption"] for it in sorted(items, key=lambda it: it["id"]) if not it["caption_failed"]}
+    ordered = sorted(items, key=lambda it: it["id"])
+    captions = {it["id"]: it["caption"] for it in ordered if not it["caption_failed"] and not it.get("caption_empty")}
     engine = reader_engine()
-    rows, failed = qa_rows(captions, domain, engine)
+    rows, failed = qa_rows(captions, domain, engine, uncaptioned)
     scored = [r for r in rows if not r["failed"]]
     check_failures(failed, len(rows), engine.config.max_failed, f"CaptionQA {domain} reader")
     caption_failed = sum(1 for it in items if it["caption_failed"])
     run_status.check_share(f"CaptionQA {domain} captions", caption_failed, len(items), "got no caption from the model (failed requests; their questions are not asked)")
+    caption_empty = sum(1 for it in items if it.get("caption_empty"))
+    if caption_empty:
+        logger.warning(f"CaptionQA {domain}: {caption_empty} caption(s) empty; as qa.py, their questions are not asked.")
     by_image: dict[str, list] = {}
     for row in scored:
         by_image.setdefault(row["id"], []).append(row)
@@ -156,10 +237,10 @@ def _qa_for(items: list[dict]) -> dict:
         # Questions of one image share its caption: resample images, not questions.
         "ci95": {**cluster_mean_intervals(list(by_image.values()), {"score": "score", "accuracy": "correct", "cannot_rate": "cannot"}), "unit": "image"},
         "by_category": rules.by_category(scored),
-        "counts": {"images": len(items), "caption_failed": caption_failed, "questions": len(rows), "scored": len(scored), "reader_failed": failed, **skip_counts(items)},
+        "counts": {"images": len(items), "caption_failed": caption_failed, "caption_empty": caption_empty, "questions": len(rows), "scored": len(scored), "reader_failed": failed, **skip_counts(items)},
     }
     if os.environ.get("CAPTIONQA_FAITHFULNESS", "").strip() not in ("", "0"):
-        empty, _ = qa_rows({entry_id: "" for entry_id in captions}, domain, engine)
+        empty, _ = qa_rows({entry_id: "" for entry_id in captions}, domain, engine, uncaptioned)
         result["counts"]["empty_caption_cannot_rate"] = rules.summarize([r for r in empty if not r["failed"]])["cannot_rate"]
     return result
 
@@ -197,7 +278,7 @@ def export_captions(samples_files: list[str]) -> dict[str, str]:
             for line in handle:
                 if line.strip():
                     sample = json.loads(line).get("score") or {}
-                    if "id" in sample and not sample.get("caption_failed"):
+                    if "id" in sample and not sample.get("caption_failed") and sample.get("caption", "").strip():
                         captions[sample["id"]] = sample["caption"]
     return captions
 

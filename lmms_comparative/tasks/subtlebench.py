@@ -66,6 +66,12 @@ def doc_to_visual(doc: dict[str, Any]) -> list:
 # The prompting strategies' inputs (paper §4.1, appendix B.2). lmms-eval calls doc_to_visual with
 # the doc alone, so each strategy has its own function, named in its YAML.
 def doc_to_visual_grid(doc: dict[str, Any]) -> list:
+    """The official grid images (create_grid_messages): 1-px (76, 76, 76) lines."""
+    return [transforms.grid_overlay_official(image) for image in doc_to_visual(doc)]
+
+
+def doc_to_visual_grid_paper(doc: dict[str, Any]) -> list:
+    """The paper's grid images (appendix B.2): 3-px black lines at 30% opacity."""
     return [transforms.grid_overlay(image) for image in doc_to_visual(doc)]
 
 
@@ -88,7 +94,7 @@ def doc_to_visual_highlight(doc: dict[str, Any]) -> list:
     return [first, second, *transforms.highlight(first, second)]
 
 
-VISUALS = {"grid": doc_to_visual_grid, "concat": doc_to_visual_concat, "overlap": doc_to_visual_overlap, "subtract": doc_to_visual_subtract, "highlight": doc_to_visual_highlight}
+VISUALS = {"grid": doc_to_visual_grid, "grid_paper": doc_to_visual_grid_paper, "concat": doc_to_visual_concat, "overlap": doc_to_visual_overlap, "subtract": doc_to_visual_subtract, "highlight": doc_to_visual_highlight}
 
 
 def user_text(doc: dict[str, Any], strategy: str = "standard") -> str:
@@ -222,7 +228,8 @@ JUDGE_DEFAULTS = {"model": "gpt-4o", "temperature": 0.0, "max_tokens": 8}  # pap
 
 
 def _caption_docs() -> list[dict[str, Any]]:
-    """The test items with a human-written difference caption (``has_caption``)."""
+    """The test items with a human-written difference caption: ``has_caption`` read as the official
+    loader does (data_loader.py: ``item.get("has_caption") != True`` drops an item), and a caption."""
     docs = [d for d in data.load_docs("test") if d["has_caption"] and d["caption"]]
     if not docs:
         raise data.DataError(f"{data.ENV_VAR}: the test split has no records with has_caption and a caption.")
@@ -237,8 +244,10 @@ def caption_doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | N
 
 
 def caption_doc_to_messages(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> list[dict]:
-    content = [{"type": "image", "url": image} for image in doc_to_visual(doc)]
-    content.append({"type": "text", "text": CAPTION_USER})
+    # free_form_evaluator.py create_comparison_messages: the user turn is the text, then image 1,
+    # then image 2 (the MCQ messages put the images first).
+    content = [{"type": "text", "text": CAPTION_USER}]
+    content += [{"type": "image", "url": image} for image in doc_to_visual(doc)]
     return [{"role": "system", "content": [{"type": "text", "text": CAPTION_SYSTEM}]}, {"role": "user", "content": content}]
 
 
@@ -253,6 +262,21 @@ def caption_process_results(doc: dict[str, Any], results: list) -> dict[str, dic
     return {name: sample for name in CAPTION_METRICS}
 
 
+def judge_accuracy(verdicts: list[str | None]) -> dict:
+    """Paper appendix B.3: ``judge_accuracy`` is the share of the judge's outputs labelled Yes. A
+    reply that says neither Yes nor No is an output that is not Yes (it stays in the denominator);
+    a call that failed outright (``None``) has no output and is counted apart."""
+    labels = [parse_yes_no(text) for text in verdicts if text is not None]
+    yes = sum(1 for label in labels if label is True)
+    return {
+        "judge_accuracy": yes / len(labels) if labels else float("nan"),
+        "judged": len(labels),
+        "yes": yes,
+        "neither": sum(1 for label in labels if label is None),
+        "unjudged": sum(1 for text in verdicts if text is None),
+    }
+
+
 @once_per_run()
 def caption_scores(items: list) -> dict:
     """CSS and judge accuracy over the run's captions (once per task, shared by its metrics)."""
@@ -262,13 +286,12 @@ def caption_scores(items: list) -> dict:
     css = cosine_similarities([it["reference"] for it in done], [it["prediction"] for it in done], model)
     engine = Engine.from_env(JUDGE_PREFIX, defaults=JUDGE_DEFAULTS)
     answers = engine.run([CAPTION_JUDGE.format(reference=it["reference"], candidate=it["prediction"]) for it in done], desc="SubtleBench caption judge")
-    verdicts = [None if a.failed else parse_yes_no(a.text) for a in answers]
-    judged = [v for v in verdicts if v is not None]
-    check_failures(len(verdicts) - len(judged), len(verdicts), engine.config.max_failed, "SubtleBench caption judge")
+    verdict = judge_accuracy([None if a.failed else (a.text or "") for a in answers])
+    check_failures(verdict["unjudged"], len(answers), engine.config.max_failed, "SubtleBench caption judge")
     return {
         "css": sum(css) / len(css) if css else float("nan"),
-        "judge_accuracy": sum(judged) / len(judged) if judged else float("nan"),
-        "counts": {"n": len(items), "scored": len(done), "failed": len(items) - len(done), "judged": len(judged), "unjudged": len(verdicts) - len(judged), "sbert_model": model, **skip_counts(items)},
+        "judge_accuracy": verdict["judge_accuracy"],
+        "counts": {"n": len(items), "scored": len(done), "failed": len(items) - len(done), **{k: verdict[k] for k in ("judged", "yes", "neither", "unjudged")}, "sbert_model": model, **skip_counts(items)},
     }
 
 

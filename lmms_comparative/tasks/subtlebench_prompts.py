@@ -31,7 +31,8 @@ Your task is to carefully analyze both images and identify the main difference b
 
 _ANSWER_ONLY = "- Respond **only** with the answer letter (A, B, C, D, etc.). Do not provide any reasoning or explanation."
 
-# Paper Figure 11 ("Grid prompt"); the official code reuses its reasoning prompt for grid images.
+# Paper Figure 11 ("Grid prompt"), for the paper's variant (subtlebench_grid_paper). The official
+# code (create_grid_messages) sends its reasoning prompt with grid images: subtlebench_grid.
 GRID_SYSTEM = f"""You are a helpful assistant that answers multiple-choice questions about differences between two images. The grid lines are added to both images to help you compare the objects better. Your task is to carefully analyze both images and identify the main difference between them.
 
 {_BASE_GUIDELINES}
@@ -75,7 +76,8 @@ The highlighted images help you focus on the most significant differences betwee
 SYSTEM_PROMPTS = {
     "standard": STANDARD_SYSTEM,
     "reasoning": REASONING_SYSTEM,
-    "grid": GRID_SYSTEM,
+    "grid": REASONING_SYSTEM,  # official create_grid_messages: MULTIPLE_CHOICE_SYSTEM_PROMPT
+    "grid_paper": GRID_SYSTEM,
     "concat": CONCAT_SYSTEM,
     "overlap": OVERLAP_SYSTEM,
     "subtract": SUBTRACT_SYSTEM,
@@ -112,8 +114,12 @@ def user_prompt(question: str, options_text: str, strategy: str = "standard") ->
     return "\n".join(parts)
 
 
-# Paper Figure 16 ("Captioning prompt"); official prompts/free_form_evaluator.py
-# get_image_comparison_system_prompt_simple and get_image_comparison_user_prompt.
+# Paper Figure 16 ("Captioning prompt"), the stated protocol: the text of the official
+# prompts/free_form_evaluator.py get_image_comparison_system_prompt_simple as the system turn and
+# get_image_comparison_user_prompt as the user turn. No official prompt type sends this pair: the
+# evaluator's default "standard" sends get_image_comparison_system_prompt with the same user text,
+# and its "simple" sends the simple system text with the *standard system text* as the user turn
+# (USER_PROMPT_VARIANTS["simple"] names the wrong function).
 CAPTION_SYSTEM = """You are an expert at visual analysis and image comparison. Compare the two images and briefly describe what's different between them.
 
 Keep your response concise and direct. Use simple phrases like "In the first image, X, however in the second image, Y" or "X appeared in the second image" or "In the first image, X is relatively Y". Avoid detailed explanations or structured lists."""

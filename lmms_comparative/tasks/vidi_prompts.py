@@ -1,7 +1,8 @@
 """ViDi prompts, from the paper's appendix B (granular, global) and E (few-shot), and the judge
-prompt of its appendix G (precision; the recall prompt mirrors it, as the paper reports recall
-without printing its prompt). The PDF conversion split some guideline lines and interleaved line
-numbers; the text below is the prompts' own wording, one guideline per line."""
+prompt of its appendix G (precision, with its worked example verbatim). The recall prompt is ours:
+the paper reports recall without printing its prompt, so it mirrors the precision prompt and its
+example. The PDF conversion split some guideline lines and interleaved line numbers; the text
+below is the prompts' own wording, one guideline per line."""
 
 _GUIDELINES = """Identify the main subject/object of the change;
 Describe its location relative to other objects or within the image (e.g., using directional terms and nearby reference points);
@@ -36,6 +37,38 @@ Task Input:
 Evaluation Criteria:
 """
 
+# Appendix G's worked example, verbatim (its typos and the lone opening quote of the output
+# included; only the conversion's "- " before "1." dropped, as in the Task Input above). The
+# recall prompt shows the same input.
+EXAMPLE_INPUT = """Example Input:
+1. **Reference Differences (Human Annotation)**:
+- "A tree in the background is missing a branch."
+- "A red car is present in the top or it is missing."
+- "The size of the cloud on the left side of the image is larger."
+2. **Model-Generated Differences**:
+"The sky has a larger cloud in one image."
+"The branch of the tree is missing."
+"There is a small red vehicle in the top or it is absent."
+"The tree has fewer leaves.\""""
+
+PRECISION_EXAMPLE_OUTPUT = """Example Output:
+"
+Precision Evaluation Report:
+- Total Model-Generated Differences: 4
+- Correctly Identified Differences: 2
+- Precision Score: 0.5
+- Final Assessment: Only half of the model-generated differences were accurate. Each response was adequatlly described in detailed but included hallucinated differences. The response was not exessicely redundant."""
+
+# Ours, mirroring the paper's verdict above (two of the four sentences right: the branch and the
+# red car; the cloud sentence misses "on the left side"), seen from the references.
+RECALL_EXAMPLE_OUTPUT = """Example Output:
+"
+Recall Evaluation Report:
+- Total Reference Differences: 3
+- Reference Differences Found: 2
+- Recall Score: 0.67
+- Final Assessment: Two of the three reference differences were found (the missing branch and the red car). The larger cloud on the left side was not described precisely enough to count."""
+
 JUDGE_PRECISION = _JUDGE_HEAD.format(measure="precision") + """- **Precision:** Does each model-generated sentence describe a real difference found in the references?
 - Score: 1 (Correct) / 0 (Incorrect) per sentence
 - Final Precision Score: [0-1] float value (Correctly identified differences / Total model-generated differences)
@@ -47,6 +80,8 @@ Precision Evaluation Report:
 - Correctly Identified Differences: Y
 - Precision Score: Y/X
 - Final Assessment: [Short summary highlighting strengths and areas for improvement. Appropriate level of detail and no unnecessary repetition?]
+
+""" + EXAMPLE_INPUT + "\n\n" + PRECISION_EXAMPLE_OUTPUT + """
 
 YOUR TASK:
 Evaluate the following answers based on the criteria above.
@@ -64,6 +99,8 @@ Recall Evaluation Report:
 - Reference Differences Found: Y
 - Recall Score: Y/X
 - Final Assessment: [Short summary highlighting strengths and areas for improvement.]
+
+""" + EXAMPLE_INPUT + "\n\n" + RECALL_EXAMPLE_OUTPUT + """
 
 YOUR TASK:
 Evaluate the following answers based on the criteria above.

@@ -19,7 +19,9 @@ from lmms_comparative.tasks.capabilities import require_video_input
 from lmms_comparative.tasks.common import check_model_failures, docs_hook, load_image_paths, metric_of, once_per_run, response_text, skip_counts
 
 JUDGE_PREFIX = "VLM2BENCH_JUDGE"
-JUDGE_DEFAULTS = {"model": "gpt-4o", "temperature": 0.0, "max_tokens": 300}  # eval_pc-v_open-ended.py
+# eval_pc-v_open-ended.py: gpt-4o, max_tokens=300 and no temperature (the API's default applies;
+# the engine sends ``"temperature": null``, which servers read as not set).
+JUDGE_DEFAULTS = {"model": "gpt-4o", "temperature": None, "max_tokens": 300}
 # eval_pc-v_open-ended.py: prompt_ab and prompt_aba, verbatim.
 PROMPT_AB = """#Task
 You are evaluating a model's ability to accurately distinguish between two different individuals, A and B, who appear sequentially in a video (first A, then B). Given a description, your task is to determine if the model explicitly identifies that the first person (A) and the second person (B) are different individuals.
@@ -81,6 +83,8 @@ def process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
     response = response_text(results)
     kind = doc["kind"]
     sample: dict[str, Any] = {"uid": doc["uid"], "kind": kind, "skipped": doc.get("skipped", "")}
+    if kind in ("tf", "tf_gc"):
+        sample.update(pair_id=doc["pair_id"], half=doc["half"])  # a failed half takes its pair out
     if aggregate.is_failed_request(response):
         sample.update(status=aggregate.STATUS_FAILED, correct=None)
     elif kind == "vid":
@@ -98,8 +102,6 @@ def process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
         else:
             correct, parsed = rules.grp_correct(response, doc["gt"]), response.split(")")[0].strip()
         sample.update(parsed=parsed, correct=int(correct), status=aggregate.STATUS_OK if parsed else aggregate.STATUS_UNPARSED)
-        if kind in ("tf", "tf_gc"):
-            sample.update(pair_id=doc["pair_id"], half=doc["half"])
     return {name: sample for name in METRICS}
 
 
@@ -125,9 +127,10 @@ def summarize(items: list[dict]) -> dict:
     out = {"positive": None, "negative": None, "exact": None, "counts": {**aggregate.counts(items), **skip_counts(items)}}
     if kind in ("tf", "tf_gc"):
         drop = kind == "tf"
+        done, failed_pairs = rules.without_failed_pairs(done, [it for it in items if it.get("status") == aggregate.STATUS_FAILED])
         pairs = rules.pair_accuracy(done, drop_incomplete=drop)
         out.update(score=pairs["pair"], positive=pairs["positive"], negative=pairs["negative"])
-        out["counts"]["pairs"] = pairs["pairs"]
+        out["counts"].update(pairs=pairs["pairs"], failed_pairs=failed_pairs)
         by_pair: dict[str, list] = {}
         for it in done:
             by_pair.setdefault(it["pair_id"], []).append(it)
