@@ -8,6 +8,7 @@ import shutil
 import pytest
 
 from lmms_comparative.data import DataError
+from lmms_comparative.data import items
 from lmms_comparative.data import subtlebench as data
 from lmms_comparative.data.fixtures import build_subtlebench
 from lmms_comparative.tasks import subtlebench as hooks
@@ -57,11 +58,13 @@ def test_root_without_data_file(tmp_path, monkeypatch):
         data.category_docs("state")
 
 
-def test_missing_image_is_named(root):
+def test_missing_image_is_skipped_and_counted(root):
+    before = len(hooks.process_docs_emotion(None))
     victim = next((root / "images" / "emotion").glob("*_2.png"))
     victim.unlink()
-    with pytest.raises(DataError, match=rf"1 image file\(s\) are missing:\n  emotion_.*{victim.name}"):
-        data.category_docs("emotion")
+    docs = hooks.process_docs_emotion(None)
+    assert len(docs) == before - 1 and all(victim.name not in d["image_2"] for d in docs)
+    assert json.loads(docs[0]["skipped"]) == {"missing image": 1}
 
 
 def test_record_without_distractors_names_file_and_line(root):
@@ -69,15 +72,21 @@ def test_record_without_distractors_names_file_and_line(root):
         records[3].pop("distractors")
         return [json.dumps(r) for r in records]
 
+    records = [json.loads(line) for line in (root / "data" / "test.jsonl").read_text().splitlines()]
     _rewrite(root, drop)
-    with pytest.raises(DataError, match=r"test.jsonl:4: record lacks required field\(s\) \['distractors'\]"):
-        data.load_docs("test")
+    # unified_adapter.py skips a record without its REQUIRED_FIELDS: skipped, named, counted.
+    with items.collecting(items.Skips()) as skips:
+        docs = data.category_docs(records[3]["category"])
+    assert records[3]["question"] not in {d["question"] for d in docs}
+    assert "test.jsonl:4: record lacks required field(s) ['distractors']" in skips.by_reason["malformed record"][0]
 
 
-def test_empty_distractors_and_broken_json_are_errors(root):
+def test_empty_distractors_are_skipped_and_broken_json_is_an_error(root):
+    first = json.loads((root / "data" / "test.jsonl").read_text().splitlines()[0])
     _rewrite(root, lambda rs: [json.dumps({**rs[0], "distractors": []})] + [json.dumps(r) for r in rs[1:]])
-    with pytest.raises(DataError, match=r"test.jsonl:1: 'distractors' must be a non-empty list"):
-        data.load_docs("test")
+    with items.collecting(items.Skips()) as skips:
+        data.category_docs(first["category"])
+    assert "test.jsonl:1: 'distractors' must be a non-empty list" in skips.by_reason["malformed record"][0]
     _rewrite(root, lambda rs: [json.dumps(rs[1]), "{not json"])
     with pytest.raises(DataError, match=r"test.jsonl:2: not valid JSON"):
         data.load_docs("test")
