@@ -373,8 +373,8 @@ def test_report_rows(v2, tmp_path):
     # those eight (94.56); the nine-subtask run's against the paper's 95.16.
     results = json.loads(next(RUN_DIRS["images"].glob("**/*_results.json")).read_text())
     eight = results["groups"]["vlm2bench_image"]["score,none"] * 100
-    assert re.search(rf"^\| vlm \| .* \| {eight:.1f} ±[\d.]+ ⁸ \| {eight - 94.5575:+.2f} \|$", markdown, re.M)
+    assert re.search(rf"^\| vlm \| .* \| {eight:.2f} ±[\d.]+ ⁸ \| {eight - 94.5575:+.2f} \|$", markdown, re.M)
     video = json.loads(next(RUN_DIRS["video"].glob("**/*_results.json")).read_text())
     nine = video["groups"]["vlm2bench"]["score,none"] * 100
-    assert re.search(rf"^\| random_choice \| .* \| {nine:.1f} ±[\d.]+ \| {nine - 95.16:+.2f} \|$", markdown, re.M)
+    assert re.search(rf"^\| random_choice \| .* \| {nine:.2f} ±[\d.]+ \| {nine - 95.16:+.2f} \|$", markdown, re.M)
     assert re.search(r"^\| vlm \| [\d.]+ ±[\d.]+ \| ", markdown, re.M)  # bootstrap half-widths
