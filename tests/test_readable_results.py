@@ -208,3 +208,19 @@ def test_every_benchmark_prints_a_readable_table_and_summary(subtlebench_root, h
     markdown = write_report([str(out)], tmp_path / "report").read_text()
     assert "By domain (paper Table 10):" in markdown and "| Model | aerial | industrial | medical | natural | synthetic |" in markdown
     assert glob.glob(str(tmp_path / "report" / "*.png"))
+
+
+def test_random_choice_warns_only_about_arguments_it_was_given():
+    from loguru import logger
+
+    from lmms_comparative.models.random_choice import RandomChoice
+
+    messages: list[str] = []
+    sink = logger.add(messages.append, level="WARNING", format="{message}")
+    try:
+        RandomChoice(seed=1, batch_size=1, max_batch_size=4, device="cpu")  # the CLI's own settings
+        assert messages == []
+        RandomChoice(seed=1, batch_size=1, temperature=0.2)
+        assert [m.strip() for m in messages] == ["random_choice ignores model_args ['temperature']"]
+    finally:
+        logger.remove(sink)
