@@ -67,10 +67,12 @@ def install_task_path() -> bool:
     def initialize_tasks(self, include_path=None, *args, **kwargs):
         global _run_model
         _run_model = getattr(self, "model_name", None) or _run_model
+        from lmms_comparative import presentation
         from lmms_comparative.run_status import watch_evaluation_errors
         from lmms_comparative.tasks.capabilities import ModelCapabilityError, require_model_dependencies
 
         watch_evaluation_errors()
+        presentation.install()  # again: the CLI module has bound make_table by now
         try:
             require_model_dependencies(_run_model)
         except ModelCapabilityError as exc:  # before any data or weights load; not retried
@@ -99,12 +101,14 @@ def model_manifests():
 
 def register():
     """The ``lmms_eval.models`` entry point: our model manifests, plus the task-path hook, the
-    few-shot check (tasks/protocol.py) and, in a CLI process, the exit status that reports a
-    failed run (run_status.py)."""
+    few-shot check (tasks/protocol.py), in a CLI process the exit status that reports a failed
+    run (run_status.py), and the readable table and closing summary (presentation.py)."""
+    from lmms_comparative import presentation
     from lmms_comparative.run_status import install_exit_status
     from lmms_comparative.tasks.protocol import install_fewshot_check
 
     install_task_path()
+    presentation.install()
     install_fewshot_check()
     install_exit_status()
     return model_manifests()

@@ -411,6 +411,113 @@ def vidi_section(runs: list[Run]) -> str | None:
 SECTIONS = (subtlebench_section, captionqa_section, vlm2bench_section, compbench_section, vidi_section)
 
 
+# ---- the run log's closing summary --------------------------------------------------------------
+
+SUBTLEBENCH_DOMAINS = [("natural", "Natural"), ("game", "Game"), ("industry", "Industry"), ("aerial", "Aerial"), ("synthetic", "Synthetic"), ("medical", "Medical")]
+
+
+def _text_table(header: list[str], rows: list[list[str]]) -> list[str]:
+    """Plain-text columns for a log: the first left-aligned, the others right-aligned."""
+    widths = [max(len(row[i]) for row in [header] + rows) for i in range(len(header))]
+    return [" ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))).rstrip() for row in [header] + rows]
+
+
+def _prefixes(run: Run, names: list[str], base: str) -> list[str]:
+    """The task families of a run that have a task ``<prefix>_<name>`` (``subtlebench``,
+    ``subtlebench_grid``, ...), the plain one first."""
+    rows = {**run.results.get("results", {}), **run.results.get("groups", {})}
+    found = {task[: -len(name) - 1] for task in rows for name in names if task.endswith(f"_{name}") and task.startswith(base)}
+    return sorted(p for p in found if p == base or p.startswith(base + "_"))
+
+
+def _subtlebench_summary(run: Run) -> list[str]:
+    codes = [k for k, _ in SUBTLEBENCH_TYPES]
+    prefixes = _prefixes(run, codes, "subtlebench")
+    if not prefixes:
+        extras = _subtlebench_extras(run)
+        return ["VLM-SubtleBench"] + extras if extras else []
+    rows = [[p] + [_cell(run.value(f"{p}_{k}", "accuracy")) for k in codes] + [_cell(run.value(p, "accuracy"))] for p in prefixes]
+    chance = [run.value(f"{prefixes[0]}_{k}", "chance") for k in codes] + [run.value(prefixes[0], "chance")]
+    rows.append(["chance on these items"] + [_cell(c) for c in chance])
+    lines = ["VLM-SubtleBench: accuracy (%) by difference type and AVG (paper Table 2)"]
+    lines += _text_table(["task"] + [label for _, label in SUBTLEBENCH_TYPES] + ["AVG"], rows)
+    for p in prefixes:
+        domains = [(label, run.value(p, f"accuracy_{key}")) for key, label in SUBTLEBENCH_DOMAINS]
+        if any(isinstance(v, float) for _, v in domains):
+            lines.append(f"{p} by domain (Table 10): " + ", ".join(f"{label} {_cell(v)}" for label, v in domains if isinstance(v, float)))
+    return lines + _subtlebench_extras(run)
+
+
+def _subtlebench_extras(run: Run) -> list[str]:
+    lines = []
+    if run.row("subtlebench_swap"):
+        choice = run.value("subtlebench_swap", "image_choice") or {}
+        lines.append(f"Image-order check (subtlebench_swap): accuracy {_cell(run.value('subtlebench_swap', 'accuracy'))}, answered \"first image\" {_cell(choice.get('answered_first'))} where it is right for {_cell(choice.get('truly_first'))}")
+    if run.row("subtlebench_caption"):
+        lines.append(f"Difference captions (subtlebench_caption): CSS {_cell(run.value('subtlebench_caption', 'css'))}, judge accuracy {_cell(run.value('subtlebench_caption', 'judge_accuracy'))}")
+    return lines
+
+
+def _compbench_summary(run: Run) -> list[str]:
+    columns = [c for c, _ in COMPBENCH_COLUMNS]
+    prefixes = _prefixes(run, columns, "compbench")
+    if not prefixes:
+        return []
+    rows = [[p] + [_cell(run.value(f"{p}_{c}", "accuracy")) for c in columns] + [_cell(run.value(p, "accuracy"))] for p in prefixes]
+    chance = [run.value(f"{prefixes[0]}_{c}", "chance") for c in columns] + [run.value(prefixes[0], "chance")]
+    rows.append(["chance"] + [_cell(c) for c in chance])
+    return ["MLLM-CompBench: accuracy (%) per column and Avg (paper Table 2)"] + _text_table(["task"] + [label for _, label in COMPBENCH_COLUMNS] + ["Avg"], rows)
+
+
+def _vlm2bench_summary(run: Run) -> list[str]:
+    if not any(run.row(f"vlm2bench_{t}") for t, _ in VLM2_SUBTASKS):
+        return []
+    group, mark = ("vlm2bench", "") if run.row("vlm2bench") else ("vlm2bench_image", " (8 image subtasks)")
+    cells = [_cell(run.value(f"vlm2bench_{t}", "score"), digits=2) for t, _ in VLM2_SUBTASKS] + [_cell(run.value(group, "score"), digits=2)]
+    return ["VLM²-Bench: scores (%) per subtask and Overall (paper Table 1)"] + _text_table(["task"] + [label for _, label in VLM2_SUBTASKS] + ["Overall"], [[group + mark] + cells])
+
+
+def _captionqa_summary(run: Run) -> list[str]:
+    rows = []
+    for prompt in ("simple", "short", "long", "taxonomy"):
+        group = f"captionqa_{prompt}"
+        if any(run.row(f"{group}_{d}") for d, _ in CAPTIONQA_DOMAINS):
+            rows.append([group + " score", _cell(run.value(group, "score"))] + [_cell(run.value(f"{group}_{d}", "score")) for d, _ in CAPTIONQA_DOMAINS])
+    if any(run.row(f"captionqa_image_{d}") for d, _ in CAPTIONQA_DOMAINS):
+        rows.append(["captionqa_image accuracy", _cell(run.value("captionqa_image", "accuracy"))] + [_cell(run.value(f"captionqa_image_{d}", "accuracy")) for d, _ in CAPTIONQA_DOMAINS])
+    if not rows:
+        return []
+    return ["CaptionQA: Overall and per domain (%) (paper Table 3)"] + _text_table(["task", "Overall"] + [label for _, label in CAPTIONQA_DOMAINS], rows)
+
+
+def _vidi_summary(run: Run) -> list[str]:
+    rows = []
+    for setting in ("granular", "global", "fewshot"):
+        task = next((t for t in (f"vidi_{setting}_avg", f"vidi_{setting}", f"vidi_{setting}_swap") if run.row(t)), None)
+        if task:
+            # Results of the current task version are on the paper's x100 scale already.
+            rows.append([task] + [_cell(run.value(task, m), scale=1.0, bounds=None) for m, _ in VIDI_METRICS] + [_cell(run.value(task, m), scale=1.0, bounds=None) for m in ("precision", "recall", "f1")])
+    if not rows:
+        return []
+    return ["ViDi: caption metrics and judge (x100, paper Tables 1 and 2)"] + _text_table(["task"] + [label for _, label in VIDI_METRICS] + ["P", "R", "F1"], rows)
+
+
+SUMMARIES = (_subtlebench_summary, _captionqa_summary, _vlm2bench_summary, _compbench_summary, _vidi_summary)
+
+
+def run_summary(results: dict, output_path: str) -> list[str]:
+    """A few lines per benchmark of one run, in its paper's layout, for the end of the run log:
+    ``results`` maps task and group names to lmms-eval's metric values (``"accuracy,none"``)."""
+    run = Run("this run", {"results": dict(results)})
+    pointer = f"Full tables with 95% intervals, runs side by side: lmms-comparative report {output_path} -o report/"
+    blocks = []
+    for summary in SUMMARIES:
+        lines = summary(run)
+        if lines:
+            blocks.append("\n".join(lines + [pointer]))
+    return blocks
+
+
 # ---- charts -------------------------------------------------------------------------------------
 
 CHANCE_COLOUR, HUMAN_COLOUR = "crimson", "black"

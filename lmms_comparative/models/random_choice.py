@@ -137,10 +137,16 @@ class RandomChoice(lmms):
     is_simple = True
     supports_video = True  # it never looks at its inputs, so any task can run on it
 
+    # What lmms-eval's CLI hands every model besides its model_args (create_from_arg_string's
+    # additional_config: --batch_size, 1 by default, --max_batch_size, --device): a guesser has no
+    # use for them, and warning about the CLI's own defaults on every run helps no one.
+    HARNESS_SETTINGS = ("batch_size", "max_batch_size", "device")
+
     def __init__(self, seed: int | str = 0, load_visuals: bool | str = True, **kwargs) -> None:
         super().__init__()
-        if kwargs:
-            logger.warning(f"random_choice ignores model_args {sorted(kwargs)}")
+        unknown = sorted(k for k in kwargs if k not in self.HARNESS_SETTINGS)
+        if unknown:
+            logger.warning(f"random_choice ignores model_args {unknown}")
         self.seed = int(seed)
         # Opening the images like a real model would makes a broken data root fail here too.
         self.load_visuals = str(load_visuals).lower() not in ("false", "0", "no")

@@ -223,6 +223,33 @@ def metric_of(score: Callable[..., dict], name: str, *args):
     return aggregation
 
 
+class Share(float):
+    """A share ``hits / n`` (NaN when ``n`` is 0) that keeps its parts, so that a group can add
+    them up: the micro average over its tasks (``group_share``). In the results JSON it is the
+    plain number."""
+
+    def __new__(cls, hits: float, n: int):
+        value = super().__new__(cls, hits / n if n else float("nan"))
+        value.hits, value.n = hits, n
+        return value
+
+    def __reduce__(self):
+        return (Share, (self.hits, self.n))
+
+
+def group_share(values: list, sizes: list, weight_by_size: bool = False) -> float:
+    """Group aggregation of a ``Share`` metric: all hits over all items of the tasks that report
+    it (a task without the metric's items does not report it). A value that lost its parts
+    counts with its task's size."""
+    hits = n = 0.0
+    for value, size in zip(values, sizes):
+        if isinstance(value, Share):
+            hits, n = hits + value.hits, n + value.n
+        elif isinstance(value, (int, float)) and value == value:
+            hits, n = hits + value * size, n + size
+    return Share(hits, int(n))
+
+
 def group_sum_counts(values: list, sizes: list, weight_by_size: bool = False) -> dict:
     """Group aggregation of the tasks' ``counts``: the integer fields summed (others, such as
     rates or model names, do not add up and are left out)."""

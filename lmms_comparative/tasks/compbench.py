@@ -139,7 +139,8 @@ def process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
         answer = rules.normalize_option(doc["answer"])
     sample = {"uid": doc["uid"], "kind": kind, "answer": answer, "n_options": n_choices(doc), "skipped": doc.get("skipped", "")}
     sample.update(aggregate.mcq_outcome(response_text(results), parse, answer))
-    return {name: sample for name in ("accuracy", "chance", "left_bias", "counts")}
+    # The left-answer bias applies to the Left/Right columns only; option columns do not report it.
+    return {name: sample for name in ("accuracy", "chance", "counts") + (("left_bias",) if kind in SIDES else ())}
 
 
 def aggregate_accuracy(items: list) -> float:

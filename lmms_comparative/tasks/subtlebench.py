@@ -18,7 +18,7 @@ from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.mcq import LETTERS, format_options, parse_subtlebench_letter
 from lmms_comparative.metrics.similarity import cosine_similarities, parse_yes_no
-from lmms_comparative.tasks.common import check_model_failures, docs_hook, load_images, once_per_run, response_text, skip_counts
+from lmms_comparative.tasks.common import Share, check_model_failures, docs_hook, group_share, load_images, once_per_run, response_text, skip_counts
 from lmms_comparative.tasks.subtlebench_prompts import (
     CAPTION_JUDGE,
     CAPTION_SYSTEM,
@@ -127,9 +127,37 @@ def doc_to_target(doc: dict[str, Any]) -> str:
 # ---- scoring ------------------------------------------------------------------------------------
 
 
+# The paper's columns as scalar metrics (declared in _default_template_yaml, whose group template
+# combines them as micro averages): Table 2's difference types and Table 10's domains. A task
+# reports a column only for the items it has (subtlebench_at has no accuracy_game).
+TYPE_METRICS = {category: f"accuracy_{code}" for code, category in data.CATEGORIES.items()}
+# Table 10's columns: Natural, Game, Industry, Aerial, Synthetic, Medical. The release spells the
+# industrial domain "industrial" (its README: natural, industrial, medical, aerial, synthetic); the
+# paper's Game items may carry another domain in the release, and then accuracy_game is not reported.
+DOMAIN_METRICS = {
+    "natural": "accuracy_natural",
+    "game": "accuracy_game",
+    "industrial": "accuracy_industry",
+    "industry": "accuracy_industry",
+    "aerial": "accuracy_aerial",
+    "synthetic": "accuracy_synthetic",
+    "medical": "accuracy_medical",
+}
+COLUMN_METRICS = tuple(TYPE_METRICS.values()) + tuple(dict.fromkeys(DOMAIN_METRICS.values()))
+
+
 def process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
     """Score one response. Pure and idempotent (lmms-eval may run it in threads and retry it)."""
-    return _metric_values(_outcome(doc, results), ("chance", "by_domain", "by_source", "counts"))
+    sample = _outcome(doc, results)
+    out = _metric_values(sample, ("chance", "by_domain", "by_source", "counts"))
+    # The item's own type and domain columns (a domain outside the paper's six is in by_domain only).
+    cell = {k: sample[k] for k in ("item_id", "correct", "status")}
+    if sample["correct"] is not None:
+        cell["score"] = sample["correct"]  # lmms-eval's CLT standard error reads `score`
+    for name in (TYPE_METRICS.get(sample["category"]), DOMAIN_METRICS.get(sample["domain"])):
+        if name:
+            out[name] = cell
+    return out
 
 
 def swap_process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
@@ -176,6 +204,13 @@ def aggregate_accuracy(items: list) -> float:
     return aggregate.accuracy(items, FAILED_AS_WRONG)
 
 
+def aggregate_column(items: list) -> Share:
+    """One of the paper's columns (a type or a domain): accuracy over that column's items, with
+    its counts, so that the group can take the micro average over its tasks."""
+    done = aggregate.evaluated(items, FAILED_AS_WRONG)
+    return Share(sum(int(it.get("correct") or 0) for it in done), len(done))
+
+
 def aggregate_chance(items: list) -> float:
     return aggregate.chance_accuracy(items, FAILED_AS_WRONG)
 
@@ -214,6 +249,9 @@ def aggregate_image_choice(items: list) -> dict:
 
 
 # Group-level combinations (lmms-eval calls them with the subtasks' values and sizes).
+group_column = group_share  # a type or domain column over all types: correct / items
+
+
 def group_merge_breakdowns(values: list, sizes: list, weight_by_size: bool = False) -> dict:
     return aggregate.merge_breakdowns(values)
 

@@ -114,7 +114,15 @@ def process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
     # and counted; past LMMS_COMPARATIVE_MAX_FAILED it flags the run.
     predictions = ["" if aggregate.is_failed_request(p) else p for p in predictions]
     sample = {"item_id": doc["item_id"], "differences": list(doc["differences"]), "target": doc["target"], "predictions": predictions, "failed": failed, "skipped": doc.get("skipped", "")}
-    return {name: sample for name in (*CAPTION_METRICS, *JUDGE_METRICS, "repeats", "counts", "ci95")}
+    return {name: sample for name in (*CAPTION_METRICS, "repeats", "counts", "ci95")}
+
+
+def process_results_global(doc: dict[str, Any], results: list) -> dict[str, dict]:
+    """The global setting's results: the caption metrics and the judge's (the other settings
+    have no judge, so their tasks do not report precision, recall or F1)."""
+    out = process_results(doc, results)
+    sample = out["counts"]
+    return {**out, **{name: sample for name in JUDGE_METRICS}}
 
 
 # ---- scoring ------------------------------------------------------------------------------------

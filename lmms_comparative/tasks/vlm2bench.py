@@ -40,6 +40,15 @@ You only need return a number after "Score:". (1) If the model correctly describ
 {description}
 """
 METRICS = ("score", "positive", "negative", "exact", "counts", "ci95")
+# What each kind of subtask reports (the metric lists of its YAML file): positive and negative
+# accuracy belong to T/F pairs, exact accuracy to counting.
+KIND_METRICS = {
+    "tf": ("score", "positive", "negative", "counts", "ci95"),
+    "tf_gc": ("score", "positive", "negative", "counts", "ci95"),
+    "cnt": ("score", "exact", "counts", "ci95"),
+    "grp": ("score", "counts", "ci95"),
+    "vid": ("score", "counts", "ci95"),
+}
 
 
 def _video_docs() -> list[dict]:
@@ -102,7 +111,7 @@ def process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
         else:
             correct, parsed = rules.grp_correct(response, doc["gt"]), response.split(")")[0].strip()
         sample.update(parsed=parsed, correct=int(correct), status=aggregate.STATUS_OK if parsed else aggregate.STATUS_UNPARSED)
-    return {name: sample for name in METRICS}
+    return {name: sample for name in KIND_METRICS[kind]}
 
 
 def _judge_video(items: list[dict]) -> dict:
@@ -124,7 +133,7 @@ def summarize(items: list[dict]) -> dict:
     done = aggregate.scored(items)
     kind = items[0]["kind"] if items else ""
     check_model_failures(items, f"VLM2-Bench {kind or '(no items)'}")
-    out = {"positive": None, "negative": None, "exact": None, "counts": {**aggregate.counts(items), **skip_counts(items)}}
+    out = {"counts": {**aggregate.counts(items), **skip_counts(items)}}
     if kind in ("tf", "tf_gc"):
         drop = kind == "tf"
         done, failed_pairs = rules.without_failed_pairs(done, [it for it in items if it.get("status") == aggregate.STATUS_FAILED])
