@@ -37,12 +37,21 @@ def encode_request(endpoint: str, model: str, messages: list, params: Mapping) -
     The key is the SHA-256 of the canonical JSON (sorted keys, compact) of {endpoint, messages,
     model, params}, assembled from the same pieces, so it is the key earlier versions computed and
     existing cache files stay valid. The body is {"model", "messages", **params}."""
-    encoded = _canonical(messages)
-    model_json, params = _canonical(model), dict(params)
-    canonical = f'{{"endpoint":{_canonical(endpoint)},"messages":{encoded},"model":{model_json},"params":{_canonical(params)}}}'
-    extra = _canonical(params)[1:-1]
-    body = f'{{"model":{model_json},"messages":{encoded}{"," + extra if extra else ""}}}'
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest(), body.encode("utf-8")
+    return encode_requests(endpoint, model, [messages], params)[0]
+
+
+def encode_requests(endpoint: str, model: str, many: list[list], params: Mapping) -> list[tuple[str, bytes]]:
+    """``encode_request`` for many message lists that share endpoint, model and parameters."""
+    model_json, params_json = _canonical(model), _canonical(dict(params))
+    head = f'{{"endpoint":{_canonical(endpoint)},"messages":'
+    tail = f',"model":{model_json},"params":{params_json}}}'
+    body_head = f'{{"model":{model_json},"messages":'
+    body_tail = ("," + params_json[1:-1] if params_json != "{}" else "") + "}"
+    out = []
+    for messages in many:
+        encoded = _canonical(messages)
+        out.append((hashlib.sha256((head + encoded + tail).encode("utf-8")).hexdigest(), (body_head + encoded + body_tail).encode("utf-8")))
+    return out
 
 
 class AnswerCache:

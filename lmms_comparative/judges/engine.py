@@ -32,7 +32,7 @@ from typing import Sequence, Union
 from loguru import logger
 from tqdm import tqdm
 
-from lmms_comparative.judges.cache import AnswerCache, encode_request
+from lmms_comparative.judges.cache import AnswerCache, encode_requests
 from lmms_comparative.judges.config import EngineConfig
 
 Request = Union[str, list]
@@ -262,7 +262,7 @@ class Engine:
         messages = [_as_messages(r) for r in requests]
         params = self.params(**overrides)
         # The cache key and the HTTP body share one JSON encoding of the messages.
-        encoded = [encode_request(self.config.endpoint, self.config.model, m, params) for m in messages]
+        encoded = encode_requests(self.config.endpoint, self.config.model, messages, params)
         keys = [key for key, _ in encoded]
         hits = self.cache.get_many(keys) if self.cache is not None else {}
         todo: dict = {}  # distinct keys, first occurrence: key -> (messages, body)

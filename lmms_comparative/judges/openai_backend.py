@@ -76,12 +76,10 @@ class Connection:
     environment. Each request is one POST of the JSON body over aiohttp (proxies from the
     environment, system certificates).
 
-    Why not ``AsyncOpenAI.chat.completions.create`` (or the SDK's httpx client underneath): their
-    request pipeline costs about a millisecond of CPU per call, serialised on the event loop, so
-    with many concurrent slots the client rather than the server sets the pace: 16 concurrent
-    requests to a 100 ms server take 115-120 ms through httpx and 104-105 ms through aiohttp, and
-    the CaptionQA QA stage reaches 78% of the server's capacity through the SDK against 90%+ here
-    (bench/captionqa_qa_stage.py). Errors are classified as the SDK classifies them: HTTP status
+    Why not ``AsyncOpenAI.chat.completions.create`` (or the SDK's httpx client underneath): its
+    request pipeline does more work per call, serialised on the event loop, so with many concurrent slots the client rather than
+    the server would set the pace. bench/captionqa_qa_stage.py measures this path against a bare
+    aiohttp client on the same server. Errors are classified as the SDK classifies them: HTTP status
     (with Retry-After), timeout, connection error, malformed body.
     """
 
