@@ -2,7 +2,7 @@
 as lmms-eval runs it, ours as our tasks run it, and a bare aiohttp client.
 
     python bench/captionqa_qa_stage.py [--per-domain 250] [--latency 0.1] [--slots 32] [--runs 3]
-                                       [--upstream-workers 4 32] [--upstream-questions 1000:4]
+                                       [--upstream-workers 4 32 64] [--upstream-questions 1000:4]
 
 A generated CaptionQA copy in the official layout (5 scorable questions per image set: 5,000
 questions at the default size) and one caption per image set. One local reader server
@@ -12,7 +12,8 @@ capacity is slots / latency; it requires a key) answers every client in turn, in
 - upstream at N workers: ``lmms_eval.tasks.captionqa.utils.captionqa_process_results`` (the
   installed lmms-eval) mapped over the docs by ``lmms_eval.evaluator._thread_map_ordered``, the
   pool lmms-eval's evaluator runs ``process_results`` in (``--process_docs_parallel``: 4 by
-  default; 32 fills the server's 32 slots). It posts one question at a time per worker, with no
+  default; 32 matches the server's 32 slots; 64 keeps a queue waiting at the server, so no slot
+  ever idles between a worker's requests). It posts one question at a time per worker, with no
   key (its launcher's server needs none; our server serves key-less requests and counts them).
   ``--upstream-questions 1000:4`` times 4 workers on the first 1,000 questions only (its rate is
   flat in the count; the whole set would take minutes);
@@ -108,7 +109,7 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.1)
     parser.add_argument("--slots", type=int, default=32)
     parser.add_argument("--concurrency", type=int, default=None, help="our engine's and the bare client's concurrency (default: slots)")
-    parser.add_argument("--upstream-workers", type=int, nargs="+", default=[4, 32])
+    parser.add_argument("--upstream-workers", type=int, nargs="+", default=[4, 32, 64])
     parser.add_argument("--upstream-questions", default="1000:4", help="COUNT:WORKERS[,COUNT:WORKERS]: time upstream at WORKERS on the first COUNT questions only")
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
@@ -196,10 +197,10 @@ def main() -> None:
     print(f"min / median / max over {len(runs)} run(s):")
     for name, (lo, med, hi) in table.items():
         print(f"  {name:32s} {lo:10.3f} {med:10.3f} {hi:10.3f}")
-    best = max(args.upstream_workers)
-    for name, target in (("ours_share_of_bare", 0.95), (f"ours_vs_upstream_{best}_workers", 1.05)):
+    targets = [("ours_share_of_bare", 0.95)] + [(f"ours_vs_upstream_{w}_workers", 1.05) for w in args.upstream_workers if w >= args.slots]
+    for name, target in targets:
         lo, med, hi = table[name]
-        print(f"{name}: min {lo:.3f}, median {med:.3f}, max {hi:.3f} (target >= {target})")
+        print(f"{name}: min {lo:.3f}, median {med:.3f}, max {hi:.3f} (issue's target >= {target}: {'met' if lo >= target else 'met in the median' if med >= target else 'NOT met'})")
     if problems:
         sys.exit("problems: " + "; ".join(problems))
 

@@ -1,6 +1,6 @@
 """SubtleBench image strategies against plain loading, on the same pairs in one run.
 
-    python bench/subtlebench_images.py [--pairs 40] [--size 640x480] [--format jpg] [--rounds 5]
+    python bench/subtlebench_images.py [--pairs 40] [--size 640x480] [--format jpg] [--rounds 10]
 
 Writes ``--pairs`` photo-like image pairs (a smooth random field with sensor noise; the second
 image differs in three repainted boxes and by faint noise) to a temporary folder, then times the
@@ -45,7 +45,7 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=40)
     parser.add_argument("--size", default="640x480")
     parser.add_argument("--format", default="jpg", choices=["jpg", "png"])
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=10)
     args = parser.parse_args()
     width, height = (int(v) for v in args.size.lower().split("x"))
 

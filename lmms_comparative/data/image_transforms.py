@@ -79,7 +79,19 @@ def _subtraction_of_sum(total: np.ndarray) -> Image.Image:
         return Image.new("RGB", (total.shape[1], total.shape[0]), (0, 0, 0))
     peak = float(_G_OF_SUM[peak_sum])
     table = (_G_OF_SUM / peak * 255).astype(np.uint8)  # S = 255 * G / max G, per value of G
-    return Image.fromarray(np.take(table, total), mode="L").convert("RGB")
+    return Image.fromarray(_lookup(table, total), mode="L").convert("RGB")
+
+
+def _lookup(table: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``table[values]`` for uint16 values: OpenCV's LUT (16-bit input from OpenCV 5), else numpy."""
+    import cv2
+
+    padded = np.zeros(1 << 16, dtype=np.uint8)
+    padded[: len(table)] = table
+    try:
+        return cv2.LUT(values, padded)
+    except cv2.error:
+        return np.take(table, values)
 
 
 def subtraction(first: Image.Image, second: Image.Image) -> Image.Image:
