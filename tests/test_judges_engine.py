@@ -155,6 +155,46 @@ def test_rerun_makes_no_call_and_killed_run_resumes_with_only_missing_calls(tmp_
         assert all(r.cached for r in again)
 
 
+def test_ctrl_c_commits_every_answer_received_and_exit_is_clean(tmp_path):
+    """SIGINT (Ctrl-C) half-way: the run stops, and every answer it had received is committed
+    (only the calls in flight are asked again); the process exits without unclosed-session noise."""
+    cache = tmp_path / "cache.sqlite"
+    gate = threading.Event()
+    calls: Counter = Counter()
+    lock = threading.Lock()
+
+    def respond(body):
+        with lock:
+            calls[message_text(body)] += 1
+            if sum(calls.values()) >= 100:
+                gate.set()
+        threading.Event().wait(0.02)
+        return "a"
+
+    script = textwrap.dedent(
+        f"""
+        import sys
+        from lmms_comparative.judges import Engine, EngineConfig
+        engine = Engine(EngineConfig(model="judge-model", base_url=sys.argv[1], api_key={SECRET!r}, cache_path={str(cache)!r}, concurrency=4))
+        try:
+            engine.run([f"p{{i}}" for i in range(2000)], progress=False)
+        except KeyboardInterrupt:
+            print("interrupted", flush=True)
+        """
+    )
+    with serve(respond) as server:
+        proc = subprocess.Popen([sys.executable, "-c", script, server.base_url], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert gate.wait(120), "the run never got going"
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+        sent = sum(calls.values())
+    assert "interrupted" in out, err
+    with sqlite3.connect(cache) as conn:
+        saved = conn.execute("SELECT COUNT(*) FROM answers").fetchone()[0]
+    assert 0 < saved <= sent and sent - saved <= 4, (sent, saved)  # at most the 4 calls in flight
+    assert "Unclosed" not in err and "Traceback" not in err, err
+
+
 def test_uncommitted_answers_never_exceed_the_window_even_with_a_slow_writer(tmp_path, monkeypatch):
     """The writer is made slow (each commit waits): requests wait for it rather than let received
     answers pile up uncommitted past the window; everything is committed by the end of the run."""

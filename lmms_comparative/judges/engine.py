@@ -124,15 +124,20 @@ class _LoopThread:
     def run(self, coro):
         """Run ``coro`` on the loop and wait for it. An interrupt of the waiting thread (Ctrl-C)
         cancels it and waits for its cleanup (the final cache commit) before propagating."""
-        future = asyncio.run_coroutine_threadsafe(coro, self.loop)
+        finished = threading.Event()
+
+        async def tracked():
+            try:
+                return await coro
+            finally:
+                finished.set()  # after the coroutine's own cleanup (a cancelled future says done at once)
+
+        future = asyncio.run_coroutine_threadsafe(tracked(), self.loop)
         try:
             return future.result()
         except BaseException:
-            if not future.done():
-                future.cancel()
-                done = threading.Event()
-                future.add_done_callback(lambda _: done.set())
-                done.wait(30)
+            future.cancel()
+            finished.wait(30)
             raise
 
     def close(self) -> None:
