@@ -42,7 +42,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from latency_server import LatencyServer, server_stats  # noqa: E402
+from latency_server import LatencyServer, server_stats
 
 KEY = "sk-bench"
 
@@ -117,12 +117,13 @@ def main() -> None:
     os.environ.setdefault("TQDM_DISABLE", "1")  # the engine's progress bars
     subsets = {int(w): int(n) for n, w in (part.split(":") for part in args.upstream_questions.split(",") if part)}
 
+    from lmms_eval.tasks.captionqa import utils as upstream
+
     from lmms_comparative.data import captionqa as data
     from lmms_comparative.data.fixtures import build_captionqa
     from lmms_comparative.judges.cache import encode_request
     from lmms_comparative.metrics.captionqa import DOMAINS
     from lmms_comparative.tasks import captionqa as ours
-    from lmms_eval.tasks.captionqa import utils as upstream
 
     runs = []
     problems: list[str] = []
@@ -153,7 +154,7 @@ def main() -> None:
                         options = ours.rules.choices_with_cannot(q["question"], q["choices"])
                         bodies.append(encode_request("", "reader", ours.reader_messages(caption, q["question"], [options[i] for i in perms[(entry_id, q_idx)]]), params)[1])
         assert len(bodies) == n_questions
-        ours.reader_engine().backend  # import the openai package before timing (every client's imports are outside the timing)
+        _ = ours.reader_engine().backend  # import the openai package before timing (every client's imports are outside the timing)
         server_stats(base_url)
 
         for run in range(1, args.runs + 1):
@@ -165,7 +166,7 @@ def main() -> None:
                         break
                     subset.append(doc)
                     total += doc[2]
-                seconds, answered = run_upstream(subset, workers)
+                seconds, _ = run_upstream(subset, workers)
                 check(f"upstream x{workers}", server_stats(base_url), total, False, problems)
                 rates[f"upstream_{workers}_workers"] = (total / seconds, total)
             seconds, rows, failed = run_ours(captions, DOMAINS, Path(tmp) / f"cache-{run}.sqlite")

@@ -29,7 +29,7 @@ def test_ten_type_tasks_read_the_jsonl_once_and_check_each_image_file_once(tmp_p
     monkeypatch.setattr(data, "read_records", counting_read)
     monkeypatch.setattr(items, "image_bytes_problem", counting_check)
     sizes = {}
-    for suffix, category in data.CATEGORIES.items():
+    for category in data.CATEGORIES.values():
         sizes[category] = len(getattr(task, f"process_docs_{category}")(None))
     task.process_docs_swap(None)
     assert reads == Counter({str(root / "data" / "test.jsonl"): 1})  # one parse for eleven tasks

@@ -109,6 +109,7 @@ class _LoopThread:
 
     def __init__(self) -> None:
         self.pid = os.getpid()
+        self.writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lmms-comparative-cache")  # cache commits
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, name="lmms-comparative-llm", daemon=True)
         self.thread.start()
@@ -230,9 +231,6 @@ class _Committer:
             self._write(force=True)
 
 
-_writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lmms-comparative-cache")
-
-
 class Engine:
     def __init__(self, config: EngineConfig):
         self.config = config
@@ -281,7 +279,8 @@ class Engine:
                 if self.config.backend == "local":
                     self._run_local(todo, params, answers, bar)
                 else:
-                    _LoopThread.get().run(self._run_openai(todo, answers, bar))
+                    runner = _LoopThread.get()
+                    runner.run(self._run_openai(todo, answers, bar, runner.writer))
             finally:
                 bar.close()
         results = []
@@ -303,11 +302,11 @@ class Engine:
             logger.warning(f"{desc}: {len(failed)} of {len(todo)} request(s) failed after retries; first error: {first}")
         return results
 
-    async def _run_openai(self, todo: dict, answers: dict, bar) -> None:
+    async def _run_openai(self, todo: dict, answers: dict, bar, writer: ThreadPoolExecutor) -> None:
         backend = self.backend
         rng = random.Random()
         client = backend.client()  # the process's keep-alive pool for this endpoint, on this loop
-        committer = _Committer(self.cache, _writer, commit_window(self.config.concurrency)) if self.cache is not None else None
+        committer = _Committer(self.cache, writer, commit_window(self.config.concurrency)) if self.cache is not None else None
         queue = iter(todo.items())
 
         # ``concurrency`` workers, each taking the next request when its last one is answered.

@@ -114,7 +114,7 @@ async def close_pools() -> None:
         await _pools.pop(key).close()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _ssl_context():
     import ssl
 
