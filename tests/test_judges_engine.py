@@ -108,8 +108,11 @@ def test_every_request_ends_answered_or_failed_none_lost_or_duplicated(tmp_path)
 
 
 def test_rerun_makes_no_call_and_killed_run_resumes_with_only_missing_calls(tmp_path):
+    """SIGKILL half-way: answers are committed in batches, and the answers lost with the process
+    are at most the commit window (here shrunk to 16: batches of 8, no timer) plus the calls in
+    flight; the rerun asks exactly the missing ones."""
     cache = tmp_path / "cache.sqlite"
-    prompts = [f"p{i}" for i in range(120)]
+    prompts = [f"p{i}" for i in range(300)]
     gate = threading.Event()
     calls: Counter = Counter()
     lock = threading.Lock()
@@ -118,17 +121,18 @@ def test_rerun_makes_no_call_and_killed_run_resumes_with_only_missing_calls(tmp_
         text = message_text(body)
         with lock:
             calls[text] += 1
-            if sum(calls.values()) >= 40:
+            if sum(calls.values()) >= 100:
                 gate.set()
-        threading.Event().wait(0.05)
+        threading.Event().wait(0.02)
         return f"a-{text}"
 
     script = textwrap.dedent(
         f"""
-        from lmms_comparative.judges import Engine, EngineConfig
+        from lmms_comparative.judges import Engine, EngineConfig, engine as module
         import sys
+        module.COMMIT_EVERY, module.COMMIT_INTERVAL, module.UNCOMMITTED_MAX = 8, 3600.0, 16
         engine = Engine(EngineConfig(model="judge-model", base_url=sys.argv[1], api_key={SECRET!r}, cache_path={str(cache)!r}, concurrency=4))
-        engine.run([f"p{{i}}" for i in range(120)], progress=False)
+        engine.run([f"p{{i}}" for i in range(300)], progress=False)
         """
     )
     with serve(respond) as server:
@@ -138,8 +142,9 @@ def test_rerun_makes_no_call_and_killed_run_resumes_with_only_missing_calls(tmp_
         proc.wait()
         with sqlite3.connect(cache) as conn:
             saved = conn.execute("SELECT COUNT(*) FROM answers").fetchone()[0]
+        before = sum(calls.values())  # every request that reached the server, answered or not
         assert 0 < saved < len(prompts)
-        before = sum(calls.values())
+        assert before - saved <= 16 + 4, (before, saved)  # the window, plus the 4 calls in flight
         engine = _engine(server, cache_path=cache, concurrency=4)
         results = engine.run(prompts, progress=False)
         assert [r.text for r in results] == [f"a-{p}" for p in prompts]
@@ -148,6 +153,96 @@ def test_rerun_makes_no_call_and_killed_run_resumes_with_only_missing_calls(tmp_
         again = _engine(server, cache_path=cache).run(prompts, progress=False)
         assert sum(calls.values()) - before == len(prompts) - saved  # second rerun: no call at all
         assert all(r.cached for r in again)
+
+
+def test_ctrl_c_commits_every_answer_received_and_exit_is_clean(tmp_path):
+    """SIGINT (Ctrl-C) half-way: the run stops, and every answer it had received is committed
+    (only the calls in flight are asked again); the process exits without unclosed-session noise."""
+    cache = tmp_path / "cache.sqlite"
+    gate = threading.Event()
+    calls: Counter = Counter()
+    lock = threading.Lock()
+
+    def respond(body):
+        with lock:
+            calls[message_text(body)] += 1
+            if sum(calls.values()) >= 100:
+                gate.set()
+        threading.Event().wait(0.02)
+        return "a"
+
+    script = textwrap.dedent(
+        f"""
+        import sys
+        from lmms_comparative.judges import Engine, EngineConfig
+        engine = Engine(EngineConfig(model="judge-model", base_url=sys.argv[1], api_key={SECRET!r}, cache_path={str(cache)!r}, concurrency=4))
+        try:
+            engine.run([f"p{{i}}" for i in range(2000)], progress=False)
+        except KeyboardInterrupt:
+            print("interrupted", flush=True)
+        """
+    )
+    with serve(respond) as server:
+        proc = subprocess.Popen([sys.executable, "-c", script, server.base_url], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert gate.wait(120), "the run never got going"
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+        sent = sum(calls.values())
+    assert "interrupted" in out, err
+    with sqlite3.connect(cache) as conn:
+        saved = conn.execute("SELECT COUNT(*) FROM answers").fetchone()[0]
+    assert 0 < saved <= sent and sent - saved <= 4, (sent, saved)  # at most the 4 calls in flight
+    assert "Unclosed" not in err and "Traceback" not in err, err
+
+
+def test_uncommitted_answers_never_exceed_the_window_even_with_a_slow_writer(tmp_path, monkeypatch):
+    """The writer is made slow (each commit waits): requests wait for it rather than let received
+    answers pile up uncommitted past the window; everything is committed by the end of the run."""
+    from lmms_comparative.judges import engine as module
+    from lmms_comparative.judges.cache import AnswerCache
+
+    monkeypatch.setattr(module, "COMMIT_EVERY", 4)
+    monkeypatch.setattr(module, "UNCOMMITTED_MAX", 8)
+    batches, peaks = [], []
+    slow_put = AnswerCache.put_many
+
+    def put_many(self, answers):
+        threading.Event().wait(0.05)
+        batches.append(len(answers))
+        slow_put(self, answers)
+
+    add = module._Committer.add
+
+    def watched_add(self, key, text):
+        add(self, key, text)
+        peaks.append(self.uncommitted())
+
+    monkeypatch.setattr(AnswerCache, "put_many", put_many)
+    monkeypatch.setattr(module._Committer, "add", watched_add)
+    assert module.commit_window(4) == 8
+    with serve(lambda body: "ok-" + message_text(body)) as server:
+        engine = _engine(server, cache_path=tmp_path / "c.sqlite", concurrency=4)
+        results = engine.run([f"w{i}" for i in range(80)], progress=False)
+    assert [r.text for r in results] == [f"ok-w{i}" for i in range(80)]
+    assert max(peaks) == 8  # the window was reached, never passed
+    assert sum(batches) == 80 and len(batches) < 80  # batched, and all of it committed
+    assert len(AnswerCache(tmp_path / "c.sqlite")) == 80
+
+
+def test_cache_key_is_unchanged_and_the_body_is_the_request(tmp_path):
+    """One JSON encoding of the messages serves the key and the body; the key is the one earlier
+    versions computed, so existing cache files keep answering."""
+    import hashlib
+    import json
+
+    from lmms_comparative.judges.cache import encode_request
+
+    messages = [{"role": "system", "content": "Réponds \"A\"."}, {"role": "user", "content": [{"type": "text", "text": "q\n"}]}]
+    for params in ({"temperature": 0.0, "max_tokens": 4}, {}):
+        key, body = encode_request("openai:http://h/v1", "m", messages, params)
+        legacy = json.dumps({"endpoint": "openai:http://h/v1", "model": "m", "messages": messages, "params": params}, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        assert key == hashlib.sha256(legacy.encode()).hexdigest()
+        assert json.loads(body) == {"model": "m", "messages": messages, **params}
 
 
 def test_threads_and_processes_share_one_cache(tmp_path):

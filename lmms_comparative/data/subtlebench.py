@@ -12,7 +12,9 @@ part after that marker against the root. Plain relative paths are resolved again
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -49,6 +51,15 @@ _lock = threading.Lock()
 
 
 def root() -> Path:
+    """The release: ``SUBTLEBENCH_ROOT``, else the hub snapshot, looked up once per process (the
+    ten type tasks, the swap and caption tasks each ask; the lookup is a hub request online)."""
+    if os.environ.get(ENV_VAR, "").strip():
+        return dataset_root(ENV_VAR, HUB_REPO, LAYOUT)
+    return _hub_root()
+
+
+@functools.lru_cache(maxsize=1)
+def _hub_root() -> Path:
     return dataset_root(ENV_VAR, HUB_REPO, LAYOUT)
 
 

@@ -1,7 +1,7 @@
 """A persistent answer cache shared by threads and processes.
 
-SQLite in WAL mode: every answer is committed as it arrives, a commit is atomic (a process killed
-mid-write leaves the previous state), readers never block the writer, and several processes (the
+SQLite in WAL mode: answers are committed in small batches (the engine bounds how many it holds
+uncommitted), a commit is atomic (a process killed mid-write leaves the previous state), readers never block the writer, and several processes (the
 ranks of a distributed run, the threads of lmms-eval's process_results pool) can share one file.
 Only successful answers are stored, so a rerun retries what failed and repeats nothing else.
 
@@ -23,14 +23,35 @@ from typing import Iterable, Mapping
 _SCHEMA = "CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, text TEXT NOT NULL, created REAL NOT NULL)"
 
 
+def _canonical(value) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
 def request_key(endpoint: str, model: str, messages: list, params: Mapping) -> str:
-    canonical = json.dumps(
-        {"endpoint": endpoint, "model": model, "messages": messages, "params": dict(params)},
-        sort_keys=True,
-        ensure_ascii=False,
-        separators=(",", ":"),
-    )
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    return encode_request(endpoint, model, messages, params)[0]
+
+
+def encode_request(endpoint: str, model: str, messages: list, params: Mapping) -> tuple[str, bytes]:
+    """(cache key, JSON body of the chat request), with the messages JSON-encoded once for both.
+
+    The key is the SHA-256 of the canonical JSON (sorted keys, compact) of {endpoint, messages,
+    model, params}, assembled from the same pieces, so it is the key earlier versions computed and
+    existing cache files stay valid. The body is {"model", "messages", **params}."""
+    return encode_requests(endpoint, model, [messages], params)[0]
+
+
+def encode_requests(endpoint: str, model: str, many: list[list], params: Mapping) -> list[tuple[str, bytes]]:
+    """``encode_request`` for many message lists that share endpoint, model and parameters."""
+    model_json, params_json = _canonical(model), _canonical(dict(params))
+    head = f'{{"endpoint":{_canonical(endpoint)},"messages":'
+    tail = f',"model":{model_json},"params":{params_json}}}'
+    body_head = f'{{"model":{model_json},"messages":'
+    body_tail = ("," + params_json[1:-1] if params_json != "{}" else "") + "}"
+    out = []
+    for messages in many:
+        encoded = _canonical(messages)
+        out.append((hashlib.sha256((head + encoded + tail).encode("utf-8")).hexdigest(), (body_head + encoded + body_tail).encode("utf-8")))
+    return out
 
 
 class AnswerCache:
@@ -65,7 +86,21 @@ class AnswerCache:
         return found
 
     def put(self, key: str, text: str) -> None:
-        self._connect().execute("INSERT OR REPLACE INTO answers (key, text, created) VALUES (?, ?, ?)", (key, text, time.time()))
+        self.put_many([(key, text)])
+
+    def put_many(self, answers: list[tuple[str, str]]) -> None:
+        """Store (key, text) pairs in one transaction: all of them are committed, or none."""
+        if not answers:
+            return
+        conn = self._connect()
+        now = time.time()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.executemany("INSERT OR REPLACE INTO answers (key, text, created) VALUES (?, ?, ?)", [(k, t, now) for k, t in answers])
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
 
     def __len__(self) -> int:
         return self._connect().execute("SELECT COUNT(*) FROM answers").fetchone()[0]

@@ -3,16 +3,26 @@
 ``Engine.run(requests)`` takes a list of chat requests (a list of messages, or a plain user
 string) and returns one ``ChatResult`` per request, in order: the text, or a failure with its
 reason. Identical requests are answered once; answers already in the cache are not requested
-again; the rest go to the backend with bounded concurrency and retries, each answer committed to
-the cache as it arrives, so a run killed half-way resumes with only the missing calls.
+again; the rest go to the backend with bounded concurrency and retries.
 
-It is synchronous for its callers (lmms-eval hooks and aggregations) and safe to call from a
-thread that already runs an event loop.
+Answers reach the cache in batches written by a thread of their own, off the event loop: a batch
+is committed every ``COMMIT_EVERY`` answers or ``COMMIT_INTERVAL`` seconds, whichever comes first,
+and the engine never holds more than ``commit_window(concurrency)`` received answers uncommitted
+(256 at the default concurrency of 32; twice the concurrency above 128): a request waits for the
+writer before it is sent when that many are outstanding. So a run killed at any moment (SIGKILL
+included) loses at most that many answers: a rerun asks those again, with the calls that were in
+flight, and nothing else. A run that ends, fails or is interrupted (Ctrl-C) commits everything it received.
+
+It is synchronous for its callers (lmms-eval hooks and aggregations) and safe to call from any
+thread, including one that already runs an event loop: HTTP calls run on one event loop thread per
+process, which keeps its connection pools across runs (the four CaptionQA domain passes, judges).
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
+import os
 import random
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -22,10 +32,22 @@ from typing import Sequence, Union
 from loguru import logger
 from tqdm import tqdm
 
-from lmms_comparative.judges.cache import AnswerCache, request_key
+from lmms_comparative.judges.cache import AnswerCache, encode_requests
 from lmms_comparative.judges.config import EngineConfig
 
 Request = Union[str, list]
+
+# The commit window (module docstring): a batch every COMMIT_EVERY answers or COMMIT_INTERVAL
+# seconds, never more than UNCOMMITTED_MAX received answers uncommitted.
+COMMIT_EVERY = 128
+COMMIT_INTERVAL = 0.5
+UNCOMMITTED_MAX = 256
+
+
+def commit_window(concurrency: int) -> int:
+    """The most answers a run holds received and uncommitted: 256, or twice the concurrency when
+    that is larger (so the writer never throttles a wide run)."""
+    return max(UNCOMMITTED_MAX, 2 * max(1, concurrency))
 
 
 def normalize_reply(text: str | None) -> str | None:
@@ -78,14 +100,135 @@ def _as_messages(request: Request) -> list:
     return [{"role": "user", "content": request}] if isinstance(request, str) else list(request)
 
 
-def _run_sync(coro):
-    """Run a coroutine to completion from synchronous code, even inside a running event loop."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coro).result()
+class _LoopThread:
+    """One event loop on a daemon thread, per process: every engine's HTTP calls run there, so
+    connection pools outlive a run. Closed (pools included) at interpreter exit."""
+
+    _instance: "_LoopThread | None" = None
+    _guard = threading.Lock()
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+        self.writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lmms-comparative-cache")  # cache commits
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="lmms-comparative-llm", daemon=True)
+        self.thread.start()
+
+    @classmethod
+    def get(cls) -> "_LoopThread":
+        with cls._guard:
+            if cls._instance is None or cls._instance.pid != os.getpid():  # a forked child starts its own
+                cls._instance = cls()
+                atexit.register(cls._instance.close)
+            return cls._instance
+
+    def run(self, coro):
+        """Run ``coro`` on the loop and wait for it. An interrupt of the waiting thread (Ctrl-C)
+        cancels it and waits for its cleanup (the final cache commit) before propagating."""
+        finished = threading.Event()
+
+        async def tracked():
+            try:
+                return await coro
+            finally:
+                finished.set()  # after the coroutine's own cleanup (a cancelled future says done at once)
+
+        future = asyncio.run_coroutine_threadsafe(tracked(), self.loop)
+        try:
+            return future.result()
+        except BaseException:
+            future.cancel()
+            finished.wait(30)
+            raise
+
+    def close(self) -> None:
+        if self.pid != os.getpid() or not self.thread.is_alive():
+            return
+        from lmms_comparative.judges.openai_backend import close_pools
+
+        try:
+            asyncio.run_coroutine_threadsafe(close_pools(), self.loop).result(10)
+        except Exception:  # noqa: BLE001 - best effort at exit
+            pass
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(5)
+
+
+class _Committer:
+    """Answers received on the event loop, committed to the cache in batches by one writer thread
+    (the commit window in the module docstring). Lives on the loop; not thread-safe.
+
+    A worker reserves room before it sends a request and hands its answer over as soon as it
+    arrives (no await in between), so answers received but not committed never exceed ``limit``."""
+
+    def __init__(self, cache: AnswerCache, writer: ThreadPoolExecutor, limit: int):
+        self.cache, self.writer, self.limit = cache, writer, limit
+        self.loop = asyncio.get_running_loop()
+        self.pending: list[tuple[str, str]] = []
+        self.oldest = 0.0
+        self.writing: asyncio.Future | None = None
+        self.writing_count = 0
+        self.reserved = 0
+        self.timer: asyncio.TimerHandle | None = None
+
+    def uncommitted(self) -> int:
+        """Answers received and not yet committed."""
+        return len(self.pending) + self.writing_count
+
+    async def reserve(self) -> None:
+        while self.uncommitted() + self.reserved >= self.limit:
+            self._write(force=True)
+            if self.writing is None:  # nothing to wait for (cannot happen while workers <= limit / 2)
+                break
+            await asyncio.wait([self.writing])  # the writer is behind: wait for its commit
+        self.reserved += 1
+
+    def release(self) -> None:
+        self.reserved -= 1
+
+    def add(self, key: str, text: str) -> None:
+        self.reserved -= 1
+        if not self.pending:
+            self.oldest = self.loop.time()
+            if self.timer is None:
+                self.timer = self.loop.call_later(COMMIT_INTERVAL, self._on_timer)
+        self.pending.append((key, text))
+        if len(self.pending) >= COMMIT_EVERY:
+            self._write()
+
+    def _on_timer(self) -> None:
+        self.timer = None
+        if self.pending:
+            self._write(force=True)
+            if self.pending:  # the writer was busy: try again shortly
+                self.timer = self.loop.call_later(COMMIT_INTERVAL / 10, self._on_timer)
+
+    def _write(self, force: bool = False) -> None:
+        if self.writing is not None or not self.pending:
+            return
+        if not force and len(self.pending) < COMMIT_EVERY and self.loop.time() - self.oldest < COMMIT_INTERVAL:
+            return
+        batch, self.pending = self.pending, []
+        self.writing_count = len(batch)
+        self.writing = self.loop.run_in_executor(self.writer, self.cache.put_many, batch)
+        self.writing.add_done_callback(self._written)
+
+    def _written(self, future: asyncio.Future) -> None:
+        self.writing, self.writing_count = None, 0
+        if not future.cancelled() and future.exception() is not None:
+            error = future.exception()
+            logger.warning(f"LLM cache: {len(self.pending)} answer(s) could not be written ({type(error).__name__}: {error}); a rerun asks them again")
+        self._write()  # what arrived meanwhile, if it is due
+
+    async def close(self) -> None:
+        """Commit everything received (waits for the writer)."""
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+        while self.writing is not None or self.pending:
+            if self.writing is not None:
+                await asyncio.wait([self.writing])
+            self._write(force=True)
 
 
 class Engine:
@@ -123,9 +266,14 @@ class Engine:
     def run(self, requests: Sequence[Request], desc: str = "LLM calls", progress: bool = True, **overrides) -> list[ChatResult]:
         messages = [_as_messages(r) for r in requests]
         params = self.params(**overrides)
-        keys = [request_key(self.config.endpoint, self.config.model, m, params) for m in messages]
+        # The cache key and the HTTP body share one JSON encoding of the messages.
+        encoded = encode_requests(self.config.endpoint, self.config.model, messages, params)
+        keys = [key for key, _ in encoded]
         hits = self.cache.get_many(keys) if self.cache is not None else {}
-        todo = {k: m for k, m in zip(keys, messages) if k not in hits}  # distinct keys, first occurrence
+        todo: dict = {}  # distinct keys, first occurrence: key -> (messages, body)
+        for (key, body), m in zip(encoded, messages):
+            if key not in hits and key not in todo:
+                todo[key] = (m, body)
         answers: dict[str, tuple[str | None, str | None]] = {}
         if todo:
             bar = tqdm(total=len(todo), desc=desc, disable=not progress, dynamic_ncols=True)
@@ -133,7 +281,8 @@ class Engine:
                 if self.config.backend == "local":
                     self._run_local(todo, params, answers, bar)
                 else:
-                    _run_sync(self._run_openai(todo, params, answers, bar))
+                    runner = _LoopThread.get()
+                    runner.run(self._run_openai(todo, answers, bar, runner.writer))
             finally:
                 bar.close()
         results = []
@@ -142,7 +291,7 @@ class Engine:
                 results.append(ChatResult(normalize_reply(hits[key]), cached=True))
             else:
                 text, error = answers.get(key, (None, "not answered (interrupted)"))
-                results.append(ChatResult(normalize_reply(text), error))
+                results.append(ChatResult(text, error))
         failed = {k for k in todo if answers.get(k, (None,))[0] is None}
         with self._lock:
             self.stats.requested += len(keys)
@@ -155,38 +304,44 @@ class Engine:
             logger.warning(f"{desc}: {len(failed)} of {len(todo)} request(s) failed after retries; first error: {first}")
         return results
 
-    def _record(self, key: str, text: str | None, error: str | None, answers: dict, bar) -> None:
-        text = normalize_reply(text)
-        answers[key] = (text, error)
-        if text is not None and self.cache is not None:
-            self.cache.put(key, text)
-        bar.update(1)
-
-    async def _run_openai(self, todo: dict, params: dict, answers: dict, bar) -> None:
+    async def _run_openai(self, todo: dict, answers: dict, bar, writer: ThreadPoolExecutor) -> None:
         backend = self.backend
-        limit = asyncio.Semaphore(max(1, self.config.concurrency))
         rng = random.Random()
+        client = backend.client()  # the process's keep-alive pool for this endpoint, on this loop
+        committer = _Committer(self.cache, writer, commit_window(self.config.concurrency)) if self.cache is not None else None
+        queue = iter(todo.items())
 
-        client = backend.client()  # one keep-alive pool, bound to this event loop
+        # ``concurrency`` workers, each taking the next request when its last one is answered.
+        async def worker() -> None:
+            for key, (_, body) in queue:
+                if committer is not None:
+                    await committer.reserve()
+                try:
+                    text, error = await backend.complete(client, body, rng)
+                except BaseException:
+                    if committer is not None:
+                        committer.release()
+                    raise
+                text = normalize_reply(text)
+                answers[key] = (text, error)
+                if committer is not None:
+                    committer.add(key, text) if text is not None else committer.release()
+                bar.update(1)
 
-        async def one(key: str, messages: list) -> None:
-            async with limit:
-                text, error = await backend.complete(client, messages, params, rng)
-            self._record(key, text, error, answers, bar)
-
-        tasks = [asyncio.ensure_future(one(k, m)) for k, m in todo.items()]
+        workers = [asyncio.ensure_future(worker()) for _ in range(max(1, min(self.config.concurrency, len(todo))))]
         try:
             # The first call whose credentials are refused (EndpointRejected) stops the whole run:
-            # every other call would be refused too. Answers received so far stay cached.
-            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+            # every other call would be refused too. Answers received so far are committed.
+            done, _ = await asyncio.wait(workers, return_when=asyncio.FIRST_EXCEPTION)
             for task in done:
                 if not task.cancelled() and task.exception() is not None:
                     raise task.exception()
         finally:
-            for task in tasks:
+            for task in workers:
                 task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            await client.close()
+            await asyncio.gather(*workers, return_exceptions=True)
+            if committer is not None:
+                await asyncio.shield(committer.close())
 
     def _run_local(self, todo: dict, params: dict, answers: dict, bar) -> None:
         backend = self.backend
@@ -195,9 +350,16 @@ class Engine:
         for start in range(0, len(items), size):
             chunk = items[start : start + size]
             try:
-                texts = backend.generate([m for _, m in chunk], params)
+                texts = backend.generate([m for _, (m, _) in chunk], params)
                 outcomes = [(t, None) for t in texts]
             except Exception as exc:  # noqa: BLE001 - a failed batch is reported per item, not raised
                 outcomes = [(None, f"{type(exc).__name__}: {exc}")] * len(chunk)
+            fresh = []
             for (key, _), (text, error) in zip(chunk, outcomes):
-                self._record(key, text, error, answers, bar)
+                text = normalize_reply(text)
+                answers[key] = (text, error)
+                if text is not None:
+                    fresh.append((key, text))
+            if self.cache is not None:
+                self.cache.put_many(fresh)  # one commit per batch
+            bar.update(len(chunk))

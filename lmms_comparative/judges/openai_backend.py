@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
+import os
 import random
 from email.utils import parsedate_to_datetime
 from time import time
@@ -74,69 +76,99 @@ class Connection:
     environment. Each request is one POST of the JSON body over aiohttp (proxies from the
     environment, system certificates).
 
-    Why not ``AsyncOpenAI.chat.completions.create`` (or the SDK's httpx client underneath): their
-    request pipeline costs about a millisecond of CPU per call, serialised on the event loop, so
-    with many concurrent slots the client rather than the server sets the pace: 16 concurrent
-    requests to a 100 ms server take 115-120 ms through httpx and 104-105 ms through aiohttp, and
-    the CaptionQA QA stage reaches 78% of the server's capacity through the SDK against 90%+ here
-    (bench/captionqa_qa_stage.py). Errors are classified as the SDK classifies them: HTTP status
+    Why not ``AsyncOpenAI.chat.completions.create`` (or the SDK's httpx client underneath): its
+    request pipeline does more work per call, serialised on the event loop, so with many concurrent slots the client rather than
+    the server would set the pace. bench/captionqa_qa_stage.py measures this path against a bare
+    aiohttp client on the same server. Errors are classified as the SDK classifies them: HTTP status
     (with Retry-After), timeout, connection error, malformed body.
     """
 
     def __init__(self, url: str, headers: dict, timeout: float, ssl_context, proxy: str | None):
         import aiohttp
+        from yarl import URL
 
-        self.url, self.headers, self.proxy = url, headers, proxy
+        self.url, self.proxy = URL(url, encoded=True), proxy  # parsed once, not per request
         connector = aiohttp.TCPConnector(limit=0, ssl=ssl_context)  # the engine bounds concurrency
         # trust_env=False: aiohttp would look the proxy up (and read ~/.netrc) on every request;
         # the backend resolves the proxy from the environment once instead.
-        self.session = aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=timeout), trust_env=False)
+        self.session = aiohttp.ClientSession(connector=connector, headers=headers, timeout=aiohttp.ClientTimeout(total=timeout), trust_env=False)
 
     async def post(self, body: bytes) -> tuple[int, object, bytes]:
         """(status, headers, body) of one POST."""
-        async with self.session.post(self.url, data=body, headers=self.headers, proxy=self.proxy) as response:
+        async with self.session.post(self.url, data=body, proxy=self.proxy) as response:
             return response.status, response.headers, await response.read()
 
     async def close(self) -> None:
         await self.session.close()
 
 
+# Connection pools by (event loop, URL, headers, timeout, proxy): engines of one process that call
+# the same endpoint share one pool (and its open connections) on the engine's event loop thread.
+_pools: dict[tuple, Connection] = {}
+
+
+async def close_pools() -> None:
+    """Close the pools of the running loop (at interpreter exit)."""
+    loop = asyncio.get_running_loop()
+    for key in [k for k in _pools if k[0] is loop]:
+        await _pools.pop(key).close()
+
+
+@functools.cache
+def _ssl_context():
+    import ssl
+
+    return ssl.create_default_context()  # loaded once per process: it costs ~20-50 ms
+
+
+@functools.lru_cache(maxsize=64)
+def _sdk_target(backend: str, base_url: str, api_key: str | None, api_version, azure_deployment, model: str, timeout: float, sdk_env: tuple) -> tuple[str, tuple]:
+    """(URL, headers) that the openai SDK's client builds for these settings (and the SDK's own
+    environment variables, ``sdk_env``); constructing that client costs tens of milliseconds, so
+    it is done once per setting."""
+    import openai
+
+    # The SDK requires a key; a placeholder stands in for none, and its header is dropped below.
+    key = api_key or "unset"
+    if backend == "azure":
+        sdk = openai.AsyncAzureOpenAI(
+            api_key=key,
+            azure_endpoint=base_url,
+            api_version=api_version,
+            azure_deployment=azure_deployment or model,
+            timeout=timeout,
+            max_retries=0,
+        )
+    else:
+        sdk = openai.AsyncOpenAI(api_key=key, base_url=base_url, timeout=timeout, max_retries=0)
+    query = "&".join(f"{k}={v}" for k, v in (sdk.default_query or {}).items() if isinstance(v, str))
+    url = str(sdk.base_url).rstrip("/") + "/chat/completions" + (f"?{query}" if query else "")
+    # The headers the SDK sends: its defaults plus its auth headers (openai 3.x keeps the key in
+    # ``auth_headers`` only; 1.x merged them into ``default_headers``). Only real values: unset
+    # optional headers are sentinel objects.
+    headers = {**sdk.default_headers, **sdk.auth_headers} if api_key else dict(sdk.default_headers)
+    if not api_key:
+        headers = {k: v for k, v in headers.items() if k.lower() not in ("authorization", "api-key")}
+    return url, tuple((k, v) for k, v in headers.items() if isinstance(v, str))
+
+
 class OpenAIBackend:
     def __init__(self, config: EngineConfig):
-        import ssl
-
-        import openai
-
         self.config = config
         self.sleep = asyncio.sleep  # replaceable, so tests can record waits without waiting
-        # The SDK requires a key; a placeholder stands in for none, and its header is dropped below.
-        key = config.api_key or "unset"
-        if config.backend == "azure":
-            sdk = openai.AsyncAzureOpenAI(
-                api_key=key,
-                azure_endpoint=config.base_url,
-                api_version=config.api_version,
-                azure_deployment=config.azure_deployment or config.model,
-                timeout=config.timeout,
-                max_retries=0,
-            )
-        else:
-            sdk = openai.AsyncOpenAI(api_key=key, base_url=config.base_url, timeout=config.timeout, max_retries=0)
-        query = "&".join(f"{k}={v}" for k, v in (sdk.default_query or {}).items() if isinstance(v, str))
-        self.url = str(sdk.base_url).rstrip("/") + "/chat/completions" + (f"?{query}" if query else "")
-        # The headers the SDK sends: its defaults plus its auth headers (openai 3.x keeps the key in
-        # ``auth_headers`` only; 1.x merged them into ``default_headers``). Only real values: unset
-        # optional headers are sentinel objects.
-        headers = {**sdk.default_headers, **sdk.auth_headers} if config.api_key else dict(sdk.default_headers)
-        if not config.api_key:
-            headers = {k: v for k, v in headers.items() if k.lower() not in ("authorization", "api-key")}
-        self.headers = {k: v for k, v in headers.items() if isinstance(v, str)}
-        self._ssl = ssl.create_default_context()  # loaded once: a context per pool costs ~50 ms
+        sdk_env = tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith(("OPENAI_", "AZURE_OPENAI_"))))
+        self.url, headers = _sdk_target(config.backend, config.base_url, config.api_key, config.api_version, config.azure_deployment, config.model, config.timeout, sdk_env)
+        self.headers = dict(headers)
         self.proxy = environment_proxy(self.url)
 
     def client(self) -> Connection:
-        """A connection pool; create it inside the event loop that will use it."""
-        return Connection(self.url, self.headers, self.config.timeout, self._ssl, self.proxy)
+        """The connection pool for this endpoint on the running event loop (created on first use,
+        then shared by every engine of the process that calls the same endpoint)."""
+        key = (asyncio.get_running_loop(), self.url, tuple(self.headers.items()), self.config.timeout, self.proxy)
+        pool = _pools.get(key)
+        if pool is None or pool.session.closed:
+            pool = _pools[key] = Connection(self.url, self.headers, self.config.timeout, _ssl_context(), self.proxy)
+        return pool
 
     @staticmethod
     def classify(exc: BaseException) -> tuple[bool, float | None, str]:
@@ -151,9 +183,9 @@ class OpenAIBackend:
         # worth another attempt, reported by type.
         return True, None, f"{type(exc).__name__}: {exc}"
 
-    async def complete(self, client: Connection, messages: list, params: dict, rng: random.Random) -> tuple[str | None, str | None]:
-        """(text, None) on success, (None, error) once the retries are spent."""
-        body = json.dumps({"model": self.config.model, "messages": messages, **params}, ensure_ascii=False).encode("utf-8")
+    async def complete(self, client: Connection, body: bytes, rng: random.Random) -> tuple[str | None, str | None]:
+        """(text, None) on success, (None, error) once the retries are spent. ``body`` is the JSON
+        request ({"model", "messages", **params}; the engine encodes it with the cache key)."""
         last_error = "no attempt made"
         for attempt in range(self.config.max_retries + 1):
             wait = None
