@@ -83,13 +83,13 @@ def stops_run_on_bad_input(process_docs):
 
 
 def report_skips(what: str, skips, total: int) -> None:
-    """Name every skipped item in one warning; flag the run past the allowed share."""
+    """Name every skipped item (one line each) in one warning; flag the run past the allowed share."""
     from loguru import logger
 
     from lmms_comparative import run_status
 
-    lines = "\n".join(f"  {reason}: {', '.join(whats[:20])}" + (f" ... and {len(whats) - 20} more" if len(whats) > 20 else "") for reason, whats in sorted(skips.by_reason.items()))
-    logger.warning(f"{what}: skipped {len(skips)} of {total} item(s), as the official code skips them:\n{lines}")
+    lines = "\n".join(f"  {reason}: {what_}" for reason, whats in sorted(skips.by_reason.items()) for what_ in whats)
+    logger.warning(f"{what}: skipped {len(skips)} of {total} item(s) that cannot be used; the rest are scored:\n{lines}")
     run_status.check_share(what, len(skips), total, "were skipped (unusable images or records)")
 
 
