@@ -23,6 +23,8 @@ import threading
 
 from loguru import logger
 
+from lmms_comparative.judges.config import max_failed_share
+
 _flags: list[str] = []
 _lock = threading.Lock()
 _installed = False
@@ -40,12 +42,6 @@ def flag(reason: str) -> None:
 def flags() -> list[str]:
     with _lock:
         return list(_flags)
-
-
-def max_failed_share() -> float:
-    """``LMMS_COMPARATIVE_MAX_FAILED``: the share of a task's items that may fail or be skipped."""
-    raw = os.environ.get("LMMS_COMPARATIVE_MAX_FAILED", "").strip()
-    return float(raw) if raw else 0.05
 
 
 def check_share(what: str, bad: int, total: int, kind: str) -> str | None:

@@ -136,7 +136,7 @@ def load_split(base: Path, split: str):
 
 
 def unusable_rows(dataset) -> dict[int, tuple[str, str]]:
-    """``{row: (id, reason)}`` for the rows of a split with an image the model cannot be given
+    """``{row: (reason, what)}`` (``what``: the id and which image) for the rows of a split with an image the model cannot be given
     (empty, corrupt, truncated, decompression bomb), checked on the embedded bytes through the
     same checks as image files (``data.items``): datasets would otherwise decode a truncated image
     with black fill, as lmms-eval lets PIL do for the whole process."""
@@ -152,7 +152,7 @@ def unusable_rows(dataset) -> dict[int, tuple[str, str]]:
             data = image.get("bytes") or (Path(image["path"]).read_bytes() if image.get("path") and Path(image["path"]).is_file() else b"")
             problem = items.image_bytes_problem(data)
             if problem:
-                bad[row] = (str(record["id"]), f"{problem} (image {k + 1})")
+                bad[row] = (problem, f"{record['id']} (image {k + 1})")
                 break
     return bad
 

@@ -318,6 +318,10 @@ def column_records(base: Path, column: Column, split: str) -> list[tuple[str, di
     return own[names.index(part)][0]
 
 
+class MissingImage(DataError):
+    """An image the annotations name is not on disk (the record is skipped and counted)."""
+
+
 def _image(base: Path, ref: Any, where: str, label: str) -> str:
     if not isinstance(ref, str) or not ref:
         raise DataError(f"{where}: image path must be a non-empty string, got {ref!r}.")
@@ -327,7 +331,7 @@ def _image(base: Path, ref: Any, where: str, label: str) -> str:
             return str(candidate)
     hint = " FER-2013 annotations name images imXXX.png while the original files are PrivateTest_XXXXXXX.jpg (official repository issue #2): use the processed images of the release." if label == "fer2013_label" else ""
     folders = ", ".join(f"dataset/{f}" for f in IMAGE_FOLDERS[label])
-    raise DataError(f"{where}: image {ref!r} not found under {base} (nor under dataset/ or {folders}).{hint}")
+    raise MissingImage(f"{where}: image {ref!r} not found under {base} (nor under dataset/ or {folders}).{hint}")
 
 
 def column_docs(task: str, split: str = "test") -> list[dict]:
@@ -359,7 +363,7 @@ def _column(base: Path, column: Column, task: str, split: str) -> tuple[list[dic
             images = [_image(base, ref, where, column.label) for ref in refs]
             options = _options(record["options"], where) if column.kind in ("options", "qbench") else []
         except DataError as exc:
-            skipped.append((items.MISSING if "not found under" in str(exc) else items.RECORD, str(exc)))
+            skipped.append((items.MISSING if isinstance(exc, MissingImage) else items.RECORD, str(exc)))
             continue
         docs.append(
             {

@@ -31,6 +31,13 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 GENERAL_PREFIX = "LMMS_COMPARATIVE_LLM"
+MAX_FAILED_ENV, DEFAULT_MAX_FAILED = "LMMS_COMPARATIVE_MAX_FAILED", 0.05
+
+
+def max_failed_share() -> float:
+    """The share of a task's items that may fail or be skipped before the run fails."""
+    raw = os.environ.get(MAX_FAILED_ENV, "").strip()
+    return float(raw) if raw else DEFAULT_MAX_FAILED
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 
@@ -64,7 +71,7 @@ class EngineConfig:
     max_retries: int = 6
     timeout: float = 120.0  # seconds per request
     cache_path: Path | None = field(default_factory=default_cache_path)  # None: no cache
-    max_failed: float = 0.05  # share of items that may stay unjudged before the run fails
+    max_failed: float = DEFAULT_MAX_FAILED  # share of items that may stay unjudged before the run fails
     # local backend only
     gguf_file: str | None = None
     batch_size: int = 16
@@ -127,7 +134,7 @@ class EngineConfig:
         raw = pick(f"{GENERAL_PREFIX}_CACHE")
         if raw is not None:
             values["cache_path"] = None if raw.lower() in ("off", "none", "0", "false") else Path(raw).expanduser()
-        raw = pick("LMMS_COMPARATIVE_MAX_FAILED")
+        raw = pick(MAX_FAILED_ENV)
         if raw is not None:
             values["max_failed"] = float(raw)
         if overrides.get("api_key"):

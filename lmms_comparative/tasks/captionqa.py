@@ -42,8 +42,8 @@ _split_lock = threading.Lock()
 def _domain_docs(domain: str):
     dataset = _split(domain)
     bad = _unusable(domain)
-    for entry_id, reason in bad.values():
-        items.skip(reason.split(" (")[0], f"{entry_id} ({reason})")
+    for reason, what in bad.values():
+        items.skip(reason, what)
     if bad:
         dataset = dataset.select([i for i in range(len(dataset)) if i not in bad])
     return dataset.add_column("domain", [domain] * len(dataset))
@@ -310,7 +310,7 @@ def _image_docs(domain: str) -> list[dict]:
     for row, (entry_id, questions) in enumerate(data.question_table(base, domain)):
         if row in bad:  # its questions cannot be asked on the image
             for _ in questions:
-                items.skip(bad[row][1].split(" (")[0], f"{entry_id} ({bad[row][1]})")
+                items.skip(*bad[row])
             continue
         for q_idx, q in enumerate(questions):
             perm = perms.get((entry_id, q_idx))
