@@ -17,7 +17,7 @@ capacity is slots / latency; it requires a key) answers every client in turn, in
   key (its launcher's server needs none; our server serves key-less requests and counts them).
   ``--upstream-questions 1000:4`` times 4 workers on the first 1,000 questions only (its rate is
   flat in the count; the whole set would take minutes);
-- ours: ``lmms_comparative.tasks.captionqa.qa_rows`` for each domain in turn, each with the
+- ours: ``lmms_comparative.benchmarks.captionqa.hooks.qa_rows`` for each domain in turn, each with the
   engine our aggregation builds (``reader_engine()``, settings from the environment, a fresh
   cache file per run), as lmms-eval calls our four domain aggregations;
 - bare: an aiohttp client posting the same request bodies (pre-encoded) at the same
@@ -68,7 +68,7 @@ def run_upstream(docs, workers: int) -> tuple[float, int]:
 
 
 def run_ours(captions, domains, cache_path: Path) -> tuple[float, int, int]:
-    from lmms_comparative.tasks import captionqa as ours
+    from lmms_comparative.benchmarks.captionqa import hooks as ours
 
     os.environ["LMMS_COMPARATIVE_LLM_CACHE"] = str(cache_path)
     start = time.perf_counter()
@@ -117,13 +117,13 @@ def main() -> None:
     os.environ.setdefault("TQDM_DISABLE", "1")  # the engine's progress bars
     subsets = {int(w): int(n) for n, w in (part.split(":") for part in args.upstream_questions.split(",") if part)}
 
+    from lmms_comparative.data.fixtures import build_captionqa
     from lmms_eval.tasks.captionqa import utils as upstream
 
-    from lmms_comparative.data import captionqa as data
-    from lmms_comparative.data.fixtures import build_captionqa
+    from lmms_comparative.benchmarks.captionqa import data
+    from lmms_comparative.benchmarks.captionqa import hooks as ours
+    from lmms_comparative.benchmarks.captionqa.scoring import DOMAINS
     from lmms_comparative.judges.cache import encode_request
-    from lmms_comparative.metrics.captionqa import DOMAINS
-    from lmms_comparative.tasks import captionqa as ours
 
     runs = []
     problems: list[str] = []

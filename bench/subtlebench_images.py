@@ -49,7 +49,7 @@ def main() -> None:
     args = parser.parse_args()
     width, height = (int(v) for v in args.size.lower().split("x"))
 
-    from lmms_comparative.tasks import subtlebench as task
+    from lmms_comparative.benchmarks.subtlebench import hooks as task
 
     hooks = {"plain": task.doc_to_visual, "subtract": task.doc_to_visual_subtract, "highlight": task.doc_to_visual_highlight}
     rng = np.random.RandomState(0)

@@ -24,9 +24,10 @@ def main() -> None:
     parser.add_argument("--per-category", type=int, default=300)
     args = parser.parse_args()
 
-    from lmms_comparative.data import items
-    from lmms_comparative.data import subtlebench as data
     from lmms_comparative.data.fixtures import build_subtlebench
+
+    from lmms_comparative.benchmarks.subtlebench import data
+    from lmms_comparative.data import items
 
     counts = {"jsonl_parses": 0, "image_checks": 0}
     read_records, bytes_problem = data.read_records, items.image_bytes_problem
@@ -43,7 +44,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = build_subtlebench(Path(tmp) / "subtlebench", per_category=args.per_category, val_per_category=1)
         os.environ["SUBTLEBENCH_ROOT"] = str(root)
-        from lmms_comparative.tasks import subtlebench as task
+        from lmms_comparative.benchmarks.subtlebench import hooks as task
 
         seconds = []
         for category in data.CATEGORIES.values():
@@ -59,7 +60,9 @@ def main() -> None:
         **counts,
     }
     print(json.dumps(report))
-    print(f"ten type tasks: {sum(seconds):.2f} s in all, against {10 * seconds[0]:.2f} s for ten reads of the release; {counts['jsonl_parses']} JSONL parse(s), {counts['image_checks']} image check(s) for {2 * 10 * args.per_category} image files")
+    print(
+        f"ten type tasks: {sum(seconds):.2f} s in all, against {10 * seconds[0]:.2f} s for ten reads of the release; {counts['jsonl_parses']} JSONL parse(s), {counts['image_checks']} image check(s) for {2 * 10 * args.per_category} image files"
+    )
 
 
 if __name__ == "__main__":

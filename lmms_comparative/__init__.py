@@ -8,5 +8,6 @@ __version__ = "0.1.0"
 
 
 def yaml_dir() -> str:
-    """The folder of our task YAMLs: what ``lmms-eval --include_path`` takes."""
-    return str(Path(__file__).resolve().parent / "yaml")
+    """The folder that holds every benchmark's task YAMLs (``benchmarks/<name>/yaml/``): what
+    ``lmms-eval --include_path`` takes (lmms-eval walks it recursively)."""
+    return str(Path(__file__).resolve().parent / "benchmarks")

@@ -1,18 +1,18 @@
 """``lmms-comparative``: the package's own commands.
 
-    lmms-comparative include-path          print the folder to pass to lmms-eval --include_path
-    lmms-comparative fixture subtlebench DIR
-                                           write a small generated dataset in the official layout
-    lmms-comparative demo [--output DIR]   the offline default run: synthetic SubtleBench pairs,
-                                           the real lmms-eval CLI, the random_choice baseline
-    lmms-comparative synthetic DIR [--per-type N] [--param TYPE.FIELD=VALUE ...]
-                                           the paper's synthetic pairs in the SubtleBench layout
-    lmms-comparative report RESULTS_DIR [RESULTS_DIR ...] -o OUT
-                                           the papers' tables (with reference rows and bootstrap
-                                           intervals) and charts, as Markdown and PNG
-    lmms-comparative captionqa-export RESULTS_DIR -o captions.json
-                                           {id: caption} from CaptionQA samples logs (the format
-                                           the CaptionQA authors score on their private set)
+lmms-comparative include-path          print the folder to pass to lmms-eval --include_path
+lmms-comparative fixture subtlebench DIR
+                                       write a small generated dataset in the official layout
+lmms-comparative demo [--output DIR]   the offline default run: synthetic SubtleBench pairs,
+                                       the real lmms-eval CLI, the random_choice baseline
+lmms-comparative synthetic DIR [--per-type N] [--param TYPE.FIELD=VALUE ...]
+                                       the paper's synthetic pairs in the SubtleBench layout
+lmms-comparative report RESULTS_DIR [RESULTS_DIR ...] -o OUT
+                                       the papers' tables (with reference rows and bootstrap
+                                       intervals) and charts, as Markdown and PNG
+lmms-comparative captionqa-export RESULTS_DIR -o captions.json
+                                       {id: caption} from CaptionQA samples logs (the format
+                                       the CaptionQA authors score on their private set)
 """
 
 from __future__ import annotations
@@ -26,20 +26,7 @@ import sys
 from pathlib import Path
 
 from lmms_comparative import yaml_dir
-
-FIXTURES = {
-    "subtlebench": ("SUBTLEBENCH_ROOT", "build_subtlebench"),
-    "captionqa": ("CAPTIONQA_ROOT", "build_captionqa"),
-    "compbench": ("COMPBENCH_ROOT", "build_compbench"),
-    "vidi": ("VIDI_ROOT", "build_vidi"),
-    "vlm2bench": ("VLM2BENCH_ROOT", "build_vlm2bench"),
-}
-
-
-def _build_fixture(name: str, directory: str) -> Path:
-    from lmms_comparative.data import fixtures
-
-    return getattr(fixtures, FIXTURES[name][1])(directory)
+from lmms_comparative.benchmarks import BY_NAME
 
 
 def find_results(output_path: str | Path) -> Path:
@@ -63,7 +50,6 @@ def _print_table(runs: dict[str, dict], tasks: list[str]) -> None:
         print(f"{task:<16} {n:>4} {chance_text:>7} {accs}")
 
 
-SYNTHETIC_TASKS = ["subtlebench_at", "subtlebench_ex", "subtlebench_qn", "subtlebench_vp", "subtlebench_sp"]
 # 45 pairs per type: enough for a 3x3 difficulty grid per type in the report.
 DEMO_PER_TYPE = 45
 BASELINES = ("random_choice", "pixel_diff")
@@ -71,8 +57,11 @@ BASELINES = ("random_choice", "pixel_diff")
 
 def demo(output: str | None, seed: int) -> int:
     """Synthetic SubtleBench pairs, then each bundled baseline through the real lmms-eval CLI."""
-    from lmms_comparative.data import synthetic
+    from lmms_comparative.benchmarks.subtlebench import synthetic
+    from lmms_comparative.benchmarks.subtlebench.data import CATEGORIES
 
+    code_of = {category: code for code, category in CATEGORIES.items()}
+    tasks = [f"subtlebench_{code_of[t]}" for t in synthetic.MAKERS]  # the synthetic types' tasks
     output = Path(output or "demo_output").resolve()
     data_root = output / "subtlebench_synthetic"
     synthetic.generate(data_root, per_type=DEMO_PER_TYPE, seed=seed)
@@ -82,7 +71,7 @@ def demo(output: str | None, seed: int) -> int:
         cmd = [
             sys.executable, "-m", "lmms_eval",
             "--model", model, "--model_args", f"seed={seed}",
-            "--tasks", ",".join(SYNTHETIC_TASKS + ["subtlebench_swap"]),
+            "--tasks", ",".join(tasks + ["subtlebench_swap"]),
             "--output_path", str(output / "results" / model), "--log_samples",
             "--verbosity", "WARNING",
         ]  # fmt: skip
@@ -96,12 +85,12 @@ def demo(output: str | None, seed: int) -> int:
         runs[model] = json.loads(path.read_text())
         print(f"results: {path}")
     print()
-    _print_table(runs, SYNTHETIC_TASKS + ["subtlebench_swap"])
+    _print_table(runs, tasks + ["subtlebench_swap"])
     from lmms_comparative.report import write_report
 
     report = write_report([str(output / "results" / model) for model in BASELINES], output / "report")
     print(f"\nreport: {report} (tables, image-order check, difficulty heatmaps)")
-    return 0 if all(t in run.get("results", {}) for run in runs.values() for t in SYNTHETIC_TASKS) else 1
+    return 0 if all(t in run.get("results", {}) for run in runs.values() for t in tasks) else 1
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -109,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("include-path", help="print the task folder for lmms-eval --include_path")
     fx = sub.add_parser("fixture", help="write a small generated dataset in a benchmark's official layout")
-    fx.add_argument("benchmark", choices=sorted(FIXTURES))
+    fx.add_argument("benchmark", choices=sorted(BY_NAME))
     fx.add_argument("directory")
     dm = sub.add_parser("demo", help="offline run of the SubtleBench tasks on synthetic pairs with the random_choice baseline")
     dm.add_argument("--output", default=None, help="folder for the data and results (default: ./demo_output)")
@@ -132,8 +121,9 @@ def main(argv: list[str] | None = None) -> int:
         print(yaml_dir())
         return 0
     if args.command == "fixture":
-        root = _build_fixture(args.benchmark, args.directory)
-        print(f"{FIXTURES[args.benchmark][0]}={root}")
+        benchmark = BY_NAME[args.benchmark]
+        root = benchmark.build_fixture(args.directory)
+        print(f"{benchmark.root_variable}={root}")
         return 0
     if args.command == "report":
         from lmms_comparative.report import ReportError, write_report
@@ -146,13 +136,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"report: {path}")
         return 0
     if args.command == "synthetic":
-        from lmms_comparative.data import synthetic
+        from lmms_comparative.benchmarks.subtlebench import synthetic
 
         root = synthetic.generate(args.directory, args.per_type, args.seed, synthetic.params_from_specs(args.param), tuple(t for t in args.types.split(",") if t))
         print(f"SUBTLEBENCH_ROOT={root}")
         return 0
     if args.command == "captionqa-export":
-        from lmms_comparative.tasks.captionqa import export_captions
+        from lmms_comparative.benchmarks.captionqa.hooks import export_captions
 
         files = sorted(glob.glob(os.path.join(args.results_dir, "**", "*_samples_captionqa_*.jsonl"), recursive=True))
         if not files:

@@ -1,5 +1,7 @@
 """What a person reads after a run: lmms-eval's printed table, and a closing summary in the log.
 
+The wrappers that put these into lmms-eval's output are in ``harness/table.py``.
+
 - **The table.** Our dict-valued results (``counts``, breakdowns by source or category, ``ci95``
   intervals, ...) stay whole in the results JSON, and W&B receives them flattened
   (``subtlebench/counts/n``). lmms-eval's ``make_table`` (``lmms_eval/utils.py``) prints a dict
@@ -11,9 +13,6 @@
   ``consolidate_group_results``, once per run, on rank 0), each benchmark present gets a few log
   lines in its paper's layout and a pointer to ``lmms-comparative report`` (``report.run_summary``).
 
-Both are small wrappers installed from the model entry point (``registration.register``) and
-again when a TaskManager starts (lmms-eval's CLI binds ``make_table`` by name). A wrapper is
-installed only over lmms-eval's own function, once; a failure inside it never breaks the run.
 """
 
 from __future__ import annotations
@@ -26,8 +25,6 @@ from collections.abc import Mapping
 from pathlib import Path
 
 CELL_WIDTH = 72  # within the ~80 a cell may take; a table line then stays under ~180
-_MARK = "_lmms_comparative_wrapped"
-_originals: dict[str, object] = {}
 
 
 # ---- one-line summaries of dict-valued results ----------------------------------------------------
@@ -111,34 +108,6 @@ def readable_results(result_dict: dict, column: str = "results") -> dict:
     return {**result_dict, column: readable}
 
 
-# ---- the wrappers ---------------------------------------------------------------------------------
-
-
-def _readable_table(make_table):
-    @functools.wraps(make_table)
-    def wrapper(result_dict, column: str = "results", *args, **kwargs):
-        try:
-            shown = readable_results(result_dict, column)
-        except Exception:  # never lose the table over its presentation
-            shown = result_dict
-        return make_table(shown, column, *args, **kwargs)
-
-    setattr(wrapper, _MARK, True)
-    return wrapper
-
-
-def _with_summary(consolidate):
-    @functools.wraps(consolidate)
-    def wrapper(results, versions, task_dict, task_root=None, *args, **kwargs):
-        out = consolidate(results, versions, task_dict, task_root, *args, **kwargs)
-        if task_root is None:  # the evaluator's call; lmms-eval's recursion passes the group
-            log_summary(out[0])
-        return out
-
-    setattr(wrapper, _MARK, True)
-    return wrapper
-
-
 def output_path_hint() -> str:
     """The run's ``--output_path`` as given on the command line, else a placeholder."""
     argv = sys.argv[1:]
@@ -163,29 +132,3 @@ def log_summary(results: Mapping) -> None:
         return
     for block in blocks:
         logger.info("\n" + block)
-
-
-def _wrap(module, attr: str, wrap) -> None:
-    current = getattr(module, attr, None)
-    if current is None or getattr(current, _MARK, False):
-        return
-    original = _originals.setdefault(attr, current)
-    if current is original:  # only lmms-eval's own function, never something else of that name
-        setattr(module, attr, wrap(current))
-
-
-def install() -> bool:
-    """Wrap lmms-eval's ``make_table`` and ``consolidate_group_results`` where they are bound
-    (idempotent). Returns whether both are in place."""
-    try:
-        import lmms_eval.evaluator_utils as evaluator_utils
-        import lmms_eval.utils as utils
-    except Exception:  # lmms-eval not importable: nothing to present
-        return False
-    _originals.setdefault("make_table", getattr(utils, "make_table", None))
-    _originals.setdefault("consolidate_group_results", getattr(evaluator_utils, "consolidate_group_results", None))
-    modules = [utils, evaluator_utils] + [sys.modules[name] for name in ("lmms_eval.evaluator", "lmms_eval.__main__", "__main__") if name in sys.modules]
-    for module in modules:
-        _wrap(module, "make_table", _readable_table)
-        _wrap(module, "consolidate_group_results", _with_summary)
-    return all(getattr(getattr(m, a, None), _MARK, False) for m, a in ((utils, "make_table"), (evaluator_utils, "consolidate_group_results")))

@@ -13,14 +13,19 @@ import json
 import math
 import shutil
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
-from conftest import base_env, read_run, run_cli
-from fake_openai import FakeOpenAI, message_text
+from helpers import base_env, read_run, run_cli
+from helpers.fake_openai import FakeOpenAI, message_text
 from PIL import Image
 
+from lmms_comparative.benchmarks.captionqa.fixture import build as build_captionqa
+from lmms_comparative.benchmarks.compbench.fixture import build as build_compbench
+from lmms_comparative.benchmarks.subtlebench.fixture import build as build_subtlebench
+from lmms_comparative.benchmarks.vidi.fixture import build as build_vidi
+from lmms_comparative.benchmarks.vlm2bench.fixture import build as build_vlm2bench
 from lmms_comparative.data import items
-from lmms_comparative.data.fixtures import build_captionqa, build_compbench, build_subtlebench, build_vidi, build_vlm2bench
 
 # ---- images: every way a file can be unusable ---------------------------------------------------
 
@@ -77,11 +82,11 @@ def test_usable_images_and_a_missing_one(tmp_path):
 # ---- run-level problems: one message, naming the variable and the path, no retries -------------
 
 HOOKS = {
-    "subtlebench": ("SUBTLEBENCH_ROOT", build_subtlebench, "lmms_comparative.tasks.subtlebench", "process_docs_attribute", "data/test.jsonl"),
-    "vlm2bench": ("VLM2BENCH_ROOT", build_vlm2bench, "lmms_comparative.tasks.vlm2bench", "process_docs_oc_cnt", "jsonl/oc/vanilla/oc_cnt.jsonl"),
-    "captionqa": ("CAPTIONQA_ROOT", build_captionqa, "lmms_comparative.tasks.captionqa", "process_docs_natural", "data/natural-00000-of-00001.parquet"),
-    "compbench": ("COMPBENCH_ROOT", build_compbench, "lmms_comparative.tasks.compbench", "process_docs_attribute_cub", "annotations/cub_label.json"),
-    "vidi": ("VIDI_ROOT", build_vidi, "lmms_comparative.tasks.vidi", "process_docs", None),
+    "subtlebench": ("SUBTLEBENCH_ROOT", build_subtlebench, "lmms_comparative.benchmarks.subtlebench.hooks", "process_docs_attribute", "data/test.jsonl"),
+    "vlm2bench": ("VLM2BENCH_ROOT", build_vlm2bench, "lmms_comparative.benchmarks.vlm2bench.hooks", "process_docs_oc_cnt", "jsonl/oc/vanilla/oc_cnt.jsonl"),
+    "captionqa": ("CAPTIONQA_ROOT", build_captionqa, "lmms_comparative.benchmarks.captionqa.hooks", "process_docs_natural", "data/natural-00000-of-00001.parquet"),
+    "compbench": ("COMPBENCH_ROOT", build_compbench, "lmms_comparative.benchmarks.compbench.hooks", "process_docs_attribute_cub", "annotations/cub_label.json"),
+    "vidi": ("VIDI_ROOT", build_vidi, "lmms_comparative.benchmarks.vidi.hooks", "process_docs", None),
 }
 
 
@@ -146,6 +151,7 @@ def test_run_level_problems_stop_with_one_message(pristine, tmp_path, monkeypatc
         assert part in message, (case, message)
 
 
+@pytest.mark.e2e
 def test_a_run_level_problem_ends_the_cli_at_once_with_status_1(hf_home, tmp_path):
     proc = run_cli(["--model", "random_choice", "--tasks", "vlm2bench_oc_cnt", "--output_path", str(tmp_path)], env=base_env(hf_home, VLM2BENCH_ROOT=str(tmp_path / "nowhere")))
     assert proc.returncode == 1
@@ -179,12 +185,13 @@ def damaged_subtlebench(tmp_path_factory):
     lacking.pop("distractors")
     with open(root / "data" / "test.jsonl", "a") as handle:
         handle.write(json.dumps(lacking) + "\n")
-    return root, broken
+    return SimpleNamespace(root=root, broken=broken)
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("allowed, status", [("0.05", 1), ("0.9", 0)])
 def test_unusable_items_are_skipped_named_counted_and_flag_the_run(damaged_subtlebench, hf_home, tmp_path, allowed, status):
-    root, broken = damaged_subtlebench
+    root, broken = damaged_subtlebench.root, damaged_subtlebench.broken
     env = base_env(hf_home, SUBTLEBENCH_ROOT=str(root), LMMS_COMPARATIVE_MAX_FAILED=allowed)
     proc = run_cli(["--model", "random_choice", "--tasks", "subtlebench_at,subtlebench_st", "--output_path", str(tmp_path), "--log_samples"], env=env)
     results, samples = read_run(tmp_path, proc)
@@ -249,6 +256,7 @@ def test_item_level_problems_in_the_other_benchmarks(pristine, tmp_path, monkeyp
 # ---- scoring failures: one task's judge fails, the others are scored, the run is flagged --------
 
 
+@pytest.mark.e2e
 def test_a_failing_judge_leaves_its_task_nan_and_the_other_tasks_scored(subtlebench_root, hf_home, tmp_path):
     import importlib.util
     import os
@@ -265,7 +273,7 @@ def test_a_failing_judge_leaves_its_task_nan_and_the_other_tasks_scored(subtlebe
 
     with FakeOpenAI(respond) as server:
         env = base_env(hf_home, SUBTLEBENCH_ROOT=str(subtlebench_root), SUBTLEBENCH_SBERT_MODEL=minilm, **server.judge_env("SUBTLEBENCH_JUDGE"), LMMS_COMPARATIVE_LLM_CACHE="off", LMMS_COMPARATIVE_LLM_MAX_RETRIES="0")
-        proc = run_cli(["--model", "openai", "--model_args", f"model_version=vlm,base_url={server.base_url},api_key=sk-x", "--tasks", "subtlebench_caption,subtlebench_at", "--output_path", str(tmp_path)], env=env)
+        proc = run_cli([*server.model_cli, "--tasks", "subtlebench_caption,subtlebench_at", "--output_path", str(tmp_path)], env=env)
     results, _ = read_run(tmp_path, proc)
     caption = results["results"]["subtlebench_caption"]
     assert math.isnan(caption["judge_accuracy,none"])
@@ -275,12 +283,13 @@ def test_a_failing_judge_leaves_its_task_nan_and_the_other_tasks_scored(subtlebe
     assert "this run failed (exit status 1)" in proc.stderr and "HTTP 503" in proc.stdout + proc.stderr
 
 
+@pytest.mark.e2e
 def test_a_refused_reader_key_stops_the_run_naming_the_variable(hf_home, tmp_path):
     root = build_captionqa(tmp_path / "cqa", per_domain=2)
     wrong = "sk-reader-wrong-0000"
     with FakeOpenAI(lambda body: "A red circle.") as server:
         env = base_env(hf_home, CAPTIONQA_ROOT=str(root), CAPTIONQA_READER_BASE_URL=server.base_url, CAPTIONQA_READER_API_KEY=wrong, OPENAI_API_KEY=server.api_key, LMMS_COMPARATIVE_LLM_CACHE="off")
-        proc = run_cli(["--model", "openai", "--model_args", f"model_version=vlm,base_url={server.base_url},api_key=sk-x", "--tasks", "captionqa_simple_natural", "--output_path", str(tmp_path / "out")], env=env)
+        proc = run_cli([*server.model_cli, "--tasks", "captionqa_simple_natural", "--output_path", str(tmp_path / "out")], env=env)
         rejected = server.rejected
     log = proc.stdout + proc.stderr
     assert proc.returncode == 1
@@ -289,6 +298,7 @@ def test_a_refused_reader_key_stops_the_run_naming_the_variable(hf_home, tmp_pat
     assert 1 <= rejected <= 32  # not retried: at most the calls already in flight
 
 
+@pytest.mark.e2e
 def test_an_evaluation_error_lmms_eval_catches_exits_non_zero_from_the_console_script(hf_home, tmp_path):
     """lmms-eval logs "Error during evaluation" and exits 0; with the plugin installed the
     ``lmms-eval`` command (not only ``python -m lmms_eval``) exits 1 and says why at the end."""
@@ -304,7 +314,8 @@ def test_an_evaluation_error_lmms_eval_catches_exits_non_zero_from_the_console_s
 def test_a_metric_nothing_was_judged_for_is_nan_never_zero(monkeypatch):
     import numpy as np
 
-    from lmms_comparative.tasks import vidi, vlm2bench
+    from lmms_comparative.benchmarks.vidi import hooks as vidi
+    from lmms_comparative.benchmarks.vlm2bench import hooks as vlm2bench
 
     nothing = vidi._precision_recall_f1(np.zeros(4))
     assert all(math.isnan(nothing[m]) for m in ("precision", "recall", "f1"))
@@ -326,6 +337,7 @@ def test_a_metric_nothing_was_judged_for_is_nan_never_zero(monkeypatch):
     assert math.isnan(out["score"]) and out["counts"]["unjudged"] == 3
 
 
+@pytest.mark.e2e
 def test_a_model_class_that_needs_an_undeclared_video_decoder_stops_early_naming_the_extra(hf_home, tmp_path):
     import os
 

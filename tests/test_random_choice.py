@@ -8,16 +8,17 @@ import random
 from types import SimpleNamespace
 
 import pytest
-from conftest import base_env, read_run, run_cli
+from helpers import base_env, read_run, run_cli
 
-from lmms_comparative.data.fixtures import build_compbench, build_vlm2bench
+from lmms_comparative.benchmarks.compbench import hooks as cb_task
+from lmms_comparative.benchmarks.compbench.fixture import build as build_compbench
+from lmms_comparative.benchmarks.vidi.prompts import GLOBAL, GRANULAR
+from lmms_comparative.benchmarks.vlm2bench import hooks as v2_task
+from lmms_comparative.benchmarks.vlm2bench import scoring as rules
+from lmms_comparative.benchmarks.vlm2bench.fixture import build as build_vlm2bench
+from lmms_comparative.benchmarks.vlm2bench.report import VLM2_REFERENCE, VLM2_SUBTASKS
 from lmms_comparative.metrics import aggregate
-from lmms_comparative.metrics import vlm2bench as rules
 from lmms_comparative.models.random_choice import CAPTION_SENTENCES, RandomChoice, answer_space
-from lmms_comparative.report import VLM2_REFERENCE, VLM2_SUBTASKS
-from lmms_comparative.tasks import compbench as cb_task
-from lmms_comparative.tasks import vlm2bench as v2_task
-from lmms_comparative.tasks.vidi_prompts import GLOBAL, GRANULAR
 
 # VLM²-Bench question templates, paper Tables 9, 12-14 and 17-19 (the release's questions).
 TF_RULE = "Answer the following question according to this rule: You only need to provide *ONE* correct answer with 'T' (True) or 'F' (False). Only reply with 'T' or 'F'. The Question is: "
@@ -64,7 +65,7 @@ def _within_band(observed: float, expected: float, sd: float, z: float = 3.5) ->
 @pytest.fixture(scope="module")
 def compbench_docs(tmp_path_factory):
     root = build_compbench(tmp_path_factory.mktemp("cb"), per_source=300)
-    from lmms_comparative.data import compbench as data
+    from lmms_comparative.benchmarks.compbench import data
 
     old = os.environ.get("COMPBENCH_ROOT")
     os.environ["COMPBENCH_ROOT"] = str(root)
@@ -99,11 +100,7 @@ def _vlm2_docs(n: int = 160) -> dict[str, list[dict]]:
     rng = random.Random(3)
     docs: dict[str, list[dict]] = {}
     for subtask in ("gc_mat", "gc_trk"):
-        docs[subtask] = [
-            {"uid": f"{i}", "kind": "tf_gc", "question": GC.format(answer=f"{half} element {i}"), "gt": gt, "pair_id": f"{i}", "half": half, "n_images": 0}
-            for i in range(n)
-            for half, gt in (("p", "T"), ("n", "F"))
-        ]
+        docs[subtask] = [{"uid": f"{i}", "kind": "tf_gc", "question": GC.format(answer=f"{half} element {i}"), "gt": gt, "pair_id": f"{i}", "half": half, "n_images": 0} for i in range(n) for half, gt in (("p", "T"), ("n", "F"))]
     for subtask, template in (("oc_cpr", OC_CPR), ("pc_cpr", PC_CPR)):
         docs[subtask] = [
             {"uid": f"{i}_{half}", "kind": "tf", "question": template.format(obj="cup", neg="not " if half == "n" else ""), "gt": gt, "pair_id": f"{i}", "half": half, "n_images": 0}
@@ -161,6 +158,7 @@ def test_free_form_tasks_get_a_caption_and_the_guess_is_seeded():
         assert len(sentences) == 2 and set(sentences) <= set(CAPTION_SENTENCES)
 
 
+@pytest.mark.e2e
 def test_cli_run_answers_every_compbench_and_vlm2bench_item(hf_home, tmp_path):
     """One real lmms-eval run of the baseline: no item of the two benchmarks goes unanswered."""
     cb_root = build_compbench(tmp_path / "cb", per_source=4)

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Iterator
 
-from lmms_comparative.data.errors import DataError
+from lmms_comparative.failures import DataError
 
 
 def read_records(path: str | Path) -> Iterator[tuple[str, dict]]:

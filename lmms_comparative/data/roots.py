@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from lmms_comparative.data.errors import DataError
+from lmms_comparative.failures import DataError
 
 
 def dataset_root(env_var: str, hub_repo: str | None, expected: str) -> Path:
@@ -19,10 +19,7 @@ def dataset_root(env_var: str, hub_repo: str | None, expected: str) -> Path:
     if value:
         root = Path(value).expanduser()
         if not root.is_dir():
-            raise DataError(
-                f"{env_var}={value!r} is not a directory. It should point at a local copy of "
-                f"{hub_repo or 'the release'} laid out as the official release: {expected}."
-            )
+            raise DataError(f"{env_var}={value!r} is not a directory. It should point at a local copy of {hub_repo or 'the release'} laid out as the official release: {expected}.")
         return root.resolve()
     if hub_repo is None:
         raise DataError(f"{env_var} is not set. Point it at a local copy of the release: {expected}.")

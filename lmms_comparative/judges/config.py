@@ -30,14 +30,9 @@ import os
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
+from lmms_comparative.failures import DEFAULT_MAX_FAILED, MAX_FAILED_ENV, parse_share
+
 GENERAL_PREFIX = "LMMS_COMPARATIVE_LLM"
-MAX_FAILED_ENV, DEFAULT_MAX_FAILED = "LMMS_COMPARATIVE_MAX_FAILED", 0.05
-
-
-def max_failed_share() -> float:
-    """The share of a task's items that may fail or be skipped before the run fails."""
-    raw = os.environ.get(MAX_FAILED_ENV, "").strip()
-    return float(raw) if raw else DEFAULT_MAX_FAILED
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 
@@ -111,7 +106,19 @@ class EngineConfig:
         def scoped(key: str) -> list[str]:
             return ([f"{prefix}_{key}"] if prefix else []) + [f"{GENERAL_PREFIX}_{key}"]
 
-        for key, cast in (("model", str), ("backend", str), ("temperature", float), ("max_tokens", int), ("concurrency", int), ("max_retries", int), ("timeout", float), ("gguf_file", str), ("batch_size", int), ("api_version", str), ("azure_deployment", str)):
+        for key, cast in (
+            ("model", str),
+            ("backend", str),
+            ("temperature", float),
+            ("max_tokens", int),
+            ("concurrency", int),
+            ("max_retries", int),
+            ("timeout", float),
+            ("gguf_file", str),
+            ("batch_size", int),
+            ("api_version", str),
+            ("azure_deployment", str),
+        ):
             raw = pick(*scoped(key.upper()))
             if raw is not None:
                 values[key] = cast(raw)
@@ -136,7 +143,7 @@ class EngineConfig:
             values["cache_path"] = None if raw.lower() in ("off", "none", "0", "false") else Path(raw).expanduser()
         raw = pick(MAX_FAILED_ENV)
         if raw is not None:
-            values["max_failed"] = float(raw)
+            values["max_failed"] = parse_share(raw)
         if overrides.get("api_key"):
             values["api_key_source"] = "the api_key argument"
         values.update({k: v for k, v in overrides.items() if v is not None})
@@ -148,8 +155,5 @@ class EngineConfig:
         if config.backend not in ("openai", "azure", "local"):
             raise ValueError(f"backend must be 'openai', 'azure' or 'local', got {config.backend!r}")
         if config.backend == "azure" and (config.base_url == DEFAULT_BASE_URL or not config.api_version):
-            raise ValueError(
-                "backend 'azure' needs an endpoint (AZURE_OPENAI_ENDPOINT or the benchmark's _BASE_URL) "
-                "and an API version (AZURE_OPENAI_API_VERSION, OPENAI_API_VERSION or the benchmark's _API_VERSION)"
-            )
+            raise ValueError("backend 'azure' needs an endpoint (AZURE_OPENAI_ENDPOINT or the benchmark's _BASE_URL) and an API version (AZURE_OPENAI_API_VERSION, OPENAI_API_VERSION or the benchmark's _API_VERSION)")
         return replace(config, base_url=normalize_base_url(config.base_url))

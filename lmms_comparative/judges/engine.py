@@ -32,6 +32,7 @@ from typing import Sequence, Union
 from loguru import logger
 from tqdm import tqdm
 
+from lmms_comparative.failures import MAX_FAILED_ENV, TooManyFailures, exceeds, share_of
 from lmms_comparative.judges.cache import AnswerCache, encode_requests
 from lmms_comparative.judges.config import EngineConfig
 
@@ -77,22 +78,13 @@ class EngineStats:
     errors: list[str] = field(default_factory=list)
 
 
-class TooManyFailures(RuntimeError):
-    """More items stayed unjudged than the configured share allows."""
-
-    def __init__(self, message: str, failed: int = 0, total: int = 0):
-        super().__init__(message)
-        self.failed, self.total = failed, total
-
-
 def check_failures(failed: int, total: int, max_failed: float, what: str) -> None:
     """Raise TooManyFailures when ``failed / total`` exceeds ``max_failed``; warn on any failure."""
     if not failed:
         return
-    share = failed / total if total else 1.0
-    message = f"{what}: {failed} of {total} item(s) could not be judged ({share:.1%}); they are excluded from the scores"
-    if share > max_failed:
-        raise TooManyFailures(f"{message}, which is more than the allowed {max_failed:.1%} (LMMS_COMPARATIVE_MAX_FAILED).", failed, total)
+    message = f"{what}: {failed} of {total} item(s) could not be judged ({share_of(failed, total):.1%}); they are excluded from the scores"
+    if exceeds(failed, total, max_failed):
+        raise TooManyFailures(f"{message}, which is more than the allowed {max_failed:.1%} ({MAX_FAILED_ENV}).", failed, total)
     logger.warning(message + ".")
 
 

@@ -10,6 +10,7 @@ import random
 from email.utils import parsedate_to_datetime
 from time import time
 
+from lmms_comparative.failures import RunStopped
 from lmms_comparative.judges.config import EngineConfig
 
 # Status codes that a later attempt can cure; any other 4xx is the request's fault.
@@ -60,7 +61,7 @@ def environment_proxy(url: str) -> str | None:
 AUTH_STATUS = {401, 403}
 
 
-class EndpointRejected(RuntimeError):
+class EndpointRejected(RunStopped):
     """The endpoint refused the credentials (HTTP 401/403). The message names the setting the key
     came from, never the key."""
 

@@ -2,7 +2,9 @@
 
 Every per-sample dict carries ``status`` ("ok", "unparsed" or "failed"), ``correct`` (0/1, None
 when the model request failed) and the fields used for breakdowns. Failed requests are counted
-apart and excluded from every score; unparseable answers are scored as wrong and counted.
+(``failed``); by default they are left out of the scores, and a benchmark whose official evaluator
+counts them as wrong answers passes ``failed_as_wrong`` (VLM-SubtleBench). Unparseable answers are
+scored as wrong and counted.
 """
 
 from __future__ import annotations

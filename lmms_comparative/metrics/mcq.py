@@ -1,4 +1,4 @@
-"""Multiple-choice helpers: deterministic option order, option rendering, answer-letter parsing.
+"""Multiple-choice helpers: deterministic option order, option rendering, letters.
 
 Pure functions; no lmms-eval import.
 """
@@ -7,17 +7,10 @@ from __future__ import annotations
 
 import hashlib
 import random
-import re
 import string
 from typing import Sequence
 
 LETTERS = string.ascii_uppercase
-
-# Official VLM-SubtleBench parser only knows five letters
-# (src/vlm_subtlebench/dataset_adapters/response_parser.py: valid_choices = {"A", ..., "E"}).
-SUBTLEBENCH_VALID_LETTERS = frozenset("ABCDE")
-_ANSWER_HEADER = re.compile(r"### Answer\s*([A-E])")
-_STANDALONE_LETTER = re.compile(r"\b[A-E]\b")
 
 
 def stable_seed(*parts: object) -> int:
@@ -44,32 +37,6 @@ def shuffle_options(answer: str, distractors: Sequence[str], key: str) -> tuple[
 def format_options(options: Sequence[str]) -> str:
     """``A. first`` lines, as the official evaluator renders them (multiple_choice_evaluator.py)."""
     return "\n".join(f"{LETTERS[i]}. {opt}" for i, opt in enumerate(options))
-
-
-def parse_subtlebench_letter(response: str | None) -> str:
-    """The answer letter, by the rules of the official ``extract_multiple_choice_answer``.
-
-    Order (response_parser.py): ``### Answer X``; else the last line that is a single letter A-E
-    once punctuation is stripped from its ends; else the last such word; else the first standalone
-    letter A-E. Returns "" when nothing matches (the official code returns None for empty input and
-    "" otherwise; both score as wrong).
-    """
-    if not response:
-        return ""
-    text = response.strip()
-    match = _ANSWER_HEADER.search(text)
-    if match:
-        return match.group(1)
-    lines = [line.strip(string.punctuation) for line in text.split("\n")]
-    hits = [line for line in lines if line in SUBTLEBENCH_VALID_LETTERS]
-    if hits:
-        return hits[-1]
-    words = [word.strip(string.punctuation) for word in text.split()]
-    hits = [word for word in words if word in SUBTLEBENCH_VALID_LETTERS]
-    if hits:
-        return hits[-1]
-    match = _STANDALONE_LETTER.search(text)
-    return match.group() if match else ""
 
 
 def letter_index(letter: str) -> int:

@@ -17,7 +17,7 @@ from loguru import logger
 from PIL import Image
 from tqdm import tqdm
 
-from lmms_comparative.data.synthetic import COLOURS
+from lmms_comparative.benchmarks.subtlebench.synthetic import COLOURS
 from lmms_comparative.models.random_choice import RandomChoice
 
 _OPTION = re.compile(r"^\s*([A-Z])\.\s+(.*)$", re.MULTILINE)

@@ -5,7 +5,9 @@ aggregation, results files) run on a machine with nothing but CPUs. The guess fo
 depends only on the seed, the task name and the doc id, so it is the same in every run, process
 and rank.
 
-The answer space is read from the prompt, in this order:
+Each benchmark's record (``benchmarks/<name>/__init__.py``, ``answer_spaces``) says which kinds of
+answer its prompts ask for; the task's prompt then gives the candidates. The kinds, in the order
+they are tried:
 
 - lettered option lines ``A. ...`` / ``A) ...`` (SubtleBench, CaptionQA on the image): a letter;
 - grouping choices ``Choices: A) 1 and 3; B) None; ...`` (VLM²-Bench Grp): one choice as printed;
@@ -100,29 +102,49 @@ def listed_options(prompt: str, doc_options: Sequence[str] | None = None) -> lis
     return listed
 
 
-def answer_space(prompt: str, doc: dict | None = None, n_images: int | None = None) -> tuple[str, list[str]]:
-    """(kind, answers) for a prompt: kind is letters, choices, options, words, tf, count, which or
+def _candidates(kind: str, prompt: str, doc: dict, n_images: int | None) -> list[str]:
+    """The answers of ``kind`` that ``prompt`` offers ([] or one when it offers none of that kind)."""
+    if kind == "letters":
+        return offered_letters(prompt)
+    if kind == "choices":
+        return grouping_choices(prompt)
+    if kind == "options":
+        return listed_options(prompt, doc.get("options") if isinstance(doc.get("options"), list) else None)
+    if kind == "words":
+        return list(dict.fromkeys(_RETURN.findall(prompt)))
+    if kind == "tf":
+        return ["T", "F"] if _TRUE_FALSE.search(prompt) else []
+    if kind == "count":
+        return [str(k) for k in range(1, n_images + 1)] if _COUNT.search(prompt) and n_images else []
+    if kind == "which":
+        return ["First", "Second"] if _WHICH_OF_TWO.search(prompt) else []
+    raise ValueError(f"unknown answer kind {kind!r}")
+
+
+ANSWER_KINDS = ("letters", "choices", "options", "words", "tf", "count", "which")
+_FIXED_KINDS = ("tf", "count", "which")
+
+
+def answer_space(prompt: str, doc: dict | None = None, n_images: int | None = None, kinds: tuple[str, ...] = ANSWER_KINDS) -> tuple[str, list[str]]:
+    """(kind, answers) for a prompt: kind is one of ``kinds`` (tried in ``ANSWER_KINDS`` order) or
     caption; answers the candidates a uniform guess draws from ([] for a caption)."""
     doc = doc or {}
-    letters = offered_letters(prompt)
-    if len(letters) > 1:
-        return "letters", letters
-    choices = grouping_choices(prompt)
-    if len(choices) > 1:
-        return "choices", choices
-    options = listed_options(prompt, doc.get("options") if isinstance(doc.get("options"), list) else None)
-    if len(options) > 1:
-        return "options", options
-    words = list(dict.fromkeys(_RETURN.findall(prompt)))
-    if len(words) > 1:
-        return "words", words
-    if _TRUE_FALSE.search(prompt):
-        return "tf", ["T", "F"]
-    if _COUNT.search(prompt) and n_images:
-        return "count", [str(k) for k in range(1, n_images + 1)]
-    if _WHICH_OF_TWO.search(prompt):
-        return "which", ["First", "Second"]
+    for kind in ANSWER_KINDS:
+        if kind in kinds:
+            answers = _candidates(kind, prompt, doc, n_images)
+            # A list read off the prompt counts from two entries; the fixed spaces when present.
+            if len(answers) > 1 or (answers and kind in _FIXED_KINDS):
+                return kind, answers
     return "caption", []
+
+
+def task_answer_kinds(task: str) -> tuple[str, ...]:
+    """The answer kinds of the benchmark a task belongs to (its registry record); all kinds for a
+    task that is not ours."""
+    from lmms_comparative.benchmarks import of_task
+
+    benchmark = of_task(task)
+    return benchmark.answer_spaces if benchmark else ANSWER_KINDS
 
 
 def random_caption(rng: random.Random) -> str:
@@ -184,7 +206,7 @@ class RandomChoice(lmms):
 
     def _answer(self, prompt: str, task: str, doc_id: int, doc: dict | None = None, n_images: int | None = None, split: str | None = None) -> str:
         rng = random.Random(stable_seed(self.seed, task, doc_id))
-        kind, answers = answer_space(prompt, doc, n_images)
+        kind, answers = answer_space(prompt, doc, n_images, task_answer_kinds(task))
         if kind == "caption":
             return random_caption(rng)
         if kind == "tf" and doc is not None and split is not None:

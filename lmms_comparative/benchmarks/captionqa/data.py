@@ -1,0 +1,176 @@
+"""CaptionQA in the layout of the HF dataset repo ``Borise/CaptionQA``.
+
+Each split (natural, document, ecommerce, embodiedai, and "all", their concatenation) is a set of
+parquet files; a row is one image set: ``id`` (e.g. "nat_001"), ``images`` (a list of images)
+and ``questions`` (a list of ``{question, choices, answer, category}``). The parquet files are
+looked for under ``<root>`` as ``data/<split>-*.parquet``, ``data/<split>/*.parquet`` or
+``<split>/*.parquet``.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import threading
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from loguru import logger
+
+from lmms_comparative.benchmarks.captionqa.scoring import (
+    DOMAINS,
+    first_category,
+    official_permutations,
+)
+from lmms_comparative.data import items
+from lmms_comparative.data.roots import dataset_root
+from lmms_comparative.failures import DataError
+
+ENV_VAR = "CAPTIONQA_ROOT"
+HUB_REPO = "Borise/CaptionQA"
+LAYOUT = "parquet files per split (natural, document, ecommerce, embodiedai, all) as data/<split>-*.parquet, with columns id, images, questions"
+TAXONOMY_DIR = Path(__file__).resolve().parent / "taxonomy"
+_lock = threading.Lock()
+
+
+def root() -> Path:
+    return dataset_root(ENV_VAR, HUB_REPO, LAYOUT)
+
+
+def split_files(base: Path, split: str) -> list[str]:
+    for pattern in (f"data/{split}-*.parquet", f"data/{split}/*.parquet", f"{split}/*.parquet", f"{split}-*.parquet"):
+        found = sorted(glob.glob(str(base / pattern)))
+        if found:
+            return found
+    return []
+
+
+def _require_files(base: Path, split: str) -> list[str]:
+    files = split_files(base, split)
+    if not files:
+        raise DataError(f"{ENV_VAR}: no parquet files for split {split!r} under {base}. Expected layout: {LAYOUT}.")
+    return files
+
+
+def _parse_questions(raw: Any, where: str) -> list[dict]:
+    questions = json.loads(raw) if isinstance(raw, str) else raw
+    if not isinstance(questions, list):
+        raise DataError(f"{where}: 'questions' must be a list, got {type(questions).__name__}.")
+    for q in questions:
+        if not isinstance(q, dict) or "question" not in q or "choices" not in q:
+            raise DataError(f"{where}: every question needs 'question' and 'choices' (got {q!r:.120}).")
+    return questions
+
+
+def question_table(base: Path, split: str) -> list[tuple[str, list[dict]]]:
+    """(id, questions) per row of a split, in file order, read without touching the image column."""
+    import pyarrow.parquet as pq
+
+    rows: list[tuple[str, list[dict]]] = []
+    for path in _require_files(base, split):
+        try:
+            table = pq.read_table(path, columns=["id", "questions"])
+        except Exception as exc:  # noqa: BLE001 - unreadable or missing columns
+            raise DataError(f"{ENV_VAR}: cannot read columns id, questions from {path} ({exc}).") from exc
+        for i, (entry_id, questions) in enumerate(zip(table.column("id").to_pylist(), table.column("questions").to_pylist())):
+            if entry_id is None:
+                raise DataError(f"{path}: row {i} has no id.")
+            rows.append((str(entry_id), _parse_questions(questions, f"{path}: row {i} ({entry_id})")))
+    return rows
+
+
+def _stamp(files) -> tuple:
+    """The files and their modification times: a cache key that a rewritten copy invalidates."""
+    return tuple((f, Path(f).stat().st_mtime_ns) for f in files)
+
+
+@lru_cache(maxsize=32)
+def _permutations_cached(base: str, stamp: tuple, uncaptioned: frozenset = frozenset()) -> dict[tuple[str, int], list[int]]:
+    base_path = Path(base)
+    if split_files(base_path, "all"):
+        entries = question_table(base_path, "all")
+    else:
+        logger.warning(f"{ENV_VAR}: no 'all' split under {base}; walking the domain splits in the order {DOMAINS} instead. Option order matches the official qa.py only if that is the 'all' order.")
+        entries = [row for split in DOMAINS for row in question_table(base_path, split)]
+    return official_permutations(entries, uncaptioned=uncaptioned)
+
+
+def permutations(base: Path, uncaptioned: frozenset = frozenset()) -> dict[tuple[str, int], list[int]]:
+    """The official option order of every scorable question, from the "all" split, with the image
+    sets in ``uncaptioned`` taking no shuffle draws (qa.py skips an image set without a caption)."""
+    files = split_files(base, "all") or [f for s in DOMAINS for f in split_files(base, s)]
+    with _lock:
+        return _permutations_cached(str(base), _stamp(files), frozenset(uncaptioned))
+
+
+def walk_domains(base: Path) -> list[str]:
+    """The domains in the order qa.py's walk of the "all" split first visits them (DOMAINS order
+    without an "all" split)."""
+    if not split_files(base, "all"):
+        return list(DOMAINS)
+    where = {entry_id: d for d in DOMAINS if split_files(base, d) for entry_id in questions_by_id(base, d)}
+    order: list[str] = []
+    for entry_id in questions_by_id(base, "all"):
+        if where.get(entry_id) and where[entry_id] not in order:
+            order.append(where[entry_id])
+    return order + [d for d in DOMAINS if d not in order]
+
+
+def load_split(base: Path, split: str):
+    """The rows of a domain split as a datasets.Dataset (images decoded lazily by datasets)."""
+    from datasets import load_dataset
+
+    files = _require_files(base, split)
+    try:
+        dataset = load_dataset("parquet", data_files={split: files}, split=split)
+    except Exception as exc:  # noqa: BLE001
+        raise DataError(f"{ENV_VAR}: cannot load split {split!r} from {files[0]} ... ({exc}).") from exc
+    missing = {"id", "images", "questions"} - set(dataset.column_names)
+    if missing:
+        raise DataError(f"{ENV_VAR}: split {split!r} lacks column(s) {sorted(missing)}; expected {LAYOUT}.")
+    return dataset
+
+
+def unusable_rows(dataset) -> dict[int, tuple[str, str]]:
+    """``{row: (reason, what)}`` (``what``: the id and which image) for the rows of a split with an image the model cannot be given
+    (empty, corrupt, truncated, decompression bomb), checked on the embedded bytes through the
+    same checks as image files (``data.items``): datasets would otherwise decode a truncated image
+    with black fill, as lmms-eval lets PIL do for the whole process."""
+    from datasets import Image as ImageFeature
+    from datasets import Sequence
+
+    feature = dataset.features["images"]
+    raw_feature = [ImageFeature(decode=False)] if isinstance(feature, list) else Sequence(ImageFeature(decode=False))
+    raw = dataset.select_columns(["id", "images"]).cast_column("images", raw_feature)
+    bad = {}
+    for row, record in enumerate(raw):
+        for k, image in enumerate(record["images"] or []):
+            data = image.get("bytes") or (Path(image["path"]).read_bytes() if image.get("path") and Path(image["path"]).is_file() else b"")
+            problem = items.image_bytes_problem(data)
+            if problem:
+                bad[row] = (problem, f"{record['id']} (image {k + 1})")
+                break
+    return bad
+
+
+@lru_cache(maxsize=8)
+def _questions_cached(base: str, split: str, stamp: tuple) -> dict[str, list[dict]]:
+    return dict(question_table(Path(base), split))
+
+
+def questions_by_id(base: Path, split: str) -> dict[str, list[dict]]:
+    """{id: questions} of a split; parsed once per file version (every caption prompt's task
+    of a domain, and a rescoring, reads the same questions). Treat the result as read-only."""
+    with _lock:
+        return _questions_cached(str(base), split, _stamp(_require_files(base, split)))
+
+
+def taxonomy(domain: str) -> dict:
+    """The official taxonomy of a domain (example_taxonomy/<domain>_taxonomy_v0.json, shipped verbatim)."""
+    path = TAXONOMY_DIR / f"{domain}_taxonomy_v0.json"
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+__all__ = ["DOMAINS", "first_category", "load_split", "permutations", "question_table", "questions_by_id", "root", "taxonomy", "walk_domains"]

@@ -1,0 +1,63 @@
+"""A small generated CaptionQA copy in the hub layout (parquet per domain and "all")."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from lmms_comparative.data.fixture_images import COLOURS, draw_pair
+
+_CAPTIONQA_PREFIX = {"natural": "nat", "document": "doc", "ecommerce": "eco", "embodiedai": "emb"}
+
+
+def _captionqa_questions(rng: random.Random, domain: str, entry: int, taxonomy_tops: list[str]) -> list[dict]:
+    """A mix that exercises qa.py's rules: plain MCQs (cannot option added), yes/no by choices and
+    by opening word (no cannot option), the "eyes" substring quirk, and unscorable questions
+    (a single choice; an answer that is not a choice) that must consume no shuffle draw."""
+    colour = rng.choice(COLOURS)
+    top = taxonomy_tops[entry % len(taxonomy_tops)]
+    other = taxonomy_tops[(entry + 1) % len(taxonomy_tops)]
+    return [
+        {"question": f"What colour is the main shape in {domain} item {entry}?", "choices": [colour, "black", "white"], "answer": colour, "category": [top]},
+        {"question": f"Does {domain} item {entry} show a circle?", "choices": ["Yes", "No"], "answer": "Yes", "category": [other]},
+        {"question": f"Is the background of {domain} item {entry} white?", "choices": ["white", "grey", "blue", "cream"], "answer": "white", "category": [top]},
+        {"question": f"Which body part is visible in {domain} item {entry}?", "choices": ["eyes", "nose", "hands"], "answer": "hands", "category": [other]},
+        {"question": f"How many shapes does {domain} item {entry} have?", "choices": ["1", "2", "3", "4", "5"], "answer": str(1 + entry % 5), "category": [top]},
+        {"question": f"Broken {domain} question {entry} with one choice?", "choices": ["only"], "answer": "only", "category": [top]},
+        {"question": f"Broken {domain} question {entry} whose answer is missing?", "choices": ["a", "b"], "answer": "c", "category": [other]},
+    ]
+
+
+def build(root: str | Path, per_domain: int = 3, seed: int = 0, all_order: tuple[str, ...] | None = None) -> Path:
+    """Write a CaptionQA copy under ``root``: data/<split>-00000-of-00001.parquet for the four
+    domains and for "all", whose row order deliberately differs from domain order by default (the
+    official option shuffle walks the "all" order); ``all_order`` sets the domains' order in "all"
+    (the release's is natural, document, ecommerce, embodiedai). Every third image set has two
+    images."""
+    from datasets import Dataset, Features, List, Value
+    from datasets import Image as ImageFeature
+
+    from lmms_comparative.benchmarks.captionqa.data import taxonomy
+
+    root = Path(root)
+    (root / "data").mkdir(parents=True, exist_ok=True)
+    rng = random.Random(seed)
+    features = Features(
+        {
+            "id": Value("string"),
+            "images": List(ImageFeature()),
+            "questions": List({"question": Value("string"), "choices": List(Value("string")), "answer": Value("string"), "category": List(Value("string"))}),
+        }
+    )
+    rows_by_domain = {}
+    for domain, prefix in _CAPTIONQA_PREFIX.items():
+        tops = list(taxonomy(domain))
+        rows = []
+        for i in range(per_domain):
+            images = [draw_pair(rng)[0] for _ in range(2 if i % 3 == 2 else 1)]
+            rows.append({"id": f"{prefix}_{i + 1:03d}", "images": images, "questions": _captionqa_questions(rng, domain, i, tops)})
+        rows_by_domain[domain] = rows
+        Dataset.from_list(rows, features=features).to_parquet(str(root / "data" / f"{domain}-00000-of-00001.parquet"))
+    everything = [row for domain in (all_order or tuple(reversed(list(rows_by_domain)))) for row in rows_by_domain[domain]]
+    Dataset.from_list(everything, features=features).to_parquet(str(root / "data" / "all-00000-of-00001.parquet"))
+    return root

@@ -1,0 +1,379 @@
+"""lmms-eval hooks for CaptionQA.
+
+The model under test writes one caption per image set (the lmms-eval generation step). Scoring
+happens in the aggregation, on rank 0, over the captions gathered from every rank: all questions
+of all captions go to the reader LLM in one batch through the engine (concurrent, cached, failures
+counted), then the official rules score the answers. The QA pass runs once per task; the other
+metrics of the task reuse it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from functools import partial
+from typing import Any, Iterable
+
+from loguru import logger
+
+from lmms_comparative import failures
+from lmms_comparative.benchmarks.captionqa import data
+from lmms_comparative.benchmarks.captionqa import scoring as rules
+from lmms_comparative.benchmarks.captionqa.prompts import caption_prompt
+from lmms_comparative.data import items
+from lmms_comparative.hooks import check_model_failures, docs_hook, once_per_run, response_text, skip_counts
+from lmms_comparative.judges import Engine, check_failures
+from lmms_comparative.metrics import aggregate
+from lmms_comparative.metrics.bootstrap import cluster_mean_intervals
+
+READER_PREFIX = "CAPTIONQA_READER"
+# qa.py: EVAL_MODEL, temperature=0.0, --max-tokens default 4.
+READER_DEFAULTS = {"model": "Qwen/Qwen2.5-72B-Instruct", "temperature": 0.0, "max_tokens": 4}
+METRICS = ("score", "accuracy", "cannot_rate", "by_category", "counts", "ci95")
+
+_split_lock = threading.Lock()
+
+
+# ---- docs and prompts ---------------------------------------------------------------------------
+
+
+def _domain_docs(domain: str):
+    dataset = _split(domain)
+    bad = _unusable(domain)
+    for reason, what in bad.values():
+        items.skip(reason, what)
+    if bad:
+        dataset = dataset.select([i for i in range(len(dataset)) if i not in bad])
+    return dataset.add_column("domain", [domain] * len(dataset))
+
+
+def _unusable(domain: str) -> dict[int, tuple[str, str]]:
+    key = (str(data.root()), domain, "unusable")
+    split = _split(domain)
+    with _split_lock:
+        if key not in _split_cache:
+            _split_cache[key] = data.unusable_rows(split)
+        return _split_cache[key]
+
+
+process_docs_natural = docs_hook("natural", partial(_domain_docs, "natural"), label="CaptionQA natural")
+process_docs_document = docs_hook("document", partial(_domain_docs, "document"), label="CaptionQA document")
+process_docs_ecommerce = docs_hook("ecommerce", partial(_domain_docs, "ecommerce"), label="CaptionQA ecommerce")
+process_docs_embodiedai = docs_hook("embodiedai", partial(_domain_docs, "embodiedai"), label="CaptionQA embodiedai")
+
+
+def doc_to_visual(doc: dict[str, Any]) -> list:
+    images = doc.get("images") or []
+    return [image.convert("RGB") for image in images]
+
+
+def doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> str:
+    kwargs = lmms_eval_specific_kwargs or {}
+    name = kwargs.get("prompt", "simple")
+    taxonomy = data.taxonomy(doc["domain"]) if name == "taxonomy" else None
+    n_images = len(doc.get("images") or [])
+    return f"{kwargs.get('pre_prompt', '')}{caption_prompt(name, n_images, taxonomy)}{kwargs.get('post_prompt', '')}"
+
+
+def doc_to_target(doc: dict[str, Any]) -> str:
+    return str(doc["id"])
+
+
+def _caption_sample(doc: dict[str, Any], results: list, prompt: str) -> dict[str, dict]:
+    text = response_text(results)
+    failed = aggregate.is_failed_request(text)
+    # caption.py keeps generate_caption's .strip()ped text, and stores it only if non-empty.
+    caption = text if failed else text.strip()
+    sample = {"id": str(doc["id"]), "domain": doc["domain"], "prompt": prompt, "caption": caption, "caption_failed": failed, "caption_empty": not failed and not caption, "skipped": doc.get("skipped", "")}
+    return {name: sample for name in METRICS}
+
+
+# One per caption prompt, named in the task YAMLs: the QA pass of a domain needs to know which
+# captions of the run's other domains belong to the same caption set (see _walk_uncaptioned).
+def process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
+    return _caption_sample(doc, results, "")
+
+
+def process_results_simple(doc: dict[str, Any], results: list) -> dict[str, dict]:
+    return _caption_sample(doc, results, "simple")
+
+
+def process_results_short(doc: dict[str, Any], results: list) -> dict[str, dict]:
+    return _caption_sample(doc, results, "short")
+
+
+def process_results_long(doc: dict[str, Any], results: list) -> dict[str, dict]:
+    return _caption_sample(doc, results, "long")
+
+
+def process_results_taxonomy(doc: dict[str, Any], results: list) -> dict[str, dict]:
+    return _caption_sample(doc, results, "taxonomy")
+
+
+# ---- the QA stage -------------------------------------------------------------------------------
+
+
+def reader_engine() -> Engine:
+    return Engine.from_env(READER_PREFIX, defaults=READER_DEFAULTS)
+
+
+def reader_messages(caption: str, question: str, options: list[str]) -> list[dict]:
+    return [
+        {"role": "system", "content": rules.READER_SYSTEM_PROMPT},
+        {"role": "user", "content": rules.build_qa_prompt(caption, question, options)},
+    ]
+
+
+def qa_rows(captions: dict[str, str], domain: str, engine: Engine | None = None, uncaptioned: Iterable[str] = ()) -> tuple[list[dict], int]:
+    """Ask the reader every scorable question of every captioned image set; score the answers.
+
+    ``uncaptioned``: the run's image sets without a caption (empty, or the request failed); as in
+    qa.py they take no shuffle draws, so the options of every later question keep the official
+    order. Returns (rows, reader failures). Rows of failed reader calls carry ``failed=True`` and
+    no score.
+    """
+    base = data.root()
+    perms = data.permutations(base, frozenset(uncaptioned))
+    questions = data.questions_by_id(base, domain)
+    engine = engine or reader_engine()
+    plan, requests = [], []
+    for entry_id, caption in captions.items():
+        for q_idx, q in enumerate(questions.get(entry_id, [])):
+            perm = perms.get((entry_id, q_idx))
+            if perm is None:  # not scorable (qa.py skips it)
+                continue
+            options = rules.choices_with_cannot(q["question"], q["choices"])
+            requests.append(reader_messages(caption, q["question"], [options[i] for i in perm]))
+            plan.append((entry_id, q_idx, q, perm, options))
+    answers = engine.run(requests, desc=f"CaptionQA reader ({domain})")
+    rows, failed = [], 0
+    for (entry_id, q_idx, q, perm, options), answer in zip(plan, answers):
+        row = {"id": entry_id, "q_idx": q_idx, "category": rules.first_category(q.get("category")), "response": answer.text}
+        if answer.failed:
+            failed += 1
+            row.update(failed=True, error=answer.error)
+        else:
+            letter = rules.extract_letter(answer.text, len(perm))
+            row.update(failed=False, **rules.score_answer(letter, perm, options, len(q["choices"]), rules.gt_index(q["choices"], q["answer"])))
+        rows.append(row)
+    return rows, failed
+
+
+# The uncaptioned image sets (empty caption, or failed request) of each domain whose QA pass ran in
+# this process, per data copy and caption prompt; and, per domain, which earlier domains it knew.
+_walk_lock = threading.Lock()
+_known_uncaptioned: dict[tuple[str, str], dict[str, frozenset]] = {}
+_known_when_drawn: dict[tuple[str, str], dict[str, frozenset]] = {}
+
+
+def _walk_uncaptioned(items: list[dict]) -> frozenset:
+    """The image sets that take no shuffle draw in this task's QA pass.
+
+    qa.py walks the "all" split once, and an image set without a caption draws nothing, so an
+    empty caption shifts the option order of every later question, in later domains too. A domain
+    task sees only its own captions: to it we add the uncaptioned sets of the domains of the same
+    caption prompt that the walk visits earlier and whose QA pass already ran in this process.
+    lmms-eval aggregates a group's tasks in the group's order (natural, document, ecommerce,
+    embodiedai: the order of the released "all" split), so a group run knows them all. A domain
+    that the walk visits earlier but that is aggregated later (domain tasks listed one by one,
+    whose order lmms-eval does not keep; a copy whose "all" split has another order) cannot be
+    taken into account: we warn.
+    """
+    if not items:
+        return frozenset()
+    domain, prompt = items[0]["domain"], items[0].get("prompt", "")
+    own = frozenset(it["id"] for it in items if it["caption_failed"] or it.get("caption_empty"))
+    base = data.root()
+    order = data.walk_domains(base)
+    position = order.index(domain) if domain in order else len(order)
+    with _walk_lock:
+        known = _known_uncaptioned.setdefault((str(base), prompt), {})
+        drawn = _known_when_drawn.setdefault((str(base), prompt), {})
+        known[domain] = own
+        earlier = [d for d in order[:position] if d in known]
+        drawn[domain] = frozenset(earlier)
+        late = [d for d in order[position + 1 :] if d in drawn and domain not in drawn[d]] if own else []
+    if late:
+        logger.warning(
+            f"CaptionQA {domain}: {len(own)} image set(s) without a caption; qa.py would skip them before drawing the option "
+            f"order of {', '.join(late)}, whose QA pass already ran. Run the whole group (e.g. captionqa_simple) for the official order."
+        )
+    return own.union(*(known[d] for d in earlier))
+
+
+def _engine_identity(items: list[dict], uncaptioned: list[str]) -> tuple:
+    """What the QA pass depends on besides the items: the image sets without a caption in the
+    walk, and the reader's endpoint and model."""
+    config = reader_engine().config
+    return items, uncaptioned, config.endpoint, config.model
+
+
+def _qa_for(items: list[dict]) -> dict:
+    """The QA pass of one task's gathered samples, run once and shared by its metrics."""
+    return _qa_pass(items, sorted(_walk_uncaptioned(items)))
+
+
+@once_per_run(key=_engine_identity)
+def _qa_pass(items: list[dict], uncaptioned: list[str]) -> dict:
+    domain = items[0]["domain"] if items else ""
+    ordered = sorted(items, key=lambda it: it["id"])
+    captions = {it["id"]: it["caption"] for it in ordered if not it["caption_failed"] and not it.get("caption_empty")}
+    engine = reader_engine()
+    rows, failed = qa_rows(captions, domain, engine, uncaptioned)
+    scored = [r for r in rows if not r["failed"]]
+    check_failures(failed, len(rows), engine.config.max_failed, f"CaptionQA {domain} reader")
+    caption_failed = sum(1 for it in items if it["caption_failed"])
+    failures.check_share(f"CaptionQA {domain} captions", caption_failed, len(items), "got no caption from the model (failed requests; their questions are not asked)")
+    caption_empty = sum(1 for it in items if it.get("caption_empty"))
+    if caption_empty:
+        logger.warning(f"CaptionQA {domain}: {caption_empty} caption(s) empty; as qa.py, their questions are not asked.")
+    by_image: dict[str, list] = {}
+    for row in scored:
+        by_image.setdefault(row["id"], []).append(row)
+    result = {
+        "summary": rules.summarize(scored),
+        # Questions of one image share its caption: resample images, not questions.
+        "ci95": {**cluster_mean_intervals(list(by_image.values()), {"score": "score", "accuracy": "correct", "cannot_rate": "cannot"}), "unit": "image"},
+        "by_category": rules.by_category(scored),
+        "counts": {"images": len(items), "caption_failed": caption_failed, "caption_empty": caption_empty, "questions": len(rows), "scored": len(scored), "reader_failed": failed, **skip_counts(items)},
+    }
+    if os.environ.get("CAPTIONQA_FAITHFULNESS", "").strip() not in ("", "0"):
+        empty, _ = qa_rows({entry_id: "" for entry_id in captions}, domain, engine, uncaptioned)
+        result["counts"]["empty_caption_cannot_rate"] = rules.summarize([r for r in empty if not r["failed"]])["cannot_rate"]
+    return result
+
+
+def aggregate_score(items: list) -> float:
+    return _qa_for(items)["summary"]["score"]
+
+
+def aggregate_accuracy(items: list) -> float:
+    return _qa_for(items)["summary"]["accuracy"]
+
+
+def aggregate_cannot_rate(items: list) -> float:
+    return _qa_for(items)["summary"]["cannot_rate"]
+
+
+def aggregate_by_category(items: list) -> dict:
+    return _qa_for(items)["by_category"]
+
+
+def aggregate_counts(items: list) -> dict:
+    return _qa_for(items)["counts"]
+
+
+def aggregate_ci95(items: list) -> dict:
+    return _qa_for(items)["ci95"]
+
+
+def export_captions(samples_files: list[str]) -> dict[str, str]:
+    """``{id: caption}`` from lmms-eval samples logs of CaptionQA tasks: the format the authors
+    accept for scoring on their private full set (README of the official repository)."""
+    captions: dict[str, str] = {}
+    for path in samples_files:
+        with open(path, encoding="utf-8") as handle:
+            for line in handle:
+                if line.strip():
+                    sample = json.loads(line).get("score") or {}
+                    if "id" in sample and not sample.get("caption_failed") and sample.get("caption", "").strip():
+                        captions[sample["id"]] = sample["caption"]
+    return captions
+
+
+# ---- QA on the image (the paper's upper reference for the caption-vs-image utility gap) ---------
+
+# Our wording: the official repository has no QA-on-image script. It mirrors the reader's system
+# prompt with the image in place of the caption; the options are the question's own choices in the
+# official shuffled order, without "Cannot answer from the caption".
+IMAGE_SYSTEM_PROMPT = "You are given an image and a question about the image. Answer with a SINGLE LETTER (A, B, C, ...), no explanation."
+IMAGE_METRICS = ("accuracy", "by_category", "counts")
+_split_cache: dict[tuple[str, str], Any] = {}
+
+
+def _split(domain: str):
+    key = (str(data.root()), domain)
+    with _split_lock:
+        if key not in _split_cache:
+            _split_cache[key] = data.load_split(data.root(), domain)
+        return _split_cache[key]
+
+
+def _image_docs(domain: str) -> list[dict]:
+    """One doc per scorable question of the domain, options in the official shuffled order."""
+    base = data.root()
+    perms = data.permutations(base)
+    docs = []
+    bad = _unusable(domain)
+    for row, (entry_id, questions) in enumerate(data.question_table(base, domain)):
+        if row in bad:  # its questions cannot be asked on the image
+            for _ in questions:
+                items.skip(*bad[row])
+            continue
+        for q_idx, q in enumerate(questions):
+            perm = perms.get((entry_id, q_idx))
+            if perm is None:
+                continue
+            n = len(q["choices"])
+            shown = [i for i in perm if i < n]  # the official order, cannot option left out
+            docs.append(
+                {
+                    "id": entry_id,
+                    "row": row,
+                    "q_idx": q_idx,
+                    "domain": domain,
+                    "question": q["question"],
+                    "options": [str(q["choices"][i]) for i in shown],
+                    "answer_letter": rules.LETTERS[shown.index(rules.gt_index(q["choices"], q["answer"]))],
+                    "category": rules.first_category(q.get("category")),
+                }
+            )
+    if not docs:
+        raise data.DataError(f"{data.ENV_VAR}: no scorable questions in split {domain!r}.")
+    return docs
+
+
+process_image_docs_natural = docs_hook("image_natural", partial(_image_docs, "natural"), label="CaptionQA on images (natural)")
+process_image_docs_document = docs_hook("image_document", partial(_image_docs, "document"), label="CaptionQA on images (document)")
+process_image_docs_ecommerce = docs_hook("image_ecommerce", partial(_image_docs, "ecommerce"), label="CaptionQA on images (ecommerce)")
+process_image_docs_embodiedai = docs_hook("image_embodiedai", partial(_image_docs, "embodiedai"), label="CaptionQA on images (embodiedai)")
+
+
+def image_doc_to_visual(doc: dict[str, Any]) -> list:
+    return doc_to_visual(_split(doc["domain"])[int(doc["row"])])
+
+
+def image_doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> str:
+    lines = "\n".join(f"{rules.LETTERS[i]}. {opt}" for i, opt in enumerate(doc["options"]))
+    return f"Question:\n{doc['question']}\n\nOptions:\n{lines}\n\nAnswer:"
+
+
+def image_doc_to_messages(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> list[dict]:
+    content = [{"type": "image", "url": image} for image in image_doc_to_visual(doc)]
+    content.append({"type": "text", "text": image_doc_to_text(doc)})
+    return [{"role": "system", "content": [{"type": "text", "text": IMAGE_SYSTEM_PROMPT}]}, {"role": "user", "content": content}]
+
+
+def image_doc_to_target(doc: dict[str, Any]) -> str:
+    return doc["answer_letter"]
+
+
+def image_process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
+    letters = lambda text: rules.extract_letter(text, len(doc["options"]))  # noqa: E731 - qa.py's letter rules
+    sample = {"id": doc["id"], "q_idx": doc["q_idx"], "category": doc["category"], "answer": doc["answer_letter"], "skipped": doc.get("skipped", "")}
+    sample.update(aggregate.mcq_outcome(response_text(results), letters, doc["answer_letter"]))
+    return {name: sample for name in IMAGE_METRICS}
+
+
+def image_aggregate_accuracy(items: list) -> float:
+    return aggregate.accuracy(items)
+
+
+def image_aggregate_by_category(items: list) -> dict:
+    return aggregate.breakdown(items, "category")
+
+
+def image_aggregate_counts(items: list) -> dict:
+    check_model_failures(items, "CaptionQA on images")
+    return {**aggregate.counts(items), **skip_counts(items)}

@@ -1,0 +1,157 @@
+"""lmms-eval hooks for MLLM-CompBench: one task per column of the paper's Table 2.
+
+``compbench_<column>`` scores the authors' test split with the pair merged into one image, as
+the LLaVA-1.6 and VILA-1.5 rows were produced; ``compbench_pair_<column>`` sends the two images
+apart, as GPT-4V and Gemini1.0-Pro were run; ``compbench_full_<column>`` scores every record.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+from PIL import Image
+
+from lmms_comparative.benchmarks.compbench import data
+from lmms_comparative.benchmarks.compbench import scoring as rules
+from lmms_comparative.benchmarks.compbench.prompts import CARS_QUESTION, EXISTENCE, FIRST_SECOND, LEFT_RIGHT, QBENCH, QUANTITY, SOCCER
+from lmms_comparative.hooks import check_model_failures, docs_hook, load_image_paths, response_text, skip_counts
+from lmms_comparative.metrics import aggregate
+
+SIDES = {"binary", "cars", "soccer", "quantity"}  # kinds answered with Left/Right (Same)
+
+
+def _image_paths(doc: dict[str, Any]) -> list[str]:
+    return doc["images"]
+
+
+def _uid(doc: dict[str, Any]) -> str:
+    return doc["uid"]
+
+
+for _name in data.COLUMN_BY_TASK:  # named in the YAML files
+    globals()[f"process_docs_{_name}"] = docs_hook(_name, partial(data.column_docs, _name, "test"), _image_paths, _uid, f"MLLM-CompBench {_name}")
+    globals()[f"process_docs_full_{_name}"] = docs_hook(f"full_{_name}", partial(data.column_docs, _name, "full"), _image_paths, _uid, f"MLLM-CompBench {_name} (full)")
+
+
+def doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> str:
+    words = FIRST_SECOND if (lmms_eval_specific_kwargs or {}).get("answer_words") == "first_second" else LEFT_RIGHT
+    kind = doc["kind"]
+    if kind == "binary":
+        return f"{doc['question']} {words}"
+    if kind == "cars":
+        return f"{CARS_QUESTION} {words}"
+    if kind == "soccer":
+        return SOCCER.format(action=doc["action"])
+    if kind == "quantity":
+        return f"{doc['question']} {QUANTITY}"
+    if kind == "options":
+        return EXISTENCE.format(options=", ".join(doc["options"]))
+    # Q-Bench2: the authors' questions carry their options and instruction already and were sent
+    # as they are (CompBenchReview q-bench2_eval.py, LLaVA/llava/eval/model_qbench2.py).
+    if "Options:" in doc["question"]:
+        return doc["question"]
+    return QBENCH.format(question=doc["question"], options=", ".join(doc["options"]))
+
+
+def merge_images(images: list[Image.Image]) -> Image.Image:
+    """The pair as one image, as CompBenchReview ``LLaVA/llava/mm_utils.py`` ``merge_images`` makes it
+    (the same function in ``VILA/llava/mm_utils.py``), which produced the LLaVA-1.6 and VILA-1.5 rows:
+    every image scaled to the integer mean height (width ``int(w * mean / h)``, PIL's default
+    resampling), side by side in order, separated by a 10-pixel column: 1 black, 8 white, 1 black."""
+    images = [im.convert("RGB") for im in images]
+    if len(images) == 1:
+        return images[0]
+    height = sum(im.height for im in images) // len(images)
+    scaled = [im.resize((int(im.width * height / im.height), height)) for im in images]
+    canvas = Image.new("RGB", (sum(im.width for im in scaled) + 10 * (len(scaled) - 1), height))
+    x = 0
+    for i, im in enumerate(scaled):
+        if i:
+            canvas.paste((0, 0, 0), (x, 0, x + 1, height))
+            canvas.paste((255, 255, 255), (x + 1, 0, x + 9, height))
+            canvas.paste((0, 0, 0), (x + 9, 0, x + 10, height))
+            x += 10
+        canvas.paste(im, (x, 0))
+        x += im.width
+    return canvas
+
+
+def _images(doc: dict[str, Any]) -> list[Image.Image]:
+    return load_image_paths(doc["images"], doc["uid"])
+
+
+def doc_to_visual(doc: dict[str, Any]) -> list:
+    """Default: one merged image (Q-Bench2 images are combined already)."""
+    return [merge_images(_images(doc))]
+
+
+def doc_to_visual_pair(doc: dict[str, Any]) -> list:
+    """The two-image variant: first and second image, in annotation order."""
+    return _images(doc)
+
+
+def doc_to_messages_pair(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> list[dict]:
+    """Chat models, pair variant: the text, then the images, as CompBenchReview ``setup.py``
+    ``GPT.inference_two`` / ``inference_one`` sent them to GPT-4V; with ``images_first`` (set for
+    ``gemini_api``) the images, then the text, as ``GEMINI.inference_two`` sent them."""
+    text = [{"type": "text", "text": doc_to_text(doc, lmms_eval_specific_kwargs)}]
+    images = [{"type": "image", "url": image} for image in doc_to_visual_pair(doc)]
+    content = images + text if (lmms_eval_specific_kwargs or {}).get("images_first") else text + images
+    return [{"role": "user", "content": content}]
+
+
+def doc_to_target(doc: dict[str, Any]) -> str:
+    return doc["answer"]
+
+
+def n_choices(doc: dict[str, Any]) -> int:
+    """How many answers the prompt offers: 2 (Left/Right), 3 with Same, the options plus None for
+    existence, the options for Q-Bench2 (the counts behind the paper's chance row)."""
+    if doc["kind"] == "quantity":
+        return 3
+    if doc["kind"] == "options":
+        return len(doc["options"]) + 1
+    if doc["kind"] == "qbench":
+        return len(doc["options"])
+    return 2
+
+
+def process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
+    kind = doc["kind"]
+    if kind in SIDES:
+        parse = rules.parse_side  # get_acc
+        answer = doc["answer"]  # compared as stored ("Left", "Right", "Same")
+    else:
+        parse = partial(rules.parse_option, options=doc["options"])  # get_acc_option
+        answer = rules.normalize_option(doc["answer"])
+    sample = {"uid": doc["uid"], "kind": kind, "answer": answer, "n_options": n_choices(doc), "skipped": doc.get("skipped", "")}
+    sample.update(aggregate.mcq_outcome(response_text(results), parse, answer))
+    # The left-answer bias applies to the Left/Right columns only; option columns do not report it.
+    return {name: sample for name in ("accuracy", "chance", "counts") + (("left_bias",) if kind in SIDES else ())}
+
+
+def aggregate_accuracy(items: list) -> float:
+    return aggregate.accuracy(items)
+
+
+def aggregate_chance(items: list) -> float:
+    """The paper's chance row: 1 / mean number of choices over the column's items."""
+    return rules.chance_level([it["n_options"] for it in items])
+
+
+def aggregate_left_bias(items: list) -> dict:
+    """Share of "Left" among the parsed Left/Right answers against the share of "Left" in the
+    ground truth of the same items: a model with no position bias has the two close."""
+    sided = [it for it in aggregate.scored(items) if it["kind"] in SIDES and it["parsed"] in ("Left", "Right", "Same")]
+    if not sided:
+        return {}
+    n = len(sided)
+    predicted = sum(it["parsed"] == "Left" for it in sided) / n
+    truth = sum(it["answer"] == "Left" for it in sided) / n
+    return {"predicted_left": predicted, "true_left": truth, "gap": predicted - truth, "n": n}
+
+
+def aggregate_counts(items: list) -> dict:
+    check_model_failures(items, "MLLM-CompBench " + (", ".join(sorted({str(it.get("column") or it.get("kind")) for it in items})) or "(no items)"))
+    return {**aggregate.counts(items), **skip_counts(items)}

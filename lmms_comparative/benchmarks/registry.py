@@ -1,0 +1,56 @@
+"""What a benchmark record is, and the lookups over the records (``benchmarks/__init__.py`` lists them).
+
+A record names a benchmark's fixed facts and where its parts are. The parts (fixture builder,
+report section, run summary, charts) live in the benchmark's own folder under fixed module names
+(``fixture.py``: ``build``; ``report.py``: ``section``, ``summary``, ``charts``) and are imported
+only when used, so that reading the registry imports neither lmms-eval nor a benchmark's code.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    name: str  # the folder and the task-name prefix: subtlebench, captionqa, ...
+    title: str  # as the paper writes it
+    root_variable: str  # the environment variable naming a local copy of the release
+    task_families: tuple[str, ...]  # the groups and family tasks a user runs (README, docs)
+    # What random_choice draws from, by kind (models/random_choice.py: letters, choices, options,
+    # words, tf, count, which); anything else is answered with a short caption.
+    answer_spaces: tuple[str, ...] = ()
+    fewshot_variant: str | None = None  # the task that defines the paper's few-shot protocol
+
+    @property
+    def package(self) -> str:
+        return f"{__package__}.{self.name}"
+
+    def owns_task(self, task: str) -> bool:
+        return task == self.name or task.startswith(self.name + "_")
+
+    def owns_module(self, module: str) -> bool:
+        return module == self.package or module.startswith(self.package + ".")
+
+    def part(self, module: str, attr: str):
+        return getattr(importlib.import_module(f"{self.package}.{module}"), attr)
+
+    # ---- the parts every benchmark has ----------------------------------------------------------
+
+    def build_fixture(self, directory: str | Path, **kwargs) -> Path:
+        """A small generated copy in the official layout (``fixture.build``)."""
+        return self.part("fixture", "build")(directory, **kwargs)
+
+    def report_section(self, runs: list) -> str | None:
+        """The Markdown section of ``lmms-comparative report`` (``report.section``)."""
+        return self.part("report", "section")(runs)
+
+    def run_summary(self, run) -> list[str]:
+        """The lines the run log ends with (``report.summary``)."""
+        return self.part("report", "summary")(run)
+
+    def charts(self, runs: list, out_dir: Path) -> list[Path]:
+        """PNG charts for the report (``report.charts``)."""
+        return self.part("report", "charts")(runs, out_dir)

@@ -1,0 +1,254 @@
+"""VLM-SubtleBench in the report: Table 2 (types, AVG), the image-order check, Table 10 (domains), the run summary and charts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lmms_comparative.benchmarks.subtlebench.data import BINARY_IMAGE_OPTIONS, CATEGORIES
+from lmms_comparative.metrics import aggregate
+from lmms_comparative.metrics.bootstrap import bootstrap_ci
+from lmms_comparative.report.cells import SAMPLES_NEEDED, cell, family_prefixes, interval_note, reference_rows, table, text_table
+from lmms_comparative.report.charts import CHANCE_COLOUR, HUMAN_COLOUR, model_colours
+from lmms_comparative.report.runs import Run
+
+# Table 2's columns: the type codes of data.CATEGORIES, as the paper heads them.
+SUBTLEBENCH_TYPES = [(code, code.upper()) for code in CATEGORIES]
+
+# VLM-SubtleBench Table 2.
+SUBTLEBENCH_REFERENCE = {
+    "Random Guess (paper)": [35.9, 50.0, 50.0, 50.0, 36.6, 23.2, 48.9, 50.0, 42.1, 50.0, 43.3],
+    "Human Eval (paper)": [92.0, 93.0, 93.0, 93.0, 95.0, 97.0, 97.0, 99.0, 98.0, 98.0, 95.5],
+}
+
+SUBTLEBENCH_DOMAINS = [("natural", "Natural"), ("game", "Game"), ("industry", "Industry"), ("aerial", "Aerial"), ("synthetic", "Synthetic"), ("medical", "Medical")]
+
+
+def section(runs: list[Run]) -> str | None:
+    runs = [r for r in runs if any(r.row(f"subtlebench_{k}") for k, _ in SUBTLEBENCH_TYPES)]
+    if not runs:
+        return None
+    rows = reference_rows(SUBTLEBENCH_REFERENCE)
+    for run in runs:
+        cells = [run.name]
+        items_all = []
+        for key, _ in SUBTLEBENCH_TYPES:
+            task = f"subtlebench_{key}"
+            items = run.per_item(task)
+            items_all += items or []
+            cells.append(cell(run.value(task, "accuracy"), bootstrap_ci(items) if items else None))
+        avg = run.value("subtlebench", "accuracy")
+        cells.append(cell(avg, bootstrap_ci(items_all) if items_all and avg is not None else None))
+        rows.append(cells)
+        chance = [run.value(f"subtlebench_{k}", "chance") for k, _ in SUBTLEBENCH_TYPES] + [run.value("subtlebench", "chance")]
+        rows.append([f"chance on these items ({run.name})"] + [cell(c) for c in chance])
+    note = interval_note(rows, "± the half-width of a 95% bootstrap interval over items (an interval that ± would carry past 0 or 100 is printed as its range).", SAMPLES_NEEDED)
+    out = ["## VLM-SubtleBench", "", f"Accuracy (%). {note}", "", table(["Model"] + [c for _, c in SUBTLEBENCH_TYPES] + ["AVG"], rows)]
+    order_rows = [row for run in runs for row in _image_order_rows(run)]
+    if order_rows:
+        out += [
+            "",
+            'Image-order check (`subtlebench_swap`): the "first image" / "second image" items asked again with the images swapped. '
+            'Consistent: both orders answered and the answers differ (the right behaviour). Answered first: share of "first image" answers; '
+            "a model without position bias tracks the truth in both orders (%).",
+            "",
+            table(["Model", "Type", "Items", "Acc original", "Acc swapped", "Consistent", "Answered first (orig / swap)", "Truly first (orig / swap)"], order_rows),
+        ]
+    domains = sorted({d for run in runs for d in (run.value("subtlebench", "by_domain") or {})})
+    if domains:
+        drows = [[run.name] + [cell((run.value("subtlebench", "by_domain") or {}).get(d, {}).get("accuracy")) for d in domains] for run in runs]
+        out += ["", "By domain (paper Table 10):", "", table(["Model"] + domains, drows)]
+    return "\n".join(out)
+
+
+def _image_order_rows(run: Run) -> list[list[str]]:
+    swapped = {s["accuracy"]["item_id"]: s["accuracy"] for s in run.samples.get("subtlebench_swap", []) if isinstance(s.get("accuracy"), dict)}
+    if not swapped:
+        if run.row("subtlebench_swap"):  # scores without samples: the swapped order alone
+            return [[run.name, "all", "-", "-", cell(run.value("subtlebench_swap", "accuracy")), "-", "-", "-"]]
+        return []
+    original = {}
+    for key, _ in SUBTLEBENCH_TYPES:
+        for s in run.samples.get(f"subtlebench_{key}", []):
+            if isinstance(s.get("accuracy"), dict) and s["accuracy"].get("item_id") in swapped:
+                original[s["accuracy"]["item_id"]] = s["accuracy"]
+
+    def share(items, field):
+        return aggregate.share_answering(items, field, BINARY_IMAGE_OPTIONS[0])
+
+    rows = []
+    categories = sorted({s["category"] for s in swapped.values()})
+    for category in categories + ["all"]:
+        ids = [k for k, s in swapped.items() if category in ("all", s["category"])]
+        swap_items, orig_items = [swapped[k] for k in ids], [original[k] for k in ids if k in original]
+        both = [k for k in ids if k in original and swapped[k].get("picked") and original[k].get("picked")]
+        consistent = sum(swapped[k]["picked"] != original[k]["picked"] for k in both) / len(both) if both else None
+        pair = lambda a, b: f"{cell(a)} / {cell(b)}"  # noqa: E731
+        truth_orig = share(orig_items, "answer_text")
+        rows.append([run.name, category, str(len(ids)), cell(aggregate.accuracy(orig_items)), cell(aggregate.accuracy(swap_items)), cell(consistent),
+                     pair(share(orig_items, "picked"), share(swap_items, "picked")), pair(truth_orig, share(swap_items, "answer_text"))])  # fmt: skip
+    return rows
+
+
+def summary(run: Run) -> list[str]:
+    codes = [k for k, _ in SUBTLEBENCH_TYPES]
+    prefixes = family_prefixes(run, codes, "subtlebench")
+    if not prefixes:
+        extras = _extras(run)
+        return ["VLM-SubtleBench"] + extras if extras else []
+    rows = [[p] + [cell(run.value(f"{p}_{k}", "accuracy")) for k in codes] + [cell(run.value(p, "accuracy"))] for p in prefixes]
+    chance = [run.value(f"{prefixes[0]}_{k}", "chance") for k in codes] + [run.value(prefixes[0], "chance")]
+    rows.append(["chance on these items"] + [cell(c) for c in chance])
+    lines = ["VLM-SubtleBench: accuracy (%) by difference type and AVG (paper Table 2)"]
+    lines += text_table(["task"] + [label for _, label in SUBTLEBENCH_TYPES] + ["AVG"], rows)
+    for p in prefixes:
+        domains = [(label, run.value(p, f"accuracy_{key}")) for key, label in SUBTLEBENCH_DOMAINS]
+        if any(isinstance(v, float) for _, v in domains):
+            lines.append(f"{p} by domain (Table 10): " + ", ".join(f"{label} {cell(v)}" for label, v in domains if isinstance(v, float)))
+    return lines + _extras(run)
+
+
+def _extras(run: Run) -> list[str]:
+    lines = []
+    if run.row("subtlebench_swap"):
+        choice = run.value("subtlebench_swap", "image_choice") or {}
+        lines.append(f'Image-order check (subtlebench_swap): accuracy {cell(run.value("subtlebench_swap", "accuracy"))}, answered "first image" {cell(choice.get("answered_first"))} where it is right for {cell(choice.get("truly_first"))}')
+    if run.row("subtlebench_caption"):
+        lines.append(f"Difference captions (subtlebench_caption): CSS {cell(run.value('subtlebench_caption', 'css'))}, judge accuracy {cell(run.value('subtlebench_caption', 'judge_accuracy'))}")
+    return lines
+
+
+def subtlebench_chart(runs: list[Run], path: Path) -> Path | None:
+    fig = subtlebench_figure(runs)
+    if fig is None:
+        return None
+    import matplotlib.pyplot as plt
+
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def subtlebench_figure(runs: list[Run]):
+    """Accuracy per difference type and AVG (the paper's Table 2 columns), one bar per model, the
+    paper's human and chance marks; the legend sits beside the axes, over no bar."""
+    runs = [r for r in runs if any(r.row(f"subtlebench_{k}") for k, _ in SUBTLEBENCH_TYPES)]
+    if not runs:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    labels = [label for _, label in SUBTLEBENCH_TYPES] + ["AVG"]
+    x = np.arange(len(labels), dtype=float)
+    x[-1] += 0.5  # AVG set apart from the ten types
+    width = 0.8 / len(runs)
+    fig, ax = plt.subplots(figsize=(12 + 0.1 * max(0, len(runs) - 4), 4.8), dpi=110)
+    for i, (run, colour) in enumerate(zip(runs, model_colours(len(runs)))):
+        values = [run.value(f"subtlebench_{k}", "accuracy") for k, _ in SUBTLEBENCH_TYPES] + [run.value("subtlebench", "accuracy")]
+        ax.bar(x - 0.4 + width * (i + 0.5), [(v or 0) * 100 for v in values], width, label=run.name, color=colour)
+    for name, colour in (("Human Eval (paper)", HUMAN_COLOUR), ("Random Guess (paper)", CHANCE_COLOUR)):
+        ax.scatter(x, SUBTLEBENCH_REFERENCE[name], label=name, zorder=3, color=colour, marker="_", s=420, linewidths=2.5)
+    ax.axvline((x[-2] + x[-1]) / 2, color="0.6", linewidth=0.8)
+    ax.set_xticks(x, labels)
+    ax.set_ylim(0, 100)
+    ax.set_ylabel("accuracy (%)")
+    ax.set_title("VLM-SubtleBench accuracy by difference type (AVG: all items)")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+# The two difficulty factors each synthetic type is drawn over (paper §4.4 / Figure 5: object size
+# and the size of the change), as the generator records them in generation_info.
+HEATMAP_FACTORS = {
+    "attribute": ("amount", "object_size"),
+    "existence": ("n_shapes", "object_size"),
+    "quantity": ("n_shapes", "object_size"),
+    "viewpoint": ("amount", "n_shapes"),
+    "spatial": ("amount", "object_size"),
+}
+
+
+def difficulty_grid(items: list[dict], x: str, y: str, bins: int = 3):
+    """Accuracy over a grid of two factors, each cut at its quantiles: (x edges, y edges,
+    accuracy matrix [y, x] with NaN for empty cells, counts matrix)."""
+    import numpy as np
+
+    items = [it for it in items if it.get("correct") is not None and isinstance(it["factors"].get(x), (int, float)) and isinstance(it["factors"].get(y), (int, float))]
+    if len(items) < 4:
+        return None
+    xs = np.array([it["factors"][x] for it in items], dtype=float)
+    ys = np.array([it["factors"][y] for it in items], dtype=float)
+    correct = np.array([it["correct"] for it in items], dtype=float)
+
+    def edges(values):  # quantile cuts; a factor the sweep held fixed is one bin
+        cuts = np.unique(np.quantile(values, np.linspace(0, 1, bins + 1)))
+        return cuts if len(cuts) > 1 else np.array([cuts[0], cuts[0]])
+
+    x_edges, y_edges = edges(xs), edges(ys)
+    xi = np.clip(np.searchsorted(x_edges, xs, side="right") - 1, 0, len(x_edges) - 2)
+    yi = np.clip(np.searchsorted(y_edges, ys, side="right") - 1, 0, len(y_edges) - 2)
+    counts = np.zeros((len(y_edges) - 1, len(x_edges) - 1))
+    hits = np.zeros_like(counts)
+    np.add.at(counts, (yi, xi), 1)
+    np.add.at(hits, (yi, xi), correct)
+    with np.errstate(invalid="ignore"):
+        return x_edges, y_edges, hits / counts, counts
+
+
+def synthetic_heatmaps(runs: list[Run], path: Path) -> Path | None:
+    """Accuracy of each model over two difficulty factors of each synthetic type (runs on data from
+    ``lmms-comparative synthetic``, whose samples carry the factors)."""
+    panels = []
+    for run in runs:
+        for key, _ in SUBTLEBENCH_TYPES:
+            items = [s["accuracy"] for s in run.samples.get(f"subtlebench_{key}", []) if isinstance(s.get("accuracy"), dict) and s["accuracy"].get("factors")]
+            by_type: dict[str, list] = {}
+            for it in items:
+                by_type.setdefault(it["category"], []).append(it)
+            for category, group in by_type.items():
+                numeric = [k for k, v in group[0]["factors"].items() if isinstance(v, (int, float))]
+                x, y = HEATMAP_FACTORS.get(category) or (numeric + [None, None])[:2]
+                grid = difficulty_grid(group, x, y) if x and y else None
+                if grid:
+                    panels.append((run.name, category, x, y, grid))
+    if not panels:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    names = list(dict.fromkeys(p[0] for p in panels))
+    categories = list(dict.fromkeys(p[1] for p in panels))
+    fig, axes = plt.subplots(len(names), len(categories), figsize=(3.4 * len(categories), 3.1 * len(names)), dpi=110, squeeze=False)
+    for ax in axes.flat:
+        ax.axis("off")
+    cmap = matplotlib.colormaps["RdYlGn"].copy()
+    cmap.set_bad("lightgray")
+    for name, category, x, y, (x_edges, y_edges, acc, counts) in panels:
+        ax = axes[names.index(name)][categories.index(category)]
+        ax.axis("on")
+        ax.imshow(np.ma.masked_invalid(acc * 100), cmap=cmap, vmin=0, vmax=100, origin="lower", aspect="auto")
+        for (row, col), n in np.ndenumerate(counts):
+            text = f"{acc[row, col] * 100:.0f}%\nn={int(n)}" if n else "-"
+            ax.text(col, row, text, ha="center", va="center", fontsize=7)
+        label = lambda edges: [f"{a:.3g}-{b:.3g}" for a, b in zip(edges[:-1], edges[1:])]  # noqa: E731
+        ax.set_xticks(range(len(x_edges) - 1), label(x_edges), fontsize=6)
+        ax.set_yticks(range(len(y_edges) - 1), label(y_edges), fontsize=6)
+        ax.set_xlabel(x, fontsize=7)
+        ax.set_ylabel(y, fontsize=7)
+        ax.set_title(f"{name}: {category}", fontsize=8)
+    fig.suptitle("Synthetic SubtleBench: accuracy by difficulty factor", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def charts(runs: list[Run], out: Path) -> list[Path]:
+    return [p for p in (subtlebench_chart(runs, out / "subtlebench_types.png"), synthetic_heatmaps(runs, out / "subtlebench_synthetic_difficulty.png")) if p]

@@ -1,0 +1,12 @@
+"""ViDi: describe one (granular) or all (global) differences of a spot-the-difference pair."""
+
+from lmms_comparative.benchmarks.registry import Benchmark
+
+BENCHMARK = Benchmark(
+    name="vidi",
+    title="ViDi",
+    root_variable="VIDI_ROOT",
+    task_families=("vidi_granular", "vidi_global", "vidi_granular_swap", "vidi_global_swap", "vidi_granular_avg", "vidi_global_avg", "vidi_fewshot"),
+    answer_spaces=(),  # free-form descriptions
+    fewshot_variant="vidi_fewshot",
+)

@@ -1,0 +1,11 @@
+"""VLM²-Bench: link matching cues across images or a video (T/F, counting, grouping, description)."""
+
+from lmms_comparative.benchmarks.registry import Benchmark
+
+BENCHMARK = Benchmark(
+    name="vlm2bench",
+    title="VLM2-Bench",
+    root_variable="VLM2BENCH_ROOT",
+    task_families=("vlm2bench", "vlm2bench_image", "vlm2bench_gc", "vlm2bench_oc", "vlm2bench_pc", "vlm2bench_pc_vid"),
+    answer_spaces=("choices", "tf", "count"),
+)

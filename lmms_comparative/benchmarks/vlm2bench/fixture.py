@@ -1,0 +1,102 @@
+"""A small generated VLM²-Bench copy: the unpacked zip's question files, images and real videos."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+from PIL import Image
+
+from lmms_comparative.data.fixture_images import draw_pair
+
+
+def write_video(path: str | Path, scenes: list[Image.Image], frames_per_scene: int = 4, fps: int = 4) -> Path:
+    """Write a small real video (MPEG-4 part 2 in an .mp4 container, decodable by PyAV, decord and
+    ffmpeg): each scene image held for ``frames_per_scene`` frames. PyAV comes with lmms-eval."""
+    import av
+    import numpy as np
+
+    path = Path(path)
+    width, height = scenes[0].size
+    with av.open(str(path), "w") as container:
+        stream = container.add_stream("mpeg4", rate=fps)
+        stream.width, stream.height, stream.pix_fmt = width, height, "yuv420p"
+        for scene in scenes:
+            frame = av.VideoFrame.from_ndarray(np.asarray(scene.convert("RGB")), format="rgb24")
+            for _ in range(frames_per_scene):
+                for packet in stream.encode(frame):
+                    container.mux(packet)
+        for packet in stream.encode():
+            container.mux(packet)
+    return path
+
+
+def build(root: str | Path, seed: int = 0) -> Path:
+    """Write an unpacked vlm2-bench_dataset.zip under ``root``: the nine question files and their
+    images and real videos (MPEG-4, a few frames per person). Every question
+    carries a unique ``[tag]``. Pairs include an incomplete one (its negative half missing)."""
+    root = Path(root)
+    rng = random.Random(seed)
+    media = {"gc": "data/gc/processed", "oc": "data/oc/original_obj", "pc": "data/pc/image/picks_face"}
+
+    def images(cat: str, name: str, n: int) -> list[str]:
+        names = []
+        for j in range(n):
+            rel = f"{name}_{j}.png"
+            (root / media[cat] / rel).parent.mkdir(parents=True, exist_ok=True)
+            draw_pair(rng)[0].save(root / media[cat] / rel)
+            names.append(rel)
+        return names
+
+    def write(path: str, records: list[dict]) -> None:
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+
+    for task in ("mat", "trk"):
+        rows = []
+        for i in range(4):
+            for gt in ("T", "F") if i < 3 else ("T",):  # pair 3 is incomplete
+                rows.append({"q_id": f"{task}{i}", "task": task, "question": f"[gc_{task}-{i}-{gt}] Is the same object in both images? Answer T or F.", "gt_answer": gt, "edited_prompt": "", "images": images("gc", f"{task}/{i}{gt}", 2)})
+        write(f"jsonl/gc/vanilla/gc_{task}.jsonl", rows)
+    for cat in ("oc", "pc"):
+        rows = []
+        for i in range(4):
+            for half in ("p", "n") if i < 3 else ("p",):
+                # The release's PC-Cpr ids carry a "tf_" prefix (tf_300_p); OC-Cpr's do not.
+                rows.append(
+                    {
+                        "q_id": f"{'tf_' if cat == 'pc' else ''}{i}_{half}",
+                        "type": "thing",
+                        "question": f"[{cat}_cpr-{i}-{half}] Are these the same? Answer T or F.",
+                        "gt_answer": "T" if half == "p" else "F",
+                        "images": images(cat, f"cpr/{i}{half}", 2),
+                    }
+                )
+        write(f"jsonl/{cat}/vanilla/{cat}_cpr.jsonl", rows)
+        rows = []
+        for i in range(5):
+            n = 2 + i % 3
+            rows.append({"q_id": f"cnt{i}", "type": "thing", "question": f"[{cat}_cnt-{i}] How many distinct objects are there? Answer with a number.", "gt_answer": 1 + i % n, "image_seq_len": n, "images": images(cat, f"cnt/{i}", n)})
+        write(f"jsonl/{cat}/vanilla/{cat}_cnt.jsonl", rows)
+        rows = [
+            {
+                "q_id": f"grp{i}",
+                "type": "thing",
+                "question": f"[{cat}_grp-{i}] Which images show the same object? (A) 1 and 2 (B) 1 and 3 (C) 2 and 3 (D) none",
+                "gt_answer": "(ABCD"[1 + i % 4] + ") choice",
+                "images": images(cat, f"grp/{i}", 3),
+            }
+            for i in range(4)
+        ]
+        write(f"jsonl/{cat}/vanilla/{cat}_grp.jsonl", rows)
+    video_dir = root / "data/pc/video/UNI"
+    video_dir.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for vid in ("vid_AB_1", "vid_AB_2", "vid_ABA_1", "vid_ABA_2"):
+        person_a, person_b = draw_pair(rng)
+        scenes = [person_a, person_b, person_a] if "ABA" in vid else [person_a, person_b]
+        write_video(video_dir / f"{vid}.mp4", scenes)
+        rows.append({"vid": vid, "question": f"[{vid}] Describe the people in this video.", "gt_answer": ""})
+    write("jsonl/pc/vallina/pc_v_open-ended.jsonl", rows)
+    return root

@@ -1,0 +1,156 @@
+"""lmms-eval hooks for VLM²-Bench's nine subtasks.
+
+The headline ``score`` of a subtask is what the paper's Table 1 reports for it: pair accuracy for
+T/F subtasks, Acc_num for counting, accuracy for grouping, the judge's final score for the video.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+from lmms_comparative.benchmarks.vlm2bench import data
+from lmms_comparative.benchmarks.vlm2bench import scoring as rules
+from lmms_comparative.benchmarks.vlm2bench.prompts import PROMPT_AB, PROMPT_ABA
+from lmms_comparative.harness import run_model
+from lmms_comparative.harness.capabilities import require_video_input
+from lmms_comparative.hooks import check_model_failures, docs_hook, load_image_paths, metric_of, once_per_run, response_text, skip_counts
+from lmms_comparative.judges import Engine, check_failures
+from lmms_comparative.metrics import aggregate
+from lmms_comparative.metrics.bootstrap import unit_bootstrap
+
+JUDGE_PREFIX = "VLM2BENCH_JUDGE"
+# eval_pc-v_open-ended.py: gpt-4o, max_tokens=300 and no temperature (the API's default applies;
+# the engine sends ``"temperature": null``, which servers read as not set).
+JUDGE_DEFAULTS = {"model": "gpt-4o", "temperature": None, "max_tokens": 300}
+METRICS = ("score", "positive", "negative", "exact", "counts", "ci95")
+# What each kind of subtask reports (the metric lists of its YAML file): positive and negative
+# accuracy belong to T/F pairs, exact accuracy to counting.
+KIND_METRICS = {
+    "tf": ("score", "positive", "negative", "counts", "ci95"),
+    "tf_gc": ("score", "positive", "negative", "counts", "ci95"),
+    "cnt": ("score", "exact", "counts", "ci95"),
+    "grp": ("score", "counts", "ci95"),
+    "vid": ("score", "counts", "ci95"),
+}
+
+
+def _video_docs() -> list[dict]:
+    # Checked before any data is read: a model without a video path would otherwise fail deep in
+    # its preprocessing, or answer without having seen the video.
+    require_video_input("vlm2bench_pc_vid", run_model())
+    return data.subtask_docs("pc_vid")
+
+
+for _subtask in data.SUBTASKS:
+    _load = _video_docs if _subtask == "pc_vid" else partial(data.subtask_docs, _subtask)
+    globals()[f"process_docs_{_subtask}"] = docs_hook(_subtask, _load, lambda d: d["images"], lambda d: d["uid"], f"VLM2-Bench {_subtask}")  # named in the YAML files
+
+
+def doc_to_visual(doc: dict[str, Any]) -> list:
+    """The 2-4 images in order; for the video task the video's path (what lmms-eval's video
+    models take)."""
+    if doc["kind"] == "vid":
+        return [doc["video"]]
+    return load_image_paths(doc["images"], doc["uid"])
+
+
+def doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> str:
+    # The official test scripts send f"{system_prompt}\n{question}" with an empty system prompt
+    # (code/*/test/test_script_example): the question as released, after one newline.
+    return f"\n{doc['question']}" if doc["kind"] != "vid" else doc["question"]
+
+
+def doc_to_messages(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> list[dict]:
+    media = "video" if doc["kind"] == "vid" else "image"
+    content = [{"type": media, "url": v} for v in doc_to_visual(doc)]
+    content.append({"type": "text", "text": doc_to_text(doc)})
+    return [{"role": "user", "content": content}]
+
+
+def doc_to_target(doc: dict[str, Any]) -> str:
+    return doc["gt"]
+
+
+def process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
+    response = response_text(results)
+    kind = doc["kind"]
+    sample: dict[str, Any] = {"uid": doc["uid"], "kind": kind, "skipped": doc.get("skipped", "")}
+    if kind in ("tf", "tf_gc"):
+        sample.update(pair_id=doc["pair_id"], half=doc["half"])  # a failed half takes its pair out
+    if aggregate.is_failed_request(response):
+        sample.update(status=aggregate.STATUS_FAILED, correct=None)
+    elif kind == "vid":
+        sample.update(status=aggregate.STATUS_OK, type=doc["vid_type"], description=response)
+    elif kind == "cnt":
+        sample.update(gt=int(doc["gt"]), n_images=int(doc["n_images"]))
+        sample.update(rules.count_item(response, int(doc["gt"]), int(doc["n_images"])))
+        sample["status"] = aggregate.STATUS_OK if sample["parsed"] is not None else aggregate.STATUS_UNPARSED
+    else:
+        if kind == "tf_gc":
+            correct, parsed = rules.gc_correct(response, doc["gt"]), response.strip()
+        elif kind == "tf":
+            parsed = rules.parse_tf(response)
+            correct = parsed is not None and parsed == doc["gt"]
+        else:
+            correct, parsed = rules.grp_correct(response, doc["gt"]), response.split(")")[0].strip()
+        sample.update(parsed=parsed, correct=int(correct), status=aggregate.STATUS_OK if parsed else aggregate.STATUS_UNPARSED)
+    return {name: sample for name in KIND_METRICS[kind]}
+
+
+def _judge_video(items: list[dict]) -> dict:
+    engine = Engine.from_env(JUDGE_PREFIX, defaults=JUDGE_DEFAULTS)
+    prompts = [(PROMPT_ABA if it["type"] == "ABA" else PROMPT_AB).format(description=it["description"]) for it in items]
+    answers = engine.run(prompts, desc="VLM2-Bench video judge")
+    scored, unjudged = [], 0
+    for it, answer in zip(items, answers):
+        value = None if answer.failed else rules.parse_video_score(answer.text)
+        unjudged += value is None
+        scored.append({"type": it["type"], "score": value})
+    check_failures(unjudged, len(items), engine.config.max_failed, "VLM2-Bench video judge")
+    return {**rules.video_scores(scored), "unjudged": unjudged, "judged": scored}
+
+
+@once_per_run()
+def summarize(items: list[dict]) -> dict:
+    """Every metric of one subtask's samples (lmms-eval asks once per metric; this runs once)."""
+    done = aggregate.scored(items)
+    kind = items[0]["kind"] if items else ""
+    check_model_failures(items, f"VLM2-Bench {kind or '(no items)'}")
+    out = {"counts": {**aggregate.counts(items), **skip_counts(items)}}
+    if kind in ("tf", "tf_gc"):
+        drop = kind == "tf"
+        done, failed_pairs = rules.without_failed_pairs(done, [it for it in items if it.get("status") == aggregate.STATUS_FAILED])
+        pairs = rules.pair_accuracy(done, drop_incomplete=drop)
+        out.update(score=pairs["pair"], positive=pairs["positive"], negative=pairs["negative"])
+        out["counts"].update(pairs=pairs["pairs"], failed_pairs=failed_pairs)
+        by_pair: dict[str, list] = {}
+        for it in done:
+            by_pair.setdefault(it["pair_id"], []).append(it)
+
+        def statistic(units):  # a pair drawn twice counts twice: re-key by draw
+            rekeyed = [{**it, "pair_id": n} for n, unit in enumerate(units) for it in unit]
+            p = rules.pair_accuracy(rekeyed, drop_incomplete=drop)
+            return {"score": p["pair"], "positive": p["positive"], "negative": p["negative"]}
+
+        out["ci95"] = {**unit_bootstrap(list(by_pair.values()), statistic), "unit": "pair"}
+    elif kind == "cnt":
+        exact = lambda rows: sum(it["correct"] for it in rows) / len(rows) if rows else float("nan")  # noqa: E731
+        out.update(score=rules.acc_num(done), exact=exact(done))
+        out["counts"]["valid"] = sum(1 for it in done if it["valid"])
+        out["counts"]["chance_acc_num"] = rules.chance_acc_num((it["gt"], it["n_images"]) for it in items if "gt" in it)
+        out["ci95"] = {**unit_bootstrap(done, lambda rows: {"score": rules.acc_num(rows), "exact": exact(rows)}), "unit": "question"}
+    elif kind == "grp":
+        out["score"] = aggregate.accuracy(items)
+        out["ci95"] = {**unit_bootstrap(done, lambda rows: {"score": aggregate.accuracy(rows)}), "unit": "question"}
+    else:
+        verdict = _judge_video(done)
+        # No description judged at all: NaN, not the 0 that the script's empty-group rule gives.
+        out["score"] = verdict["score"] / 100 if verdict["ab_n"] + verdict["aba_n"] else float("nan")
+        out["counts"].update({k: verdict[k] for k in ("ab", "aba", "ab_n", "aba_n", "unjudged")})
+        out["ci95"] = {**unit_bootstrap(verdict["judged"], lambda rows: {"score": rules.video_scores(rows)["score"] / 100}), "unit": "video"}
+    return out
+
+
+for _name in METRICS:
+    globals()[f"aggregate_{_name}"] = metric_of(summarize, _name)  # named in the YAML files

@@ -1,0 +1,64 @@
+"""VLM²-Bench in the report: Table 1's nine subtasks, Overall and the gap to humans, the run summary."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lmms_comparative.report.cells import NO_CI95, cell, interval_note, reference_rows, table, text_table
+from lmms_comparative.report.runs import Run
+
+VLM2_SUBTASKS = [("gc_mat", "GC Mat"), ("gc_trk", "GC Trk"), ("oc_cpr", "OC Cpr"), ("oc_cnt", "OC Cnt"), ("oc_grp", "OC Grp"), ("pc_cpr", "PC Cpr"), ("pc_cnt", "PC Cnt"), ("pc_grp", "PC Grp"), ("pc_vid", "PC VID")]
+
+# VLM2-Bench Table 1 (nine subtasks, then Overall: the mean of all nine, VID included, for the human
+# and every model row; the chance row, with no VID score, averages eight), printed with the paper's
+# two decimals (OC-Cnt 34.88 and PC-Cnt 34.87 differ only there).
+VLM2_REFERENCE = {
+    "Chance-Level (paper)": [25.00, 25.00, 50.00, 34.88, 25.00, 50.00, 34.87, 25.00, None, 33.72],
+    "Human-Level (paper)": [95.06, 98.11, 96.02, 94.23, 91.92, 97.08, 92.87, 91.17, 100.00, 95.16],
+}
+
+
+def section(runs: list[Run]) -> str | None:
+    runs = [r for r in runs if any(r.row(f"vlm2bench_{t}") for t, _ in VLM2_SUBTASKS)]
+    if not runs:
+        return None
+    rows = reference_rows(VLM2_REFERENCE, digits=2)
+    human = VLM2_REFERENCE["Human-Level (paper)"][-1]
+    human_image = sum(VLM2_REFERENCE["Human-Level (paper)"][:8]) / 8  # the human row over the eight image subtasks
+    for run in runs:
+        cells = [run.name] + [cell(run.value(f"vlm2bench_{t}", "score"), run.ci(f"vlm2bench_{t}", "score"), digits=2) for t, _ in VLM2_SUBTASKS]
+        # Like with like: the nine-subtask Overall against the human 95.16, an image-only run's
+        # eight-subtask Overall (vlm2bench_image, marked ⁸) against the human mean of those eight.
+        group, reference, mark = ("vlm2bench", human, "") if run.value("vlm2bench", "score") is not None else ("vlm2bench_image", human_image, " ⁸")
+        overall = run.value(group, "score")
+        cells.append(cell(overall, run.ci(group, "score"), digits=2) + (mark if overall is not None else ""))
+        cells.append(f"{overall * 100 - reference:+.2f}" if isinstance(overall, float) else "-")
+        rows.append(cells)
+        # Acc_num of uniform guessing on this run's own mix of sequence lengths (paper appendix D.1).
+        chance = [(run.value(f"vlm2bench_{t}", "counts") or {}).get("chance_acc_num") if t.endswith("_cnt") else None for t, _ in VLM2_SUBTASKS]
+        if any(isinstance(c, float) for c in chance):
+            rows.append([f"chance on these items ({run.name})"] + [cell(c, digits=2) for c in chance] + ["-", "-"])
+    rows = [r + ([f"{(VLM2_REFERENCE[r[0]][-1] or 0) - human:+.2f}"] if r[0] in VLM2_REFERENCE else []) for r in rows]
+    header = ["Model"] + [label for _, label in VLM2_SUBTASKS] + ["Overall", "Δ human"]
+    note = interval_note(rows, "± the half-width of a 95% bootstrap interval (pairs or questions resampled; Overall: a normal interval from the subtasks' standard errors, clipped to 0-100).", NO_CI95)
+    return "\n".join(
+        [
+            "## VLM²-Bench",
+            "",
+            f"Scores (%) as the paper's Table 1, with its two decimals: pair accuracy (T/F), Acc_num (counting), accuracy (grouping), judge score (VID); Overall is the mean of the nine subtasks (⁸: of the eight image subtasks, from `vlm2bench_image`, and Δ human against the human mean of those eight, 94.56). {note}",
+            "",
+            table(header, rows),
+        ]
+    )
+
+
+def summary(run: Run) -> list[str]:
+    if not any(run.row(f"vlm2bench_{t}") for t, _ in VLM2_SUBTASKS):
+        return []
+    group, mark = ("vlm2bench", "") if run.row("vlm2bench") else ("vlm2bench_image", " (8 image subtasks)")
+    cells = [cell(run.value(f"vlm2bench_{t}", "score"), digits=2) for t, _ in VLM2_SUBTASKS] + [cell(run.value(group, "score"), digits=2)]
+    return ["VLM²-Bench: scores (%) per subtask and Overall (paper Table 1)"] + text_table(["task"] + [label for _, label in VLM2_SUBTASKS] + ["Overall"], [[group + mark] + cells])
+
+
+def charts(runs: list[Run], out: Path) -> list[Path]:
+    return []

@@ -1,0 +1,137 @@
+"""What the model under test can take as input, for tasks that need more than images.
+
+lmms-eval 0.7.3 has no capability flag on its models: a video reaches a simple model as a file path
+in ``doc_to_visual`` and a chat model as a ``{"type": "video"}`` message part, and a model without a
+video path either crashes deep inside its preprocessing or answers without having seen the video.
+So a video task asks here first. A model class may declare ``supports_video = True/False``; without
+the declaration, a class counts as video-capable when the source of some class in its hierarchy
+(outside lmms-eval's abstract base) handles video at all. That errs on the side of letting a run
+go ahead: it only rejects models whose code never mentions video.
+
+A model that does take video still needs a video decoder on this machine. lmms-eval's local video
+models (Qwen2-VL, Qwen2.5-VL, LLaVA-OneVision, ...) import ``decord`` without declaring it, and its
+``openai`` model samples frames through ``qwen_vl_utils``, which reads with torchcodec or decord and
+otherwise falls back to ``torchvision.io.read_video``, gone from current torchvision. Neither
+failure shows before the first video request, and lmms-eval then aborts the whole invocation. So
+the check also asks for a decoder and names the extra that installs one.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import os
+import re
+import sys
+
+from lmms_comparative.failures import ModelCapabilityError
+
+__all__ = ["ModelCapabilityError", "require_model_dependencies", "require_video_input", "class_supports_video"]
+
+_MENTIONS_VIDEO = re.compile(r"video|\.mp4", re.IGNORECASE)
+_ASSUME_VIDEO = "LMMS_COMPARATIVE_ASSUME_VIDEO"
+VIDEO_DECODERS = ("decord", "torchcodec")  # what lmms-eval's video models and qwen_vl_utils read with
+VIDEO_EXTRA = 'pip install "lmms-comparative[video]"'
+
+
+def _module_mentions_video(cls: type) -> bool:
+    module = sys.modules.get(cls.__module__)
+    try:
+        source = inspect.getsource(module) if module is not None else ""
+    except (OSError, TypeError):  # compiled or built in: cannot tell, assume it can
+        return True
+    return bool(_MENTIONS_VIDEO.search(source))
+
+
+def class_supports_video(cls: type) -> bool:
+    declared = getattr(cls, "supports_video", None)
+    if isinstance(declared, bool):
+        return declared
+    own = [c for c in cls.__mro__ if c is not object and not c.__module__.startswith("lmms_eval.api")]
+    return any(_module_mentions_video(c) for c in own)
+
+
+def _model_classes(model) -> list[type]:
+    """The classes lmms-eval may build for ``--model`` (chat and simple variants); [] if unknown."""
+    if model is None:
+        return []
+    if not isinstance(model, str):
+        return [type(model)]
+    from lmms_eval.models import MODEL_REGISTRY_V2  # get_model() would log a failed import as an error
+
+    classes = []
+    for force_simple in (False, True):
+        try:
+            cls = MODEL_REGISTRY_V2.get_model_class(model, force_simple=force_simple)
+        except Exception:  # unknown name or a missing optional dependency: lmms-eval reports it
+            continue
+        if cls not in classes:
+            classes.append(cls)
+    return classes
+
+
+def require_model_dependencies(model) -> None:
+    """Raise a clear error before anything loads when lmms-eval cannot import its class for
+    ``--model`` because a video decoder is missing: its Qwen-VL and LLaVA classes import decord at
+    module level without lmms-eval declaring it, and lmms-eval would report only the import error
+    once the model is being built. Pass for any other outcome (lmms-eval reports those itself)."""
+    if not isinstance(model, str) or not model:
+        return
+    from lmms_eval.models import MODEL_REGISTRY_V2
+
+    missing = set()
+    for force_simple in (False, True):
+        try:
+            MODEL_REGISTRY_V2.get_model_class(model, force_simple=force_simple)
+            return  # one variant imports: lmms-eval can build the model
+        except ModuleNotFoundError as exc:
+            if exc.name in VIDEO_DECODERS:
+                missing.add(exc.name)
+        except Exception:  # noqa: BLE001 - unknown names and other failures are lmms-eval's to report
+            continue
+    if missing:
+        raise ModelCapabilityError(f"lmms-eval model {model!r} imports {', '.join(sorted(missing))} (a video decoder), which lmms-eval does not declare and this environment lacks. Install it with: {VIDEO_EXTRA}")
+
+
+def video_decoder_available() -> bool:
+    return any(importlib.util.find_spec(name) is not None for name in VIDEO_DECODERS)
+
+
+def require_video_input(task: str, model) -> None:
+    """Raise a clear error if the run's model cannot take video input, or if nothing on this
+    machine can decode the video for it; pass when the model is unknown."""
+    if os.environ.get(_ASSUME_VIDEO, "").strip() not in ("", "0"):
+        return
+    classes = _model_classes(model)
+    if not classes:
+        return
+    if any(class_supports_video(c) for c in classes):
+        # A class that declares supports_video brings its own decoding; the others are
+        # lmms-eval's, which decode with decord (directly or through qwen_vl_utils).
+        declared = any(getattr(c, "supports_video", None) is True for c in classes)
+        if not declared and not video_decoder_available():
+            raise ModelCapabilityError(
+                f"{task} gives the model a video, and lmms-eval model {model!r} decodes video files with "
+                f"decord (or torchcodec), which is not installed. Install the video extra: {VIDEO_EXTRA} "
+                f"(it adds decord), or leave {task} out: it is not part of the vlm2bench group's Overall. "
+                f"If this model does not decode the file itself, set {_ASSUME_VIDEO}=1."
+            )
+        return
+    names = ", ".join(f"{c.__module__}.{c.__qualname__}" for c in classes)
+    raise ModelCapabilityError(
+        f"{task} gives the model a video, and lmms-eval model {model!r} ({names}) has no video input. "
+        f"Run {task} with a video-capable model (for example qwen2_5_vl, llava_onevision, or openai "
+        f"against a server that takes video), or leave it out: it is not part of the vlm2bench group's "
+        f"Overall. If this model does take video, set {_ASSUME_VIDEO}=1."
+    )
+
+
+def check() -> str | None:
+    """None if lmms-eval's model registry resolves a name to its chat and simple classes the way
+    ``_model_classes`` asks (``get_model_class(name, force_simple=...)``), else why not."""
+    import inspect
+
+    from lmms_eval.models import MODEL_REGISTRY_V2
+
+    params = inspect.signature(MODEL_REGISTRY_V2.get_model_class).parameters
+    return None if "force_simple" in params else "MODEL_REGISTRY_V2.get_model_class has no force_simple parameter"

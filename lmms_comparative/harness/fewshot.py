@@ -1,0 +1,72 @@
+"""Patch: ``lmms_eval.api.task.ConfigurableTask.set_config``, so that ``--num_fewshot`` on one of
+our tasks stops with a message instead of breaking the protocol.
+
+All five benchmarks are evaluated zero-shot in their papers and official scripts. ViDi alone
+defines a few-shot setting (paper appendix E), which needs its own prompt built from the other
+differences of the same pair: the task ``vidi_fewshot`` (a benchmark record's ``fewshot_variant``).
+lmms-eval's generic ``--num_fewshot`` would instead prepend other docs (and crash on our tasks,
+which have no few-shot sampler: ``'ConfigurableMessagesTask' object has no attribute 'sampler'``).
+So setting ``num_fewshot > 0`` on one of our tasks raises ``ProtocolError`` before any request.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+from lmms_comparative.benchmarks import BY_NAME, of_module
+from lmms_comparative.failures import ProtocolError
+
+_MARK = "_lmms_comparative_fewshot"
+
+
+def benchmark_of(hook) -> str | None:
+    """Our benchmark's name for a task whose hooks live in its folder, else None."""
+    found = of_module(getattr(hook, "__module__", "") or "")
+    return found.name if found else None
+
+
+def fewshot_message(task: str, benchmark: str, num_fewshot: int) -> str | None:
+    """The message that stops ``--num_fewshot`` on one of our tasks, or None when it may go on."""
+    if not num_fewshot:
+        return None
+    record = BY_NAME[benchmark]
+    name, variant = record.title, record.fewshot_variant
+    if task == variant:
+        return f"{task} builds {name}'s few-shot prompt itself (paper appendix E); run it without --num_fewshot (got {num_fewshot})."
+    tail = f"Its few-shot variant is the task {variant}: run --tasks {variant} without --num_fewshot." if variant else "It defines no few-shot variant: run without --num_fewshot."
+    return f"{task}: {name}'s protocol is zero-shot, so --num_fewshot {num_fewshot} is not supported. {tail}"
+
+
+def check() -> str | None:
+    """None if ``ConfigurableTask.set_config`` takes ``(self, key, value, update)``, else why not."""
+    from lmms_eval.api.task import ConfigurableTask
+
+    original = getattr(ConfigurableTask.set_config, "__wrapped__", ConfigurableTask.set_config)
+    params = list(inspect.signature(original).parameters)
+    return None if params[:4] == ["self", "key", "value", "update"] else f"ConfigurableTask.set_config takes {params}, not (self, key, value, update)"
+
+
+def install() -> bool:
+    """Wrap ``ConfigurableTask.set_config`` (what the evaluator calls for ``--num_fewshot``)."""
+    try:
+        from lmms_eval.api.task import ConfigurableTask
+    except Exception:
+        return False
+    if getattr(ConfigurableTask.set_config, _MARK, False):
+        return True
+    if check():
+        return False
+    original = ConfigurableTask.set_config
+
+    def set_config(self, key, value, update=False):
+        if key == "num_fewshot" and isinstance(value, int) and value > 0:
+            benchmark = benchmark_of(getattr(self.config, "doc_to_text", None)) or benchmark_of(getattr(self.config, "process_results", None))
+            message = fewshot_message(self.config.task, benchmark, value) if benchmark else None
+            if message:
+                raise ProtocolError(message)
+        return original(self, key, value, update)
+
+    set_config.__wrapped__ = original
+    setattr(set_config, _MARK, True)
+    ConfigurableTask.set_config = set_config
+    return True

@@ -1,0 +1,92 @@
+"""Patch: ``lmms_eval.tasks.TaskManager.initialize_tasks``, so that every TaskManager indexes our
+task YAMLs and the run's model is known to the tasks.
+
+lmms-eval 0.7.3 has an entry-point group for models (``lmms_eval.models``) but none for tasks, and
+its ``LMMS_EVAL_PLUGINS`` variable adds a plugin's task folder only after the TaskManager has
+indexed tasks. The model entry points are loaded when ``lmms_eval.models`` is first imported, which
+the evaluator does before any TaskManager exists. So the entry-point payload wraps
+``initialize_tasks`` once: our folder joins ``include_path``, the ``--model`` of the run is recorded
+(``run_model``), the exit-status sink and the table wrappers are (re)installed, and a model class
+that cannot import for want of a video decoder stops the run before anything loads. If a future
+lmms-eval's ``initialize_tasks`` has no ``include_path``, we log how to fall back to
+``--include_path`` instead of failing. Opt out with ``LMMS_COMPARATIVE_NO_TASK_HOOK=1``.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import os
+
+from lmms_comparative import yaml_dir
+from lmms_comparative.failures import ModelCapabilityError, stop_run
+
+_MARKER = "_lmms_comparative_task_path"
+OPT_OUT = "LMMS_COMPARATIVE_NO_TASK_HOOK"
+
+
+class _RunModel:
+    """The ``--model`` of the current run, as the evaluator hands it to its TaskManager."""
+
+    value: object = None
+
+
+def run_model():
+    """The model name (or lmms object) of the current lmms-eval run, or None if unknown."""
+    return _RunModel.value
+
+
+def _with_our_path(include_path):
+    ours = yaml_dir()
+    if include_path is None:
+        return [ours]
+    paths = [include_path] if isinstance(include_path, str) else list(include_path)
+    if not any(os.path.realpath(p) == os.path.realpath(ours) for p in paths):
+        paths.append(ours)
+    return paths
+
+
+def check() -> str | None:
+    """None if ``TaskManager.initialize_tasks`` takes ``include_path``, else why not."""
+    from lmms_eval.tasks import TaskManager
+
+    original = getattr(TaskManager.initialize_tasks, "__wrapped__", TaskManager.initialize_tasks)
+    if "include_path" not in inspect.signature(original).parameters:
+        return "TaskManager.initialize_tasks has no include_path parameter"
+    return None
+
+
+def install() -> bool:
+    """Make every lmms-eval TaskManager index our tasks. Returns whether the hook is in place."""
+    if os.environ.get(OPT_OUT, "").strip() not in ("", "0"):
+        return False
+    try:
+        from lmms_eval.tasks import TaskManager
+    except Exception:  # lmms-eval not importable: nothing to hook
+        return False
+    if getattr(TaskManager, _MARKER, False):
+        return True
+    problem = check()
+    if problem:
+        from loguru import logger
+
+        logger.warning(f"lmms-comparative: {problem}; our tasks are not registered automatically. Pass --include_path {yaml_dir()}")
+        return False
+    original = TaskManager.initialize_tasks
+
+    @functools.wraps(original)
+    def initialize_tasks(self, include_path=None, *args, **kwargs):
+        _RunModel.value = getattr(self, "model_name", None) or _RunModel.value
+        from lmms_comparative.harness import capabilities, exit_status, table
+
+        exit_status.watch_evaluation_errors()
+        table.install()  # again: the CLI module has bound make_table by now
+        try:
+            capabilities.require_model_dependencies(_RunModel.value)
+        except ModelCapabilityError as exc:  # before any data or weights load; not retried
+            stop_run(exc)
+        return original(self, _with_our_path(include_path), *args, **kwargs)
+
+    TaskManager.initialize_tasks = initialize_tasks
+    setattr(TaskManager, _MARKER, True)
+    return True

@@ -1,0 +1,270 @@
+"""Hook helpers shared by every benchmark."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import threading
+from typing import Any, Callable, Iterable
+
+from PIL import Image
+
+from lmms_comparative.data import items
+from lmms_comparative.failures import DataError, RunStopped, stop_run
+
+
+def load_images(doc: dict[str, Any], fields: Iterable[str]) -> list[Image.Image]:
+    """Open the image files that ``doc`` names in ``fields``, as RGB, in that order."""
+    fields = list(fields)
+    return load_image_paths([doc[f] for f in fields], doc.get("item_id", "?"), fields)
+
+
+def load_image_paths(paths: Iterable[str], doc_id: str, names: Iterable[str] | None = None) -> list[Image.Image]:
+    """Open image files as RGB, in order; a missing or undecodable file raises DataError naming
+    the doc, the image and the path."""
+    paths = list(paths)
+    names = list(names) if names is not None else [f"image {i + 1}" for i in range(len(paths))]
+    images = []
+    for name, path in zip(names, paths):
+        try:
+            with Image.open(path) as handle:
+                images.append(handle.convert("RGB"))
+        except (OSError, ValueError) as exc:
+            raise DataError(f"doc {doc_id}: cannot read {name} at {path} ({exc}).") from exc
+    return images
+
+
+def response_text(results: list) -> str:
+    """The model's answer text from lmms-eval's ``results`` (a string, or an object with ``.text``)."""
+    response = results[0] if results else ""
+    return response if isinstance(response, str) else str(getattr(response, "text", response))
+
+
+def _filter_base():
+    from lmms_eval.api.filter import Filter
+
+    return Filter
+
+
+class KeepAllResponses(_filter_base()):
+    """An lmms-eval filter that keeps every response of a doc (lmms-eval's default keeps the
+    first), so that with ``--repeats K`` process_results sees all K."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+
+    def apply(self, resps, docs):
+        return [list(r) for r in resps]
+
+
+def stops_run_on_bad_input(process_docs):
+    """Make a ``process_docs`` stop the run at once, with one message, on a run-level problem
+    (``failures.RunStopped``): a missing or malformed data root or file (``DataError``) or a model
+    that cannot take the task's input (``ModelCapabilityError``).
+
+    lmms-eval wraps ``process_docs`` in a retry on any ``Exception`` (5 attempts, 2 s apart), then
+    buries the message in a ``RetryError`` traceback and exits 0. A ``SystemExit`` is neither
+    retried nor caught: the process prints the message and exits with status 1.
+    """
+
+    @functools.wraps(process_docs)
+    def wrapper(*args, **kwargs):
+        try:
+            return process_docs(*args, **kwargs)
+        except RunStopped as exc:
+            from loguru import logger
+
+            logger.error(str(exc))
+            stop_run(exc)
+
+    return wrapper
+
+
+def report_skips(what: str, skips, total: int) -> None:
+    """Name every skipped item (one line each) in one warning; flag the run past the allowed share."""
+    from loguru import logger
+
+    from lmms_comparative import failures
+
+    lines = "\n".join(f"  {reason}: {what_}" for reason, whats in sorted(skips.by_reason.items()) for what_ in whats)
+    logger.warning(f"{what}: skipped {len(skips)} of {total} item(s) that cannot be used; the rest are scored:\n{lines}")
+    failures.check_share(what, len(skips), total, "were skipped (unusable images or records)")
+
+
+def skip_counts(items_: list) -> dict:
+    """``counts`` fields for what the task's docs skipped: ``skipped`` and ``skipped_by_reason``."""
+    by_reason = items.skipped_counts(items_)
+    return {"skipped": sum(by_reason.values()), "skipped_by_reason": by_reason} if by_reason else {"skipped": 0}
+
+
+def docs_hook(name: str, load: Callable[[], Any], image_paths: Callable[[dict], Iterable[str]] | None = None, item_id: Callable[[dict], str] = lambda d: str(d.get("item_id", "?")), label: str | None = None):
+    """A ``process_docs`` for lmms-eval that ignores the one-row placeholder the YAML loads and
+    returns the benchmark's real docs (a list of dicts or a Dataset) from ``load``: lmms-eval has
+    no hook for data found through an environment variable. Run-level problems stop the run
+    (``stops_run_on_bad_input``); items whose images (``image_paths(doc)``) or records are unusable
+    are skipped, named in a warning and counted in every doc's ``skipped`` field."""
+
+    @stops_run_on_bad_input
+    def process_docs(_placeholder):
+        from datasets import Dataset
+
+        skips = items.Skips()
+        with items.collecting(skips):
+            docs = load()
+        if image_paths is not None:
+            docs = items.drop_bad_images(list(docs), image_paths, item_id, skips)
+        if skips:
+            report_skips(label or name, skips, len(docs) + len(skips))
+        if not len(docs):
+            raise DataError(f"{label or name}: no usable item is left ({len(skips)} skipped: {skips.counts()}).")
+        docs = docs if isinstance(docs, Dataset) else Dataset.from_list(docs)
+        # Every doc carries the task's skip counts, so its results can show them on any rank.
+        return docs.add_column("skipped", [skips.as_json() if skips else ""] * len(docs))
+
+    process_docs.__name__ = f"process_docs_{name}"
+    return process_docs
+
+
+class Unscored(float):
+    """What a scoring pass returns when its reader or judge failed past the allowed share: NaN for
+    every metric, at any key and depth (``result["summary"]["score"]`` is NaN too), and under
+    ``"counts"`` the failed and total calls with the reason. The task's results are still written,
+    beside the other tasks' (one failing judge must not discard the run)."""
+
+    def __new__(cls, counts: dict):
+        value = super().__new__(cls, "nan")
+        value.counts = counts
+        return value
+
+    def __getitem__(self, key):
+        return self.counts if key == "counts" else self
+
+    def get(self, key, default=None):
+        return self[key]
+
+    def __reduce__(self):
+        return (Unscored, (self.counts,))
+
+
+def guard_scoring(fn):
+    """Wrap a scoring pass (a reader or judge run through the engine) so that:
+
+    - calls failing past ``LMMS_COMPARATIVE_MAX_FAILED`` (``TooManyFailures``) flag the run (error
+      in the log, exit status 1) and make the pass return ``Unscored``: its metrics NaN, its counts
+      and the reason in the results;
+    - an endpoint refusing the credentials (``EndpointRejected``: HTTP 401/403) stops the run at
+      once with one message naming the variable the key came from (never the key).
+    """
+    from lmms_comparative import failures
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except failures.TooManyFailures as exc:
+            failures.flag(str(exc))
+            return Unscored({"failed": exc.failed, "total": exc.total, "failure": str(exc)})
+        except RunStopped as exc:  # EndpointRejected: HTTP 401/403
+            stop_run(exc)
+
+    return wrapper
+
+
+def check_model_failures(items: list, what: str) -> None:
+    """Flag the run when more of a task's model requests failed than the allowed share (the
+    items stay counted as ``failed`` and are scored by the benchmark's own rule)."""
+    from lmms_comparative import failures
+    from lmms_comparative.metrics.aggregate import STATUS_FAILED
+
+    failed = sum(1 for it in items if it.get("status") == STATUS_FAILED)
+    failures.check_share(what, failed, len(items), "got no answer from the model (failed requests)")
+
+
+def once_per_run(key: Callable[..., Any] | None = None):
+    """Memoise a task's scoring pass on its inputs.
+
+    lmms-eval calls one aggregation per metric, each with the same gathered items; the scoring
+    pass behind them (an LLM reader or judge, corpus-level metrics) must run once. The memo key is
+    a hash of ``key(*args)`` (default: the arguments), as JSON. Thread-safe; the pass runs under the
+    lock, so concurrent callers wait for it instead of repeating it. Failures are handled by
+    ``guard_scoring``: a pass whose calls failed is memoised as ``Unscored``.
+    """
+
+    def decorate(fn):
+        fn = guard_scoring(fn)
+        memo: dict[str, Any] = {}
+        lock = threading.Lock()
+
+        @functools.wraps(fn)
+        def wrapper(*args):
+            material = key(*args) if key else args
+            digest = hashlib.sha256(json.dumps(material, sort_keys=True, default=str).encode()).hexdigest()
+            with lock:
+                if digest not in memo:
+                    memo[digest] = fn(*args)
+                return memo[digest]
+
+        return wrapper
+
+    return decorate
+
+
+def metric_of(score: Callable[..., dict], name: str, *args):
+    """An lmms-eval aggregation returning ``score(items, *args)[name]``."""
+
+    def aggregation(items: list) -> Any:
+        return score(items, *args)[name]
+
+    aggregation.__name__ = f"aggregate_{name}"
+    return aggregation
+
+
+class Share(float):
+    """A share ``hits / n`` (NaN when ``n`` is 0) that keeps its parts, so that a group can add
+    them up: the micro average over its tasks (``group_share``). In the results JSON it is the
+    plain number."""
+
+    def __new__(cls, hits: float, n: int):
+        value = super().__new__(cls, hits / n if n else float("nan"))
+        value.hits, value.n = hits, n
+        return value
+
+    def __reduce__(self):
+        return (Share, (self.hits, self.n))
+
+
+def group_share(values: list, sizes: list, weight_by_size: bool = False) -> float:
+    """Group aggregation of a ``Share`` metric: all hits over all items of the tasks that report
+    it (a task without the metric's items does not report it). A value that lost its parts
+    counts with its task's size."""
+    hits = n = 0.0
+    for value, size in zip(values, sizes):
+        if isinstance(value, Share):
+            hits, n = hits + value.hits, n + value.n
+        elif isinstance(value, (int, float)) and value == value:
+            hits, n = hits + value * size, n + size
+    return Share(hits, int(n))
+
+
+def group_sum_counts(values: list, sizes: list, weight_by_size: bool = False) -> dict:
+    """Group aggregation of the tasks' ``counts``: the integer fields summed (others, such as
+    rates or model names, do not add up and are left out)."""
+    from lmms_comparative.metrics.aggregate import sum_counts
+
+    return sum_counts([{k: v for k, v in part.items() if isinstance(v, int)} for part in values])
+
+
+def group_ci95(values: list, sizes: list, weight_by_size: bool = False) -> dict:
+    """Group aggregation of the tasks' ``ci95``: the interval of the unweighted mean of the
+    tasks' values (an Overall), from their bootstrap standard errors."""
+    from lmms_comparative.metrics.bootstrap import combine_ci95
+
+    return combine_ci95(values)
+
+
+def group_ci95_same_items(values: list, sizes: list, weight_by_size: bool = False) -> dict:
+    """``group_ci95`` for tasks that score the same items (both image orders of ViDi)."""
+    from lmms_comparative.metrics.bootstrap import combine_ci95
+
+    return combine_ci95(values, correlated=True)

@@ -1,0 +1,125 @@
+"""The runs a report reads: every lmms-eval results JSON under the given folders, with its samples logs."""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass
+class Run:
+    name: str
+    results: dict
+    samples: dict[str, list[dict]] = field(default_factory=dict)
+
+    def row(self, task: str) -> dict:
+        return self.results.get("results", {}).get(task) or self.results.get("groups", {}).get(task) or {}
+
+    def value(self, task: str, metric: str):
+        return self.row(task).get(f"{metric},none")
+
+    def ci(self, task: str, metric: str) -> tuple[float, float] | None:
+        """The (low, high) a task published in its ``ci95`` metric (benchmarks scored after
+        generation: CaptionQA, VLM2-Bench, ViDi), or None."""
+        found = (self.value(task, "ci95") or {}).get(metric)
+        return (found["low"], found["high"]) if isinstance(found, dict) else None
+
+    def per_item(self, task: str, metric: str = "accuracy", key: str = "correct") -> list[float] | None:
+        rows = self.samples.get(task)
+        if not rows:
+            return None
+        values = [s.get(metric, {}).get(key) for s in rows]
+        return [float(v) for v in values if isinstance(v, (int, float))] or None
+
+
+class ReportError(Exception):
+    """Bad input to the report (a missing folder, no results, an unreadable file): one message."""
+
+
+def _model_args(results: dict) -> dict[str, str]:
+    args = str(results.get("config", {}).get("model_args") or "")
+    return dict(part.split("=", 1) if "=" in part else (part, "") for part in args.split(",") if part.strip())
+
+
+def _run_name(results: dict, path: Path) -> str:
+    args = _model_args(results)
+    for key in ("pretrained", "model_version", "model"):
+        if args.get(key):
+            return args[key]
+    return str(results.get("config", {}).get("model") or path.parent.name)
+
+
+def _read_json(path: Path, what: str):
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ReportError(f"{path}: not a readable {what} ({exc.__class__.__name__}: {exc})") from None
+
+
+def _read_samples(path: Path) -> list[dict]:
+    rows = []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ReportError(f"{path}: not a readable samples log ({exc})") from None
+    for number, line in enumerate(lines, 1):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except ValueError as exc:
+                raise ReportError(f"{path}, line {number}: not a readable samples log line ({exc})") from None
+    return rows
+
+
+def _distinct_names(runs: list[Run], origins: list[tuple[str, Path]]) -> None:
+    """Runs sharing a model name are named by what differs: their model_args, else the results
+    folder given on the command line, else the results file."""
+    by_name: dict[str, list[int]] = {}
+    for i, run in enumerate(runs):
+        by_name.setdefault(run.name, []).append(i)
+    for name, idx in by_name.items():
+        if len(idx) < 2:
+            continue
+        args = [_model_args(runs[i].results) for i in idx]
+        keys = sorted({k for a in args for k in a})
+        differing = [k for k in keys if len({a.get(k) for a in args}) > 1]
+        labels = [", ".join(f"{k}={a[k]}" for k in differing if k in a) for a in args] if differing else [""] * len(idx)
+        for attempt in (lambda i: origins[i][0], lambda i: str(origins[i][1])):
+            if len(set(labels)) == len(labels):
+                break
+            labels = [f"{label}, {attempt(i)}" if label else attempt(i) for label, i in zip(labels, idx)]
+        if len(set(labels)) < len(labels):  # the same file given twice
+            labels = [f"{label}, #{n + 1}" for n, label in enumerate(labels)]
+        for label, i in zip(labels, idx):
+            runs[i].name = f"{name} ({label})"
+
+
+def load_runs(paths: list[str]) -> list[Run]:
+    """Every ``*_results.json`` under the given directories, with the samples logs beside it."""
+    runs: list[Run] = []
+    origins: list[tuple[str, Path]] = []
+    for base in paths:
+        if not os.path.exists(base):
+            raise ReportError(f"{base}: no such results folder")
+        if not os.path.isdir(base):
+            raise ReportError(f"{base}: not a folder (give the --output_path folder of an lmms-eval run)")
+        found = sorted(glob.glob(os.path.join(glob.escape(base), "**", "*_results.json"), recursive=True))
+        if not found:
+            raise ReportError(f"{base}: no lmms-eval *_results.json under this folder")
+        for result_file in found:
+            path = Path(result_file)
+            results = _read_json(path, "lmms-eval results JSON")
+            if not isinstance(results, dict) or not isinstance(results.get("results"), dict):
+                raise ReportError(f'{path}: not an lmms-eval results JSON (no "results" table)')
+            prefix = path.name[: -len("_results.json")]
+            samples = {}
+            for sample_file in sorted(path.parent.glob(f"{glob.escape(prefix)}_samples_*.jsonl")):
+                task = sample_file.stem.split("_samples_", 1)[1]
+                samples[task] = _read_samples(sample_file)
+            runs.append(Run(_run_name(results, path), results, samples))
+            origins.append((Path(base).resolve().name or str(base), path.relative_to(base)))
+    _distinct_names(runs, origins)
+    return runs

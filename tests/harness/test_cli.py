@@ -1,0 +1,174 @@
+"""Task registration, the random_choice baseline, bad data and two processes, through the real CLI."""
+
+from __future__ import annotations
+
+import re
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import SUBTLEBENCH_TASKS, base_env, read_run, run_cli
+
+from lmms_comparative import yaml_dir
+
+
+@pytest.mark.e2e
+def test_lmms_eval_lists_our_tasks_without_include_path(hf_home):
+    proc = run_cli(["--tasks", "list"], env=base_env(hf_home))
+    listed = proc.stdout + proc.stderr
+    for name in ["subtlebench", "subtlebench_reasoning", *SUBTLEBENCH_TASKS]:
+        assert f" - {name}\n" in listed, name
+
+
+@pytest.mark.e2e
+def test_include_path_fallback_prints_a_folder_lmms_eval_accepts(hf_home):
+    printed = subprocess.run([sys.executable, "-m", "lmms_comparative", "include-path"], capture_output=True, text=True, check=True).stdout.strip()
+    assert printed == yaml_dir() and Path(printed, "subtlebench", "yaml", "subtlebench_sp.yaml").is_file()
+    # With the automatic hook switched off, the documented --include-path route still finds the tasks.
+    env = base_env(hf_home, LMMS_COMPARATIVE_NO_TASK_HOOK="1")
+    proc = subprocess.run([sys.executable, "-m", "lmms_eval", "tasks", "list", "--include-path", printed], env=env, capture_output=True, text=True)
+    assert "  subtlebench_sp\n" in proc.stdout
+    hidden = subprocess.run([sys.executable, "-m", "lmms_eval", "--tasks", "list"], env=env, capture_output=True, text=True)
+    assert " - subtlebench_sp\n" not in hidden.stdout + hidden.stderr
+
+
+def _random_run(root: Path, out: Path, hf_home: Path, launcher=None, tasks="subtlebench"):
+    proc = run_cli(
+        ["--model", "random_choice", "--model_args", "seed=7", "--tasks", tasks, "--output_path", str(out), "--log_samples"],
+        env=base_env(hf_home, SUBTLEBENCH_ROOT=str(root)),
+        launcher=launcher,
+    )
+    return proc
+
+
+@pytest.fixture(scope="module")
+def single_process(subtlebench_root, hf_home, tmp_path_factory):
+    out = tmp_path_factory.mktemp("single")
+    proc = _random_run(subtlebench_root, out, hf_home)
+    return read_run(out, proc)
+
+
+@pytest.mark.e2e
+def test_random_choice_baseline_runs_with_no_weights(single_process):
+    results, samples = single_process
+    group = results["groups"]["subtlebench"]
+    assert group["counts,none"]["unparsed"] == 0 and group["counts,none"]["failed"] == 0
+    for task in SUBTLEBENCH_TASKS:
+        for sample in samples[task]:
+            n_options = sample["accuracy"]["n_options"]
+            assert sample["accuracy"]["parsed"] in "ABCDE"[:n_options]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.mark.e2e
+def test_two_processes_give_the_same_scores_as_one(single_process, subtlebench_root, hf_home, tmp_path):
+    launcher = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", str(_free_port())]
+    proc = _random_run(subtlebench_root, tmp_path, hf_home, launcher=launcher)
+    results2, samples2 = read_run(tmp_path, proc)
+    assert "Running on rank 1" in proc.stdout + proc.stderr  # the work really was split over two processes
+    assert len(list(tmp_path.glob("**/*_results.json"))) == 1
+    results1, samples1 = single_process
+    for name in ["subtlebench", *SUBTLEBENCH_TASKS]:
+        row1 = results1["groups"].get(name) or results1["results"][name]
+        row2 = results2["groups"].get(name) or results2["results"][name]
+        for metric in ("accuracy,none", "chance,none", "counts,none", "by_domain,none", "by_source,none"):
+            assert row2[metric] == row1[metric], (name, metric)
+    for task in SUBTLEBENCH_TASKS:
+        answers1 = {s["accuracy"]["item_id"]: s["accuracy"]["parsed"] for s in samples1[task]}
+        answers2 = {s["accuracy"]["item_id"]: s["accuracy"]["parsed"] for s in samples2[task]}
+        assert answers2 == answers1
+
+
+@pytest.mark.e2e
+def test_missing_root_fails_with_a_message_naming_it(hf_home, tmp_path):
+    proc = _random_run(tmp_path / "no_such_copy", tmp_path / "out", hf_home, tasks="subtlebench_sp")
+    assert not list((tmp_path / "out").glob("**/*_results.json"))
+    logs = proc.stdout + proc.stderr
+    assert "SUBTLEBENCH_ROOT=" in logs and "no_such_copy" in logs
+
+
+@pytest.mark.e2e
+def test_readme_demo_runs_offline_on_synthetic_pairs(hf_home, tmp_path):
+    """The README's first command (after install): synthetic pairs, the real CLI, the baseline."""
+    env = base_env(hf_home)
+    proc = subprocess.run([sys.executable, "-m", "lmms_comparative", "demo", "--output", str(tmp_path)], env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    tasks = ("subtlebench_at", "subtlebench_ex", "subtlebench_qn", "subtlebench_vp", "subtlebench_sp")
+    guess, _ = read_run(tmp_path / "results" / "random_choice", proc)
+    pixels, _ = read_run(tmp_path / "results" / "pixel_diff", proc)
+    for task in tasks:
+        assert guess["results"][task]["counts,none"]["n"] == 45 and guess["results"][task]["counts,none"]["unparsed"] == 0
+        printed = re.search(rf"^{task}\s+45\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)$", proc.stdout, re.M)
+        assert printed, proc.stdout[-2000:]
+        assert float(printed.group(2)) == pytest.approx(guess["results"][task]["accuracy,none"], abs=5e-4)
+        assert float(printed.group(3)) == pytest.approx(pixels["results"][task]["accuracy,none"], abs=5e-4)
+    assert guess["results"]["subtlebench_qn"]["chance,none"] == 0.5 and guess["results"]["subtlebench_ex"]["chance,none"] == 0.25
+    # The pixel heuristic reads these synthetic differences: far above chance on the types it models.
+    pixel_mean = sum(pixels["results"][t]["accuracy,none"] for t in tasks) / 5
+    chance_mean = sum(guess["results"][t]["chance,none"] for t in tasks) / 5
+    assert pixel_mean > chance_mean + 0.3
+    _check_demo_report(tmp_path)
+
+
+def _check_demo_report(out: Path) -> None:
+    """The demo's report: the image-order check and the difficulty heatmaps, against the samples."""
+    from lmms_comparative.benchmarks.subtlebench.report import HEATMAP_FACTORS, difficulty_grid
+
+    markdown = (out / "report" / "report.md").read_text()
+    for model in ("random_choice", "pixel_diff"):
+        results, samples = read_run(out / "results" / model)
+        # subtlebench_swap: the quantity items ("first image"/"second image"), images swapped.
+        swapped = {s["accuracy"]["item_id"]: s["accuracy"] for s in samples["subtlebench_swap"]}
+        original = {s["accuracy"]["item_id"]: s["accuracy"] for s in samples["subtlebench_qn"]}
+        assert set(swapped) == set(original) and results["results"]["subtlebench_swap"]["counts,none"]["n"] == 45
+        for key, item in swapped.items():  # the answer moved to the other option, the options stayed
+            assert item["answer"] != original[key]["answer"] and item["answer_text"] != original[key]["answer_text"]
+        consistent = sum(swapped[k]["picked"] != original[k]["picked"] for k in swapped) / len(swapped)
+        acc_swapped = results["results"]["subtlebench_swap"]["accuracy,none"]
+        row = re.search(rf"^\| {model} \| all \| 45 \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \|", markdown, re.M)
+        assert row, markdown
+        assert [float(v) for v in row.groups()] == pytest.approx([results["results"]["subtlebench_qn"]["accuracy,none"] * 100, acc_swapped * 100, consistent * 100], abs=0.051)
+        # Heatmaps: every item lands in one cell, and the cells add up to the task's accuracy.
+        for task in ("subtlebench_at", "subtlebench_sp", "subtlebench_ex", "subtlebench_qn", "subtlebench_vp"):
+            items = [s["accuracy"] for s in samples[task]]
+            x, y = HEATMAP_FACTORS[items[0]["category"]]
+            _, _, acc, counts = difficulty_grid(items, x, y)
+            assert counts.sum() == 45 and counts.shape[1] == 3
+            hits = (acc * counts)[counts > 0].sum()
+            assert hits / 45 == pytest.approx(results["results"][task]["accuracy,none"])
+    pixel_results, _ = read_run(out / "results" / "pixel_diff")
+    assert pixel_results["results"]["subtlebench_swap"]["accuracy,none"] == 1.0  # it reads the images, in either order
+    _nontrivial_png(out / "report" / "subtlebench_synthetic_difficulty.png")
+
+
+def _nontrivial_png(path: Path) -> None:
+    from PIL import Image
+
+    image = Image.open(path).convert("RGB")
+    assert image.width >= 600 and image.height >= 400
+    assert len(image.getcolors(maxcolors=1 << 20) or []) > 20  # bars, marks, text: not a blank canvas
+
+
+@pytest.mark.e2e
+def test_report_tables_and_chart_from_two_baseline_runs(subtlebench_root, hf_home, tmp_path):
+    from lmms_comparative.cli import main
+
+    for model in ("random_choice", "pixel_diff"):
+        run_cli(["--model", model, "--tasks", "subtlebench", "--output_path", str(tmp_path / model), "--log_samples"], env=base_env(hf_home, SUBTLEBENCH_ROOT=str(subtlebench_root)))
+    assert main(["report", str(tmp_path / "random_choice"), str(tmp_path / "pixel_diff"), "-o", str(tmp_path / "report")]) == 0
+    markdown = (tmp_path / "report" / "report.md").read_text()
+    results, samples = read_run(tmp_path / "random_choice")
+    row = re.search(r"^\| random_choice \| (.*) \|$", markdown, re.M).group(1).split(" | ")
+    assert len(row) == 11  # ten types and AVG
+    avg = results["groups"]["subtlebench"]["accuracy,none"] * 100
+    assert row[-1].startswith(f"{avg:.1f} ±")
+    assert "| Human Eval (paper) | 92.0 |" in markdown and "| Random Guess (paper) | 35.9 |" in markdown
+    assert "By domain" in markdown
+    _nontrivial_png(tmp_path / "report" / "subtlebench_types.png")

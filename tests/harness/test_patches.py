@@ -1,0 +1,98 @@
+"""One contract test per patch of lmms-eval (lmms_comparative/harness): each patch's check holds
+against the installed lmms-eval, and the patch does its job on lmms-eval's own objects, in-process.
+A new lmms-eval that breaks a patch fails the test named after it, not an end-to-end run."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from lmms_comparative import harness, yaml_dir
+from lmms_comparative.failures import ProtocolError
+
+
+def test_every_patch_is_in_the_table_and_checked():
+    assert set(harness.checks()) == set(harness.PATCHES)
+    for name in harness.PATCHES:
+        assert f"\n{name} " in harness.__doc__, f"{name} missing from the patch table"
+
+
+@pytest.mark.slow  # lmms-eval's whole task index, in-process
+def test_task_path_patch_indexes_our_tasks_and_records_the_model():
+    from lmms_eval.tasks import TaskManager
+
+    from lmms_comparative.harness import task_path
+
+    assert task_path.check() is None
+    assert task_path.install()
+    manager = TaskManager()
+    manager.model_name = "random_choice"
+    manager.initialize_tasks()
+    assert {"subtlebench_at", "captionqa_simple", "vlm2bench", "compbench", "vidi_granular"} <= set(manager.all_tasks)
+    assert harness.run_model() == "random_choice"
+    assert task_path._with_our_path(["/elsewhere"]) == ["/elsewhere", yaml_dir()]
+
+
+def test_fewshot_patch_stops_num_fewshot_on_our_tasks_only():
+    from lmms_eval.api.task import ConfigurableTask
+
+    from lmms_comparative.benchmarks.subtlebench import hooks as subtlebench
+    from lmms_comparative.benchmarks.vidi import hooks as vidi
+    from lmms_comparative.harness import fewshot
+
+    assert fewshot.check() is None
+    assert fewshot.install()
+    task = SimpleNamespace(config=SimpleNamespace(task="subtlebench_at", doc_to_text=subtlebench.doc_to_text, process_results=subtlebench.process_results))
+    with pytest.raises(ProtocolError, match="VLM-SubtleBench's protocol is zero-shot"):
+        ConfigurableTask.set_config(task, "num_fewshot", 2)
+    task.config = SimpleNamespace(task="vidi_granular", doc_to_text=vidi.doc_to_text, process_results=None)
+    with pytest.raises(ProtocolError, match="run --tasks vidi_fewshot"):
+        ConfigurableTask.set_config(task, "num_fewshot", 1)
+    # Not ours: passed to lmms-eval's own set_config.
+    other = SimpleNamespace(config=SimpleNamespace(task="mme", doc_to_text=str, process_results=None, num_fewshot=0))
+    other._config = other.config
+    try:
+        ConfigurableTask.set_config(other, "num_fewshot", 1)
+    except ProtocolError:  # pragma: no cover - the assertion below names the failure
+        pytest.fail("an upstream task was stopped by our few-shot guard")
+    except Exception:  # lmms-eval's own set_config on a stand-in object: whatever it does is its own
+        pass
+
+
+def test_exit_status_patch_finds_what_it_listens_for_and_leaves_other_processes_alone():
+    from lmms_comparative.harness import exit_status
+
+    assert exit_status.check() is None
+    assert not exit_status._started_as_lmms_eval_cli()  # pytest keeps its own exit status
+    exit_status.install_exit_status()
+    assert not exit_status._installed
+
+
+def test_table_patch_prints_our_dict_cells_on_one_line():
+    import lmms_eval.utils as utils
+
+    from lmms_comparative.harness import table
+
+    assert table.check() is None
+    assert table.install()
+    breakdown = {f"source{i:02d}": {"accuracy": 0.5, "n": 4} for i in range(30)}
+    result = {
+        "results": {"compbench_attribute_cub": {"alias": "compbench_attribute_cub", "by_source,none": breakdown}},
+        "versions": {"compbench_attribute_cub": 1},
+        "n-shot": {"compbench_attribute_cub": 0},
+        "higher_is_better": {"compbench_attribute_cub": {"by_source": True}},
+    }
+    printed = utils.make_table(result)
+    assert "source00 0.5" in printed and "more" in printed
+    assert max(len(line) for line in printed.splitlines()) < 200
+
+
+def test_capabilities_reads_the_model_registry():
+    from lmms_comparative.harness import capabilities
+
+    assert capabilities.check() is None
+    classes = capabilities._model_classes("random_choice")
+    assert [c.__name__ for c in classes] == ["RandomChoice"]
+    assert capabilities.class_supports_video(classes[0])
+    assert capabilities._model_classes("no-such-model") == []

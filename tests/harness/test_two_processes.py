@@ -1,0 +1,71 @@
+"""One small task of each of the five benchmarks, including an LLM-scored one (CaptionQA's reader on
+the local test server), run through one process and through ``torchrun --nproc_per_node 2`` (CPU,
+gloo): both ranks must do work, and every published number must be equal to the last bit."""
+
+from __future__ import annotations
+
+import re
+import socket
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import base_env, build_roots, read_run, run_cli
+from helpers.fake_openai import FakeOpenAI, message_text
+
+TASKS = ["subtlebench_sp", "vidi_granular", "captionqa_simple_natural", "vlm2bench_oc_cnt", "vlm2bench_pc_cpr", "compbench_attribute_cub"]
+
+
+def _reader(body: dict) -> str:
+    """A reader whose answer depends only on the question: right, wrong or unusable."""
+    text = message_text(body)
+    options = re.findall(r"^([A-Z])\. ", text, re.M)
+    question = re.search(r"Question:\n(.*)\n", text).group(1)
+    pick = sum(map(ord, question)) % (len(options) + 1)
+    return options[pick] if pick < len(options) else "unsure"
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory, hf_home) -> dict[str, tuple]:
+    base = tmp_path_factory.mktemp("two_proc")
+    roots = build_roots(base, subtlebench={"per_category": 5}, vidi={"pairs": 5}, captionqa={"per_domain": 4}, compbench={"per_source": 5})
+    out = {}
+    for name in ("one", "two"):
+        launcher = None
+        if name == "two":
+            with socket.socket() as sock:
+                sock.bind(("127.0.0.1", 0))
+                port = sock.getsockname()[1]
+            launcher = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", str(port)]
+        with FakeOpenAI(_reader) as server:
+            env = base_env(hf_home, **{k: str(v) for k, v in roots.items()}, **server.judge_env("CAPTIONQA_READER"), LMMS_COMPARATIVE_LLM_CACHE="off")
+            proc = run_cli(["--model", "random_choice", "--model_args", "seed=3", "--tasks", ",".join(TASKS), "--output_path", str(base / name), "--log_samples"], env=env, launcher=launcher)
+            reader_calls = len(server.requests)
+        out[name] = (proc, read_run(base / name, proc), reader_calls, base / name)
+    return out
+
+
+@pytest.mark.e2e
+def test_both_ranks_did_work(runs):
+    proc, (_, samples), _, path = runs["two"]
+    logs = proc.stdout + proc.stderr
+    assert "Running on rank 1" in logs and "Running on rank 0" in logs
+    assert len(list(Path(path).glob("**/*_results.json"))) == 1  # rank 0 writes the results
+    # lmms-eval splits the docs rank by rank (doc i on rank i % 2): both halves came back.
+    _, (_, single), _, _ = runs["one"]
+    for task in TASKS:
+        assert sorted(s["doc_id"] for s in samples[task]) == sorted(s["doc_id"] for s in single[task]), task
+        assert {s["doc_id"] % 2 for s in samples[task]} == {0, 1}, task
+
+
+@pytest.mark.e2e
+def test_every_result_equal_to_the_last_bit(runs):
+    _, (one, samples1), calls1, _ = runs["one"]
+    _, (two, samples2), calls2, _ = runs["two"]
+    assert calls1 == calls2 > 0  # the reader answered every question once, on rank 0 only
+    assert set(one["results"]) == set(two["results"]) == set(TASKS)
+    for task in TASKS:
+        assert one["results"][task] == two["results"][task], task  # floats compared with ==, nested dicts included
+    assert one["results"]["vlm2bench_oc_cnt"]["counts,none"]["chance_acc_num"] == two["results"]["vlm2bench_oc_cnt"]["counts,none"]["chance_acc_num"]
+    for task in TASKS:  # and the same answer to each doc
+        assert {s["doc_id"]: s["filtered_resps"] for s in samples1[task]} == {s["doc_id"]: s["filtered_resps"] for s in samples2[task]}, task

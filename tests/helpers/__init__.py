@@ -1,0 +1,74 @@
+"""Shared test helpers: the real lmms-eval CLI in a subprocess, its results files, and the
+benchmarks' fixture roots. Importable as ``helpers`` (the pytest configuration puts tests/ on the
+path); the session fixtures are in tests/conftest.py."""
+
+from __future__ import annotations
+
+import glob
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lmms_comparative.benchmarks import BENCHMARKS
+from lmms_comparative.benchmarks.subtlebench.data import TYPE_TASKS
+
+SUBTLEBENCH_TASKS = list(TYPE_TASKS)
+
+
+def base_env(hf_home: Path, **extra: str) -> dict:
+    env = dict(os.environ)
+    for key in ("OPENAI_API_KEY", "OPENAI_API_BASE", "OPENAI_API_URL"):
+        env.pop(key, None)
+    env.update(HF_HOME=str(hf_home), HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
+    env.update(extra)
+    return env
+
+
+def run_cli(args: list[str], env: dict, launcher: list[str] | None = None, timeout: int = 600) -> subprocess.CompletedProcess:
+    """``lmms-eval ARGS`` (or ``LAUNCHER -m lmms_eval ARGS``) as a user would run it."""
+    cmd = (launcher or [sys.executable]) + ["-m", "lmms_eval", *args]
+    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+def read_run(output_path: Path, proc: subprocess.CompletedProcess | None = None) -> tuple[dict, dict[str, list[dict]]]:
+    """The results JSON and, per task, the samples JSONL that lmms-eval wrote under output_path."""
+    results = sorted(glob.glob(str(output_path / "**" / "*_results.json"), recursive=True))
+    if not results:
+        detail = f"\n--- stdout\n{proc.stdout[-4000:]}\n--- stderr\n{proc.stderr[-8000:]}" if proc else ""
+        raise AssertionError(f"no results file under {output_path}{detail}")
+    path = Path(results[-1])
+    samples: dict[str, list[dict]] = {}
+    for sample_file in path.parent.glob("*_samples_*.jsonl"):
+        task = sample_file.stem.split("_samples_", 1)[1]
+        samples[task] = [json.loads(line) for line in sample_file.read_text().splitlines() if line.strip()]
+    return json.loads(path.read_text()), samples
+
+
+def assert_interval(ci95: dict, metric: str, value: float) -> dict:
+    """A task's published ``ci95`` entry for ``metric``: about ``value``, and a real interval."""
+    entry = ci95[metric]
+    assert entry["value"] == pytest.approx(value)
+    assert entry["low"] <= value + 1e-9 and value - 1e-9 <= entry["high"] and entry["se"] >= 0
+    return entry
+
+
+def assert_group_interval(group_ci95: dict, parts: list[dict], metric: str, correlated: bool = False) -> None:
+    """A group's ``ci95``: the mean of its parts' values, se from their standard errors."""
+    ses = [p[metric]["se"] for p in parts]
+    se = sum(ses) / len(ses) if correlated else math.sqrt(sum(x * x for x in ses)) / len(ses)
+    entry = group_ci95[metric]
+    value = sum(p[metric]["value"] for p in parts) / len(parts)
+    lo, hi = parts[0][metric].get("bounds", (0.0, 1.0))  # the normal interval, clipped to the metric's range
+    assert entry["value"] == pytest.approx(value)
+    assert entry["se"] == pytest.approx(se) and entry["low"] == pytest.approx(max(lo, value - 1.96 * se)) and entry["high"] == pytest.approx(min(hi, value + 1.96 * se))
+
+
+def build_roots(base: Path, **sizes: dict) -> dict[str, Path]:
+    """Every benchmark's fixture under ``base``, keyed by its root variable (``SUBTLEBENCH_ROOT``,
+    ...); ``sizes`` gives a benchmark's builder arguments by its name (``subtlebench={"per_category": 5}``)."""
+    return {b.root_variable: b.build_fixture(Path(base) / b.name, **sizes.get(b.name, {})) for b in BENCHMARKS}

@@ -1,0 +1,161 @@
+"""A local OpenAI-compatible chat server on 127.0.0.1 for end-to-end tests.
+
+Real HTTP, real JSON: lmms-eval's ``openai`` model (and our judge engine) talk to it exactly as
+they would to vLLM or OpenAI. Each test gives it a ``responder``: a function from the request body
+to the reply text. Every request body is recorded for assertions (images arrive as base64 data URLs).
+
+Like a real endpoint (``vllm serve --api-key``, OpenAI), it answers 401 unless the request carries
+the configured key: ``Authorization: Bearer <key>``, or with ``azure=True`` Azure's ``api-key``
+header on ``/openai/deployments/<deployment>/chat/completions?api-version=...``. A request without
+the right credentials never reaches the responder.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Callable, Union
+
+from PIL import Image
+
+
+@dataclass
+class Reply:
+    """A reply other than a normal completion: an HTTP error, a malformed body, a dropped connection."""
+
+    status: int = 200
+    headers: dict = field(default_factory=dict)
+    body: bytes | None = None  # raw body instead of a JSON error object
+    drop: bool = False  # close the connection without answering
+
+
+Responder = Callable[[dict], Union[str, int, Reply]]  # reply text, an HTTP error status, or a Reply
+
+
+def message_text(body: dict) -> str:
+    """All text parts of all messages, joined by newlines."""
+    parts = []
+    for message in body.get("messages", []):
+        content = message.get("content")
+        if isinstance(content, str):
+            parts.append(content)
+        else:
+            parts.extend(p.get("text", "") for p in content or [] if p.get("type") == "text")
+    return "\n".join(parts)
+
+
+def message_images(body: dict) -> list[Image.Image]:
+    """The images of a request, decoded from their data URLs, in order."""
+    images = []
+    for message in body.get("messages", []):
+        content = message.get("content")
+        for part in content if isinstance(content, list) else []:
+            if part.get("type") == "image_url":
+                url = part["image_url"]["url"]
+                images.append(Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1]))))
+    return images
+
+
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 256  # the default backlog of 5 resets connections under concurrent load
+
+    def handle_error(self, request, client_address):  # clients that time out or hang up are expected
+        pass
+
+
+TEST_KEY = "sk-x"  # the key the tests configure, for the model under test and for the judges
+
+
+class FakeOpenAI:
+    def __init__(self, responder: Responder, api_key: str = TEST_KEY, azure: bool = False):
+        self.responder = responder
+        self.api_key, self.azure = api_key, azure
+        self.requests: list[dict] = []
+        self.paths: list[str] = []  # request path and query of every accepted request
+        self.rejected = 0  # requests answered 401
+        self._lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):  # keep test output clean
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                if not server.authorized(self.headers, self.path):
+                    with server._lock:
+                        server.rejected += 1
+                    error = {"error": {"message": "Incorrect API key provided.", "type": "invalid_request_error", "code": "invalid_api_key"}}
+                    self._send(401, error)
+                    return
+                with server._lock:
+                    server.requests.append(body)
+                    server.paths.append(self.path)
+                text = server.responder(body)
+                if isinstance(text, int):
+                    text = Reply(status=text)
+                if isinstance(text, Reply):
+                    if text.drop:
+                        self.close_connection = True
+                        self.connection.shutdown(2)
+                        return
+                    error = {"error": {"message": f"injected HTTP {text.status}", "type": "server_error"}}
+                    self._send(text.status, error, text.headers, text.body)
+                    return
+                self._send(
+                    200,
+                    {
+                        "id": f"chatcmpl-{len(server.requests)}",
+                        "object": "chat.completion",
+                        "created": 0,
+                        "model": body.get("model", "fake"),
+                        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+                    },
+                )
+
+            def _send(self, status: int, obj: dict, headers: dict | None = None, raw: bytes | None = None) -> None:
+                payload = raw if raw is not None else json.dumps(obj).encode()
+                self.send_response(status)
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+        self.httpd = _QuietServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def authorized(self, headers, path: str) -> bool:
+        if self.azure:
+            return headers.get("api-key") == self.api_key and path.startswith("/openai/deployments/") and "api-version=" in path
+        return headers.get("Authorization") == f"Bearer {self.api_key}"
+
+    @property
+    def base_url(self) -> str:
+        """The OpenAI-style base URL (``.../v1``); for ``azure=True``, the resource endpoint."""
+        root = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        return root if self.azure else f"{root}/v1"
+
+    @property
+    def model_cli(self) -> list[str]:
+        """``--model openai --model_args ...``: lmms-eval's openai model class pointed at this server."""
+        return ["--model", "openai", "--model_args", f"model_version=vlm,base_url={self.base_url},api_key=sk-x"]
+
+    def judge_env(self, prefix: str) -> dict[str, str]:
+        """The variables that point a benchmark's judge (or reader) at this server with its key."""
+        return {f"{prefix}_BASE_URL": self.base_url, f"{prefix}_API_KEY": self.api_key}
+
+    def __enter__(self) -> "FakeOpenAI":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
