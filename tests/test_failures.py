@@ -16,8 +16,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from helpers import base_env, read_run, run_cli
-from helpers.fake_openai import FakeOpenAI, message_text
+from helpers import base_env, read_run, run_cli, run_report
+from helpers.fake_openai import FakeOpenAI, message_images, message_text
 from PIL import Image
 
 from lmms_comparative.benchmarks.captionqa.fixture import build as build_captionqa
@@ -281,6 +281,29 @@ def test_a_failing_judge_leaves_its_task_nan_and_the_other_tasks_scored(subtlebe
     assert 0.0 <= results["results"]["subtlebench_at"]["accuracy,none"] <= 1.0
     assert proc.returncode == 1
     assert "this run failed (exit status 1)" in proc.stderr and "HTTP 503" in proc.stdout + proc.stderr
+    report = run_report(str(tmp_path), "-o", str(tmp_path / "report"))
+    assert report.returncode == 0 and "Traceback" not in report.stderr, report.stderr
+    assert "## VLM-SubtleBench" in (tmp_path / "report" / "report.md").read_text()
+
+
+@pytest.mark.e2e
+def test_a_failed_reader_gives_an_unscored_task_and_the_report_still_reads_the_folder(fixture_roots, hf_home, tmp_path):
+    """The package's own output for a failed scoring pass (NaN metrics, NaN ci95, the reason under
+    counts) is a results folder like any other: ``lmms-comparative report`` reads it."""
+
+    def respond(body):
+        return "A red circle on a white background." if message_images(body) else 503  # the reader is down
+
+    with FakeOpenAI(respond) as server:
+        env = base_env(hf_home, CAPTIONQA_ROOT=str(fixture_roots["CAPTIONQA_ROOT"]), **server.judge_env("CAPTIONQA_READER"), LMMS_COMPARATIVE_LLM_CACHE="off", LMMS_COMPARATIVE_LLM_MAX_RETRIES="0")
+        proc = run_cli([*server.model_cli, "--tasks", "captionqa_simple", "--output_path", str(tmp_path / "out"), "--log_samples"], env=env)
+    results, _ = read_run(tmp_path / "out", proc)
+    natural = results["results"]["captionqa_simple_natural"]
+    assert proc.returncode == 1 and math.isnan(natural["score,none"]) and math.isnan(natural["ci95,none"])
+    assert "CaptionQA natural reader" in natural["counts,none"]["failure"]
+    report = run_report(str(tmp_path / "out"), "-o", str(tmp_path / "report"))
+    assert report.returncode == 0 and "Traceback" not in report.stderr, report.stderr
+    assert "## CaptionQA" in (tmp_path / "report" / "report.md").read_text()
 
 
 @pytest.mark.e2e

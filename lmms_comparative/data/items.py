@@ -26,6 +26,7 @@ from PIL import Image
 
 # Reasons, as they appear in the results (``counts.skipped_by_reason``).
 MISSING, EMPTY, UNREADABLE, TRUNCATED, BOMB, RECORD = "missing image", "empty image file", "unreadable image", "truncated image", "decompression bomb", "malformed record"
+SHORT_VIDEO = "video shorter than the model samples"
 
 _PNG_END = b"IEND\xaeB`\x82"
 _checked: dict[tuple, str | None] = {}
@@ -144,6 +145,21 @@ class collecting:
 
     def __exit__(self, *exc) -> None:
         _active.skips = self.previous
+
+
+def video_frames(path: str | os.PathLike) -> int | None:
+    """The number of frames in a video file (decoded with PyAV, which lmms-eval brings); None if
+    it cannot be read."""
+    try:
+        import av
+
+        with av.open(str(path)) as container:
+            stream = container.streams.video[0]
+            if stream.frames:
+                return int(stream.frames)
+            return sum(1 for _ in container.decode(stream))
+    except Exception:  # noqa: BLE001 - an unreadable video is reported by whoever reads it
+        return None
 
 
 def skip(reason: str, what: str) -> None:

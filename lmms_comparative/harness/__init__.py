@@ -26,14 +26,14 @@ capabilities       nothing patched; reads lmms-eval's model       ``MODEL_REGIST
                    video input and a missing decoder
 =================  =============================================  ==============================================  ===========================================
 
-Tasks that need the run's model ask ``run_model()``.
+Tasks that need the run's model ask ``run_model()`` (and ``run_model_args()``).
 """
 
 from __future__ import annotations
 
 import importlib
 
-from lmms_comparative.harness.task_path import run_model
+from lmms_comparative.harness.task_path import run_model, run_model_args
 
 CHECKED_AGAINST = "0.7.3"
 PATCHES = ("task_path", "fewshot", "exit_status", "table", "capabilities")
@@ -69,4 +69,4 @@ def register():
     return model_manifests()
 
 
-__all__ = ["CHECKED_AGAINST", "PATCHES", "checks", "install_all", "register", "run_model"]
+__all__ = ["CHECKED_AGAINST", "PATCHES", "checks", "install_all", "register", "run_model", "run_model_args"]

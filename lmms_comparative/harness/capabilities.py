@@ -93,6 +93,33 @@ def require_model_dependencies(model) -> None:
         raise ModelCapabilityError(f"lmms-eval model {model!r} imports {', '.join(sorted(missing))} (a video decoder), which lmms-eval does not declare and this environment lacks. Install it with: {VIDEO_EXTRA}")
 
 
+def frames_sampled(model, model_args: dict | None = None) -> int | None:
+    """How many frames the run's model samples from every video, where that is a fixed count: the
+    ``max_frames_num`` of its class (lmms-eval's ``openai`` model: 10), or the one in
+    ``model_args``. None when the model samples by frame rate (``video_fps``) or has no such
+    setting. lmms-eval's ``openai`` model hands that count to qwen_vl_utils, which refuses a video
+    with fewer frames, and the whole run ends there."""
+    model_args = model_args or {}
+    try:
+        if float(model_args.get("video_fps") or 0) > 0:
+            return None
+    except (TypeError, ValueError):
+        return None
+    for cls in _model_classes(model):
+        for klass in cls.__mro__:
+            try:
+                param = inspect.signature(klass.__init__).parameters.get("max_frames_num")
+            except (TypeError, ValueError):
+                continue
+            if param is not None:
+                value = model_args.get("max_frames_num", param.default)
+                try:
+                    return int(value) if value is not inspect.Parameter.empty else None
+                except (TypeError, ValueError):
+                    return None
+    return None
+
+
 def video_decoder_available() -> bool:
     return any(importlib.util.find_spec(name) is not None for name in VIDEO_DECODERS)
 

@@ -36,6 +36,24 @@ def run_model():
     return _RunModel.value
 
 
+def run_model_args() -> dict[str, str]:
+    """The ``--model_args`` of the current lmms-eval CLI process (under torchrun too: each rank has
+    the same command line), parsed as lmms-eval parses them; {} outside the CLI or without them."""
+    import sys
+
+    argv = sys.argv[1:]
+    for i, arg in enumerate(argv):
+        value = argv[i + 1] if arg == "--model_args" and i + 1 < len(argv) else arg.split("=", 1)[1] if arg.startswith("--model_args=") else None
+        if value is not None:
+            try:
+                from lmms_eval.utils import simple_parse_args_string
+
+                return {str(k): v for k, v in simple_parse_args_string(value).items()}
+            except Exception:  # noqa: BLE001 - lmms-eval reports malformed model_args itself
+                return {}
+    return {}
+
+
 def _with_our_path(include_path):
     ours = yaml_dir()
     if include_path is None:

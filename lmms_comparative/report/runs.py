@@ -21,10 +21,16 @@ class Run:
     def value(self, task: str, metric: str):
         return self.row(task).get(f"{metric},none")
 
+    def mapping(self, task: str, metric: str) -> dict:
+        """A dict-valued metric (``counts``, ``ci95``, a breakdown), or {} where the task has none
+        or was not scored (an unscored task writes NaN in place of every metric but ``counts``)."""
+        found = self.value(task, metric)
+        return found if isinstance(found, dict) else {}
+
     def ci(self, task: str, metric: str) -> tuple[float, float] | None:
         """The (low, high) a task published in its ``ci95`` metric (benchmarks scored after
         generation: CaptionQA, VLM2-Bench, ViDi), or None."""
-        found = (self.value(task, "ci95") or {}).get(metric)
+        found = self.mapping(task, "ci95").get(metric)
         return (found["low"], found["high"]) if isinstance(found, dict) else None
 
     def per_item(self, task: str, metric: str = "accuracy", key: str = "correct") -> list[float] | None:

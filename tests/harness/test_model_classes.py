@@ -20,6 +20,8 @@ from helpers import base_env, build_roots, read_run, run_cli
 from helpers.fake_openai import FakeOpenAI, message_images, message_text
 from helpers.tiny_models import build_qwen_vl
 
+from lmms_comparative.benchmarks.vlm2bench.fixture import FRAMES_PER_SCENE
+
 
 def needs_decord():
     # lmms-eval's Qwen classes import decord, and qwen_vl_utils reads video with it: the test extra has it.
@@ -193,7 +195,7 @@ def test_video_frames_reach_the_processor_in_scene_order(model_run, roots):
     for record in videos:
         vid = re.search(r"\[(vid_[^\]]+)\]", record["text"][0]).group(1)
         frames = video_scenes(folder / f"{vid}.mp4")
-        scenes = [frames[0], frames[4]]  # person A, person B
+        scenes = [frames[0], frames[FRAMES_PER_SCENE]]  # person A, person B
         sent = record["videos"][0]
         assert len(sent) >= 2, (model, vid)
         nearest = [min(range(2), key=lambda s: distance(f, scenes[s])) for f in sent]
@@ -251,4 +253,4 @@ def test_missing_video_decoder_is_named_before_the_run(monkeypatch):
 
 def test_fixture_videos_are_real(roots):
     folder = roots["VLM2BENCH_ROOT"] / "data/pc/video/UNI"
-    assert {p.name: len(video_scenes(p)) for p in folder.glob("*.mp4")} == {"vid_AB_1.mp4": 8, "vid_AB_2.mp4": 8, "vid_ABA_1.mp4": 12, "vid_ABA_2.mp4": 12}
+    assert {p.name: len(video_scenes(p)) for p in folder.glob("*.mp4")} == {"vid_AB_1.mp4": 12, "vid_AB_2.mp4": 12, "vid_ABA_1.mp4": 18, "vid_ABA_2.mp4": 18}

@@ -96,3 +96,18 @@ def test_capabilities_reads_the_model_registry():
     assert [c.__name__ for c in classes] == ["RandomChoice"]
     assert capabilities.class_supports_video(classes[0])
     assert capabilities._model_classes("no-such-model") == []
+
+
+def test_frames_a_model_samples_and_the_runs_model_args(monkeypatch):
+    from lmms_comparative.harness import capabilities, task_path
+
+    assert capabilities.frames_sampled("openai") == 10  # lmms-eval's default max_frames_num
+    assert capabilities.frames_sampled("openai", {"max_frames_num": "4"}) == 4
+    assert capabilities.frames_sampled("openai", {"video_fps": "1"}) is None  # samples by frame rate
+    assert capabilities.frames_sampled("random_choice") is None
+    monkeypatch.setattr("sys.argv", ["lmms-eval", "--model", "openai", "--model_args", "model_version=x,max_frames_num=6", "--tasks", "t"])
+    assert task_path.run_model_args() == {"model_version": "x", "max_frames_num": 6}
+    monkeypatch.setattr("sys.argv", ["lmms-eval", "--model_args=max_frames_num=8"])
+    assert task_path.run_model_args() == {"max_frames_num": 8}
+    monkeypatch.setattr("sys.argv", ["pytest"])
+    assert task_path.run_model_args() == {}

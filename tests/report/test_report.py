@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from helpers import run_report
 
 from lmms_comparative.benchmarks.subtlebench import report as subtlebench_report
 from lmms_comparative.benchmarks.vlm2bench import report as vlm2bench_report
@@ -178,13 +177,6 @@ def test_subtlebench_chart_has_avg_and_a_legend_over_no_bar():
 # ---- bad input, through the real console command ------------------------------------------------
 
 
-def _console(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    command = Path(sys.executable).with_name("lmms-comparative")
-    if not command.exists():
-        pytest.skip("the lmms-comparative console script is not installed in this environment")
-    return subprocess.run([str(command), "report", *args], capture_output=True, text=True, cwd=cwd, timeout=120)
-
-
 @pytest.mark.e2e
 def test_bad_input_gives_one_message_naming_the_file(tmp_path):
     good = _subtlebench(tmp_path / "good", with_samples=False)
@@ -200,11 +192,36 @@ def test_bad_input_gives_one_message_naming_the_file(tmp_path):
         ((str(good), "-o", str(tmp_path / "taken")), str(tmp_path / "taken")),
     ]
     for args, named in cases:
-        proc = _console(*args, cwd=tmp_path)
+        proc = run_report(*args, cwd=tmp_path)
         assert proc.returncode != 0, args
         assert "Traceback" not in proc.stderr and proc.stdout == "", proc.stderr
         lines = proc.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("lmms-comparative report: error: ") and named in lines[0], proc.stderr
-    assert "JSON" in _console(str(corrupt), "-o", str(tmp_path / "r3"), cwd=tmp_path).stderr
-    ok = _console(str(good), "-o", str(tmp_path / "r4"), cwd=tmp_path)
+    assert "JSON" in run_report(str(corrupt), "-o", str(tmp_path / "r3"), cwd=tmp_path).stderr
+    ok = run_report(str(good), "-o", str(tmp_path / "r4"), cwd=tmp_path)
     assert ok.returncode == 0 and (tmp_path / "r4" / "report.md").is_file()
+
+
+class _Unscored(dict):
+    """A results row as an unscored task writes it: every metric NaN, the reason under counts."""
+
+    def get(self, key, default=None):
+        if key == "counts,none":
+            return {"failed": 3, "total": 3, "failure": "judge: 3 of 3 call(s) failed"}
+        return float("nan") if key.endswith(",none") else super().get(key, default)
+
+
+def test_every_section_reads_tasks_that_were_not_scored(tmp_path):
+    """Whatever a task wrote NaN for (its scores, ci95, breakdowns), every benchmark's section and
+    run summary read it, and the report is written."""
+    from lmms_comparative.benchmarks import BENCHMARKS
+    from lmms_comparative.presentation import our_task_names
+    from lmms_comparative.report import run_summary
+
+    names = sorted(our_task_names())
+    results = {"results": {name: _Unscored(alias=name) for name in names}, "groups": {}, "config": {"model": "m", "model_args": "pretrained=x"}}
+    runs = [Run("m", results)]
+    for benchmark in BENCHMARKS:
+        assert benchmark.report_section(runs), benchmark.name
+        benchmark.charts(runs, tmp_path)
+    assert run_summary(results["results"], "out/")

@@ -56,8 +56,8 @@ def summary(run: Run) -> list[str]:
 
 def captionqa_radar(runs: list[Run], prompt: str, domain: str, path: Path) -> Path | None:
     task = f"captionqa_{prompt}_{domain}"
-    runs = [r for r in runs if r.value(task, "by_category")]
-    categories = sorted({c for r in runs for c in r.value(task, "by_category")})
+    runs = [r for r in runs if r.mapping(task, "by_category")]
+    categories = sorted({c for r in runs for c in r.mapping(task, "by_category")})
     if len(categories) < 3:
         return None
     import matplotlib
@@ -69,7 +69,7 @@ def captionqa_radar(runs: list[Run], prompt: str, domain: str, path: Path) -> Pa
     angles = np.linspace(0, 2 * np.pi, len(categories), endpoint=False).tolist()
     fig, ax = plt.subplots(figsize=(8.5, 6.5), dpi=110, subplot_kw={"polar": True})
     for run, colour in zip(runs, model_colours(len(runs))):
-        cats = run.value(task, "by_category")
+        cats = run.mapping(task, "by_category")
         values = [(cats.get(c, {}).get("score") or 0) * 100 for c in categories]
         ax.plot(angles + angles[:1], values + values[:1], linewidth=2, label=run.name, color=colour)
         ax.fill(angles + angles[:1], values + values[:1], alpha=0.15, color=colour)

@@ -30,7 +30,7 @@ def section(runs: list[Run]) -> str | None:
         cells.append(cell(run.value("compbench", "accuracy"), grouped_bootstrap_ci(groups)))
         rows.append(cells)
         for c, label in COMPBENCH_COLUMNS:
-            bias = run.value(f"compbench_{c}", "left_bias")
+            bias = run.mapping(f"compbench_{c}", "left_bias")
             if bias:
                 bias_rows.append([run.name, f"{c} ({label})", cell(bias["predicted_left"]), cell(bias["true_left"]), cell(bias["gap"])])
     header = ["Model"] + [label for _, label in COMPBENCH_COLUMNS] + ["Avg"]

@@ -53,9 +53,9 @@ def section(runs: list[Run]) -> str | None:
             "",
             table(["Model", "Type", "Items", "Acc original", "Acc swapped", "Consistent", "Answered first (orig / swap)", "Truly first (orig / swap)"], order_rows),
         ]
-    domains = sorted({d for run in runs for d in (run.value("subtlebench", "by_domain") or {})})
+    domains = sorted({d for run in runs for d in run.mapping("subtlebench", "by_domain")})
     if domains:
-        drows = [[run.name] + [cell((run.value("subtlebench", "by_domain") or {}).get(d, {}).get("accuracy")) for d in domains] for run in runs]
+        drows = [[run.name] + [cell(run.mapping("subtlebench", "by_domain").get(d, {}).get("accuracy")) for d in domains] for run in runs]
         out += ["", "By domain (paper Table 10):", "", table(["Model"] + domains, drows)]
     return "\n".join(out)
 
@@ -110,7 +110,7 @@ def summary(run: Run) -> list[str]:
 def _extras(run: Run) -> list[str]:
     lines = []
     if run.row("subtlebench_swap"):
-        choice = run.value("subtlebench_swap", "image_choice") or {}
+        choice = run.mapping("subtlebench_swap", "image_choice")
         lines.append(f'Image-order check (subtlebench_swap): accuracy {cell(run.value("subtlebench_swap", "accuracy"))}, answered "first image" {cell(choice.get("answered_first"))} where it is right for {cell(choice.get("truly_first"))}')
     if run.row("subtlebench_caption"):
         lines.append(f"Difference captions (subtlebench_caption): CSS {cell(run.value('subtlebench_caption', 'css'))}, judge accuracy {cell(run.value('subtlebench_caption', 'judge_accuracy'))}")

@@ -57,6 +57,17 @@ def _pair_fields(record: dict, subtask: str, kind: str, where: str) -> dict:
     return {"pair_id": main, "half": suffix}
 
 
+def _count(value, field: str, where: str) -> int:
+    """A record's image count as a positive int; DataError (the record is skipped) otherwise."""
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        number = None
+    if number is None or number < 1 or isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+        raise DataError(f"{where}: counting record's {field} {value!r} is not a positive whole number.")
+    return number
+
+
 def subtask_docs(subtask: str) -> list[dict]:
     files, media, kind = SUBTASKS[subtask]
     base = root()
@@ -100,7 +111,7 @@ def _record_doc(record: dict, subtask: str, kind: str, base: Path, media: str, w
         # acc_with_cnt_score.py reads image_seq_len, else len(image_seq), else silently 2;
         # we take the record's count and refuse to guess.
         if "image_seq_len" in record:
-            doc["n_images"] = int(record["image_seq_len"])
+            doc["n_images"] = _count(record["image_seq_len"], "image_seq_len", where)
         elif isinstance(record.get("image_seq"), list):
             doc["n_images"] = len(record["image_seq"])
         else:

@@ -10,8 +10,12 @@ from PIL import Image
 
 from lmms_comparative.data.fixture_images import draw_pair
 
+# Frames per person: an AB video has 12 frames, an ABA video 18, more than the 10 that lmms-eval's
+# openai model samples by default (max_frames_num).
+FRAMES_PER_SCENE = 6
 
-def write_video(path: str | Path, scenes: list[Image.Image], frames_per_scene: int = 4, fps: int = 4) -> Path:
+
+def write_video(path: str | Path, scenes: list[Image.Image], frames_per_scene: int = FRAMES_PER_SCENE, fps: int = 4) -> Path:
     """Write a small real video (MPEG-4 part 2 in an .mp4 container, decodable by PyAV, decord and
     ffmpeg): each scene image held for ``frames_per_scene`` frames. PyAV comes with lmms-eval."""
     import av

@@ -12,8 +12,9 @@ from typing import Any
 from lmms_comparative.benchmarks.vlm2bench import data
 from lmms_comparative.benchmarks.vlm2bench import scoring as rules
 from lmms_comparative.benchmarks.vlm2bench.prompts import PROMPT_AB, PROMPT_ABA
-from lmms_comparative.harness import run_model
-from lmms_comparative.harness.capabilities import require_video_input
+from lmms_comparative.data import items
+from lmms_comparative.harness import run_model, run_model_args
+from lmms_comparative.harness.capabilities import frames_sampled, require_video_input
 from lmms_comparative.hooks import check_model_failures, docs_hook, load_image_paths, metric_of, once_per_run, response_text, skip_counts
 from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
@@ -39,7 +40,21 @@ def _video_docs() -> list[dict]:
     # Checked before any data is read: a model without a video path would otherwise fail deep in
     # its preprocessing, or answer without having seen the video.
     require_video_input("vlm2bench_pc_vid", run_model())
-    return data.subtask_docs("pc_vid")
+    docs = data.subtask_docs("pc_vid")
+    # A model that samples a fixed number of frames (lmms-eval's openai model: max_frames_num, 10)
+    # cannot take a shorter video: qwen_vl_utils refuses it and the whole run would end. Such a
+    # video is an item-level problem: skipped, named and counted.
+    wanted = frames_sampled(run_model(), run_model_args())
+    if not wanted:
+        return docs
+    kept = []
+    for doc in docs:
+        frames = items.video_frames(doc["video"])
+        if frames is not None and frames < wanted:
+            items.skip(items.SHORT_VIDEO, f"{doc['uid']}: {doc['video']} has {frames} frames and the model samples {wanted} (--model_args max_frames_num={frames} or fewer, or video_fps, would take it)")
+        else:
+            kept.append(doc)
+    return kept
 
 
 for _subtask in data.SUBTASKS:
@@ -114,6 +129,8 @@ def _judge_video(items: list[dict]) -> dict:
 @once_per_run()
 def summarize(items: list[dict]) -> dict:
     """Every metric of one subtask's samples (lmms-eval asks once per metric; this runs once)."""
+    # Items arrive rank by rank; in question order the intervals do not depend on the process count.
+    items = sorted(items, key=lambda it: it["uid"])
     done = aggregate.scored(items)
     kind = items[0]["kind"] if items else ""
     check_model_failures(items, f"VLM2-Bench {kind or '(no items)'}")

@@ -35,7 +35,7 @@ def section(runs: list[Run]) -> str | None:
         cells.append(f"{overall * 100 - reference:+.2f}" if isinstance(overall, float) else "-")
         rows.append(cells)
         # Acc_num of uniform guessing on this run's own mix of sequence lengths (paper appendix D.1).
-        chance = [(run.value(f"vlm2bench_{t}", "counts") or {}).get("chance_acc_num") if t.endswith("_cnt") else None for t, _ in VLM2_SUBTASKS]
+        chance = [run.mapping(f"vlm2bench_{t}", "counts").get("chance_acc_num") if t.endswith("_cnt") else None for t, _ in VLM2_SUBTASKS]
         if any(isinstance(c, float) for c in chance):
             rows.append([f"chance on these items ({run.name})"] + [cell(c, digits=2) for c in chance] + ["-", "-"])
     rows = [r + ([f"{(VLM2_REFERENCE[r[0]][-1] or 0) - human:+.2f}"] if r[0] in VLM2_REFERENCE else []) for r in rows]
