@@ -38,13 +38,16 @@ def test_ten_type_tasks_read_the_jsonl_once_and_check_each_image_file_once(tmp_p
     assert sizes == {category: 4 for category in data.CATEGORIES.values()}
 
 
-def test_the_hub_snapshot_is_resolved_once_per_process(monkeypatch):
+def test_the_hub_snapshot_is_resolved_once_per_process(monkeypatch, tmp_path):
     calls = []
     monkeypatch.delenv("SUBTLEBENCH_ROOT", raising=False)
-    monkeypatch.setattr(data, "dataset_root", lambda *a: calls.append(a) or __import__("pathlib").Path("/nonexistent-hub-snapshot"))
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "test.jsonl").write_text("")
+    monkeypatch.setattr(data.hub, "snapshot", lambda *a: calls.append(a) or "snap")
+    monkeypatch.setattr(data.hub, "fetch", lambda snap, paths, *a, **k: tmp_path)
     data._hub_root.cache_clear()
     try:
-        assert data.root() == data.root() == __import__("pathlib").Path("/nonexistent-hub-snapshot")
+        assert data.root() == data.root() == tmp_path
         assert len(calls) == 1
     finally:
         data._hub_root.cache_clear()

@@ -23,8 +23,8 @@ from lmms_comparative.benchmarks.captionqa.scoring import (
     first_category,
     official_permutations,
 )
-from lmms_comparative.data import items
-from lmms_comparative.data.roots import dataset_root
+from lmms_comparative.data import hub, items
+from lmms_comparative.data.roots import local_root
 from lmms_comparative.failures import DataError
 
 ENV_VAR = "CAPTIONQA_ROOT"
@@ -35,10 +35,54 @@ _lock = threading.Lock()
 
 
 def root() -> Path:
-    return dataset_root(ENV_VAR, HUB_REPO, LAYOUT)
+    """``CAPTIONQA_ROOT``, else the parquet data files of the hub repo, fetched once into the
+    Hugging Face cache."""
+    local = local_root(ENV_VAR, LAYOUT)
+    return local if local is not None else _hub_root()
+
+
+# The files each split has by the hub repo's own configs (its dataset card), per fetched folder.
+_config_files: dict[tuple[str, str], list[str]] = {}
+
+
+@lru_cache(maxsize=1)
+def _hub_root() -> Path:
+    snap = hub.snapshot(HUB_REPO, ENV_VAR)
+    by_split = _configured_files(snap)
+    folder = hub.fetch(snap, [f for files in by_split.values() for f in files], ENV_VAR, "CaptionQA parquet files")
+    for split, files in by_split.items():
+        _config_files[(str(folder), split)] = [str(folder / f) for f in files]
+    return folder
+
+
+def _configured_files(snap: hub.Snapshot) -> dict[str, list[str]]:
+    """{split: repository paths} as ``datasets`` reads the repo's configs (what the official qa.py's
+    ``load_dataset("Borise/CaptionQA", split=...)`` loads): the data files, no other upload. Offline,
+    the parquet files that the cache holds."""
+    known = hub.recall(snap, "captionqa_data_files")  # what the configs named when first fetched
+    if known:
+        return known
+    if snap.files is None:
+        return {split: [Path(f).relative_to(snap.folder).as_posix() for f in split_files(snap.folder, split)] for split in (*DOMAINS, "all")}
+    from datasets import load_dataset_builder
+
+    try:
+        builder = load_dataset_builder(HUB_REPO, revision=snap.commit)
+    except Exception as exc:  # noqa: BLE001
+        raise DataError(f"{ENV_VAR} is not set and the configs of {HUB_REPO} could not be read ({type(exc).__name__}: {exc}). Set {ENV_VAR} to a local copy: {LAYOUT}.") from exc
+    marker = f"{HUB_REPO}@{snap.commit}/"
+    by_split = {str(split): [str(url).split(marker, 1)[1] for url in urls if marker in str(url)] for split, urls in (builder.config.data_files or {}).items()}
+    missing = [s for s in (*DOMAINS, "all") if not by_split.get(s)]
+    if missing:
+        raise DataError(f"{HUB_REPO}'s configs name no data files for split(s) {missing} (found {sorted(by_split)}).")
+    hub.remember(snap, "captionqa_data_files", by_split)
+    return by_split
 
 
 def split_files(base: Path, split: str) -> list[str]:
+    configured = _config_files.get((str(base), split))
+    if configured:
+        return configured
     for pattern in (f"data/{split}-*.parquet", f"data/{split}/*.parquet", f"{split}/*.parquet", f"{split}-*.parquet"):
         found = sorted(glob.glob(str(base / pattern)))
         if found:

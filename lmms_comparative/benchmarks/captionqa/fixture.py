@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 
@@ -60,4 +61,10 @@ def build(root: str | Path, per_domain: int = 3, seed: int = 0, all_order: tuple
         Dataset.from_list(rows, features=features).to_parquet(str(root / "data" / f"{domain}-00000-of-00001.parquet"))
     everything = [row for domain in (all_order or tuple(reversed(list(rows_by_domain)))) for row in rows_by_domain[domain]]
     Dataset.from_list(everything, features=features).to_parquet(str(root / "data" / "all-00000-of-00001.parquet"))
+    # As the hub repo: a dataset card whose configs name the parquet files of each split, and an
+    # upload that no task reads.
+    splits = list(_CAPTIONQA_PREFIX) + ["all"]
+    card = "---\nconfigs:\n- config_name: default\n  data_files:\n" + "".join(f"  - split: {s}\n    path: data/{s}-*\n" for s in splits) + "---\n# CaptionQA (generated fixture)\n"
+    (root / "README.md").write_text(card, encoding="utf-8")
+    (root / "annotations.jsonl").write_text("".join(json.dumps({"id": row["id"]}) + "\n" for row in everything), encoding="utf-8")
     return root

@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import threading
 from pathlib import Path
 from typing import Any
 
-from lmms_comparative.data import items
+from lmms_comparative.data import hub, items
 from lmms_comparative.data.jsonl import read_records
-from lmms_comparative.data.roots import dataset_root
+from lmms_comparative.data.roots import local_root
 from lmms_comparative.failures import DataError
 from lmms_comparative.metrics.mcq import LETTERS, shuffle_options
 
@@ -52,27 +51,90 @@ _cache: dict[tuple[str, str, int, int], tuple[list[dict[str, Any]], list[tuple[s
 _lock = threading.Lock()
 
 
-def root() -> Path:
-    """The release: ``SUBTLEBENCH_ROOT``, else the hub snapshot, looked up once per process (the
-    ten type tasks, the swap and caption tasks each ask; the lookup is a hub request online)."""
-    if os.environ.get(ENV_VAR, "").strip():
-        return dataset_root(ENV_VAR, HUB_REPO, LAYOUT)
-    return _hub_root()
+def root(split: str = "test") -> Path:
+    """The release: ``SUBTLEBENCH_ROOT``, else what ``split`` needs from the hub repo (its JSON
+    lines, then only the images they name), fetched once into the Hugging Face cache."""
+    local = local_root(ENV_VAR, LAYOUT)
+    return local if local is not None else _hub_root(split)
 
 
-@functools.lru_cache(maxsize=1)
-def _hub_root() -> Path:
-    return dataset_root(ENV_VAR, HUB_REPO, LAYOUT)
+@functools.lru_cache(maxsize=None)
+def _hub_root(split: str) -> Path:
+    # Looked up once per process and split: the ten type tasks, the swap and caption tasks each ask.
+    snap = hub.snapshot(HUB_REPO, ENV_VAR)
+    records = f"data/{split}.jsonl"
+    folder = hub.fetch(snap, [records], ENV_VAR, f"VLM-SubtleBench {split} records")
+    hub.fetch(snap, referenced_images(folder / records), ENV_VAR, f"VLM-SubtleBench {split} images", required=False)
+    return folder
 
 
-def resolve_image(ref: str, base: Path) -> Path:
-    """A local path for an image field (hub URL or relative path)."""
+def image_ref(ref: str) -> str:
+    """The repository path of an image field (a hub URL or a path relative to the root)."""
     if ref.startswith(("http://", "https://")):
         cut = ref.find(_URL_MARKER)
         if cut == -1:
             raise ValueError(f"image URL {ref!r} has no '{_URL_MARKER}' part to resolve against the local root")
-        ref = ref[cut + len(_URL_MARKER) :]
-    return base / ref
+        return ref[cut + len(_URL_MARKER) :]
+    return ref
+
+
+def _hub_repo_of(ref: str) -> str:
+    """``owner/name`` of a hub dataset URL (``.../datasets/<owner>/<name>/resolve/...``), else ""."""
+    if not isinstance(ref, str) or _URL_MARKER not in ref or "/datasets/" not in ref:
+        return ""
+    return ref.split("/datasets/", 1)[1].split(_URL_MARKER, 1)[0]
+
+
+def fetch_missing_images(docs: list[dict[str, Any]], base: Path) -> int:
+    """Like the official adapter (unified_adapter.py, ``_resolve_image_path``: a missing local
+    file is fetched from the record's URL): the images missing under a local root are fetched
+    from the hub repo their URLs name, into the Hugging Face cache, and the docs point there.
+    What cannot be fetched stays missing (the item is skipped and named). Returns how many were
+    fetched."""
+    wanted: dict[str, dict[str, list[tuple[dict, str]]]] = {}
+    for doc in docs:
+        for field in ("image_1", "image_2"):
+            if doc.get("image_repo") and not Path(doc[field]).is_file():
+                rel = Path(doc[field]).relative_to(base).as_posix()
+                wanted.setdefault(doc["image_repo"], {}).setdefault(rel, []).append((doc, field))
+    if not wanted or hub.offline():
+        return 0
+    from loguru import logger
+
+    fetched = 0
+    for repo, by_path in wanted.items():
+        try:
+            folder = hub.fetch(hub.snapshot(repo, ENV_VAR), sorted(by_path), ENV_VAR, f"VLM-SubtleBench images missing under {ENV_VAR}", required=False)
+        except DataError as exc:
+            logger.warning(f"{ENV_VAR}: {sum(map(len, by_path.values()))} image(s) are missing under {base} and could not be fetched from their URLs: {exc}")
+            continue
+        for rel, uses in by_path.items():
+            if (folder / rel).is_file():
+                fetched += 1
+                for doc, field in uses:
+                    doc[field] = str(folder / rel)
+    if fetched:
+        logger.info(f"{ENV_VAR}: {fetched} image(s) missing under {base} were fetched from their URLs (as the official adapter does).")
+    return fetched
+
+
+def referenced_images(path: Path) -> list[str]:
+    """The repository paths of the images the records of a JSON-lines file name, in order."""
+    refs = []
+    for _, record in read_records(path):
+        for field in ("image_1", "image_2"):
+            value = record.get(field)
+            if isinstance(value, str):
+                try:
+                    refs.append(image_ref(value))
+                except ValueError:
+                    continue  # reported with the record when it is loaded
+    return list(dict.fromkeys(refs))
+
+
+def resolve_image(ref: str, base: Path) -> Path:
+    """A local path for an image field (hub URL or relative path)."""
+    return base / image_ref(ref)
 
 
 def item_id(record: dict[str, Any]) -> str:
@@ -100,6 +162,7 @@ def _doc(record: dict[str, Any], base: Path, split: str, where: str) -> dict[str
         images = [str(resolve_image(record[f], base)) for f in ("image_1", "image_2")]
     except (ValueError, TypeError) as exc:
         raise DataError(f"{where}: {exc}") from exc
+    repo = _hub_repo_of(record["image_1"])
     return {
         "item_id": key,
         "split": split,
@@ -113,6 +176,7 @@ def _doc(record: dict[str, Any], base: Path, split: str, where: str) -> dict[str
         "answer_letter": LETTERS[correct],
         "image_1": images[0],
         "image_2": images[1],
+        "image_repo": repo,  # the hub repo the image fields point into ("" for relative paths)
         # data_loader.py keeps an item for captioning only if has_caption == True: the string
         # "false" (or "true") is not True.
         "has_caption": record.get("has_caption") == True,  # noqa: E712 - the official comparison
@@ -147,7 +211,7 @@ def load_docs(split: str = "test", base: Path | None = None) -> list[dict[str, A
 
 
 def _load(split: str, base: Path | None) -> tuple[list[dict[str, Any]], list[tuple[str, str]]]:
-    base = root() if base is None else base
+    base = root(split) if base is None else base
     path = base / "data" / f"{split}.jsonl"
     if not path.is_file():
         raise DataError(f"{ENV_VAR}: no {path}. Expected layout under {base}: {LAYOUT}.")
@@ -164,6 +228,7 @@ def _load(split: str, base: Path | None) -> tuple[list[dict[str, Any]], list[tup
                 skipped.append((str(record.get("category") or ""), str(exc)))
         if not docs:
             raise DataError(f"{ENV_VAR}: {path} has no usable record ({len(skipped)} malformed). Expected layout under {base}: {LAYOUT}.")
+        fetch_missing_images(docs, base)
         _cache[cache_key] = (docs, skipped)
         return docs, skipped
 

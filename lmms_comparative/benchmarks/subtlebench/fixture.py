@@ -70,4 +70,19 @@ def build(root: str | Path, per_category: int = 3, val_per_category: int = 1, se
         with open(root / "data" / f"{split}.jsonl", "w", encoding="utf-8") as handle:
             for record in records:
                 handle.write(json.dumps(record) + "\n")
+    # The hub repo's dataset card: its configs map the splits to the JSON-lines files.
+    (root / "README.md").write_text(CARD, encoding="utf-8")
     return root
+
+
+CARD = """---
+configs:
+- config_name: default
+  data_files:
+  - split: test
+    path: data/test.jsonl
+  - split: val
+    path: data/val.jsonl
+---
+# VLM-SubtleBench (generated fixture)
+"""

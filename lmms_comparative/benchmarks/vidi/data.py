@@ -18,12 +18,15 @@ from lmms_comparative.failures import DataError
 
 ENV_VAR = "VIDI_ROOT"
 LAYOUT = "one folder per pair with its two images and a .txt file (first line: source URL; then one difference per line), or <pair>.txt beside <pair>*.jpg"
+# The paper's footnote 1 ("The dataset is available at https://anonymous.4open.science/r/ViDi-FC45/")
+# is the only link it gives; no public release was found.
+NO_RELEASE = "ViDi has no public data release (its paper links only the anonymous review repository anonymous.4open.science/r/ViDi-FC45), so the data must be obtained from the paper's authors"
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".bmp"}
 NO_TEXT = "pair without its text file"
 
 
 def root() -> Path:
-    return dataset_root(ENV_VAR, None, LAYOUT)
+    return dataset_root(ENV_VAR, None, f"{LAYOUT}. {NO_RELEASE}")
 
 
 def read_differences(path: Path) -> tuple[str, list[str]]:
@@ -77,5 +80,5 @@ def load_pairs(base: Path | None = None) -> list[dict]:
         found += 1
         add(text.stem, text, sorted(p for p in base.iterdir() if _belongs(p, text.stem)))
     if not found:
-        raise DataError(f"{ENV_VAR}: no image pairs under {base}. Expected: {LAYOUT}.")
+        raise DataError(f"{ENV_VAR}: no image pairs under {base}. Expected: {LAYOUT}. {NO_RELEASE}.")
     return pairs
