@@ -182,3 +182,28 @@ def test_an_image_missing_under_a_local_root_is_fetched_from_its_url(subtlebench
     offline = run_cli(["--model", "random_choice", "--tasks", "subtlebench_at", "--output_path", str(tmp_path / "b")], env={**base_env(tmp_path / "home2"), "SUBTLEBENCH_ROOT": str(local), "LMMS_COMPARATIVE_MAX_FAILED": "0.5"})
     results, _ = read_run(tmp_path / "b", offline)
     assert results["results"]["subtlebench_at"]["counts,none"]["skipped"] == 1 and gone in offline.stdout + offline.stderr
+
+
+@pytest.mark.e2e
+def test_vlm2bench_runs_from_the_hub_zip_and_from_a_hub_that_offers_only_the_tsv(tmp_path):
+    """The same items from the zip and from VLMEvalKit's TSV (a hub whose zip was removed): the
+    eight image subtasks give the same results; the video subtask says it needs the zip."""
+    from lmms_comparative.benchmarks.vlm2bench.fixture import write_tsv
+
+    zipped = _vlm2_zip(tmp_path, nested=False)
+    tsv_repo = tmp_path / "tsv_repo"
+    tsv_repo.mkdir()
+    write_tsv(tmp_path / "release", tsv_repo / "VLM2Bench_img.tsv")
+    results = {}
+    for name, repo in (("zip", zipped), ("tsv", tsv_repo)):
+        with FakeHub({VLM2BENCH: Repo(repo)}) as hub:
+            env = _env(hub, tmp_path / f"home_{name}")
+            proc = run_cli(["--model", "random_choice", "--tasks", "vlm2bench_image", "--output_path", str(tmp_path / name)], env=env)
+            fetched = hub.resolved()
+            if name == "tsv":
+                video = run_cli(["--model", "random_choice", "--tasks", "vlm2bench_pc_vid", "--output_path", str(tmp_path / "vid")], env=env)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        assert fetched == (["vlm2-bench_dataset.zip"] if name == "zip" else ["VLM2Bench_img.tsv"])
+        results[name] = read_run(tmp_path / name, proc)[0]
+    assert results["zip"]["results"] == results["tsv"]["results"]
+    assert video.returncode == 1 and "vlm2-bench_dataset.zip" in video.stderr and "Traceback" not in video.stderr

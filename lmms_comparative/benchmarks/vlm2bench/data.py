@@ -1,5 +1,7 @@
-"""VLM²-Bench in the layout of its release (HF ``Sterzhang/vlm2-bench``, ``vlm2-bench_dataset.zip``,
-unpacked; github vlm2-bench/VLM2-Bench README and code/*/test/run_*.bash):
+"""VLM²-Bench's data, from one of two sources that ``VLM2BENCH_ROOT`` names (``source``):
+
+1. **The unpacked ``vlm2-bench_dataset.zip``** of HF ``Sterzhang/vlm2-bench`` (github
+   vlm2-bench/VLM2-Bench README and code/*/test/run_*.bash), every subtask:
 
     jsonl/gc/vanilla/gc_{mat,trk}.jsonl           images under data/gc/processed
     jsonl/oc/vanilla/oc_{cpr,cnt,grp}.jsonl       images under data/oc/original_obj
@@ -7,22 +9,31 @@ unpacked; github vlm2-bench/VLM2-Bench README and code/*/test/run_*.bash):
     jsonl/pc/vallina/pc_v_open-ended.jsonl        videos data/pc/video/UNI/<vid>.<ext>
                                                   (the release spells this folder "vallina")
 
-Records carry ``q_id``, ``question``, ``gt_answer`` and ``images`` (image tasks) or ``vid``
-(video). T/F pairs share a ``q_id`` (GC) or use ``<id>_p`` / ``<id>_n`` (OC, PC).
+   Records carry ``q_id``, ``question``, ``gt_answer`` and ``images`` (image tasks) or ``vid``
+   (video). T/F pairs share a ``q_id`` (GC) or use ``<id>_p`` / ``<id>_n`` (OC, PC).
+2. **VLMEvalKit's ``VLM2Bench_img.tsv``** from the same hub repo (``VLM2Bench.tsv`` where VLMEvalKit
+   downloaded it): the eight image subtasks, base64 images, no video. ``tsv.py`` reads it into docs
+   of the same shape; ``pc_vid`` stops with an error naming the zip.
+
+``VLM2BENCH_ROOT`` may name the unpacked zip's folder, a folder holding the TSV (and no ``jsonl/``),
+or the TSV file itself. Unset, the hub copy is used (``fetch.hub_source``: the zip, else the TSV).
 """
 
 from __future__ import annotations
 
+import os
+import threading
 from pathlib import Path
+from typing import NamedTuple
 
 from lmms_comparative.data import items
 from lmms_comparative.data.jsonl import read_records
-from lmms_comparative.data.roots import dataset_root
 from lmms_comparative.failures import DataError
 
 ENV_VAR = "VLM2BENCH_ROOT"
-HUB_ZIP = "Sterzhang/vlm2-bench (vlm2-bench_dataset.zip)"
+HUB_REPO = "Sterzhang/vlm2-bench"
 LAYOUT = "the unpacked vlm2-bench_dataset.zip: jsonl/<gc|oc|pc>/vanilla/<subtask>.jsonl and data/..."
+TSV_LAYOUT = "VLMEvalKit's VLM2Bench_img.tsv (the eight image subtasks), or a folder holding it"
 SUBTASKS = {
     # subtask: (question file candidates, media folder, kind)
     "gc_mat": (["jsonl/gc/vanilla/gc_mat.jsonl"], "data/gc/processed", "tf_gc"),
@@ -38,8 +49,76 @@ SUBTASKS = {
 VIDEO_SUFFIXES = (".mp4", ".avi", ".mov", ".mkv", ".webm")
 
 
-def root() -> Path:
-    return dataset_root(ENV_VAR, None, LAYOUT + f"; download {HUB_ZIP} from the hub and unzip it")
+class Source(NamedTuple):
+    kind: str  # "zip" (the unpacked zip's folder) or "tsv" (VLMEvalKit's TSV file)
+    path: Path
+    origin: str  # what named it: "VLM2BENCH_ROOT=..." or "the hub"
+
+
+_announced: set[tuple[str, str]] = set()
+_announce_lock = threading.Lock()
+
+
+def source() -> Source:
+    """The source that ``VLM2BENCH_ROOT`` names, or the hub copy when it is unset. A folder with
+    ``jsonl/`` is the unpacked zip (it wins over a TSV beside it: it has the videos); a folder
+    without it that holds ``VLM2Bench_img.tsv`` (or ``VLM2Bench.tsv``) is the TSV; a ``.tsv`` file
+    is the TSV. The choice is logged once per process."""
+    value = os.environ.get(ENV_VAR, "").strip()
+    if value:
+        found = _classify(Path(value).expanduser(), f"{ENV_VAR}={value!r}")
+    else:
+        found = _classify(_hub_source(), "the hub")
+    _announce(found)
+    return found
+
+
+def _hub_source() -> Path:
+    try:
+        from lmms_comparative.benchmarks.vlm2bench.fetch import hub_source
+    except ModuleNotFoundError as exc:
+        if exc.name != "lmms_comparative.benchmarks.vlm2bench.fetch":
+            raise
+        raise DataError(f"{ENV_VAR} is not set. Point it at {LAYOUT}; or at {TSV_LAYOUT}.") from None
+    return Path(hub_source())
+
+
+def _classify(path: Path, origin: str) -> Source:
+    from lmms_comparative.benchmarks.vlm2bench import tsv
+
+    if path.is_dir():
+        path = path.resolve()
+        if not (path / "jsonl").is_dir():
+            found = tsv.find_in(path)
+            if found is not None:
+                return Source("tsv", found, origin)
+        return Source("zip", path, origin)  # a folder without either: the zip's errors name what is missing
+    if path.is_file():
+        if path.suffix.lower() == ".tsv":
+            return Source("tsv", path.absolute(), origin)  # not resolved: a hub cache's symlink keeps its folder
+        raise DataError(f"{origin} is not a directory, and not a .tsv file. It should point at {LAYOUT}; or at {TSV_LAYOUT}.")
+    raise DataError(f"{origin} is not a directory (nor a file). It should point at a local copy of the release: {LAYOUT}; or at {TSV_LAYOUT}.")
+
+
+def _announce(found: Source) -> None:
+    with _announce_lock:
+        if (found.kind, str(found.path)) in _announced:
+            return
+        _announced.add((found.kind, str(found.path)))
+    from loguru import logger
+
+    if found.kind == "zip":
+        logger.info(f"VLM2-Bench: reading the unpacked vlm2-bench_dataset.zip at {found.path} ({found.origin})")
+    else:
+        logger.info(f"VLM2-Bench: reading VLMEvalKit's TSV {found.path} ({found.origin}): the eight image subtasks; pc_vid needs vlm2-bench_dataset.zip")
+
+
+def video_needs_zip(found: Source) -> DataError:
+    return DataError(
+        f"VLM2-Bench pc_vid needs the videos of vlm2-bench_dataset.zip, but the data source ({found.origin}) is VLMEvalKit's TSV {found.path}, "
+        f"which holds the eight image subtasks and no video. Download vlm2-bench_dataset.zip from the hub dataset {HUB_REPO}, unpack it and set {ENV_VAR} to that folder; "
+        "or run vlm2bench_image (the image subtasks) instead."
+    )
 
 
 def _pair_fields(record: dict, subtask: str, kind: str, where: str) -> dict:
@@ -69,11 +148,21 @@ def _count(value, field: str, where: str) -> int:
 
 
 def subtask_docs(subtask: str) -> list[dict]:
+    found = source()
+    if found.kind == "tsv":
+        if SUBTASKS[subtask][2] == "vid":
+            raise video_needs_zip(found)
+        from lmms_comparative.benchmarks.vlm2bench import tsv
+
+        return tsv.subtask_docs(found.path, subtask)
+    return _zip_docs(found.path, subtask)
+
+
+def _zip_docs(base: Path, subtask: str) -> list[dict]:
     files, media, kind = SUBTASKS[subtask]
-    base = root()
     path = next((base / f for f in files if (base / f).is_file()), None)
     if path is None:
-        raise DataError(f"{ENV_VAR}: no question file for {subtask} under {base} (looked for {files}). Expected {LAYOUT}.")
+        raise DataError(f"{ENV_VAR}: no question file for {subtask} under {base} (looked for {files}). Expected {LAYOUT}; or {TSV_LAYOUT}.")
     docs = []
     for where, record in read_records(path):
         try:
@@ -85,9 +174,10 @@ def subtask_docs(subtask: str) -> list[dict]:
     return docs
 
 
-def _record_doc(record: dict, subtask: str, kind: str, base: Path, media: str, where: str) -> dict:
+def _record_doc(record: dict, subtask: str, kind: str, base: Path, media: str, where: str, pair: dict | None = None) -> dict:
     """One record as a doc; DataError naming ``where`` if it is unusable. Image files are checked
-    by the task hook (missing, empty, corrupt and truncated files are skipped there)."""
+    by the task hook (missing, empty, corrupt and truncated files are skipped there). ``pair``
+    (``pair_id``, ``half``) overrides the zip's T/F id rules (the TSV recovers pairs its own way)."""
     needed = ["q_id" if kind != "vid" else "vid", "question"] + (["gt_answer"] if kind != "vid" else [])
     missing = [k for k in needed if k not in record]
     if missing:
@@ -106,7 +196,7 @@ def _record_doc(record: dict, subtask: str, kind: str, base: Path, media: str, w
         raise DataError(f"{where}: 'images' must be a non-empty list.")
     doc["images"] = [str(base / media / im) for im in images]
     if kind in ("tf", "tf_gc"):
-        doc.update(_pair_fields(record, subtask, kind, where))
+        doc.update(pair if pair is not None else _pair_fields(record, subtask, kind, where))
     if kind == "cnt":
         # acc_with_cnt_score.py reads image_seq_len, else len(image_seq), else silently 2;
         # we take the record's count and refuse to guess.

@@ -1,7 +1,10 @@
-"""A small generated VLM²-Bench copy: the unpacked zip's question files, images and real videos."""
+"""A small generated VLM²-Bench copy: the unpacked zip's question files, images and real videos
+(``build``), and the same image items as VLMEvalKit's ``VLM2Bench_img.tsv`` (``write_tsv``)."""
 
 from __future__ import annotations
 
+import base64
+import csv
 import json
 import random
 from pathlib import Path
@@ -104,3 +107,35 @@ def build(root: str | Path, seed: int = 0) -> Path:
         rows.append({"vid": vid, "question": f"[{vid}] Describe the people in this video.", "gt_answer": ""})
     write("jsonl/pc/vallina/pc_v_open-ended.jsonl", rows)
     return root
+
+
+def write_tsv(zip_root: str | Path, dest: str | Path, quoting: int = csv.QUOTE_MINIMAL) -> Path:
+    """Write the image items of an unpacked zip (``build``'s output) as VLMEvalKit's
+    ``VLM2Bench_img.tsv``; ``dest`` is a folder or the file's path. Returns the file.
+
+    The format is the one VLMEvalKit reads (vlmeval/dataset/image_base.py, vlmeval/smp/file.py):
+    tab-separated with ``"`` quoting (pandas' ``to_csv``; VLMEvalKit's own dumps quote every field,
+    ``quoting=csv.QUOTE_ALL``). The columns are ``index``, ``question``, ``answer``, ``category`` and
+    ``image``. ``image`` holds one base64 image, or several as a Python list literal. Rows follow the
+    question files, category by category. ``index`` is ``<category>_<q_id>``; a GC row adds
+    ``_p``/``_n`` (its answer T/F), because both halves of a GC pair share one q_id in the zip and a
+    TSV index is unique. The images are the zip's files, byte for byte."""
+    from lmms_comparative.benchmarks.vlm2bench.data import SUBTASKS
+    from lmms_comparative.benchmarks.vlm2bench.tsv import CATEGORIES
+
+    zip_root, dest = Path(zip_root), Path(dest)
+    path = dest if dest.suffix == ".tsv" else dest / "VLM2Bench_img.tsv"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle, delimiter="\t", quoting=quoting, lineterminator="\n")
+        writer.writerow(["index", "question", "answer", "category", "image"])
+        for category, subtask in CATEGORIES.items():
+            files, media, kind = SUBTASKS[subtask]
+            for line in (zip_root / files[0]).read_text(encoding="utf-8").splitlines():
+                record = json.loads(line)
+                index = f"{category}_{record['q_id']}"
+                if kind == "tf_gc":
+                    index += "_p" if str(record["gt_answer"]).strip() == "T" else "_n"
+                encoded = [base64.b64encode((zip_root / media / name).read_bytes()).decode("ascii") for name in record["images"]]
+                writer.writerow([index, record["question"], record["gt_answer"], category, encoded[0] if len(encoded) == 1 else str(encoded)])
+    return path
