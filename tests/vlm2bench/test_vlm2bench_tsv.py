@@ -166,8 +166,8 @@ def test_images_are_decoded_once_atomically_and_again_when_the_tsv_changes(sourc
     path = tmp_path / "VLM2Bench_img.tsv"
     path.write_bytes(sources.tsv.read_bytes())
     writes: list[str] = []
-    real = tsv._write_atomic
-    monkeypatch.setattr(tsv, "_write_atomic", lambda p, blob: writes.append(Path(p).name) or real(p, blob))
+    real = tsv.tsv_images.write_atomic
+    monkeypatch.setattr(tsv.tsv_images, "write_atomic", lambda p, blob: writes.append(Path(p).name) or real(p, blob))
     cache, first = tsv.load(path)
     n_images = sum(len(d["images"]) for docs in first["docs"].values() for d in docs)
     assert cache == tmp_path / "VLM2Bench_img_images" and len(writes) == n_images + 1 and writes[-1] == tsv.MANIFEST

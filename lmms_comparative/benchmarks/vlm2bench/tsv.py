@@ -55,20 +55,16 @@ subtasks, later runs) read only the manifest, until the TSV's size or mtime chan
 
 from __future__ import annotations
 
-import ast
-import base64
-import binascii
 import csv
 import hashlib
 import json
 import os
-import re
 import sys
 import threading
 from contextlib import contextmanager
 from pathlib import Path
 
-from lmms_comparative.benchmarks.vlm2bench import data
+from lmms_comparative.benchmarks.vlm2bench import data, tsv_images
 from lmms_comparative.data import items
 from lmms_comparative.failures import DataError
 
@@ -79,8 +75,6 @@ REQUIRED = ("index", "question", "answer", "category")
 MANIFEST = "manifest.json"
 FORMAT = 1  # bump when the manifest or the docs change shape: older caches are decoded again
 _REFERENCE_MAX = 64  # image_base.py: an image value this short is another row's index
-_MAGIC = ((b"\xff\xd8\xff", ".jpg"), (b"\x89PNG\r\n\x1a\n", ".png"), (b"GIF87a", ".gif"), (b"GIF89a", ".gif"), (b"BM", ".bmp"))
-_SAFE = re.compile(r"^[A-Za-z0-9._-]{1,80}$")
 
 _memo: dict[tuple, tuple[Path, dict]] = {}
 _memo_lock = threading.Lock()
@@ -251,9 +245,9 @@ def _decode(tsv: Path, cache: Path, stamp: dict) -> dict:
                     if image and len(image) <= _REFERENCE_MAX:
                         entry["refers_to"] = image  # resolved once every row has been read
                     elif image:
-                        entry["images"] = own_images[index] = _write_images(image, index, cache, where)
+                        entry["images"] = own_images[index] = tsv_images.write_images(image, index, cache, where)
                     elif entry.get("image_path"):
-                        entry["images"] = own_images[index] = _image_paths(entry["image_path"], tsv, where)
+                        entry["images"] = own_images[index] = tsv_images.image_paths(entry["image_path"], tsv, where)
                     else:
                         raise DataError(f"{where}: no image.")
                     entries.append(entry)
@@ -275,90 +269,13 @@ def _decode(tsv: Path, cache: Path, stamp: dict) -> dict:
     if other:
         logger.warning(f"VLM2-Bench: {tsv.name} has rows of categories that are not image subtasks, left out: {other}")
     manifest = {"format": FORMAT, "tsv": stamp, "rows": rows, "docs": docs, "skipped": skipped}
-    _write_atomic(cache / MANIFEST, json.dumps(manifest, ensure_ascii=False).encode("utf-8"))
+    tsv_images.write_atomic(cache / MANIFEST, json.dumps(manifest, ensure_ascii=False).encode("utf-8"))
     return manifest
 
 
 def _subtask(category: str) -> str | None:
     name = category.strip().lower()
     return CATEGORIES.get(name) or CATEGORIES.get(name.replace("_", "-"))
-
-
-def _image_list(value: str) -> list[str]:
-    """toliststr (vlmeval/smp/misc.py): a Python list literal is a list, anything else one item."""
-    if len(value) > 1 and value[0] == "[" and value[-1] == "]":
-        try:
-            parsed = ast.literal_eval(value)
-        except (ValueError, SyntaxError) as exc:
-            raise DataError(f"not a list of images ({type(exc).__name__})") from exc
-        if not isinstance(parsed, (list, tuple)):
-            raise DataError("not a list of images")
-        return [str(x) for x in parsed]
-    return [value]
-
-
-def _extension(blob: bytes) -> str:
-    for magic, ext in _MAGIC:
-        if blob.startswith(magic):
-            return ext
-    if blob[:4] == b"RIFF" and blob[8:12] == b"WEBP":
-        return ".webp"
-    return ".img"  # PIL reads the content whatever the name; items.py names an unreadable one
-
-
-def _file_stem(index: str) -> str:
-    if _SAFE.match(index):
-        return index
-    return re.sub(r"[^A-Za-z0-9._-]", "_", index)[:60] + "-" + hashlib.sha1(index.encode()).hexdigest()[:8]
-
-
-def _write_images(value: str, index: str, cache: Path, where: str) -> list[str]:
-    """Decode a row's base64 images into ``cache``; returns their names relative to it."""
-    try:
-        encoded = _image_list(value)
-    except DataError as exc:
-        raise DataError(f"{where}: image field is {exc}.") from exc
-    if not encoded:
-        raise DataError(f"{where}: empty image list.")
-    names = []
-    for k, b64 in enumerate(encoded):
-        try:
-            blob = base64.b64decode(b64, validate=False)
-        except (binascii.Error, ValueError) as exc:
-            raise DataError(f"{where}: image {k + 1} is not base64 ({exc}).") from exc
-        if not blob:
-            raise DataError(f"{where}: image {k + 1} is empty.")
-        name = f"{_file_stem(index)}_{k}{_extension(blob)}"
-        _write_atomic(cache / name, blob)
-        names.append(name)
-    return names
-
-
-def _image_paths(value: str, tsv: Path, where: str) -> list[str]:
-    """A localized TSV's image_path entries as file paths (relative ones under the TSV's folder)."""
-    try:
-        paths = _image_list(value)
-    except DataError as exc:
-        raise DataError(f"{where}: image_path is {exc}.") from exc
-    return [str(p if Path(p).is_absolute() else tsv.parent / p) for p in paths]
-
-
-def _write_atomic(path: Path, blob: bytes) -> None:
-    """Write ``blob`` to ``path`` through a temporary file renamed into place; an identical file
-    already there (a run cut short after writing it) is kept."""
-    try:
-        if path.stat().st_size == len(blob) and path.read_bytes() == blob:
-            return
-    except OSError:
-        pass
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    try:
-        with open(tmp, "wb") as handle:
-            handle.write(blob)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
 
 
 def _without_category(index: str, category: str, subtask: str) -> str:
@@ -413,7 +330,7 @@ def _entry_doc(entry: dict, own_images: dict[str, list[str]]) -> dict:
             record["image_seq_len"] = _number(entry["image_seq_len"])
         elif entry.get("image_path"):
             try:
-                record["image_seq_len"] = len(_image_list(entry["image_path"]))
+                record["image_seq_len"] = len(tsv_images.image_list(entry["image_path"]))
             except DataError as exc:
                 raise DataError(f"{where}: image_path is {exc}.") from exc
         else:
