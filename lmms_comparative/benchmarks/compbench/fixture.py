@@ -11,7 +11,7 @@ from PIL import Image
 from lmms_comparative.data.fixture_images import draw_pair
 
 
-def build(root: str | Path, per_source: int = 5, seed: int = 0, layout: str = "release") -> Path:
+def build(root: str | Path, per_source: int = 5, seed: int = 0, layout: str = "release", split_files: tuple[str, ...] | None = None) -> Path:
     """Write a CompBench copy under ``root`` and the images it names.
 
     ``layout="release"``: ``annotations/<label>.json`` for the fourteen sources, keys of the release
@@ -20,8 +20,15 @@ def build(root: str | Path, per_source: int = 5, seed: int = 0, layout: str = "r
     ``Labeled_data/<label>/<file>.json`` with that repository's file names and keys (MagicBrush
     ``path_input``/``path_output``/``Modified_option``/``Answeer``, Spot-the-diff ``Modified_option``/
     ``Answer``, SoccerNet ``left``/``right``, Q-Bench2 ``option`` and questions that carry their
-    options), image paths relative to ``dataset/`` or to the source's folder in it, and a decoy
-    ``*_test.json`` beside one file.
+    options), image paths relative to ``dataset/`` or to the source's folder in it.
+
+    ``split_files``: the sources (labels) whose annotation file gets the authors' split files beside
+    it, as CompBenchReview ``val_test_split.py`` writes them: ``<file>_test.json`` and
+    ``<file>_val.json`` (``_att_test``/``_state_test``/``_att_val``/``_state_val`` for MIT-States and
+    VAW), the records of its shuffle (``random.seed(30)`` per run of the script, the runs of
+    ``data.SPLIT_RUNS``, first 80% test), and a part file the annotation file was merged from (the
+    first records, named as the authors' parts: ``CUB_0_200.json``, ...). Default: CUB and VAW in
+    the pre-release layout, none in the release layout (there ``annotations/<label>_test.json``).
 
     Every question carries a unique ``#source-i`` tag. Both layouts have an empty record ``{}`` in
     VAW and MIT-States/VAW records whose ``type`` is "None" (in neither of the authors' splits).
@@ -108,7 +115,43 @@ def build(root: str | Path, per_source: int = 5, seed: int = 0, layout: str = "r
             path = root / "annotations" / f"{label}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(rows, indent=1), encoding="utf-8")
-    if pre:
-        decoy = root / "Labeled_data" / "cub_label" / "CUB_0_1000_rebalanced_fixed_path_test.json"
-        decoy.write_text("[]", encoding="utf-8")
+    if split_files is None:
+        split_files = ("cub_label", "vaw_label") if pre else ()
+    for label in split_files:
+        folder = root / "Labeled_data" / label if pre else root / "annotations"
+        stem = PRERELEASE_FILES[label][:-5] if pre else label
+        for infix, (test, val) in _authors_split(labels, label).items():
+            (folder / f"{stem}{infix}_test.json").write_text(json.dumps(test, indent=1), encoding="utf-8")
+            (folder / f"{stem}{infix}_val.json").write_text(json.dumps(val, indent=1), encoding="utf-8")
+        part = PART_FILES.get(label, f"{stem}_part1.json")
+        (folder / part).write_text(json.dumps(labels[label][:2], indent=1), encoding="utf-8")
     return root
+
+
+# A part each source's annotation file was merged from, named as in CompBenchReview Labeled_data/.
+PART_FILES = {"cub_label": "CUB_0_200.json", "vaw_label": "vaw_0_626.json", "st_label": "State_Transform_0_200.json", "fashion_label": "fashion_0_10.json", "mb_label": "MB_0_10.json", "depth_label": "Checked_Depth_0_265.json"}
+
+
+def _authors_split(labels: dict[str, list], label: str) -> dict[str, tuple[list, list]]:
+    """{infix: (test, val)} of one source as CompBenchReview ``val_test_split.py`` wrote them:
+    ``random.seed(30)`` once per run, then per file of the run ``[i for i in data if i]``,
+    ``random.shuffle``, the first ``int(n * 0.8)`` records test; MIT-States and VAW shuffled as
+    their attribute records, then their state records (``_att``, ``_state``)."""
+    from lmms_comparative.benchmarks.compbench.data import ATTRIBUTE_TYPES, SPLIT_RUNS
+
+    rng = random.Random(30)
+    for other in next(run for run in SPLIT_RUNS if label in run):
+        rows = [r for r in labels[other] if r]
+        if other in ("st_label", "vaw_label"):
+            parts = {"_att": [r for r in rows if r["type"] in ATTRIBUTE_TYPES], "_state": [r for r in rows if r["type"] == "State"]}
+        else:
+            parts = {"": rows}
+        out = {}
+        for infix, records in parts.items():
+            records = list(records)
+            rng.shuffle(records)
+            cut = int(len(records) * 0.8)
+            out[infix] = (records[:cut], records[cut:])
+        if other == label:
+            return out
+    raise AssertionError(label)
