@@ -105,7 +105,12 @@ def main(argv: list[str] | None = None) -> int:
     dm.add_argument("--seed", type=int, default=0)
     rp = sub.add_parser("report", help="the papers' tables and charts from lmms-eval results directories")
     rp.add_argument("results_dirs", nargs="+", help="lmms-eval --output_path folders (one or several models)")
-    rp.add_argument("-o", "--output", default="report", help="folder for report.md and the PNG charts")
+    rp.add_argument("-o", "--output", default="report", help="folder for report.md, report.json, tables/*.csv and the PNG charts")
+    rp.add_argument(
+        "--paper-rows", choices=("all", "matched", "none"), default="all", help="the papers' model rows to show beside the runs: all, only those of the models the runs matched, or none (ranks and reproduction checks are shown either way)"
+    )
+    rp.add_argument("--alias", action="append", default=[], metavar="PAPER_MODEL=MODEL_ID", help="treat runs of MODEL_ID (a pretrained= or model_version= value) as the paper's PAPER_MODEL for the reproduction check (repeatable)")
+    rp.add_argument("--aliases", default=None, metavar="FILE", help="a JSON file {paper model name: [model ids]} extending the bundled alias tables")
     syn = sub.add_parser("synthetic", help="generate VLM-SubtleBench synthetic pairs in the SubtleBench layout")
     syn.add_argument("directory")
     syn.add_argument("--per-type", type=int, default=20)
@@ -126,10 +131,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{benchmark.root_variable}={root}")
         return 0
     if args.command == "report":
-        from lmms_comparative.report import ReportError, write_report
+        from lmms_comparative.report import Aliases, ReportError, write_report
 
         try:
-            path = write_report(args.results_dirs, args.output)
+            path = write_report(args.results_dirs, args.output, paper_rows=args.paper_rows, aliases=Aliases.from_options(args.alias, args.aliases))
         except ReportError as exc:  # bad input: one line naming the file, no traceback
             print(f"lmms-comparative report: error: {exc}", file=sys.stderr)
             return 2

@@ -13,7 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from lmms_comparative.benchmarks import BENCHMARKS
+from lmms_comparative.report.cells import collecting, parse_cell
 from lmms_comparative.report.charts import model_colours
+from lmms_comparative.report.paper import PAPER_ROWS, Aliases, paper_block
 from lmms_comparative.report.runs import ReportError, Run, load_runs
 
 
@@ -30,8 +32,39 @@ def run_summary(results: dict, output_path: str) -> list[str]:
     return blocks
 
 
-def write_report(paths: list[str], out_dir: str | Path) -> Path:
-    """Write report.md and the charts under ``out_dir``; returns the Markdown file."""
+def _paper_section(benchmark, runs: list[Run], mode: str, aliases: Aliases) -> list[str]:
+    """The benchmark's paper tables with the runs among the paper's models (``benchmarks/<name>/
+    paper.py``, measured by its ``report.measure``); [] for a benchmark without transcribed rows."""
+    import importlib
+
+    try:
+        paper = importlib.import_module(f"{benchmark.package}.paper")
+    except ModuleNotFoundError:
+        return []
+    measure = getattr(importlib.import_module(f"{benchmark.package}.report"), "measure", None)
+    if measure is None:
+        return []
+    out: list[str] = []
+    for table_id, spec in paper.TABLES.items():
+        block = paper_block(benchmark.title, table_id, spec, runs, measure, getattr(paper, "ALIASES", {}), aliases, mode)
+        if block:
+            out += ["", *block]
+    return out
+
+
+REPORT_JSON_VERSION = 1
+
+
+def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all", aliases: Aliases | None = None) -> Path:
+    """Write report.md, report.json, one CSV per table (``tables/``) and the charts under
+    ``out_dir``; returns the Markdown file. ``paper_rows``: the papers' model rows to show (all,
+    matched: only those of models the runs matched, none)."""
+    import csv
+    import json
+
+    if paper_rows not in PAPER_ROWS:
+        raise ReportError(f"--paper-rows {paper_rows!r}: choose one of {', '.join(PAPER_ROWS)}")
+    aliases = aliases or Aliases()
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise ReportError(f"{out}: exists and is not a folder (-o names the folder for report.md and the charts)")
@@ -41,16 +74,41 @@ def write_report(paths: list[str], out_dir: str | Path) -> Path:
     except OSError as exc:
         raise ReportError(f"{out}: cannot create the report folder ({exc.strerror or exc})") from None
     parts = ["# lmms-comparative report", "", "Runs: " + ", ".join(f"`{r.name}`" for r in runs), ""]
-    for benchmark in BENCHMARKS:
-        text = benchmark.report_section(runs)
-        if text:
-            parts += [text, ""]
+    with collecting() as tables:
+        for benchmark in BENCHMARKS:
+            with collecting(benchmark.name):
+                text = benchmark.report_section(runs)
+                extra = _paper_section(benchmark, runs, paper_rows, aliases)
+            if text or extra:
+                parts += [text or f"## {benchmark.title}", *extra, ""]
     charts = [chart for benchmark in BENCHMARKS for chart in benchmark.charts(runs, out)]
     if charts:
         parts += ["## Charts", ""] + [f"![{c.stem}]({c.name})" for c in charts] + [""]
     report = out / "report.md"
     report.write_text("\n".join(parts), encoding="utf-8")
+    folder = out / "tables"
+    folder.mkdir(exist_ok=True)
+    seen: dict[str, int] = {}
+    for entry in tables:
+        seen[entry["key"]] = seen.get(entry["key"], 0) + 1
+        if seen[entry["key"]] > 1:
+            entry["key"] = f"{entry['key']}_{seen[entry['key']]}"
+        entry["csv"] = f"tables/{entry['key']}.csv"
+        with open(out / entry["csv"], "w", newline="", encoding="utf-8") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(entry["columns"])
+            writer.writerows(entry["rows"])
+    document = {
+        "version": REPORT_JSON_VERSION,
+        "runs": [{"name": r.name, "model": r.results.get("config", {}).get("model"), "model_args": r.results.get("config", {}).get("model_args")} for r in runs],
+        "tables": [
+            {"key": e["key"], "benchmark": e["section"], "title": e["title"], "columns": e["columns"], "csv": e["csv"], "rows": [dict(zip(e["columns"], [c if i == 0 else parse_cell(c) for i, c in enumerate(row)])) for row in e["rows"]]}
+            for e in tables
+        ],
+        "charts": [c.name for c in charts],
+    }
+    (out / "report.json").write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return report
 
 
-__all__ = ["ReportError", "Run", "load_runs", "model_colours", "run_summary", "write_report"]
+__all__ = ["Aliases", "PAPER_ROWS", "ReportError", "Run", "load_runs", "model_colours", "run_summary", "write_report"]

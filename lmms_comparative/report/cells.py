@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from lmms_comparative.report.runs import Run
 
@@ -40,7 +42,55 @@ SAMPLES_NEEDED = "No intervals: they are computed from per-item results, which o
 NO_CI95 = "No intervals: these results carry no `ci95` metric (a task publishes it when it scored at least two units)."
 
 
-def table(header: list[str], rows: list[list[str]]) -> str:
+# The tables of the report being written (``collecting``): report.json and the CSV files carry
+# the same cells as report.md.
+_collected: ContextVar[list | None] = ContextVar("lmms_comparative_report_tables", default=None)
+_section: ContextVar[str] = ContextVar("lmms_comparative_report_section", default="")
+
+
+@contextmanager
+def collecting(section: str = ""):
+    """Collect every table made inside (``table``), tagged with ``section`` (a benchmark)."""
+    tables = _collected.get()
+    token = _collected.set([] if tables is None else tables)
+    section_token = _section.set(section)
+    try:
+        yield _collected.get()
+    finally:
+        _section.reset(section_token)
+        _collected.reset(token)
+
+
+_NUMBER = re.compile(r"^\**(-?[\d.]+)\**(?: ±([\d.]+)| \((-?[\d.]+)–(-?[\d.]+)\))?")
+
+
+def parse_cell(text: str) -> dict:
+    """A cell's text with its number and interval where it has them: ``{"text", "value", "low",
+    "high"}`` (value x100 as printed; low/high from ``±`` or ``(low–high)``)."""
+    found = {"text": text}
+    match = _NUMBER.match(text.strip())
+    if match and match.group(1) not in ("", ".", "-"):
+        try:
+            value = float(match.group(1))
+        except ValueError:
+            return found
+        found["value"] = value
+        if match.group(2):
+            half = float(match.group(2))
+            found.update(low=round(value - half, 10), high=round(value + half, 10))
+        elif match.group(3):
+            found.update(low=float(match.group(3)), high=float(match.group(4)))
+    return found
+
+
+def table(header: list[str], rows: list[list[str]], key: str | None = None, title: str | None = None) -> str:
+    """A Markdown table; while a report is collected, also recorded as ``key`` (a file name) with
+    ``title``."""
+    tables = _collected.get()
+    if tables is not None:
+        section = _section.get()
+        name = key or f"{section or 'table'}_{sum(1 for t in tables if t['section'] == section) + 1}"
+        tables.append({"key": re.sub(r"[^A-Za-z0-9_.-]+", "_", name), "section": section, "title": title or name, "columns": list(header), "rows": [list(r) for r in rows]})
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return "\n".join(lines)
@@ -63,3 +113,17 @@ def family_prefixes(run: Run, names: list[str], base: str) -> list[str]:
     rows = {**run.results.get("results", {}), **run.results.get("groups", {})}
     found = {task[: -len(name) - 1] for task in rows for name in names if task.endswith(f"_{name}") and task.startswith(base)}
     return sorted(p for p in found if p == base or p.startswith(base + "_"))
+
+
+def unscored_notes(runs: list[Run], prefix: str) -> list[str]:
+    """A line per task of a run that was written unscored (its judge or reader failed past the
+    allowed share): why, from its ``counts`` (its cells show "-")."""
+    lines = []
+    for run in runs:
+        rows = {**run.results.get("results", {}), **run.results.get("groups", {})}
+        for task in sorted(rows):
+            if task == prefix or task.startswith(prefix + "_"):
+                reason = run.mapping(task, "counts").get("failure") or run.mapping(task, "counts").get("judge_failure")
+                if reason:
+                    lines.append(f"- `{run.name}` / `{task}`: not scored ({' '.join(str(reason).split())})")
+    return ["", "Unscored tasks (their cells show -):", "", *lines] if lines else []

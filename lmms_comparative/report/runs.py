@@ -45,13 +45,13 @@ class ReportError(Exception):
     """Bad input to the report (a missing folder, no results, an unreadable file): one message."""
 
 
-def _model_args(results: dict) -> dict[str, str]:
+def model_args(results: dict) -> dict[str, str]:
     args = str(results.get("config", {}).get("model_args") or "")
     return dict(part.split("=", 1) if "=" in part else (part, "") for part in args.split(",") if part.strip())
 
 
 def _run_name(results: dict, path: Path) -> str:
-    args = _model_args(results)
+    args = model_args(results)
     for key in ("pretrained", "model_version", "model"):
         if args.get(key):
             return args[key]
@@ -89,7 +89,7 @@ def _distinct_names(runs: list[Run], origins: list[tuple[str, Path]]) -> None:
     for name, idx in by_name.items():
         if len(idx) < 2:
             continue
-        args = [_model_args(runs[i].results) for i in idx]
+        args = [model_args(runs[i].results) for i in idx]
         keys = sorted({k for a in args for k in a})
         differing = [k for k in keys if len({a.get(k) for a in args}) > 1]
         labels = [", ".join(f"{k}={a[k]}" for k in differing if k in a) for a in args] if differing else [""] * len(idx)

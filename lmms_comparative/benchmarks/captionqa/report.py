@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lmms_comparative.report.cells import NO_CI95, cell, interval_note, table, text_table
+from lmms_comparative.report.cells import NO_CI95, cell, interval_note, table, text_table, unscored_notes
 from lmms_comparative.report.charts import model_colours
 from lmms_comparative.report.runs import Run
 
@@ -25,7 +25,13 @@ def section(runs: list[Run]) -> str | None:
             domains = [cell(run.value(f"{group}_{d}", "score"), run.ci(f"{group}_{d}", "score")) for d, _ in CAPTIONQA_DOMAINS]
             rows.append([run.name, prompt, cell(run.value(group, "score"), run.ci(group, "score"))] + domains)
     note = interval_note(rows, "± the half-width of a 95% bootstrap interval (images resampled with their questions; Overall: a normal interval from the domains' standard errors, clipped to 0-100).", NO_CI95)
-    out = ["## CaptionQA", "", f"Score (%) per domain and Overall (their unweighted mean), paper Table 3. {note}", "", table(["Model", "Prompt", "Overall"] + [label for _, label in CAPTIONQA_DOMAINS], rows)]
+    out = ["## CaptionQA", "", "The public hub set is the authors' validation set; the paper's tables score their private full set.", ""]
+    if rows:
+        out += [
+            f"Score (%) per domain and Overall (their unweighted mean), paper Table 3. {note}",
+            "",
+            table(["Model", "Prompt", "Overall"] + [label for _, label in CAPTIONQA_DOMAINS], rows, key="captionqa_table3", title="CaptionQA: score per prompt and domain (Table 3)"),
+        ]
     gap_rows = []
     for run in runs:
         image = [run.value(f"captionqa_image_{d}", "accuracy") for d, _ in CAPTIONQA_DOMAINS]
@@ -37,7 +43,30 @@ def section(runs: list[Run]) -> str | None:
                 gaps = [(i - c) if isinstance(i, float) and isinstance(c, float) else None for i, c in zip(image, caption)]
                 gap_rows.append([run.name, prompt] + [cell(g) for g in gaps])
     if gap_rows:
-        out += ["", "Caption-vs-image utility gap: QA-on-image accuracy minus QA-on-caption accuracy (points; paper Table 4).", "", table(["Model", "Prompt"] + [label for _, label in CAPTIONQA_DOMAINS], gap_rows)]
+        out += [
+            "",
+            "Caption-vs-image utility gap: QA-on-image accuracy minus QA-on-caption accuracy (points; paper Table 4).",
+            "",
+            table(["Model", "Prompt"] + [label for _, label in CAPTIONQA_DOMAINS], gap_rows, key="captionqa_gap", title="CaptionQA: caption-vs-image gap (Table 4)"),
+        ]
+    detail = [
+        [run.name, prompt, label, cell(run.value(f"captionqa_{prompt}_{d}", "score")), cell(run.value(f"captionqa_{prompt}_{d}", "accuracy")), cell(run.value(f"captionqa_{prompt}_{d}", "cannot_rate"))]
+        for run in runs
+        for prompt in prompts
+        for d, label in CAPTIONQA_DOMAINS
+        if run.row(f"captionqa_{prompt}_{d}")
+    ]
+    if detail:
+        out += [
+            "",
+            'Score, accuracy and the share of "cannot answer from the caption" (%), per prompt and domain (the paper\'s per-model Tables 11-26).',
+            "",
+            table(["Model", "Prompt", "Domain", "Score", "Acc", "Cannot"], detail, key="captionqa_detail", title="CaptionQA: score, accuracy, cannot (Tables 11-26)"),
+        ]
+    image = [[run.name, label, cell(run.value(f"captionqa_image_{d}", "accuracy"))] for run in runs for d, label in CAPTIONQA_DOMAINS if run.row(f"captionqa_image_{d}")]
+    if image:
+        out += ["", "QA on the image itself (`captionqa_image`): accuracy (%).", "", table(["Model", "Domain", "Accuracy"], image, key="captionqa_image", title="CaptionQA: QA on the image")]
+    out += unscored_notes(runs, "captionqa")
     return "\n".join(out)
 
 
@@ -89,3 +118,21 @@ PROMPTS = ("simple", "short", "long", "taxonomy")
 def charts(runs: list[Run], out: Path) -> list[Path]:
     found = [captionqa_radar(runs, prompt, domain, out / f"captionqa_{prompt}_{domain}_radar.png") for prompt in PROMPTS for domain, _ in CAPTIONQA_DOMAINS]
     return [p for p in found if p]
+
+
+def _prompt_of(table_id: str, spec_source: str = "") -> str | None:
+    text = f"{table_id} {spec_source}".lower()
+    return next((p for p in PROMPTS if p in text), None)
+
+
+def measure(run: Run, table_id: str, column: str):
+    """(value, 95% interval) of a run in a column of the paper's score table of one caption prompt
+    (the table's id or source names the prompt), x100: a domain's score or the Overall."""
+    prompt = _prompt_of(table_id)
+    if prompt is None:
+        return None, None
+    task = f"captionqa_{prompt}" if column == "overall" else f"captionqa_{prompt}_{column}"
+    value, ci = run.value(task, "score"), run.ci(task, "score")
+    if not isinstance(value, (int, float)) or value != value:
+        return None, None
+    return value * 100, (ci[0] * 100, ci[1] * 100) if ci else None

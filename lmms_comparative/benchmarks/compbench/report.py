@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lmms_comparative.metrics.bootstrap import bootstrap_ci, grouped_bootstrap_ci
-from lmms_comparative.report.cells import SAMPLES_NEEDED, cell, family_prefixes, interval_note, reference_rows, table, text_table
+from lmms_comparative.report.cells import SAMPLES_NEEDED, cell, family_prefixes, interval_note, reference_rows, table, text_table, unscored_notes
 from lmms_comparative.report.runs import Run
 
 COMPBENCH_COLUMNS = [
@@ -18,10 +18,48 @@ COMPBENCH_COLUMNS = [
 COMPBENCH_REFERENCE = {"Chance level (paper)": [50.0, 50.0, 50.0, 50.0, 50.0, 8.6, 9.7, 50.0, 50.0, 50.0, 50.0, 50.0, 50.0, 50.0, 33.3, 37.4, 43.1]}
 
 
+INPUTS = {"compbench": "concatenated (one image)", "compbench_pair": "two images", "compbench_full": "concatenated, all records"}
+
+
 def section(runs: list[Run]) -> str | None:
-    runs = [r for r in runs if any(r.row(f"compbench_{c}") for c, _ in COMPBENCH_COLUMNS)]
-    if not runs:
+    """Table 2 for the concatenated runs (the paper's protocol for most models), then every input
+    protocol a run has side by side: concatenated, two images (``compbench_pair*``, the GPT-4V /
+    Gemini protocol of Table 2) and the full set."""
+    keys = [c for c, _ in COMPBENCH_COLUMNS]
+    present = [r for r in runs if any(r.row(f"{family}_{c}") for family in INPUTS for c in keys)]
+    if not present:
         return None
+    out = ["## MLLM-CompBench"]
+    main = [r for r in present if any(r.row(f"compbench_{c}") for c in keys)]
+    if main:
+        out += ["", _main_table(main)]
+    out += _protocol_table(present) + unscored_notes(present, "compbench")
+    return "\n".join(out)
+
+
+def _protocol_table(runs: list[Run]) -> list[str]:
+    keys = [c for c, _ in COMPBENCH_COLUMNS]
+    rows = []
+    for run in runs:
+        families = [f for f in INPUTS if any(run.row(f"{f}_{c}") for c in keys)]
+        if families == ["compbench"]:
+            continue
+        for family in families:
+            values = [run.value(f"{family}_{c}", "accuracy") for c in keys]
+            done = [v for v in values if isinstance(v, float) and v == v]
+            avg = run.value(family, "accuracy") if run.row(family) else (sum(done) / len(done) if done else None)
+            rows.append([run.name, INPUTS[family]] + [cell(v) for v in values] + [cell(avg)])
+    if not rows:
+        return []
+    return [
+        "",
+        "Input protocols side by side (%): concatenated pair (`compbench*`, the paper's protocol for most models), two images (`compbench_pair*`, Table 2's GPT-4V and Gemini rows), all records (`compbench_full*`). Avg: the mean of the columns the run has.",
+        "",
+        table(["Model", "Input"] + [label for _, label in COMPBENCH_COLUMNS] + ["Avg"], rows, key="compbench_inputs", title="MLLM-CompBench: input protocols"),
+    ]
+
+
+def _main_table(runs: list[Run]) -> str:
     rows = reference_rows(COMPBENCH_REFERENCE)
     bias_rows = []
     for run in runs:
@@ -36,11 +74,9 @@ def section(runs: list[Run]) -> str | None:
     header = ["Model"] + [label for _, label in COMPBENCH_COLUMNS] + ["Avg"]
     note = interval_note(rows, "± the half-width of a 95% bootstrap interval over items (Avg: each column resampled on its own).", SAMPLES_NEEDED)
     out = [
-        "## MLLM-CompBench",
-        "",
         f"Accuracy (%) per column of the paper's Table 2 (attribute ST FA VA CU WF, existence MB SD, state ST VA, emotion CE FE, temporality SN CC, spatiality ND, quantity VQ, quality QB). {note}",
         "",
-        table(header, rows),
+        table(header, rows, key="compbench_table2", title="MLLM-CompBench: accuracy per column (Table 2)"),
     ]
     if bias_rows:
         out += ["", 'Position bias: share of "Left" answers against the share of "Left" answers in the ground truth (%).', "", table(["Model", "Column", "Answered Left", "Truly Left", "Gap"], bias_rows)]
@@ -60,3 +96,23 @@ def summary(run: Run) -> list[str]:
 
 def charts(runs: list[Run], out: Path) -> list[Path]:
     return []
+
+
+def measure(run: Run, table_id: str, column: str):
+    """(value, 95% interval) of a run in a column of the paper's Table 2, x100 (the concatenated
+    protocol's tasks ``compbench_<column>``, and ``compbench``'s Avg)."""
+    keys = [c for c, _ in COMPBENCH_COLUMNS]
+    if table_id not in ("table2", "table5"):  # Table 3's two-stage and fine-tuned rows are other protocols
+        return None, None
+    if column in keys:
+        value, items = run.value(f"compbench_{column}", "accuracy"), run.per_item(f"compbench_{column}")
+        ci = bootstrap_ci(items) if items else None
+    elif column == "avg":
+        value = run.value("compbench", "accuracy")
+        groups = [run.per_item(f"compbench_{c}") or [] for c in keys]
+        ci = grouped_bootstrap_ci(groups) if all(groups) else None
+    else:
+        return None, None
+    if not isinstance(value, (int, float)) or value != value:
+        return None, None
+    return value * 100, (ci[0] * 100, ci[1] * 100) if ci else None

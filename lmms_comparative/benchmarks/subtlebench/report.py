@@ -7,7 +7,7 @@ from pathlib import Path
 from lmms_comparative.benchmarks.subtlebench.data import BINARY_IMAGE_OPTIONS, CATEGORIES
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.bootstrap import bootstrap_ci
-from lmms_comparative.report.cells import SAMPLES_NEEDED, cell, family_prefixes, interval_note, reference_rows, table, text_table
+from lmms_comparative.report.cells import SAMPLES_NEEDED, cell, family_prefixes, interval_note, reference_rows, table, text_table, unscored_notes
 from lmms_comparative.report.charts import CHANCE_COLOUR, HUMAN_COLOUR, model_colours
 from lmms_comparative.report.runs import Run
 
@@ -23,10 +23,39 @@ SUBTLEBENCH_REFERENCE = {
 SUBTLEBENCH_DOMAINS = [("natural", "Natural"), ("game", "Game"), ("industry", "Industry"), ("aerial", "Aerial"), ("synthetic", "Synthetic"), ("medical", "Medical")]
 
 
+STRATEGIES = {
+    "subtlebench": "Standard",
+    "subtlebench_reasoning": "Reasoning",
+    "subtlebench_concat": "Concatenation",
+    "subtlebench_grid": "Grid",
+    "subtlebench_grid_paper": "Grid (paper's overlay)",
+    "subtlebench_overlap": "Overlap",
+    "subtlebench_subtract": "Subtraction",
+    "subtlebench_highlight": "Highlight",
+}  # the prompting strategies of the paper's Table 4 / Table 12, by task family
+
+
+def _has_any(run: Run) -> bool:
+    rows = {**run.results.get("results", {}), **run.results.get("groups", {})}
+    return any(t == "subtlebench" or t.startswith("subtlebench_") for t in rows)
+
+
 def section(runs: list[Run]) -> str | None:
-    runs = [r for r in runs if any(r.row(f"subtlebench_{k}") for k, _ in SUBTLEBENCH_TYPES)]
+    """Every SubtleBench family a run has: Table 2 (the standard prompt), the strategies (Table 4 /
+    12), difference captions (Table 3), the image-order check, domains (Table 10), sources (Table 13)."""
+    runs = [r for r in runs if _has_any(r)]
     if not runs:
         return None
+    out = ["## VLM-SubtleBench"]
+    main = [r for r in runs if any(r.row(f"subtlebench_{k}") for k, _ in SUBTLEBENCH_TYPES)]
+    if main:
+        out += ["", _main_table(main)]
+    out += _strategy_table(runs) + _caption_table(runs) + _order_table(runs) + _breakdown_table(runs, "by_domain", "domain", "By domain (paper Table 10)") + _breakdown_table(runs, "by_source", "source", "By source dataset (paper Table 13)")
+    out += unscored_notes(runs, "subtlebench")
+    return "\n".join(out)
+
+
+def _main_table(runs: list[Run]) -> str:
     rows = reference_rows(SUBTLEBENCH_REFERENCE)
     for run in runs:
         cells = [run.name]
@@ -42,22 +71,86 @@ def section(runs: list[Run]) -> str | None:
         chance = [run.value(f"subtlebench_{k}", "chance") for k, _ in SUBTLEBENCH_TYPES] + [run.value("subtlebench", "chance")]
         rows.append([f"chance on these items ({run.name})"] + [cell(c) for c in chance])
     note = interval_note(rows, "± the half-width of a 95% bootstrap interval over items (an interval that ± would carry past 0 or 100 is printed as its range).", SAMPLES_NEEDED)
-    out = ["## VLM-SubtleBench", "", f"Accuracy (%). {note}", "", table(["Model"] + [c for _, c in SUBTLEBENCH_TYPES] + ["AVG"], rows)]
+    return "\n".join(
+        [f"Accuracy (%) by difference type, paper Table 2. {note}", "", table(["Model"] + [c for _, c in SUBTLEBENCH_TYPES] + ["AVG"], rows, key="subtlebench_table2", title="VLM-SubtleBench: accuracy by difference type (Table 2)")]
+    )
+
+
+def _strategy_table(runs: list[Run]) -> list[str]:
+    """A row per run and prompting strategy, the ten types and AVG (paper Table 4 / Table 12)."""
+    codes = [k for k, _ in SUBTLEBENCH_TYPES]
+    rows = []
+    for run in runs:
+        families = [f for f in family_prefixes(run, codes, "subtlebench") if f in STRATEGIES]
+        if families == ["subtlebench"] or not families:
+            continue
+        for family in families:
+            rows.append([run.name, STRATEGIES[family]] + [cell(run.value(f"{family}_{k}", "accuracy"), _ci(run, f"{family}_{k}")) for k in codes] + [cell(run.value(family, "accuracy"))])
+        chance = [run.value(f"{families[0]}_{k}", "chance") for k in codes] + [run.value(families[0], "chance")]
+        rows.append([f"chance on these items ({run.name})", "-"] + [cell(c) for c in chance])
+    if not rows:
+        return []
+    note = interval_note(rows, "± the half-width of a 95% bootstrap interval over items.", SAMPLES_NEEDED)
+    return [
+        "",
+        f"Prompting strategies (paper Table 4 / Table 12): accuracy (%) by difference type and AVG, one row per strategy a run has. {note}",
+        "",
+        table(["Model", "Strategy"] + [c for _, c in SUBTLEBENCH_TYPES] + ["AVG"], rows, key="subtlebench_strategies", title="VLM-SubtleBench: prompting strategies (Tables 4 and 12)"),
+    ]
+
+
+def _ci(run: Run, task: str):
+    items = run.per_item(task)
+    return bootstrap_ci(items) if items else None
+
+
+def _caption_table(runs: list[Run]) -> list[str]:
+    """Difference captions (paper Table 3): SBERT similarity (CSS) and the LLM judge's accuracy."""
+    rows = [
+        [run.name, cell(run.value("subtlebench_caption", "css"), scale=1.0, digits=2), cell(run.value("subtlebench_caption", "judge_accuracy")), str(run.mapping("subtlebench_caption", "counts").get("n", "-"))]
+        for run in runs
+        if run.row("subtlebench_caption")
+    ]
+    if not rows:
+        return []
+    return [
+        "",
+        "Difference captions (`subtlebench_caption`, paper Table 3): caption similarity score (CSS, cosine, as the paper prints it) and judge accuracy (%).",
+        "",
+        table(["Model", "CSS", "Judge accuracy", "Items"], rows, key="subtlebench_captions", title="VLM-SubtleBench: difference captions (Table 3)"),
+    ]
+
+
+def _order_table(runs: list[Run]) -> list[str]:
     order_rows = [row for run in runs for row in _image_order_rows(run)]
-    if order_rows:
-        out += [
-            "",
-            'Image-order check (`subtlebench_swap`): the "first image" / "second image" items asked again with the images swapped. '
-            'Consistent: both orders answered and the answers differ (the right behaviour). Answered first: share of "first image" answers; '
-            "a model without position bias tracks the truth in both orders (%).",
-            "",
-            table(["Model", "Type", "Items", "Acc original", "Acc swapped", "Consistent", "Answered first (orig / swap)", "Truly first (orig / swap)"], order_rows),
-        ]
-    domains = sorted({d for run in runs for d in run.mapping("subtlebench", "by_domain")})
-    if domains:
-        drows = [[run.name] + [cell(run.mapping("subtlebench", "by_domain").get(d, {}).get("accuracy")) for d in domains] for run in runs]
-        out += ["", "By domain (paper Table 10):", "", table(["Model"] + domains, drows)]
-    return "\n".join(out)
+    if not order_rows:
+        return []
+    return [
+        "",
+        'Image-order check (`subtlebench_swap`): the "first image" / "second image" items asked again with the images swapped. '
+        'Consistent: both orders answered and the answers differ (the right behaviour). Answered first: share of "first image" answers; '
+        "a model without position bias tracks the truth in both orders (%).",
+        "",
+        table(["Model", "Type", "Items", "Acc original", "Acc swapped", "Consistent", "Answered first (orig / swap)", "Truly first (orig / swap)"], order_rows, key="subtlebench_image_order", title="VLM-SubtleBench: image-order check"),
+    ]
+
+
+def _breakdown_table(runs: list[Run], metric: str, field: str, title: str) -> list[str]:
+    """Accuracy (%) per domain or source of the standard-prompt group, with the chance row of each
+    run's own items (from its samples: 1 / the options of each item)."""
+    keys = sorted({k for run in runs for k in run.mapping("subtlebench", metric)})
+    if not keys:
+        return []
+    rows = []
+    for run in runs:
+        breakdown = run.mapping("subtlebench", metric)
+        if not breakdown:
+            continue
+        rows.append([run.name] + [cell(breakdown.get(k, {}).get("accuracy")) for k in keys])
+        samples = [s["accuracy"] for k, _ in SUBTLEBENCH_TYPES for s in run.samples.get(f"subtlebench_{k}", []) if isinstance(s.get("accuracy"), dict) and s["accuracy"].get("n_options")]
+        if samples:
+            rows.append([f"chance on these items ({run.name})"] + [cell(aggregate.chance_accuracy([s for s in samples if s.get(field) == k], True)) for k in keys])
+    return ["", f"{title}: accuracy (%) of the standard prompt.", "", table(["Model"] + keys, rows, key=f"subtlebench_{metric}", title=f"VLM-SubtleBench: {title}")]
 
 
 def _image_order_rows(run: Run) -> list[list[str]]:
@@ -252,3 +345,30 @@ def synthetic_heatmaps(runs: list[Run], path: Path) -> Path | None:
 
 def charts(runs: list[Run], out: Path) -> list[Path]:
     return [p for p in (subtlebench_chart(runs, out / "subtlebench_types.png"), synthetic_heatmaps(runs, out / "subtlebench_synthetic_difficulty.png")) if p]
+
+
+def measure(run: Run, table_id: str, column: str):
+    """(value, 95% interval) of a run in a column of the paper's tables, as the paper prints it:
+    accuracies x100 (Tables 2 and 10), CSS as a fraction and judge accuracy x100 (Table 3).
+    (None, None) where the run has no such value; the strategy tables (4, 12) hold a row per
+    model and strategy, so a run is shown in the report's own strategy table instead."""
+    codes = [k for k, _ in SUBTLEBENCH_TYPES]
+    if table_id == "table2" and (column in codes or column == "avg"):
+        task = f"subtlebench_{column}" if column in codes else "subtlebench"
+        items = run.per_item(task) if column in codes else [x for k in codes for x in (run.per_item(f"subtlebench_{k}") or [])]
+        value = run.value(task, "accuracy")
+        return _percent(value, bootstrap_ci(items) if items and isinstance(value, float) else None)
+    if table_id == "table10":
+        return _percent(run.value("subtlebench", f"accuracy_{column}"), None)
+    if table_id == "table3" and column == "css":
+        value = run.value("subtlebench_caption", "css")
+        return (value, None) if isinstance(value, float) and value == value else (None, None)
+    if table_id == "table3" and column == "judge_accuracy":
+        return _percent(run.value("subtlebench_caption", "judge_accuracy"), None)
+    return None, None
+
+
+def _percent(value, ci):
+    if not isinstance(value, (int, float)) or value != value:
+        return None, None
+    return value * 100, (ci[0] * 100, ci[1] * 100) if ci else None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lmms_comparative.report.cells import NO_CI95, cell, interval_note, table, text_table
+from lmms_comparative.report.cells import NO_CI95, cell, interval_note, table, text_table, unscored_notes
 from lmms_comparative.report.runs import Run
 
 # ViDi: the human study (7 subjects, 10 pairs, the global-setting instruction), paper appendix F
@@ -30,17 +30,20 @@ def _vidi_cell(run: Run, task: str, metric: str) -> str:
 
 
 def section(runs: list[Run]) -> str | None:
-    runs = [r for r in runs if any(r.row(t) for t in ("vidi_granular", "vidi_global", "vidi_granular_avg", "vidi_global_avg"))]
+    runs = [r for r in runs if any(r.row(t) for t in ("vidi_granular", "vidi_global", "vidi_granular_avg", "vidi_global_avg", "vidi_granular_swap", "vidi_global_swap", "vidi_fewshot"))]
     if not runs:
         return None
     rows = [[name, setting] + [f"{v:.1f}" for v in values] for name, (setting, values) in VIDI_REFERENCE.items()]
     for run in runs:
-        for setting in ("granular", "global"):
+        for setting in ("granular", "global", "fewshot"):
             task = f"vidi_{setting}_avg" if run.row(f"vidi_{setting}_avg") else f"vidi_{setting}"
+            if not run.row(task) and run.row(f"vidi_{setting}_swap"):
+                task = f"vidi_{setting}_swap"
             if not run.row(task):
                 continue
             judge = [_vidi_cell(run, task, m) for m in ("precision", "recall", "f1")] if setting == "global" else ["-"] * 3
-            rows.append([run.name, setting] + [_vidi_cell(run, task, m) for m, _ in VIDI_METRICS] + judge)
+            label = {"fewshot": "few-shot (All, Table 7)"}.get(setting, setting) + (" (swapped order)" if task.endswith("_swap") else "")
+            rows.append([run.name, label] + [_vidi_cell(run, task, m) for m, _ in VIDI_METRICS] + judge)
     header = ["Model", "Setting"] + [label for _, label in VIDI_METRICS] + ["Judge P", "Judge R", "Judge F1"]
     order_rows = []
     for run in runs:
@@ -63,7 +66,7 @@ def section(runs: list[Run]) -> str | None:
         f"{note} The human row is the paper's study of 7 people on 10 of the 200 pairs, global setting (Table 8's average, Table 2's judge scores; "
         "their standard deviations over the subjects, as printed: P 4.9, R 6, F1 5.3)."
     )
-    return "\n".join(["## ViDi", "", caption, "", table(header, rows)] + extra)
+    return "\n".join(["## ViDi", "", caption, "", table(header, rows, key="vidi_tables1_2_7", title="ViDi: caption metrics and judge (Tables 1, 2, 7, 8)")] + extra + unscored_notes(runs, "vidi"))
 
 
 def summary(run: Run) -> list[str]:
@@ -80,3 +83,17 @@ def summary(run: Run) -> list[str]:
 
 def charts(runs: list[Run], out: Path) -> list[Path]:
     return []
+
+
+def measure(run: Run, table_id: str, column: str):
+    """(value, 95% interval) of a run in a column of the paper's Tables 1 (caption metrics; the
+    table's id names the setting, granular or global) and 2 (judge P/R/F1, global), on the paper's
+    x100 scale; both image orders averaged where the run has them."""
+    setting = "granular" if "granular" in table_id.lower() else "global"
+    task = f"vidi_{setting}_avg" if run.row(f"vidi_{setting}_avg") else f"vidi_{setting}"
+    value = run.value(task, column)
+    if not isinstance(value, (int, float)) or value != value:
+        return None, None
+    scale = _vidi_scale(run, task)
+    ci = run.ci(task, column)
+    return value * scale, (ci[0] * scale, ci[1] * scale) if ci else None

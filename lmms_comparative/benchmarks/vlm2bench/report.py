@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lmms_comparative.report.cells import NO_CI95, cell, interval_note, reference_rows, table, text_table
+from lmms_comparative.report.cells import NO_CI95, cell, interval_note, reference_rows, table, text_table, unscored_notes
 from lmms_comparative.report.runs import Run
 
 VLM2_SUBTASKS = [("gc_mat", "GC Mat"), ("gc_trk", "GC Trk"), ("oc_cpr", "OC Cpr"), ("oc_cnt", "OC Cnt"), ("oc_grp", "OC Grp"), ("pc_cpr", "PC Cpr"), ("pc_cnt", "PC Cnt"), ("pc_grp", "PC Grp"), ("pc_vid", "PC VID")]
@@ -47,8 +47,9 @@ def section(runs: list[Run]) -> str | None:
             "",
             f"Scores (%) as the paper's Table 1, with its two decimals: pair accuracy (T/F), Acc_num (counting), accuracy (grouping), judge score (VID); Overall is the mean of the nine subtasks (⁸: of the eight image subtasks, from `vlm2bench_image`, and Δ human against the human mean of those eight, 94.56). {note}",
             "",
-            table(header, rows),
+            table(header, rows, key="vlm2bench_table1", title="VLM²-Bench: scores per subtask (Table 1)"),
         ]
+        + unscored_notes(runs, "vlm2bench")
     )
 
 
@@ -62,3 +63,13 @@ def summary(run: Run) -> list[str]:
 
 def charts(runs: list[Run], out: Path) -> list[Path]:
     return []
+
+
+def measure(run: Run, table_id: str, column: str):
+    """(value, 95% interval) of a run in a column of the paper's Table 1, x100: a subtask's score,
+    or the nine-subtask Overall (``vlm2bench``)."""
+    task = "vlm2bench" if column == "overall" else f"vlm2bench_{column}"
+    value, ci = run.value(task, "score"), run.ci(task, "score")
+    if not isinstance(value, (int, float)) or value != value:
+        return None, None
+    return value * 100, (ci[0] * 100, ci[1] * 100) if ci else None

@@ -1,0 +1,148 @@
+"""The papers' own model rows beside the user's runs: rank among them, and the reproduction check.
+
+Each benchmark's ``paper.py`` transcribes its paper's main tables (``TABLES``: columns, the
+paper's precision, a row per model, with table and row cited) and the names under which those
+models are run (``ALIASES``: paper name -> Hugging Face ids or API model names). Its ``report.py``
+says how a run measures each column (``measure(run, table, column) -> (value, interval)`` on the
+paper's scale). From those this module builds, per table:
+
+- the paper's rows (all, only those of the models the runs matched, or none: ``--paper-rows``);
+- each run's rank among the paper's models by the table's headline (last) column;
+- for a run whose model the paper evaluated (matched through the aliases, extended or overridden
+  by ``--alias PAPER_NAME=MODEL_ID`` or an aliases JSON file), the reproduction check: per column
+  the paper's value, ours, the difference, and whether the paper's value lies inside our 95%
+  interval; and one verdict per table ("reproduced in 9 of 11 columns").
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lmms_comparative.report.cells import table
+from lmms_comparative.report.runs import Run, model_args
+
+PAPER_ROWS = ("all", "matched", "none")
+
+
+@dataclass
+class Aliases:
+    """Paper model name -> the model ids that are that model (case-insensitive), per benchmark
+    plus the user's own; ``forced`` maps a run's name straight to a paper name."""
+
+    extra: dict[str, list[str]] = field(default_factory=dict)
+    forced: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_options(cls, alias_args: list[str] | None = None, alias_file: str | None = None) -> "Aliases":
+        extra: dict[str, list[str]] = {}
+        if alias_file:
+            try:
+                loaded = json.loads(Path(alias_file).read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:
+                from lmms_comparative.report.runs import ReportError
+
+                raise ReportError(f"{alias_file}: not a readable aliases JSON ({exc})") from None
+            for name, ids in loaded.items():
+                extra.setdefault(str(name), []).extend([ids] if isinstance(ids, str) else [str(i) for i in ids])
+        for spec in alias_args or []:
+            name, sep, model = spec.partition("=")
+            if not sep or not name.strip() or not model.strip():
+                from lmms_comparative.report.runs import ReportError
+
+                raise ReportError(f"--alias {spec!r}: expected PAPER_MODEL=MODEL_ID (e.g. 'Qwen2.5-VL-7B=my-org/qwen-7b-ft')")
+            extra.setdefault(name.strip(), []).append(model.strip())
+        return cls(extra)
+
+
+def run_ids(run: Run) -> list[str]:
+    """What names a run's model, most specific first: its ``pretrained``, ``model_version`` or
+    ``model`` argument (each also without an organisation prefix), else the lmms-eval model name."""
+    args = model_args(run.results)
+    found = [args.get(k, "").strip().rstrip("/") for k in ("pretrained", "model_version", "model", "model_name")]
+    found = [f for f in found if f]
+    if not found:
+        found = [str(run.results.get("config", {}).get("model") or "").strip()]
+    return list(dict.fromkeys([f for f in found if f] + [f.split("/")[-1] for f in found if "/" in f]))
+
+
+def matched_model(run: Run, tables: dict, aliases: dict[str, list[str]], user: Aliases) -> str | None:
+    """The paper's name for the run's model, or None: the run's most specific id first, the
+    user's aliases before the bundled ones."""
+    models = {m for t in tables.values() for m in t["rows"] if m not in t.get("reference", ())}
+    for run_id in (i.lower() for i in run_ids(run)):
+        for known in (user.extra, aliases):
+            for name in sorted(models):
+                if run_id in {t.lower() for t in known.get(name, [])} or (known is aliases and run_id == name.lower()):
+                    return name
+    return None
+
+
+def _fmt(value, digits: int) -> str:
+    return "-" if value is None or value != value else f"{value:.{digits}f}"
+
+
+@dataclass
+class Placement:
+    """A run in a paper table: its values, rank and (when matched) reproduction rows."""
+
+    run: Run
+    values: list
+    intervals: list
+    matched: str | None
+
+
+def paper_block(benchmark_title: str, table_id: str, spec: dict, runs: list[Run], measure, aliases: dict[str, list[str]], user: Aliases, mode: str = "all") -> list[str]:
+    """Markdown lines for one paper table: the paper's rows with the runs ranked among them, and
+    the reproduction check of every matched run."""
+    columns = spec["columns"]
+    digits = spec.get("column_digits") or [spec.get("digits", 1)] * len(columns)
+    reference = set(spec.get("reference", ()))
+    placements = []
+    for run in runs:
+        measured = [measure(run, table_id, c) for c in columns]
+        if all(v is None or v != v for v, _ in measured):
+            continue
+        placements.append(Placement(run, [v for v, _ in measured], [ci for _, ci in measured], matched_model(run, {table_id: spec}, aliases, user)))
+    if not placements:
+        return []
+    matched = {p.matched for p in placements if p.matched}
+    shown = {m: v for m, v in spec["rows"].items() if mode == "all" or (mode == "matched" and m in matched)}
+    models = {m: v for m, v in spec["rows"].items() if m not in reference}
+    rows = [[f"{m} (paper)"] + [_fmt(x, d) for x, d in zip(v, digits)] for m, v in shown.items()]
+    rank_rows = []
+    for p in placements:
+        rows.append([f"**{p.run.name}**"] + [_fmt(v, d) for v, d in zip(p.values, digits)])
+        headline = p.values[-1]
+        scored = [v[-1] for v in models.values() if v[-1] is not None]
+        if headline is not None and headline == headline and scored:
+            rank = 1 + sum(1 for v in scored if v > headline)
+            rank_rows.append([p.run.name, columns[-1], _fmt(headline, digits[-1]), f"{rank} of {len(scored) + 1}"])
+    out = [f"### {benchmark_title}: your runs among the paper's models ({spec['source']})", "", spec.get("caption", ""), ""]
+    out += [table(["Model"] + columns, rows, key=f"paper_{table_id}", title=f"{benchmark_title}: {spec['source']}")]
+    if rank_rows:
+        out += ["", table(["Run", "Headline column", "Value", "Rank among the paper's models"], rank_rows, key=f"rank_{table_id}", title=f"{benchmark_title}: rank ({spec['source']})")]
+    for p in placements:
+        if p.matched:
+            out += ["", *reproduction(benchmark_title, table_id, spec, p)]
+    return out
+
+
+def reproduction(benchmark_title: str, table_id: str, spec: dict, p: Placement) -> list[str]:
+    """Per column: the paper's value, ours, the difference, the paper's value inside our interval."""
+    digits_of = spec.get("column_digits") or [spec.get("digits", 1)] * len(spec["columns"])
+    paper = spec["rows"][p.matched]
+    rows, checked, inside = [], 0, 0
+    for column, ref, ours, ci, digits in zip(spec["columns"], paper, p.values, p.intervals, digits_of):
+        if ref is None or ours is None or ours != ours:
+            rows.append([column, _fmt(ref, digits), _fmt(ours, digits), "-", "-"])
+            continue
+        checked += 1
+        within = ci is not None and ci[0] - 0.5 * 10**-digits <= ref <= ci[1] + 0.5 * 10**-digits
+        inside += within
+        band = "-" if ci is None else f"{'yes' if within else 'no'} [{_fmt(ci[0], digits)}, {_fmt(ci[1], digits)}]"
+        rows.append([column, _fmt(ref, digits), _fmt(ours, digits), f"{ours - ref:+.{digits}f}", band])
+    verdict = f"reproduced in {inside} of {checked} columns" if checked else "no column to compare"
+    head = f"Reproduction check: `{p.run.name}` is the paper's **{p.matched}** ({spec['source']}): {verdict} (the paper's value inside our 95% interval, at the paper's precision)."
+    return [head, "", table(["Column", "Paper", "Ours", "Ours - paper", "Paper inside our 95% interval"], rows, key=f"reproduction_{table_id}_{p.run.name}", title=f"{benchmark_title}: reproduction of {p.matched} ({spec['source']})")]
