@@ -110,10 +110,14 @@ def paper_block(benchmark_title: str, table_id: str, spec: dict, runs: list[Run]
     matched = {p.matched for p in placements if p.matched}
     shown = {m: v for m, v in spec["rows"].items() if mode == "all" or (mode == "matched" and m in matched)}
     models = {m: v for m, v in spec["rows"].items() if m not in reference}
-    rows = [[f"{m} (paper)"] + [_fmt(x, d) for x, d in zip(v, digits)] for m, v in shown.items()]
+    # Reference rows (chance, human) first, then the paper's models and the runs in rank order by
+    # the headline (last) column; a row without it goes last.
+    ranked = [(v[-1], [f"{m} (paper)"] + [_fmt(x, d) for x, d in zip(v, digits)]) for m, v in shown.items() if m not in reference]
+    ranked += [(p.values[-1], [f"**{p.run.name}**"] + [_fmt(v, d) for v, d in zip(p.values, digits)]) for p in placements]
+    ranked.sort(key=lambda item: -item[0] if isinstance(item[0], (int, float)) and item[0] == item[0] else float("inf"))
+    rows = [[f"{m} (paper)"] + [_fmt(x, d) for x, d in zip(v, digits)] for m, v in shown.items() if m in reference] + [row for _, row in ranked]
     rank_rows = []
     for p in placements:
-        rows.append([f"**{p.run.name}**"] + [_fmt(v, d) for v, d in zip(p.values, digits)])
         headline = p.values[-1]
         scored = [v[-1] for v in models.values() if v[-1] is not None]
         if headline is not None and headline == headline and scored:
