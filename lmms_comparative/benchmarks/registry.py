@@ -2,7 +2,8 @@
 
 A record names a benchmark's fixed facts and where its parts are. The parts (fixture builder,
 report section, run summary, charts) live in the benchmark's own folder under fixed module names
-(``fixture.py``: ``build``; ``report.py``: ``section``, ``summary``, ``charts``) and are imported
+(``fixture.py``: ``build``; ``report.py``: ``section``, ``summary``, ``charts``, ``measure``;
+``paper.json``: the paper's model rows) and are imported
 only when used, so that reading the registry imports neither lmms-eval nor a benchmark's code.
 """
 
@@ -50,6 +51,15 @@ class Benchmark:
     def run_summary(self, run) -> list[str]:
         """The lines the run log ends with (``report.summary``)."""
         return self.part("report", "summary")(run)
+
+    def paper(self) -> dict:
+        """The paper's transcribed model rows (``paper.json``: ``tables``, each with its source,
+        caption, notes, columns, the paper's precision, rows and reference rows; ``aliases``, paper
+        model name -> model ids); empty where none are transcribed."""
+        import json
+
+        path = Path(__file__).resolve().parent / self.name / "paper.json"
+        return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {"tables": {}, "aliases": {}}
 
     def charts(self, runs: list, out_dir: Path) -> list[Path]:
         """PNG charts for the report (``report.charts``)."""

@@ -1,8 +1,9 @@
 """The papers' own model rows beside the user's runs: rank among them, and the reproduction check.
 
-Each benchmark's ``paper.py`` transcribes its paper's main tables (``TABLES``: columns, the
-paper's precision, a row per model, with table and row cited) and the names under which those
-models are run (``ALIASES``: paper name -> Hugging Face ids or API model names). Its ``report.py``
+Each benchmark's ``paper.json`` transcribes its paper's main tables (``tables``: source, caption,
+notes citing where each value comes from, columns, the paper's precision, a row per model) and the
+names under which those models are run (``aliases``: paper name -> Hugging Face ids or API model
+names). Its ``report.py``
 says how a run measures each column (``measure(run, table, column) -> (value, interval)`` on the
 paper's scale). From those this module builds, per table:
 

@@ -370,14 +370,7 @@ def cb_run(roots, hf_home, tmp_path_factory):
     out = tmp_path_factory.mktemp("cb_run")
     with FakeOpenAI(make_responder(records)) as server:
         proc = run_cli(
-            [
-                *server.model_cli,
-                "--tasks",
-                "compbench,compbench_pair_quantity_vqav2,compbench_pair_quality_qbench2",
-                "--output_path",
-                str(out),
-                "--log_samples",
-            ],
+            [*server.model_cli, "--tasks", "compbench,compbench_pair_quantity_vqav2,compbench_pair_quality_qbench2", "--output_path", str(out), "--log_samples"],
             env=base_env(hf_home, COMPBENCH_ROOT=str(root)),
         )
         requests = list(server.requests)

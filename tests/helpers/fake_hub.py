@@ -21,6 +21,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlparse
 
+from helpers.loopback import Loopback
+
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 
 
@@ -42,7 +44,7 @@ class Request:
 
 
 @dataclass
-class FakeHub:
+class FakeHub(Loopback):
     repos: dict[str, Repo]
     token: str = "hf_test_token"
     rate_limit: int = 0  # answer this many requests 429 first
@@ -88,14 +90,6 @@ class FakeHub:
     def resolved(self, method: str = "GET") -> list[str]:
         """The repo paths of the files sent (``GET .../resolve/...``), in order."""
         return [r.path.split("/resolve/", 1)[1].split("/", 1)[1] for r in self.requests if r.method == method and "/resolve/" in r.path]
-
-    def __enter__(self) -> "FakeHub":
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
 
     # ---- the protocol ---------------------------------------------------------------------------
 

@@ -22,6 +22,8 @@ from typing import Callable, Union
 
 from PIL import Image
 
+from helpers.loopback import Loopback
+
 
 @dataclass
 class Reply:
@@ -71,7 +73,7 @@ class _QuietServer(ThreadingHTTPServer):
 TEST_KEY = "sk-x"  # the key the tests configure, for the model under test and for the judges
 
 
-class FakeOpenAI:
+class FakeOpenAI(Loopback):
     def __init__(self, responder: Responder, api_key: str = TEST_KEY, azure: bool = False):
         self.responder = responder
         self.api_key, self.azure = api_key, azure
@@ -151,11 +153,3 @@ class FakeOpenAI:
     def judge_env(self, prefix: str) -> dict[str, str]:
         """The variables that point a benchmark's judge (or reader) at this server with its key."""
         return {f"{prefix}_BASE_URL": self.base_url, f"{prefix}_API_KEY": self.api_key}
-
-    def __enter__(self) -> "FakeOpenAI":
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()

@@ -7,11 +7,12 @@ column order, at the paper's precision; a typo in a transcription fails here.
 
 from __future__ import annotations
 
-import importlib
 import re
 from pathlib import Path
 
 import pytest
+
+from lmms_comparative.benchmarks import BY_NAME
 
 PAPERS = Path(__file__).resolve().parents[2].parent / "shared" / "papers"
 
@@ -170,8 +171,7 @@ def _find(lines: list[str], lo: int, hi: int, labels: list[list[str]]):
 def _tables() -> list[tuple[str, str, dict]]:
     out = []
     for benchmark in PAPER_FILES:
-        module = importlib.import_module(f"lmms_comparative.benchmarks.{benchmark}.paper")
-        out += [(benchmark, key, table) for key, table in module.TABLES.items()]
+        out += [(benchmark, key, table) for key, table in BY_NAME[benchmark].paper()["tables"].items()]
     return out
 
 
@@ -206,10 +206,10 @@ def test_table_shape(benchmark, key, table):
 
 @pytest.mark.parametrize("benchmark", list(PAPER_FILES))
 def test_aliases_name_paper_models(benchmark):
-    module = importlib.import_module(f"lmms_comparative.benchmarks.{benchmark}.paper")
-    names = {row for table in module.TABLES.values() for row in table["rows"]}
-    references = {row for table in module.TABLES.values() for row in table["reference"]}
-    for name, ids in module.ALIASES.items():
+    paper = BY_NAME[benchmark].paper()
+    names = {row for table in paper["tables"].values() for row in table["rows"]}
+    references = {row for table in paper["tables"].values() for row in table["reference"]}
+    for name, ids in paper["aliases"].items():
         assert name in names and name not in references, f"{benchmark}: alias for {name!r}, which no table prints as a model"
         assert isinstance(ids, list) and ids and all(isinstance(i, str) and i.strip() == i and i for i in ids), name
 
@@ -266,7 +266,7 @@ def test_vlm2bench_delta_human_is_overall_minus_human():
     Overall: the untranscribed column holds nothing the table lacks."""
     if not PAPERS.is_dir():
         pytest.skip(f"the papers' text is not here ({PAPERS})")
-    from lmms_comparative.benchmarks.vlm2bench.paper import TABLES as VLM2
+    VLM2 = BY_NAME["vlm2bench"].paper()["tables"]
 
     table = VLM2["table1"]
     human = table["rows"]["Human-Level"][-1]

@@ -16,8 +16,10 @@ import pytest
 from helpers import base_env, read_run, run_cli, run_report
 from helpers.fake_openai import FakeOpenAI, message_text
 
-from lmms_comparative.benchmarks.subtlebench.paper import TABLES as SUBTLEBENCH_PAPER
-from lmms_comparative.benchmarks.vlm2bench.paper import TABLES as VLM2_PAPER
+from lmms_comparative.benchmarks import BY_NAME
+
+SUBTLEBENCH_PAPER = BY_NAME["subtlebench"].paper()["tables"]
+VLM2_PAPER = BY_NAME["vlm2bench"].paper()["tables"]
 
 pytestmark = pytest.mark.e2e
 QWEN = "Qwen/Qwen2.5-VL-7B-Instruct"  # the paper's "Qwen2.5-VL-7B" (SubtleBench Table 2, VLM2 Table 1)

@@ -47,6 +47,11 @@ def make_responder(answers: dict[str, str]):
     return respond
 
 
+def _subtlebench_args(server, out) -> list[str]:
+    """The openai model against the test server, one retry, the whole subtlebench group, samples logged."""
+    return ["--model", "openai", "--model_args", f"model_version=fake-vlm,base_url={server.base_url},api_key=sk-x,max_retries=1", "--tasks", "subtlebench", "--output_path", str(out), "--log_samples"]
+
+
 @pytest.fixture(scope="module")
 def openai_run(subtlebench_root, hf_home, tmp_path_factory):
     records = fixture_records(subtlebench_root)
@@ -54,17 +59,7 @@ def openai_run(subtlebench_root, hf_home, tmp_path_factory):
     out = tmp_path_factory.mktemp("run_openai")
     with FakeOpenAI(make_responder(answers)) as server:
         proc = run_cli(
-            [
-                "--model",
-                "openai",
-                "--model_args",
-                f"model_version=fake-vlm,base_url={server.base_url},api_key=sk-x,max_retries=1",
-                "--tasks",
-                "subtlebench",
-                "--output_path",
-                str(out),
-                "--log_samples",
-            ],  # fmt: skip
+            _subtlebench_args(server, out),  # fmt: skip
             env=base_env(hf_home, SUBTLEBENCH_ROOT=str(subtlebench_root)),
         )
         requests = list(server.requests)
@@ -149,17 +144,7 @@ def test_failed_requests_are_counted_and_scored_wrong(subtlebench_root, hf_home,
 
     with FakeOpenAI(respond) as server:
         proc = run_cli(
-            [
-                "--model",
-                "openai",
-                "--model_args",
-                f"model_version=fake-vlm,base_url={server.base_url},api_key=sk-x,max_retries=1",
-                "--tasks",
-                "subtlebench",
-                "--output_path",
-                str(tmp_path),
-                "--log_samples",
-            ],  # fmt: skip
+            _subtlebench_args(server, tmp_path),  # fmt: skip
             env=base_env(hf_home, SUBTLEBENCH_ROOT=str(subtlebench_root)),
         )
     results, samples = read_run(tmp_path, proc)
