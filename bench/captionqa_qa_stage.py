@@ -117,11 +117,11 @@ def main() -> None:
     os.environ.setdefault("TQDM_DISABLE", "1")  # the engine's progress bars
     subsets = {int(w): int(n) for n, w in (part.split(":") for part in args.upstream_questions.split(",") if part)}
 
-    from lmms_comparative.data.fixtures import build_captionqa
     from lmms_eval.tasks.captionqa import utils as upstream
 
     from lmms_comparative.benchmarks.captionqa import data
     from lmms_comparative.benchmarks.captionqa import hooks as ours
+    from lmms_comparative.benchmarks.captionqa.fixture import build as build_captionqa
     from lmms_comparative.benchmarks.captionqa.scoring import DOMAINS
     from lmms_comparative.judges.cache import encode_request
 

@@ -24,9 +24,8 @@ def main() -> None:
     parser.add_argument("--per-category", type=int, default=300)
     args = parser.parse_args()
 
-    from lmms_comparative.data.fixtures import build_subtlebench
-
     from lmms_comparative.benchmarks.subtlebench import data
+    from lmms_comparative.benchmarks.subtlebench.fixture import build as build_subtlebench
     from lmms_comparative.data import items
 
     counts = {"jsonl_parses": 0, "image_checks": 0}

@@ -230,7 +230,7 @@ def test_pc_vid_real_videos_through_the_openai_model(roots, hf_home, tmp_path):
         frames = video_scenes(folder / f"{vid}.mp4")
         sent = [thumbnail(im) for im in message_images(body)]
         assert len(sent) == 4, vid
-        nearest = [min(range(2), key=lambda s: distance(f, [frames[0], frames[4]][s])) for f in sent]
+        nearest = [min(range(2), key=lambda s: distance(f, [frames[0], frames[FRAMES_PER_SCENE]][s])) for f in sent]
         assert nearest[0] == 0 and nearest[-1] == (0 if "ABA" in vid else 1) and 1 in nearest, (vid, nearest)
     row = results["results"]["vlm2bench_pc_vid"]
     assert row["score,none"] == pytest.approx(1.0) and row["counts,none"]["unjudged"] == 0

@@ -47,7 +47,10 @@ def build(root: str | Path, per_domain: int = 3, seed: int = 0, all_order: tuple
         {
             "id": Value("string"),
             "images": List(ImageFeature()),
-            "questions": List({"question": Value("string"), "choices": List(Value("string")), "answer": Value("string"), "category": List(Value("string"))}),
+            "questions": List({"question": Value("string"), "choices": List(Value("string")), "answer": Value("string"), "category": List(Value("string")), "source": Value("string")}),
+            # As the hub release: a row's domain and its images' original paths (no task reads them).
+            "domain": Value("string"),
+            "image_paths": List(Value("string")),
         }
     )
     rows_by_domain = {}
@@ -56,7 +59,8 @@ def build(root: str | Path, per_domain: int = 3, seed: int = 0, all_order: tuple
         rows = []
         for i in range(per_domain):
             images = [draw_pair(rng)[0] for _ in range(2 if i % 3 == 2 else 1)]
-            rows.append({"id": f"{prefix}_{i + 1:03d}", "images": images, "questions": _captionqa_questions(rng, domain, i, tops)})
+            questions = [{**q, "source": "fixture"} for q in _captionqa_questions(rng, domain, i, tops)]
+            rows.append({"id": f"{prefix}_{i + 1:03d}", "images": images, "questions": questions, "domain": domain, "image_paths": [f"{domain}/{prefix}_{i + 1:03d}_{k}.png" for k in range(len(images))]})
         rows_by_domain[domain] = rows
         Dataset.from_list(rows, features=features).to_parquet(str(root / "data" / f"{domain}-00000-of-00001.parquet"))
     everything = [row for domain in (all_order or tuple(reversed(list(rows_by_domain)))) for row in rows_by_domain[domain]]

@@ -45,6 +45,9 @@ def _domain_docs(domain: str):
         items.skip(reason, what)
     if bad:
         dataset = dataset.select([i for i in range(len(dataset)) if i not in bad])
+    # The hub release carries a `domain` column of its own; the tasks key on the split's name.
+    if "domain" in dataset.column_names:
+        dataset = dataset.remove_columns("domain")
     return dataset.add_column("domain", [domain] * len(dataset))
 
 
