@@ -15,7 +15,7 @@ from pathlib import Path
 from lmms_comparative.benchmarks import BENCHMARKS
 from lmms_comparative.report.cells import collecting, parse_cell
 from lmms_comparative.report.charts import model_colours
-from lmms_comparative.report.paper import PAPER_ROWS, Aliases, paper_block
+from lmms_comparative.report.paper import PAPER_ROWS, Aliases, paper_block, paper_rows_shown
 from lmms_comparative.report.runs import ReportError, Run, load_runs
 
 
@@ -71,7 +71,7 @@ def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all",
     except OSError as exc:
         raise ReportError(f"{out}: cannot create the report folder ({exc.strerror or exc})") from None
     parts = ["# lmms-comparative report", "", "Runs: " + ", ".join(f"`{r.name}`" for r in runs), ""]
-    with collecting() as tables:
+    with collecting() as tables, paper_rows_shown(paper_rows):
         for benchmark in BENCHMARKS:
             with collecting(benchmark.name):
                 text = benchmark.report_section(runs)

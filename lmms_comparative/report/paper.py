@@ -18,6 +18,8 @@ paper's scale). From those this module builds, per table:
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,6 +27,21 @@ from lmms_comparative.report.cells import table
 from lmms_comparative.report.runs import Run, model_args
 
 PAPER_ROWS = ("all", "matched", "none")
+_mode: ContextVar[str] = ContextVar("lmms_comparative_paper_rows", default="all")
+
+
+def shown_paper_rows() -> str:
+    """The ``--paper-rows`` of the report being written (all, matched, none)."""
+    return _mode.get()
+
+
+@contextmanager
+def paper_rows_shown(mode: str):
+    token = _mode.set(mode)
+    try:
+        yield
+    finally:
+        _mode.reset(token)
 
 
 @dataclass

@@ -71,6 +71,8 @@ def test_every_family_has_its_table_with_the_results_values(runs, tmp_path):
     cells = [c.split(" ")[0] for c in row.group(1).split(" | ")]
     assert cells[:10] == [_cell(grid[f"subtlebench_grid_{k}"]["accuracy,none"]) for k in ("at", "st", "em", "tm", "sp", "ex", "qn", "ql", "vp", "ac")]
     assert re.search(r"^\| random_choice \(seed=0\) \| Reasoning \|", markdown, re.M)
+    paper = SUBTLEBENCH_PAPER["table4"]["rows"]["GPT-5-main / Grid"]  # the paper's strategy rows beside the runs'
+    assert "| GPT-5-main (Table 4) | Grid | " + " | ".join(f"{v:.1f}" for v in paper) + " |" in markdown
     pair = runs.results["pair"]["results"]
     row = re.search(r"^\| random_choice \(seed=1\) \| two images \| (.*) \|$", markdown, re.M)
     assert row and _cell(pair["compbench_pair_attribute_cub"]["accuracy,none"]) == row.group(1).split(" | ")[3]

@@ -93,10 +93,34 @@ def _strategy_table(runs: list[Run]) -> list[str]:
     note = interval_note(rows, "± the half-width of a 95% bootstrap interval over items.", SAMPLES_NEEDED)
     return [
         "",
-        f"Prompting strategies (paper Table 4 / Table 12): accuracy (%) by difference type and AVG, one row per strategy a run has. {note}",
+        f"Prompting strategies (paper Table 4 / Table 12): accuracy (%) by difference type and AVG, one row per strategy a run has, then the paper's rows. {note}",
         "",
-        table(["Model", "Strategy"] + [c for _, c in SUBTLEBENCH_TYPES] + ["AVG"], rows, key="subtlebench_strategies", title="VLM-SubtleBench: prompting strategies (Tables 4 and 12)"),
+        table(["Model", "Strategy"] + [c for _, c in SUBTLEBENCH_TYPES] + ["AVG"], rows + _paper_strategy_rows(), key="subtlebench_strategies", title="VLM-SubtleBench: prompting strategies (Tables 4 and 12)"),
     ]
+
+
+def _paper_strategy_rows() -> list[list[str]]:
+    """The paper's strategy rows (Table 4: GPT-5-main; Table 12: Qwen2.5-VL-72B, no AVG printed),
+    a row per model and strategy ("Standard" where the paper names none), unless the report
+    shows no paper rows."""
+    from lmms_comparative.benchmarks import BY_NAME
+    from lmms_comparative.report.paper import shown_paper_rows
+
+    if shown_paper_rows() == "none":
+        return []
+    codes = [k for k, _ in SUBTLEBENCH_TYPES] + ["avg"]
+    rows = []
+    for key in ("table4", "table12"):
+        spec = BY_NAME["subtlebench"].paper()["tables"].get(key)
+        if not spec:
+            continue
+        for name, values in spec["rows"].items():
+            if name in spec.get("reference", ()) or "Fine-tuned" in name:
+                continue
+            model, _, strategy = name.partition(" / ")
+            by_column = dict(zip(spec["columns"], values))
+            rows.append([f"{model} ({spec['source'].split(', ')[-1]})", strategy or "Standard"] + ["-" if by_column.get(c) is None else f"{by_column[c]:.1f}" for c in codes])
+    return rows
 
 
 def _ci(run: Run, task: str):
