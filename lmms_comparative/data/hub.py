@@ -65,7 +65,7 @@ def _remember_commit(snap: Snapshot) -> None:
     os.replace(tmp, ref)
 
 
-def _explain(exc: BaseException, repo: str, env_var: str) -> str:
+def _explain(exc: BaseException, repo: str) -> str:
     """One sentence on why the hub refused, and what to do."""
     from huggingface_hub.errors import GatedRepoError, HfHubHTTPError, RepositoryNotFoundError
 
@@ -119,10 +119,10 @@ def snapshot(repo: str, env_var: str) -> Snapshot:
             from huggingface_hub.errors import HfHubHTTPError
 
             if cached is None or isinstance(exc, HfHubHTTPError):
-                raise DataError(f"{_explain(exc, repo, env_var)}. Or download the files once and set {env_var} to that folder.") from exc
+                raise DataError(f"{_explain(exc, repo)}. Or download the files once and set {env_var} to that folder.") from exc
             from loguru import logger
 
-            logger.warning(f"{_explain(exc, repo, env_var)}; using the cached copy at commit {cached[:8]}.")
+            logger.warning(f"{_explain(exc, repo)}; using the cached copy at commit {cached[:8]}.")
             return Snapshot(repo, cached, None)
     cached = _cached_commit(repo)
     if cached is None:
@@ -192,5 +192,5 @@ def fetch(snap: Snapshot, paths: list[str], env_var: str, desc: str, workers: in
             for other in futures:
                 other.cancel()
             done = sum(1 for f in futures if f.done() and not f.cancelled() and f.exception() is None)
-            raise DataError(f"{_explain(exc, snap.repo, env_var)} ({done} of {len(missing)} file(s) fetched this run). Or set {env_var} to a local copy.") from exc
+            raise DataError(f"{_explain(exc, snap.repo)} ({done} of {len(missing)} file(s) fetched this run). Or set {env_var} to a local copy.") from exc
     return snap.folder

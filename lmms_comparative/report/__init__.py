@@ -35,12 +35,10 @@ def run_summary(results: dict, output_path: str) -> list[str]:
 def _paper_section(benchmark, runs: list[Run], mode: str, aliases: Aliases) -> list[str]:
     """The benchmark's paper tables with the runs among the paper's models (``benchmarks/<name>/
     paper.json``, measured by its ``report.measure``); [] for a benchmark without transcribed rows."""
-    import importlib
-
     paper = benchmark.paper()
-    measure = getattr(importlib.import_module(f"{benchmark.package}.report"), "measure", None)
-    if measure is None or not paper["tables"]:
+    if not paper["tables"]:
         return []
+    measure = benchmark.part("report", "measure")
     out: list[str] = []
     for table_id, spec in paper["tables"].items():
         block = paper_block(benchmark.title, table_id, spec, runs, measure, paper["aliases"], aliases, mode)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lmms_comparative.report.cells import table
-from lmms_comparative.report.runs import Run, model_args
+from lmms_comparative.report.runs import ReportError, Run, model_args
 
 PAPER_ROWS = ("all", "matched", "none")
 _mode: ContextVar[str] = ContextVar("lmms_comparative_paper_rows", default="all")
@@ -59,16 +59,12 @@ class Aliases:
             try:
                 loaded = json.loads(Path(alias_file).read_text(encoding="utf-8"))
             except (OSError, ValueError) as exc:
-                from lmms_comparative.report.runs import ReportError
-
                 raise ReportError(f"{alias_file}: not a readable aliases JSON ({exc})") from None
             for name, ids in loaded.items():
                 extra.setdefault(str(name), []).extend([ids] if isinstance(ids, str) else [str(i) for i in ids])
         for spec in alias_args or []:
             name, sep, model = spec.partition("=")
             if not sep or not name.strip() or not model.strip():
-                from lmms_comparative.report.runs import ReportError
-
                 raise ReportError(f"--alias {spec!r}: expected PAPER_MODEL=MODEL_ID (e.g. 'Qwen2.5-VL-7B=my-org/qwen-7b-ft')")
             extra.setdefault(name.strip(), []).append(model.strip())
         return cls(extra)

@@ -21,7 +21,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlparse
 
-from helpers.loopback import Loopback
+from helpers.loopback import Loopback, send_json
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 
@@ -198,15 +198,7 @@ class FakeHub(Loopback):
                     handler.wfile.write(chunk)
 
     def _send(self, handler: BaseHTTPRequestHandler, status: int, obj, headers: dict | None = None, method: str = "GET") -> None:
-        payload = json.dumps(obj).encode()
-        handler.send_response(status)
-        for name, value in (headers or {}).items():
-            handler.send_header(name, value)
-        handler.send_header("Content-Type", "application/json")
-        handler.send_header("Content-Length", str(len(payload)))
-        handler.end_headers()
-        if method != "HEAD":
-            handler.wfile.write(payload)
+        send_json(handler, status, obj, headers, body=method != "HEAD")
 
 
 def hub_env(hub: FakeHub, hf_home: Path, with_token: bool = False) -> dict[str, str]:

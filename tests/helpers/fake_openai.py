@@ -22,7 +22,7 @@ from typing import Callable, Union
 
 from PIL import Image
 
-from helpers.loopback import Loopback
+from helpers.loopback import Loopback, send_json
 
 
 @dataclass
@@ -122,14 +122,7 @@ class FakeOpenAI(Loopback):
                 )
 
             def _send(self, status: int, obj: dict, headers: dict | None = None, raw: bytes | None = None) -> None:
-                payload = raw if raw is not None else json.dumps(obj).encode()
-                self.send_response(status)
-                for name, value in (headers or {}).items():
-                    self.send_header(name, value)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+                send_json(self, status, obj, headers, raw)
 
         self.httpd = _QuietServer(("127.0.0.1", 0), Handler)
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
