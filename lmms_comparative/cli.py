@@ -10,6 +10,11 @@ lmms-comparative synthetic DIR [--per-type N] [--param TYPE.FIELD=VALUE ...]
 lmms-comparative report RESULTS_DIR [RESULTS_DIR ...] -o OUT
                                        the papers' tables (with reference rows and bootstrap
                                        intervals) and charts, as Markdown and PNG
+lmms-comparative score BENCHMARK FILE [FILE ...] -o RESULTS_DIR [--tasks T,...] [--format F]
+                                       predictions made elsewhere (published replies, a captions
+                                       file, another harness's files, samples logs) scored by the
+                                       tasks' own hooks in an lmms-eval run: results JSON and
+                                       samples logs as a model's run writes them
 lmms-comparative captionqa-export RESULTS_DIR -o captions.json
                                        {id: caption} from CaptionQA samples logs (the format
                                        the CaptionQA authors score on their private set)
@@ -120,7 +125,18 @@ def main(argv: list[str] | None = None) -> int:
     ex = sub.add_parser("captionqa-export", help="write {id: caption} JSON from CaptionQA samples logs")
     ex.add_argument("results_dir", help="an lmms-eval --output_path of a run with --log_samples")
     ex.add_argument("-o", "--output", required=True)
-    args = parser.parse_args(argv)
+    sc = sub.add_parser("score", help="score prediction files made elsewhere through an lmms-eval run (results JSON and samples logs)")
+    sc.add_argument("benchmark", choices=sorted(BY_NAME))
+    sc.add_argument("files", nargs="+", help="prediction files (or folders of lmms-eval samples logs)")
+    sc.add_argument("-o", "--output", required=True, help="the --output_path of the run (results JSON, samples logs, the replay file)")
+    sc.add_argument("--format", default=None, help="the files' format (default: detected); see the benchmark's README")
+    sc.add_argument("--tasks", default="", help="the tasks the predictions were made for (comma-separated), where the files do not say")
+    sc.add_argument("--family", default=None, help="MLLM-CompBench: the task family of the replies (compbench: one concatenated image, the default; compbench_pair: two images)")
+    sc.add_argument("--model-name", default="", help="the name the report gives the run (e.g. the paper's model whose replies these are)")
+    sc.add_argument("--with-images", action="store_true", help="check the data's image files as a model's run does (by default a scoring run never opens them)")
+    args, extra = parser.parse_known_args(argv)
+    if extra and args.command != "score":
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
 
     if args.command == "include-path":
         print(yaml_dir())
@@ -146,6 +162,11 @@ def main(argv: list[str] | None = None) -> int:
         root = synthetic.generate(args.directory, args.per_type, args.seed, synthetic.params_from_specs(args.param), tuple(t for t in args.types.split(",") if t))
         print(f"SUBTLEBENCH_ROOT={root}")
         return 0
+    if args.command == "score":
+        from lmms_comparative.predictions import Options, score
+
+        options = Options(tuple(t for t in args.tasks.split(",") if t), args.family)
+        return score(BY_NAME[args.benchmark], [Path(f) for f in args.files], args.format, options, Path(args.output), args.model_name, args.with_images, extra)
     if args.command == "captionqa-export":
         from lmms_comparative.benchmarks.captionqa.hooks import export_captions
 

@@ -112,7 +112,7 @@ def docs_hook(name: str, load: Callable[[], Any], image_paths: Callable[[dict], 
         skips = items.Skips()
         with items.collecting(skips):
             docs = load()
-        if image_paths is not None:
+        if image_paths is not None and items.images_needed():
             docs = items.drop_bad_images(list(docs), image_paths, item_id, skips)
         if skips:
             report_skips(label or name, skips, len(docs) + len(skips))

@@ -29,6 +29,17 @@ MISSING, EMPTY, UNREADABLE, TRUNCATED, BOMB, RECORD = "missing image", "empty im
 SHORT_VIDEO = "video shorter than the model samples"
 
 _PNG_END = b"IEND\xaeB`\x82"
+
+# Set by ``lmms-comparative score``: the run scores replies read from files, no model opens an
+# image, so the loaders neither check nor fetch image files (a record names its image as given).
+NO_IMAGES_ENV = "LMMS_COMPARATIVE_NO_IMAGES"
+
+
+def images_needed() -> bool:
+    """False in a run that never opens an image (``NO_IMAGES_ENV`` set to a true value)."""
+    return os.environ.get(NO_IMAGES_ENV, "").strip().lower() in ("", "0", "false", "no")
+
+
 _checked: dict[tuple, str | None] = {}
 _checked_lock = threading.Lock()
 

@@ -43,6 +43,14 @@ def run_report(*args: str, cwd: Path | None = None) -> subprocess.CompletedProce
     return subprocess.run([str(command), "report", *args], capture_output=True, text=True, cwd=cwd, timeout=300, stdin=subprocess.DEVNULL)
 
 
+def run_score(*args: str, env: dict, timeout: int = 900) -> subprocess.CompletedProcess:
+    """``lmms-comparative score ARGS`` through the installed console script, as a user runs it."""
+    command = Path(sys.executable).with_name("lmms-comparative")
+    if not command.exists():
+        pytest.skip("the lmms-comparative console script is not installed in this environment")
+    return subprocess.run([str(command), "score", *args], env=env, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+
+
 def read_run(output_path: Path, proc: subprocess.CompletedProcess | None = None) -> tuple[dict, dict[str, list[dict]]]:
     """The results JSON and, per task, the samples JSONL that lmms-eval wrote under output_path."""
     results = sorted(glob.glob(str(output_path / "**" / "*_results.json"), recursive=True))

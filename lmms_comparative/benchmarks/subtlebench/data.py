@@ -97,7 +97,7 @@ def fetch_missing_images(docs: list[dict[str, Any]], base: Path) -> int:
             if doc.get("image_repo") and not Path(doc[field]).is_file():
                 rel = Path(doc[field]).relative_to(base).as_posix()
                 wanted.setdefault(doc["image_repo"], {}).setdefault(rel, []).append((doc, field))
-    if not wanted or hub.offline():
+    if not wanted or hub.offline() or not items.images_needed():
         return 0
     from loguru import logger
 

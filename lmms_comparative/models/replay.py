@@ -1,0 +1,130 @@
+"""``replay``: answers each request with a reply read from a file, so that predictions made
+elsewhere are scored by the tasks' own hooks in a real lmms-eval run (``lmms-comparative score``
+writes the file and runs it; see ``predictions.py``).
+
+model_args: ``predictions=<replay file>`` (required); ``model_version=<name>``, the name the report
+gives the run (e.g. the paper's model whose replies these are). The images are never opened.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import List
+
+from lmms_eval.api.instance import Instance
+from lmms_eval.api.model import lmms
+from loguru import logger
+
+from lmms_comparative.failures import DataError, stop_run
+from lmms_comparative.predictions import ALL_TASKS, MISSING_REPLY, PredictionsError, read_replay
+
+SHOWN = 5  # keys named in a message
+
+
+def _named(keys) -> str:
+    keys = sorted(keys)
+    return ", ".join(repr(k) for k in keys[:SHOWN]) + (f" and {len(keys) - SHOWN} more" if len(keys) > SHOWN else "")
+
+
+def key_field(task: str) -> str:
+    from lmms_comparative.benchmarks import of_task
+
+    benchmark = of_task(task)
+    if benchmark is None:
+        stop_run(DataError(f"replay: task {task!r} is not one of lmms-comparative's tasks"))
+    return benchmark.part("predictions", "KEY_FIELD")
+
+
+class Replay(lmms):
+    is_simple = True
+    supports_video = True  # it never looks at its inputs
+    HARNESS_SETTINGS = ("batch_size", "max_batch_size", "device")
+
+    def __init__(self, predictions: str = "", model_version: str = "", **kwargs) -> None:
+        super().__init__()
+        unknown = sorted(k for k in kwargs if k not in self.HARNESS_SETTINGS)
+        if unknown:
+            logger.warning(f"replay ignores model_args {unknown}")
+        if not predictions:
+            stop_run(DataError("replay: model_args predictions=<file> is required (lmms-comparative score writes it)"))
+        try:
+            self.replay = read_replay(predictions)
+        except PredictionsError as exc:
+            stop_run(DataError(str(exc)))
+        self.model_version = model_version
+        self.device = "cpu"
+        self._checked = False
+
+    def _keys(self, task: str, split: str) -> list[str]:
+        """The key of every doc of a task's split, in doc_id order (a column read: no image is decoded)."""
+        docs = self.task_dict[task][split]
+        name = key_field(task)
+        try:
+            column = docs[name] if hasattr(docs, "column_names") else [d[name] for d in docs]
+        except KeyError:
+            stop_run(DataError(f"replay: the docs of {task} have no {name!r} field to find the predictions by"))
+        return [str(k) for k in column]
+
+    def _check(self, keys: dict[tuple[str, str], list[str]]) -> None:
+        """Every reply must be for an item of the run, and every expected field must match."""
+        replies, expected = self.replay["replies"], self.replay.get("expected") or {}
+        run_tasks = {task for task, _ in keys}
+        by_task = {}
+        for (task, _split), task_keys in keys.items():
+            by_task.setdefault(task, set()).update(task_keys)
+        for scope, scope_replies in replies.items():
+            if scope != ALL_TASKS and scope not in run_tasks:
+                stop_run(DataError(f"replay: the predictions have replies for task {scope!r}, which this run does not have (tasks: {', '.join(sorted(run_tasks))})"))
+            known = set().union(*by_task.values()) if scope == ALL_TASKS else by_task[scope]
+            unknown = set(scope_replies) - known
+            if unknown:
+                where = "any task of this run" if scope == ALL_TASKS else scope
+                stop_run(DataError(f"replay: {len(unknown)} prediction(s) for items that {where} does not have: {_named(unknown)} (wrong file, split or benchmark?)"))
+        for task, fields_by_key in expected.items():
+            for (run_task, split), task_keys in keys.items():
+                if run_task != task:
+                    continue
+                docs = self.task_dict[task][split]
+                where = {k: i for i, k in enumerate(task_keys)}
+                wrong = []
+                for key, fields in fields_by_key.items():
+                    if key in where:
+                        doc = docs[where[key]]
+                        wrong += [f"{key} {name}: file {value!r}, data {str(doc.get(name))!r}" for name, value in fields.items() if str(doc.get(name, "")).strip() != str(value).strip()]
+                if wrong:
+                    stop_run(DataError(f"replay: {len(wrong)} item(s) of {task} disagree with the data, so the files do not belong to this split or order: " + "; ".join(wrong[:SHOWN])))
+
+    def generate_until(self, requests: List[Instance]) -> List[str]:
+        keys: dict[tuple[str, str], list[str]] = {}
+        for request in requests:
+            _ctx, _gen, _visual, _doc_id, task, split = request.args
+            if (task, split) not in keys:
+                keys[(task, split)] = self._keys(task, split)
+        if not self._checked:
+            self._check(keys)
+            self._checked = True
+        replies = self.replay["replies"]
+        seen: Counter = Counter()
+        missing: Counter = Counter()
+        answers = []
+        for request in requests:
+            _ctx, _gen, _visual, doc_id, task, split = request.args
+            repeat = seen[id(request)]
+            seen[id(request)] += 1
+            key = keys[(task, split)][doc_id]
+            found = (replies.get(task) or {}).get(key) or (replies.get(ALL_TASKS) or {}).get(key)
+            if found is None or repeat >= len(found):
+                missing[task] += 1
+                answers.append(MISSING_REPLY)
+            else:
+                answers.append(found[repeat])
+        for task, n in sorted(missing.items()):
+            total = sum(1 for r in requests if r.args[4] == task)
+            logger.warning(f"replay: {n} of {total} request(s) of {task} have no prediction; they are counted as failed requests")
+        return answers
+
+    def loglikelihood(self, requests):
+        raise NotImplementedError("replay only answers generation tasks")
+
+    def generate_until_multi_round(self, requests):
+        raise NotImplementedError("replay only answers single-round generation tasks")

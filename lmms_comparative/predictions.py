@@ -1,0 +1,298 @@
+"""Predictions made elsewhere, scored as an lmms-eval run scores a model.
+
+``lmms-comparative score`` reads prediction files in a benchmark's published formats
+(``benchmarks/<name>/predictions.py``: ``FORMATS``), writes them as one replay file, and runs the
+real lmms-eval CLI with the ``replay`` model (``models/replay.py``), which answers each request
+with the file's reply for that item. The task's own hooks score the replies, and lmms-eval writes
+its own results JSON and samples logs: ``report`` and every tool that reads lmms-eval's output work
+unchanged, and a reply is scored exactly as in a run of a model.
+
+An item is found by one field of the task's docs (the benchmark's ``KEY_FIELD``). A reply for an
+item no task of the run has stops the run with the keys named; an item without a reply is answered
+with lmms-eval's failed-request marker, so it is counted (``failed``) and scored by the
+benchmark's own rule for failed requests, and past ``LMMS_COMPARATIVE_MAX_FAILED`` flags the run.
+
+Formats every benchmark reads besides its own (``COMMON_FORMATS``):
+
+- ``mapping``: one JSON object ``{item key: reply}`` or ``{item key: [reply, ...]}`` (one reply per
+  ``--repeats``), for the tasks given with ``--tasks``;
+- ``samples``: lmms-eval samples logs (``*_samples_<task>.jsonl``, or a folder holding them) of an
+  earlier run: the replies that run got, for the tasks it ran.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+# The reply of an item the prediction files do not have: lmms-eval's API models' failed-request
+# marker (metrics/aggregate.py FAILED_REQUEST_PREFIX), so every benchmark counts it as failed.
+MISSING_REPLY = "[LMMS_EVAL_REQUEST_FAILED: no prediction for this item in the scored files]"
+ALL_TASKS = "*"  # the replies apply to every task of the run (mapping files, captions files)
+REPLAY_VERSION = 1
+
+
+class PredictionsError(ValueError):
+    """A prediction file that cannot be read as the format says: one message naming the file."""
+
+
+@dataclass
+class Replies:
+    """Replies by task (or ``ALL_TASKS``) and item key, each a list (one per repeat); and, where
+    the files carry them, what the item's doc must hold (``expected``: task -> key -> {field:
+    value}), so that files joined to the wrong split or order stop the run instead of being scored."""
+
+    by_task: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    expected: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)
+    tasks: list[str] = field(default_factory=list)  # the lmms-eval tasks to run (readers that know them)
+    sources: list[str] = field(default_factory=list)
+
+    def add(self, task: str, key: str, replies: list[str] | str, where: str) -> None:
+        replies = [replies] if isinstance(replies, str) else replies
+        if not isinstance(replies, list) or not replies or not all(isinstance(r, str) for r in replies):
+            raise PredictionsError(f"{where}: a reply must be a string or a non-empty list of strings, got {replies!r:.120}")
+        task_replies = self.by_task.setdefault(task, {})
+        if key in task_replies:
+            raise PredictionsError(f"{where}: a second prediction for item {key!r} ({task if task != ALL_TASKS else 'every task'})")
+        task_replies[key] = list(replies)
+
+    def merge(self, other: "Replies") -> None:
+        for task, replies in other.by_task.items():
+            for key, value in replies.items():
+                self.add(task, key, value, other.sources[0] if other.sources else "predictions")
+        for task, expected in other.expected.items():
+            self.expected.setdefault(task, {}).update(expected)
+        self.tasks += [t for t in other.tasks if t not in self.tasks]
+        self.sources += other.sources
+
+    def repeats(self) -> int:
+        """How many replies each item has (the run's ``--repeats``); files must agree."""
+        counts = {len(v) for replies in self.by_task.values() for v in replies.values()}
+        if len(counts) > 1:
+            raise PredictionsError(f"items have different numbers of replies ({sorted(counts)}): give every item the same number (one per repeat)")
+        return counts.pop() if counts else 1
+
+    def count(self) -> int:
+        return sum(len(r) for r in self.by_task.values())
+
+
+def read_json(path: Path):
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise PredictionsError(f"{path}: not a readable JSON file ({exc.__class__.__name__}: {exc})") from None
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    rows = []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PredictionsError(f"{path}: not a readable file ({exc})") from None
+    for number, line in enumerate(lines, 1):
+        if line.strip():
+            try:
+                row = json.loads(line)
+            except ValueError as exc:
+                raise PredictionsError(f"{path}, line {number}: not a JSON line ({exc})") from None
+            if not isinstance(row, dict):
+                raise PredictionsError(f"{path}, line {number}: expected a JSON object, got {type(row).__name__}")
+            rows.append(row)
+    return rows
+
+
+# ---- the formats every benchmark reads --------------------------------------------------------
+
+
+def read_mapping(path: Path, tasks: list[str]) -> Replies:
+    """``{item key: reply}`` or ``{item key: [reply, ...]}``; the replies serve every task given."""
+    data = read_json(path)
+    if not isinstance(data, dict):
+        raise PredictionsError(f"{path}: expected a JSON object {{item key: reply}}, got {type(data).__name__}")
+    out = Replies(tasks=list(tasks), sources=[str(path)])
+    for key, value in data.items():
+        out.add(ALL_TASKS, str(key), value, f"{path}, item {key!r}")
+    return out
+
+
+_SAMPLES_NAME = re.compile(r"_samples_(?P<task>.+)\.jsonl$")
+
+
+def samples_files(path: Path) -> list[Path]:
+    files = sorted(path.rglob("*_samples_*.jsonl")) if path.is_dir() else [path]
+    if not files:
+        raise PredictionsError(f"{path}: no lmms-eval samples logs (*_samples_<task>.jsonl) in this folder; the run needs --log_samples")
+    return files
+
+
+def _sample_key(row: dict, key_field: str) -> str | None:
+    """The item key of a samples line: lmms-eval 0.7 logs no ``doc``, but every metric's value is
+    the sample dict our ``process_results`` returned, which carries the key field."""
+    doc = row.get("doc")
+    if isinstance(doc, dict) and doc.get(key_field) is not None:
+        return str(doc[key_field])
+    for value in row.values():
+        if isinstance(value, dict) and value.get(key_field) is not None:
+            return str(value[key_field])
+    return None
+
+
+def _sample_replies(resps) -> list[str] | None:
+    """A samples line's raw replies: one string, or one per repeat (lmms-eval writes ``resps`` as
+    the reply itself for one response, a list for several, nested once more in older versions)."""
+    if isinstance(resps, str):
+        return [resps]
+    if isinstance(resps, list) and resps:
+        if len(resps) == 1 and isinstance(resps[0], list):
+            resps = resps[0]
+        if all(isinstance(r, str) for r in resps):
+            return list(resps)
+    return None
+
+
+def read_samples(path: Path, key_field: str) -> Replies:
+    """The replies of an earlier run, from its samples logs (raw ``resps``, one per repeat),
+    keyed by the item key its scores carry."""
+    out = Replies(sources=[str(path)])
+    for file in samples_files(path):
+        match = _SAMPLES_NAME.search(file.name)
+        if not match:
+            raise PredictionsError(f"{file}: not an lmms-eval samples log name (<date>_samples_<task>.jsonl)")
+        task = match.group("task")
+        for number, row in enumerate(read_jsonl(file), 1):
+            where = f"{file}, line {number}"
+            # lmms-eval drops ``resps`` where it equals ``filtered_resps``.
+            key, replies = _sample_key(row, key_field), _sample_replies(row["resps"] if "resps" in row else row.get("filtered_resps"))
+            if key is None or replies is None:
+                raise PredictionsError(f"{where}: a samples line needs 'resps' or 'filtered_resps' and a score carrying the item's {key_field!r} (an lmms-comparative task's samples log, written with --log_samples)")
+            out.add(task, key, replies, where)
+        if task not in out.tasks:
+            out.tasks.append(task)
+    return out
+
+
+COMMON_FORMATS = ("mapping", "samples")
+
+
+# ---- the replay file the model reads ----------------------------------------------------------
+
+
+def write_replay(replies: Replies, benchmark: str, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = {"version": REPLAY_VERSION, "benchmark": benchmark, "sources": replies.sources, "replies": replies.by_task, "expected": replies.expected}
+    path.write_text(json.dumps(payload, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def read_replay(path: str | os.PathLike) -> dict:
+    data = read_json(Path(path))
+    if not isinstance(data, dict) or data.get("version") != REPLAY_VERSION or not isinstance(data.get("replies"), dict):
+        raise PredictionsError(f"{path}: not a replay file written by lmms-comparative score (version {REPLAY_VERSION})")
+    return data
+
+
+# ---- reading files in a benchmark's formats ----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Options:
+    """What the command line says about the files: the tasks they were made for (``--tasks``) and,
+    for MLLM-CompBench, the task family (``--family``)."""
+
+    tasks: tuple[str, ...] = ()
+    family: str | None = None
+
+
+def formats_of(benchmark) -> dict[str, Callable]:
+    """The formats a benchmark reads: its own (``predictions.FORMATS``, in the order they are
+    tried when no format is named), then the common ones."""
+    key = benchmark.part("predictions", "KEY_FIELD")
+    own = dict(benchmark.part("predictions", "FORMATS"))
+    common = {
+        "samples": lambda path, options: read_samples(path, key),
+        "mapping": lambda path, options: read_mapping(path, list(options.tasks)),
+    }
+    return {**own, **common}
+
+
+def detect(benchmark, path: Path) -> str:
+    """The format of a file: a samples log (or a folder of them), else the first of the
+    benchmark's formats whose ``detect`` accepts it, else ``mapping``."""
+    if path.is_dir() or _SAMPLES_NAME.search(path.name):
+        return "samples"
+    sniffers = benchmark.part("predictions", "DETECT")
+    for name, accepts in sniffers.items():
+        if accepts(path):
+            return name
+    return "mapping"
+
+
+def read_files(benchmark, paths: list[Path], fmt: str | None, options: Options) -> tuple[Replies, list[str]]:
+    """All files read into one ``Replies``; and the format of each file, in order."""
+    formats = formats_of(benchmark)
+    if fmt and fmt not in formats:
+        raise PredictionsError(f"{benchmark.name} has no prediction format {fmt!r}; it reads: {', '.join(formats)}")
+    out, used = Replies(), []
+    for path in paths:
+        if not path.exists():
+            raise PredictionsError(f"{path}: no such file or folder")
+        name = fmt or detect(benchmark, path)
+        replies = formats[name](path, options)
+        if not replies.count():
+            raise PredictionsError(f"{path}: no prediction read as {name}")
+        out.merge(replies)
+        used.append(name)
+    if options.tasks:
+        out.tasks = list(options.tasks)
+    return out, used
+
+
+# ---- the run -------------------------------------------------------------------------------------
+
+
+def score_command(benchmark, replay_file: Path, tasks: list[str], output: Path, repeats: int, model_name: str, extra: list[str]) -> list[str]:
+    import sys
+
+    model_args = f"predictions={replay_file}" + (f",model_version={model_name}" if model_name else "")
+    cmd = [sys.executable, "-m", "lmms_eval", "--model", "replay", "--model_args", model_args, "--tasks", ",".join(tasks), "--output_path", str(output), "--log_samples"]
+    if repeats > 1:
+        cmd += ["--repeats", str(repeats)]
+    return cmd + list(extra)
+
+
+def score(benchmark, paths: list[Path], fmt: str | None, options: Options, output: Path, model_name: str = "", with_images: bool = False, extra: list[str] = ()) -> int:
+    """Read the files, write the replay file under ``output``, run lmms-eval on it; the exit status
+    of the run (1 on a file that cannot be read)."""
+    import subprocess
+    import sys
+
+    from lmms_comparative.data.items import NO_IMAGES_ENV
+
+    try:
+        replies, used = read_files(benchmark, paths, fmt, options)
+        tasks = replies.tasks
+        if not tasks:
+            raise PredictionsError(f"{', '.join(map(str, paths))}: the files do not say which tasks they are for: name them with --tasks")
+        unknown = [t for t in tasks if not benchmark.owns_task(t)]
+        if unknown:
+            raise PredictionsError(f"--tasks {', '.join(unknown)}: not {benchmark.title} tasks")
+        repeats = replies.repeats()
+    except PredictionsError as exc:
+        print(f"lmms-comparative score: error: {exc}", file=sys.stderr)
+        return 2
+    output = output.resolve()
+    replay_file = write_replay(replies, benchmark.name, output / "replay" / f"{benchmark.name}_predictions.json")
+    for path, name in zip(paths, used):
+        print(f"{path}: read as {name}", file=sys.stderr)
+    n_items = sum(len(v) for v in replies.by_task.values())
+    print(f"{n_items} item(s), {repeats} repl{'y' if repeats == 1 else 'ies'} each, for {', '.join(tasks)}", file=sys.stderr)
+    env = dict(os.environ)
+    if not with_images:
+        env[NO_IMAGES_ENV] = "1"
+    cmd = score_command(benchmark, replay_file, tasks, output, repeats, model_name, list(extra))
+    print("$ lmms-eval " + " ".join(cmd[3:]), file=sys.stderr, flush=True)
+    return subprocess.run(cmd, env=env).returncode
