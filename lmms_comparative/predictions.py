@@ -7,7 +7,8 @@ with the file's reply for that item. The task's own hooks score the replies, and
 its own results JSON and samples logs: ``report`` and every tool that reads lmms-eval's output work
 unchanged, and a reply is scored exactly as in a run of a model.
 
-An item is found by one field of the task's docs (the benchmark's ``KEY_FIELD``). A reply for an
+An item is found by its key: one field of the task's docs (the first of the benchmark's
+``KEY_COLUMNS``), or what its ``doc_key`` makes of those columns. A reply for an
 item no task of the run has stops the run with the keys named; an item without a reply is answered
 with lmms-eval's failed-request marker, so it is counted (``failed``) and scored by the
 benchmark's own rule for failed requests, and past ``LMMS_COMPARATIVE_MAX_FAILED`` flags the run.
@@ -129,15 +130,29 @@ def samples_files(path: Path) -> list[Path]:
     return files
 
 
-def _sample_key(row: dict, key_field: str) -> str | None:
+@dataclass(frozen=True)
+class ItemKey:
+    """How a benchmark finds an item: the doc columns its key is made of, and the rule."""
+
+    columns: tuple[str, ...]
+    rule: Callable[[dict], str]
+
+    @classmethod
+    def of(cls, benchmark) -> "ItemKey":
+        module = __import__(f"{benchmark.package}.predictions", fromlist=["KEY_COLUMNS"])
+        columns = tuple(module.KEY_COLUMNS)
+        return cls(columns, getattr(module, "doc_key", lambda fields: str(fields[columns[0]])))
+
+    def __call__(self, fields: dict) -> str:
+        return self.rule(fields)
+
+
+def _sample_key(row: dict, key: ItemKey) -> str | None:
     """The item key of a samples line: lmms-eval 0.7 logs no ``doc``, but every metric's value is
-    the sample dict our ``process_results`` returned, which carries the key field."""
-    doc = row.get("doc")
-    if isinstance(doc, dict) and doc.get(key_field) is not None:
-        return str(doc[key_field])
-    for value in row.values():
-        if isinstance(value, dict) and value.get(key_field) is not None:
-            return str(value[key_field])
+    the sample dict our ``process_results`` returned, which carries the key's columns."""
+    for value in [row.get("doc")] + list(row.values()):
+        if isinstance(value, dict) and value.get(key.columns[0]) is not None:
+            return key(value)
     return None
 
 
@@ -154,25 +169,49 @@ def _sample_replies(resps) -> list[str] | None:
     return None
 
 
-def read_samples(path: Path, key_field: str) -> Replies:
+def read_samples(path: Path, key: ItemKey, owns: Callable[[str], bool] = lambda task: True) -> Replies:
     """The replies of an earlier run, from its samples logs (raw ``resps``, one per repeat),
-    keyed by the item key its scores carry."""
+    keyed by the item key its scores carry; in a folder, the logs of the tasks ``owns`` accepts."""
     out = Replies(sources=[str(path)])
     for file in samples_files(path):
         match = _SAMPLES_NAME.search(file.name)
         if not match:
             raise PredictionsError(f"{file}: not an lmms-eval samples log name (<date>_samples_<task>.jsonl)")
         task = match.group("task")
+        if path.is_dir() and not owns(task):
+            continue  # another benchmark's log in the same run folder
         for number, row in enumerate(read_jsonl(file), 1):
             where = f"{file}, line {number}"
             # lmms-eval drops ``resps`` where it equals ``filtered_resps``.
-            key, replies = _sample_key(row, key_field), _sample_replies(row["resps"] if "resps" in row else row.get("filtered_resps"))
-            if key is None or replies is None:
-                raise PredictionsError(f"{where}: a samples line needs 'resps' or 'filtered_resps' and a score carrying the item's {key_field!r} (an lmms-comparative task's samples log, written with --log_samples)")
-            out.add(task, key, replies, where)
+            item, replies = _sample_key(row, key), _sample_replies(row["resps"] if "resps" in row else row.get("filtered_resps"))
+            if item is None or replies is None:
+                raise PredictionsError(f"{where}: a samples line needs 'resps' or 'filtered_resps' and a score carrying the item's {key.columns[0]!r} (an lmms-comparative task's samples log, written with --log_samples)")
+            out.add(task, item, replies, where)
         if task not in out.tasks:
             out.tasks.append(task)
+    if path.is_dir():
+        out.tasks = _as_run(path, out.tasks, owns)
     return out
+
+
+def _as_run(folder: Path, tasks: list[str], owns: Callable[[str], bool]) -> list[str]:
+    """The tasks as the earlier run named them: its groups (``group_subtasks`` of the results JSON
+    beside the logs) where all their tasks are here, so the group rows are written again too."""
+    results = sorted(folder.rglob("*_results.json"))
+    if not results:
+        return tasks
+    try:
+        groups = json.loads(results[-1].read_text(encoding="utf-8")).get("group_subtasks") or {}
+    except (OSError, ValueError):
+        return tasks
+    chosen = [g for g, subtasks in groups.items() if owns(g) and subtasks and set(_leaves(g, groups)) <= set(tasks)]
+    chosen = [g for g in chosen if not any(g in groups.get(other, []) for other in chosen)]  # outermost only
+    covered = {t for g in chosen for t in _leaves(g, groups)}
+    return chosen + [t for t in tasks if t not in covered]
+
+
+def _leaves(group: str, groups: dict) -> list[str]:
+    return [leaf for sub in groups.get(group, []) for leaf in (_leaves(sub, groups) if groups.get(sub) else [sub])]
 
 
 COMMON_FORMATS = ("mapping", "samples")
@@ -210,10 +249,10 @@ class Options:
 def formats_of(benchmark) -> dict[str, Callable]:
     """The formats a benchmark reads: its own (``predictions.FORMATS``, in the order they are
     tried when no format is named), then the common ones."""
-    key = benchmark.part("predictions", "KEY_FIELD")
+    key = ItemKey.of(benchmark)
     own = dict(benchmark.part("predictions", "FORMATS"))
     common = {
-        "samples": lambda path, options: read_samples(path, key),
+        "samples": lambda path, options: read_samples(path, key, benchmark.owns_task),
         "mapping": lambda path, options: read_mapping(path, list(options.tasks)),
     }
     return {**own, **common}

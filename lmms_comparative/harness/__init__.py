@@ -21,6 +21,9 @@ exit_status        ``sys.exit`` of an lmms-eval CLI process, an   ``lmms_eval/__
 table              ``make_table``, ``consolidate_group_results``  ``make_table(result_dict, column)``,            the wrapper falls back to lmms-eval's own
                    (where bound): one-line dict cells, the run    ``consolidate_group_results(results, versions,  table; no closing summary
                    summary                                        task_dict, task_root)``
+side_logs          ``EvaluationTracker.save_results_samples``:    ``save_results_samples(self, task_name,         the side logs are not written (the scores
+                   writes a task's side logs (CaptionQA reader    samples)`` writing ``<model_name_sanitized>/     are unaffected)
+                   answers) beside its samples log                <date_id>_samples_...``
 capabilities       nothing patched; reads lmms-eval's model       ``MODEL_REGISTRY_V2.get_model_class`` takes     the decoder and video checks cannot tell
                    registry and a model module's source to tell   ``force_simple``                                the class: they let the run go on
                    video input and a missing decoder
@@ -36,7 +39,7 @@ import importlib
 from lmms_comparative.harness.task_path import run_model, run_model_args
 
 CHECKED_AGAINST = "0.7.3"
-PATCHES = ("task_path", "fewshot", "exit_status", "table", "capabilities")
+PATCHES = ("task_path", "fewshot", "exit_status", "table", "side_logs", "capabilities")
 
 
 def checks() -> dict[str, str | None]:
@@ -46,10 +49,11 @@ def checks() -> dict[str, str | None]:
 
 def install_all() -> None:
     """Install every patch (idempotent). Each installs itself only where its check holds."""
-    from lmms_comparative.harness import exit_status, fewshot, table, task_path
+    from lmms_comparative.harness import exit_status, fewshot, side_logs, table, task_path
 
     task_path.install()
     table.install()
+    side_logs.install()
     fewshot.install()
     exit_status.install_exit_status()
 

@@ -16,7 +16,7 @@ from lmms_eval.api.model import lmms
 from loguru import logger
 
 from lmms_comparative.failures import DataError, stop_run
-from lmms_comparative.predictions import ALL_TASKS, MISSING_REPLY, PredictionsError, read_replay
+from lmms_comparative.predictions import ALL_TASKS, MISSING_REPLY, ItemKey, PredictionsError, read_replay
 
 SHOWN = 5  # keys named in a message
 
@@ -26,13 +26,13 @@ def _named(keys) -> str:
     return ", ".join(repr(k) for k in keys[:SHOWN]) + (f" and {len(keys) - SHOWN} more" if len(keys) > SHOWN else "")
 
 
-def key_field(task: str) -> str:
+def item_key(task: str) -> ItemKey:
     from lmms_comparative.benchmarks import of_task
 
     benchmark = of_task(task)
     if benchmark is None:
         stop_run(DataError(f"replay: task {task!r} is not one of lmms-comparative's tasks"))
-    return benchmark.part("predictions", "KEY_FIELD")
+    return ItemKey.of(benchmark)
 
 
 class Replay(lmms):
@@ -58,12 +58,12 @@ class Replay(lmms):
     def _keys(self, task: str, split: str) -> list[str]:
         """The key of every doc of a task's split, in doc_id order (a column read: no image is decoded)."""
         docs = self.task_dict[task][split]
-        name = key_field(task)
+        key = item_key(task)
         try:
-            column = docs[name] if hasattr(docs, "column_names") else [d[name] for d in docs]
-        except KeyError:
-            stop_run(DataError(f"replay: the docs of {task} have no {name!r} field to find the predictions by"))
-        return [str(k) for k in column]
+            columns = {name: (docs[name] if hasattr(docs, "column_names") else [d[name] for d in docs]) for name in key.columns}
+        except KeyError as exc:
+            stop_run(DataError(f"replay: the docs of {task} have no {exc} field to find the predictions by"))
+        return [key(dict(zip(columns, values))) for values in zip(*columns.values())]
 
     def _check(self, keys: dict[tuple[str, str], list[str]]) -> None:
         """Every reply must be for an item of the run, and every expected field must match."""

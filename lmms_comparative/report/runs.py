@@ -14,6 +14,9 @@ class Run:
     name: str
     results: dict
     samples: dict[str, list[dict]] = field(default_factory=dict)
+    # Per-item rows a scoring pass wrote beside the samples (harness/side_logs.py), by log name
+    # and task: ``side["reader"]["captionqa_simple_natural"]``, CaptionQA's reader answers.
+    side: dict[str, dict[str, list[dict]]] = field(default_factory=dict)
 
     def row(self, task: str) -> dict:
         return self.results.get("results", {}).get(task) or self.results.get("groups", {}).get(task) or {}
@@ -39,6 +42,9 @@ class Run:
             return None
         values = [s.get(metric, {}).get(key) for s in rows]
         return [float(v) for v in values if isinstance(v, (int, float))] or None
+
+
+SIDE_LOGS = ("reader",)  # the side logs the report reads (CaptionQA's reader answers)
 
 
 class ReportError(Exception):
@@ -121,11 +127,14 @@ def load_runs(paths: list[str]) -> list[Run]:
             if not isinstance(results, dict) or not isinstance(results.get("results"), dict):
                 raise ReportError(f'{path}: not an lmms-eval results JSON (no "results" table)')
             prefix = path.name[: -len("_results.json")]
-            samples = {}
+            samples, side = {}, {}
             for sample_file in sorted(path.parent.glob(f"{glob.escape(prefix)}_samples_*.jsonl")):
                 task = sample_file.stem.split("_samples_", 1)[1]
                 samples[task] = _read_samples(sample_file)
-            runs.append(Run(_run_name(results, path), results, samples))
+            for name in SIDE_LOGS:
+                for side_file in sorted(path.parent.glob(f"{glob.escape(prefix)}_{name}_*.jsonl")):
+                    side.setdefault(name, {})[side_file.stem.split(f"_{name}_", 1)[1]] = _read_samples(side_file)
+            runs.append(Run(_run_name(results, path), results, samples, side))
             origins.append((Path(base).resolve().name or str(base), path.relative_to(base)))
     _distinct_names(runs, origins)
     return runs

@@ -35,20 +35,22 @@ def run_cli(args: list[str], env: dict, launcher: list[str] | None = None, timeo
     return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
 
 
-def run_report(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    """``lmms-comparative report ARGS`` through the installed console script, as a user runs it."""
-    command = Path(sys.executable).with_name("lmms-comparative")
-    if not command.exists():
+def run_tool(command: str, *args: str, env: dict | None = None, cwd: Path | None = None, timeout: int = 900) -> subprocess.CompletedProcess:
+    """``lmms-comparative COMMAND ARGS`` through the installed console script, as a user runs it."""
+    script = Path(sys.executable).with_name("lmms-comparative")
+    if not script.exists():
         pytest.skip("the lmms-comparative console script is not installed in this environment")
-    return subprocess.run([str(command), "report", *args], capture_output=True, text=True, cwd=cwd, timeout=300, stdin=subprocess.DEVNULL)
+    return subprocess.run([str(script), command, *args], env=env, capture_output=True, text=True, cwd=cwd, timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+def run_report(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """``lmms-comparative report ARGS``."""
+    return run_tool("report", *args, cwd=cwd, timeout=300)
 
 
 def run_score(*args: str, env: dict, timeout: int = 900) -> subprocess.CompletedProcess:
-    """``lmms-comparative score ARGS`` through the installed console script, as a user runs it."""
-    command = Path(sys.executable).with_name("lmms-comparative")
-    if not command.exists():
-        pytest.skip("the lmms-comparative console script is not installed in this environment")
-    return subprocess.run([str(command), "score", *args], env=env, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    """``lmms-comparative score ARGS``."""
+    return run_tool("score", *args, env=env, timeout=timeout)
 
 
 def read_run(output_path: Path, proc: subprocess.CompletedProcess | None = None) -> tuple[dict, dict[str, list[dict]]]:

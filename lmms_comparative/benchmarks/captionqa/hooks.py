@@ -22,6 +22,7 @@ from lmms_comparative.benchmarks.captionqa import data
 from lmms_comparative.benchmarks.captionqa import scoring as rules
 from lmms_comparative.benchmarks.captionqa.prompts import caption_prompt
 from lmms_comparative.data import items
+from lmms_comparative.harness import side_logs
 from lmms_comparative.hooks import check_model_failures, docs_hook, once_per_run, response_text, skip_counts
 from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
@@ -152,7 +153,7 @@ def qa_rows(captions: dict[str, str], domain: str, engine: Engine | None = None,
     answers = engine.run(requests, desc=f"CaptionQA reader ({domain})")
     rows, failed = [], 0
     for (entry_id, q_idx, q, perm, options), answer in zip(plan, answers):
-        row = {"id": entry_id, "q_idx": q_idx, "category": rules.first_category(q.get("category")), "response": answer.text}
+        row = {"id": entry_id, "q_idx": q_idx, "question": q["question"], "category": rules.first_category(q.get("category")), "response": answer.text}
         if answer.failed:
             failed += 1
             row.update(failed=True, error=answer.error)
@@ -225,6 +226,12 @@ def _qa_pass(items: list[dict], uncaptioned: list[str]) -> dict:
     engine = reader_engine()
     rows, failed = qa_rows(captions, domain, engine, uncaptioned)
     scored = [r for r in rows if not r["failed"]]
+    if items:
+        # Every reader answer, beside the samples log (``<date>_reader_<task>.jsonl``): a caption
+        # pool re-read by another reader, the reader-stability check and per-question difficulty.
+        prompt = items[0].get("prompt", "")
+        task = f"captionqa_{prompt}_{domain}" if prompt else f"captionqa_{domain}"
+        side_logs.add(task, "reader", [{**r, "reader": engine.config.model} for r in rows])
     check_failures(failed, len(rows), engine.config.max_failed, f"CaptionQA {domain} reader")
     caption_failed = sum(1 for it in items if it["caption_failed"])
     failures.check_share(f"CaptionQA {domain} captions", caption_failed, len(items), "got no caption from the model (failed requests; their questions are not asked)")

@@ -4,9 +4,9 @@ Format ``captions``: one JSON object ``{image set id: caption}``, the dataset's 
 e.g. ``{"nat_0001": "A red bus parked ...", ...}``: what the official ``caption.py`` writes and what
 ``lmms-comparative captionqa-export`` writes from a run. The QA stage then runs as in a run: every
 question of every captioned image set goes to the reader (``CAPTIONQA_READER_*``), with the
-official option order, the "Cannot answer" option and scores. A captions file does not say which
-caption prompt made it, so ``--tasks`` names it (``captionqa_simple``, ``captionqa_short``,
-``captionqa_long``, ``captionqa_taxonomy``, or one domain's task). An image set without a caption is
+official option order, the "Cannot answer" option and scores. The caption prompt is the folder
+``caption.py`` writes the file to (``<output dir>/<prompt>/<model>.json``: ``simple``, ``short``,
+``long``, ``taxonomy``), else ``--tasks`` names it (``captionqa_simple``, ..., or one domain's task). An image set without a caption is
 counted as a failed caption, and as in qa.py its questions are not asked.
 """
 
@@ -16,10 +16,15 @@ from pathlib import Path
 
 from lmms_comparative.predictions import Options, PredictionsError, Replies, read_mapping
 
-KEY_FIELD = "id"
+KEY_COLUMNS = ("id",)
+
+
+PROMPTS = ("simple", "short", "long", "taxonomy")
 
 
 def read_captions(path: Path, options: Options) -> Replies:
+    if not options.tasks and path.resolve().parent.name.lower() in PROMPTS:
+        return read_mapping(path, [f"captionqa_{path.resolve().parent.name.lower()}"])
     if not options.tasks:
         raise PredictionsError(f"{path}: a captions file does not say which caption prompt made it: name the tasks with --tasks (e.g. captionqa_simple, captionqa_short, captionqa_long, captionqa_taxonomy)")
     return read_mapping(path, list(options.tasks))

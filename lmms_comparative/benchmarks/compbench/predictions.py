@@ -23,7 +23,7 @@ from pathlib import Path
 
 from lmms_comparative.predictions import Options, PredictionsError, Replies, read_jsonl
 
-KEY_FIELD = "uid"
+KEY_COLUMNS = ("uid",)
 
 # The paper's column codes (Table 2) -> the column task (``files.COLUMN_BY_TASK``).
 COLUMN_CODES = {

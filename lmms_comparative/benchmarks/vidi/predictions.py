@@ -15,7 +15,7 @@ from pathlib import Path
 
 from lmms_comparative.predictions import Options, PredictionsError, Replies, read_mapping
 
-KEY_FIELD = "item_id"
+KEY_COLUMNS = ("item_id",)
 
 
 def read_descriptions(path: Path, options: Options) -> Replies:

@@ -1,0 +1,85 @@
+"""Patch: ``lmms_eval.loggers.evaluation_tracker.EvaluationTracker.save_results_samples``, so that
+what a task's scoring pass computes per item beyond the samples (CaptionQA's reader answers, one
+per question) is written beside the samples log: ``<date>_<name>_<task>.jsonl`` in the same folder.
+
+The samples log holds what ``process_results`` returned per doc. A scoring pass that runs in the
+aggregation (the CaptionQA reader) has its own rows; they cannot go into the samples, which on a
+multi-process run are copies gathered before the aggregation. So the pass hands them to ``add``
+(on the rank that aggregates), and the tracker writes them when it writes that task's samples
+(``--log_samples``; without it nothing is written, as with the samples).
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import threading
+from pathlib import Path
+
+_MARK = "_lmms_comparative_side_logs"
+_pending: dict[str, dict[str, list[dict]]] = {}
+_lock = threading.Lock()
+
+
+def add(task: str, name: str, rows: list[dict]) -> None:
+    """Rows to write beside ``task``'s samples log as ``<date>_<name>_<task>.jsonl``."""
+    with _lock:
+        _pending.setdefault(task, {})[name] = list(rows)
+
+
+def pending(task: str) -> dict[str, list[dict]]:
+    with _lock:
+        return dict(_pending.get(task, {}))
+
+
+def write(folder: Path, date_id: str, task: str) -> list[Path]:
+    """Write (and forget) the rows handed over for ``task``; the paths written."""
+    with _lock:
+        logs = _pending.pop(task, {})
+    written = []
+    for name, rows in logs.items():
+        path = folder / f"{date_id}_{name}_{task}.jsonl"
+        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def check() -> str | None:
+    """None if the tracker has ``save_results_samples(self, task_name, samples)`` and the fields it
+    builds the samples folder from, else why not."""
+    from lmms_eval.loggers.evaluation_tracker import EvaluationTracker
+
+    original = getattr(EvaluationTracker.save_results_samples, "__wrapped__", EvaluationTracker.save_results_samples)
+    params = list(inspect.signature(original).parameters)
+    if params[:3] != ["self", "task_name", "samples"]:
+        return f"EvaluationTracker.save_results_samples takes {params}, not (self, task_name, samples)"
+    source = inspect.getsource(original)
+    if "model_name_sanitized" not in source or "date_id" not in source:
+        return "EvaluationTracker.save_results_samples no longer writes <output_path>/<model_name_sanitized>/<date_id>_samples_<task>.jsonl"
+    return None
+
+
+def install() -> bool:
+    try:
+        from lmms_eval.loggers.evaluation_tracker import EvaluationTracker
+    except Exception:
+        return False
+    if getattr(EvaluationTracker.save_results_samples, _MARK, False):
+        return True
+    if check():
+        return False
+    original = EvaluationTracker.save_results_samples
+
+    def save_results_samples(self, task_name, samples):
+        result = original(self, task_name, samples)
+        if self.output_path and pending(task_name):
+            # The folder the tracker writes the samples to (same rule as the original).
+            folder = Path(self.output_path).joinpath(self.general_config_tracker.model_name_sanitized)
+            folder.mkdir(parents=True, exist_ok=True)
+            write(folder, self.date_id, task_name)
+        return result
+
+    save_results_samples.__wrapped__ = original
+    setattr(save_results_samples, _MARK, True)
+    EvaluationTracker.save_results_samples = save_results_samples
+    return True
