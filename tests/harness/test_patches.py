@@ -4,6 +4,7 @@ A new lmms-eval that breaks a patch fails the test named after it, not an end-to
 
 from __future__ import annotations
 
+import json
 from types import SimpleNamespace
 
 import pytest
@@ -111,3 +112,28 @@ def test_frames_a_model_samples_and_the_runs_model_args(monkeypatch):
     assert task_path.run_model_args() == {"max_frames_num": 8}
     monkeypatch.setattr("sys.argv", ["pytest"])
     assert task_path.run_model_args() == {}
+
+
+def test_side_logs_patch_writes_a_tasks_rows_beside_its_samples_log(tmp_path):
+    """What lmms-eval's tracker does after the aggregation: write a task's samples; our rows for
+    that task (CaptionQA's reader answers) go beside them, named like them, once."""
+    from lmms_eval.loggers.evaluation_tracker import EvaluationTracker
+
+    from lmms_comparative.harness import side_logs
+
+    assert side_logs.check() is None
+    assert side_logs.install() and side_logs.install()  # idempotent
+    tracker = EvaluationTracker(output_path=str(tmp_path))
+    tracker.general_config_tracker.model_name_sanitized = "m"
+    tracker.date_id = "20260101_000000"
+    side_logs.add("captionqa_simple_natural", "reader", [{"id": "nat_001", "q_idx": 0, "letter": "B"}])
+    def sample():
+        return {"doc_id": 0, "doc": {}, "target": "x", "arguments": [("prompt",)], "resps": [["r"]], "filtered_resps": ["r"]}
+
+    tracker.save_results_samples("captionqa_simple_natural", [sample()])
+    folder = tmp_path / "m"
+    assert (folder / "20260101_000000_samples_captionqa_simple_natural.jsonl").is_file()
+    assert [json.loads(line) for line in (folder / "20260101_000000_reader_captionqa_simple_natural.jsonl").read_text().splitlines()] == [{"id": "nat_001", "q_idx": 0, "letter": "B"}]
+    assert side_logs.pending("captionqa_simple_natural") == {}
+    tracker.save_results_samples("other_task", [sample()])
+    assert sorted(p.name for p in folder.iterdir()) == ["20260101_000000_reader_captionqa_simple_natural.jsonl", "20260101_000000_samples_captionqa_simple_natural.jsonl", "20260101_000000_samples_other_task.jsonl"]

@@ -1,0 +1,185 @@
+"""``lmms-comparative score`` through the real CLI on the benchmarks' fixtures: a model's run, its
+samples logs scored again, gives the same results (groups included); each benchmark's own formats
+(SubtleBench evaluator files, VLM2-Bench official answer files and VLMEvalKit prediction files,
+ViDi descriptions with repeats, plain {id: reply} files) are scored by the tasks' hooks, and bad
+files get one message."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from helpers import base_env, read_run, run_cli, run_score
+
+from lmms_comparative.benchmarks.subtlebench.data import CATEGORIES
+from lmms_comparative.benchmarks.subtlebench.scoring import parse_subtlebench_letter
+from lmms_comparative.metrics.mcq import LETTERS
+
+pytestmark = pytest.mark.e2e
+BENCHMARK_TASKS = {"subtlebench": "subtlebench", "vlm2bench": "vlm2bench_image", "compbench": "compbench", "vidi": "vidi_granular"}
+
+
+def _env(hf_home, fixture_roots, **extra):
+    return base_env(hf_home, **{k: str(v) for k, v in fixture_roots.items()}, **extra)
+
+
+@pytest.fixture(scope="module")
+def model_run(hf_home, fixture_roots, tmp_path_factory):
+    out = tmp_path_factory.mktemp("score_model_run")
+    proc = run_cli(["--model", "random_choice", "--tasks", ",".join(BENCHMARK_TASKS.values()), "--output_path", str(out), "--log_samples"], env=_env(hf_home, fixture_roots))
+    results, samples = read_run(out, proc)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return out, results, samples
+
+
+@pytest.mark.parametrize("benchmark", sorted(BENCHMARK_TASKS))
+def test_a_runs_samples_scored_again_give_its_results(benchmark, model_run, hf_home, fixture_roots, tmp_path):
+    out, results, samples = model_run
+    proc = run_score(benchmark, str(out), "-o", str(tmp_path / "scored"), env=_env(hf_home, fixture_roots))
+    scored, scored_samples = read_run(tmp_path / "scored", proc)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "read as samples" in proc.stderr
+    ours = {t: row for t, row in results["results"].items() if t.startswith(benchmark)}
+    assert ours and scored["results"] == ours
+    assert scored.get("groups", {}) == {g: row for g, row in results.get("groups", {}).items() if g.startswith(benchmark)}
+    assert scored["config"]["model"] == "replay"
+    for task, rows in scored_samples.items():
+        strip = lambda r: {k: v for k, v in r.items() if k not in ("input_media", "doc_hash", "prompt_hash", "target_hash")}  # noqa: E731
+        assert [strip(r) for r in sorted(rows, key=lambda r: r["doc_id"])] == [strip(r) for r in sorted(samples[task], key=lambda r: r["doc_id"])]
+
+
+def test_a_mapping_file_needs_its_tasks_and_its_items(hf_home, fixture_roots, tmp_path):
+    env = _env(hf_home, fixture_roots)
+    replies = tmp_path / "replies.json"
+    replies.write_text(json.dumps({"no_such_item": "A"}))
+    proc = run_score("subtlebench", str(replies), "-o", str(tmp_path / "a"), env=env)
+    assert proc.returncode == 2 and "do not say which tasks they are for: name them with --tasks" in proc.stderr
+    proc = run_score("subtlebench", str(replies), "--tasks", "subtlebench_at", "-o", str(tmp_path / "b"), env=env)
+    assert proc.returncode == 1 and "1 prediction(s) for items that any task of this run does not have: 'no_such_item'" in proc.stdout + proc.stderr
+    proc = run_score("subtlebench", str(replies), "--tasks", "vidi_granular", "-o", str(tmp_path / "c"), env=env)
+    assert proc.returncode == 2 and "--tasks vidi_granular: not VLM-SubtleBench tasks" in proc.stderr
+    replies.write_text("[1, 2]")
+    proc = run_score("subtlebench", str(replies), "--tasks", "subtlebench_at", "-o", str(tmp_path / "d"), env=env)
+    assert proc.returncode == 2 and "expected a JSON object {item key: reply}" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def _subtlebench_docs(root: Path) -> list[dict]:
+    import os
+
+    from lmms_comparative.benchmarks.subtlebench import data
+
+    old = os.environ.get(data.ENV_VAR)
+    os.environ[data.ENV_VAR] = str(root)
+    try:
+        return data.load_docs("test")
+    finally:
+        if old is None:
+            os.environ.pop(data.ENV_VAR)
+        else:
+            os.environ[data.ENV_VAR] = old
+
+
+def test_the_official_evaluators_file_scores_as_the_evaluator_scored_it(hf_home, fixture_roots, tmp_path):
+    """An ``mc_evaluation_results.json`` whose runs showed the options in another order (the
+    evaluator's shuffle is unseeded): every item is right here exactly when the evaluator found it
+    right; a record with an error is a failed request, counted wrong as the evaluator counts it."""
+    docs = _subtlebench_docs(fixture_roots["SUBTLEBENCH_ROOT"])
+    rng = random.Random(7)
+    questions = []
+    for n, doc in enumerate(docs):
+        options = list(doc["options"])
+        rng.shuffle(options)  # the evaluator's own order
+        letter = rng.choice(LETTERS[: len(options)])
+        reply = rng.choice([f"### Reasoning\nThe second one.\n### Answer\n{letter}", f"{letter}.", "I cannot tell."])
+        parsed = parse_subtlebench_letter(reply)
+        chosen = options[LETTERS.index(parsed)] if parsed and LETTERS.index(parsed) < len(options) else None
+        record = {
+            "question_id": doc["item_id"], "question_text": doc["question"], "options": options, "negatives": [o for o in options if o != doc["answer"]],
+            "correct_answer": doc["answer"], "correct_letter": LETTERS[options.index(doc["answer"])], "predicted_answer": parsed, "predicted_answer_text": chosen,
+            "is_correct": chosen == doc["answer"], "cost": 0.0, "response_content": reply,
+        }  # fmt: skip
+        if n == 0:
+            record.update(predicted_answer=None, predicted_answer_text=None, is_correct=False, error="timeout")
+        questions.append(record)
+    folder = tmp_path / "logs" / "multiple_choice_evaluator" / "gpt-4o" / "no_reasoning" / "VLM-SubtleBench" / "20260101_000000"
+    folder.mkdir(parents=True)
+    (folder / "mc_evaluation_results.json").write_text(json.dumps({"model": "gpt-4o", "questions": questions, "correct_count": sum(q["is_correct"] for q in questions)}))
+    proc = run_score("subtlebench", str(folder / "mc_evaluation_results.json"), "-o", str(tmp_path / "out"), env=_env(hf_home, fixture_roots, LMMS_COMPARATIVE_MAX_FAILED="0.5"))
+    results, samples = read_run(tmp_path / "out", proc)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "read as evaluator" in proc.stderr
+    code_of = {category: code for code, category in CATEGORIES.items()}
+    by_task: dict[str, list[dict]] = {}
+    for doc, record in zip(docs, questions):
+        by_task.setdefault(f"subtlebench_{code_of[doc['category']]}", []).append(record)
+    for task, records in by_task.items():
+        counts = results["results"][task]["counts,none"]
+        assert counts["n"] == len(records) and counts["correct"] == sum(r["is_correct"] for r in records), task
+        assert counts["failed"] == sum(r["predicted_answer"] is None for r in records)
+        assert results["results"][task]["accuracy,none"] == pytest.approx(sum(r["is_correct"] for r in records) / len(records))
+
+
+def test_vlm2bench_official_answer_files_and_vlmevalkits_predictions(hf_home, fixture_roots, tmp_path, model_run):
+    """The official scripts' answer files (one per subtask, under test_res/test_<subtask>/) and
+    VLMEvalKit's xlsx, made from a run's replies, give that run's scores."""
+    import pandas as pd
+
+    out, results, samples = model_run
+    root = fixture_roots["VLM2BENCH_ROOT"]
+    code = tmp_path / "code"
+    rows_vlmevalkit = []
+    files = []
+    for subtask, family in (("gc_mat", "gc"), ("gc_trk", "gc"), ("oc_cpr", "oc"), ("oc_cnt", "oc"), ("oc_grp", "oc"), ("pc_cpr", "pc/image"), ("pc_cnt", "pc/image"), ("pc_grp", "pc/image")):
+        task = f"vlm2bench_{subtask}"
+        questions = [json.loads(line) for line in next(root.rglob(f"{subtask}.jsonl")).read_text().splitlines() if line.strip()]
+        replies = {r["doc_id"]: r.get("resps", r["filtered_resps"]) for r in samples[task]}
+        folder = code / family / "test" / "test_res" / f"test_{subtask.split('_')[1]}"
+        folder.mkdir(parents=True, exist_ok=True)
+        answers = [{"q_id": q["q_id"], "question": q["question"], "model_answer": replies[i], "gt_answer": q["gt_answer"]} for i, q in enumerate(questions)]
+        files.append(folder / "Model_20260101_000000_answers.jsonl")
+        files[-1].write_text("".join(json.dumps(a) + "\n" for a in answers))
+        category = subtask.replace("_", "-")
+        for q, a in zip(questions, answers):
+            index = f"{category}_{q['q_id']}" + (f"_{'p' if q['gt_answer'] == 'T' else 'n'}" if family == "gc" else "")
+            rows_vlmevalkit.append({"index": index, "question": q["question"], "answer": q["gt_answer"], "category": category, "prediction": a["model_answer"]})
+    env = _env(hf_home, fixture_roots)
+    proc = run_score("vlm2bench", *map(str, files), "-o", str(tmp_path / "official"), env=env)
+    official, _ = read_run(tmp_path / "official", proc)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stderr.count("read as official") == 8
+    xlsx = tmp_path / "Model_VLM2Bench.xlsx"
+    pd.DataFrame(rows_vlmevalkit).to_excel(xlsx, index=False)
+    proc = run_score("vlm2bench", str(xlsx), "-o", str(tmp_path / "vlmevalkit"), env=env)
+    vlmevalkit, _ = read_run(tmp_path / "vlmevalkit", proc)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "read as vlmevalkit" in proc.stderr
+    for task in (f"vlm2bench_{s}" for s in ("gc_mat", "gc_trk", "oc_cpr", "oc_cnt", "oc_grp", "pc_cpr", "pc_cnt", "pc_grp")):
+        plain = lambda row: {k: v for k, v in row.items() if k != "alias"}  # noqa: E731 - the run named them inside its group
+        assert plain(official["results"][task]) == plain(results["results"][task]) == plain(vlmevalkit["results"][task]), task
+    # A file whose ground truth disagrees with the data is refused.
+    wrong = [json.loads(line) for line in files[2].read_text().splitlines()]
+    wrong[0]["gt_answer"] = "F" if wrong[0]["gt_answer"] == "T" else "T"
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("".join(json.dumps(a) + "\n" for a in wrong))
+    proc = run_score("vlm2bench", str(bad), "--tasks", "vlm2bench_oc_cpr", "-o", str(tmp_path / "bad"), env=env)
+    assert proc.returncode == 1 and "disagree with the data" in proc.stdout + proc.stderr
+
+
+def test_vidi_descriptions_with_repeats(hf_home, fixture_roots, tmp_path, model_run):
+    out, results, samples = model_run
+    pairs = sorted(r["counts"]["item_id"] for r in samples["vidi_granular"])
+    descriptions = {pair: [f"The {pair} cup is red in the second image.", "Nothing changed."] for pair in pairs}
+    path = tmp_path / "descriptions.json"
+    path.write_text(json.dumps(descriptions))
+    proc = run_score("vidi", str(path), "--tasks", "vidi_granular", "-o", str(tmp_path / "out"), env=_env(hf_home, fixture_roots))
+    scored, scored_samples = read_run(tmp_path / "out", proc)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "--repeats 2" in proc.stderr
+    assert scored["results"]["vidi_granular"]["repeats,none"]["k"] == 2
+    assert scored["results"]["vidi_granular"]["repeats,none"]["bleu1_std"] > 0
+    assert {r["counts"]["item_id"]: r["counts"]["predictions"] for r in scored_samples["vidi_granular"]} == descriptions
+    path.write_text(json.dumps({pairs[0]: ["a", "b"], **{p: ["a"] for p in pairs[1:]}}))
+    proc = run_score("vidi", str(path), "--tasks", "vidi_granular", "-o", str(tmp_path / "out2"), env=_env(hf_home, fixture_roots))
+    assert proc.returncode == 2 and "different numbers of replies" in proc.stderr
