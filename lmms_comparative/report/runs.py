@@ -97,7 +97,8 @@ def _distinct_names(runs: list[Run], origins: list[tuple[str, Path]]) -> None:
             continue
         args = [model_args(runs[i].results) for i in idx]
         keys = sorted({k for a in args for k in a})
-        differing = [k for k in keys if len({a.get(k) for a in args}) > 1]
+        # The replay file of a scored run is a path inside its own results folder: the folder names it better.
+        differing = [k for k in keys if len({a.get(k) for a in args}) > 1 and k != "predictions"]
         labels = [", ".join(f"{k}={a[k]}" for k in differing if k in a) for a in args] if differing else [""] * len(idx)
         for attempt in (lambda i: origins[i][0], lambda i: str(origins[i][1])):
             if len(set(labels)) == len(labels):

@@ -100,3 +100,44 @@ def test_a_captions_file_read_by_a_real_small_reader(model_run, cqa_root, hf_hom
     assert 0.0 <= row["score,none"] <= 1.0
     rows = _reader_logs(tmp_path / "r")["captionqa_short_natural"]
     assert len(rows) == row["counts,none"]["questions"] and all(r["reader"] == folder for r in rows)
+
+
+def test_the_report_shows_reader_stability_and_question_difficulty(model_run, cqa_root, hf_home, tmp_path):
+    """Three reads of one captions file (a reader that changes some answers on a later read) and a
+    second captioner's file: the report's stability row (§3.5) and difficulty table (Table 10)."""
+    out, _ = model_run
+    captions = out / "captions.json"
+    calls = {"n": 0}
+
+    def unsteady(body: dict) -> str:
+        text = message_text(body)
+        letters = re.findall(r"^([A-Z])\. ", text, re.M)
+        calls["n"] += 1
+        return letters[(int(hashlib.sha256(text.encode()).hexdigest(), 16) + (calls["n"] % 3 == 0)) % len(letters)]
+
+    dirs = []
+    with FakeOpenAI(unsteady) as server:
+        env = base_env(hf_home, CAPTIONQA_ROOT=str(cqa_root), **server.judge_env("CAPTIONQA_READER"), CAPTIONQA_READER_MODEL="reader-llm", LMMS_COMPARATIVE_LLM_CACHE="off")
+        for k in range(3):
+            proc = run_score("captionqa", str(captions), "--tasks", "captionqa_simple_natural", "--model-name", "captioner-a", "-o", str(tmp_path / f"read{k}"), env=env)
+            assert proc.returncode == 0, proc.stderr[-2000:]
+            dirs.append(tmp_path / f"read{k}")
+        other = tmp_path / "other.json"
+        other.write_text(json.dumps({i: "A photo." for i in json.loads(captions.read_text())}))
+        proc = run_score("captionqa", str(other), "--tasks", "captionqa_simple_natural", "--model-name", "captioner-b", "-o", str(tmp_path / "b"), env=env)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        dirs.append(tmp_path / "b")
+    reads = [_reader_logs(d)["captionqa_simple_natural"] for d in dirs[:3]]
+    accuracies = [100 * sum(r["correct"] for r in rows) / len(rows) for rows in reads]
+    report = run_tool("report", *map(str, dirs), "-o", str(tmp_path / "report"))
+    assert report.returncode == 0, report.stderr
+    text = (tmp_path / "report" / "report.md").read_text()
+    assert "Reader stability" in text and "Question difficulty" in text
+    stability = [line for line in text.splitlines() if line.startswith("| captioner-a") and "reader-llm" in line]
+    assert len(stability) == 1
+    cells = [c.strip() for c in stability[0].strip("|").split("|")]
+    mean = sum(accuracies) / 3
+    std = (sum((a - mean) ** 2 for a in accuracies) / 2) ** 0.5
+    assert cells[4] == "3" and cells[6] == f"{mean:.1f}" and cells[7] == f"{std:.2f}" and std > 0
+    difficulty_rows = [line for line in text.splitlines() if line.startswith("| simple | Natural")]
+    assert len(difficulty_rows) == 1 and difficulty_rows[0].rstrip(" |").endswith("| 2")  # two caption pools: two models

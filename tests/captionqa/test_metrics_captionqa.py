@@ -141,3 +141,31 @@ def test_caption_prompts():
     ]
     with pytest.raises(ValueError):
         caption_prompt("fancy", 1)
+
+
+def _row(image: str, q: int, correct: int, letter: str = "A", failed: bool = False) -> dict:
+    return {"id": image, "q_idx": q, "correct": correct, "letter": letter, "failed": failed}
+
+
+def test_reader_stability_is_the_std_of_accuracy_over_the_questions_every_read_answered():
+    from lmms_comparative.benchmarks.captionqa.scoring import reader_stability
+
+    read1 = [_row("a", 0, 1), _row("a", 1, 0, "B"), _row("b", 0, 1), _row("b", 1, 1)]
+    read2 = [_row("a", 0, 1), _row("a", 1, 1, "A"), _row("b", 0, 1), _row("b", 1, 1)]
+    read3 = [_row("a", 0, 1), _row("a", 1, 0, "B"), _row("b", 0, 0, "C"), _row("b", 1, 1, failed=True)]
+    found = reader_stability([read1, read2, read3])
+    # b/1 failed in read 3: left out of every read. Accuracies 2/3, 3/3, 1/3.
+    assert found["questions"] == 3 and found["accuracies"] == pytest.approx([2 / 3, 1.0, 1 / 3])
+    assert found["mean"] == pytest.approx(2 / 3) and found["std"] == pytest.approx(1 / 3)  # sample std of (2/3, 1, 1/3)
+    assert found["identical"] == pytest.approx(1 / 3)  # only a/0 got the same letter three times
+
+
+def test_difficulty_buckets_follow_table_10():
+    from lmms_comparative.benchmarks.captionqa.scoring import difficulty
+
+    # Five models; question shares correct: q0 5/5 (easy), q1 4/5 = 80% (easy), q2 3/5 = 60% (medium),
+    # q3 2/4 = 50% (medium: one model's call failed), q4 0/5 (hard).
+    answers = {0: [1, 1, 1, 1, 1], 1: [1, 1, 1, 1, 0], 2: [1, 1, 1, 0, 0], 3: [1, 1, 0, 0, None], 4: [0, 0, 0, 0, 0]}
+    models = [[_row("x", q, a[m] or 0, failed=a[m] is None) for q, a in answers.items()] for m in range(5)]
+    found = difficulty(models)
+    assert found == {"easy": 0.4, "medium": 0.4, "hard": 0.2, "questions": 5, "models": 5}

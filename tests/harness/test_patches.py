@@ -127,6 +127,7 @@ def test_side_logs_patch_writes_a_tasks_rows_beside_its_samples_log(tmp_path):
     tracker.general_config_tracker.model_name_sanitized = "m"
     tracker.date_id = "20260101_000000"
     side_logs.add("captionqa_simple_natural", "reader", [{"id": "nat_001", "q_idx": 0, "letter": "B"}])
+
     def sample():
         return {"doc_id": 0, "doc": {}, "target": "x", "arguments": [("prompt",)], "resps": [["r"]], "filtered_resps": ["r"]}
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 
+from lmms_comparative.benchmarks.captionqa.scoring import difficulty, reader_stability
 from lmms_comparative.report.cells import NO_CI95, cell, interval_note, table, text_table, unscored_notes
 from lmms_comparative.report.charts import model_colours
 from lmms_comparative.report.runs import Run
@@ -66,8 +69,71 @@ def section(runs: list[Run]) -> str | None:
     image = [[run.name, label, cell(run.value(f"captionqa_image_{d}", "accuracy"))] for run in runs for d, label in CAPTIONQA_DOMAINS if run.row(f"captionqa_image_{d}")]
     if image:
         out += ["", "QA on the image itself (`captionqa_image`): accuracy (%).", "", table(["Model", "Domain", "Accuracy"], image, key="captionqa_image", title="CaptionQA: QA on the image")]
+    out += _reader_tables(runs)
     out += unscored_notes(runs, "captionqa")
     return "\n".join(out)
+
+
+# Paper Table 10 (§17.1): share of questions per difficulty (24 models, the private full set).
+PAPER_TABLE10 = {"natural": (47.5, 27.2, 25.2, 10445), "document": (42.3, 37.6, 20.1, 7417), "ecommerce": (63.6, 25.5, 10.9, 5884), "embodiedai": (34.7, 33.6, 31.7, 9273)}
+
+
+def _caption_pool(run: Run, task: str) -> str:
+    """A fingerprint of the captions a task's reader read (from the samples log)."""
+    captions = {s["score"]["id"]: s["score"].get("caption", "") for s in run.samples.get(task, []) if isinstance(s.get("score"), dict) and "id" in s["score"]}
+    return hashlib.sha256(json.dumps(captions, sort_keys=True).encode()).hexdigest()[:12] if captions else ""
+
+
+def _reads(runs: list[Run]) -> dict[tuple[str, str, str, str], list[tuple[Run, list[dict]]]]:
+    """Reader logs by (prompt, domain, caption pool, reader): the reads of one caption pool."""
+    out: dict[tuple[str, str, str, str], list[tuple[Run, list[dict]]]] = {}
+    for run in runs:
+        for task, rows in run.side.get("reader", {}).items():
+            prompt, domain = next(((p, d) for p in PROMPTS for d, _ in CAPTIONQA_DOMAINS if task == f"captionqa_{p}_{d}"), (None, None))
+            if prompt and rows:
+                out.setdefault((prompt, domain, _caption_pool(run, task), str(rows[0].get("reader", ""))), []).append((run, rows))
+    return out
+
+
+def _reader_tables(runs: list[Run]) -> list[str]:
+    reads = _reads(runs)
+    out = []
+    labels = dict(CAPTIONQA_DOMAINS)
+    stable = []
+    for (prompt, domain, _pool, reader), found in reads.items():
+        if len(found) > 1:
+            check = reader_stability([rows for _, rows in found])
+            stable.append([found[0][0].name, prompt, labels[domain], reader, str(check["reads"]), str(check["questions"]), cell(check["mean"]), cell(check["std"], digits=2), cell(check["identical"])])
+    if stable:
+        out += [
+            "",
+            "Reader stability (paper §3.5: the same captions read several times; the standard deviation of the reader's accuracy over the reads, in points, "
+            "over the questions every read answered; and the share of those answered with the same letter every time). Captions and reader as in the run named.",
+            "",
+            table(["Captions of", "Prompt", "Domain", "Reader", "Reads", "Questions", "Mean acc", "Std", "Same letter"], stable, key="captionqa_reader_stability", title="CaptionQA: reader stability (§3.5)"),
+        ]
+    rows = []
+    for prompt in PROMPTS:
+        for domain, label in CAPTIONQA_DOMAINS:
+            # One read per caption pool: the captions of each model (several reads of one pool are one model).
+            pools = {}
+            for (p, d, pool, _reader), found in reads.items():
+                if p == prompt and d == domain:
+                    pools.setdefault(pool, found[0][1])
+            if len(pools) > 1:
+                found = difficulty(list(pools.values()))
+                rows.append([prompt, label, cell(found["easy"]), cell(found["medium"]), cell(found["hard"]), str(found["questions"]), str(found["models"])])
+                paper = PAPER_TABLE10[domain]
+                rows.append(["paper", label, f"{paper[0]:.1f}", f"{paper[1]:.1f}", f"{paper[2]:.1f}", str(paper[3]), "24"])
+    if rows:
+        out += [
+            "",
+            "Question difficulty (paper §17.1, Table 10): the share of the runs' models whose captions let the reader answer a question correctly; "
+            "Easy >= 80%, Medium 50-80%, Hard < 50%; % of questions. The paper's rows: 24 models on the private full set.",
+            "",
+            table(["Prompt", "Domain", "Easy", "Medium", "Hard", "Questions", "Models"], rows, key="captionqa_difficulty", title="CaptionQA: question difficulty (Table 10)"),
+        ]
+    return out
 
 
 def summary(run: Run) -> list[str]:

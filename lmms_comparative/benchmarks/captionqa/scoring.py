@@ -167,3 +167,48 @@ def first_category(category) -> str:
     if isinstance(category, list):
         return str(category[0]) if category else ""
     return str(category or "")
+
+
+# ---- reading the reader's answers across runs (the report) -------------------------------------
+
+# Paper §17.1: "the proportion of models (out of 24 total) that answer correctly": Easy >= 80%,
+# Medium 50-80%, Hard < 50% (Table 10).
+DIFFICULTY_BUCKETS = (("easy", 0.8), ("medium", 0.5), ("hard", 0.0))
+
+
+def question_key(row: Mapping) -> tuple[str, int]:
+    """A question: its image set's id and its place in that set's question list (the reader log's
+    ``id`` and ``q_idx``; qa.py has no other question id)."""
+    return str(row["id"]), int(row["q_idx"])
+
+
+def reader_stability(reads: Sequence[Sequence[Mapping]]) -> dict:
+    """The paper's reader check (§3.5: each reader "three times with temperature 0", "the standard
+    deviation of its accuracy"): the same captions read several times. Accuracy per read over the
+    questions every read answered (failed calls left out), its mean and sample standard deviation,
+    and the share of those questions whose letter was the same in every read."""
+    answered = [{question_key(r): r for r in read if not r.get("failed")} for read in reads]
+    common = set.intersection(*(set(a) for a in answered)) if answered else set()
+    accuracies = [sum(a[q]["correct"] for q in common) / len(common) for a in answered] if common else []
+    mean = sum(accuracies) / len(accuracies) if accuracies else float("nan")
+    std = (sum((x - mean) ** 2 for x in accuracies) / (len(accuracies) - 1)) ** 0.5 if len(accuracies) > 1 else float("nan")
+    same = sum(1 for q in common if len({a[q].get("letter") for a in answered}) == 1)
+    return {"reads": len(reads), "questions": len(common), "accuracies": accuracies, "mean": mean, "std": std, "identical": same / len(common) if common else float("nan")}
+
+
+def difficulty(models: Sequence[Sequence[Mapping]]) -> dict:
+    """Paper §17.1 / Table 10: each question's share of models that answer it correctly, bucketed
+    Easy (>= 80%), Medium (50-80%), Hard (< 50%). A model counts for a question it was asked and
+    the reader answered (failed calls and uncaptioned image sets left out). Returns the share of
+    questions per bucket and the number of questions and models."""
+    right: dict[tuple[str, int], list[int]] = defaultdict(list)
+    for rows in models:
+        for row in rows:
+            if not row.get("failed"):
+                right[question_key(row)].append(int(row["correct"]))
+    counts = {name: 0 for name, _ in DIFFICULTY_BUCKETS}
+    for answers in right.values():
+        share = sum(answers) / len(answers)
+        counts[next(name for name, floor in DIFFICULTY_BUCKETS if share >= floor)] += 1
+    total = len(right)
+    return {**{name: (n / total if total else float("nan")) for name, n in counts.items()}, "questions": total, "models": len(models)}
