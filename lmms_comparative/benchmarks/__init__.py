@@ -1,8 +1,8 @@
 """The registry: one record per benchmark, in the order the report and the run summary show them.
 
 Adding a benchmark: a folder ``benchmarks/<name>/`` whose ``__init__.py`` defines ``BENCHMARK``
-(a ``registry.Benchmark``), with its YAML tasks under ``yaml/``, ``fixture.build`` and
-``report.section`` / ``summary`` / ``charts``; then one line below.
+(a ``registry.Benchmark``), with its YAML tasks under ``yaml/``, ``fixture.build``,
+``report.section`` / ``summary`` / ``charts`` and ``predictions.py``; then one line below.
 """
 
 from __future__ import annotations

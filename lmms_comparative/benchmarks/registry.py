@@ -3,7 +3,8 @@
 A record names a benchmark's fixed facts and where its parts are. The parts (fixture builder,
 report section, run summary, charts) live in the benchmark's own folder under fixed module names
 (``fixture.py``: ``build``; ``report.py``: ``section``, ``summary``, ``charts``, ``measure``;
-``paper.json``: the paper's model rows) and are imported
+``paper.json``: the paper's model rows; ``predictions.py``: ``KEY_COLUMNS``, ``FORMATS``, ``DETECT``
+and optionally ``doc_key``, the prediction files ``lmms-comparative score`` reads) and are imported
 only when used, so that reading the registry imports neither lmms-eval nor a benchmark's code.
 """
 
