@@ -65,6 +65,7 @@ def model_manifests():
         ModelManifest(model_id="random_choice", simple_class_path="lmms_comparative.models.random_choice.RandomChoice"),
         ModelManifest(model_id="pixel_diff", simple_class_path="lmms_comparative.models.pixel_diff.PixelDiff"),
         ModelManifest(model_id="replay", simple_class_path="lmms_comparative.models.replay.Replay"),
+        ModelManifest(model_id="multiround", chat_class_path="lmms_comparative.models.multiround.MultiRound"),
     ]
 
 

@@ -26,7 +26,7 @@ import sys
 
 from lmms_comparative.failures import ModelCapabilityError
 
-__all__ = ["ModelCapabilityError", "require_model_dependencies", "require_video_input", "class_supports_video"]
+__all__ = ["ModelCapabilityError", "class_runs_rounds", "class_supports_video", "require_model_dependencies", "require_multi_round", "require_video_input"]
 
 _MENTIONS_VIDEO = re.compile(r"video|\.mp4", re.IGNORECASE)
 _ASSUME_VIDEO = "LMMS_COMPARATIVE_ASSUME_VIDEO"
@@ -162,3 +162,32 @@ def check() -> str | None:
 
     params = inspect.signature(MODEL_REGISTRY_V2.get_model_class).parameters
     return None if "force_simple" in params else "MODEL_REGISTRY_V2.get_model_class has no force_simple parameter"
+
+
+# ---- several rounds per item ---------------------------------------------------------------------
+
+
+def class_runs_rounds(cls: type) -> bool:
+    """Whether a model class implements lmms-eval's ``generate_until_multi_round`` (the base class
+    and many model classes raise ``NotImplementedError``)."""
+    method = getattr(cls, "generate_until_multi_round", None)
+    if method is None:
+        return False
+    try:
+        source = inspect.getsource(method)
+    except (OSError, TypeError):  # compiled: cannot tell, let it run
+        return True
+    return "NotImplementedError" not in source
+
+
+def require_multi_round(model, task: str) -> None:
+    """Raise a clear error before any request when ``--model`` cannot run a multi-step task's
+    rounds, naming the wrapper that can (``--model multiround --model_args inner=<model>,...``)."""
+    classes = _model_classes(model)
+    if not classes or class_runs_rounds(classes[0]):
+        return
+    name = model if isinstance(model, str) else type(model).__name__
+    raise ModelCapabilityError(
+        f"{task} asks each item in several rounds (lmms-eval's generate_until_multi_round), which --model {name} does not implement. "
+        f"Run it through lmms-comparative's wrapper, which sends each round to your model: --model multiround --model_args inner={name},<your model_args>"
+    )

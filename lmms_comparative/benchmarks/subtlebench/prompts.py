@@ -127,3 +127,33 @@ CAPTION_USER = "Describe the differences between the two images"
 
 # Paper appendix B.3 (LLM-as-a-judge, after Lin et al., 2025).
 CAPTION_JUDGE = 'Reference caption: "{reference}" Candidate caption: "{candidate}" Does the candidate caption match the reference caption? Answer Yes or No.'
+
+
+# ---- Two-step reasoning (paper §4.3, Table 4; prompts: Figure 10, appendix B.1) -----------------
+# The official repository has no code for it (github krafton-ai/VLM-SubtleBench has no two-step
+# prompt type), so the text is the paper's Figure 10. Line layout: the paper's figures print a
+# blank line after "Guidelines:" and "Options:" where the official code of Figures 8 and 9 has a
+# single line break (_BASE_GUIDELINES, _get_user_prompt); we lay Figure 10 out the same way.
+TWO_STEP_SYSTEM_1 = "You are an expert image analyst. Your task is to carefully describe the differences between two images. Do not answer any questions about the images yet - only analyze and describe what is different between them."
+TWO_STEP_USER_1 = """Please provide a careful and detailed description of the differences between these two images. Focus on what changed, what's different, or what distinguishes the first image from the second image. Using the description of the differences, you will be asked the following question and you will need to choose one correct answer. However, do not answer the question yet - just analyze the differences:
+
+{question_text}
+
+{options_text}"""
+TWO_STEP_SYSTEM_2 = """You are a helpful assistant that answers multiple-choice questions about differences between two images. Your task is to carefully analyze both images and identify the main difference between them. You will be provided with a description of the differences to help guide your analysis.
+
+Guidelines:
+- Use the provided difference description to understand what has changed between the images.
+- Verify the described difference by examining the images.
+- Unless specified in the options, the difference is described in terms of the second image relative to the first.
+- Respond **only** with the answer letter (A, B, C, D, etc.). Do not provide any reasoning or explanation."""
+TWO_STEP_USER_2 = """I am showing you two images (first and second).
+
+Description of the differences: {diff_description}
+
+Question: {question_text}
+
+Based on the images and the description of differences, choose the best answer.
+
+Options:
+{options_text}"""

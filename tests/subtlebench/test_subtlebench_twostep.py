@@ -1,0 +1,140 @@
+"""subtlebench_twostep (paper §4.3, Figure 10) through the real CLI: every model kind runs the two
+rounds through ``--model multiround``; the second round's prompt holds the first round's reply
+exactly; both replies are in the samples log; a model that cannot run rounds is stopped with a
+message naming the wrapper."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+import pytest
+from helpers import base_env, read_run, run_cli
+from helpers.fake_openai import FakeOpenAI
+from helpers.tiny_models import build_qwen_vl
+
+from lmms_comparative.benchmarks.subtlebench import data
+from lmms_comparative.benchmarks.subtlebench.prompts import TWO_STEP_SYSTEM_1, TWO_STEP_SYSTEM_2, TWO_STEP_USER_1, TWO_STEP_USER_2
+from lmms_comparative.metrics.mcq import format_options
+
+pytestmark = pytest.mark.e2e
+HOOK = os.path.join(os.path.dirname(os.path.dirname(__file__)), "processor_hook")
+
+
+def _docs(root) -> dict[str, dict]:
+    old = os.environ.get(data.ENV_VAR)
+    os.environ[data.ENV_VAR] = str(root)
+    try:
+        return {d["question"]: d for d in data.load_docs("test")}
+    finally:
+        os.environ.pop(data.ENV_VAR) if old is None else os.environ.__setitem__(data.ENV_VAR, old)
+
+
+def _system(body: dict) -> str:
+    first = body["messages"][0]
+    content = first["content"]
+    return content if isinstance(content, str) else "".join(p.get("text", "") for p in content)
+
+
+def _user(body: dict) -> str:
+    content = body["messages"][-1]["content"]
+    return content if isinstance(content, str) else "".join(p.get("text", "") for p in content if p.get("type") == "text")
+
+
+def respond(body: dict) -> str:
+    if _system(body) == TWO_STEP_SYSTEM_1:
+        question = _user(body).split(":\n\n", 1)[1].split("\n\n", 1)[0]
+        return f"In the second image of '{question}' something changed.\nIt is brighter."
+    return "B"
+
+
+@pytest.fixture(scope="module")
+def api_run(subtlebench_root, hf_home, tmp_path_factory):
+    out = tmp_path_factory.mktemp("twostep_api")
+    with FakeOpenAI(respond) as server:
+        args = f"inner=openai,model_version=vlm,base_url={server.base_url},api_key={server.api_key}"
+        proc = run_cli(["--model", "multiround", "--model_args", args, "--tasks", "subtlebench_twostep", "--output_path", str(out), "--log_samples"], env=base_env(hf_home, SUBTLEBENCH_ROOT=str(subtlebench_root)))
+        requests, rejected = list(server.requests), server.rejected
+    results, samples = read_run(out, proc)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return requests, rejected, results, samples
+
+
+def test_the_second_round_holds_the_first_rounds_reply_and_figure_10s_prompts(api_run, subtlebench_root):
+    requests, rejected, results, samples = api_run
+    docs = _docs(subtlebench_root)
+    first = [b for b in requests if _system(b) == TWO_STEP_SYSTEM_1]
+    second = [b for b in requests if _system(b) == TWO_STEP_SYSTEM_2]
+    assert rejected == 0 and len(first) == len(second) == len(docs) == results["results"]["subtlebench_twostep"]["counts,none"]["n"]
+    replies = {}
+    for body in first:
+        question = _user(body).split(":\n\n", 1)[1].split("\n\n", 1)[0]
+        doc = docs[question]
+        assert _user(body) == TWO_STEP_USER_1.format(question_text=question, options_text=format_options(doc["options"]))
+        assert sum(1 for p in body["messages"][-1]["content"] if p.get("type") == "image_url") == 2
+        replies[question] = respond(body)
+    for body in second:
+        text = _user(body)
+        question = re.search(r"\n\nQuestion: (.*)\n\nBased on", text).group(1)
+        doc = docs[question]
+        assert text == TWO_STEP_USER_2.format(diff_description=replies[question], question_text=question, options_text=format_options(doc["options"]))
+        assert sum(1 for p in body["messages"][-1]["content"] if p.get("type") == "image_url") == 2
+    # Both rounds in the samples log; the score is the second round's letter.
+    for task, rows in samples.items():
+        for row in rows:
+            rounds = row.get("resps", row["filtered_resps"])
+            assert rounds[1] == "B" and rounds[0].startswith("In the second image of '") and row["accuracy"]["rounds"] == rounds
+            assert row["accuracy"]["parsed"] == "B"
+    counts = results["results"]["subtlebench_twostep"]["counts,none"]
+    assert counts["correct"] == sum(1 for d in docs.values() if d["answer_letter"] == "B") and counts["failed"] == 0
+
+
+def test_a_model_without_rounds_is_stopped_with_the_way_on(subtlebench_root, hf_home, tmp_path):
+    with FakeOpenAI(respond) as server:
+        proc = run_cli([*server.model_cli, "--tasks", "subtlebench_twostep_at", "--output_path", str(tmp_path)], env=base_env(hf_home, SUBTLEBENCH_ROOT=str(subtlebench_root)))
+        assert not server.requests
+    assert proc.returncode == 1
+    assert "does not implement. Run it through lmms-comparative's wrapper, which sends each round to your model: --model multiround --model_args inner=openai," in proc.stderr
+
+
+def test_a_failed_first_step_ends_the_item_as_a_failed_request(subtlebench_root, hf_home, tmp_path):
+    def flaky(body: dict) -> str | int:
+        return 500 if _system(body) == TWO_STEP_SYSTEM_1 and "brighter" in _user(body) else respond(body)
+
+    with FakeOpenAI(flaky) as server:
+        args = f"inner=openai,model_version=vlm,base_url={server.base_url},api_key={server.api_key},max_retries=1"
+        proc = run_cli(
+            ["--model", "multiround", "--model_args", args, "--tasks", "subtlebench_twostep_at", "--output_path", str(tmp_path), "--log_samples"],
+            env=base_env(hf_home, SUBTLEBENCH_ROOT=str(subtlebench_root), LMMS_COMPARATIVE_MAX_FAILED="1"),
+        )
+        second = [b for b in server.requests if _system(b) == TWO_STEP_SYSTEM_2]
+    results, samples = read_run(tmp_path, proc)
+    failed = [r for r in samples["subtlebench_twostep_at"] if r["accuracy"]["status"] == "failed"]
+    assert failed and all(len(r["accuracy"]["rounds"]) == 1 for r in failed)
+    assert len(second) == len(samples["subtlebench_twostep_at"]) - len(failed)
+    assert results["results"]["subtlebench_twostep_at"]["counts,none"]["failed"] == len(failed)
+
+
+@pytest.mark.parametrize("model", ["qwen2_5_vl", "qwen2_vl"])
+def test_tiny_real_checkpoints_chat_and_simple(model, subtlebench_root, hf_home, tmp_path):
+    """lmms-eval's Qwen2.5-VL (a chat class) and Qwen2-VL (a simple class) on tiny random weights:
+    the text the processor gets in round two holds the reply of round one."""
+    pytest.importorskip("decord")
+    checkpoint = build_qwen_vl(tmp_path / "ckpt", model)
+    (tmp_path / "record").mkdir()
+    env = base_env(hf_home, SUBTLEBENCH_ROOT=str(subtlebench_root), TINY_VLM_RECORD=str(tmp_path / "record"))
+    env["PYTHONPATH"] = f"{HOOK}:{env.get('PYTHONPATH', '')}"
+    args = f"inner={model},pretrained={checkpoint},device=cpu,device_map=cpu,min_pixels=784,max_pixels=12544"
+    proc = run_cli(["--model", "multiround", "--model_args", args, "--tasks", "subtlebench_twostep_at", "--limit", "2", "--gen_kwargs", "max_new_tokens=4,temperature=0", "--output_path", str(tmp_path / "out"), "--log_samples"], env=env)
+    results, samples = read_run(tmp_path / "out", proc)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    records = [json.loads(line) for p in sorted((tmp_path / "record").glob("*.jsonl")) for line in p.read_text().splitlines()]
+    texts = [r["text"][0] for r in records]
+    rows = samples["subtlebench_twostep_at"]
+    assert len(rows) == 2 and len(records) == 4
+    for row in rows:
+        first, second = row.get("resps", row["filtered_resps"])
+        assert any(f"Description of the differences: {first}\n\nQuestion:" in t for t in texts), (first, texts)
+        assert row["accuracy"]["rounds"] == [first, second]
+    assert all(len(r["images"]) == 2 for r in records)
