@@ -99,8 +99,10 @@ class Replay(lmms):
 
     def generate_until(self, requests: List[Instance]) -> List[str]:
         keys: dict[tuple[str, str], list[str]] = {}
+        # Every request shape ends with (doc_id, task, split): a single-round request of a simple
+        # model and a multi-round one (which also carries doc_to_text).
         for request in requests:
-            _ctx, _gen, _visual, _doc_id, task, split = request.args
+            task, split = request.args[-2:]
             if (task, split) not in keys:
                 keys[(task, split)] = self._keys(task, split)
         if not self._checked:
@@ -111,7 +113,7 @@ class Replay(lmms):
         missing: Counter = Counter()
         answers = []
         for request in requests:
-            _ctx, _gen, _visual, doc_id, task, split = request.args
+            doc_id, task, split = request.args[-3:]
             repeat = seen[id(request)]
             seen[id(request)] += 1
             key = keys[(task, split)][doc_id]
@@ -122,12 +124,14 @@ class Replay(lmms):
             else:
                 answers.append(found[repeat])
         for task, n in sorted(missing.items()):
-            total = sum(1 for r in requests if r.args[4] == task)
+            total = sum(1 for r in requests if r.args[-2] == task)
             logger.warning(f"replay: {n} of {total} request(s) of {task} have no prediction; they are counted as failed requests")
         return answers
 
     def loglikelihood(self, requests):
         raise NotImplementedError("replay only answers generation tasks")
 
-    def generate_until_multi_round(self, requests):
-        raise NotImplementedError("replay only answers single-round generation tasks")
+    def generate_until_multi_round(self, requests: List[Instance]) -> List[List[str]]:
+        """A multi-step task's requests: the file's reply is the item's final answer, given as its
+        only round (published multi-step replies keep only the final answer)."""
+        return [[answer] for answer in self.generate_until(requests)]

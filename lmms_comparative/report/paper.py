@@ -118,7 +118,12 @@ def paper_block(benchmark_title: str, table_id: str, spec: dict, runs: list[Run]
         measured = [measure(run, table_id, c) for c in columns]
         if all(v is None or v != v for v, _ in measured):
             continue
-        placements.append(Placement(run, [v for v, _ in measured], [ci for _, ci in measured], matched_model(run, {table_id: spec}, aliases, user)))
+        matched = matched_model(run, {table_id: spec}, aliases, user)
+        # A strategy table (``run_strategy``): the run's strategy tasks are the paper's "<model> / <strategy>" row.
+        strategy = spec.get("run_strategy")
+        if strategy and matched and f"{matched} / {strategy}" in spec["rows"]:
+            matched = f"{matched} / {strategy}"
+        placements.append(Placement(run, [v for v, _ in measured], [ci for _, ci in measured], matched))
     if not placements:
         return []
     matched = {p.matched for p in placements if p.matched}

@@ -14,8 +14,20 @@ from PIL import Image
 
 from lmms_comparative.benchmarks.compbench import data
 from lmms_comparative.benchmarks.compbench import scoring as rules
-from lmms_comparative.benchmarks.compbench.prompts import CARS_QUESTION, EXISTENCE, FIRST_SECOND, LEFT_RIGHT, QBENCH, QUANTITY, SOCCER
-from lmms_comparative.hooks import check_model_failures, docs_hook, load_image_paths, response_text, skip_counts
+from lmms_comparative.benchmarks.compbench.prompts import (
+    CARS_QUESTION,
+    EXISTENCE,
+    FIRST_SECOND,
+    LEFT_RIGHT,
+    QBENCH,
+    QUANTITY,
+    SOCCER,
+    TWO_STAGE_CELEBA_1,
+    TWO_STAGE_DEPTH_1,
+    TWO_STAGE_MAGICBRUSH_1,
+    TWO_STAGE_MAGICBRUSH_2,
+)
+from lmms_comparative.hooks import END_OF_ROUNDS, check_model_failures, docs_hook, load_image_paths, multi_round_docs, next_round, response_text, round_replies, skip_counts
 from lmms_comparative.metrics import aggregate
 
 SIDES = {"binary", "cars", "soccer", "quantity"}  # kinds answered with Left/Right (Same)
@@ -155,3 +167,67 @@ def aggregate_left_bias(items: list) -> dict:
 def aggregate_counts(items: list) -> dict:
     check_model_failures(items, "MLLM-CompBench " + (", ".join(sorted({str(it.get("column") or it.get("kind")) for it in items})) or "(no items)"))
     return {**aggregate.counts(items), **skip_counts(items)}
+
+
+# ---- two-stage reasoning (paper §5.3, Table 3 left) -------------------------------------------------
+
+TWO_STAGE_COLUMNS = ("existence_magicbrush", "emotion_celeba", "spatiality_nyudepth")
+
+
+def _one_image(doc: dict[str, Any], index: int, text: str) -> list[dict]:
+    """One image and its question, as the authors' ``GPT.inference_one`` sent it: the text first,
+    then the image, in one user turn, no system prompt."""
+    image = load_image_paths([doc["images"][index]], doc["uid"])[0]
+    return [{"role": "user", "content": [{"type": "text", "text": text}, {"type": "image", "url": image}]}]
+
+
+def _stage_one_question(doc: dict[str, Any]) -> str:
+    column = doc["task"]
+    if column == "existence_magicbrush":
+        return TWO_STAGE_MAGICBRUSH_1.format(options=", ".join(doc["options"]))
+    if column == "emotion_celeba":
+        return TWO_STAGE_CELEBA_1
+    return TWO_STAGE_DEPTH_1.format(noun=rules.depth_noun(doc["question"]))
+
+
+def twostage_doc_to_messages(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None, round_idx: int | None = None, previous_output: list | None = None, previous_round_info=None):
+    """Round 1: the first image; round 2: the second (the same question); round 3, MagicBrush only:
+    the two descriptions, text only. A failed request ends the item (a failed request)."""
+    outputs = list(previous_output or [])
+    if not round_idx:
+        return _one_image(doc, 0, _stage_one_question(doc))
+    if any(aggregate.is_failed_request(o) for o in outputs):
+        return END_OF_ROUNDS
+    if round_idx == 1:
+        return next_round(_one_image(doc, 1, _stage_one_question(doc)))
+    if round_idx == 2 and doc["task"] == "existence_magicbrush":
+        text = TWO_STAGE_MAGICBRUSH_2.format(first=outputs[0], second=outputs[1], options=", ".join(doc["options"]))
+        return next_round([{"role": "user", "content": [{"type": "text", "text": text}]}])
+    return END_OF_ROUNDS
+
+
+def twostage_doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> str:
+    return _stage_one_question(doc)
+
+
+def twostage_process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
+    """The final answer (MagicBrush: the third round's reply; CelebA and NYU-Depth: the authors'
+    comparison of the two numbers) scored as a one-stage reply is; every round's reply is kept."""
+    rounds = round_replies(results)
+    failed = next((r for r in rounds if aggregate.is_failed_request(r)), None)
+    if failed is not None:
+        final = failed
+    elif len(rounds) == 1:
+        final = rounds[0]  # a final answer given without its first stage (the authors' stored replies, via replay)
+    elif doc["task"] == "existence_magicbrush":
+        final = rounds[-1] if len(rounds) == 3 else ""
+    else:
+        final = rules.two_stage_side(*rounds[:2]) if len(rounds) >= 2 else "Error"
+    out = process_results(doc, [final])
+    for value in out.values():
+        value.update(rounds=rounds, final=final)
+    return out
+
+
+for _name in TWO_STAGE_COLUMNS:
+    globals()[f"process_docs_twostage_{_name}"] = multi_round_docs(globals()[f"process_docs_{_name}"], f"compbench_twostage_{_name}")

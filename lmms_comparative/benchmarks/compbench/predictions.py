@@ -15,6 +15,10 @@ against the data: a file joined to another split stops the run), ``reply`` the m
 reply stored as an API error object has ``reply: null`` and the error's text in ``api_error``: the
 authors count such an item wrong (``get_acc`` in ``val_test_split.py`` appends it to ``error``), so
 the error text is scored as the reply (it parses to nothing: wrong, not a failed request).
+
+The authors' two-stage replies (Table 3 left) keep only the final answer (``gpt_decompose_answer``:
+an option, or Left/Right/Error from comparing the two numbers): scored with ``--family
+compbench_twostage``, each is its item's final answer.
 """
 
 from __future__ import annotations
@@ -31,8 +35,10 @@ COLUMN_CODES = {
     "MB": "existence_magicbrush", "SD": "existence_spotdiff", "ST_state": "state_mitstates", "VA_state": "state_vaw", "CE": "emotion_celeba",
     "FE": "emotion_fer2013", "SN": "temporality_soccernet", "CC": "temporality_compcars", "ND": "spatiality_nyudepth", "VQ": "quantity_vqav2", "QB": "quality_qbench2",
 }  # fmt: skip
-# The families whose docs are the authors' test split (compbench_full is every record).
-TEST_FAMILIES = ("compbench", "compbench_pair")
+# The families whose docs are the authors' test split (compbench_full is every record);
+# compbench_twostage has three columns (Table 3 left).
+TEST_FAMILIES = ("compbench", "compbench_pair", "compbench_twostage")
+TWO_STAGE_COLUMNS = ("MB", "CE", "ND")
 
 
 def read_authors(path: Path, options: Options) -> Replies:
@@ -52,6 +58,8 @@ def read_authors(path: Path, options: Options) -> Replies:
             reply = row.get("api_error")
         if not isinstance(reply, str):
             raise PredictionsError(f"{where}: 'reply' must be a string (or null with the error text in 'api_error'), got {reply!r:.80}")
+        if family == "compbench_twostage" and column not in TWO_STAGE_COLUMNS:
+            raise PredictionsError(f"{where}: compbench_twostage has the columns {', '.join(TWO_STAGE_COLUMNS)} (Table 3 left), not {column}")
         base = COLUMN_CODES[column]
         task = f"{family}_{base}"
         key = f"{base}:{row['idx']}"

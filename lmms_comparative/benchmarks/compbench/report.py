@@ -100,9 +100,16 @@ def charts(runs: list[Run], out: Path) -> list[Path]:
 
 def measure(run: Run, table_id: str, column: str):
     """(value, 95% interval) of a run in a column of the paper's Table 2, x100 (the concatenated
-    protocol's tasks ``compbench_<column>``, and ``compbench``'s Avg)."""
+    protocol's tasks ``compbench_<column>``, and ``compbench``'s Avg); in Table 3's two-stage
+    columns, the run's ``compbench_twostage_<column>``."""
     keys = [c for c, _ in COMPBENCH_COLUMNS]
-    if table_id not in ("table2", "table5"):  # Table 3's two-stage and fine-tuned rows are other protocols
+    if table_id == "table3_two_stage":  # the two-stage tasks (compbench_twostage_*)
+        value, items = run.value(f"compbench_twostage_{column}", "accuracy"), run.per_item(f"compbench_twostage_{column}")
+        if not isinstance(value, (int, float)) or value != value:
+            return None, None
+        ci = bootstrap_ci(items) if items else None
+        return value * 100, (ci[0] * 100, ci[1] * 100) if ci else None
+    if table_id not in ("table2", "table5"):  # Table 3's fine-tuned rows are another model
         return None, None
     if column in keys:
         value, items = run.value(f"compbench_{column}", "accuracy"), run.per_item(f"compbench_{column}")

@@ -74,3 +74,22 @@ def chance_level(choice_counts: Sequence[int]) -> float:
     if not choice_counts:
         return float("nan")
     return len(choice_counts) / sum(choice_counts)
+
+
+def two_stage_side(first: str, second: str) -> str:
+    """CelebA's and NYU-Depth's second stage (CompBenchReview ``celebA_eval.py``, ``depth_eval.py``):
+    no prompt but ``float()`` of each image's reply: "Left" if the first is larger, else "Right" (a
+    tie is "Right"); a reply ``float()`` cannot read makes it "Error" (counted wrong). Kept as the
+    authors ran it: NYU-Depth asks which object is *closer*, yet the larger distance wins "Left",
+    which is how their 36.3% in Table 3 came about."""
+    try:
+        return "Left" if float(first) > float(second) else "Right"
+    except (TypeError, ValueError):
+        return "Error"
+
+
+def depth_noun(question: str) -> str:
+    """The object NYU-Depth's stage 1 asks about: the question's second word (``depth_eval.py``:
+    ``pair['question'].split(' ')[1]``), so "Which tissue box ..." asks about the "tissue"."""
+    words = str(question).split(" ")
+    return words[1] if len(words) > 1 else ""

@@ -26,6 +26,7 @@ SUBTLEBENCH_DOMAINS = [("natural", "Natural"), ("game", "Game"), ("industry", "I
 STRATEGIES = {
     "subtlebench": "Standard",
     "subtlebench_reasoning": "Reasoning",
+    "subtlebench_twostep": "Two-Step Reasoning",
     "subtlebench_concat": "Concatenation",
     "subtlebench_grid": "Grid",
     "subtlebench_grid_paper": "Grid (paper's overlay)",
