@@ -58,7 +58,7 @@ def model_args(results: dict) -> dict[str, str]:
 
 def _run_name(results: dict, path: Path) -> str:
     args = model_args(results)
-    for key in ("pretrained", "model_version", "model"):
+    for key in ("pretrained", "model_version", "inner", "model"):  # inner: the model a multiround run wraps
         if args.get(key):
             return args[key]
     return str(results.get("config", {}).get("model") or path.parent.name)

@@ -9,9 +9,9 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from lmms_comparative.benchmarks.vlm2bench import data
+from lmms_comparative.benchmarks.vlm2bench import data, dot_matrix
 from lmms_comparative.benchmarks.vlm2bench import scoring as rules
-from lmms_comparative.benchmarks.vlm2bench.prompts import PROMPT_AB, PROMPT_ABA
+from lmms_comparative.benchmarks.vlm2bench.prompts import PROMPT_AB, PROMPT_ABA, STRATEGY_PROMPTS
 from lmms_comparative.data import items
 from lmms_comparative.harness import run_model, run_model_args
 from lmms_comparative.harness.capabilities import frames_sampled, require_video_input
@@ -171,3 +171,52 @@ def summarize(items: list[dict]) -> dict:
 
 for _name in METRICS:
     globals()[f"aggregate_{_name}"] = metric_of(summarize, _name)  # named in the YAML files
+
+
+# ---- prompting strategies (paper §4, Fig. 5; appendix F.2): CoT-normal, CoT-special, VP-grid ------
+
+
+def _strategy(kwargs: dict | None) -> str:
+    name = (kwargs or {}).get("strategy", "")
+    if name not in STRATEGY_PROMPTS:
+        raise ValueError(f"unknown VLM2-Bench prompting strategy {name!r}; one of {sorted(STRATEGY_PROMPTS)}")
+    return name
+
+
+def strategy_doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> str:
+    """The official text (a newline, then the question), a blank line, then the strategy's instruction."""
+    name = _strategy(lmms_eval_specific_kwargs)
+    width, height = dot_matrix.SIZE
+    return f"{doc_to_text(doc)}\n\n{STRATEGY_PROMPTS[name].format(h=height, w=width)}"
+
+
+def strategy_doc_to_visual(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> list:
+    images = doc_to_visual(doc)
+    return dot_matrix.overlay_all(images) if (lmms_eval_specific_kwargs or {}).get("strategy") == "vp_grid" else images
+
+
+def vp_grid_doc_to_visual(doc: dict[str, Any]) -> list:
+    """VP-grid's images (lmms-eval calls doc_to_visual with the doc alone)."""
+    return dot_matrix.overlay_all(doc_to_visual(doc))
+
+
+def strategy_doc_to_messages(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> list[dict]:
+    content = [{"type": "image", "url": v} for v in strategy_doc_to_visual(doc, lmms_eval_specific_kwargs)]
+    content.append({"type": "text", "text": strategy_doc_to_text(doc, lmms_eval_specific_kwargs)})
+    return [{"role": "user", "content": content}]
+
+
+def strategy_process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
+    """A reasoning reply scored by the subtask's official rule on its answer segment
+    (``scoring.answer_segment``: after the last ``MY_ANSWER:``, else the last line). GC's official
+    rule is an exact "T"/"F": the segment is read with the OC/PC T/F parser first."""
+    reply = response_text(results)
+    if aggregate.is_failed_request(reply):
+        return process_results(doc, [reply])
+    segment = rules.answer_segment(reply)
+    if doc["kind"] == "tf_gc":
+        segment = rules.parse_tf(segment) or segment
+    out = process_results(doc, [segment])
+    for value in out.values():
+        value.update(reply=reply, answer_segment=segment)
+    return out

@@ -19,3 +19,43 @@ You only need return a number after "Score:". (1) If the model correctly describ
 #Description
 {description}
 """
+
+
+# ---- Prompting strategies (paper §4, Fig. 5; appendix F.2, Tables 23 and 24, Figure 11) -------------
+# The official code has none of them (github vlm2-bench/VLM2-Bench, code/: the test scripts leave
+# their system prompt empty), so the text is the paper's, verbatim ("question' s" and "every
+# details" included). The paper prints the question on its own line above the instruction; the
+# joiner is not published: we send the official "\n" + question, a blank line, then the instruction.
+COT_NORMAL = "Let's think 'step by step' to answer this question, you need to output the thinking process of how you get the answer."
+COT_SPECIAL = """Use the following 4 steps to answer the question:
+
+Step 1. Understand the Question
+- Identify the question's purpose.
+- Check for any format requirements.
+
+Step 2. Perceive (List Elements)
+- List every details in each image respectively.
+- Note positions and attributes of elements.
+
+Step 3. Connect (Compare & Reason)
+- Compare corresponding elements in each image.
+- List all the unchanged elements and the changed element.
+
+Step 4. Conclude (Answer the Question)"""
+# Figure 11; h and w are the dot matrix's size (the paper never gives them: 6 by 6 here, the
+# default of the method it follows, github THUNLP-MT/Scaffold). The text conversion of the paper runs
+# each step's bullets together on one line; they are kept as printed.
+VP_GRID = """Here's the instruction you need to strictly follow to approach this question:
+
+Two images are provided, each overlaid with a grid of dots arranged in a matrix with dimensions {h} by {w}. Each dot on this grid is assigned a unique set of three-dimensional coordinates labeled as (t, x, y). The first coordinate, "t," distinguishes the two images— "1" for the first image, "2" for the second. The remaining coordinates, "x" and "y," specify each dot's location, where within any column x increases from top to bottom, and within any row y increases from left to right.
+
+This labeling system is intended to help you identify, reference, connect, and compare objects across both images. Now, use the following 4 steps to answer the question.
+
+Step 1. Understand the Question - Identify the question' s purpose. - Check for any format requirements.
+
+Step 2. Perceive (List Elements and coordinates) - For all the objects in the 'Options' of the question, identify them in each image separately, double check their existence. If the object exists then output its nearest coordinates. - Output format like 'Image1: apple at coordinates (1, 2, 3)... Image2: banana at coordinates (2, 4, 5)'
+
+Step 3. Connect (Compare & Reason) - Use the grid coordinates to connect objects across the two images, observing any similarities or differences at the same (x, y) positions.
+
+Step 4. Conclude (Answer the Question) - If a specific output format is required (e.g., "MY_ANSWER: ..."), follow it exactly. Include the transparent thinking process in your answer, and make sure you output the final *ONE* answer after 'MY_ANSWER:', just like 'MY_ANSWER: D) '"""
+STRATEGY_PROMPTS = {"cot": COT_NORMAL, "cot_special": COT_SPECIAL, "vp_grid": VP_GRID}

@@ -18,10 +18,36 @@ VLM2_REFERENCE = {
 }
 
 
+# The prompting strategies of the paper's §4 (Fig. 5), by task family.
+STRATEGIES = {"vlm2bench": "Vanilla", "vlm2bench_cot": "CoT-normal", "vlm2bench_cotspecial": "CoT-special", "vlm2bench_vpgrid": "VP-grid"}
+
+
+def _strategy_table(runs: list[Run]) -> list[str]:
+    """A row per run and prompting strategy it has, when it has one besides the vanilla prompt."""
+    rows = []
+    for run in runs:
+        families = [f for f in STRATEGIES if any(run.row(f"{f}_{t}") for t, _ in VLM2_SUBTASKS)]
+        if families in ([], ["vlm2bench"]):
+            continue
+        for family in families:
+            rows.append([run.name, STRATEGIES[family]] + [cell(run.value(f"{family}_{t}", "score"), run.ci(f"{family}_{t}", "score"), digits=2) for t, _ in VLM2_SUBTASKS[:8]])
+    if not rows:
+        return []
+    return [
+        "",
+        "Prompting strategies (paper §4, Fig. 5; prompts: Tables 23-24, Figure 11): scores (%) per image subtask, one row per strategy a run has. "
+        "A reasoning reply is scored on its answer segment (after the last MY_ANSWER:, else its last line; the authors published no extraction). "
+        "The paper gives these results as a figure only: no paper rows are transcribed.",
+        "",
+        table(["Model", "Strategy"] + [label for _, label in VLM2_SUBTASKS[:8]], rows, key="vlm2bench_strategies", title="VLM²-Bench: prompting strategies (§4, Fig. 5)"),
+    ]
+
+
 def section(runs: list[Run]) -> str | None:
+    strategy_lines = _strategy_table(runs)
     runs = [r for r in runs if any(r.row(f"vlm2bench_{t}") for t, _ in VLM2_SUBTASKS)]
     if not runs:
-        return None
+        return "\n".join(["## VLM²-Bench", *strategy_lines]) if strategy_lines else None
     rows = reference_rows(VLM2_REFERENCE, digits=2)
     human = VLM2_REFERENCE["Human-Level (paper)"][-1]
     human_image = sum(VLM2_REFERENCE["Human-Level (paper)"][:8]) / 8  # the human row over the eight image subtasks
@@ -49,6 +75,7 @@ def section(runs: list[Run]) -> str | None:
             "",
             table(header, rows, key="vlm2bench_table1", title="VLM²-Bench: scores per subtask (Table 1)"),
         ]
+        + strategy_lines
         + unscored_notes(runs, "vlm2bench")
     )
 

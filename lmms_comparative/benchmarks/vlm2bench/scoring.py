@@ -181,3 +181,24 @@ def chance_acc_num(items: Iterable[tuple[int, int]]) -> float:
     guess is in range, so every item is in the denominator (paper appendix D.1's chance level)."""
     expected = [math.fsum(count_score(k, gt, n) for k in range(1, n + 1)) / n for gt, n in items]
     return math.fsum(expected) / len(expected) if expected else float("nan")  # order-independent
+
+
+# ---- Reading a reply of the prompting strategies (CoT, VP-grid) --------------------------------------
+
+_MY_ANSWER = re.compile(r"MY_ANSWER\s*:", re.IGNORECASE)
+
+
+def answer_segment(reply: str | None) -> str:
+    """The part of a reasoning reply the official parsers read. The authors published no extraction
+    for their CoT and VP-grid runs (the official GC parser needs the whole stripped reply to be "T" or
+    "F"), so this rule is ours: the text after the last ``MY_ANSWER:`` (the marker Figure 11 asks for
+    and every reply in the paper's case studies ends with), else the reply's last non-empty line;
+    stripped of white space and markdown emphasis."""
+    text = str(reply or "")
+    found = list(_MY_ANSWER.finditer(text))
+    if found:
+        segment = text[found[-1].end() :]
+    else:
+        lines = [line for line in text.splitlines() if line.strip()]
+        segment = lines[-1] if lines else ""
+    return segment.strip().strip("*_` ").strip()
