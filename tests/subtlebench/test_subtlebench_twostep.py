@@ -138,3 +138,35 @@ def test_tiny_real_checkpoints_chat_and_simple(model, subtlebench_root, hf_home,
         assert any(f"Description of the differences: {first}\n\nQuestion:" in t for t in texts), (first, texts)
         assert row["accuracy"]["rounds"] == [first, second]
     assert all(len(r["images"]) == 2 for r in records)
+
+
+def test_language_only_comparison_answers_from_the_two_descriptions(subtlebench_root, hf_home, tmp_path):
+    """Appendix C.2 / Table 9: each image asked alone with its category's question (verbatim), then
+    the question answered from both descriptions with no image."""
+    from lmms_comparative.benchmarks.subtlebench.prompts import LANGUAGE_ONLY_PREAMBLE, LANGUAGE_ONLY_QUESTIONS
+
+    counter = {"n": 0}
+
+    def reply(body: dict) -> str:
+        counter["n"] += 1
+        return "B" if "here is a description of each" in _user(body) else f"description number {counter['n']}"
+
+    with FakeOpenAI(reply) as server:
+        args = f"inner=openai,model_version=vlm,base_url={server.base_url},api_key={server.api_key},num_concurrent=1"
+        proc = run_cli(["--model", "multiround", "--model_args", args, "--tasks", "subtlebench_langonly", "--output_path", str(tmp_path), "--log_samples"], env=base_env(hf_home, SUBTLEBENCH_ROOT=str(subtlebench_root)))
+        requests = list(server.requests)
+    results, samples = read_run(tmp_path, proc)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    per_image = [b for b in requests if _user(b) in LANGUAGE_ONLY_QUESTIONS.values()]
+    answers = [b for b in requests if "here is a description of each" in _user(b)]
+    n = sum(len(rows) for rows in samples.values())
+    assert len(per_image) == 2 * n and len(answers) == n
+    assert all(sum(1 for p in b["messages"][-1]["content"] if p.get("type") == "image_url") == 1 for b in per_image)
+    assert all(isinstance(b["messages"][-1]["content"], str) or not any(p.get("type") == "image_url" for p in b["messages"][-1]["content"]) for b in answers)
+    texts = {_user(b) for b in answers}
+    for rows in samples.values():
+        for row in rows:
+            first, second, final = row.get("resps", row["filtered_resps"])
+            assert any(t.startswith(LANGUAGE_ONLY_PREAMBLE.format(first=first, second=second) + "\n\nQuestion: ") for t in texts)
+            assert final == "B" and row["accuracy"]["rounds"] == [first, second, final]
+    assert set(samples) == {"subtlebench_langonly_em", "subtlebench_langonly_ex", "subtlebench_langonly_ql"}

@@ -17,6 +17,8 @@ from lmms_comparative.benchmarks.subtlebench.prompts import (
     CAPTION_JUDGE,
     CAPTION_SYSTEM,
     CAPTION_USER,
+    LANGUAGE_ONLY_PREAMBLE,
+    LANGUAGE_ONLY_QUESTIONS,
     SYSTEM_PROMPTS,
     TWO_STEP_SYSTEM_1,
     TWO_STEP_SYSTEM_2,
@@ -393,3 +395,34 @@ def twostep_process_results(doc: dict[str, Any], results: list) -> dict[str, dic
 
 for _code, _category in data.CATEGORIES.items():
     globals()[f"process_docs_twostep_{_category}"] = multi_round_docs(globals()[f"process_docs_{_category}"], f"subtlebench_twostep_{_code}")
+
+
+# ---- language-only comparison (appendix C.2, Table 9) -----------------------------------------------
+
+
+def _one_image(doc: dict[str, Any], index: int) -> list[dict]:
+    image = doc_to_visual(doc)[index]
+    text = LANGUAGE_ONLY_QUESTIONS[doc["category"]]
+    return [{"role": "user", "content": [{"type": "image", "url": image}, {"type": "text", "text": text}]}]
+
+
+def langonly_doc_to_messages(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None, round_idx: int | None = None, previous_output: list | None = None, previous_round_info=None):
+    """Rounds 1 and 2: each image alone with its category's question; round 3: the question and
+    options answered from the two descriptions, no image (the Standard prompt, Figure 8)."""
+    outputs = list(previous_output or [])
+    if not round_idx:
+        return _one_image(doc, 0)
+    if any(aggregate.is_failed_request(o) for o in outputs) or round_idx > 2:
+        return END_OF_ROUNDS
+    if round_idx == 1:
+        return next_round(_one_image(doc, 1))
+    text = LANGUAGE_ONLY_PREAMBLE.format(first=outputs[0], second=outputs[1]) + "\n\n" + user_text(doc)
+    return next_round([{"role": "system", "content": [{"type": "text", "text": SYSTEM_PROMPTS["standard"]}]}, {"role": "user", "content": [{"type": "text", "text": text}]}])
+
+
+def langonly_doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> str:
+    return LANGUAGE_ONLY_QUESTIONS[doc["category"]]
+
+
+for _code, _category in (("em", "emotion"), ("ex", "existence"), ("ql", "quality")):
+    globals()[f"process_docs_langonly_{_category}"] = multi_round_docs(globals()[f"process_docs_{_category}"], f"subtlebench_langonly_{_code}")

@@ -157,3 +157,16 @@ Based on the images and the description of differences, choose the best answer.
 
 Options:
 {options_text}"""
+
+
+# ---- Language-only comparison (appendix C.2, Table 9) --------------------------------------------
+# Each image asked on its own, with the paper's question for its category (verbatim, the en dash in
+# "1–10" included); then the multiple-choice question answered from the two descriptions alone.
+# Neither the paper nor the official code gives that last prompt: ours is the paper's Standard
+# prompt (Figure 8) with the descriptions in place of the images.
+LANGUAGE_ONLY_QUESTIONS = {
+    "emotion": "Describe the emotion expressed in the image in detail and rate its intensity on a scale of 1–10.",
+    "existence": "Carefully list all objects visible in the image, including their approximate locations.",
+    "quality": "Analyze the quality of the image and rate it on a scale of 1–10, considering blur, noise, overexposure, compression artifacts, and other quality issues.",
+}
+LANGUAGE_ONLY_PREAMBLE = "The two images are not shown; here is a description of each.\n\nFirst image: {first}\n\nSecond image: {second}"

@@ -27,6 +27,7 @@ STRATEGIES = {
     "subtlebench": "Standard",
     "subtlebench_reasoning": "Reasoning",
     "subtlebench_twostep": "Two-Step Reasoning",
+    "subtlebench_langonly": "Language-only (Table 9)",
     "subtlebench_concat": "Concatenation",
     "subtlebench_grid": "Grid",
     "subtlebench_grid_paper": "Grid (paper's overlay)",
