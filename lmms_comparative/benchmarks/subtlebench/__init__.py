@@ -17,6 +17,8 @@ BENCHMARK = Benchmark(
         "subtlebench_subtract",
         "subtlebench_swap",
         "subtlebench_caption",
+        "subtlebench_twostep",
+        "subtlebench_langonly",
     ),
     answer_spaces=("letters",),
 )

@@ -6,6 +6,6 @@ BENCHMARK = Benchmark(
     name="vlm2bench",
     title="VLM2-Bench",
     root_variable="VLM2BENCH_ROOT",
-    task_families=("vlm2bench", "vlm2bench_image", "vlm2bench_gc", "vlm2bench_oc", "vlm2bench_pc", "vlm2bench_pc_vid"),
+    task_families=("vlm2bench", "vlm2bench_image", "vlm2bench_gc", "vlm2bench_oc", "vlm2bench_pc", "vlm2bench_pc_vid", "vlm2bench_cot", "vlm2bench_cotspecial", "vlm2bench_vpgrid"),
     answer_spaces=("choices", "tf", "count"),
 )
