@@ -131,7 +131,11 @@ def main(argv: list[str] | None = None) -> int:
     sc.add_argument("-o", "--output", required=True, help="the --output_path of the run (results JSON, samples logs, the replay file)")
     sc.add_argument("--format", default=None, help="the files' format (default: detected); see the benchmark's README")
     sc.add_argument("--tasks", default="", help="the tasks the predictions were made for (comma-separated), where the files do not say")
-    sc.add_argument("--family", default=None, help="MLLM-CompBench: the task family of the replies (compbench: one concatenated image, the default; compbench_pair: two images)")
+    sc.add_argument(
+        "--family",
+        default=None,
+        help="the task family the replies were made in, where the files do not say: MLLM-CompBench compbench (one concatenated image, the default), compbench_pair (two images), compbench_twostage; VLM-SubtleBench evaluator files subtlebench, subtlebench_reasoning, ...",
+    )
     sc.add_argument("--model-name", default="", help="the name the report gives the run (e.g. the paper's model whose replies these are)")
     sc.add_argument("--with-images", action="store_true", help="check the data's image files as a model's run does (by default a scoring run never opens them)")
     args, extra = parser.parse_known_args(argv)

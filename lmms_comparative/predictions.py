@@ -52,9 +52,10 @@ class Replies:
     tasks: list[str] = field(default_factory=list)  # the lmms-eval tasks to run (readers that know them)
     sources: list[str] = field(default_factory=list)
 
-    def add(self, task: str, key: str, replies: list[str] | str, where: str) -> None:
+    def add(self, task: str, key: str, replies: list | str, where: str) -> None:
+        """One item's replies: one per repeat; a multi-step task's reply is the list of its rounds."""
         replies = [replies] if isinstance(replies, str) else replies
-        if not isinstance(replies, list) or not replies or not all(isinstance(r, str) for r in replies):
+        if not isinstance(replies, list) or not replies or not all(isinstance(r, str) or (isinstance(r, list) and r and all(isinstance(x, str) for x in r)) for r in replies):
             raise PredictionsError(f"{where}: a reply must be a string or a non-empty list of strings, got {replies!r:.120}")
         task_replies = self.by_task.setdefault(task, {})
         if key in task_replies:
@@ -169,6 +170,11 @@ def _sample_replies(resps) -> list[str] | None:
     return None
 
 
+def _rounds_of(row: dict) -> bool:
+    """Whether a samples line is a multi-step task's (its scores carry ``rounds``)."""
+    return any(isinstance(v, dict) and isinstance(v.get("rounds"), list) for v in row.values())
+
+
 def read_samples(path: Path, key: ItemKey, owns: Callable[[str], bool] = lambda task: True) -> Replies:
     """The replies of an earlier run, from its samples logs (raw ``resps``, one per repeat),
     keyed by the item key its scores carry; in a folder, the logs of the tasks ``owns`` accepts."""
@@ -184,6 +190,8 @@ def read_samples(path: Path, key: ItemKey, owns: Callable[[str], bool] = lambda 
             where = f"{file}, line {number}"
             # lmms-eval drops ``resps`` where it equals ``filtered_resps``.
             item, replies = _sample_key(row, key), _sample_replies(row["resps"] if "resps" in row else row.get("filtered_resps"))
+            if replies is not None and _rounds_of(row):
+                replies = [replies]  # a multi-step task: the list is its rounds, not repeats
             if item is None or replies is None:
                 raise PredictionsError(f"{where}: a samples line needs 'resps' or 'filtered_resps' and a score carrying the item's {key.columns[0]!r} (an lmms-comparative task's samples log, written with --log_samples)")
             out.add(task, item, replies, where)

@@ -98,6 +98,9 @@ class Replay(lmms):
                     stop_run(DataError(f"replay: {len(wrong)} item(s) of {task} disagree with the data, so the files do not belong to this split or order: " + "; ".join(wrong[:SHOWN])))
 
     def generate_until(self, requests: List[Instance]) -> List[str]:
+        return [a if isinstance(a, str) else a[-1] for a in self._answers(requests)]
+
+    def _answers(self, requests: List[Instance]) -> list:
         keys: dict[tuple[str, str], list[str]] = {}
         # Every request shape ends with (doc_id, task, split): a single-round request of a simple
         # model and a multi-round one (which also carries doc_to_text).
@@ -132,6 +135,7 @@ class Replay(lmms):
         raise NotImplementedError("replay only answers generation tasks")
 
     def generate_until_multi_round(self, requests: List[Instance]) -> List[List[str]]:
-        """A multi-step task's requests: the file's reply is the item's final answer, given as its
-        only round (published multi-step replies keep only the final answer)."""
-        return [[answer] for answer in self.generate_until(requests)]
+        """A multi-step task's requests: the file's rounds (an earlier run's samples), or one reply,
+        the item's final answer given as its only round (published multi-step replies keep only
+        the final answer)."""
+        return [list(answer) if isinstance(answer, list) else [answer] for answer in self._answers(requests)]

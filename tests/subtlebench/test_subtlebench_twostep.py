@@ -10,7 +10,7 @@ import os
 import re
 
 import pytest
-from helpers import base_env, read_run, run_cli
+from helpers import base_env, read_run, run_cli, run_score
 from helpers.fake_openai import FakeOpenAI
 from helpers.tiny_models import build_qwen_vl
 
@@ -58,11 +58,11 @@ def api_run(subtlebench_root, hf_home, tmp_path_factory):
         requests, rejected = list(server.requests), server.rejected
     results, samples = read_run(out, proc)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    return requests, rejected, results, samples
+    return requests, rejected, results, samples, out
 
 
 def test_the_second_round_holds_the_first_rounds_reply_and_figure_10s_prompts(api_run, subtlebench_root):
-    requests, rejected, results, samples = api_run
+    requests, rejected, results, samples, _ = api_run
     docs = _docs(subtlebench_root)
     first = [b for b in requests if _system(b) == TWO_STEP_SYSTEM_1]
     second = [b for b in requests if _system(b) == TWO_STEP_SYSTEM_2]
@@ -170,3 +170,16 @@ def test_language_only_comparison_answers_from_the_two_descriptions(subtlebench_
             assert any(t.startswith(LANGUAGE_ONLY_PREAMBLE.format(first=first, second=second) + "\n\nQuestion: ") for t in texts)
             assert final == "B" and row["accuracy"]["rounds"] == [first, second, final]
     assert set(samples) == {"subtlebench_langonly_em", "subtlebench_langonly_ex", "subtlebench_langonly_ql"}
+
+
+def test_a_two_step_runs_samples_scored_again_give_its_results(api_run, subtlebench_root, hf_home, tmp_path):
+    """lmms-comparative score on the run's samples: each item's two rounds are replayed as rounds
+    (not as two repeats), and the results are the run's."""
+    _, _, results, samples, out = api_run
+    proc = run_score("subtlebench", str(out), "-o", str(tmp_path / "again"), env=base_env(hf_home, SUBTLEBENCH_ROOT=str(subtlebench_root)))
+    again, again_samples = read_run(tmp_path / "again", proc)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "--repeats" not in proc.stderr
+    assert again["results"] == results["results"] and again["groups"] == results["groups"]
+    for task, rows in again_samples.items():
+        assert {r["doc_id"]: r["accuracy"]["rounds"] for r in rows} == {r["doc_id"]: r["accuracy"]["rounds"] for r in samples[task]}
