@@ -118,9 +118,11 @@ def docs_hook(name: str, load: Callable[[], Any], image_paths: Callable[[dict], 
             report_skips(label or name, skips, len(docs) + len(skips))
         if not len(docs):
             raise DataError(f"{label or name}: no usable item is left ({len(skips)} skipped: {skips.counts()}).")
-        docs = docs if isinstance(docs, Dataset) else Dataset.from_list(docs)
         # Every doc carries the task's skip counts, so its results can show them on any rank.
-        return docs.add_column("skipped", [skips.as_json() if skips else ""] * len(docs))
+        skipped = skips.as_json() if skips else ""
+        if isinstance(docs, Dataset):
+            return docs.add_column("skipped", [skipped] * len(docs))
+        return Dataset.from_list([{**doc, "skipped": skipped} for doc in docs])
 
     process_docs.__name__ = f"process_docs_{name}"
     return process_docs

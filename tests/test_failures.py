@@ -8,9 +8,11 @@ while the other tasks of the run are scored; any of these makes ``lmms-eval`` ex
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import math
+import random
 import shutil
 from pathlib import Path
 from types import SimpleNamespace
@@ -370,3 +372,53 @@ def test_a_model_class_that_needs_an_undeclared_video_decoder_stops_early_naming
     assert proc.returncode == 1
     assert "lmms-eval model 'qwen2_5_vl' imports decord" in proc.stderr and 'pip install "lmms-comparative[video]"' in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+@functools.lru_cache(maxsize=1)
+def _variants() -> dict[str, bytes]:
+    """Image bytes of every shape the header reading must agree with PIL on."""
+    png, jpeg = _png(), _jpeg()
+    out = {"png": png, "jpeg": jpeg, "png padded": png + b"\x00\x00\n", "jpeg cut": jpeg[:-40], "png cut": png[: len(png) // 2], "png header only": png[:40]}
+    buffer = io.BytesIO()
+    Image.new("RGB", (40, 30), (200, 10, 10)).save(buffer, "JPEG", progressive=True, quality=80)
+    out["jpeg progressive"] = buffer.getvalue()
+    buffer = io.BytesIO()
+    Image.new("L", (33, 21), 128).save(buffer, "PNG", dpi=(72, 72))  # an ancillary chunk before the data
+    out["png with pHYs"] = buffer.getvalue()
+    bad_crc = bytearray(png)
+    bad_crc[29] ^= 0xFF  # IHDR's CRC
+    out["png bad IHDR crc"] = bytes(bad_crc)
+    out["jpeg no frame"] = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00\xff\xda\x00\x08\x01\x01\x00\x00?\x00\x00\xff\xd9"
+    out["jpeg header cut"] = jpeg[:30]
+    out["bomb"] = _bomb()
+    noise = Image.frombytes("RGB", (300, 300), random.Random(0).randbytes(300 * 300 * 3))
+    for fmt in ("PNG", "JPEG"):
+        buffer = io.BytesIO()
+        noise.save(buffer, fmt, quality=95)
+        out[f"{fmt.lower()} larger than the head"] = buffer.getvalue()  # > 64 KiB: head, then the last bytes
+        out[f"{fmt.lower()} larger than the head, cut"] = buffer.getvalue()[:-100]
+    for fmt in ("GIF", "WEBP", "BMP"):
+        buffer = io.BytesIO()
+        Image.new("RGB", (20, 20), (1, 2, 3)).save(buffer, fmt)
+        out[fmt.lower()] = buffer.getvalue()
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(_variants()))
+def test_the_header_reading_agrees_with_pil(name, monkeypatch):
+    """The PNG and JPEG header reading (no PIL) gives what opening the bytes with PIL gives."""
+    data = _variants()[name]
+    fast = items.image_bytes_problem(data)
+    monkeypatch.setattr(items, "_clean_header", lambda _data: None)
+    assert fast == items.image_bytes_problem(data), name
+
+
+@pytest.mark.parametrize("name", sorted(_variants()))
+@pytest.mark.parametrize("head", [48, 1 << 16])
+def test_files_larger_than_the_head_read_agree_with_their_bytes(name, head, tmp_path, monkeypatch):
+    """A file larger than the head read (its header, then its last bytes) gets what its whole bytes get."""
+    data = _variants()[name]
+    monkeypatch.setattr(items, "HEAD_BYTES", head)
+    path = tmp_path / "image"
+    path.write_bytes(data)
+    assert items._file_problem(path, len(data)) == items.image_bytes_problem(data), name

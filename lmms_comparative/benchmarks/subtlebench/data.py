@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -94,7 +95,7 @@ def fetch_missing_images(docs: list[dict[str, Any]], base: Path) -> int:
     wanted: dict[str, dict[str, list[tuple[dict, str]]]] = {}
     for doc in docs:
         for field in ("image_1", "image_2"):
-            if doc.get("image_repo") and not Path(doc[field]).is_file():
+            if doc.get("image_repo") and not os.path.isfile(doc[field]):
                 rel = Path(doc[field]).relative_to(base).as_posix()
                 wanted.setdefault(doc["image_repo"], {}).setdefault(rel, []).append((doc, field))
     if not wanted or hub.offline() or not items.images_needed():
@@ -132,9 +133,9 @@ def referenced_images(path: Path) -> list[str]:
     return list(dict.fromkeys(refs))
 
 
-def resolve_image(ref: str, base: Path) -> Path:
+def resolve_image(ref: str, base: Path) -> str:
     """A local path for an image field (hub URL or relative path)."""
-    return base / image_ref(ref)
+    return os.path.join(base, image_ref(ref))
 
 
 def item_id(record: dict[str, Any]) -> str:
