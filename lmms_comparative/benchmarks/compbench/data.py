@@ -10,6 +10,7 @@ says so (release issue #2).
 
 from __future__ import annotations
 
+import os
 import string
 from pathlib import Path
 from typing import Any
@@ -93,13 +94,25 @@ class MissingImage(DataError):
     """An image the annotations name is not on disk (the record is skipped and counted)."""
 
 
-def _image(base: Path, ref: Any, where: str, label: str) -> str:
+def _image_bases(base: Path, label: str) -> list[str]:
+    """Where a record's relative image path may start: the root, ``dataset/`` and the source's
+    folders under either (strings: this runs for every image of every record)."""
+    root, dataset = str(base), os.path.join(str(base), "dataset")
+    return [root, dataset] + [os.path.join(b, folder) for folder in IMAGE_FOLDERS[label] for b in (dataset, root)]
+
+
+def _image(base: Path, ref: Any, where: str, label: str, bases: list[str] | None = None) -> str:
+    """The image file a record names: as given (absolute or relative to the working folder), else
+    under the first of ``bases`` (``_image_bases``) that has it."""
     if not isinstance(ref, str) or not ref:
         raise DataError(f"{where}: image path must be a non-empty string, got {ref!r}.")
-    bases = [base, base / "dataset"] + [b / folder for folder in IMAGE_FOLDERS[label] for b in (base / "dataset", base)]
-    for candidate in [Path(ref)] + [b / ref for b in bases]:
-        if candidate.is_file():
-            return str(candidate)
+    if os.path.isfile(ref):
+        return ref
+    bases = bases if bases is not None else _image_bases(base, label)
+    for folder in bases:
+        candidate = os.path.join(folder, ref)
+        if os.path.isfile(candidate):
+            return candidate
     if not items.images_needed():  # scoring replies read from files: the image is never opened
         return str(base / ref)
     hint = " FER-2013 annotations name images imXXX.png while the original files are PrivateTest_XXXXXXX.jpg (official repository issue #2): use the processed images of the release." if label == "fer2013_label" else ""
@@ -131,10 +144,11 @@ def _column(base: Path, column: Column, task: str, split: str) -> tuple[list[dic
     docs, skipped = [], []
     records = column_records(base, column, split, task)
     _check_count(task, split, len(records))
+    bases = _image_bases(base, column.label)
     for i, (where, record) in enumerate(records):
         refs = [record["image"]] if column.kind == "qbench" else [record["image_1"], record["image_2"]]
         try:
-            images = [_image(base, ref, where, column.label) for ref in refs]
+            images = [_image(base, ref, where, column.label, bases) for ref in refs]
             options = _options(record["options"], where) if column.kind in ("options", "qbench") else []
         except DataError as exc:
             skipped.append((items.MISSING if isinstance(exc, MissingImage) else items.RECORD, str(exc)))
