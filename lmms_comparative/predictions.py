@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from lmms_comparative.data.jsonl import json_file, json_lines
+
 # The reply of an item the prediction files do not have: lmms-eval's API models' failed-request
 # marker (metrics/aggregate.py FAILED_REQUEST_PREFIX), so every benchmark counts it as failed.
 MISSING_REPLY = "[LMMS_EVAL_REQUEST_FAILED: no prediction for this item in the scored files]"
@@ -83,28 +85,11 @@ class Replies:
 
 
 def read_json(path: Path):
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise PredictionsError(f"{path}: not a readable JSON file ({exc.__class__.__name__}: {exc})") from None
+    return json_file(path, PredictionsError, "JSON file")
 
 
 def read_jsonl(path: Path) -> list[dict]:
-    rows = []
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PredictionsError(f"{path}: not a readable file ({exc})") from None
-    for number, line in enumerate(lines, 1):
-        if line.strip():
-            try:
-                row = json.loads(line)
-            except ValueError as exc:
-                raise PredictionsError(f"{path}, line {number}: not a JSON line ({exc})") from None
-            if not isinstance(row, dict):
-                raise PredictionsError(f"{path}, line {number}: expected a JSON object, got {type(row).__name__}")
-            rows.append(row)
-    return rows
+    return json_lines(path, PredictionsError, "JSON-lines file")
 
 
 # ---- the formats every benchmark reads --------------------------------------------------------
@@ -220,6 +205,22 @@ def _as_run(folder: Path, tasks: list[str], owns: Callable[[str], bool]) -> list
 
 def _leaves(group: str, groups: dict) -> list[str]:
     return [leaf for sub in groups.get(group, []) for leaf in (_leaves(sub, groups) if groups.get(sub) else [sub])]
+
+
+def needs_tasks(what: str, example: str) -> Callable:
+    """A reader of ``{item key: reply}`` files that say nothing of the tasks they were made for
+    (CaptionQA captions, ViDi descriptions): ``--tasks`` names them."""
+
+    def read(path: Path, options: "Options") -> Replies:
+        if not options.tasks:
+            raise PredictionsError(f"{path}: {what} does not say which prompt made it: name the tasks with --tasks (e.g. {example})")
+        return read_mapping(path, list(options.tasks))
+
+    return read
+
+
+def is_json(path: Path) -> bool:
+    return path.suffix == ".json"
 
 
 COMMON_FORMATS = ("mapping", "samples")

@@ -24,3 +24,32 @@ def read_records(path: str | Path) -> Iterator[tuple[str, dict]]:
             if not isinstance(record, dict):
                 raise DataError(f"{where}: expected a JSON object, got {type(record).__name__}.")
             yield where, record
+
+
+def json_file(path: str | Path, error: type[Exception], what: str):
+    """A whole JSON file; ``error`` (one line naming the file) if it cannot be read or parsed."""
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise error(f"{path}: not a readable {what} ({exc.__class__.__name__}: {exc})") from None
+
+
+def json_lines(path: str | Path, error: type[Exception], what: str) -> list[dict]:
+    """Every non-blank line of a JSON-lines file, each a JSON object; ``error`` naming the file
+    and line otherwise."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise error(f"{path}: not a readable {what} ({exc})") from None
+    rows = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except ValueError as exc:
+            raise error(f"{path}, line {number}: not a readable {what} line ({exc})") from None
+        if not isinstance(row, dict):
+            raise error(f"{path}, line {number}: expected a JSON object, got {type(row).__name__}")
+        rows.append(row)
+    return rows

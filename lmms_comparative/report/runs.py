@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import glob
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from lmms_comparative.data.jsonl import json_file, json_lines
 
 
 @dataclass
@@ -65,25 +66,11 @@ def _run_name(results: dict, path: Path) -> str:
 
 
 def _read_json(path: Path, what: str):
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise ReportError(f"{path}: not a readable {what} ({exc.__class__.__name__}: {exc})") from None
+    return json_file(path, ReportError, what)
 
 
 def _read_samples(path: Path) -> list[dict]:
-    rows = []
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ReportError(f"{path}: not a readable samples log ({exc})") from None
-    for number, line in enumerate(lines, 1):
-        if line.strip():
-            try:
-                rows.append(json.loads(line))
-            except ValueError as exc:
-                raise ReportError(f"{path}, line {number}: not a readable samples log line ({exc})") from None
-    return rows
+    return json_lines(path, ReportError, "samples log")
 
 
 def _distinct_names(runs: list[Run], origins: list[tuple[str, Path]]) -> None:

@@ -14,25 +14,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lmms_comparative.predictions import Options, PredictionsError, Replies, read_mapping
+from lmms_comparative.predictions import Options, Replies, is_json, needs_tasks, read_mapping
 
 KEY_COLUMNS = ("id",)
-
-
 PROMPTS = ("simple", "short", "long", "taxonomy")
+_without_folder = needs_tasks("a captions file", "captionqa_simple, captionqa_short, captionqa_long, captionqa_taxonomy")
 
 
 def read_captions(path: Path, options: Options) -> Replies:
-    if not options.tasks and path.resolve().parent.name.lower() in PROMPTS:
+    if not options.tasks and path.resolve().parent.name.lower() in PROMPTS:  # caption.py's <out>/<prompt>/<model>.json
         return read_mapping(path, [f"captionqa_{path.resolve().parent.name.lower()}"])
-    if not options.tasks:
-        raise PredictionsError(f"{path}: a captions file does not say which caption prompt made it: name the tasks with --tasks (e.g. captionqa_simple, captionqa_short, captionqa_long, captionqa_taxonomy)")
-    return read_mapping(path, list(options.tasks))
-
-
-def _is_json(path: Path) -> bool:
-    return path.suffix == ".json"
+    return _without_folder(path, options)
 
 
 FORMATS = {"captions": read_captions}
-DETECT = {"captions": _is_json}
+DETECT = {"captions": is_json}

@@ -11,22 +11,8 @@ sentence, keyed ``<pair id>#<k>``).
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from lmms_comparative.predictions import Options, PredictionsError, Replies, read_mapping
+from lmms_comparative.predictions import is_json, needs_tasks
 
 KEY_COLUMNS = ("item_id",)
-
-
-def read_descriptions(path: Path, options: Options) -> Replies:
-    if not options.tasks:
-        raise PredictionsError(f"{path}: a descriptions file does not say which prompt made it: name the task with --tasks (vidi_granular or vidi_global)")
-    return read_mapping(path, list(options.tasks))
-
-
-def _is_json(path: Path) -> bool:
-    return path.suffix == ".json"
-
-
-FORMATS = {"descriptions": read_descriptions}
-DETECT = {"descriptions": _is_json}
+FORMATS = {"descriptions": needs_tasks("a descriptions file", "vidi_granular or vidi_global")}
+DETECT = {"descriptions": is_json}
