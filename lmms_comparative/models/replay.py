@@ -15,6 +15,7 @@ from lmms_eval.api.instance import Instance
 from lmms_eval.api.model import lmms
 from loguru import logger
 
+from lmms_comparative.benchmarks import of_task
 from lmms_comparative.failures import DataError, stop_run
 from lmms_comparative.predictions import ALL_TASKS, MISSING_REPLY, ItemKey, PredictionsError, read_replay
 
@@ -27,8 +28,6 @@ def _named(keys) -> str:
 
 
 def item_key(task: str) -> ItemKey:
-    from lmms_comparative.benchmarks import of_task
-
     benchmark = of_task(task)
     if benchmark is None:
         stop_run(DataError(f"replay: task {task!r} is not one of lmms-comparative's tasks"))
@@ -109,7 +108,17 @@ class Replay(lmms):
             if (task, split) not in keys:
                 keys[(task, split)] = self._keys(task, split)
         if not self._checked:
-            self._check(keys)
+            # Checked once against every task of the run (a run may hand its single-round and
+            # multi-round requests over in separate calls).
+            every = dict(keys)
+            for task, splits in (self.task_dict or {}).items():
+                if any(t == task for t, _ in every) or of_task(task) is None:
+                    continue
+                columns = item_key(task).columns
+                for split in getattr(splits, "keys", lambda: [])():
+                    if all(c in getattr(splits[split], "column_names", ()) for c in columns):  # the docs, not a placeholder
+                        every[(task, split)] = self._keys(task, split)
+            self._check(every)
             self._checked = True
         replies = self.replay["replies"]
         seen: Counter = Counter()

@@ -183,3 +183,16 @@ def test_a_two_step_runs_samples_scored_again_give_its_results(api_run, subtlebe
     assert again["results"] == results["results"] and again["groups"] == results["groups"]
     for task, rows in again_samples.items():
         assert {r["doc_id"]: r["accuracy"]["rounds"] for r in rows} == {r["doc_id"]: r["accuracy"]["rounds"] for r in samples[task]}
+
+
+def test_a_run_of_single_and_multi_step_tasks_scored_again(subtlebench_root, hf_home, tmp_path):
+    """Single-round and multi-round requests reach the replay model in separate calls; the replies
+    of both kinds are checked against the whole run, and the results come back the same."""
+    env = base_env(hf_home, SUBTLEBENCH_ROOT=str(subtlebench_root))
+    proc = run_cli(["--model", "multiround", "--model_args", "inner=random_choice", "--tasks", "subtlebench_at,subtlebench_twostep_at", "--output_path", str(tmp_path / "run"), "--log_samples"], env=env)
+    results, _ = read_run(tmp_path / "run", proc)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    again = run_score("subtlebench", str(tmp_path / "run"), "-o", str(tmp_path / "again"), env=env)
+    scored, _ = read_run(tmp_path / "again", again)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert scored["results"] == results["results"] and set(results["results"]) == {"subtlebench_at", "subtlebench_twostep_at"}
