@@ -107,23 +107,26 @@ def test_the_report_shows_reader_stability_and_question_difficulty(model_run, cq
     second captioner's file: the report's stability row (§3.5) and difficulty table (Table 10)."""
     out, _ = model_run
     captions = out / "captions.json"
-    calls = {"n": 0}
+    state = {"read": 0}
 
     def unsteady(body: dict) -> str:
+        """A letter fixed by the question; the third read answers the next letter instead (keyed on
+        the read, not on the order of calls, which the reader sends concurrently)."""
         text = message_text(body)
         letters = re.findall(r"^([A-Z])\. ", text, re.M)
-        calls["n"] += 1
-        return letters[(int(hashlib.sha256(text.encode()).hexdigest(), 16) + (calls["n"] % 3 == 0)) % len(letters)]
+        return letters[(int(hashlib.sha256(text.encode()).hexdigest(), 16) + (state["read"] == 2)) % len(letters)]
 
     dirs = []
     with FakeOpenAI(unsteady) as server:
         env = base_env(hf_home, CAPTIONQA_ROOT=str(cqa_root), **server.judge_env("CAPTIONQA_READER"), CAPTIONQA_READER_MODEL="reader-llm", LMMS_COMPARATIVE_LLM_CACHE="off")
         for k in range(3):
+            state["read"] = k
             proc = run_score("captionqa", str(captions), "--tasks", "captionqa_simple_natural", "--model-name", "captioner-a", "-o", str(tmp_path / f"read{k}"), env=env)
             assert proc.returncode == 0, proc.stderr[-2000:]
             dirs.append(tmp_path / f"read{k}")
         other = tmp_path / "other.json"
         other.write_text(json.dumps({i: "A photo." for i in json.loads(captions.read_text())}))
+        state["read"] = 0
         proc = run_score("captionqa", str(other), "--tasks", "captionqa_simple_natural", "--model-name", "captioner-b", "-o", str(tmp_path / "b"), env=env)
         assert proc.returncode == 0, proc.stderr[-2000:]
         dirs.append(tmp_path / "b")
@@ -139,5 +142,6 @@ def test_the_report_shows_reader_stability_and_question_difficulty(model_run, cq
     mean = sum(accuracies) / 3
     std = (sum((a - mean) ** 2 for a in accuracies) / 2) ** 0.5
     assert cells[4] == "3" and cells[6] == f"{mean:.1f}" and cells[7] == f"{std:.2f}" and std > 0
+    assert cells[8] == "0.0"  # every question got another letter in the third read
     difficulty_rows = [line for line in text.splitlines() if line.startswith("| simple | Natural")]
     assert len(difficulty_rows) == 1 and difficulty_rows[0].rstrip(" |").endswith("| 2")  # two caption pools: two models
