@@ -288,7 +288,7 @@ def round_replies(results: list) -> list[str]:
     of them), or the one reply of a single-round request."""
     response = results[0] if results else ""
     if isinstance(response, (list, tuple)):
-        return [r if isinstance(r, str) else str(getattr(r, "text", r)) for r in response]
+        return [response_text([r]) for r in response]
     return [response_text(results)]
 
 

@@ -13,7 +13,7 @@ item no task of the run has stops the run with the keys named; an item without a
 with lmms-eval's failed-request marker, so it is counted (``failed``) and scored by the
 benchmark's own rule for failed requests, and past ``LMMS_COMPARATIVE_MAX_FAILED`` flags the run.
 
-Formats every benchmark reads besides its own (``COMMON_FORMATS``):
+Formats every benchmark reads besides its own (``formats_of``):
 
 - ``mapping``: one JSON object ``{item key: reply}`` or ``{item key: [reply, ...]}`` (one reply per
   ``--repeats``), for the tasks given with ``--tasks``;
@@ -125,9 +125,12 @@ class ItemKey:
 
     @classmethod
     def of(cls, benchmark) -> "ItemKey":
-        module = __import__(f"{benchmark.package}.predictions", fromlist=["KEY_COLUMNS"])
-        columns = tuple(module.KEY_COLUMNS)
-        return cls(columns, getattr(module, "doc_key", lambda fields: str(fields[columns[0]])))
+        columns = tuple(benchmark.part("predictions", "KEY_COLUMNS"))
+        try:
+            rule = benchmark.part("predictions", "doc_key")
+        except AttributeError:  # the key is the first column as it stands
+            rule = lambda fields: str(fields[columns[0]])  # noqa: E731
+        return cls(columns, rule)
 
     def __call__(self, fields: dict) -> str:
         return self.rule(fields)
@@ -223,9 +226,6 @@ def is_json(path: Path) -> bool:
     return path.suffix == ".json"
 
 
-COMMON_FORMATS = ("mapping", "samples")
-
-
 # ---- the replay file the model reads ----------------------------------------------------------
 
 
@@ -302,7 +302,7 @@ def read_files(benchmark, paths: list[Path], fmt: str | None, options: Options) 
 # ---- the run -------------------------------------------------------------------------------------
 
 
-def score_command(benchmark, replay_file: Path, tasks: list[str], output: Path, repeats: int, model_name: str, extra: list[str]) -> list[str]:
+def score_command(replay_file: Path, tasks: list[str], output: Path, repeats: int, model_name: str, extra: list[str]) -> list[str]:
     import sys
 
     model_args = f"predictions={replay_file}" + (f",model_version={model_name}" if model_name else "")
@@ -336,11 +336,10 @@ def score(benchmark, paths: list[Path], fmt: str | None, options: Options, outpu
     replay_file = write_replay(replies, benchmark.name, output / "replay" / f"{benchmark.name}_predictions.json")
     for path, name in zip(paths, used):
         print(f"{path}: read as {name}", file=sys.stderr)
-    n_items = sum(len(v) for v in replies.by_task.values())
-    print(f"{n_items} item(s), {repeats} repl{'y' if repeats == 1 else 'ies'} each, for {', '.join(tasks)}", file=sys.stderr)
+    print(f"{replies.count()} item(s), {repeats} repl{'y' if repeats == 1 else 'ies'} each, for {', '.join(tasks)}", file=sys.stderr)
     env = dict(os.environ)
     if not with_images:
         env[NO_IMAGES_ENV] = "1"
-    cmd = score_command(benchmark, replay_file, tasks, output, repeats, model_name, list(extra))
+    cmd = score_command(replay_file, tasks, output, repeats, model_name, list(extra))
     print("$ lmms-eval " + " ".join(cmd[3:]), file=sys.stderr, flush=True)
     return subprocess.run(cmd, env=env).returncode

@@ -30,8 +30,7 @@ from tqdm import tqdm
 
 from lmms_comparative.failures import ModelCapabilityError, stop_run
 from lmms_comparative.hooks import flatten
-
-HARNESS_SETTINGS = ("batch_size", "max_batch_size", "device")
+from lmms_comparative.models import HARNESS_SETTINGS
 
 
 def _build_inner(name: str, kwargs: dict) -> lmms:
@@ -84,11 +83,11 @@ class MultiRound(lmms):
     # ---- requests as the inner model takes them ------------------------------------------------
 
     def _request(self, messages: list[dict], gen_kwargs: dict, doc_id: int, task: str, split: str, metadata) -> Instance:
+        text, visuals = flatten(messages)
         if getattr(self.inner, "is_simple", True):
-            text, visuals = flatten(messages)
             arguments = (text, dict(gen_kwargs), lambda _doc, _v=visuals: _v, doc_id, task, split)
         else:
-            arguments = (flatten(messages)[0], lambda _doc, _m=messages: _m, dict(gen_kwargs), doc_id, task, split)
+            arguments = (text, lambda _doc, _m=messages: _m, dict(gen_kwargs), doc_id, task, split)
         return Instance(request_type="generate_until", arguments=arguments, idx=0, metadata=metadata)
 
     def generate_until(self, requests: List[Instance]) -> List[str]:

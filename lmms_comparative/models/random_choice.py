@@ -38,6 +38,7 @@ from loguru import logger
 from tqdm import tqdm
 
 from lmms_comparative.metrics.mcq import stable_seed
+from lmms_comparative.models import HARNESS_SETTINGS
 
 _OPTION_LINE = re.compile(r"^\s*([A-Z])[.)]\s", re.MULTILINE)
 # VLM²-Bench Grp (paper Tables 14 and 19): "Choices: A) 1 and 3; B) None; C) 2 and 3; D) 1 and 2."
@@ -159,14 +160,11 @@ class RandomChoice(lmms):
     is_simple = True
     supports_video = True  # it never looks at its inputs, so any task can run on it
 
-    # What lmms-eval's CLI hands every model besides its model_args (create_from_arg_string's
-    # additional_config: --batch_size, 1 by default, --max_batch_size, --device): a guesser has no
-    # use for them, and warning about the CLI's own defaults on every run helps no one.
-    HARNESS_SETTINGS = ("batch_size", "max_batch_size", "device")
-
     def __init__(self, seed: int | str = 0, load_visuals: bool | str = True, **kwargs) -> None:
         super().__init__()
-        unknown = sorted(k for k in kwargs if k not in self.HARNESS_SETTINGS)
+        # lmms-eval's own settings (HARNESS_SETTINGS) are of no use here, and warning about the CLI's
+        # defaults on every run helps no one.
+        unknown = sorted(k for k in kwargs if k not in HARNESS_SETTINGS)
         if unknown:
             logger.warning(f"random_choice ignores model_args {unknown}")
         self.seed = int(seed)

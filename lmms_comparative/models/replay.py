@@ -17,6 +17,7 @@ from loguru import logger
 
 from lmms_comparative.benchmarks import of_task
 from lmms_comparative.failures import DataError, stop_run
+from lmms_comparative.models import HARNESS_SETTINGS
 from lmms_comparative.predictions import ALL_TASKS, MISSING_REPLY, ItemKey, PredictionsError, read_replay
 
 SHOWN = 5  # keys named in a message
@@ -37,11 +38,10 @@ def item_key(task: str) -> ItemKey:
 class Replay(lmms):
     is_simple = True
     supports_video = True  # it never looks at its inputs
-    HARNESS_SETTINGS = ("batch_size", "max_batch_size", "device")
 
     def __init__(self, predictions: str = "", model_version: str = "", **kwargs) -> None:
         super().__init__()
-        unknown = sorted(k for k in kwargs if k not in self.HARNESS_SETTINGS)
+        unknown = sorted(k for k in kwargs if k not in HARNESS_SETTINGS)
         if unknown:
             logger.warning(f"replay ignores model_args {unknown}")
         if not predictions:
@@ -53,9 +53,16 @@ class Replay(lmms):
         self.model_version = model_version
         self.device = "cpu"
         self._checked = False
+        self._key_cache: dict[tuple[str, str], list[str]] = {}
 
     def _keys(self, task: str, split: str) -> list[str]:
-        """The key of every doc of a task's split, in doc_id order (a column read: no image is decoded)."""
+        """The key of every doc of a task's split, in doc_id order (a column read: no image is
+        decoded), read once per run."""
+        if (task, split) not in self._key_cache:
+            self._key_cache[(task, split)] = self._read_keys(task, split)
+        return self._key_cache[(task, split)]
+
+    def _read_keys(self, task: str, split: str) -> list[str]:
         docs = self.task_dict[task][split]
         key = item_key(task)
         try:

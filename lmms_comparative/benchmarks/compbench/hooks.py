@@ -222,7 +222,7 @@ def twostage_process_results(doc: dict[str, Any], results: list) -> dict[str, di
     elif doc["task"] == "existence_magicbrush":
         final = rounds[-1] if len(rounds) == 3 else ""
     else:
-        final = rules.two_stage_side(*rounds[:2]) if len(rounds) >= 2 else "Error"
+        final = rules.two_stage_side(rounds[0], rounds[1])
     out = process_results(doc, [final])
     for value in out.values():
         value.update(rounds=rounds, final=final)

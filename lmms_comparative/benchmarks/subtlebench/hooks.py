@@ -401,7 +401,7 @@ for _code, _category in data.CATEGORIES.items():
 
 
 def _one_image(doc: dict[str, Any], index: int) -> list[dict]:
-    image = doc_to_visual(doc)[index]
+    image = load_images(doc, (f"image_{index + 1}",))[0]
     text = LANGUAGE_ONLY_QUESTIONS[doc["category"]]
     return [{"role": "user", "content": [{"type": "image", "url": image}, {"type": "text", "text": text}]}]
 
