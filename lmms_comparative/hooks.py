@@ -98,9 +98,29 @@ def skip_counts(items_: list) -> dict:
     return {"skipped": sum(by_reason.values()), "skipped_by_reason": by_reason} if by_reason else {"skipped": 0}
 
 
+def docs_dataset(columns: dict[str, list]):
+    """The docs as a ``datasets.Dataset`` built from their columns: the table and the features
+    ``Dataset.from_dict`` gives, without its fingerprint. ``Dataset`` names a new dataset by
+    hashing every value it holds (about a fifth of a benchmark's preparation time at the releases'
+    sizes, bench/data_scale.py); the docs live in memory and are never written to the datasets
+    cache, which is what the fingerprint names, so a random one loses nothing."""
+    import pyarrow as pa
+    from datasets import Dataset
+    from datasets.fingerprint import generate_random_fingerprint
+    from datasets.table import InMemoryTable
+
+    return Dataset(InMemoryTable(pa.Table.from_pydict(columns)), fingerprint=generate_random_fingerprint())
+
+
+def rows_to_columns(docs: list[dict]) -> dict[str, list]:
+    """Columns of a list of docs, keyed as ``Dataset.from_list`` keys them (the first doc's keys;
+    a key a doc lacks is None)."""
+    return {key: [doc.get(key) for doc in docs] for key in docs[0]} if docs else {}
+
+
 def docs_hook(name: str, load: Callable[[], Any], image_paths: Callable[[dict], Iterable[str]] | None = None, item_id: Callable[[dict], str] = lambda d: str(d.get("item_id", "?")), label: str | None = None):
     """A ``process_docs`` for lmms-eval that ignores the one-row placeholder the YAML loads and
-    returns the benchmark's real docs (a list of dicts or a Dataset) from ``load``: lmms-eval has
+    returns the benchmark's real docs (a list of dicts, their columns or a Dataset) from ``load``: lmms-eval has
     no hook for data found through an environment variable. Run-level problems stop the run
     (``stops_run_on_bad_input``); items whose images (``image_paths(doc)``) or records are unusable
     are skipped, named in a warning and counted in every doc's ``skipped`` field."""
@@ -114,15 +134,17 @@ def docs_hook(name: str, load: Callable[[], Any], image_paths: Callable[[dict], 
             docs = load()
         if image_paths is not None and items.images_needed():
             docs = items.drop_bad_images(list(docs), image_paths, item_id, skips)
+        count = len(next(iter(docs.values()), [])) if isinstance(docs, dict) else len(docs)
         if skips:
-            report_skips(label or name, skips, len(docs) + len(skips))
-        if not len(docs):
+            report_skips(label or name, skips, count + len(skips))
+        if not count:
             raise DataError(f"{label or name}: no usable item is left ({len(skips)} skipped: {skips.counts()}).")
         # Every doc carries the task's skip counts, so its results can show them on any rank.
         skipped = skips.as_json() if skips else ""
         if isinstance(docs, Dataset):
-            return docs.add_column("skipped", [skipped] * len(docs))
-        return Dataset.from_list([{**doc, "skipped": skipped} for doc in docs])
+            return docs.add_column("skipped", [skipped] * count)
+        columns = dict(docs) if isinstance(docs, dict) else rows_to_columns(docs)
+        return docs_dataset({**columns, "skipped": [skipped] * count})
 
     process_docs.__name__ = f"process_docs_{name}"
     return process_docs

@@ -177,6 +177,17 @@ def _file_problem(path, size: int) -> str | None:
         return image_bytes_problem(handle.read())
 
 
+def buffer_problem(data: memoryview) -> str | None:
+    """``image_bytes_problem`` of image bytes held in a buffer (an image embedded in a parquet
+    column), reading only its head and end where the head holds a clean header, as for files."""
+    if len(data) <= HEAD_BYTES:
+        return image_bytes_problem(bytes(data))
+    kind = _clean_header(bytes(data[:HEAD_BYTES]))
+    if kind is not None:
+        return _end_problem(kind, bytes(data[-64:]))
+    return image_bytes_problem(bytes(data))
+
+
 def open_image_bytes(data: bytes, where: str) -> Image.Image:
     """Decode embedded image bytes as RGB through the same checks as files; raises ValueError
     naming ``where`` and the reason."""

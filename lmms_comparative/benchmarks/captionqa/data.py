@@ -114,7 +114,7 @@ def question_table(base: Path, split: str) -> list[tuple[str, list[dict]]]:
     rows: list[tuple[str, list[dict]]] = []
     for path in _require_files(base, split):
         try:
-            table = pq.read_table(path, columns=["id", "questions"])
+            table = pq.ParquetFile(path, memory_map=True).read(columns=["id", "questions"])
         except Exception as exc:  # noqa: BLE001 - unreadable or missing columns
             raise DataError(f"{ENV_VAR}: cannot read columns id, questions from {path} ({exc}).") from exc
         for i, (entry_id, questions) in enumerate(zip(table.column("id").to_pylist(), table.column("questions").to_pylist())):
@@ -127,6 +127,14 @@ def question_table(base: Path, split: str) -> list[tuple[str, list[dict]]]:
 def _stamp(files) -> tuple:
     """The files and their modification times: a cache key that a rewritten copy invalidates."""
     return tuple((f, Path(f).stat().st_mtime_ns) for f in files)
+
+
+def files_stamp(base: Path, split: str) -> tuple:
+    """The split's files and their modification times (empty if it has none)."""
+    try:
+        return _stamp(split_files(base, split))
+    except OSError:
+        return ()
 
 
 @lru_cache(maxsize=32)
@@ -161,41 +169,137 @@ def walk_domains(base: Path) -> list[str]:
     return order + [d for d in DOMAINS if d not in order]
 
 
-def load_split(base: Path, split: str):
-    """The rows of a domain split as a datasets.Dataset (images decoded lazily by datasets)."""
-    from datasets import load_dataset
+class SplitRows:
+    """The rows of one split, read from its parquet files where they lie: no copy into the
+    datasets cache. ``load_dataset("parquet", ...)`` converted every file into the cache before the
+    first doc (most of a run's preparation time: about 10x one plain read of the files, see
+    bench/README.md). Here the ids and image counts come from the leaf columns that hold them (the
+    image bytes are not read for them), the image bytes are read once for the checks, a row group at
+    a time, and then again only for the row a model asks for, with the last row groups read kept.
+    Rows are in file order, as ``load_dataset`` gives them; images are decoded by
+    ``datasets.Image``, the code that ``load_dataset``'s rows decode with."""
 
-    files = _require_files(base, split)
-    try:
-        dataset = load_dataset("parquet", data_files={split: files}, split=split)
-    except Exception as exc:  # noqa: BLE001
-        raise DataError(f"{ENV_VAR}: cannot load split {split!r} from {files[0]} ... ({exc}).") from exc
-    missing = {"id", "images", "questions"} - set(dataset.column_names)
-    if missing:
-        raise DataError(f"{ENV_VAR}: split {split!r} lacks column(s) {sorted(missing)}; expected {LAYOUT}.")
-    return dataset
+    KEEP_GROUPS = 2  # row groups kept decoded; push_to_hub writes 100 image sets per group
+
+    def __init__(self, files: list[str], split: str):
+        import pyarrow.parquet as pq
+
+        self.files, self.split = list(files), split
+        self._groups: list[tuple[int, int, int, int]] = []  # (first row, file, row group, rows)
+        self.ids: list[str] = []
+        self.counts: list[int] = []  # images per row
+        leaves: dict[str, str] = {}
+        start = 0
+        for f, path in enumerate(self.files):
+            try:
+                handle = pq.ParquetFile(path, memory_map=True)
+                names = set(handle.schema_arrow.names)
+                missing = {"id", "images", "questions"} - names
+                if missing:
+                    raise DataError(f"{ENV_VAR}: split {split!r} lacks column(s) {sorted(missing)} in {path}; expected {LAYOUT}.")
+                paths = [handle.schema.column(i).path for i in range(len(handle.schema))]
+                # The image struct's leaves, as the writer named them (images.list.element.bytes
+                # from datasets and pyarrow, images.list.item.bytes from older writers).
+                leaves = {leaf: next((c for c in paths if c.startswith("images.") and c.endswith("." + leaf)), "") for leaf in ("bytes", "path")}
+                if not any(leaves.values()):
+                    raise DataError(f"{ENV_VAR}: split {split!r}: the images column of {path} holds no image bytes or paths (a list of {{bytes, path}} is expected).")
+                table = handle.read(columns=["id", leaves["path"] or leaves["bytes"]])
+            except DataError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - not parquet, cut short, unreadable
+                raise DataError(f"{ENV_VAR}: cannot load split {split!r} from {path} ({type(exc).__name__}: {exc}).") from exc
+            import pyarrow.compute as pc
+
+            for i, entry_id in enumerate(table.column("id").to_pylist()):
+                if entry_id is None:
+                    raise DataError(f"{path}: row {i} has no id.")
+                self.ids.append(str(entry_id))
+            self.counts += pc.fill_null(pc.list_value_length(table.column("images")), 0).to_pylist()
+            for g in range(handle.metadata.num_row_groups):
+                rows = handle.metadata.row_group(g).num_rows
+                self._groups.append((start, f, g, rows))
+                start += rows
+        self._leaves = [c for c in (leaves.get("bytes"), leaves.get("path")) if c]
+        self._starts = [g[0] for g in self._groups]
+        self._kept: dict[int, list] = {}  # group -> its rows' image values, most recent last
+        self._lock = threading.Lock()
+        self._unusable: dict[int, tuple[str, str]] | None = None
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def _read_group(self, g: int) -> list[list[dict]]:
+        """Every row's image values ``[{"bytes", "path"}, ...]`` of row group ``g``."""
+        import pyarrow.parquet as pq
+
+        _, f, group, _ = self._groups[g]
+        column = pq.ParquetFile(self.files[f], memory_map=True).read_row_group(group, columns=self._leaves).column("images")
+        return [[{"bytes": v.get("bytes"), "path": v.get("path")} for v in row or []] for row in column.to_pylist()]
+
+    def image_values(self, row: int) -> list[dict]:
+        """The raw image values of a row (``{"bytes", "path"}``), as ``datasets`` stores them."""
+        import bisect
+
+        g = bisect.bisect_right(self._starts, row) - 1
+        with self._lock:
+            values = self._kept.pop(g, None)
+            if values is None:
+                values = self._read_group(g)
+            self._kept[g] = values
+            while len(self._kept) > self.KEEP_GROUPS:
+                self._kept.pop(next(iter(self._kept)))
+        return values[row - self._groups[g][0]]
+
+    def images(self, row: int) -> list:
+        """A row's images, decoded as a ``load_dataset`` row's ``images`` column decodes them."""
+        from datasets import Image as ImageFeature
+
+        feature = ImageFeature()
+        return [feature.decode_example(value) for value in self.image_values(row) if value is not None]
+
+    def unusable(self) -> dict[int, tuple[str, str]]:
+        """``{row: (reason, what)}`` (``what``: the id and which image) for the rows with an image
+        the model cannot be given (empty, corrupt, truncated, decompression bomb), checked on the
+        embedded bytes through the same checks as image files (``data.items``): datasets would
+        otherwise decode a truncated image with black fill, as lmms-eval lets PIL do for the whole
+        process. One pass over the image bytes, a row group at a time; a row's bytes are seen
+        without a copy (only an image's head and end are read). Checked once per split."""
+        import pyarrow.parquet as pq
+
+        if self._unusable is not None:
+            return self._unusable
+
+        bad: dict[int, tuple[str, str]] = {}
+        for first, f, group, _ in self._groups:
+            column = pq.ParquetFile(self.files[f], memory_map=True).read_row_group(group, columns=self._leaves).column("images")
+            for chunk in column.chunks:
+                offsets = chunk.offsets.to_pylist()
+                values = chunk.values  # the struct array of every image of the chunk
+                blobs = values.field("bytes") if values.type.get_field_index("bytes") >= 0 else None
+                paths = values.field("path") if values.type.get_field_index("path") >= 0 else None
+                for r in range(len(chunk)):
+                    row = first + r
+                    for k, at in enumerate(range(offsets[r], offsets[r + 1])):
+                        blob = blobs[at] if blobs is not None else None
+                        problem = items.buffer_problem(memoryview(blob.as_buffer())) if blob is not None and blob.is_valid else _path_problem(paths[at].as_py() if paths is not None else None)
+                        if problem:
+                            bad[row] = (problem, f"{self.ids[row]} (image {k + 1})")
+                            break
+                first += len(chunk)
+        self._unusable = bad
+        return bad
 
 
-def unusable_rows(dataset) -> dict[int, tuple[str, str]]:
-    """``{row: (reason, what)}`` (``what``: the id and which image) for the rows of a split with an image the model cannot be given
-    (empty, corrupt, truncated, decompression bomb), checked on the embedded bytes through the
-    same checks as image files (``data.items``): datasets would otherwise decode a truncated image
-    with black fill, as lmms-eval lets PIL do for the whole process."""
-    from datasets import Image as ImageFeature
-    from datasets import Sequence
+def _path_problem(path: str | None) -> str | None:
+    """An image stored by path only (no embedded bytes): the file's problem, as before."""
+    if path and Path(path).is_file():
+        return items.image_file_problem(path)
+    return items.EMPTY
 
-    feature = dataset.features["images"]
-    raw_feature = [ImageFeature(decode=False)] if isinstance(feature, list) else Sequence(ImageFeature(decode=False))
-    raw = dataset.select_columns(["id", "images"]).cast_column("images", raw_feature)
-    bad = {}
-    for row, record in enumerate(raw):
-        for k, image in enumerate(record["images"] or []):
-            data = image.get("bytes") or (Path(image["path"]).read_bytes() if image.get("path") and Path(image["path"]).is_file() else b"")
-            problem = items.image_bytes_problem(data)
-            if problem:
-                bad[row] = (problem, f"{record['id']} (image {k + 1})")
-                break
-    return bad
+
+def load_split(base: Path, split: str) -> SplitRows:
+    """The rows of a domain split (ids, image counts; images read when asked)."""
+    return SplitRows(_require_files(base, split), split)
 
 
 @lru_cache(maxsize=8)
@@ -217,4 +321,4 @@ def taxonomy(domain: str) -> dict:
         return json.load(handle)
 
 
-__all__ = ["DOMAINS", "first_category", "load_split", "permutations", "question_table", "questions_by_id", "root", "taxonomy", "walk_domains"]
+__all__ = ["DOMAINS", "SplitRows", "first_category", "load_split", "permutations", "question_table", "questions_by_id", "root", "taxonomy", "walk_domains"]

@@ -40,25 +40,20 @@ _split_lock = threading.Lock()
 
 
 def _domain_docs(domain: str):
-    dataset = _split(domain)
+    """One doc per image set of the domain: its id, its row in the split and its image count; the
+    images are read when the model asks for them (``doc_to_visual``)."""
+    rows = _split(domain)
     bad = _unusable(domain)
     for reason, what in bad.values():
         items.skip(reason, what)
-    if bad:
-        dataset = dataset.select([i for i in range(len(dataset)) if i not in bad])
-    # The hub release carries a `domain` column of its own; the tasks key on the split's name.
-    if "domain" in dataset.column_names:
-        dataset = dataset.remove_columns("domain")
-    return dataset.add_column("domain", [domain] * len(dataset))
+    kept = [r for r in range(len(rows)) if r not in bad]
+    return {"id": [rows.ids[r] for r in kept], "domain": [domain] * len(kept), "row": kept, "n_images": [rows.counts[r] for r in kept]}
 
 
 def _unusable(domain: str) -> dict[int, tuple[str, str]]:
-    key = (str(data.root()), domain, "unusable")
-    split = _split(domain)
-    with _split_lock:
-        if key not in _split_cache:
-            _split_cache[key] = data.unusable_rows(split)
-        return _split_cache[key]
+    """The split's rows with an unusable image; none are looked for in a run that opens no image
+    (``lmms-comparative score``)."""
+    return _split(domain).unusable() if items.images_needed() else {}
 
 
 process_docs_natural = docs_hook("natural", partial(_domain_docs, "natural"), label="CaptionQA natural")
@@ -68,15 +63,14 @@ process_docs_embodiedai = docs_hook("embodiedai", partial(_domain_docs, "embodie
 
 
 def doc_to_visual(doc: dict[str, Any]) -> list:
-    images = doc.get("images") or []
-    return [image.convert("RGB") for image in images]
+    return [image.convert("RGB") for image in _split(doc["domain"]).images(int(doc["row"]))]
 
 
 def doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> str:
     kwargs = lmms_eval_specific_kwargs or {}
     name = kwargs.get("prompt", "simple")
     taxonomy = data.taxonomy(doc["domain"]) if name == "taxonomy" else None
-    n_images = len(doc.get("images") or [])
+    n_images = int(doc["n_images"])
     return f"{kwargs.get('pre_prompt', '')}{caption_prompt(name, n_images, taxonomy)}{kwargs.get('post_prompt', '')}"
 
 
@@ -299,24 +293,33 @@ def export_captions(samples_files: list[str]) -> dict[str, str]:
 # official shuffled order, without "Cannot answer from the caption".
 IMAGE_SYSTEM_PROMPT = "You are given an image and a question about the image. Answer with a SINGLE LETTER (A, B, C, ...), no explanation."
 IMAGE_METRICS = ("accuracy", "by_category", "counts")
-_split_cache: dict[tuple[str, str], Any] = {}
+_split_cache: dict[tuple, data.SplitRows] = {}
 
 
-def _split(domain: str):
-    key = (str(data.root()), domain)
+def _split(domain: str) -> data.SplitRows:
+    """The domain's split, read once per process and file version."""
+    base = data.root()
+    key = (str(base), domain, data.files_stamp(base, domain))
     with _split_lock:
         if key not in _split_cache:
-            _split_cache[key] = data.load_split(data.root(), domain)
+            _split_cache[key] = data.load_split(base, domain)
         return _split_cache[key]
 
 
-def _image_docs(domain: str) -> list[dict]:
+def _image_docs(domain: str):
     """One doc per scorable question of the domain, options in the official shuffled order."""
+    from concurrent.futures import ThreadPoolExecutor
+
     base = data.root()
-    perms = data.permutations(base)
-    docs = []
-    bad = _unusable(domain)
-    for row, (entry_id, questions) in enumerate(data.question_table(base, domain)):
+    # The image check reads the split's image bytes (in pyarrow, which lets go of the GIL) while
+    # this thread reads the questions and draws the option orders.
+    with ThreadPoolExecutor(1, thread_name_prefix="captionqa-image-check") as pool:
+        checking = pool.submit(_unusable, domain)
+        perms = data.permutations(base)
+        table = data.question_table(base, domain)
+        bad = checking.result()
+    columns: dict[str, list] = {name: [] for name in ("id", "row", "q_idx", "domain", "question", "options", "answer_letter", "category")}
+    for row, (entry_id, questions) in enumerate(table):
         if row in bad:  # its questions cannot be asked on the image
             for _ in questions:
                 items.skip(*bad[row])
@@ -325,23 +328,20 @@ def _image_docs(domain: str) -> list[dict]:
             perm = perms.get((entry_id, q_idx))
             if perm is None:
                 continue
-            n = len(q["choices"])
+            choices = q["choices"]
+            n = len(choices)
             shown = [i for i in perm if i < n]  # the official order, cannot option left out
-            docs.append(
-                {
-                    "id": entry_id,
-                    "row": row,
-                    "q_idx": q_idx,
-                    "domain": domain,
-                    "question": q["question"],
-                    "options": [str(q["choices"][i]) for i in shown],
-                    "answer_letter": rules.LETTERS[shown.index(rules.gt_index(q["choices"], q["answer"]))],
-                    "category": rules.first_category(q.get("category")),
-                }
-            )
-    if not docs:
+            columns["id"].append(entry_id)
+            columns["row"].append(row)
+            columns["q_idx"].append(q_idx)
+            columns["question"].append(q["question"])
+            columns["options"].append([str(choices[i]) for i in shown])
+            columns["answer_letter"].append(rules.LETTERS[shown.index(rules.gt_index(choices, q["answer"]))])
+            columns["category"].append(rules.first_category(q.get("category")))
+    if not columns["id"]:
         raise data.DataError(f"{data.ENV_VAR}: no scorable questions in split {domain!r}.")
-    return docs
+    columns["domain"] = [domain] * len(columns["id"])
+    return columns
 
 
 process_image_docs_natural = docs_hook("image_natural", partial(_image_docs, "natural"), label="CaptionQA on images (natural)")
@@ -351,7 +351,7 @@ process_image_docs_embodiedai = docs_hook("image_embodiedai", partial(_image_doc
 
 
 def image_doc_to_visual(doc: dict[str, Any]) -> list:
-    return doc_to_visual(_split(doc["domain"])[int(doc["row"])])
+    return doc_to_visual(doc)
 
 
 def image_doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> str:

@@ -68,18 +68,20 @@ def official_permutations(entries: Iterable[tuple[str, Sequence[Mapping]]], seed
     (qa.py: ``if image_key not in captions: continue``), so it takes no draws; caption.py stores
     no empty caption (``if caption:``), so an empty one is the same as none.
     """
-    rng = random.Random(seed)
+    shuffle = random.Random(seed).shuffle
     skip = {str(i) for i in uncaptioned}
     perms: dict[tuple[str, int], list[int]] = {}
     for entry_id, questions in entries:
-        if str(entry_id) in skip:
+        key = str(entry_id)
+        if key in skip:
             continue
         for q_idx, q in enumerate(questions):
             if not is_scorable(q):
                 continue
-            perm = list(range(len(choices_with_cannot(q.get("question", ""), q["choices"]))))
-            rng.shuffle(perm)
-            perms[(str(entry_id), q_idx)] = perm
+            choices = q["choices"]
+            perm = list(range(len(choices) if is_yesno_question(q.get("question", ""), choices) else len(choices) + 1))  # choices_with_cannot's length
+            shuffle(perm)
+            perms[(key, q_idx)] = perm
     return perms
 
 
