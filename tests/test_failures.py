@@ -422,3 +422,58 @@ def test_files_larger_than_the_head_read_agree_with_their_bytes(name, head, tmp_
     path = tmp_path / "image"
     path.write_bytes(data)
     assert items._file_problem(path, len(data)) == items.image_bytes_problem(data), name
+
+
+@pytest.mark.parametrize("name", sorted(_variants()))
+@pytest.mark.parametrize("head", [48, 1 << 16])
+def test_embedded_bytes_and_open_files_agree_with_the_whole_bytes(name, head, tmp_path, monkeypatch):
+    """Embedded image bytes seen through a buffer (CaptionQA's parquet), and a file checked
+    through ``image_file_problem`` (opened first, then its size), get what the whole bytes get."""
+    data = _variants()[name]
+    monkeypatch.setattr(items, "HEAD_BYTES", head)
+    monkeypatch.setattr(items, "_checked", {})
+    assert items.buffer_problem(memoryview(data)) == items.image_bytes_problem(data), name
+    path = tmp_path / "image"
+    path.write_bytes(data)
+    assert items.image_file_problem(path) == items.image_bytes_problem(data), name
+
+
+def test_image_file_problem_of_what_is_not_a_file(tmp_path):
+    assert items.image_file_problem(tmp_path / "gone.png") == items.MISSING
+    assert items.image_file_problem(tmp_path / "gone" / "deeper.png") == items.MISSING
+    (tmp_path / "not_a_folder").write_bytes(b"x")
+    assert items.image_file_problem(tmp_path / "not_a_folder" / "a.png") == items.MISSING
+    (tmp_path / "folder.png").mkdir()
+    assert items.image_file_problem(tmp_path / "folder.png") == items.UNREADABLE
+    (tmp_path / "empty.png").write_bytes(b"")
+    assert items.image_file_problem(tmp_path / "empty.png") == items.EMPTY
+
+
+def test_the_file_lister_answers_as_isfile(tmp_path, monkeypatch):
+    """``file_lister`` (one listing per folder) says what ``os.path.isfile`` says, for every kind
+    of path a loader asks about."""
+    import os
+
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "a.png").write_bytes(b"x")
+    (tmp_path / "sub" / "dir.png").mkdir()
+    (tmp_path / "sub" / "link.png").symlink_to(tmp_path / "sub" / "a.png")
+    (tmp_path / "sub" / "dirlink").symlink_to(tmp_path / "sub" / "dir.png")
+    (tmp_path / "sub" / "broken.png").symlink_to(tmp_path / "nowhere.png")
+    (tmp_path / "top.png").write_bytes(b"x")
+    (tmp_path / "file_not_folder").write_bytes(b"x")
+    monkeypatch.chdir(tmp_path)
+    asked = [
+        *(str(tmp_path / "sub" / n) for n in ("a.png", "dir.png", "link.png", "dirlink", "broken.png", "missing.png")),
+        str(tmp_path / "nofolder" / "a.png"),
+        str(tmp_path / "file_not_folder" / "a.png"),
+        "top.png",
+        "sub/a.png",
+        "./sub/a.png",
+        "sub//a.png",
+        "missing.png",
+        "",
+    ]
+    present = items.file_lister()
+    assert [present(p) for p in asked] == [os.path.isfile(p) for p in asked]
+    assert [present(p) for p in asked].count(True) == 6

@@ -13,6 +13,7 @@ decompression bomb by PIL's own limit, anything else by a header parse.
 
 from __future__ import annotations
 
+import errno
 import io
 import json
 import os
@@ -137,23 +138,49 @@ def image_bytes_problem(data: bytes) -> str | None:
     return None
 
 
+def file_lister() -> Callable[[str], bool]:
+    """``present(path)``: whether ``path`` names a file, answered from one listing of each folder
+    asked about. A loader that looks for tens of thousands of images (or tries several folders for
+    each) makes one call per folder instead of one ``stat`` per path. The listings are taken when
+    first asked and kept by the returned function only: make one per load."""
+    listings: dict[str, set[str]] = {}
+
+    def present(path: str) -> bool:
+        folder, _, name = str(path).rpartition(os.sep)
+        names = listings.get(folder)
+        if names is None:
+            try:
+                with os.scandir(folder or os.curdir) as entries:
+                    names = {e.name for e in entries if e.is_file()}
+            except OSError:  # no such folder, or not one
+                names = set()
+            listings[folder] = names
+        return name in names
+
+    return present
+
+
+# What an open failing with these means: nothing is there (``os.stat`` failing, as before).
+_GONE = {errno.ENOENT, errno.ENOTDIR, errno.ENAMETOOLONG, errno.ELOOP}
+
+
 def image_file_problem(path: str | os.PathLike) -> str | None:
-    """Why the image file at ``path`` is unusable, or None; checked once per file version."""
+    """Why the image file at ``path`` is unusable, or None; checked once per file version. The
+    file is opened first and its version read from the open file (one path lookup, not two)."""
     try:
-        stat = os.stat(path)
-    except OSError:
-        return MISSING
-    key = (str(path), stat.st_mtime_ns, stat.st_size)
-    with _checked_lock:
-        if key in _checked:
-            return _checked[key]
-    if stat.st_size == 0:
-        problem = EMPTY
-    else:
+        handle = open(path, "rb")
+    except OSError as exc:
+        return MISSING if exc.errno in _GONE else UNREADABLE
+    with handle:
         try:
-            problem = _file_problem(path, stat.st_size)
+            stat = os.fstat(handle.fileno())
+            key = (str(path), stat.st_mtime_ns, stat.st_size)
+            with _checked_lock:
+                if key in _checked:
+                    return _checked[key]
+            problem = EMPTY if stat.st_size == 0 else _open_file_problem(handle, stat.st_size)
         except OSError:
-            problem = UNREADABLE
+            return UNREADABLE
     with _checked_lock:
         _checked[key] = problem
     return problem
@@ -166,15 +193,19 @@ def _file_problem(path, size: int) -> str | None:
     """``image_bytes_problem`` of a file, reading its head and its last bytes only where the head
     holds a clean header (the whole file otherwise)."""
     with open(path, "rb") as handle:
-        head = handle.read(HEAD_BYTES)
-        if size <= HEAD_BYTES:
-            return image_bytes_problem(head)
-        kind = _clean_header(head)
-        if kind is not None:
-            handle.seek(-64, os.SEEK_END)
-            return _end_problem(kind, handle.read())
-        handle.seek(0)
-        return image_bytes_problem(handle.read())
+        return _open_file_problem(handle, size)
+
+
+def _open_file_problem(handle, size: int) -> str | None:
+    head = handle.read(HEAD_BYTES)
+    if size <= HEAD_BYTES:
+        return image_bytes_problem(head)
+    kind = _clean_header(head)
+    if kind is not None:
+        handle.seek(-64, os.SEEK_END)
+        return _end_problem(kind, handle.read())
+    handle.seek(0)
+    return image_bytes_problem(handle.read())
 
 
 def buffer_problem(data: memoryview) -> str | None:

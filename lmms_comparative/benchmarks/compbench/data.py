@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import string
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from lmms_comparative.benchmarks.compbench.files import (
     COLUMN_BY_TASK,
@@ -101,17 +101,18 @@ def _image_bases(base: Path, label: str) -> list[str]:
     return [root, dataset] + [os.path.join(b, folder) for folder in IMAGE_FOLDERS[label] for b in (dataset, root)]
 
 
-def _image(base: Path, ref: Any, where: str, label: str, bases: list[str] | None = None) -> str:
+def _image(base: Path, ref: Any, where: str, label: str, bases: list[str] | None = None, present: Callable[[str], bool] = os.path.isfile) -> str:
     """The image file a record names: as given (absolute or relative to the working folder), else
-    under the first of ``bases`` (``_image_bases``) that has it."""
+    under the first of ``bases`` (``_image_bases``) that has it. ``present`` says whether a path
+    is a file (``items.file_lister()`` for a whole column)."""
     if not isinstance(ref, str) or not ref:
         raise DataError(f"{where}: image path must be a non-empty string, got {ref!r}.")
-    if os.path.isfile(ref):
+    if present(ref):
         return ref
     bases = bases if bases is not None else _image_bases(base, label)
     for folder in bases:
         candidate = os.path.join(folder, ref)
-        if os.path.isfile(candidate):
+        if present(candidate):
             return candidate
     if not items.images_needed():  # scoring replies read from files: the image is never opened
         return str(base / ref)
@@ -145,10 +146,11 @@ def _column(base: Path, column: Column, task: str, split: str) -> tuple[list[dic
     records = column_records(base, column, split, task)
     _check_count(task, split, len(records))
     bases = _image_bases(base, column.label)
+    present = items.file_lister()
     for i, (where, record) in enumerate(records):
         refs = [record["image"]] if column.kind == "qbench" else [record["image_1"], record["image_2"]]
         try:
-            images = [_image(base, ref, where, column.label, bases) for ref in refs]
+            images = [_image(base, ref, where, column.label, bases, present) for ref in refs]
             options = _options(record["options"], where) if column.kind in ("options", "qbench") else []
         except DataError as exc:
             skipped.append((items.MISSING if isinstance(exc, MissingImage) else items.RECORD, str(exc)))

@@ -93,9 +93,10 @@ def fetch_missing_images(docs: list[dict[str, Any]], base: Path) -> int:
     What cannot be fetched stays missing (the item is skipped and named). Returns how many were
     fetched."""
     wanted: dict[str, dict[str, list[tuple[dict, str]]]] = {}
+    present = items.file_lister()
     for doc in docs:
         for field in ("image_1", "image_2"):
-            if doc.get("image_repo") and not os.path.isfile(doc[field]):
+            if doc.get("image_repo") and not present(doc[field]):
                 rel = Path(doc[field]).relative_to(base).as_posix()
                 wanted.setdefault(doc["image_repo"], {}).setdefault(rel, []).append((doc, field))
     if not wanted or hub.offline() or not items.images_needed():
