@@ -1,7 +1,7 @@
 """Preparation at the releases' real sizes: our ``process_docs`` hooks against one plain read of the same files.
 
     python bench/data_scale.py [--runs 3] [--quick] [--benchmarks subtlebench compbench captionqa vlm2bench]
-                               [--captionqa-without-domain] [--profile]
+                               [--captionqa-without-domain] [--small-images] [--profile]
 
 For each benchmark with a real-size release, writes a generated copy at the release's size in the
 official layout into a temporary folder, then measures, side by side:
@@ -22,18 +22,23 @@ size, with what the docs hold (image paths, or lazily decoded image bytes).
 Sizes (``--quick``: a few items each, one run, for a smoke test):
 
 - VLM-SubtleBench: 11,700 test pairs and 1,300 val pairs (the package's fixture builder, hub URLs
-  as image fields, two small PNG files per pair); the ten type tasks (group ``subtlebench``).
+  as image fields); the ten type tasks (group ``subtlebench``). The test images are JPEG files of
+  60-400 kB, the range the release's images have (its hub listing; about 5 GB in all), drawn from 24
+  noise photos spread evenly over that range; each file is its own copy on disk (nothing shared in
+  the page cache). ``--small-images`` keeps the fixture's small PNG files (a few hundred bytes:
+  the worst case for a loader that checks every image, since reading them costs almost nothing).
 - MLLM-CompBench: the release layout (``annotations/<name>.json``, ``images/``) with each source's
   records as the authors split them (39,785 records, 31,822 in the test split, plus the 61
-  MIT-States/VAW records typed "None"), one small PNG file per image; groups ``compbench`` (test)
-  and ``compbench_full``.
+  MIT-States/VAW records typed "None"), one small PNG file per image (the release's image sizes
+  are not known: the archive could not be read); groups ``compbench`` (test) and ``compbench_full``.
 - CaptionQA: parquet per domain and ``all`` with 657 image sets and 33,027 questions (paper
   Table 1), the images at the size the hub card's download size gives (911 MB for two copies of
   every image set); groups ``captionqa_simple`` (one caption prompt) and ``captionqa_image``.
   ``--captionqa-without-domain`` leaves out the release's ``domain`` column, as the package's
   fixture does. A task set whose hooks fail on a copy is reported with the error, not timed.
 - VLM²-Bench: the unpacked zip's question files and images, 2,860 image items (paper Table 3,
-  without the 200 video questions); group ``vlm2bench_image``.
+  without the 200 video questions), small PNG files (the zip's image sizes are not recorded);
+  group ``vlm2bench_image``.
 """
 
 from __future__ import annotations
@@ -101,10 +106,43 @@ def noise_png(rng, side: int) -> bytes:
     return buffer.getvalue()
 
 
-def write_subtlebench(dest: Path, per_category: int, val_per_category: int) -> Path:
+# The release's images: JPEG files of 60-400 kB (REAL_RELEASES: its hub listing).
+SUBTLEBENCH_IMAGE_KB = (60, 400)
+
+
+def noise_jpegs(n: int, low_kb: int, high_kb: int) -> list[bytes]:
+    """``n`` JPEG files of random pixels whose sizes spread evenly over [low_kb, high_kb] kB (a
+    photo's layout: a short header, then the scan)."""
+    import numpy as np
+    from PIL import Image
+
+    rng, out = np.random.default_rng(1), []
+    for k in range(n):
+        target = 1000 * (low_kb + (high_kb - low_kb) * k / max(1, n - 1))
+        side = 64
+        while True:  # noise at quality 85 takes about 1.1 bytes per pixel
+            buffer = io.BytesIO()
+            Image.fromarray(rng.integers(0, 256, (side, side, 3), dtype="uint8")).save(buffer, format="JPEG", quality=85)
+            if buffer.tell() >= target:
+                break
+            side = max(side + 8, int(side * (target / buffer.tell()) ** 0.5))
+        out.append(buffer.getvalue())
+    return out
+
+
+def write_subtlebench(dest: Path, per_category: int, val_per_category: int, small_images: bool = False) -> Path:
     from lmms_comparative.benchmarks.subtlebench.fixture import build
 
-    return build(dest, per_category=per_category, val_per_category=val_per_category)
+    root = build(dest, per_category=per_category, val_per_category=val_per_category)
+    if not small_images:  # the test split's images at the release's sizes, each file its own copy
+        photos = noise_jpegs(24, *SUBTLEBENCH_IMAGE_KB)
+        marker = "/resolve/main/"
+        with open(root / "data" / "test.jsonl", encoding="utf-8") as handle:
+            for i, line in enumerate(line for line in handle if line.strip()):
+                record = json.loads(line)
+                for k, field in enumerate(("image_1", "image_2")):
+                    (root / record[field].split(marker, 1)[-1]).write_bytes(photos[(2 * i + k) % len(photos)])
+    return root
 
 
 def write_compbench(dest: Path, scale: float) -> Path:
@@ -502,10 +540,10 @@ def measure(spec: dict, cwd: Path) -> dict:
 # ---- the run ---------------------------------------------------------------------------------------
 
 
-def generate(bench: str, dest: Path, quick: bool, quarter: bool = False, captionqa_domain: bool = True) -> Path:
+def generate(bench: str, dest: Path, quick: bool, quarter: bool = False, captionqa_domain: bool = True, small_images: bool = False) -> Path:
     if bench == "subtlebench":
         per_category, val = (5, 1) if quick and quarter else (20, 2) if quick else (292, 33) if quarter else (1170, 130)
-        return write_subtlebench(dest, per_category, val)
+        return write_subtlebench(dest, per_category, val, small_images)
     if bench == "compbench":
         return write_compbench(dest, 0.01 if quick else 1.0)
     if bench == "captionqa":
@@ -528,6 +566,7 @@ def main() -> None:
     parser.add_argument("--benchmarks", nargs="+", choices=BENCHMARKS, default=list(BENCHMARKS))
     parser.add_argument("--profile", action="store_true", help="instead of timing: profile one run of ours per task set (cProfile, top 25 by cumulative time)")
     parser.add_argument("--captionqa-without-domain", action="store_true", help="write CaptionQA without the release's 'domain' column (as the package's fixture does)")
+    parser.add_argument("--small-images", action="store_true", help="SubtleBench: the fixture's small PNG files instead of JPEG files at the release's sizes (60-400 kB)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -540,9 +579,10 @@ def main() -> None:
     for bench, quarter in sizes:
         with tempfile.TemporaryDirectory(prefix=f"data_scale_{bench}_") as tmp:
             began = time.perf_counter()
-            root = generate(bench, Path(tmp) / bench, args.quick, quarter, not args.captionqa_without_domain)
+            root = generate(bench, Path(tmp) / bench, args.quick, quarter, not args.captionqa_without_domain, args.small_images)
             size = "1/4" if quarter else "full"
-            print(f"[{bench} {size}] generated in {time.perf_counter() - began:.1f} s", file=sys.stderr, flush=True)
+            on_disk = sum(f.stat().st_size for f in root.rglob("*") if f.is_file())
+            print(f"[{bench} {size}] generated in {time.perf_counter() - began:.1f} s ({on_disk / 1e9:.2f} GB on disk)", file=sys.stderr, flush=True)
             sets = [s for (b, s) in SETS if b == bench]
             if args.profile:
                 for which in sets:
@@ -618,7 +658,7 @@ def main() -> None:
             print(f"{row['size']:<6} {row['docs']:>6} {per('ours_traced_peak'):>11.2f} {per('plain_traced_peak'):>12.2f} {per('ours_rss_delta'):>9.2f} {per('plain_rss_delta'):>9.2f}")
         if any(v != "paths" for row in subtle for v in row["holds"].values()):
             raise SystemExit("SubtleBench docs hold something other than image paths.")
-    print(json.dumps({"runs": runs, "quick": args.quick, "target": TARGET, "rows": report, "failed": failed}))
+    print(json.dumps({"runs": runs, "quick": args.quick, "small_images": args.small_images, "target": TARGET, "rows": report, "failed": failed}))
 
 
 if __name__ == "__main__":

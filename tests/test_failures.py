@@ -414,10 +414,12 @@ def test_the_header_reading_agrees_with_pil(name, monkeypatch):
 
 
 @pytest.mark.parametrize("name", sorted(_variants()))
-@pytest.mark.parametrize("head", [48, 1 << 16])
-def test_files_larger_than_the_head_read_agree_with_their_bytes(name, head, tmp_path, monkeypatch):
-    """A file larger than the head read (its header, then its last bytes) gets what its whole bytes get."""
+@pytest.mark.parametrize("first, head", [(48, 48), (20, 48), (48, 1 << 16), (1 << 12, 1 << 16)])
+def test_files_larger_than_the_head_read_agree_with_their_bytes(name, first, head, tmp_path, monkeypatch):
+    """A file larger than the head read (its header, then its last bytes) gets what its whole
+    bytes get, whether its header ends within the first read, the longer head, or neither."""
     data = _variants()[name]
+    monkeypatch.setattr(items, "FIRST_BYTES", first)
     monkeypatch.setattr(items, "HEAD_BYTES", head)
     path = tmp_path / "image"
     path.write_bytes(data)
@@ -477,3 +479,19 @@ def test_the_file_lister_answers_as_isfile(tmp_path, monkeypatch):
     present = items.file_lister()
     assert [present(p) for p in asked] == [os.path.isfile(p) for p in asked]
     assert [present(p) for p in asked].count(True) == 6
+
+
+def test_a_checked_file_is_checked_again_when_it_changes(tmp_path, monkeypatch):
+    import os
+
+    monkeypatch.setattr(items, "_checked", {})
+    path = tmp_path / "a.png"
+    whole = _png()
+    path.write_bytes(whole)
+    assert items.image_file_problem(path) is None
+    assert items.image_file_problem(path) is None  # the verdict of this version, kept
+    path.write_bytes(whole[:-20])
+    os.utime(path, ns=(1, 1))
+    assert items.image_file_problem(path) == items.TRUNCATED
+    path.unlink()
+    assert items.image_file_problem(path) == items.MISSING

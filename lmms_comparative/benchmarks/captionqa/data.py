@@ -182,13 +182,14 @@ class SplitRows:
     KEEP_GROUPS = 2  # row groups kept decoded; push_to_hub writes 100 image sets per group
 
     def __init__(self, files: list[str], split: str):
+        import pyarrow.compute as pc
         import pyarrow.parquet as pq
 
         self.files, self.split = list(files), split
         self._groups: list[tuple[int, int, int, int]] = []  # (first row, file, row group, rows)
         self.ids: list[str] = []
         self.counts: list[int] = []  # images per row
-        leaves: dict[str, str] = {}
+        self._leaves: list[list[str]] = []  # per file: the image struct's leaf columns to read
         start = 0
         for f, path in enumerate(self.files):
             try:
@@ -208,18 +209,16 @@ class SplitRows:
                 raise
             except Exception as exc:  # noqa: BLE001 - not parquet, cut short, unreadable
                 raise DataError(f"{ENV_VAR}: cannot load split {split!r} from {path} ({type(exc).__name__}: {exc}).") from exc
-            import pyarrow.compute as pc
-
             for i, entry_id in enumerate(table.column("id").to_pylist()):
                 if entry_id is None:
                     raise DataError(f"{path}: row {i} has no id.")
                 self.ids.append(str(entry_id))
             self.counts += pc.fill_null(pc.list_value_length(table.column("images")), 0).to_pylist()
+            self._leaves.append([c for c in (leaves["bytes"], leaves["path"]) if c])
             for g in range(handle.metadata.num_row_groups):
                 rows = handle.metadata.row_group(g).num_rows
                 self._groups.append((start, f, g, rows))
                 start += rows
-        self._leaves = [c for c in (leaves.get("bytes"), leaves.get("path")) if c]
         self._starts = [g[0] for g in self._groups]
         self._kept: dict[int, list] = {}  # group -> its rows' image values, most recent last
         self._lock = threading.Lock()
@@ -233,8 +232,8 @@ class SplitRows:
         import pyarrow.parquet as pq
 
         _, f, group, _ = self._groups[g]
-        column = pq.ParquetFile(self.files[f], memory_map=True).read_row_group(group, columns=self._leaves).column("images")
-        return [[{"bytes": v.get("bytes"), "path": v.get("path")} for v in row or []] for row in column.to_pylist()]
+        column = pq.ParquetFile(self.files[f], memory_map=True).read_row_group(group, columns=self._leaves[f]).column("images")
+        return [[None if v is None else {"bytes": v.get("bytes"), "path": v.get("path")} for v in row or []] for row in column.to_pylist()]
 
     def image_values(self, row: int) -> list[dict]:
         """The raw image values of a row (``{"bytes", "path"}``), as ``datasets`` stores them."""
@@ -271,7 +270,7 @@ class SplitRows:
 
         bad: dict[int, tuple[str, str]] = {}
         for first, f, group, _ in self._groups:
-            column = pq.ParquetFile(self.files[f], memory_map=True).read_row_group(group, columns=self._leaves).column("images")
+            column = pq.ParquetFile(self.files[f], memory_map=True).read_row_group(group, columns=self._leaves[f]).column("images")
             for chunk in column.chunks:
                 offsets = chunk.offsets.to_pylist()
                 values = chunk.values  # the struct array of every image of the chunk

@@ -163,10 +163,10 @@ def _zip_docs(base: Path, subtask: str) -> list[dict]:
     path = next((base / f for f in files if (base / f).is_file()), None)
     if path is None:
         raise DataError(f"{ENV_VAR}: no question file for {subtask} under {base} (looked for {files}). Expected {LAYOUT}; or {TSV_LAYOUT}.")
-    docs = []
+    docs, paths = [], {}  # image name -> its path, built once (items share images)
     for where, record in read_records(path):
         try:
-            docs.append(_record_doc(record, subtask, kind, base, media, where))
+            docs.append(_record_doc(record, subtask, kind, base, media, where, paths=paths))
         except DataError as exc:  # an unusable record is skipped and counted, not the whole subtask
             items.skip(items.RECORD, str(exc))
     if not docs and not any(True for _ in read_records(path)):
@@ -174,7 +174,7 @@ def _zip_docs(base: Path, subtask: str) -> list[dict]:
     return docs
 
 
-def _record_doc(record: dict, subtask: str, kind: str, base: Path, media: str, where: str, pair: dict | None = None) -> dict:
+def _record_doc(record: dict, subtask: str, kind: str, base: Path, media: str, where: str, pair: dict | None = None, paths: dict | None = None) -> dict:
     """One record as a doc; DataError naming ``where`` if it is unusable. Image files are checked
     by the task hook (missing, empty, corrupt and truncated files are skipped there). ``pair``
     (``pair_id``, ``half``) overrides the zip's T/F id rules (the TSV recovers pairs its own way)."""
@@ -194,7 +194,8 @@ def _record_doc(record: dict, subtask: str, kind: str, base: Path, media: str, w
     images = record.get("images")
     if not isinstance(images, list) or not images:
         raise DataError(f"{where}: 'images' must be a non-empty list.")
-    doc["images"] = [str(base / media / im) for im in images]
+    paths = {} if paths is None else paths
+    doc["images"] = [paths[im] if im in paths else paths.setdefault(im, str(base / media / im)) for im in images]
     if kind in ("tf", "tf_gc"):
         doc.update(pair if pair is not None else _pair_fields(record, subtask, kind, where))
     if kind == "cnt":
