@@ -456,7 +456,7 @@ def rss_growth(mark: tuple[str, int]) -> int:
 
 def _warm_parquet_reader() -> None:
     """Both sides: pyarrow's first parquet read in a process starts its thread pools and memory
-    pool (about 0.3 s here, whatever the file); done on a one-row file before the clock, so that
+    pool (a fixed cost, whatever the file); done on a one-row file before the clock, so that
     neither side is charged for it."""
     import pyarrow as pa
     import pyarrow.parquet as pq
