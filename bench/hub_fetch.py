@@ -20,7 +20,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import zipfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
@@ -54,14 +53,11 @@ def build(bench: str, dest: Path, per_category: int) -> tuple[Path, list[str]]:
         # tasks' option order walks "all", the domain splits give the docs.
         return repo, sorted(["README.md", *(p.relative_to(repo).as_posix() for p in (repo / "data").glob("*.parquet"))])
     from lmms_comparative.benchmarks.vlm2bench.fixture import build as build_vlm2bench
+    from lmms_comparative.benchmarks.vlm2bench.fixture import write_zip
 
-    release = build_vlm2bench(dest / "release")
     repo = dest / "repo"
     repo.mkdir()
-    with zipfile.ZipFile(repo / "vlm2-bench_dataset.zip", "w") as zf:
-        for path in sorted(release.rglob("*")):
-            if path.is_file():
-                zf.write(path, path.relative_to(release).as_posix())
+    write_zip(build_vlm2bench(dest / "release"), repo / "vlm2-bench_dataset.zip")
     (repo / "README.md").write_text("# VLM2-Bench (generated)\n")
     return repo, ["vlm2-bench_dataset.zip"]
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from helpers.fake_hub import FakeHub, Repo, hub_env
 from lmms_comparative.benchmarks.captionqa.fixture import build as build_captionqa
 from lmms_comparative.benchmarks.subtlebench.fixture import build as build_subtlebench
 from lmms_comparative.benchmarks.vlm2bench.fixture import build as build_vlm2bench
+from lmms_comparative.benchmarks.vlm2bench.fixture import write_zip
 
 SUBTLEBENCH = "KRAFTON/VLM-SubtleBench"
 CAPTIONQA = "Borise/CaptionQA"
@@ -90,10 +90,7 @@ def _vlm2_zip(tmp_path: Path, nested: bool) -> Path:
     release = build_vlm2bench(tmp_path / "release")
     repo = tmp_path / "vlm2_repo"
     repo.mkdir()
-    with zipfile.ZipFile(repo / "vlm2-bench_dataset.zip", "w") as zf:
-        for path in sorted(release.rglob("*")):
-            if path.is_file():
-                zf.write(path, ("vlm2-bench_dataset/" if nested else "") + path.relative_to(release).as_posix())
+    write_zip(release, repo / "vlm2-bench_dataset.zip", nested)
     (repo / "README.md").write_text("# VLM2-Bench (generated fixture)\n")
     return repo
 

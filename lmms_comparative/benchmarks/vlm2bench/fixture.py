@@ -109,6 +109,19 @@ def build(root: str | Path, seed: int = 0) -> Path:
     return root
 
 
+def write_zip(release: str | Path, dest: str | Path, nested: bool = False) -> Path:
+    """The hub's ``vlm2-bench_dataset.zip`` of an unpacked copy (``build``): ``jsonl/`` and
+    ``data/`` at the top, or under one ``vlm2-bench_dataset/`` folder (``nested``)."""
+    import zipfile
+
+    release, dest = Path(release), Path(dest)
+    with zipfile.ZipFile(dest, "w") as zf:
+        for path in sorted(release.rglob("*")):
+            if path.is_file():
+                zf.write(path, ("vlm2-bench_dataset/" if nested else "") + path.relative_to(release).as_posix())
+    return dest
+
+
 def write_tsv(zip_root: str | Path, dest: str | Path, quoting: int = csv.QUOTE_MINIMAL) -> Path:
     """Write the image items of an unpacked zip (``build``'s output) as VLMEvalKit's
     ``VLM2Bench_img.tsv``; ``dest`` is a folder or the file's path. Returns the file.
