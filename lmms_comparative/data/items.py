@@ -235,29 +235,29 @@ def _pread(fd: int, count: int, offset: int) -> bytes:
 
 
 def _fd_problem(fd: int, size: int) -> str | None:
-    """The first ``FIRST_BYTES``, then up to ``HEAD_BYTES`` if the header is not over in them;
-    with a clean header, the last 64 bytes (the end marker); else every byte, to PIL."""
-    head = _pread(fd, min(FIRST_BYTES, HEAD_BYTES, size), 0)
-    kind = _clean_header(head) if size > len(head) else None
-    if kind is None and size > len(head) and len(head) < HEAD_BYTES:
-        head += _pread(fd, min(HEAD_BYTES, size) - len(head), len(head))
-        kind = _clean_header(head) if size > len(head) else None
-    if size <= len(head):
-        return image_bytes_problem(head)
-    if kind is not None:
-        return _end_problem(kind, _pread(fd, 64, size - 64))
-    return image_bytes_problem(_pread(fd, size, 0))
+    return _head_and_end_problem(lambda count, offset: _pread(fd, count, offset), size)
 
 
 def buffer_problem(data: memoryview) -> str | None:
     """``image_bytes_problem`` of image bytes held in a buffer (an image embedded in a parquet
     column), reading only its head and end where the head holds a clean header, as for files."""
-    if len(data) <= HEAD_BYTES:
-        return image_bytes_problem(bytes(data))
-    kind = _clean_header(bytes(data[:HEAD_BYTES]))
+    return _head_and_end_problem(lambda count, offset: bytes(data[offset : offset + count]), len(data))
+
+
+def _head_and_end_problem(read: Callable[[int, int], bytes], size: int) -> str | None:
+    """``image_bytes_problem`` of ``size`` bytes that ``read(count, offset)`` gives: the first
+    ``FIRST_BYTES``, then up to ``HEAD_BYTES`` if the header is not over in them; with a clean
+    header, the last 64 bytes (the end marker); else every byte, to PIL."""
+    head = read(min(FIRST_BYTES, HEAD_BYTES, size), 0)
+    kind = _clean_header(head) if size > len(head) else None
+    if kind is None and size > len(head) and len(head) < HEAD_BYTES:
+        head += read(min(HEAD_BYTES, size) - len(head), len(head))
+        kind = _clean_header(head) if size > len(head) else None
+    if size <= len(head):
+        return image_bytes_problem(head)
     if kind is not None:
-        return _end_problem(kind, bytes(data[-64:]))
-    return image_bytes_problem(bytes(data))
+        return _end_problem(kind, read(64, size - 64))
+    return image_bytes_problem(read(size, 0))
 
 
 def open_image_bytes(data: bytes, where: str) -> Image.Image:

@@ -227,12 +227,16 @@ class SplitRows:
     def __len__(self) -> int:
         return len(self.ids)
 
-    def _read_group(self, g: int) -> list[list[dict]]:
-        """Every row's image values ``[{"bytes", "path"}, ...]`` of row group ``g``."""
+    def _images_column(self, f: int, group: int):
+        """The ``images`` column of row group ``group`` of file ``f`` (its image leaves only)."""
         import pyarrow.parquet as pq
 
+        return pq.ParquetFile(self.files[f], memory_map=True).read_row_group(group, columns=self._leaves[f]).column("images")
+
+    def _read_group(self, g: int) -> list[list[dict]]:
+        """Every row's image values ``[{"bytes", "path"}, ...]`` of row group ``g``."""
         _, f, group, _ = self._groups[g]
-        column = pq.ParquetFile(self.files[f], memory_map=True).read_row_group(group, columns=self._leaves[f]).column("images")
+        column = self._images_column(f, group)
         return [[None if v is None else {"bytes": v.get("bytes"), "path": v.get("path")} for v in row or []] for row in column.to_pylist()]
 
     def image_values(self, row: int) -> list[dict]:
@@ -263,14 +267,11 @@ class SplitRows:
         otherwise decode a truncated image with black fill, as lmms-eval lets PIL do for the whole
         process. One pass over the image bytes, a row group at a time; a row's bytes are seen
         without a copy (only an image's head and end are read). Checked once per split."""
-        import pyarrow.parquet as pq
-
         if self._unusable is not None:
             return self._unusable
-
         bad: dict[int, tuple[str, str]] = {}
         for first, f, group, _ in self._groups:
-            column = pq.ParquetFile(self.files[f], memory_map=True).read_row_group(group, columns=self._leaves[f]).column("images")
+            column = self._images_column(f, group)
             for chunk in column.chunks:
                 offsets = chunk.offsets.to_pylist()
                 values = chunk.values  # the struct array of every image of the chunk
