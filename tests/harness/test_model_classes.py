@@ -254,3 +254,23 @@ def test_missing_video_decoder_is_named_before_the_run(monkeypatch):
 def test_fixture_videos_are_real(roots):
     folder = roots["VLM2BENCH_ROOT"] / "data/pc/video/UNI"
     assert {p.name: len(video_scenes(p)) for p in folder.glob("*.mp4")} == {"vid_AB_1.mp4": 12, "vid_AB_2.mp4": 12, "vid_ABA_1.mp4": 18, "vid_ABA_2.mp4": 18}
+
+
+def test_fixture_video_frames_tell_their_person_apart(roots):
+    """The frame-order tests above name the person a sampled frame shows by the nearer scene. That
+    holds only if every frame is near its own scene and far from the other, whatever decoder reads
+    it: every frame is a keyframe (no predicted-frame drift, which MPEG-4 part 2 decoders need not
+    share), within 3 of its scene's first frame, and the two people at least 10 apart (mean
+    absolute difference of 16x16 thumbnails, 0-255)."""
+    import av
+
+    for path in sorted((roots["VLM2BENCH_ROOT"] / "data/pc/video/UNI").glob("*.mp4")):
+        with av.open(str(path)) as container:
+            decoded = list(container.decode(video=0))
+        assert all(frame.key_frame for frame in decoded), path.name
+        frames = [thumbnail(frame.to_image()) for frame in decoded]
+        scenes = [frames[0], frames[FRAMES_PER_SCENE]]
+        assert distance(*scenes) > 10, (path.name, distance(*scenes))
+        for i, frame in enumerate(frames):
+            person = (i // FRAMES_PER_SCENE) % 2  # A, B, then A again in an ABA video
+            assert distance(frame, scenes[person]) < 3, (path.name, i, distance(frame, scenes[person]))

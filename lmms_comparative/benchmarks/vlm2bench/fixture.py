@@ -20,7 +20,14 @@ FRAMES_PER_SCENE = 6
 
 def write_video(path: str | Path, scenes: list[Image.Image], frames_per_scene: int = FRAMES_PER_SCENE, fps: int = 4) -> Path:
     """Write a small real video (MPEG-4 part 2 in an .mp4 container, decodable by PyAV, decord and
-    ffmpeg): each scene image held for ``frames_per_scene`` frames. PyAV comes with lmms-eval."""
+    ffmpeg): each scene image held for ``frames_per_scene`` frames. PyAV comes with lmms-eval.
+
+    Every frame is a keyframe, at a high bit rate. With the encoder's defaults (a keyframe every 12
+    frames, 200 kb/s) a frame decoded several predicted frames after a cut could differ from its
+    scene by more than two scenes differ (a sampled frame then looks like the wrong person), and
+    MPEG-4 part 2 decoders need not round their inverse DCT alike, so that drift is not even the
+    same in PyAV and decord. Intra-only frames are decoded alone, and decord then finds a sampled
+    frame by seeking to it rather than by counting the frames it decodes after a keyframe."""
     import av
     import numpy as np
 
@@ -29,6 +36,8 @@ def write_video(path: str | Path, scenes: list[Image.Image], frames_per_scene: i
     with av.open(str(path), "w") as container:
         stream = container.add_stream("mpeg4", rate=fps)
         stream.width, stream.height, stream.pix_fmt = width, height, "yuv420p"
+        stream.codec_context.gop_size = 1
+        stream.bit_rate = 2_000_000
         for scene in scenes:
             frame = av.VideoFrame.from_ndarray(np.asarray(scene.convert("RGB")), format="rgb24")
             for _ in range(frames_per_scene):
@@ -101,7 +110,9 @@ def build(root: str | Path, seed: int = 0) -> Path:
     video_dir.mkdir(parents=True, exist_ok=True)
     rows = []
     for vid in ("vid_AB_1", "vid_AB_2", "vid_ABA_1", "vid_ABA_2"):
-        person_a, person_b = draw_pair(rng)
+        # Two different people: two independent drawings (one drawing and its subtle variant would
+        # leave the scenes too alike to tell which one a sampled frame shows).
+        person_a, person_b = draw_pair(rng)[0], draw_pair(rng)[0]
         scenes = [person_a, person_b, person_a] if "ABA" in vid else [person_a, person_b]
         write_video(video_dir / f"{vid}.mp4", scenes)
         rows.append({"vid": vid, "question": f"[{vid}] Describe the people in this video.", "gt_answer": ""})
