@@ -260,7 +260,7 @@ def test_fixture_video_frames_tell_their_person_apart(roots):
     """The frame-order tests above name the person a sampled frame shows by the nearer scene. That
     holds only if every frame is near its own scene and far from the other, whatever decoder reads
     it: every frame is a keyframe (no predicted-frame drift, which MPEG-4 part 2 decoders need not
-    share), within 3 of its scene's first frame, and the two people at least 10 apart (mean
+    share), within 3 of its scene's first frame, and the two people more than 10 apart (mean
     absolute difference of 16x16 thumbnails, 0-255)."""
     import av
 
