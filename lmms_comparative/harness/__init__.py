@@ -1,7 +1,10 @@
 """Every adaptation of lmms-eval, in one place.
 
 lmms-eval gives plugins one entry point, the ``lmms_eval.models`` group; ``register`` below is
-ours. It returns our baseline models and installs the patches in this table. Each was checked
+ours. It returns our baseline models and arranges the patches in this table. lmms-eval loads it in
+every process that imports ``lmms_eval.models``, so it imports nothing heavy: each patch installs
+when the lmms-eval module it patches is first imported (``on_import``, module names in
+``PATCHED_MODULES``), and every patch is put in place when a run starts (the TaskManager). Each was checked
 against lmms-eval 0.7.3 (``CHECKED_AGAINST``); each has a ``check()`` that looks at the installed
 lmms-eval for what the patch relies on, and a contract test in ``tests/harness/`` that runs it, so
 that a new lmms-eval breaks one named test rather than an end-to-end run.
@@ -40,6 +43,14 @@ from lmms_comparative.harness.task_path import run_model, run_model_args
 
 CHECKED_AGAINST = "0.7.3"
 PATCHES = ("task_path", "fewshot", "exit_status", "table", "side_logs", "capabilities")
+# The lmms-eval module whose first import installs each patch (exit_status and capabilities need
+# none: the first wraps sys.exit at once, the second patches nothing).
+PATCHED_MODULES = {
+    "task_path": ("lmms_eval.tasks",),
+    "fewshot": ("lmms_eval.api.task",),
+    "table": ("lmms_eval.utils", "lmms_eval.evaluator_utils"),
+    "side_logs": ("lmms_eval.loggers.evaluation_tracker",),
+}
 
 
 def checks() -> dict[str, str | None]:
@@ -47,15 +58,32 @@ def checks() -> dict[str, str | None]:
     return {name: importlib.import_module(f"{__name__}.{name}").check() for name in PATCHES}
 
 
-def install_all() -> None:
-    """Install every patch (idempotent). Each installs itself only where its check holds."""
-    from lmms_comparative.harness import exit_status, fewshot, side_logs, table, task_path
+def _installer(name: str):
+    module = importlib.import_module(f"{__name__}.{name}")
+    if name == "table":
+        return lambda: module.install(load=False)  # only the halves whose module is imported
+    return module.install
 
-    task_path.install()
-    table.install()
-    side_logs.install()
-    fewshot.install()
+
+def install_all() -> None:
+    """Install every patch now (idempotent), importing the lmms-eval modules they patch. Each
+    installs itself only where its check holds."""
+    from lmms_comparative.harness import exit_status
+
+    for name in PATCHED_MODULES:
+        importlib.import_module(f"{__name__}.{name}").install()
     exit_status.install_exit_status()
+
+
+def install_on_import() -> None:
+    """What the entry point does: wrap ``sys.exit`` (an lmms-eval CLI process only), and install
+    each other patch when its lmms-eval module is first imported (at once where it already is)."""
+    from lmms_comparative.harness import exit_status, on_import
+
+    exit_status.install_exit_status()
+    for name, modules in PATCHED_MODULES.items():
+        for module in modules:
+            on_import.when_imported(module, name, _installer(name))
 
 
 def model_manifests():
@@ -70,9 +98,10 @@ def model_manifests():
 
 
 def register():
-    """The ``lmms_eval.models`` entry point: our model manifests, after installing the patches."""
-    install_all()
+    """The ``lmms_eval.models`` entry point: our model manifests, the patches arranged to install
+    on import (nothing heavy is imported here)."""
+    install_on_import()
     return model_manifests()
 
 
-__all__ = ["CHECKED_AGAINST", "PATCHES", "checks", "install_all", "register", "run_model", "run_model_args"]
+__all__ = ["CHECKED_AGAINST", "PATCHED_MODULES", "PATCHES", "checks", "install_all", "install_on_import", "register", "run_model", "run_model_args"]

@@ -1,5 +1,5 @@
 """Patch: ``sys.exit`` of an lmms-eval CLI process (and a loguru sink), so that a failed run ends
-with exit status 1.
+with exit status 1, for runs that include our tasks.
 
 lmms-eval's CLI exits 0 even when a task could not be scored (it catches evaluation errors and
 prints them). Our tasks therefore record what went wrong (``failures.flag``): a judge or reader that
@@ -13,19 +13,63 @@ under ``torchrun``): the process then exits normally, with every clean-up handle
 ``lmms-eval`` console script bound ``sys.exit`` before the plugin loaded, so there an exit handler
 ends a flagged run with status 1 (``_exit_fallback``). Only a process started as the lmms-eval CLI
 is touched, so a Python session that imports lmms-eval keeps its own exit status.
+
+Which runs: ``LMMS_COMPARATIVE_EXIT_STATUS`` (``MODE_ENV``) chooses
+
+- ``ours`` (default): a run that includes one of our tasks ends with status 1 when it had a problem
+  (our flags, or an evaluation error lmms-eval caught); a run of upstream tasks only keeps
+  lmms-eval's exit status and output, whatever happened in it;
+- ``all``: that rule for every run, upstream-only runs included;
+- ``off``: never change lmms-eval's exit status (the problems are still logged, and the settings a
+  run cannot work with still stop it at once, with status 1).
+
+A run includes our tasks when its ``--tasks`` names one of them, or one of our groups, tags or
+YAML files (``task_path.run_includes_ours``), or when lmms-eval has loaded one of our task configs.
 """
 
 from __future__ import annotations
 
 import atexit
 import os
+import re
 import sys
 
 from loguru import logger
 
-from lmms_comparative.failures import add_flag, flags
+from lmms_comparative.failures import ProtocolError, add_flag, flags
 
 _installed = False
+MODE_ENV = "LMMS_COMPARATIVE_EXIT_STATUS"
+MODES = ("ours", "all", "off")
+
+
+def mode() -> str:
+    """The exit-status rule in force (``ours``, ``all`` or ``off``); a value outside ``MODES``
+    raises ProtocolError naming the variable and the choices."""
+    raw = os.environ.get(MODE_ENV, "").strip().lower()
+    if not raw:
+        return "ours"
+    if raw not in MODES:
+        raise ProtocolError(f"{MODE_ENV}={os.environ[MODE_ENV]!r} is not one of {', '.join(MODES)} (ours: exit status 1 for a failed run that includes our tasks; all: for every failed run; off: never change lmms-eval's exit status).")
+    return raw
+
+
+def _run_includes_ours() -> bool:
+    from lmms_comparative.harness.task_path import run_includes_ours
+
+    return run_includes_ours()
+
+
+def fails_run() -> bool:
+    """Whether this process's exit status becomes 1: flags were raised, and the mode applies them
+    to this run (``off``: never; ``ours``: only a run that includes our tasks; ``all``: always)."""
+    if not flags():
+        return False
+    try:
+        chosen = mode()
+    except ProtocolError:
+        chosen = "ours"  # already reported when the run started
+    return chosen == "all" or (chosen == "ours" and _run_includes_ours())
 
 
 def _started_as_lmms_eval_cli() -> bool:
@@ -47,7 +91,7 @@ def install_exit_status() -> None:
     def exit_with_status(code=None):
         global _exit_seen
         _exit_seen = True
-        if flags() and code in (None, 0):
+        if code in (None, 0) and fails_run():
             _report()
             code = 1
         original(code)
@@ -70,7 +114,7 @@ def _exit_fallback() -> None:
     up before the plugin was loaded, so the wrapper above never runs there. At interpreter exit,
     a flagged run that did not pass through the wrapper ends here with status 1, after the
     clean-ups that matter (log handlers, multiprocessing children, standard streams)."""
-    if _exit_seen or not flags():
+    if _exit_seen or not fails_run():
         return
     _report()
     import logging
@@ -100,7 +144,51 @@ def watch_evaluation_errors() -> None:
 
 
 def _evaluation_error_sink(message) -> None:
-    add_flag(f"lmms-eval: {str(message).strip()}")
+    text = str(message).strip()
+    add_flag(f"lmms-eval: {text}{import_hint(text)}")
+
+
+_FAILED_IMPORT = re.compile(r"No module named '([\w.]+)'|cannot import name '(\w+)' from '([\w.]+)'")
+
+
+def import_hint(text: str) -> str:
+    """For an error that is a failed import (``No module named 'filelock._api'``, ``cannot import
+    name 'X' from 'y.z'``): which installed distribution the module comes from, and its version,
+    so that a dependency released after our last test is named; "" for any other error."""
+    import importlib.metadata as metadata
+
+    found = _FAILED_IMPORT.search(text)
+    if not found:
+        return ""
+    module = found.group(1) or found.group(3)
+    top = module.split(".")[0]
+    dists = sorted(set(metadata.packages_distributions().get(top, [])))
+    if not dists:
+        return f" [the import of {module!r} failed: no installed distribution provides {top!r}]"
+    installed = ", ".join(f"{d} {metadata.version(d)}" for d in dists)
+    tested = _tested_versions()
+    pins = ", ".join(f"{d} {tested[d.lower()]}" for d in dists if d.lower() in tested)
+    return (
+        f" [the import of {module!r} failed; it comes from {installed}, as installed here"
+        + (f"; this package was tested with {pins}" if pins else "")
+        + ". Install the tested versions: pip install -c constraints.txt -e . (constraints.txt in the repository)]"
+    )
+
+
+def _tested_versions() -> dict[str, str]:
+    """{lowercased name: version} from the repository's constraints.txt beside an editable or
+    source install, {} where there is none (a wheel)."""
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "constraints.txt"
+    if not path.is_file():
+        return {}
+    pins = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        name, sep, version = line.strip().partition("==")
+        if sep and not name.startswith("#"):
+            pins[name.strip().lower().replace("_", "-")] = version.strip()
+    return pins
 
 
 def check() -> str | None:

@@ -57,17 +57,23 @@ def _wrap(module, attr: str, wrap) -> None:
         setattr(module, attr, wrap(current))
 
 
-def install() -> bool:
+def install(load: bool = True) -> bool:
     """Wrap lmms-eval's ``make_table`` and ``consolidate_group_results`` where they are bound
-    (idempotent). Returns whether both are in place."""
-    try:
-        import lmms_eval.evaluator_utils as evaluator_utils
-        import lmms_eval.utils as utils
-    except Exception:  # lmms-eval not importable: nothing to present
-        return False
-    _originals.setdefault("make_table", getattr(utils, "make_table", None))
-    _originals.setdefault("consolidate_group_results", getattr(evaluator_utils, "consolidate_group_results", None))
-    modules = [utils, evaluator_utils] + [sys.modules[name] for name in ("lmms_eval.evaluator", "lmms_eval.__main__", "__main__") if name in sys.modules]
+    (idempotent). ``load=False`` wraps only in modules already imported (``lmms_eval.utils`` is
+    light, ``lmms_eval.evaluator_utils`` pulls torch: each half waits for its own import). Returns
+    whether both are in place."""
+    if load:
+        try:
+            import lmms_eval.evaluator_utils  # noqa: F401
+            import lmms_eval.utils  # noqa: F401
+        except Exception:  # lmms-eval not importable: nothing to present
+            return False
+    utils, evaluator_utils = sys.modules.get("lmms_eval.utils"), sys.modules.get("lmms_eval.evaluator_utils")
+    if utils is not None:
+        _originals.setdefault("make_table", getattr(utils, "make_table", None))
+    if evaluator_utils is not None:
+        _originals.setdefault("consolidate_group_results", getattr(evaluator_utils, "consolidate_group_results", None))
+    modules = [m for m in (utils, evaluator_utils) if m is not None] + [sys.modules[name] for name in ("lmms_eval.evaluator", "lmms_eval.__main__", "__main__") if name in sys.modules]
     for module in modules:
         _wrap(module, "make_table", _readable_table)
         _wrap(module, "consolidate_group_results", _with_summary)

@@ -19,7 +19,7 @@ import inspect
 import os
 
 from lmms_comparative import yaml_dir
-from lmms_comparative.failures import ModelCapabilityError, stop_run
+from lmms_comparative.failures import ModelCapabilityError, ProtocolError, stop_run
 
 _MARKER = "_lmms_comparative_task_path"
 OPT_OUT = "LMMS_COMPARATIVE_NO_TASK_HOOK"
@@ -29,6 +29,59 @@ class _RunModel:
     """The ``--model`` of the current run, as the evaluator hands it to its TaskManager."""
 
     value: object = None
+
+
+class _RunTasks:
+    """Whether the current run's ``--tasks`` names one of our tasks, groups, tags or YAML files
+    (None until a TaskManager has indexed the tasks)."""
+
+    ours: bool | None = None
+
+
+def requested_tasks(argv: list[str] | None = None) -> list[str]:
+    """The names of the current lmms-eval CLI process's ``--tasks``, as lmms-eval splits them;
+    [] outside the CLI or without the flag."""
+    import sys
+
+    argv = sys.argv[1:] if argv is None else argv
+    for i, arg in enumerate(argv):
+        value = argv[i + 1] if arg == "--tasks" and i + 1 < len(argv) else arg.split("=", 1)[1] if arg.startswith("--tasks=") else None
+        if value is not None:
+            return [name for name in value.split(",") if name]
+    return []
+
+
+def names_ours(requested: list[str], task_index: dict) -> bool:
+    """Whether any requested name (a task, group or tag name, a wildcard as lmms-eval matches them,
+    or a YAML path) is one of ours: indexed from our folder, or a tag whose tasks are."""
+    import fnmatch
+
+    ours_dir = os.path.realpath(yaml_dir())
+
+    def under_ours(path) -> bool:
+        return isinstance(path, str) and os.path.realpath(path).startswith(ours_dir + os.sep)
+
+    ours = {name for name, entry in task_index.items() if under_ours(entry.get("yaml_path"))}
+    ours |= {name for name, entry in task_index.items() if entry.get("type") == "tag" and set(entry.get("task") or ()) & ours}
+    for name in requested:
+        if under_ours(name) or any(fnmatch.fnmatchcase(task, name) for task in ours):
+            return True
+    return False
+
+
+def _our_task_configs_loaded() -> bool:
+    """lmms-eval has loaded one of our task configs in full: their ``!function`` hooks import a
+    ``lmms_comparative.benchmarks.<name>.hooks`` module (nothing else in an lmms-eval process does)."""
+    import sys
+
+    return any(name.startswith("lmms_comparative.benchmarks.") and name.endswith(".hooks") for name in list(sys.modules))
+
+
+def run_includes_ours() -> bool:
+    """Whether the current lmms-eval run includes one of our tasks: its ``--tasks`` names one
+    (read when the TaskManager indexed the tasks), or lmms-eval has loaded one of our task configs
+    (a ``--config`` file, a group of the user's that includes ours, the Python API)."""
+    return bool(_RunTasks.ours) or _our_task_configs_loaded()
 
 
 def run_model():
@@ -95,15 +148,23 @@ def install() -> bool:
     @functools.wraps(original)
     def initialize_tasks(self, include_path=None, *args, **kwargs):
         _RunModel.value = getattr(self, "model_name", None) or _RunModel.value
-        from lmms_comparative.harness import capabilities, exit_status, table
+        from lmms_comparative.harness import capabilities, exit_status, install_all, table
 
+        try:
+            exit_status.mode()
+        except ProtocolError as exc:  # a setting of ours the user chose: stop before anything runs
+            stop_run(exc)
+        install_all()  # a run starts: every patch in place, whatever the process imported so far
         exit_status.watch_evaluation_errors()
         table.install()  # again: the CLI module has bound make_table by now
-        try:
-            capabilities.require_model_dependencies(_RunModel.value)
-        except ModelCapabilityError as exc:  # before any data or weights load; not retried
-            stop_run(exc)
-        return original(self, _with_our_path(include_path), *args, **kwargs)
+        result = original(self, _with_our_path(include_path), *args, **kwargs)
+        _RunTasks.ours = names_ours(requested_tasks(), result if isinstance(result, dict) else {})
+        if _RunTasks.ours:
+            try:
+                capabilities.require_model_dependencies(_RunModel.value)
+            except ModelCapabilityError as exc:  # before any data or weights load; not retried
+                stop_run(exc)
+        return result
 
     TaskManager.initialize_tasks = initialize_tasks
     setattr(TaskManager, _MARKER, True)
