@@ -4,10 +4,11 @@ lmms-eval gives plugins one entry point, the ``lmms_eval.models`` group; ``regis
 ours. It returns our baseline models and arranges the patches in this table. lmms-eval loads it in
 every process that imports ``lmms_eval.models``, so it imports nothing heavy: each patch installs
 when the lmms-eval module it patches is first imported (``on_import``, module names in
-``PATCHED_MODULES``), and every patch is put in place when a run starts (the TaskManager). Each was checked
-against lmms-eval 0.7.3 (``CHECKED_AGAINST``); each has a ``check()`` that looks at the installed
+``PATCHED_MODULES``), and every patch is put in place when a run starts (the TaskManager). Each
+was checked against lmms-eval 0.7.3 (``CHECKED_AGAINST``); each has a ``check()`` that looks at the installed
 lmms-eval for what the patch relies on, and a contract test in ``tests/harness/`` that runs it, so
-that a new lmms-eval breaks one named test rather than an end-to-end run.
+that a new lmms-eval breaks one named test rather than an end-to-end run. Where a check fails at
+install, one warning line names the patch, why, and what will not work (``unpatched``).
 
 =================  =============================================  ==============================================  ===========================================
 patch (module)     what it patches                                its check                                       if the check fails
@@ -58,6 +59,28 @@ def checks() -> dict[str, str | None]:
     return {name: importlib.import_module(f"{__name__}.{name}").check() for name in PATCHES}
 
 
+# What will not work when a patch's check fails (the table's last column), for the warning.
+WITHOUT = {
+    "task_path": 'our tasks are not registered automatically: pass --include_path "$(lmms-comparative include-path)"',
+    "fewshot": "--num_fewshot on our tasks reaches lmms-eval, which fails on them instead of stopping with the protocol's reason",
+    "exit_status": "a run that lmms-eval's CLI catches failing exits 0 again (our own flags still give status 1)",
+    "table": "lmms-eval's own table is printed, without the closing summary",
+    "side_logs": "CaptionQA's reader answers are not written beside the samples log (the scores are unaffected)",
+    "capabilities": "the video-input and decoder checks cannot tell the model class: the run goes on",
+}
+_warned: set[str] = set()
+
+
+def unpatched(name: str, problem: str) -> None:
+    """One warning line, once per process: patch ``name`` is not installed because ``problem``."""
+    if name in _warned:
+        return
+    _warned.add(name)
+    from loguru import logger
+
+    logger.warning(f"lmms-comparative: the {name} patch is not installed ({problem}; checked against lmms-eval {CHECKED_AGAINST}): {WITHOUT[name]}.")
+
+
 def _installer(name: str):
     module = importlib.import_module(f"{__name__}.{name}")
     if name == "table":
@@ -104,4 +127,4 @@ def register():
     return model_manifests()
 
 
-__all__ = ["CHECKED_AGAINST", "PATCHED_MODULES", "PATCHES", "checks", "install_all", "install_on_import", "register", "run_model", "run_model_args"]
+__all__ = ["CHECKED_AGAINST", "PATCHED_MODULES", "PATCHES", "WITHOUT", "checks", "install_all", "install_on_import", "register", "run_model", "run_model_args", "unpatched"]

@@ -128,15 +128,24 @@ def _exit_fallback() -> None:
 
 _LMMS_EVAL_ERROR = "Error during evaluation"
 _sink_id: int | None = None
+_checked = False
 
 
 def watch_evaluation_errors() -> None:
     """lmms-eval's CLI catches an evaluation that crashed (a model or task error), logs "Error
     during evaluation: ..." and exits 0: count that as a failed run too. Called when a TaskManager
     is built, after lmms-eval has reset its log sinks (it removes every sink at start-up)."""
-    global _sink_id
+    global _sink_id, _checked
     if not _installed:
         return
+    if not _checked:
+        _checked = True
+        problem = check()
+        if problem:
+            from lmms_comparative.harness import unpatched
+
+            unpatched("exit_status", problem)
+            return
     handlers = getattr(getattr(logger, "_core", None), "handlers", {})
     if _sink_id is not None and _sink_id in handlers:
         return

@@ -54,7 +54,11 @@ def install() -> bool:
         return False
     if getattr(ConfigurableTask.set_config, _MARK, False):
         return True
-    if check():
+    problem = check()
+    if problem:
+        from lmms_comparative.harness import unpatched
+
+        unpatched("fewshot", problem)
         return False
     original = ConfigurableTask.set_config
 

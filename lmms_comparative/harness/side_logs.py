@@ -66,7 +66,11 @@ def install() -> bool:
         return False
     if getattr(EvaluationTracker.save_results_samples, _MARK, False):
         return True
-    if check():
+    problem = check()
+    if problem:
+        from lmms_comparative.harness import unpatched
+
+        unpatched("side_logs", problem)
         return False
     original = EvaluationTracker.save_results_samples
 

@@ -21,6 +21,7 @@ from lmms_comparative.presentation import log_summary, readable_results
 
 _MARK = "_lmms_comparative_wrapped"
 _originals: dict[str, object] = {}
+_checked: list[str | None] = []  # the check's verdict, once made
 
 
 def _readable_table(make_table):
@@ -73,6 +74,14 @@ def install(load: bool = True) -> bool:
         _originals.setdefault("make_table", getattr(utils, "make_table", None))
     if evaluator_utils is not None:
         _originals.setdefault("consolidate_group_results", getattr(evaluator_utils, "consolidate_group_results", None))
+    if utils is not None and evaluator_utils is not None and not _checked:
+        _checked.append(check())  # once both halves can be checked
+        if _checked[0]:
+            from lmms_comparative.harness import unpatched
+
+            unpatched("table", _checked[0])
+    if _checked and _checked[0]:
+        return False
     modules = [m for m in (utils, evaluator_utils) if m is not None] + [sys.modules[name] for name in ("lmms_eval.evaluator", "lmms_eval.__main__", "__main__") if name in sys.modules]
     for module in modules:
         _wrap(module, "make_table", _readable_table)

@@ -139,9 +139,9 @@ def install() -> bool:
         return True
     problem = check()
     if problem:
-        from loguru import logger
+        from lmms_comparative.harness import unpatched
 
-        logger.warning(f"lmms-comparative: {problem}; our tasks are not registered automatically. Pass --include_path {yaml_dir()}")
+        unpatched("task_path", problem)
         return False
     original = TaskManager.initialize_tasks
 

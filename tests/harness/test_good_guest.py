@@ -161,7 +161,7 @@ if light["ours"]:
     from lmms_eval.api.task import ConfigurableTask
     from lmms_eval.loggers.evaluation_tracker import EvaluationTracker
     import lmms_eval.evaluator_utils, lmms_eval.utils
-    from lmms_eval.evaluator import make_table as bound_make_table
+    from lmms_eval.__main__ import make_table as bound_make_table  # the CLI binds it by name
     patched = {
         "task_path": getattr(TaskManager, "_lmms_comparative_task_path", False),
         "fewshot": getattr(ConfigurableTask.set_config, "_lmms_comparative_fewshot", False),

@@ -138,3 +138,27 @@ def test_side_logs_patch_writes_a_tasks_rows_beside_its_samples_log(tmp_path):
     assert side_logs.pending("captionqa_simple_natural") == {}
     tracker.save_results_samples("other_task", [sample()])
     assert sorted(p.name for p in folder.iterdir()) == ["20260101_000000_reader_captionqa_simple_natural.jsonl", "20260101_000000_samples_captionqa_simple_natural.jsonl", "20260101_000000_samples_other_task.jsonl"]
+
+
+def test_a_failed_check_warns_once_naming_the_patch_and_what_will_not_work(monkeypatch):
+    from loguru import logger
+
+    from lmms_comparative import harness
+    from lmms_comparative.harness import side_logs
+
+    lines: list[str] = []
+    sink = logger.add(lambda message: lines.append(str(message).strip()), level="WARNING", format="{message}")
+    try:
+        from lmms_eval.loggers.evaluation_tracker import EvaluationTracker
+
+        monkeypatch.setattr(EvaluationTracker, "save_results_samples", lambda self, task_name, samples: None)  # an lmms-eval whose method changed
+        monkeypatch.setattr(side_logs, "check", lambda: "EvaluationTracker.save_results_samples takes ['self', 'name']")
+        monkeypatch.setattr(harness, "_warned", set())
+        assert side_logs.install() is False and side_logs.install() is False
+    finally:
+        logger.remove(sink)
+    assert lines == [
+        "lmms-comparative: the side_logs patch is not installed (EvaluationTracker.save_results_samples takes ['self', 'name']; checked against lmms-eval 0.7.3): "
+        "CaptionQA's reader answers are not written beside the samples log (the scores are unaffected)."
+    ]
+    assert set(harness.WITHOUT) == set(harness.PATCHES)
