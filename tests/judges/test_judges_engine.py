@@ -35,6 +35,9 @@ class FaultyServer:
         self.attempts: Counter = Counter()
         self.answered: Counter = Counter()
         self.lock = threading.Lock()
+        # A slow first attempt is held until the test ends, so the client's timeout always fires
+        # first, however loaded the machine is (no race between a timer and a sleep).
+        self.release = threading.Event()
 
     def fault(self, text: str) -> str:
         return self.FAULTS[int(text[1:]) % len(self.FAULTS)]
@@ -58,7 +61,8 @@ class FaultyServer:
         if first and fault == "drop":
             return Reply(drop=True)
         if first and fault == "slow":
-            threading.Event().wait(3.0)  # longer than the client's timeout: the attempt times out
+            self.release.wait(120)  # the client times out and retries; this reply goes nowhere
+            return 503
         with self.lock:
             self.answered[text] += 1
         return f"answer to {text}"
@@ -87,8 +91,13 @@ def test_every_request_ends_answered_or_failed_none_lost_or_duplicated(tmp_path)
     faults = FaultyServer()
     prompts = [f"q{i}" for i in range(48)] + ["q3", "q9"]  # two repeats: asked once, answered twice
     with serve(faults) as server:
-        engine = _engine(server, cache_path=tmp_path / "cache.sqlite", concurrency=8, timeout=1.0)
-        results = engine.run(prompts, progress=False)
+        # The timeout only has to fire on the held attempts: 5 s leaves a loaded machine's ordinary
+        # replies far inside it (a 1 s timeout once retried an "ok" prompt under load).
+        engine = _engine(server, cache_path=tmp_path / "cache.sqlite", concurrency=8, timeout=5.0)
+        try:
+            results = engine.run(prompts, progress=False)
+        finally:
+            faults.release.set()
     assert len(results) == len(prompts)
     for prompt, result in zip(prompts, results):
         fault = faults.fault(prompt)
