@@ -326,14 +326,17 @@ def test_a_refused_reader_key_stops_the_run_naming_the_variable(hf_home, tmp_pat
 @pytest.mark.e2e
 def test_an_evaluation_error_lmms_eval_catches_exits_non_zero_from_the_console_script(hf_home, tmp_path):
     """lmms-eval logs "Error during evaluation" and exits 0; with the plugin installed the
-    ``lmms-eval`` command (not only ``python -m lmms_eval``) exits 1 and says why at the end."""
+    ``lmms-eval`` command (not only ``python -m lmms_eval``) exits 1 and says why at the end, for a
+    run that includes our tasks (one of upstream tasks only keeps lmms-eval's 0: test_good_guest)."""
     import subprocess
     import sys
 
     script = Path(sys.executable).parent / "lmms-eval"
-    proc = subprocess.run([str(script), "--model", "random_choice", "--tasks", "no_such_task_anywhere", "--output_path", str(tmp_path)], env=base_env(hf_home), capture_output=True, text=True, timeout=600)
+    proc = subprocess.run([str(script), "--model", "random_choice", "--tasks", "subtlebench_sp,no_such_task_anywhere", "--output_path", str(tmp_path)], env=base_env(hf_home), capture_output=True, text=True, timeout=600)
     assert proc.returncode == 1
     assert "lmms-comparative: this run failed (exit status 1)" in proc.stderr and "Tasks not found: no_such_task_anywhere" in proc.stderr
+    upstream = subprocess.run([str(script), "--model", "random_choice", "--tasks", "no_such_task_anywhere", "--output_path", str(tmp_path)], env=base_env(hf_home), capture_output=True, text=True, timeout=600)
+    assert upstream.returncode == 0 and "lmms-comparative: this run failed" not in upstream.stderr
 
 
 def test_a_metric_nothing_was_judged_for_is_nan_never_zero(monkeypatch):
