@@ -34,6 +34,17 @@ from lmms_comparative import yaml_dir
 from lmms_comparative.benchmarks import BY_NAME
 
 
+def _synthetic_types(value: str) -> tuple[str, ...]:
+    """``--types attribute,quantity``: the synthetic difference types, each one the generator knows."""
+    from lmms_comparative.benchmarks.subtlebench.synthetic import MAKERS
+
+    types = tuple(t.strip() for t in value.split(",") if t.strip())
+    unknown = [t for t in types if t not in MAKERS]
+    if unknown or not types:
+        raise argparse.ArgumentTypeError(f"unknown type(s) {', '.join(unknown) or '(none given)'}; choose from {','.join(MAKERS)} (comma-separated, no spaces)")
+    return types
+
+
 def find_results(output_path: str | Path) -> Path:
     """The newest ``*_results.json`` that lmms-eval wrote under ``output_path``."""
     found = sorted(glob.glob(os.path.join(str(output_path), "**", "*_results.json"), recursive=True), key=os.path.getmtime)
@@ -120,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     syn.add_argument("directory")
     syn.add_argument("--per-type", type=int, default=20)
     syn.add_argument("--seed", type=int, default=0)
-    syn.add_argument("--types", default="attribute,existence,quantity,viewpoint,spatial")
+    syn.add_argument("--types", default="attribute,existence,quantity,viewpoint,spatial", type=_synthetic_types, help="comma-separated difference types (default: all five)")
     syn.add_argument("--param", action="append", default=[], metavar="TYPE.FIELD=VALUE", help="a difficulty factor, e.g. attribute.brightness_shift=0.25 or existence.n_shapes=4,8 (repeatable)")
     ex = sub.add_parser("captionqa-export", help="write {id: caption} JSON from CaptionQA samples logs")
     ex.add_argument("results_dir", help="an lmms-eval --output_path of a run with --log_samples")
@@ -163,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "synthetic":
         from lmms_comparative.benchmarks.subtlebench import synthetic
 
-        root = synthetic.generate(args.directory, args.per_type, args.seed, synthetic.params_from_specs(args.param), tuple(t for t in args.types.split(",") if t))
+        root = synthetic.generate(args.directory, args.per_type, args.seed, synthetic.params_from_specs(args.param), args.types)
         print(f"SUBTLEBENCH_ROOT={root}")
         return 0
     if args.command == "score":

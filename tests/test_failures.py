@@ -373,7 +373,7 @@ def test_a_model_class_that_needs_an_undeclared_video_decoder_stops_early_naming
     env = base_env(hf_home, PYTHONPATH=os.pathsep.join(p for p in (hide, os.environ.get("PYTHONPATH", "")) if p))
     proc = run_cli(["--model", "qwen2_5_vl", "--model_args", "pretrained=/nonexistent", "--tasks", "vlm2bench_oc_cnt", "--output_path", str(tmp_path)], env=env)
     assert proc.returncode == 1
-    assert "lmms-eval model 'qwen2_5_vl' imports decord" in proc.stderr and 'pip install "lmms-comparative[video]"' in proc.stderr
+    assert "lmms-eval model 'qwen2_5_vl' imports decord" in proc.stderr and 'pip install -c constraints.txt -e ".[video]"' in proc.stderr
     assert "Traceback" not in proc.stderr
 
 

@@ -31,7 +31,7 @@ __all__ = ["ModelCapabilityError", "class_runs_rounds", "class_supports_video", 
 _MENTIONS_VIDEO = re.compile(r"video|\.mp4", re.IGNORECASE)
 _ASSUME_VIDEO = "LMMS_COMPARATIVE_ASSUME_VIDEO"
 VIDEO_DECODERS = ("decord", "torchcodec")  # what lmms-eval's video models and qwen_vl_utils read with
-VIDEO_EXTRA = 'pip install "lmms-comparative[video]"'
+VIDEO_EXTRA = 'pip install -c constraints.txt -e ".[video]" (in the lmms-comparative clone)'
 
 
 def _module_mentions_video(cls: type) -> bool:
@@ -140,7 +140,8 @@ def require_video_input(task: str, model) -> None:
             raise ModelCapabilityError(
                 f"{task} gives the model a video, and lmms-eval model {model!r} decodes video files with "
                 f"decord (or torchcodec), which is not installed. Install the video extra: {VIDEO_EXTRA} "
-                f"(it adds decord), or leave {task} out: it is not part of the vlm2bench group's Overall. "
+                f"(it adds decord), or run vlm2bench_image instead of vlm2bench: its eight image subtasks without {task} "
+                f"(the paper's Overall is the mean of all nine, so vlm2bench_image's is not the paper's). "
                 f"If this model does not decode the file itself, set {_ASSUME_VIDEO}=1."
             )
         return
@@ -148,8 +149,9 @@ def require_video_input(task: str, model) -> None:
     raise ModelCapabilityError(
         f"{task} gives the model a video, and lmms-eval model {model!r} ({names}) has no video input. "
         f"Run {task} with a video-capable model (for example qwen2_5_vl, llava_onevision, or openai "
-        f"against a server that takes video), or leave it out: it is not part of the vlm2bench group's "
-        f"Overall. If this model does take video, set {_ASSUME_VIDEO}=1."
+        f"against a server that takes video), or run vlm2bench_image instead of vlm2bench: its eight image "
+        f"subtasks without {task} (the paper's Overall is the mean of all nine, so vlm2bench_image's is not the "
+        f"paper's). If this model does take video, set {_ASSUME_VIDEO}=1."
     )
 
 

@@ -25,7 +25,7 @@ from lmms_comparative.benchmarks.vlm2bench.fixture import FRAMES_PER_SCENE
 
 def needs_decord():
     # lmms-eval's Qwen classes import decord, and qwen_vl_utils reads video with it: the test extra has it.
-    pytest.importorskip("decord", reason="pip install 'lmms-comparative[video]'")
+    pytest.importorskip("decord", reason="the video extra: pip install -c constraints.txt -e '.[video]'")
 
 
 HOOK = Path(__file__).parents[1] / "processor_hook"

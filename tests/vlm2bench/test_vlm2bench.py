@@ -364,6 +364,8 @@ def test_image_only_model_gets_a_clear_error_on_the_video_task(v2, hf_home, tmp_
     env = base_env(hf_home, VLM2BENCH_ROOT=str(root), LMMS_COMPARATIVE_LLM_CACHE="off")
     proc = run_cli(["--model", "pixel_diff", "--tasks", "vlm2bench_pc_vid", "--output_path", str(tmp_path)], env=env)
     assert "vlm2bench_pc_vid gives the model a video, and lmms-eval model 'pixel_diff'" in proc.stderr
+    # The way on names the image-only group and says its Overall is not the paper's (all nine).
+    assert "run vlm2bench_image instead of vlm2bench" in proc.stderr and "the paper's Overall is the mean of all nine" in proc.stderr
     assert not list(tmp_path.glob("**/*_results.json"))
     # The opt-in for a model whose video path the rule cannot see lets the task load.
     env["LMMS_COMPARATIVE_ASSUME_VIDEO"] = "1"
@@ -435,7 +437,7 @@ def _describe(body):
 def test_the_bundled_fixture_runs_with_lmms_eval_defaults(hf_home, tmp_path):
     """As the README says: ``lmms-comparative fixture vlm2bench DIR``, then the whole group with
     the openai model's own defaults (it samples max_frames_num=10 frames of every video)."""
-    pytest.importorskip("decord", reason="pip install 'lmms-comparative[video]'")
+    pytest.importorskip("decord", reason="the video extra: pip install -c constraints.txt -e '.[video]'")
     from lmms_comparative.cli import main
 
     assert main(["fixture", "vlm2bench", str(tmp_path / "v2")]) == 0
@@ -451,7 +453,7 @@ def test_the_bundled_fixture_runs_with_lmms_eval_defaults(hf_home, tmp_path):
 
 @pytest.mark.e2e
 def test_a_video_shorter_than_the_model_samples_is_skipped_named_and_counted(hf_home, tmp_path):
-    pytest.importorskip("decord", reason="pip install 'lmms-comparative[video]'")
+    pytest.importorskip("decord", reason="the video extra: pip install -c constraints.txt -e '.[video]'")
     from PIL import Image
 
     from lmms_comparative.benchmarks.vlm2bench.fixture import write_video
