@@ -229,9 +229,11 @@ def is_json(path: Path) -> bool:
 # ---- the replay file the model reads ----------------------------------------------------------
 
 
-def write_replay(replies: Replies, benchmark: str, path: Path) -> Path:
+def write_replay(replies: Replies, benchmark: str, path: Path, files: list[dict] | None = None) -> Path:
+    """The replay file; ``files`` (path, format, sha256 of each prediction file read) goes into the
+    results file's provenance."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    payload = {"version": REPLAY_VERSION, "benchmark": benchmark, "sources": replies.sources, "replies": replies.by_task, "expected": replies.expected}
+    payload = {"version": REPLAY_VERSION, "benchmark": benchmark, "sources": replies.sources, "files": files or [], "replies": replies.by_task, "expected": replies.expected}
     path.write_text(json.dumps(payload, ensure_ascii=False), encoding="utf-8")
     return path
 
@@ -333,7 +335,10 @@ def score(benchmark, paths: list[Path], fmt: str | None, options: Options, outpu
         print(f"lmms-comparative score: error: {exc}", file=sys.stderr)
         return 2
     output = output.resolve()
-    replay_file = write_replay(replies, benchmark.name, output / "replay" / f"{benchmark.name}_predictions.json")
+    from lmms_comparative import provenance
+
+    files = [{"path": str(path), "format": name, "sha256": provenance.fingerprint(path) if path.is_dir() else provenance.file_sha256(path)} for path, name in zip(paths, used)]
+    replay_file = write_replay(replies, benchmark.name, output / "replay" / f"{benchmark.name}_predictions.json", files)
     for path, name in zip(paths, used):
         print(f"{path}: read as {name}", file=sys.stderr)
     print(f"{replies.count()} item(s), {repeats} repl{'y' if repeats == 1 else 'ies'} each, for {', '.join(tasks)}", file=sys.stderr)

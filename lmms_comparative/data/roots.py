@@ -18,6 +18,9 @@ def local_root(env_var: str, expected: str) -> Path | None:
     root = Path(value).expanduser()
     if not root.is_dir():
         raise DataError(f"{env_var}={value!r} is not a directory. It should point at a local copy of the release laid out as the official release: {expected}.")
+    from lmms_comparative import provenance
+
+    provenance.note_local(env_var, root.resolve())
     return root.resolve()
 
 

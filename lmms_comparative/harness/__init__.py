@@ -13,9 +13,11 @@ install, one warning line names the patch, why, and what will not work (``unpatc
 =================  =============================================  ==============================================  ===========================================
 patch (module)     what it patches                                its check                                       if the check fails
 =================  =============================================  ==============================================  ===========================================
-task_path          ``TaskManager.initialize_tasks``: our YAML     ``initialize_tasks`` takes ``include_path``     not installed; a warning says to pass
-                   folder joins ``include_path``; records the                                                     ``--include_path $(lmms-comparative
-                   run's ``--model`` (``run_model()``)                                                            include-path)``
+task_path          ``TaskManager.initialize_tasks``: our YAML     ``initialize_tasks`` takes ``include_path``;    not installed; a warning says to pass
+                   folder joins ``include_path``; records the     ``load_task_or_group`` exists                   ``--include_path $(lmms-comparative
+                   run's ``--model`` (``run_model()``) and                                                        include-path)``
+                   ``--tasks``; ``load_task_or_group`` records
+                   the task objects loaded
 fewshot            ``ConfigurableTask.set_config``:               ``set_config(self, key, value, update)``        not installed; ``--num_fewshot`` reaches
                    ``--num_fewshot`` on our tasks stops with                                                      lmms-eval, which fails on our tasks
                    ``ProtocolError``
@@ -28,6 +30,9 @@ table              ``make_table``, ``consolidate_group_results``  ``make_table(r
 side_logs          ``EvaluationTracker.save_results_samples``:    ``save_results_samples(self, task_name,         the side logs are not written (the scores
                    writes a task's side logs (CaptionQA reader    samples)`` writing ``<model_name_sanitized>/     are unaffected)
                    answers) beside its samples log                <date_id>_samples_...``
+provenance         ``EvaluationTracker.save_results_aggregated``: ``save_results_aggregated(self, results,        the results JSON has no ``lmms_comparative``
+                   the ``lmms_comparative`` key (what produced    samples, ...)``                                 key (the scores are unaffected)
+                   the results) in a run with our tasks
 capabilities       nothing patched; reads lmms-eval's model       ``MODEL_REGISTRY_V2.get_model_class`` takes     the decoder and video checks cannot tell
                    registry and a model module's source to tell   ``force_simple``                                the class: they let the run go on
                    video input and a missing decoder
@@ -43,7 +48,7 @@ import importlib
 from lmms_comparative.harness.task_path import run_model, run_model_args
 
 CHECKED_AGAINST = "0.7.3"
-PATCHES = ("task_path", "fewshot", "exit_status", "table", "side_logs", "capabilities")
+PATCHES = ("task_path", "fewshot", "exit_status", "table", "side_logs", "provenance", "capabilities")
 # The lmms-eval module whose first import installs each patch (exit_status and capabilities need
 # none: the first wraps sys.exit at once, the second patches nothing).
 PATCHED_MODULES = {
@@ -51,6 +56,7 @@ PATCHED_MODULES = {
     "fewshot": ("lmms_eval.api.task",),
     "table": ("lmms_eval.utils", "lmms_eval.evaluator_utils"),
     "side_logs": ("lmms_eval.loggers.evaluation_tracker",),
+    "provenance": ("lmms_eval.loggers.evaluation_tracker",),
 }
 
 
@@ -66,6 +72,7 @@ WITHOUT = {
     "exit_status": "a run that lmms-eval's CLI catches failing exits 0 again (our own flags still give status 1)",
     "table": "lmms-eval's own table is printed, without the closing summary",
     "side_logs": "CaptionQA's reader answers are not written beside the samples log (the scores are unaffected)",
+    "provenance": "the results JSON does not say what produced it (no lmms_comparative key); the scores are unaffected",
     "capabilities": "the video-input and decoder checks cannot tell the model class: the run goes on",
 }
 _warned: set[str] = set()

@@ -33,9 +33,32 @@ class _RunModel:
 
 class _RunTasks:
     """Whether the current run's ``--tasks`` names one of our tasks, groups, tags or YAML files
-    (None until a TaskManager has indexed the tasks)."""
+    (None until a TaskManager has indexed the tasks); the task index; the task objects lmms-eval
+    loaded, by name."""
 
     ours: bool | None = None
+    index: dict = {}
+    loaded: dict = {}
+
+
+def task_index() -> dict:
+    """The last TaskManager's task index (name -> type, yaml_path, ...)."""
+    return dict(_RunTasks.index)
+
+
+def loaded_tasks() -> dict:
+    """The task objects lmms-eval loaded in this process, by task name (groups walked)."""
+    return dict(_RunTasks.loaded)
+
+
+def _note_loaded(tree) -> None:
+    for value in tree.values() if isinstance(tree, dict) else ():
+        if isinstance(value, dict):
+            _note_loaded(value)
+        else:
+            name = getattr(getattr(value, "config", None), "task", None)
+            if isinstance(name, str):
+                _RunTasks.loaded[name] = value
 
 
 def requested_tasks(argv: list[str] | None = None) -> list[str]:
@@ -124,6 +147,8 @@ def check() -> str | None:
     original = getattr(TaskManager.initialize_tasks, "__wrapped__", TaskManager.initialize_tasks)
     if "include_path" not in inspect.signature(original).parameters:
         return "TaskManager.initialize_tasks has no include_path parameter"
+    if not callable(getattr(TaskManager, "load_task_or_group", None)):
+        return "TaskManager has no load_task_or_group"
     return None
 
 
@@ -158,7 +183,8 @@ def install() -> bool:
         exit_status.watch_evaluation_errors()
         table.install()  # again: the CLI module has bound make_table by now
         result = original(self, _with_our_path(include_path), *args, **kwargs)
-        _RunTasks.ours = names_ours(requested_tasks(), result if isinstance(result, dict) else {})
+        _RunTasks.index = result if isinstance(result, dict) else {}
+        _RunTasks.ours = names_ours(requested_tasks(), _RunTasks.index)
         if _RunTasks.ours:
             try:
                 capabilities.require_model_dependencies(_RunModel.value)
@@ -166,6 +192,15 @@ def install() -> bool:
                 stop_run(exc)
         return result
 
+    load_original = TaskManager.load_task_or_group
+
+    @functools.wraps(load_original)
+    def load_task_or_group(self, *args, **kwargs):
+        loaded = load_original(self, *args, **kwargs)
+        _note_loaded(loaded)  # the task objects, for the results file's provenance
+        return loaded
+
     TaskManager.initialize_tasks = initialize_tasks
+    TaskManager.load_task_or_group = load_task_or_group
     setattr(TaskManager, _MARKER, True)
     return True

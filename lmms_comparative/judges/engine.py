@@ -233,7 +233,13 @@ class Engine:
 
     @classmethod
     def from_env(cls, prefix: str | None = None, defaults: dict | None = None, **overrides) -> "Engine":
-        return cls(EngineConfig.from_env(prefix, defaults, **overrides))
+        """The engine of a benchmark's judge or reader (``prefix``), its settings noted for the
+        results file's provenance."""
+        from lmms_comparative import provenance
+
+        config = EngineConfig.from_env(prefix, defaults, **overrides)
+        provenance.note_llm(prefix, config)
+        return cls(config)
 
     @property
     def backend(self):

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 from helpers import assert_group_interval, assert_interval, base_env, read_run, run_cli
-from helpers.fake_openai import FakeOpenAI, message_images, message_text
+from helpers.fake_openai import TEST_KEY, FakeOpenAI, message_images, message_text
 
 from lmms_comparative.benchmarks.captionqa import data
 from lmms_comparative.benchmarks.captionqa import scoring as rules
@@ -433,3 +433,27 @@ def test_walk_takes_earlier_domains_uncaptioned_sets_and_warns_when_too_late(cqa
     finally:
         logger.remove(sink)
     assert len(warnings) == 1 and "before drawing the option order of ecommerce, document" in warnings[0]
+
+
+@pytest.mark.e2e
+def test_the_results_file_records_the_reader_and_data_that_scored_it_never_the_key(server_run, cqa_root):
+    """Provenance (lmms_comparative key): the reader's settings, the data root and its fingerprint,
+    each task's item set; the key the reader sent appears nowhere in the file."""
+    import hashlib
+
+    from lmms_comparative import provenance
+
+    record = server_run.results["lmms_comparative"]
+    reader = record["llm"]["CAPTIONQA_READER"]
+    url = (server_run.out / "server_url").read_text()
+    assert reader["model"] == "reader-llm" and reader["backend"] == "openai" and reader["endpoint_host"] == url.split("//")[1].split("/")[0]
+    assert reader["temperature"] == 0 and reader["max_tokens"] == 4
+    for domain in DOMAINS:
+        task = record["tasks"][f"captionqa_simple_{domain}"]
+        assert task["benchmark"] == "captionqa"
+        assert task["data"] == {"source": "local", "variable": "CAPTIONQA_ROOT", "root": str(cqa_root.resolve()), "fingerprint": provenance.fingerprint(cqa_root.resolve())}
+        ids = sorted({value["id"] for sample in server_run.samples[f"captionqa_simple_{domain}"] for value in sample.values() if isinstance(value, dict) and "id" in value})
+        assert task["items"] == {"count": len(ids), "sha256": hashlib.sha256("\n".join(ids).encode()).hexdigest()}
+    text = next((server_run.out / "results").glob("**/*_results.json")).read_text()
+    assert TEST_KEY not in text
+    assert not [name for name in record["settings"] if "API_KEY" in name]

@@ -84,6 +84,34 @@ def test_two_processes_give_the_same_scores_as_one(single_process, subtlebench_r
         answers1 = {s["accuracy"]["item_id"]: s["accuracy"]["parsed"] for s in samples1[task]}
         answers2 = {s["accuracy"]["item_id"]: s["accuracy"]["parsed"] for s in samples2[task]}
         assert answers2 == answers1
+    # What produced the results is recorded the same by one process and by two.
+    assert results2["lmms_comparative"] == results1["lmms_comparative"]
+
+
+@pytest.mark.e2e
+def test_the_results_file_says_what_produced_it(single_process, subtlebench_root):
+    import hashlib
+    import importlib.metadata
+    import platform
+
+    from lmms_comparative import __version__, provenance
+
+    results, samples = single_process
+    record = results["lmms_comparative"]
+    assert record["package"]["version"] == __version__
+    assert record["lmms_eval"] == importlib.metadata.version("lmms-eval") and record["python"] == platform.python_version()
+    assert record["libraries"]["datasets"] == importlib.metadata.version("datasets")
+    assert record["settings"]["SUBTLEBENCH_ROOT"] == str(subtlebench_root)
+    assert record["seeds"]["random_seed"] == results["config"]["random_seed"]
+    assert record["llm"] == {}  # nothing judged: no judge settings
+    assert set(record["tasks"]) == set(SUBTLEBENCH_TASKS)  # the group itself is no task
+    data = {"source": "local", "variable": "SUBTLEBENCH_ROOT", "root": str(subtlebench_root.resolve()), "fingerprint": provenance.fingerprint(subtlebench_root.resolve())}
+    for task in SUBTLEBENCH_TASKS:
+        entry = record["tasks"][task]
+        assert entry["benchmark"] == "subtlebench" and entry["data"] == data
+        keys = sorted(s["accuracy"]["item_id"] for s in samples[task])
+        assert entry["items"] == {"count": len(keys), "sha256": hashlib.sha256("\n".join(keys).encode()).hexdigest()}
+        assert len(entry["prompts"]) == 64
 
 
 @pytest.mark.e2e

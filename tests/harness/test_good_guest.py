@@ -85,6 +85,7 @@ def test_upstream_runs_keep_lmms_evals_exit_status_unless_all_is_chosen(upstream
         assert bad.returncode == plain_bad.returncode, (mode, bad.stderr[-3000:])
         assert "lmms-comparative: this run failed" not in bad.stderr
     assert _results(tmp_path / "ok_None") == _results(tmp_path / "plain_ok")
+    assert "lmms_comparative" not in json.loads(next((tmp_path / "ok_None").glob("**/*_results.json")).read_text())  # no provenance key
     # all: our rule for every run; the failing upstream run now exits 1 and says why, last.
     ok = _upstream_run("upstream_probe", upstream_tasks, hf_home, tmp_path / "ok_all", plugin=True, mode="all")
     bad = _upstream_run("upstream_missing", upstream_tasks, hf_home, tmp_path / "bad_all", plugin=True, mode="all")
@@ -166,6 +167,7 @@ if light["ours"]:
         "task_path": getattr(TaskManager, "_lmms_comparative_task_path", False),
         "fewshot": getattr(ConfigurableTask.set_config, "_lmms_comparative_fewshot", False),
         "side_logs": getattr(EvaluationTracker.save_results_samples, "_lmms_comparative_side_logs", False),
+        "provenance": getattr(EvaluationTracker.save_results_aggregated, "_lmms_comparative_provenance", False),
         "table": all(getattr(f, "_lmms_comparative_wrapped", False) for f in (lmms_eval.utils.make_table, lmms_eval.evaluator_utils.consolidate_group_results, bound_make_table)),
     }
     from lmms_comparative.harness import on_import
@@ -185,7 +187,7 @@ def test_importing_lmms_eval_models_stays_light_and_patches_install_on_first_imp
     assert not plain["light"]["ours"] and ours["light"]["ours"]  # the entry point was loaded, or not
     assert ours["light"]["heavy"] == plain["light"]["heavy"] == []
     assert ours["light"]["modules"] - plain["light"]["modules"] <= 50, (plain, ours)
-    assert ours["patched"] == {"task_path": True, "fewshot": True, "side_logs": True, "table": True, "nothing pending": True}
+    assert ours["patched"] == {"task_path": True, "fewshot": True, "side_logs": True, "provenance": True, "table": True, "nothing pending": True}
 
 
 def test_on_import_patches_a_module_after_its_code_and_survives_a_failing_patch(tmp_path, monkeypatch):

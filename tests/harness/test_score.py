@@ -45,6 +45,16 @@ def test_a_runs_samples_scored_again_give_its_results(benchmark, model_run, hf_h
     assert ours and scored["results"] == ours
     assert scored.get("groups", {}) == {g: row for g, row in results.get("groups", {}).items() if g.startswith(benchmark)}
     assert scored["config"]["model"] == "replay"
+    # The score run's provenance: the files it read, and the same data and item sets as the model's run.
+    from lmms_comparative import provenance
+
+    record, original = scored["lmms_comparative"], results["lmms_comparative"]
+    assert record["predictions"]["benchmark"] == benchmark
+    assert record["predictions"]["files"] == [{"path": str(out), "format": "samples", "sha256": provenance.fingerprint(out)}]
+    for task in ours:
+        if task in original["tasks"]:
+            assert record["tasks"][task]["items"] == original["tasks"][task]["items"], task
+            assert record["tasks"][task]["data"] == original["tasks"][task]["data"], task
     for task, rows in scored_samples.items():
         strip = lambda r: {k: v for k, v in r.items() if k not in ("input_media", "doc_hash", "prompt_hash", "target_hash")}  # noqa: E731
         assert [strip(r) for r in sorted(rows, key=lambda r: r["doc_id"])] == [strip(r) for r in sorted(samples[task], key=lambda r: r["doc_id"])]

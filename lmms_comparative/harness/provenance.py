@@ -1,0 +1,137 @@
+"""Patch: ``lmms_eval.loggers.evaluation_tracker.EvaluationTracker.save_results_aggregated``, so that
+the results JSON of a run that includes our tasks says what produced it, under the top-level key
+``lmms_comparative`` (what it holds: ``lmms_comparative/provenance.py``).
+
+The tracker writes the results on the rank that aggregated them, after every task was scored: the
+task objects lmms-eval loaded (recorded by the ``task_path`` patch), the data sources the loaders
+noted and the judges' settings are all known by then. A run of upstream tasks only gets no key:
+its results file stays as lmms-eval writes it.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+
+_MARK = "_lmms_comparative_provenance"
+
+
+def _selected(docs: list, limit, offset: int) -> list:
+    """The docs lmms-eval scores under ``--limit`` / ``--offset`` (``evaluator_utils.get_sample_size``
+    and ``Task.doc_iterator``: the first ``limit`` docs after ``offset``, a fraction below 1)."""
+    if limit is None or limit == -1:
+        return docs[offset:]
+    count = int(math.ceil(len(docs) * limit)) if 0 < limit < 1 else int(limit)
+    return docs[offset : offset + count]
+
+
+def _task_record(name: str, task, benchmark, index: dict, config: dict) -> dict:
+    from lmms_comparative import provenance
+    from lmms_comparative.predictions import ItemKey
+
+    record = {"benchmark": benchmark.name, "data": provenance.data_of(benchmark.root_variable)}
+    try:
+        docs = list(task.eval_docs)
+        key = ItemKey.of(benchmark)
+        chosen = _selected(docs, config.get("limit"), int(config.get("offset") or 0))
+        record["items"] = provenance.item_set(key(dict(doc)) for doc in chosen)
+    except Exception as exc:  # noqa: BLE001 - a record without items says why, the results are still written
+        record["items"] = {"count": None, "sha256": None, "error": f"{type(exc).__name__}: {exc}"}
+    yaml_path = (index.get(name) or {}).get("yaml_path")
+    record["prompts"] = provenance.prompts_sha256(benchmark.package, yaml_path if isinstance(yaml_path, str) else None)
+    return record
+
+
+def build(results: dict) -> dict | None:
+    """The ``lmms_comparative`` record for ``results`` (lmms-eval's results dict), or None when the
+    run scored none of our tasks."""
+    from lmms_comparative import provenance
+    from lmms_comparative.benchmarks import of_module
+    from lmms_comparative.harness.task_path import loaded_tasks, task_index
+
+    ours = {}
+    for name, task in sorted(loaded_tasks().items()):
+        if name not in results.get("results", {}):
+            continue
+        hook = getattr(getattr(task, "config", None), "process_results", None)
+        benchmark = of_module(getattr(hook, "__module__", "") or "")
+        if benchmark is not None:
+            ours[name] = (task, benchmark)
+    if not ours:
+        return None
+    config = results.get("config") or {}
+    seeds = {k: config.get(k) for k in ("random_seed", "numpy_seed", "torch_seed", "fewshot_seed") if k in config}
+    seeds.update({k: config[k] for k in ("limit", "offset") if config.get(k) not in (None, 0)})
+    index = task_index()
+    record = {
+        "schema": provenance.SCHEMA,
+        **provenance.environment(),
+        "settings": provenance.settings(),
+        "seeds": seeds,
+        "llm": provenance.llm_settings(),
+    }
+    predictions = _predictions()
+    if predictions is not None:
+        record["predictions"] = predictions
+    record["tasks"] = {name: _task_record(name, task, benchmark, index, config) for name, (task, benchmark) in ours.items()}
+    return record
+
+
+def _predictions() -> dict | None:
+    """For a ``lmms-comparative score`` run (the ``replay`` model): the prediction files it read."""
+    from lmms_comparative.harness.task_path import run_model, run_model_args
+
+    if run_model() != "replay":
+        return None
+    from lmms_comparative import provenance
+    from lmms_comparative.predictions import read_replay
+
+    path = run_model_args().get("predictions")
+    if not path:
+        return None
+    replay = read_replay(path)
+    return {"benchmark": replay.get("benchmark"), "files": replay.get("files", []), "replay_sha256": provenance.file_sha256(path)}
+
+
+def check() -> str | None:
+    """None if the tracker has ``save_results_aggregated(self, results, samples, ...)``, else why not."""
+    from lmms_eval.loggers.evaluation_tracker import EvaluationTracker
+
+    original = getattr(EvaluationTracker.save_results_aggregated, "__wrapped__", EvaluationTracker.save_results_aggregated)
+    params = list(inspect.signature(original).parameters)
+    return None if params[:3] == ["self", "results", "samples"] else f"EvaluationTracker.save_results_aggregated takes {params}, not (self, results, samples, ...)"
+
+
+def install() -> bool:
+    try:
+        from lmms_eval.loggers.evaluation_tracker import EvaluationTracker
+    except Exception:
+        return False
+    if getattr(EvaluationTracker.save_results_aggregated, _MARK, False):
+        return True
+    problem = check()
+    if problem:
+        from lmms_comparative.harness import unpatched
+
+        unpatched("provenance", problem)
+        return False
+    original = EvaluationTracker.save_results_aggregated
+
+    def save_results_aggregated(self, results, samples, *args, **kwargs):
+        from lmms_comparative.provenance import KEY
+
+        try:
+            record = build(results)
+        except Exception as exc:  # noqa: BLE001 - never lose the results over their provenance
+            from loguru import logger
+
+            logger.warning(f"lmms-comparative: the results file's provenance could not be built ({type(exc).__name__}: {exc}).")
+            record = {"error": f"{type(exc).__name__}: {exc}"}
+        if record is not None:
+            results[KEY] = record
+        return original(self, results, samples, *args, **kwargs)
+
+    save_results_aggregated.__wrapped__ = original
+    setattr(save_results_aggregated, _MARK, True)
+    EvaluationTracker.save_results_aggregated = save_results_aggregated
+    return True

@@ -1,0 +1,209 @@
+"""What produced a results file: written into every results JSON of a run that includes our tasks,
+under the top-level key ``lmms_comparative`` (``harness/provenance.py`` adds it when lmms-eval's
+tracker saves the results).
+
+It records, without a timestamp or anything else that differs between 1 and N processes:
+
+- ``package``: this package's version, and the git commit (and whether the tree was modified) when
+  it runs from a checkout;
+- ``lmms_eval``: lmms-eval's installed version (lmms-eval's own ``lmms_eval_version`` field is the
+  git state of the working directory, ``unknown@unknown`` outside a checkout);
+- ``python`` and ``libraries``: the interpreter and the key libraries' versions;
+- ``settings``: every ``LMMS_COMPARATIVE_*`` variable and every variable of ours that is set
+  (data roots, judge and reader settings), never a key;
+- ``seeds``: lmms-eval's seeds, and ``limit`` / ``offset`` when set;
+- ``llm``: the settings of each judge or reader that scored the run (backend, model, endpoint host,
+  temperature, max tokens), never a key;
+- ``predictions`` (a ``lmms-comparative score`` run): each prediction file's path, format and
+  sha256 (a folder of samples logs: its fingerprint);
+- ``tasks``: per task of ours, its benchmark, its data (``source``: ``hub`` with the repository and
+  the commit pinned, or ``local`` with the root and its variable; ``fingerprint``: a sha256 over
+  the files under the data root), its item set (``count``, and ``sha256`` of the sorted item keys
+  scored) and ``prompts`` (a sha256 of the benchmark's prompt module and the task's YAML).
+
+The data the loaders found is recorded while they run (``note_local``, ``note_hub``); engines record
+their settings when they are built (``note_llm``). Nothing here imports lmms-eval.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+import subprocess
+import threading
+from pathlib import Path
+from urllib.parse import urlparse
+
+KEY = "lmms_comparative"
+SCHEMA = 1
+LIBRARIES = ("torch", "transformers", "datasets", "huggingface_hub", "numpy", "pillow", "pyarrow", "openai", "aiohttp", "sentence-transformers", "filelock")
+# Variables of ours beyond the LMMS_COMPARATIVE_ prefix: data roots, LLM settings by prefix.
+_OUR_PREFIXES = ("LMMS_COMPARATIVE_", "SUBTLEBENCH_", "CAPTIONQA_", "VLM2BENCH_", "VIDI_", "COMPBENCH_")
+# Files whose content the fingerprint hashes (records, tables); any other file counts by its size.
+_CONTENT_SUFFIXES = {".json", ".jsonl", ".tsv", ".csv", ".parquet", ".txt", ".yaml", ".yml", ".xlsx", ".zip"}
+
+_lock = threading.Lock()
+_sources: dict[str, dict] = {}  # root variable -> where its data came from
+_llm: dict[str, dict] = {}  # engine prefix -> settings
+_fingerprints: dict[str, str] = {}  # folder -> its fingerprint (computed once per process)
+
+
+def note_local(variable: str, root: Path) -> None:
+    """A loader read its data from the local copy ``variable`` names."""
+    with _lock:
+        _sources[variable] = {"source": "local", "variable": variable, "root": str(root)}
+
+
+def note_hub(variable: str, repo: str, commit: str, folder: Path) -> None:
+    """A loader read its data from ``repo`` at ``commit``, fetched into ``folder``."""
+    with _lock:
+        _sources[variable] = {"source": "hub", "repo": repo, "commit": commit, "folder": str(folder)}
+
+
+def source(variable: str) -> dict | None:
+    with _lock:
+        found = _sources.get(variable)
+        return dict(found) if found else None
+
+
+def note_llm(prefix: str | None, config) -> None:
+    """An engine (judge or reader) was built with ``config`` (an ``EngineConfig``)."""
+    host = urlparse(config.base_url).hostname if config.backend != "local" else None
+    port = urlparse(config.base_url).port if config.backend != "local" else None
+    settings = {
+        "backend": config.backend,
+        "model": config.model,
+        "endpoint_host": f"{host}:{port}" if host and port else host,
+        "temperature": config.temperature,
+        "max_tokens": config.max_tokens,
+    }
+    if config.backend == "azure":
+        settings.update(api_version=config.api_version, azure_deployment=config.azure_deployment or config.model)
+    if config.backend == "local":
+        settings["gguf_file"] = config.gguf_file
+    with _lock:
+        _llm[prefix or "LMMS_COMPARATIVE_LLM"] = settings
+
+
+def llm_settings() -> dict[str, dict]:
+    with _lock:
+        return {prefix: dict(settings) for prefix, settings in sorted(_llm.items())}
+
+
+def settings() -> dict[str, str]:
+    """Every variable of ours that is set, keys and tokens left out."""
+    return {name: value for name, value in sorted(os.environ.items()) if name.startswith(_OUR_PREFIXES) and not any(secret in name for secret in ("API_KEY", "TOKEN", "SECRET"))}
+
+
+def _version(distribution: str) -> str | None:
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def package() -> dict:
+    """This package's version, and its checkout's commit when it runs from one."""
+    from lmms_comparative import __version__
+
+    found = {"version": __version__}
+    checkout = Path(__file__).resolve().parents[1]
+    if (checkout / ".git").exists():
+        try:
+            commit = subprocess.run(["git", "-C", str(checkout), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10).stdout.strip()
+            dirty = subprocess.run(["git", "-C", str(checkout), "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True, timeout=10).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            commit, dirty = "", ""
+        if commit:
+            found.update(commit=commit, modified=bool(dirty))
+    return found
+
+
+def environment() -> dict:
+    """The package, lmms-eval, Python and the key libraries."""
+    return {
+        "package": package(),
+        "lmms_eval": _version("lmms-eval"),
+        "python": platform.python_version(),
+        "libraries": {name: _version(name) for name in LIBRARIES},
+    }
+
+
+def fingerprint(folder: str | Path) -> str:
+    """A sha256 over every file under ``folder`` (following the links the hub's cache uses): its
+    path relative to the folder and its size, and the sha256 of its content for record and table
+    files (``_CONTENT_SUFFIXES``). Images and videos count by path and size: hashing every image
+    of a release would cost more than the run's preparation."""
+    folder = str(folder)
+    with _lock:
+        if folder in _fingerprints:
+            return _fingerprints[folder]
+    lines = []
+    for base, dirs, files in os.walk(folder, followlinks=True):
+        dirs.sort()
+        for name in sorted(files):
+            path = os.path.join(base, name)
+            try:
+                size = os.stat(path).st_size
+            except OSError:
+                continue
+            rel = os.path.relpath(path, folder).replace(os.sep, "/")
+            line = f"{rel}\t{size}"
+            if os.path.splitext(name)[1].lower() in _CONTENT_SUFFIXES:
+                line += "\t" + file_sha256(path)
+            lines.append(line)
+    digest = hashlib.sha256("\n".join(sorted(lines)).encode("utf-8")).hexdigest()
+    with _lock:
+        _fingerprints[folder] = digest
+    return digest
+
+
+def file_sha256(path: str | Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def item_set(keys) -> dict:
+    """The count and a sha256 of the sorted item keys (each key a string)."""
+    ordered = sorted(str(k) for k in keys)
+    return {"count": len(ordered), "sha256": hashlib.sha256("\n".join(ordered).encode("utf-8")).hexdigest()}
+
+
+def data_of(variable: str) -> dict:
+    """The data record of a benchmark whose root variable is ``variable``: its source and the
+    fingerprint of the folder the loader read."""
+    found = source(variable)
+    if not found:
+        return {"source": None}
+    folder = found.pop("folder", None) or found.get("root")
+    found["fingerprint"] = fingerprint(folder) if folder and os.path.isdir(folder) else None
+    return found
+
+
+def prompts_sha256(benchmark_package: str, yaml_path: str | None) -> str:
+    """A sha256 of the benchmark's ``prompts.py`` and the task's YAML (with the templates it
+    includes from the same folder), the text a task's prompts come from."""
+    import importlib.util
+
+    digest = hashlib.sha256()
+    spec = importlib.util.find_spec(f"{benchmark_package}.prompts")
+    for path in ([spec.origin] if spec and spec.origin else []) + ([yaml_path] if yaml_path else []):
+        digest.update(Path(path).read_bytes())
+    if yaml_path:
+        for template in sorted(Path(yaml_path).parent.glob("_*_yaml")):
+            digest.update(template.read_bytes())
+    return digest.hexdigest()
+
+
+def reset() -> None:
+    """Forget what was noted (tests run several runs in one process)."""
+    with _lock:
+        _sources.clear()
+        _llm.clear()
+        _fingerprints.clear()
