@@ -6,6 +6,7 @@ user sees when the hub refuses."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -66,6 +67,11 @@ def test_subtlebench_fetches_the_split_and_its_images_only_once_then_runs_offlin
     three, _ = read_run(tmp_path / "c", offline)
     assert first.returncode == second.returncode == offline.returncode == 0
     assert one["results"] == three["results"]
+    # The results say which repository and commit they were scored on, online and offline alike.
+    for run in (one, three):
+        data = run["lmms_comparative"]["tasks"]["subtlebench_at"]["data"]
+        assert data["source"] == "hub" and data["repo"] == SUBTLEBENCH and re.fullmatch(r"[0-9a-f]{40}", data["commit"])
+        assert data == one["lmms_comparative"]["tasks"]["subtlebench_at"]["data"]
 
 
 @pytest.mark.e2e
