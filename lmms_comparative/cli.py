@@ -15,6 +15,9 @@ lmms-comparative score BENCHMARK FILE [FILE ...] -o RESULTS_DIR [--tasks T,...] 
                                        file, another harness's files, samples logs) scored by the
                                        tasks' own hooks in an lmms-eval run: results JSON and
                                        samples logs as a model's run writes them
+lmms-comparative verify RESULTS_DIR   a verdict per task: every recorded item once in the samples,
+                                       the metrics re-scored from the samples, the data at hand
+                                       the recorded data (exit 0 only if all hold)
 lmms-comparative captionqa-export RESULTS_DIR -o captions.json
                                        {id: caption} from CaptionQA samples logs (the format
                                        the CaptionQA authors score on their private set)
@@ -149,6 +152,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     sc.add_argument("--model-name", default="", help="the name the report gives the run (e.g. the paper's model whose replies these are)")
     sc.add_argument("--with-images", action="store_true", help="check the data's image files as a model's run does (by default a scoring run never opens them)")
+    vf = sub.add_parser("verify", help="check that a results folder's metrics follow from its samples (item sets, re-scored metrics, data)")
+    vf.add_argument("results_dir", help="an lmms-eval --output_path (or one *_results.json) of a run with --log_samples")
     args, extra = parser.parse_known_args(argv)
     if extra and args.command != "score":
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
@@ -182,6 +187,10 @@ def main(argv: list[str] | None = None) -> int:
 
         options = Options(tuple(t for t in args.tasks.split(",") if t), args.family)
         return score(BY_NAME[args.benchmark], [Path(f) for f in args.files], args.format, options, Path(args.output), args.model_name, args.with_images, extra)
+    if args.command == "verify":
+        from lmms_comparative.verify import verify
+
+        return verify(args.results_dir)
     if args.command == "captionqa-export":
         from lmms_comparative.benchmarks.captionqa.hooks import export_captions
 

@@ -1,0 +1,226 @@
+"""``lmms-comparative verify RESULTS_DIR``: do a results folder's metrics follow from its samples?
+
+For every results JSON under the folder written by a run with our tasks (it carries the
+``lmms_comparative`` provenance key, docs/provenance.md), and for each of our tasks in it:
+
+1. **Item set.** The task's samples log holds every item of the recorded item set exactly once:
+   its keys (the keys ``score`` matches replies by) are counted; a duplicate, a missing or a foreign
+   item, or samples of another task, make the key set differ from the record's count and sha256.
+2. **Re-scored.** The samples logs are scored again through the tasks' own hooks, as
+   ``lmms-comparative score`` does (a real lmms-eval run with the ``replay`` model, into a scratch
+   folder), and every metric of every task and group is compared with the results JSON, and every
+   sample's logged scores with the re-scored sample's. An edited metric, or a reply changed after
+   scoring, shows here.
+3. **Data.** The re-scoring run reads the data at hand (the ``*_ROOT`` variable the record names, or
+   the hub): its source must be the recorded one, the same commit for the hub, the same fingerprint
+   for a local copy.
+
+It prints one verdict per task (``PASS``, ``FAIL`` with each problem, or ``UNVERIFIED`` with the
+reason), and exits 0 only when every task of every results file passes. A task scored by an LLM
+judge or reader is ``UNVERIFIED``: re-scoring it from the answers the run logged, without calling
+the endpoint again, is not built yet (its item set is still checked).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lmms_comparative.benchmarks import BY_NAME
+from lmms_comparative.provenance import KEY, item_set
+
+# Which benchmarks an engine prefix scores (docs/engine.md).
+LLM_BENCHMARKS = {"CAPTIONQA_READER": "captionqa", "SUBTLEBENCH_JUDGE": "subtlebench", "VIDI_JUDGE": "vidi", "VLM2BENCH_JUDGE": "vlm2bench"}
+# Fields of a samples line that differ between two runs of the same replies (lmms-eval's hashes of
+# the inputs, the media it was given).
+_VOLATILE = ("input_media", "doc_hash", "prompt_hash", "target_hash")
+
+
+@dataclass
+class Verdict:
+    task: str
+    problems: list[str] = field(default_factory=list)
+    unverified: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def status(self) -> str:
+        return "FAIL" if self.problems else "UNVERIFIED" if self.unverified else "PASS"
+
+    def line(self) -> str:
+        detail = "; ".join(self.problems) if self.problems else self.unverified if self.unverified else "; ".join(self.notes)
+        return f"{self.status:10} {self.task}: {detail}"
+
+
+def _date_id(results_file: Path) -> str:
+    return results_file.name[: -len("_results.json")]
+
+
+def _samples_of(results_file: Path, task: str) -> Path:
+    return results_file.parent / f"{_date_id(results_file)}_samples_{task}.jsonl"
+
+
+def _read_lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _check_items(verdict: Verdict, rows: list[dict], benchmark, recorded: dict) -> None:
+    from lmms_comparative.predictions import ItemKey, _sample_key
+
+    key = ItemKey.of(benchmark)
+    keys = [_sample_key(row, key) for row in rows]
+    if any(k is None for k in keys):
+        verdict.problems.append(f"{sum(k is None for k in keys)} samples line(s) carry no {key.columns[0]!r}: not this benchmark's samples")
+        keys = [k for k in keys if k is not None]
+    twice = sorted(k for k, n in Counter(keys).items() if n > 1)
+    if twice:
+        verdict.problems.append(f"{len(twice)} item(s) appear more than once ({', '.join(twice[:5])}{', ...' if len(twice) > 5 else ''})")
+    found = item_set(set(keys))
+    if (found["count"], found["sha256"]) != (recorded.get("count"), recorded.get("sha256")):
+        verdict.problems.append(
+            f"the samples hold {found['count']} distinct item(s), not the recorded item set ({recorded.get('count')} item(s), sha256 {str(recorded.get('sha256'))[:12]}...; another task's samples, or items dropped or added)"
+        )
+    else:
+        verdict.notes.append(f"{found['count']} items, each once")
+
+
+def _same(a, b) -> bool:
+    """Equality that counts two NaNs as equal, through dicts and lists."""
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def _differences(name: str, original: dict, rescored: dict) -> list[str]:
+    found = []
+    for metric in sorted(set(original) | set(rescored)):
+        if metric == "alias":
+            continue
+        if metric not in rescored or metric not in original or not _same(original[metric], rescored[metric]):
+            shown = lambda v: json.dumps(v)[:60] if v is not None else "absent"  # noqa: E731
+            found.append(f"{name} {metric}: the results JSON says {shown(original.get(metric))}, its samples give {shown(rescored.get(metric))}")
+    return found
+
+
+def _rescore(benchmark: str, results_file: Path, tasks: list[str], scratch: Path) -> tuple[dict | None, dict[str, list[dict]], str]:
+    """Score this run's samples logs of ``tasks`` again (``lmms-comparative score``); the re-scored
+    results, samples, and the score run's output on failure."""
+    folder = scratch / benchmark / "run"
+    folder.mkdir(parents=True)
+    shutil.copy2(results_file, folder / results_file.name)  # its groups are re-scored too
+    for task in tasks:
+        shutil.copy2(_samples_of(results_file, task), folder / _samples_of(results_file, task).name)
+    out = scratch / benchmark / "rescored"
+    command = [sys.executable, "-m", "lmms_comparative", "score", benchmark, str(folder), "-o", str(out)]
+    proc = subprocess.run(command, capture_output=True, text=True, stdin=subprocess.DEVNULL, env=dict(os.environ))
+    found = sorted(out.glob("**/*_results.json"))
+    if proc.returncode != 0 or not found:
+        tail = "\n".join((proc.stderr or proc.stdout).strip().splitlines()[-3:])
+        return None, {}, tail or f"exit status {proc.returncode}"
+    rescored = json.loads(found[-1].read_text(encoding="utf-8"))
+    samples = {}
+    for file in found[-1].parent.glob(f"{_date_id(found[-1])}_samples_*.jsonl"):
+        samples[file.stem.split("_samples_", 1)[1]] = _read_lines(file)
+    return rescored, samples, ""
+
+
+def _strip(row: dict) -> dict:
+    return {k: v for k, v in row.items() if k not in _VOLATILE}
+
+
+def _data_matches(recorded: dict, used: dict) -> str | None:
+    """None when the re-scoring run read the recorded data, else what differs."""
+    if recorded.get("source") != used.get("source"):
+        return f"the results were scored on {recorded.get('source')} data, the data at hand is {used.get('source')} ({used.get('repo') or used.get('root')})"
+    if recorded.get("source") == "hub" and (recorded.get("repo"), recorded.get("commit")) != (used.get("repo"), used.get("commit")):
+        return f"the results were scored on {recorded.get('repo')}@{str(recorded.get('commit'))[:12]}, the hub now gives {used.get('repo')}@{str(used.get('commit'))[:12]}: another data revision"
+    if recorded.get("source") == "local" and recorded.get("fingerprint") != used.get("fingerprint"):
+        return f"the data at {used.get('root')} ({used.get('variable')}) has fingerprint {str(used.get('fingerprint'))[:12]}..., the results record {str(recorded.get('fingerprint'))[:12]}...: another copy or revision of the data"
+    return None
+
+
+def verify_file(results_file: Path, scratch: Path) -> list[Verdict]:
+    results = json.loads(results_file.read_text(encoding="utf-8"))
+    record = results.get(KEY)
+    if not isinstance(record, dict) or not isinstance(record.get("tasks"), dict):
+        return [Verdict(str(results_file.name), problems=[f"no {KEY} record: not written by a run of lmms-comparative's tasks (or by a version before provenance)"])]
+    llm_benchmarks = {LLM_BENCHMARKS.get(prefix) for prefix in record.get("llm") or {}}
+    verdicts: dict[str, Verdict] = {}
+    by_benchmark: dict[str, list[str]] = {}
+    for task, entry in sorted(record["tasks"].items()):
+        verdict = verdicts[task] = Verdict(task)
+        benchmark = BY_NAME.get(entry.get("benchmark"))
+        if benchmark is None or not benchmark.owns_task(task):
+            verdict.problems.append(f"the record names benchmark {entry.get('benchmark')!r}, which does not own {task}")
+            continue
+        samples_file = _samples_of(results_file, task)
+        if not samples_file.is_file():
+            verdict.problems.append(f"no samples log {samples_file.name} (run with --log_samples)")
+            continue
+        _check_items(verdict, _read_lines(samples_file), benchmark, entry.get("items") or {})
+        if task not in (results.get("results") or {}):
+            verdict.problems.append("the results JSON has no row for this task")
+        if benchmark.name in llm_benchmarks:
+            verdict.unverified = f"item set checked; metrics not re-scored: {benchmark.title} is scored by an LLM ({', '.join(p for p, b in LLM_BENCHMARKS.items() if b == benchmark.name)}), and re-scoring from the logged answers without the endpoint is not built yet"
+            continue
+        by_benchmark.setdefault(benchmark.name, []).append(task)
+    for name, tasks in by_benchmark.items():
+        ready = [t for t in tasks if not verdicts[t].problems]
+        if not ready:
+            continue
+        rescored, rescored_samples, failure = _rescore(name, results_file, ready, scratch)
+        if rescored is None:
+            for task in ready:
+                verdicts[task].unverified = f"could not be re-scored (is the data at hand? set {BY_NAME[name].root_variable}): {failure}"
+            continue
+        used = (rescored.get(KEY) or {}).get("tasks") or {}
+        rows = {**(rescored.get("results") or {})}
+        for task in ready:
+            verdict = verdicts[task]
+            verdict.problems += _differences(task, results["results"].get(task, {}), rows.get(task, {}))
+            mismatch = _data_matches(record["tasks"][task].get("data") or {}, (used.get(task) or {}).get("data") or {})
+            if mismatch:
+                verdict.problems.append(mismatch)
+            original = sorted((_strip(r) for r in _read_lines(_samples_of(results_file, task))), key=lambda r: r.get("doc_id", 0))
+            again = sorted((_strip(r) for r in rescored_samples.get(task, [])), key=lambda r: r.get("doc_id", 0))
+            changed = [o.get("doc_id") for o, a in zip(original, again) if not _same(o, a)]
+            if changed or len(original) != len(again):
+                verdict.problems.append(f"{len(changed) or abs(len(original) - len(again))} sample(s) score differently from their logged scores (doc_id {', '.join(map(str, changed[:5]))}): a reply or a score was changed after the run")
+            if not verdict.problems:
+                verdict.notes.append("metrics and samples re-scored equal; data matches the record")
+        for group in sorted(g for g in (results.get("groups") or {}) if BY_NAME[name].owns_task(g) and g in (rescored.get("groups") or {})):
+            problems = _differences(group, results["groups"][group], rescored["groups"][group])
+            if problems:
+                verdicts.setdefault(group, Verdict(group)).problems += problems
+    return list(verdicts.values())
+
+
+def verify(results_dir: str | Path, out=sys.stdout) -> int:
+    """Print a verdict per task for every results JSON under ``results_dir``; 0 only if all pass."""
+    root = Path(results_dir)
+    files = sorted(root.glob("**/*_results.json")) if root.is_dir() else [root] if root.is_file() else []
+    files = [f for f in files if f.parent.name != "rescored"]
+    if not files:
+        print(f"lmms-comparative verify: no *_results.json under {results_dir}", file=sys.stderr)
+        return 2
+    failed = False
+    with tempfile.TemporaryDirectory(prefix="lmms-comparative-verify-") as scratch:
+        for number, results_file in enumerate(files):
+            print(f"{results_file}:", file=out)
+            for verdict in verify_file(results_file, Path(scratch) / str(number)):
+                print(f"  {verdict.line()}", file=out)
+                failed |= verdict.status != "PASS"
+    print(f"verify: {'every task holds' if not failed else 'NOT every task holds'}", file=out)
+    return 1 if failed else 0

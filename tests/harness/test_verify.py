@@ -1,0 +1,131 @@
+"""``lmms-comparative verify`` through the real CLI: it passes an untouched results folder (a model's
+run and a ``score`` run), and fails each kind of tampering, naming the task and the problem."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import base_env, read_run, run_cli, run_score
+
+pytestmark = pytest.mark.e2e
+TASKS = "subtlebench,compbench,vlm2bench_image"
+
+
+def _env(hf_home, fixture_roots, **extra):
+    return base_env(hf_home, **{k: str(v) for k, v in fixture_roots.items()}, **extra)
+
+
+def _verify(folder: Path, env: dict) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "lmms_comparative", "verify", str(folder)], env=env, capture_output=True, text=True, timeout=900, stdin=subprocess.DEVNULL)
+
+
+def _verdicts(proc: subprocess.CompletedProcess) -> dict[str, str]:
+    """{task: its verdict line} from verify's output."""
+    found = {}
+    for line in proc.stdout.splitlines():
+        parts = line.split(None, 2)
+        if len(parts) == 3 and parts[0] in ("PASS", "FAIL", "UNVERIFIED"):
+            found[parts[1].rstrip(":")] = line.strip()
+    return found
+
+
+@pytest.fixture(scope="module")
+def run(hf_home, fixture_roots, tmp_path_factory):
+    out = tmp_path_factory.mktemp("verify_run")
+    proc = run_cli(["--model", "random_choice", "--tasks", TASKS, "--output_path", str(out), "--log_samples"], env=_env(hf_home, fixture_roots))
+    read_run(out, proc)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return out
+
+
+def test_an_untouched_run_and_its_score_run_pass(run, hf_home, fixture_roots, tmp_path):
+    env = _env(hf_home, fixture_roots)
+    proc = _verify(run, env)
+    verdicts = _verdicts(proc)
+    assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
+    assert {"subtlebench_at", "subtlebench_ac", "vlm2bench_gc_mat", "vlm2bench_pc_grp"} <= set(verdicts)
+    assert all(line.startswith("PASS") for line in verdicts.values()), verdicts
+    assert "verify: every task holds" in proc.stdout
+    scored = tmp_path / "scored"
+    proc = run_score("subtlebench", str(run), "-o", str(scored), env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc = _verify(scored, env)
+    assert proc.returncode == 0 and all(line.startswith("PASS") for line in _verdicts(proc).values()), proc.stdout
+
+
+def _files(folder: Path) -> tuple[Path, dict[str, Path]]:
+    results = next(folder.glob("**/*_results.json"))
+    samples = {p.stem.split("_samples_", 1)[1]: p for p in results.parent.glob("*_samples_*.jsonl")}
+    return results, samples
+
+
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def _write(path: Path, rows: list[dict]) -> None:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def test_each_tampering_fails_and_is_named(run, hf_home, fixture_roots, tmp_path):
+    folder = tmp_path / "tampered"
+    shutil.copytree(run, folder)
+    results_file, samples = _files(folder)
+    results = json.loads(results_file.read_text())
+    # An edited metric.
+    results["results"]["subtlebench_at"]["accuracy,none"] += 0.125
+    # A results file recorded on another data revision (CompBench's attribute task) and item set (VLM2's gc_mat).
+    results["lmms_comparative"]["tasks"]["compbench_attribute_vaw"]["data"]["fingerprint"] = "0" * 64
+    results["lmms_comparative"]["tasks"]["vlm2bench_gc_mat"]["items"]["sha256"] = "1" * 64
+    results_file.write_text(json.dumps(results))
+    # A dropped sample, a duplicated one.
+    rows = _lines(samples["subtlebench_sp"])
+    _write(samples["subtlebench_sp"], rows[1:])
+    rows = _lines(samples["subtlebench_st"])
+    _write(samples["subtlebench_st"], rows + rows[:1])
+    # A reply changed after scoring: another letter than the one the sample's scores logged.
+    rows = _lines(samples["subtlebench_em"])
+    logged = rows[0]["accuracy"]["parsed"]
+    other = next(letter for letter in "ABCD" if letter != logged)
+    rows[0]["filtered_resps"] = other
+    rows[0].pop("resps", None)
+    _write(samples["subtlebench_em"], rows)
+    # Samples from another task under this task's name.
+    shutil.copy2(samples["subtlebench_at"], samples["subtlebench_ac"])
+
+    proc = _verify(folder, _env(hf_home, fixture_roots))
+    verdicts = _verdicts(proc)
+    assert proc.returncode == 1 and "verify: NOT every task holds" in proc.stdout
+    assert verdicts["subtlebench_at"].startswith("FAIL") and "subtlebench_at accuracy,none: the results JSON says" in verdicts["subtlebench_at"]
+    assert verdicts["subtlebench_sp"].startswith("FAIL") and "not the recorded item set" in verdicts["subtlebench_sp"]
+    assert verdicts["subtlebench_st"].startswith("FAIL") and "appear more than once" in verdicts["subtlebench_st"]
+    assert verdicts["subtlebench_em"].startswith("FAIL") and "score differently from their logged scores" in verdicts["subtlebench_em"]
+    assert verdicts["subtlebench_ac"].startswith("FAIL") and "not the recorded item set" in verdicts["subtlebench_ac"]
+    assert verdicts["compbench_attribute_vaw"].startswith("FAIL") and "another copy or revision of the data" in verdicts["compbench_attribute_vaw"]
+    assert verdicts["vlm2bench_gc_mat"].startswith("FAIL") and "not the recorded item set" in verdicts["vlm2bench_gc_mat"]
+    untouched = [t for t in ("subtlebench_qn", "subtlebench_ql", "compbench_existence_spotdiff", "vlm2bench_pc_grp") if t in verdicts]
+    assert untouched and all(verdicts[t].startswith("PASS") for t in untouched), verdicts
+
+
+def test_a_folder_without_provenance_or_data_is_not_passed(run, hf_home, fixture_roots, tmp_path):
+    folder = tmp_path / "old"
+    shutil.copytree(run, folder)
+    results_file, _ = _files(folder)
+    results = json.loads(results_file.read_text())
+    results.pop("lmms_comparative")
+    results_file.write_text(json.dumps(results))
+    proc = _verify(folder, _env(hf_home, fixture_roots))
+    assert proc.returncode == 1 and "no lmms_comparative record" in proc.stdout
+    # The data not at hand: nothing is passed that could not be re-scored.
+    env = _env(hf_home, fixture_roots)
+    env.pop("COMPBENCH_ROOT")
+    proc = _verify(run, env)
+    verdicts = _verdicts(proc)
+    assert proc.returncode == 1
+    assert verdicts["compbench_attribute_vaw"].startswith("UNVERIFIED") and "set COMPBENCH_ROOT" in verdicts["compbench_attribute_vaw"]
+    assert verdicts["subtlebench_at"].startswith("PASS")
