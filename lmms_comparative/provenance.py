@@ -13,7 +13,9 @@ It records, without a timestamp or anything else that differs between 1 and N pr
   (data roots, judge and reader settings), never a key;
 - ``seeds``: lmms-eval's seeds, and ``limit`` / ``offset`` when set;
 - ``llm``: the settings of each judge or reader that scored the run (backend, model, endpoint host,
-  temperature, max tokens), never a key;
+  temperature, max tokens), never a key; ``llm_answers``: the count and sha256 of the file beside
+  the results that logs every answer they gave (``<date>_llm_answers.jsonl``: prefix, answer key,
+  text), from which ``verify`` re-scores the judged tasks without calling an endpoint;
 - ``predictions`` (a ``lmms-comparative score`` run): each prediction file's path, format and
   sha256 (a folder of samples logs: its fingerprint);
 - ``tasks``: per task of ours, its benchmark, its data (``source``: ``hub`` with the repository and
@@ -43,7 +45,12 @@ _OUR_PREFIXES = ("LMMS_COMPARATIVE_", "SUBTLEBENCH_", "CAPTIONQA_", "VLM2BENCH_"
 # Files whose content the fingerprint hashes (records, tables); any other file counts by its size.
 _CONTENT_SUFFIXES = {".json", ".jsonl", ".tsv", ".csv", ".parquet", ".txt", ".yaml", ".yml", ".xlsx", ".zip"}
 
+# A file of logged LLM answers (``<date>_llm_answers.jsonl``): with this variable set, every engine
+# answers from it and calls no endpoint (``lmms-comparative verify`` re-scores judged tasks so).
+ANSWERS_ENV = "LMMS_COMPARATIVE_LLM_ANSWERS"
+
 _lock = threading.Lock()
+_answers: dict[str, dict] = {}  # answer key -> {"prefix", "key", "text"}: every LLM answer of the run
 _sources: dict[str, dict] = {}  # root variable -> where its data came from
 _llm: dict[str, dict] = {}  # engine prefix -> settings
 _fingerprints: dict[str, str] = {}  # folder -> its fingerprint (computed once per process)
@@ -84,6 +91,38 @@ def note_llm(prefix: str | None, config) -> None:
         settings["gguf_file"] = config.gguf_file
     with _lock:
         _llm[prefix or "LMMS_COMPARATIVE_LLM"] = settings
+
+
+def answer_key(messages: list) -> str:
+    """What a logged LLM answer is found by: a sha256 of the request's messages (canonical JSON).
+    The endpoint, model and sampling settings are the run's, recorded beside (``llm``)."""
+    import json
+
+    return hashlib.sha256(json.dumps(messages, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8")).hexdigest()
+
+
+def note_answers(prefix: str | None, answered: list[tuple[str, str]]) -> None:
+    """The (answer key, text) pairs a judge or reader answered, for the run's answers log."""
+    with _lock:
+        for key, text in answered:
+            _answers[key] = {"prefix": prefix or "LMMS_COMPARATIVE_LLM", "key": key, "text": text}
+
+
+def logged_answers() -> list[dict]:
+    with _lock:
+        return [dict(_answers[k]) for k in sorted(_answers)]
+
+
+def load_answers(path: str | Path) -> dict[str, str]:
+    """{answer key: text} from an answers log."""
+    import json
+
+    found = {}
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            found[row["key"]] = row["text"]
+    return found
 
 
 def llm_settings() -> dict[str, dict]:
@@ -206,4 +245,5 @@ def reset() -> None:
     with _lock:
         _sources.clear()
         _llm.clear()
+        _answers.clear()
         _fingerprints.clear()

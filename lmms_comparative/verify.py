@@ -15,14 +15,18 @@ For every results JSON under the folder written by a run with our tasks (it carr
    the hub): its source must be the recorded one, the same commit for the hub, the same fingerprint
    for a local copy.
 
+A task scored by an LLM judge or reader is re-scored from the answers the run logged beside its
+results (``<date>_llm_answers.jsonl``, its sha256 in the record): every engine answers from that
+log and no endpoint is called; an answer the log lacks fails as an unanswered call would.
+
 It prints one verdict per task (``PASS``, ``FAIL`` with each problem, or ``UNVERIFIED`` with the
-reason), and exits 0 only when every task of every results file passes. A task scored by an LLM
-judge or reader is ``UNVERIFIED``: re-scoring it from the answers the run logged, without calling
-the endpoint again, is not built yet (its item set is still checked).
+reason: the data not at hand, or an LLM-scored run without its answers log), and exits 0 only
+when every task of every results file passes.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -40,8 +44,8 @@ from lmms_comparative.provenance import KEY, item_set
 # Which benchmarks an engine prefix scores (docs/engine.md).
 LLM_BENCHMARKS = {"CAPTIONQA_READER": "captionqa", "SUBTLEBENCH_JUDGE": "subtlebench", "VIDI_JUDGE": "vidi", "VLM2BENCH_JUDGE": "vlm2bench"}
 # Fields of a samples line that differ between two runs of the same replies (lmms-eval's hashes of
-# the inputs, the media it was given).
-_VOLATILE = ("input_media", "doc_hash", "prompt_hash", "target_hash")
+# the inputs, the media it was given, the model's token usage, which a replayed reply lacks).
+_VOLATILE = ("input_media", "doc_hash", "prompt_hash", "target_hash", "token_counts")
 
 
 @dataclass
@@ -114,19 +118,29 @@ def _differences(name: str, original: dict, rescored: dict) -> list[str]:
     return found
 
 
-def _rescore(benchmark: str, results_file: Path, tasks: list[str], scratch: Path) -> tuple[dict | None, dict[str, list[dict]], str]:
-    """Score this run's samples logs of ``tasks`` again (``lmms-comparative score``); the re-scored
-    results, samples, and the score run's output on failure."""
+def _answers_file(results_file: Path) -> Path:
+    return results_file.parent / f"{_date_id(results_file)}_llm_answers.jsonl"
+
+
+def _rescore(benchmark: str, results_file: Path, tasks: list[str], scratch: Path, answers: Path | None) -> tuple[dict | None, dict[str, list[dict]], str]:
+    """Score this run's samples logs of ``tasks`` again (``lmms-comparative score``), judges and
+    readers answering from the run's ``answers`` log; the re-scored results, samples, and the
+    score run's last output lines when it wrote no results."""
+    from lmms_comparative.provenance import ANSWERS_ENV
+
     folder = scratch / benchmark / "run"
     folder.mkdir(parents=True)
     shutil.copy2(results_file, folder / results_file.name)  # its groups are re-scored too
     for task in tasks:
         shutil.copy2(_samples_of(results_file, task), folder / _samples_of(results_file, task).name)
     out = scratch / benchmark / "rescored"
+    env = dict(os.environ)
+    if answers is not None:
+        env.update({ANSWERS_ENV: str(answers), "LMMS_COMPARATIVE_LLM_CACHE": "off"})
     command = [sys.executable, "-m", "lmms_comparative", "score", benchmark, str(folder), "-o", str(out)]
-    proc = subprocess.run(command, capture_output=True, text=True, stdin=subprocess.DEVNULL, env=dict(os.environ))
+    proc = subprocess.run(command, capture_output=True, text=True, stdin=subprocess.DEVNULL, env=env)
     found = sorted(out.glob("**/*_results.json"))
-    if proc.returncode != 0 or not found:
+    if not found:  # a flagged run (exit 1) still writes its results: those are compared
         tail = "\n".join((proc.stderr or proc.stdout).strip().splitlines()[-3:])
         return None, {}, tail or f"exit status {proc.returncode}"
     rescored = json.loads(found[-1].read_text(encoding="utf-8"))
@@ -156,6 +170,14 @@ def verify_file(results_file: Path, scratch: Path) -> list[Verdict]:
     record = results.get(KEY)
     if not isinstance(record, dict) or not isinstance(record.get("tasks"), dict):
         return [Verdict(str(results_file.name), problems=[f"no {KEY} record: not written by a run of lmms-comparative's tasks (or by a version before provenance)"])]
+    answers, answers_problem = None, None
+    if record.get("llm"):
+        answers = _answers_file(results_file)
+        logged = record.get("llm_answers") or {}
+        if not answers.is_file():
+            answers, answers_problem = None, f"scored by an LLM and its answers log {answers.name} is not beside the results"
+        elif hashlib.sha256(answers.read_bytes()).hexdigest() != logged.get("sha256"):
+            answers_problem = f"the answers log {answers.name} is not the one the run wrote (sha256 differs from the record's)"
     llm_benchmarks = {LLM_BENCHMARKS.get(prefix) for prefix in record.get("llm") or {}}
     verdicts: dict[str, Verdict] = {}
     by_benchmark: dict[str, list[str]] = {}
@@ -172,15 +194,18 @@ def verify_file(results_file: Path, scratch: Path) -> list[Verdict]:
         _check_items(verdict, _read_lines(samples_file), benchmark, entry.get("items") or {})
         if task not in (results.get("results") or {}):
             verdict.problems.append("the results JSON has no row for this task")
-        if benchmark.name in llm_benchmarks:
-            verdict.unverified = f"item set checked; metrics not re-scored: {benchmark.title} is scored by an LLM ({', '.join(p for p, b in LLM_BENCHMARKS.items() if b == benchmark.name)}), and re-scoring from the logged answers without the endpoint is not built yet"
+        if benchmark.name in llm_benchmarks and answers_problem:
+            if answers is None:
+                verdict.unverified = f"item set checked; metrics not re-scored: {answers_problem}"
+            else:
+                verdict.problems.append(answers_problem)
             continue
         by_benchmark.setdefault(benchmark.name, []).append(task)
     for name, tasks in by_benchmark.items():
         ready = [t for t in tasks if not verdicts[t].problems]
         if not ready:
             continue
-        rescored, rescored_samples, failure = _rescore(name, results_file, ready, scratch)
+        rescored, rescored_samples, failure = _rescore(name, results_file, ready, scratch, answers if name in llm_benchmarks else None)
         if rescored is None:
             for task in ready:
                 verdicts[task].unverified = f"could not be re-scored (is the data at hand? set {BY_NAME[name].root_variable}): {failure}"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 import math
+from pathlib import Path
 
 _MARK = "_lmms_comparative_provenance"
 
@@ -93,6 +94,23 @@ def _predictions() -> dict | None:
     return {"benchmark": replay.get("benchmark"), "files": replay.get("files", []), "replay_sha256": provenance.file_sha256(path)}
 
 
+def _answers_log(record: dict, date_id: str) -> tuple[str, str] | None:
+    """The run's LLM answers as the file written beside the results (``<date_id>_llm_answers.jsonl``),
+    its count and sha256 in the record; None when no judge or reader answered."""
+    import hashlib
+    import json
+
+    from lmms_comparative import provenance
+
+    rows = provenance.logged_answers()
+    if not rows:
+        return None
+    name = f"{date_id}_llm_answers.jsonl"
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+    record["llm_answers"] = {"count": len(rows), "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest()}
+    return name, text
+
+
 def check() -> str | None:
     """None if the tracker has ``save_results_aggregated(self, results, samples, ...)``, else why not."""
     from lmms_eval.loggers.evaluation_tracker import EvaluationTracker
@@ -120,8 +138,12 @@ def install() -> bool:
     def save_results_aggregated(self, results, samples, *args, **kwargs):
         from lmms_comparative.provenance import KEY
 
+        answers = None
         try:
             record = build(results)
+            if record is not None:
+                datetime_str = args[0] if args else kwargs.get("datetime_str", "")
+                answers = _answers_log(record, str(datetime_str).replace(":", "-"))
         except Exception as exc:  # noqa: BLE001 - never lose the results over their provenance
             from loguru import logger
 
@@ -129,7 +151,13 @@ def install() -> bool:
             record = {"error": f"{type(exc).__name__}: {exc}"}
         if record is not None:
             results[KEY] = record
-        return original(self, results, samples, *args, **kwargs)
+        outcome = original(self, results, samples, *args, **kwargs)
+        if answers is not None and self.output_path:
+            name, text = answers
+            folder = Path(self.output_path) / self.general_config_tracker.model_name_sanitized
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_text(text, encoding="utf-8")
+        return outcome
 
     save_results_aggregated.__wrapped__ = original
     setattr(save_results_aggregated, _MARK, True)

@@ -129,3 +129,38 @@ def test_a_folder_without_provenance_or_data_is_not_passed(run, hf_home, fixture
     assert proc.returncode == 1
     assert verdicts["compbench_attribute_vaw"].startswith("UNVERIFIED") and "set COMPBENCH_ROOT" in verdicts["compbench_attribute_vaw"]
     assert verdicts["subtlebench_at"].startswith("PASS")
+
+
+def test_an_llm_scored_run_is_re_scored_from_its_logged_answers_without_the_endpoint(hf_home, fixture_roots, tmp_path):
+    """CaptionQA's reader answers through a local server during the run; ``verify`` runs after the
+    server is gone, so any call it made would fail and change the scores."""
+    from helpers.fake_openai import FakeOpenAI, message_text
+
+    def respond(body):
+        text = message_text(body)
+        return "A. yes" if "Question:" in text and len(text) % 2 else "B"
+
+    out = tmp_path / "run"
+    with FakeOpenAI(respond) as server:
+        env = _env(hf_home, fixture_roots, **server.judge_env("CAPTIONQA_READER"), LMMS_COMPARATIVE_LLM_CACHE="off")
+        proc = run_cli([*server.model_cli, "--tasks", "captionqa_simple", "--output_path", str(out), "--log_samples"], env=env)
+        served = len(server.requests)
+    results, _ = read_run(out, proc)
+    record = results["lmms_comparative"]
+    assert record["llm"]["CAPTIONQA_READER"]["endpoint_host"].startswith("127.0.0.1:") and record["llm_answers"]["count"] > 0
+    answers = next(out.glob("**/*_llm_answers.jsonl"))
+    assert served > record["llm_answers"]["count"]  # the model's captions and the reader's answers
+    proc = _verify(out, env)  # the server is closed now
+    verdicts = _verdicts(proc)
+    assert proc.returncode == 0, proc.stdout + proc.stderr[-2000:]
+    assert {f"captionqa_simple_{d}" for d in ("natural", "document", "ecommerce", "embodiedai")} <= set(verdicts)
+    assert all(line.startswith("PASS") for line in verdicts.values()), verdicts
+    # An answers log edited after the run is not the one recorded.
+    rows = _lines(answers)
+    rows[0]["text"] = "D" if rows[0]["text"] != "D" else "C"
+    _write(answers, rows)
+    proc = _verify(out, env)
+    assert proc.returncode == 1 and "is not the one the run wrote" in proc.stdout
+    answers.unlink()
+    proc = _verify(out, env)
+    assert proc.returncode == 1 and "UNVERIFIED" in proc.stdout and "answers log" in proc.stdout
