@@ -19,8 +19,10 @@ A task scored by an LLM judge or reader is re-scored from the answers the run lo
 results (``<date>_llm_answers.jsonl``, its sha256 in the record): every engine answers from that
 log and no endpoint is called; an answer the log lacks fails as an unanswered call would.
 
-It prints one verdict per task (``PASS``, ``FAIL`` with each problem, or ``UNVERIFIED`` with the
-reason: the data not at hand, or an LLM-scored run without its answers log), and exits 0 only
+It prints one verdict per task, writes them beside each results file (``<date>_verify.json``, which
+``lmms-comparative report`` shows), (``PASS``, ``FAIL`` with each
+problem, or ``UNVERIFIED`` with the reason: the data not at hand, or an LLM-scored run without its
+answers log), and exits 0 only
 when every task of every results file passes.
 """
 
@@ -232,6 +234,44 @@ def verify_file(results_file: Path, scratch: Path) -> list[Verdict]:
     return list(verdicts.values())
 
 
+def verdict_file(results_file: Path) -> Path:
+    return results_file.parent / f"{_date_id(results_file)}_verify.json"
+
+
+def write_verdicts(results_file: Path, verdicts: list[Verdict]) -> Path | None:
+    """``<date>_verify.json`` beside the results: the overall verdict and each task's, with the
+    sha256 of the results file they were made on (``report`` shows them while it still matches)."""
+    from lmms_comparative import __version__
+
+    statuses = {v.status for v in verdicts}
+    document = {
+        "verified_with": __version__,
+        "results_sha256": hashlib.sha256(results_file.read_bytes()).hexdigest(),
+        "verdict": "FAIL" if "FAIL" in statuses else "UNVERIFIED" if "UNVERIFIED" in statuses else "PASS",
+        "tasks": {v.task: {"status": v.status, "detail": v.line().split(": ", 1)[-1]} for v in verdicts},
+    }
+    path = verdict_file(results_file)
+    try:
+        path.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    except OSError:
+        return None
+    return path
+
+
+def read_verdicts(results_file: Path) -> dict | None:
+    """The verdicts ``verify`` wrote beside ``results_file``: their document with ``current``
+    (whether the results file is still the one verified), or None when it was never verified."""
+    path = verdict_file(results_file)
+    if not path.is_file():
+        return None
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    document["current"] = document.get("results_sha256") == hashlib.sha256(results_file.read_bytes()).hexdigest()
+    return document
+
+
 def verify(results_dir: str | Path, out=sys.stdout) -> int:
     """Print a verdict per task for every results JSON under ``results_dir``; 0 only if all pass."""
     root = Path(results_dir)
@@ -244,8 +284,12 @@ def verify(results_dir: str | Path, out=sys.stdout) -> int:
     with tempfile.TemporaryDirectory(prefix="lmms-comparative-verify-") as scratch:
         for number, results_file in enumerate(files):
             print(f"{results_file}:", file=out)
-            for verdict in verify_file(results_file, Path(scratch) / str(number)):
+            verdicts = verify_file(results_file, Path(scratch) / str(number))
+            for verdict in verdicts:
                 print(f"  {verdict.line()}", file=out)
                 failed |= verdict.status != "PASS"
+            written = write_verdicts(results_file, verdicts)
+            if written is None:
+                print(f"  (the verdicts could not be written beside {results_file.name}: the folder is read-only)", file=out)
     print(f"verify: {'every task holds' if not failed else 'NOT every task holds'}", file=out)
     return 1 if failed else 0

@@ -50,6 +50,36 @@ def _paper_section(benchmark, runs: list[Run], mode: str, aliases: Aliases) -> l
 REPORT_JSON_VERSION = 1
 
 
+def verification_of(run: Run) -> str:
+    """A run's verification in one phrase: verify's verdict while the results are the ones it
+    checked, else why there is none."""
+    if "lmms_comparative" not in run.results:
+        return "no provenance (not a run of lmms-comparative's tasks, or made before provenance)"
+    if run.verified is None:
+        return "not verified (run `lmms-comparative verify` on its folder)"
+    if not run.verified.get("current"):
+        return "STALE: the results file changed after `lmms-comparative verify` checked it"
+    tasks = run.verified.get("tasks") or {}
+    counts = {s: sum(1 for t in tasks.values() if t.get("status") == s) for s in ("PASS", "FAIL", "UNVERIFIED")}
+    detail = ", ".join(f"{n} {s.lower()}" for s, n in counts.items() if n)
+    return f"{run.verified.get('verdict')} ({detail})"
+
+
+def _verification(runs: list[Run]) -> list[str]:
+    """The report's verification table: each run's verify verdict and data sources."""
+    lines = ["## Verification", "", "| run | verify | data |", "|---|---|---|"]
+    for run in runs:
+        record = run.results.get("lmms_comparative") or {}
+        sources = sorted(
+            {
+                (d.get("repo") and f"{d['repo']}@{str(d.get('commit'))[:8]}") or (d.get("variable") and f"{d['variable']} (fingerprint {str(d.get('fingerprint'))[:8]})") or "?"
+                for d in ((t.get("data") or {}) for t in (record.get("tasks") or {}).values())
+            }
+        )
+        lines.append(f"| `{run.name}` | {verification_of(run)} | {', '.join(sources) or '-'} |")
+    return lines + [""]
+
+
 def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all", aliases: Aliases | None = None) -> Path:
     """Write report.md, report.json, one CSV per table (``tables/``) and the charts under
     ``out_dir``; returns the Markdown file. ``paper_rows``: the papers' model rows to show (all,
@@ -68,7 +98,7 @@ def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all",
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ReportError(f"{out}: cannot create the report folder ({exc.strerror or exc})") from None
-    parts = ["# lmms-comparative report", "", "Runs: " + ", ".join(f"`{r.name}`" for r in runs), ""]
+    parts = ["# lmms-comparative report", "", "Runs: " + ", ".join(f"`{r.name}`" for r in runs), "", *_verification(runs)]
     with collecting() as tables, paper_rows_shown(paper_rows):
         for benchmark in BENCHMARKS:
             with collecting(benchmark.name):
@@ -95,7 +125,7 @@ def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all",
             writer.writerows(entry["rows"])
     document = {
         "version": REPORT_JSON_VERSION,
-        "runs": [{"name": r.name, "model": r.results.get("config", {}).get("model"), "model_args": r.results.get("config", {}).get("model_args")} for r in runs],
+        "runs": [{"name": r.name, "model": r.results.get("config", {}).get("model"), "model_args": r.results.get("config", {}).get("model_args"), "verify": verification_of(r)} for r in runs],
         "tables": [
             {"key": e["key"], "benchmark": e["section"], "title": e["title"], "columns": e["columns"], "csv": e["csv"], "rows": [dict(zip(e["columns"], [c if i == 0 else parse_cell(c) for i, c in enumerate(row)])) for row in e["rows"]]}
             for e in tables

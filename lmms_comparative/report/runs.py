@@ -18,6 +18,8 @@ class Run:
     # Per-item rows a scoring pass wrote beside the samples (harness/side_logs.py), by log name
     # and task: ``side["reader"]["captionqa_simple_natural"]``, CaptionQA's reader answers.
     side: dict[str, dict[str, list[dict]]] = field(default_factory=dict)
+    # What ``lmms-comparative verify`` found (``<date>_verify.json``), None if never verified.
+    verified: dict | None = None
 
     def row(self, task: str) -> dict:
         return self.results.get("results", {}).get(task) or self.results.get("groups", {}).get(task) or {}
@@ -122,7 +124,9 @@ def load_runs(paths: list[str]) -> list[Run]:
             for name in SIDE_LOGS:
                 for side_file in sorted(path.parent.glob(f"{glob.escape(prefix)}_{name}_*.jsonl")):
                     side.setdefault(name, {})[side_file.stem.split(f"_{name}_", 1)[1]] = _read_samples(side_file)
-            runs.append(Run(_run_name(results, path), results, samples, side))
+            from lmms_comparative.verify import read_verdicts
+
+            runs.append(Run(_run_name(results, path), results, samples, side, read_verdicts(path)))
             origins.append((Path(base).resolve().name or str(base), path.relative_to(base)))
     _distinct_names(runs, origins)
     return runs

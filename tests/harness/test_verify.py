@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import base_env, read_run, run_cli, run_score
+from helpers import base_env, read_run, run_cli, run_report, run_score
 
 pytestmark = pytest.mark.e2e
 TASKS = "subtlebench,compbench,vlm2bench_image"
@@ -51,6 +51,9 @@ def test_an_untouched_run_and_its_score_run_pass(run, hf_home, fixture_roots, tm
     assert {"subtlebench_at", "subtlebench_ac", "vlm2bench_gc_mat", "vlm2bench_pc_grp"} <= set(verdicts)
     assert all(line.startswith("PASS") for line in verdicts.values()), verdicts
     assert "verify: every task holds" in proc.stdout
+    # The report shows the verdict, while the results file is the one verified.
+    assert run_report(str(run), "-o", str(tmp_path / "report")).returncode == 0
+    assert "| PASS (" in (tmp_path / "report" / "report.md").read_text()
     scored = tmp_path / "scored"
     proc = run_score("subtlebench", str(run), "-o", str(scored), env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -108,6 +111,11 @@ def test_each_tampering_fails_and_is_named(run, hf_home, fixture_roots, tmp_path
     assert verdicts["subtlebench_ac"].startswith("FAIL") and "not the recorded item set" in verdicts["subtlebench_ac"]
     assert verdicts["compbench_attribute_vaw"].startswith("FAIL") and "another copy or revision of the data" in verdicts["compbench_attribute_vaw"]
     assert verdicts["vlm2bench_gc_mat"].startswith("FAIL") and "not the recorded item set" in verdicts["vlm2bench_gc_mat"]
+    assert run_report(str(folder), "-o", str(tmp_path / "report")).returncode == 0
+    assert "| FAIL (" in (tmp_path / "report" / "report.md").read_text()
+    results_file.write_text(results_file.read_text() + " ")  # changed after verify checked it
+    assert run_report(str(folder), "-o", str(tmp_path / "report2")).returncode == 0
+    assert "STALE: the results file changed after" in (tmp_path / "report2" / "report.md").read_text()
     untouched = [t for t in ("subtlebench_qn", "subtlebench_ql", "compbench_existence_spotdiff", "vlm2bench_pc_grp") if t in verdicts]
     assert untouched and all(verdicts[t].startswith("PASS") for t in untouched), verdicts
 
