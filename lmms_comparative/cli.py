@@ -18,6 +18,10 @@ lmms-comparative score BENCHMARK FILE [FILE ...] -o RESULTS_DIR [--tasks T,...] 
 lmms-comparative verify RESULTS_DIR   a verdict per task: every recorded item once in the samples,
                                        the metrics re-scored from the samples, the data at hand
                                        the recorded data (exit 0 only if all hold)
+lmms-comparative export RESULTS_DIR -o OUT [--dataset-id NAME=OWNER/REPO] [--push MODEL_REPO]
+                                       the scores as the hub's .eval_results/*.yaml files, one
+                                       per benchmark and protocol variant (a pull request with
+                                       --push)
 lmms-comparative captionqa-export RESULTS_DIR -o captions.json
                                        {id: caption} from CaptionQA samples logs (the format
                                        the CaptionQA authors score on their private set)
@@ -154,6 +158,14 @@ def main(argv: list[str] | None = None) -> int:
     sc.add_argument("--with-images", action="store_true", help="check the data's image files as a model's run does (by default a scoring run never opens them)")
     vf = sub.add_parser("verify", help="check that a results folder's metrics follow from its samples (item sets, re-scored metrics, data)")
     vf.add_argument("results_dir", help="an lmms-eval --output_path (or one *_results.json) of a run with --log_samples")
+    xp = sub.add_parser("export", help="write a run's scores as the hub's .eval_results/*.yaml files (and open a pull request with --push)")
+    xp.add_argument("results_dirs", nargs="+", help="lmms-eval --output_path folders of the run(s) to export")
+    xp.add_argument("-o", "--output", required=True, help="the folder to write .eval_results/ into")
+    xp.add_argument("--dataset-id", action="append", default=[], metavar="NAME=OWNER/REPO", help="the hub dataset of a benchmark without a hub release (vidi, compbench), or another one")
+    xp.add_argument("--source-url", help="where the evaluation can be seen (e.g. the results folder's hub repository)")
+    xp.add_argument("--source-name", help="the source's display name")
+    xp.add_argument("--source-user", help="the HF user or org to attribute the source to")
+    xp.add_argument("--push", metavar="MODEL_REPO", help="open a pull request adding the files to this hub model repository")
     args, extra = parser.parse_known_args(argv)
     if extra and args.command != "score":
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
@@ -187,6 +199,10 @@ def main(argv: list[str] | None = None) -> int:
 
         options = Options(tuple(t for t in args.tasks.split(",") if t), args.family)
         return score(BY_NAME[args.benchmark], [Path(f) for f in args.files], args.format, options, Path(args.output), args.model_name, args.with_images, extra)
+    if args.command == "export":
+        from lmms_comparative.export import main as export
+
+        return export(args.results_dirs, args.output, args.dataset_id, args.source_url, args.source_name, args.source_user, args.push)
     if args.command == "verify":
         from lmms_comparative.verify import verify
 

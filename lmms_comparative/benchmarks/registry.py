@@ -25,6 +25,11 @@ class Benchmark:
     # words, tf, count, which); anything else is answered with a short caption.
     answer_spaces: tuple[str, ...] = ()
     fewshot_variant: str | None = None  # the task that defines the paper's few-shot protocol
+    hub_repo: str | None = None  # the release's dataset repository on the Hugging Face hub, if any
+    # What ``lmms-comparative export`` writes: per protocol variant ("" the default), the paper
+    # table (paper.json) whose columns it measures, and the task or group each column's value is
+    # of (the entry's task_id).
+    exports: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = ()
 
     @property
     def package(self) -> str:

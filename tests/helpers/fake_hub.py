@@ -8,10 +8,17 @@ paths-info (``/api/datasets/<repo>/tree/...``, ``.../paths-info/<rev>``), and fi
 commit. Like the real hub, a gated repository answers 401 without the right token, a missing
 file 404 with ``X-Error-Code: EntryNotFound``; ``rate_limit`` answers the first N requests 429
 with ``Retry-After``. Every request is recorded (method, path) for assertions.
+
+Model repositories (``models``) take commits the way ``HfApi.create_commit`` sends them: the
+preupload request (``POST /api/models/<repo>/preupload/<rev>``: every small file "regular") and the
+commit (``POST /api/models/<repo>/commit/<rev>``, an NDJSON body of a header line and base64 file
+lines), with ``create_pr=1`` opening a pull request (``refs/pr/<n>``, listed in ``pull_requests``).
+Writing needs the hub's token (401 without it), as on the real hub.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import threading
@@ -37,6 +44,15 @@ class Repo:
 
 
 @dataclass
+class ModelRepo:
+    """A model repository that takes commits: its main branch's files and its pull requests."""
+
+    files: dict[str, bytes] = field(default_factory=dict)
+    pull_requests: list[dict] = field(default_factory=list)  # {"num", "title", "description", "files"}
+    commits: list[dict] = field(default_factory=list)  # commits to main: {"oid", "title", "files"}
+
+
+@dataclass
 class Request:
     method: str
     path: str
@@ -46,6 +62,7 @@ class Request:
 @dataclass
 class FakeHub(Loopback):
     repos: dict[str, Repo]
+    models: dict[str, ModelRepo] = field(default_factory=dict)
     token: str = "hf_test_token"
     rate_limit: int = 0  # answer this many requests 429 first
     requests: list[Request] = field(default_factory=list)
@@ -114,6 +131,8 @@ class FakeHub(Loopback):
             body = handler.rfile.read(length).decode() if length else ""
         else:
             body = ""
+        if path.startswith("/api/models/") and method == "POST":
+            return self._model_write(handler, path[len("/api/models/") :], parse_qs(url.query), body, authorized)
         for prefix, kind in (("/api/datasets/", "api"), ("/datasets/", "resolve")):
             if path.startswith(prefix):
                 rest = path[len(prefix) :]
@@ -151,6 +170,38 @@ class FakeHub(Loopback):
                 paths = json.loads(body).get("paths", [])
             return self._send(handler, 200, [e for p in paths for e in self._entry(repo, p.strip("/"))], method=method)
         return self._send(handler, 404, {"error": "not found"}, method=method)
+
+    def _model_write(self, handler: BaseHTTPRequestHandler, rest: str, query: dict, body: str, authorized: bool) -> None:
+        repo_id = next((r for r in self.models if rest.startswith(r + "/")), None)
+        if repo_id is None:
+            return self._send(handler, 404, {"error": "Repository not found"}, {"X-Error-Code": "RepoNotFound"})
+        if not authorized:
+            return self._send(handler, 401, {"error": "Invalid credentials in Authorization header"})
+        repo = self.models[repo_id]
+        action, _, _rev = rest[len(repo_id) + 1 :].partition("/")
+        if action == "preupload":
+            files = json.loads(body or "{}").get("files", [])
+            return self._send(handler, 200, {"files": [{"path": f["path"], "uploadMode": "regular", "shouldIgnore": False, "oid": None} for f in files]})
+        if action != "commit":
+            return self._send(handler, 404, {"error": "not found"})
+        lines = [json.loads(line) for line in body.splitlines() if line.strip()]
+        header = next((line["value"] for line in lines if line.get("key") == "header"), {})
+        files = {}
+        for line in lines:
+            if line.get("key") == "file":
+                value = line["value"]
+                content = value["content"]
+                files[value["path"]] = base64.b64decode(content) if value.get("encoding") == "base64" else content.encode()
+        oid = hashlib.sha1(body.encode()).hexdigest()
+        if query.get("create_pr", ["0"])[0] == "1":
+            with self._lock:
+                num = len(repo.pull_requests) + 1
+                repo.pull_requests.append({"num": num, "title": header.get("summary"), "description": header.get("description"), "files": files})
+            return self._send(handler, 200, {"commitUrl": f"{self.endpoint}/{repo_id}/commit/{oid}", "commitOid": oid, "pullRequestUrl": f"{self.endpoint}/{repo_id}/discussions/{num}"})
+        with self._lock:
+            repo.files.update(files)
+            repo.commits.append({"oid": oid, "title": header.get("summary"), "files": files})
+        return self._send(handler, 200, {"commitUrl": f"{self.endpoint}/{repo_id}/commit/{oid}", "commitOid": oid, "pullRequestUrl": None})
 
     def _repo(self, rest: str, marker: str) -> tuple[str, Repo | None, str]:
         for repo_id, repo in self.repos.items():
@@ -206,4 +257,4 @@ def hub_env(hub: FakeHub, hf_home: Path, with_token: bool = False) -> dict[str, 
     return {**hub.env(with_token), "HF_HOME": str(hf_home), "HF_HUB_CACHE": str(Path(hf_home) / "hub"), "HF_DATASETS_CACHE": str(Path(hf_home) / "datasets")}
 
 
-__all__ = ["COMMIT", "FakeHub", "Repo", "Request", "hub_env"]
+__all__ = ["COMMIT", "FakeHub", "ModelRepo", "Repo", "Request", "hub_env"]

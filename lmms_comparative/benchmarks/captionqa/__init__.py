@@ -6,6 +6,11 @@ BENCHMARK = Benchmark(
     name="captionqa",
     title="CaptionQA",
     root_variable="CAPTIONQA_ROOT",
+    hub_repo="Borise/CaptionQA",
     task_families=("captionqa_simple", "captionqa_short", "captionqa_long", "captionqa_taxonomy", "captionqa_image"),
     answer_spaces=("letters",),  # QA on the image; captions are free-form
+    exports=tuple(
+        (prompt, f"table3_{prompt}", tuple((c, f"captionqa_{prompt}" if c == "overall" else f"captionqa_{prompt}_{c}") for c in ("overall", "natural", "document", "ecommerce", "embodiedai")))
+        for prompt in ("simple", "short", "long", "taxonomy")
+    ),
 )

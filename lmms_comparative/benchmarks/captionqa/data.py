@@ -18,6 +18,7 @@ from typing import Any
 
 from loguru import logger
 
+from lmms_comparative.benchmarks.captionqa import BENCHMARK
 from lmms_comparative.benchmarks.captionqa.scoring import (
     DOMAINS,
     first_category,
@@ -28,7 +29,7 @@ from lmms_comparative.data.roots import local_root
 from lmms_comparative.failures import DataError
 
 ENV_VAR = "CAPTIONQA_ROOT"
-HUB_REPO = "Borise/CaptionQA"
+HUB_REPO = BENCHMARK.hub_repo  # Borise/CaptionQA
 LAYOUT = "parquet files per split (natural, document, ecommerce, embodiedai, all) as data/<split>-*.parquet, with columns id, images, questions"
 TAXONOMY_DIR = Path(__file__).resolve().parent / "taxonomy"
 _lock = threading.Lock()

@@ -8,4 +8,29 @@ BENCHMARK = Benchmark(
     root_variable="COMPBENCH_ROOT",
     task_families=("compbench", "compbench_full", "compbench_pair", "compbench_twostage") + tuple(f"compbench_{r}" for r in ("attribute", "existence", "state", "emotion", "temporality", "spatiality", "quantity", "quality")),
     answer_spaces=("options", "words", "which"),
+    exports=(
+        (
+            "",
+            "table2",
+            tuple(
+                (c, f"compbench_{c}")
+                for c in (
+                    "attribute_mitstates",
+                    "attribute_fashionpedia",
+                    "attribute_vaw",
+                    "attribute_cub",
+                    "attribute_wildfish",
+                    "existence_magicbrush",
+                    "existence_spotdiff",
+                    "state_mitstates",
+                    "state_vaw",
+                    "emotion_celeba",
+                    "emotion_fer2013",
+                    "temporality_soccernet",
+                    "temporality_compcars",
+                    "spatiality_nyudepth",
+                )
+            ),
+        ),
+    ),
 )

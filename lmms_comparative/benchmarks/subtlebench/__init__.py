@@ -6,6 +6,7 @@ BENCHMARK = Benchmark(
     name="subtlebench",
     title="VLM-SubtleBench",
     root_variable="SUBTLEBENCH_ROOT",
+    hub_repo="KRAFTON/VLM-SubtleBench",
     task_families=(
         "subtlebench",
         "subtlebench_concat",
@@ -21,4 +22,8 @@ BENCHMARK = Benchmark(
         "subtlebench_langonly",
     ),
     answer_spaces=("letters",),
+    exports=(
+        ("", "table2", tuple((c, "subtlebench" if c == "avg" else f"subtlebench_{c}") for c in ("at", "st", "em", "tm", "sp", "ex", "qn", "ql", "vp", "ac", "avg"))),
+        ("caption", "table3", (("css", "subtlebench_caption_css"), ("judge_accuracy", "subtlebench_caption_judge_accuracy"))),
+    ),
 )

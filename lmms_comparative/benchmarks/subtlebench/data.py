@@ -19,6 +19,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from lmms_comparative.benchmarks.subtlebench import BENCHMARK
 from lmms_comparative.data import hub, items
 from lmms_comparative.data.jsonl import read_records
 from lmms_comparative.data.roots import local_root
@@ -26,7 +27,7 @@ from lmms_comparative.failures import DataError
 from lmms_comparative.metrics.mcq import LETTERS, shuffle_options
 
 ENV_VAR = "SUBTLEBENCH_ROOT"
-HUB_REPO = "KRAFTON/VLM-SubtleBench"
+HUB_REPO = BENCHMARK.hub_repo  # KRAFTON/VLM-SubtleBench
 LAYOUT = "data/test.jsonl and data/val.jsonl (one JSON record per line) and the images/ folder they refer to"
 
 # The ten difference types: task suffix -> the dataset's `category` value (paper Table 2 order).

@@ -9,4 +9,9 @@ BENCHMARK = Benchmark(
     task_families=("vidi_granular", "vidi_global", "vidi_granular_swap", "vidi_global_swap", "vidi_granular_avg", "vidi_global_avg", "vidi_fewshot"),
     answer_spaces=(),  # free-form descriptions
     fewshot_variant="vidi_fewshot",
+    exports=(
+        ("granular", "table1_granular", tuple((c, f"vidi_granular_{c}") for c in ("bleu1", "bleu4", "rougeL", "cider"))),
+        ("global", "table1_global", tuple((c, f"vidi_global_{c}") for c in ("bleu1", "bleu4", "rougeL", "cider"))),
+        ("judge", "table2", tuple((c, f"vidi_global_{c}") for c in ("precision", "recall", "f1"))),
+    ),
 )

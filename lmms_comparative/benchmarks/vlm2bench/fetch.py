@@ -17,10 +17,11 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from lmms_comparative.benchmarks.vlm2bench import BENCHMARK
 from lmms_comparative.data import hub
 from lmms_comparative.failures import DataError
 
-HUB_REPO = "Sterzhang/vlm2-bench"
+HUB_REPO = BENCHMARK.hub_repo  # Sterzhang/vlm2-bench
 HUB_ZIP = "vlm2-bench_dataset.zip"
 HUB_TSV = "VLM2Bench_img.tsv"
 ENV_VAR = "VLM2BENCH_ROOT"

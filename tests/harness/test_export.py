@@ -1,0 +1,115 @@
+"""``lmms-comparative export`` through the real CLI: a run's scores as the hub's ``.eval_results``
+files (checked against the documented format and read back by ``huggingface_hub``'s own parser),
+and ``--push`` opening a pull request on a local hub that speaks the hub's commit protocol."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+import yaml
+from helpers import base_env, read_run, run_cli
+from helpers.fake_hub import COMMIT, FakeHub, ModelRepo, Repo, hub_env
+
+from lmms_comparative.benchmarks.subtlebench.fixture import build as build_subtlebench
+
+pytestmark = pytest.mark.e2e
+SUBTLEBENCH = "KRAFTON/VLM-SubtleBench"
+MODEL_REPO = "someone/tiny-vlm"
+
+
+def _export(*args: str, env: dict) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "lmms_comparative", "export", *args], env=env, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
+
+
+def check_eval_results_file(path: Path) -> list[dict]:
+    """The hub's documented ``.eval_results/*.yaml`` format (docs/hub/eval-results; huggingface_hub's
+    ``EvalResultEntry``): a list of entries, each with ``dataset.id`` (a hub repo id) and
+    ``dataset.task_id``, a numeric ``value``, optionally ``dataset.revision`` (a commit), ``date``
+    (ISO-8601), ``source`` (``url`` required, ``name``, ``user``, ``org``), ``verifyToken``, ``notes``;
+    nothing else."""
+    from huggingface_hub import parse_eval_result_entries
+
+    data = yaml.safe_load(path.read_text())
+    assert isinstance(data, list) and data, path
+    for entry in data:
+        assert set(entry) <= {"dataset", "value", "verifyToken", "date", "source", "notes"}, entry
+        assert set(entry["dataset"]) <= {"id", "task_id", "revision"} and re.fullmatch(r"[\w.-]+/[\w.-]+", entry["dataset"]["id"])
+        assert isinstance(entry["dataset"]["task_id"], str) and entry["dataset"]["task_id"]
+        assert isinstance(entry["value"], (int, float)) and not isinstance(entry["value"], bool)
+        if "revision" in entry["dataset"]:
+            assert re.fullmatch(r"[0-9a-f]{40}", entry["dataset"]["revision"])
+        if "date" in entry:
+            datetime.fromisoformat(entry["date"])
+        if "source" in entry:
+            assert set(entry["source"]) <= {"url", "name", "user", "org"} and entry["source"]["url"].startswith("http")
+        if "notes" in entry:
+            assert isinstance(entry["notes"], str)
+    assert len(parse_eval_result_entries(data)) == len(data)  # huggingface_hub reads every entry
+    return data
+
+
+@pytest.fixture(scope="module")
+def hub_run(tmp_path_factory):
+    """A SubtleBench run whose data came from a local hub (so it has a pinned commit)."""
+    base = tmp_path_factory.mktemp("export")
+    repo = build_subtlebench(base / "sb_repo", per_category=2)
+    hub = FakeHub({SUBTLEBENCH: Repo(repo)}, models={MODEL_REPO: ModelRepo()})
+    with hub:
+        env = base_env(base / "home", **hub_env(hub, base / "home"))
+        env.pop("SUBTLEBENCH_ROOT", None)
+        proc = run_cli(["--model", "random_choice", "--tasks", "subtlebench", "--output_path", str(base / "run"), "--log_samples"], env=env)
+        results, _ = read_run(base / "run", proc)
+        yield base, hub, env, results
+
+
+def test_export_writes_the_hubs_format_with_the_pinned_revision_and_paper_scale_values(hub_run, tmp_path):
+    base, _hub, env, results = hub_run
+    proc = _export(str(base / "run"), "-o", str(tmp_path), "--source-url", "https://example.org/logs", "--source-name", "Eval logs", env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "not verified" in proc.stderr  # exported all the same, with the warning
+    files = sorted(p.name for p in (tmp_path / ".eval_results").iterdir())
+    assert files == ["subtlebench.yaml"]  # the multiple-choice protocol; no captioning run here
+    entries = {e["dataset"]["task_id"]: e for e in check_eval_results_file(tmp_path / ".eval_results" / "subtlebench.yaml")}
+    assert set(entries) == {"subtlebench", *(f"subtlebench_{c}" for c in ("at", "st", "em", "tm", "sp", "ex", "qn", "ql", "vp", "ac"))}
+    avg = entries["subtlebench"]
+    assert avg["dataset"] == {"id": SUBTLEBENCH, "task_id": "subtlebench", "revision": COMMIT}
+    assert avg["value"] == pytest.approx(100 * results["groups"]["subtlebench"]["accuracy,none"], abs=1e-4)
+    assert avg["source"] == {"url": "https://example.org/logs", "name": "Eval logs"}
+    assert avg["notes"].startswith("lmms-comparative ") and "VLM-SubtleBench protocol" in avg["notes"]
+    assert avg["date"].startswith(results["date"][:4])
+
+
+def test_push_opens_a_pull_request_on_the_model_repo(hub_run, tmp_path):
+    base, hub, env, _results = hub_run
+    refused = _export(str(base / "run"), "-o", str(tmp_path / "a"), "--push", MODEL_REPO, env={**env, "HF_TOKEN": ""})
+    assert refused.returncode == 1 and f"the pull request on {MODEL_REPO} failed" in refused.stderr
+    assert hub.models[MODEL_REPO].pull_requests == []
+    proc = _export(str(base / "run"), "-o", str(tmp_path / "b"), "--push", MODEL_REPO, env={**env, "HF_TOKEN": hub.token})
+    assert proc.returncode == 0, proc.stderr
+    (pr,) = hub.models[MODEL_REPO].pull_requests
+    assert f"opened {hub.endpoint}/{MODEL_REPO}/discussions/{pr['num']}" in proc.stdout
+    assert sorted(pr["files"]) == [".eval_results/subtlebench.yaml"]
+    assert pr["files"][".eval_results/subtlebench.yaml"] == (tmp_path / "b" / ".eval_results" / "subtlebench.yaml").read_bytes()
+    assert hub.models[MODEL_REPO].files == {}  # a pull request, nothing committed to main
+
+
+def test_a_benchmark_without_a_hub_release_needs_a_dataset_id(hf_home, fixture_roots, tmp_path):
+    env = base_env(hf_home, COMPBENCH_ROOT=str(fixture_roots["COMPBENCH_ROOT"]))
+    proc = run_cli(["--model", "random_choice", "--tasks", "compbench", "--output_path", str(tmp_path / "run"), "--log_samples"], env=env)
+    read_run(tmp_path / "run", proc)
+    proc = _export(str(tmp_path / "run"), "-o", str(tmp_path / "a"), env=env)
+    assert proc.returncode == 1 and "--dataset-id compbench=OWNER/REPO" in proc.stderr
+    assert not (tmp_path / "a" / ".eval_results").exists()
+    proc = _export(str(tmp_path / "run"), "-o", str(tmp_path / "b"), "--dataset-id", "compbench=someone/MLLM-CompBench", env=env)
+    assert proc.returncode == 0, proc.stderr
+    entries = check_eval_results_file(tmp_path / "b" / ".eval_results" / "compbench.yaml")
+    assert {e["dataset"]["id"] for e in entries} == {"someone/MLLM-CompBench"}
+    assert all("revision" not in e["dataset"] for e in entries)  # a local copy pins no hub commit
+    assert all("fingerprint" in e["notes"] for e in entries)
+    proc = _export(str(tmp_path / "run"), "-o", str(tmp_path / "c"), "--dataset-id", "compbench", env=env)
+    assert proc.returncode == 2 and "expected NAME=OWNER/REPO" in proc.stderr
