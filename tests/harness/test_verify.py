@@ -13,7 +13,7 @@ import pytest
 from helpers import base_env, read_run, run_cli, run_report, run_score
 
 pytestmark = pytest.mark.e2e
-TASKS = "subtlebench,compbench,vlm2bench_image"
+TASKS = "subtlebench,compbench,vlm2bench_image,vidi_granular"
 
 
 def _env(hf_home, fixture_roots, **extra):
@@ -48,17 +48,19 @@ def test_an_untouched_run_and_its_score_run_pass(run, hf_home, fixture_roots, tm
     proc = _verify(run, env)
     verdicts = _verdicts(proc)
     assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
-    assert {"subtlebench_at", "subtlebench_ac", "vlm2bench_gc_mat", "vlm2bench_pc_grp"} <= set(verdicts)
+    assert {"subtlebench_at", "subtlebench_ac", "vlm2bench_gc_mat", "vlm2bench_pc_grp", "compbench_attribute_vaw", "vidi_granular"} <= set(verdicts)
     assert all(line.startswith("PASS") for line in verdicts.values()), verdicts
     assert "verify: every task holds" in proc.stdout
     # The report shows the verdict, while the results file is the one verified.
     assert run_report(str(run), "-o", str(tmp_path / "report")).returncode == 0
     assert "| PASS (" in (tmp_path / "report" / "report.md").read_text()
-    scored = tmp_path / "scored"
-    proc = run_score("subtlebench", str(run), "-o", str(scored), env=env)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    proc = _verify(scored, env)
-    assert proc.returncode == 0 and all(line.startswith("PASS") for line in _verdicts(proc).values()), proc.stdout
+    for benchmark in ("subtlebench", "vidi"):  # score runs verify too
+        scored = tmp_path / f"scored_{benchmark}"
+        proc = run_score(benchmark, str(run), "-o", str(scored), env=env)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        proc = _verify(scored, env)
+        verdicts = _verdicts(proc)
+        assert proc.returncode == 0 and verdicts and all(line.startswith("PASS") for line in verdicts.values()), proc.stdout
 
 
 def _files(folder: Path) -> tuple[Path, dict[str, Path]]:
