@@ -88,6 +88,24 @@ def unpatched(name: str, problem: str) -> None:
     logger.warning(f"lmms-comparative: the {name} patch is not installed ({problem}; checked against lmms-eval {CHECKED_AGAINST}): {WITHOUT[name]}.")
 
 
+def wrap_method(patch: str, owner: type, attr: str, mark: str, check, make) -> bool:
+    """Replace ``owner.attr`` by ``make(original)`` once (idempotent: the wrapper carries ``mark``),
+    where the patch's ``check()`` holds; else warn (``unpatched``) and leave it. Returns whether
+    the wrapper is in place."""
+    if getattr(getattr(owner, attr), mark, False):
+        return True
+    problem = check()
+    if problem:
+        unpatched(patch, problem)
+        return False
+    original = getattr(owner, attr)
+    wrapper = make(original)
+    wrapper.__wrapped__ = original
+    setattr(wrapper, mark, True)
+    setattr(owner, attr, wrapper)
+    return True
+
+
 def _installer(name: str):
     module = importlib.import_module(f"{__name__}.{name}")
     if name == "table":

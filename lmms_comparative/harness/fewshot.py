@@ -52,25 +52,17 @@ def install() -> bool:
         from lmms_eval.api.task import ConfigurableTask
     except Exception:
         return False
-    if getattr(ConfigurableTask.set_config, _MARK, False):
-        return True
-    problem = check()
-    if problem:
-        from lmms_comparative.harness import unpatched
+    from lmms_comparative.harness import wrap_method
 
-        unpatched("fewshot", problem)
-        return False
-    original = ConfigurableTask.set_config
+    def make(original):
+        def set_config(self, key, value, update=False):
+            if key == "num_fewshot" and isinstance(value, int) and value > 0:
+                benchmark = benchmark_of(getattr(self.config, "doc_to_text", None)) or benchmark_of(getattr(self.config, "process_results", None))
+                message = fewshot_message(self.config.task, benchmark, value) if benchmark else None
+                if message:
+                    raise ProtocolError(message)
+            return original(self, key, value, update)
 
-    def set_config(self, key, value, update=False):
-        if key == "num_fewshot" and isinstance(value, int) and value > 0:
-            benchmark = benchmark_of(getattr(self.config, "doc_to_text", None)) or benchmark_of(getattr(self.config, "process_results", None))
-            message = fewshot_message(self.config.task, benchmark, value) if benchmark else None
-            if message:
-                raise ProtocolError(message)
-        return original(self, key, value, update)
+        return set_config
 
-    set_config.__wrapped__ = original
-    setattr(set_config, _MARK, True)
-    ConfigurableTask.set_config = set_config
-    return True
+    return wrap_method("fewshot", ConfigurableTask, "set_config", _MARK, check, make)

@@ -125,41 +125,33 @@ def install() -> bool:
         from lmms_eval.loggers.evaluation_tracker import EvaluationTracker
     except Exception:
         return False
-    if getattr(EvaluationTracker.save_results_aggregated, _MARK, False):
-        return True
-    problem = check()
-    if problem:
-        from lmms_comparative.harness import unpatched
+    from lmms_comparative.harness import wrap_method
 
-        unpatched("provenance", problem)
-        return False
-    original = EvaluationTracker.save_results_aggregated
+    def make(original):
+        def save_results_aggregated(self, results, samples, *args, **kwargs):
+            from lmms_comparative.provenance import KEY
 
-    def save_results_aggregated(self, results, samples, *args, **kwargs):
-        from lmms_comparative.provenance import KEY
+            answers = None
+            try:
+                record = build(results)
+                if record is not None:
+                    datetime_str = args[0] if args else kwargs.get("datetime_str", "")
+                    answers = _answers_log(record, str(datetime_str).replace(":", "-"))
+            except Exception as exc:  # noqa: BLE001 - never lose the results over their provenance
+                from loguru import logger
 
-        answers = None
-        try:
-            record = build(results)
+                logger.warning(f"lmms-comparative: the results file's provenance could not be built ({type(exc).__name__}: {exc}).")
+                record = {"error": f"{type(exc).__name__}: {exc}"}
             if record is not None:
-                datetime_str = args[0] if args else kwargs.get("datetime_str", "")
-                answers = _answers_log(record, str(datetime_str).replace(":", "-"))
-        except Exception as exc:  # noqa: BLE001 - never lose the results over their provenance
-            from loguru import logger
+                results[KEY] = record
+            outcome = original(self, results, samples, *args, **kwargs)
+            if answers is not None and self.output_path:
+                name, text = answers
+                folder = Path(self.output_path) / self.general_config_tracker.model_name_sanitized
+                folder.mkdir(parents=True, exist_ok=True)
+                (folder / name).write_text(text, encoding="utf-8")
+            return outcome
 
-            logger.warning(f"lmms-comparative: the results file's provenance could not be built ({type(exc).__name__}: {exc}).")
-            record = {"error": f"{type(exc).__name__}: {exc}"}
-        if record is not None:
-            results[KEY] = record
-        outcome = original(self, results, samples, *args, **kwargs)
-        if answers is not None and self.output_path:
-            name, text = answers
-            folder = Path(self.output_path) / self.general_config_tracker.model_name_sanitized
-            folder.mkdir(parents=True, exist_ok=True)
-            (folder / name).write_text(text, encoding="utf-8")
-        return outcome
+        return save_results_aggregated
 
-    save_results_aggregated.__wrapped__ = original
-    setattr(save_results_aggregated, _MARK, True)
-    EvaluationTracker.save_results_aggregated = save_results_aggregated
-    return True
+    return wrap_method("provenance", EvaluationTracker, "save_results_aggregated", _MARK, check, make)

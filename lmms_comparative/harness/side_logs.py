@@ -64,26 +64,18 @@ def install() -> bool:
         from lmms_eval.loggers.evaluation_tracker import EvaluationTracker
     except Exception:
         return False
-    if getattr(EvaluationTracker.save_results_samples, _MARK, False):
-        return True
-    problem = check()
-    if problem:
-        from lmms_comparative.harness import unpatched
+    from lmms_comparative.harness import wrap_method
 
-        unpatched("side_logs", problem)
-        return False
-    original = EvaluationTracker.save_results_samples
+    def make(original):
+        def save_results_samples(self, task_name, samples):
+            result = original(self, task_name, samples)
+            if self.output_path and pending(task_name):
+                # The folder the tracker writes the samples to (same rule as the original).
+                folder = Path(self.output_path).joinpath(self.general_config_tracker.model_name_sanitized)
+                folder.mkdir(parents=True, exist_ok=True)
+                write(folder, self.date_id, task_name)
+            return result
 
-    def save_results_samples(self, task_name, samples):
-        result = original(self, task_name, samples)
-        if self.output_path and pending(task_name):
-            # The folder the tracker writes the samples to (same rule as the original).
-            folder = Path(self.output_path).joinpath(self.general_config_tracker.model_name_sanitized)
-            folder.mkdir(parents=True, exist_ok=True)
-            write(folder, self.date_id, task_name)
-        return result
+        return save_results_samples
 
-    save_results_samples.__wrapped__ = original
-    setattr(save_results_samples, _MARK, True)
-    EvaluationTracker.save_results_samples = save_results_samples
-    return True
+    return wrap_method("side_logs", EvaluationTracker, "save_results_samples", _MARK, check, make)
