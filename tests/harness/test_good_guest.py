@@ -73,22 +73,27 @@ def _results(out: Path) -> dict:
 
 @pytest.mark.e2e
 def test_upstream_runs_keep_lmms_evals_exit_status_unless_all_is_chosen(upstream_tasks, hf_home, tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    # Every run at once, two at a time (each is a separate lmms-eval process): without the plugin,
+    # and with it under each mode, a passing task and one whose data is missing.
+    variants = [(False, None)] + [(True, mode) for mode in (None, "ours", "off", "all")]
+    runs = [(task, plugin, mode) for plugin, mode in variants for task in ("upstream_probe", "upstream_missing")]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        procs = dict(zip(runs, pool.map(lambda run: _upstream_run(run[0], upstream_tasks, hf_home, tmp_path / f"{run[0]}_{run[1]}_{run[2]}", plugin=run[1], mode=run[2]), runs)))
+    plain_ok, plain_bad = procs[("upstream_probe", False, None)], procs[("upstream_missing", False, None)]
     # Without the plugin, lmms-eval's own statuses: 0 for the passing run, and 0 for the run whose
     # data is missing (lmms-eval logs "Error during evaluation" and exits 0).
-    plain_ok = _upstream_run("upstream_probe", upstream_tasks, hf_home, tmp_path / "plain_ok", plugin=False)
-    plain_bad = _upstream_run("upstream_missing", upstream_tasks, hf_home, tmp_path / "plain_bad", plugin=False)
     assert "Error during evaluation" in plain_bad.stdout + plain_bad.stderr  # the failure is real
     for mode in (None, "ours", "off"):
-        ok = _upstream_run("upstream_probe", upstream_tasks, hf_home, tmp_path / f"ok_{mode}", plugin=True, mode=mode)
-        bad = _upstream_run("upstream_missing", upstream_tasks, hf_home, tmp_path / f"bad_{mode}", plugin=True, mode=mode)
+        ok, bad = procs[("upstream_probe", True, mode)], procs[("upstream_missing", True, mode)]
         assert ok.returncode == plain_ok.returncode, (mode, ok.stderr[-3000:])
         assert bad.returncode == plain_bad.returncode, (mode, bad.stderr[-3000:])
         assert "lmms-comparative: this run failed" not in bad.stderr
-    assert _results(tmp_path / "ok_None") == _results(tmp_path / "plain_ok")
-    assert "lmms_comparative" not in json.loads(next((tmp_path / "ok_None").glob("**/*_results.json")).read_text())  # no provenance key
+    assert _results(tmp_path / "upstream_probe_True_None") == _results(tmp_path / "upstream_probe_False_None")
+    assert "lmms_comparative" not in json.loads(next((tmp_path / "upstream_probe_True_None").glob("**/*_results.json")).read_text())  # no provenance key
     # all: our rule for every run; the failing upstream run now exits 1 and says why, last.
-    ok = _upstream_run("upstream_probe", upstream_tasks, hf_home, tmp_path / "ok_all", plugin=True, mode="all")
-    bad = _upstream_run("upstream_missing", upstream_tasks, hf_home, tmp_path / "bad_all", plugin=True, mode="all")
+    ok, bad = procs[("upstream_probe", True, "all")], procs[("upstream_missing", True, "all")]
     assert ok.returncode == 0, ok.stderr[-3000:]
     assert bad.returncode == 1 and "lmms-comparative: this run failed (exit status 1)" in bad.stderr
     assert "Error during evaluation" in bad.stderr.split("this run failed")[-1]
