@@ -31,7 +31,7 @@ __all__ = ["ModelCapabilityError", "class_runs_rounds", "class_supports_video", 
 _MENTIONS_VIDEO = re.compile(r"video|\.mp4", re.IGNORECASE)
 _ASSUME_VIDEO = "LMMS_COMPARATIVE_ASSUME_VIDEO"
 VIDEO_DECODERS = ("decord", "torchcodec")  # what lmms-eval's video models and qwen_vl_utils read with
-VIDEO_EXTRA = 'pip install -c constraints.txt -e ".[video]" (in the lmms-comparative clone)'
+VIDEO_EXTRA = 'pip install -c constraints.txt -e ".[video]"'  # in the clone: the package is not on PyPI
 
 
 def _module_mentions_video(cls: type) -> bool:
@@ -90,7 +90,9 @@ def require_model_dependencies(model) -> None:
         except Exception:  # noqa: BLE001 - unknown names and other failures are lmms-eval's to report
             continue
     if missing:
-        raise ModelCapabilityError(f"lmms-eval model {model!r} imports {', '.join(sorted(missing))} (a video decoder), which lmms-eval does not declare and this environment lacks. Install it with: {VIDEO_EXTRA}")
+        raise ModelCapabilityError(
+            f"lmms-eval model {model!r} imports {', '.join(sorted(missing))} (a video decoder), which lmms-eval does not declare and this environment lacks. Install it from the lmms-comparative clone with: {VIDEO_EXTRA}"
+        )
 
 
 def frames_sampled(model, model_args: dict | None = None) -> int | None:
@@ -139,7 +141,7 @@ def require_video_input(task: str, model) -> None:
         if not declared and not video_decoder_available():
             raise ModelCapabilityError(
                 f"{task} gives the model a video, and lmms-eval model {model!r} decodes video files with "
-                f"decord (or torchcodec), which is not installed. Install the video extra: {VIDEO_EXTRA} "
+                f"decord (or torchcodec), which is not installed. Install the video extra from the lmms-comparative clone: {VIDEO_EXTRA} "
                 f"(it adds decord), or run vlm2bench_image instead of vlm2bench: its eight image subtasks without {task} "
                 f"(the paper's Overall is the mean of all nine, so vlm2bench_image's is not the paper's). "
                 f"If this model does not decode the file itself, set {_ASSUME_VIDEO}=1."

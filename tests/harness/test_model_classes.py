@@ -245,7 +245,7 @@ def test_missing_video_decoder_is_named_before_the_run(monkeypatch):
 
     # qwen2_5_vl's class itself imports decord: without it lmms-eval fails before any task loads.
     for model in ["openai"] + (["qwen2_5_vl"] if importlib.util.find_spec("decord") else []):
-        with pytest.raises(capabilities.ModelCapabilityError, match=r'pip install "lmms-comparative\[video\]"'):
+        with pytest.raises(capabilities.ModelCapabilityError, match=r'Install the video extra from the lmms-comparative clone: pip install -c constraints.txt -e "\.\[video\]"'):
             capabilities.require_video_input("vlm2bench_pc_vid", model)
     monkeypatch.setenv("LMMS_COMPARATIVE_ASSUME_VIDEO", "1")
     capabilities.require_video_input("vlm2bench_pc_vid", "openai")
