@@ -34,7 +34,7 @@ def _outcomes(junit: Path) -> dict[str, str]:
 
 
 def _run(checkout: Path, plugin: bool, junit: Path, extra: list[str]) -> None:
-    args = ["test", "-q", "-p", "no:cacheprovider", f"--junitxml={junit}", *extra]
+    args = ["test", "-q", "-p", "no:cacheprovider", "--continue-on-collection-errors", f"--junitxml={junit}", *extra]
     code = ("" if plugin else HIDE_PLUGIN) + f"import sys, pytest\nsys.exit(pytest.main({args!r}))\n"
     subprocess.run([sys.executable, "-c", code], cwd=checkout, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
