@@ -54,7 +54,7 @@ def test_an_untouched_run_and_its_score_run_pass(run, hf_home, fixture_roots, tm
     # The report shows the verdict, while the results file is the one verified.
     assert run_report(str(run), "-o", str(tmp_path / "report")).returncode == 0
     assert "| PASS (" in (tmp_path / "report" / "report.md").read_text()
-    for benchmark in ("subtlebench", "vidi"):  # score runs verify too
+    for benchmark in ("subtlebench", "compbench", "vlm2bench", "vidi"):  # score runs verify too
         scored = tmp_path / f"scored_{benchmark}"
         proc = run_score(benchmark, str(run), "-o", str(scored), env=env)
         assert proc.returncode == 0, proc.stderr[-3000:]
@@ -155,6 +155,8 @@ def test_an_llm_scored_run_is_re_scored_from_its_logged_answers_without_the_endp
         env = _env(hf_home, fixture_roots, **server.judge_env("CAPTIONQA_READER"), LMMS_COMPARATIVE_LLM_CACHE="off")
         proc = run_cli([*server.model_cli, "--tasks", "captionqa_simple", "--output_path", str(out), "--log_samples"], env=env)
         served = len(server.requests)
+        scored = run_score("captionqa", str(out), "-o", str(tmp_path / "scored"), env=env)  # a score run, its reader answering too
+        assert scored.returncode == 0, scored.stderr[-3000:]
     results, _ = read_run(out, proc)
     record = results["lmms_comparative"]
     assert record["llm"]["CAPTIONQA_READER"]["endpoint_host"].startswith("127.0.0.1:") and record["llm_answers"]["count"] > 0
@@ -165,6 +167,8 @@ def test_an_llm_scored_run_is_re_scored_from_its_logged_answers_without_the_endp
     assert proc.returncode == 0, proc.stdout + proc.stderr[-2000:]
     assert {f"captionqa_simple_{d}" for d in ("natural", "document", "ecommerce", "embodiedai")} <= set(verdicts)
     assert all(line.startswith("PASS") for line in verdicts.values()), verdicts
+    proc = _verify(tmp_path / "scored", env)  # the score run, re-scored from its own answers log
+    assert proc.returncode == 0 and _verdicts(proc) and all(line.startswith("PASS") for line in _verdicts(proc).values()), proc.stdout
     # An answers log edited after the run is not the one recorded.
     rows = _lines(answers)
     rows[0]["text"] = "D" if rows[0]["text"] != "D" else "C"
