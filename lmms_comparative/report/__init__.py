@@ -10,6 +10,7 @@ runs, formats cells and puts the sections together, in the registry's order.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from lmms_comparative.benchmarks import BENCHMARKS
@@ -48,6 +49,14 @@ def _paper_section(benchmark, runs: list[Run], mode: str, aliases: Aliases) -> l
 
 
 REPORT_JSON_VERSION = 1
+
+
+def plain_text(cell):
+    """A table cell without its Markdown emphasis (``**name**``, ``*x*``, backticks), for the CSV
+    files and report.json; anything not a string as it is."""
+    if not isinstance(cell, str):
+        return cell
+    return re.sub(r"(\*\*|__|`)(.+?)\1", r"\2", cell).replace("**", "")
 
 
 def verification_of(run: Run) -> str:
@@ -122,12 +131,19 @@ def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all",
         with open(out / entry["csv"], "w", newline="", encoding="utf-8") as handle:
             writer = csv.writer(handle)
             writer.writerow(entry["columns"])
-            writer.writerows(entry["rows"])
+            writer.writerows([[plain_text(c) for c in row] for row in entry["rows"]])
     document = {
         "version": REPORT_JSON_VERSION,
         "runs": [{"name": r.name, "model": r.results.get("config", {}).get("model"), "model_args": r.results.get("config", {}).get("model_args"), "verify": verification_of(r)} for r in runs],
         "tables": [
-            {"key": e["key"], "benchmark": e["section"], "title": e["title"], "columns": e["columns"], "csv": e["csv"], "rows": [dict(zip(e["columns"], [c if i == 0 else parse_cell(c) for i, c in enumerate(row)])) for row in e["rows"]]}
+            {
+                "key": e["key"],
+                "benchmark": e["section"],
+                "title": e["title"],
+                "columns": e["columns"],
+                "csv": e["csv"],
+                "rows": [dict(zip(e["columns"], [plain_text(c) if i == 0 else parse_cell(c) for i, c in enumerate(row)])) for row in e["rows"]],
+            }
             for e in tables
         ],
         "charts": [c.name for c in charts],

@@ -86,7 +86,10 @@ def test_every_family_has_its_table_with_the_results_values(runs, tmp_path):
     assert {"subtlebench_strategies", "compbench_inputs", "subtlebench_table2", "vlm2bench_table1"} <= keys
     for table in document["tables"]:
         with open(tmp_path / "r" / table["csv"], newline="") as handle:
-            assert list(csv.reader(handle))[0] == table["columns"]
+            rows = list(csv.reader(handle))
+        assert rows[0] == table["columns"]
+        assert not [cell for row in rows for cell in row if "**" in cell or "`" in cell], table["csv"]  # plain text, no Markdown
+        assert not [r for r in table["rows"] if "**" in str(r.get(table["columns"][0], ""))]
 
 
 def test_the_papers_models_ranks_and_the_reproduction_check(runs, tmp_path):
