@@ -108,15 +108,15 @@ def readable_results(result_dict: dict, column: str = "results") -> dict:
     return {**result_dict, column: readable}
 
 
-def output_path_hint() -> str:
-    """The run's ``--output_path`` as given on the command line, else a placeholder."""
+def output_path_hint() -> str | None:
+    """The run's ``--output_path`` as given on the command line, else None (nothing was saved)."""
     argv = sys.argv[1:]
     for i, arg in enumerate(argv):
         if arg == "--output_path" and i + 1 < len(argv):
             return argv[i + 1]
         if arg.startswith("--output_path="):
             return arg.split("=", 1)[1]
-    return "<the run's --output_path>"
+    return None
 
 
 def log_summary(results: Mapping) -> None:

@@ -20,11 +20,15 @@ from lmms_comparative.report.paper import PAPER_ROWS, Aliases, paper_block, pape
 from lmms_comparative.report.runs import ReportError, Run, load_runs
 
 
-def run_summary(results: dict, output_path: str) -> list[str]:
+def run_summary(results: dict, output_path: str | None) -> list[str]:
     """A few lines per benchmark of one run, in its paper's layout, for the end of the run log:
-    ``results`` maps task and group names to lmms-eval's metric values (``"accuracy,none"``)."""
+    ``results`` maps task and group names to lmms-eval's metric values (``"accuracy,none"``);
+    ``output_path`` is the run's ``--output_path`` (None: nothing was saved)."""
     run = Run("this run", {"results": dict(results)})
-    pointer = f"Full tables with 95% intervals, runs side by side: lmms-comparative report {output_path} -o report/"
+    if output_path:
+        pointer = f"Full tables with 95% intervals, runs side by side: lmms-comparative report {output_path} -o report/"
+    else:
+        pointer = "Nothing was saved (no --output_path): run with --output_path DIR --log_samples, then lmms-comparative report DIR -o report/ for the full tables."
     blocks = []
     for benchmark in BENCHMARKS:
         lines = benchmark.run_summary(run)

@@ -225,3 +225,20 @@ def test_every_section_reads_tasks_that_were_not_scored(tmp_path):
         assert benchmark.report_section(runs), benchmark.name
         benchmark.charts(runs, tmp_path)
     assert run_summary(results["results"], "out/")
+
+
+def test_the_run_summary_points_at_the_report_only_where_something_was_saved(monkeypatch):
+    from lmms_comparative import presentation
+    from lmms_comparative.presentation import our_task_names
+    from lmms_comparative.report import run_summary
+
+    results = {name: _Unscored(alias=name) for name in sorted(our_task_names())}
+    saved = run_summary(results, "out/")
+    assert saved and all(block.endswith("lmms-comparative report out/ -o report/") for block in saved)
+    monkeypatch.setattr("sys.argv", ["lmms-eval", "--model", "m", "--tasks", "subtlebench"])
+    assert presentation.output_path_hint() is None
+    unsaved = run_summary(results, presentation.output_path_hint())
+    assert unsaved and all(block.endswith("Nothing was saved (no --output_path): run with --output_path DIR --log_samples, then lmms-comparative report DIR -o report/ for the full tables.") for block in unsaved)
+    assert not any("<the run's --output_path>" in block for block in unsaved)
+    monkeypatch.setattr("sys.argv", ["lmms-eval", "--output_path=res"])
+    assert presentation.output_path_hint() == "res"
