@@ -20,7 +20,6 @@ from __future__ import annotations
 import functools
 import math
 import re
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -110,13 +109,9 @@ def readable_results(result_dict: dict, column: str = "results") -> dict:
 
 def output_path_hint() -> str | None:
     """The run's ``--output_path`` as given on the command line, else None (nothing was saved)."""
-    argv = sys.argv[1:]
-    for i, arg in enumerate(argv):
-        if arg == "--output_path" and i + 1 < len(argv):
-            return argv[i + 1]
-        if arg.startswith("--output_path="):
-            return arg.split("=", 1)[1]
-    return None
+    from lmms_comparative.harness.task_path import cli_value
+
+    return cli_value("--output_path")
 
 
 def log_summary(results: Mapping) -> None:

@@ -176,12 +176,17 @@ def import_hint(text: str) -> str:
         return f" [the import of {module!r} failed: no installed distribution provides {top!r}]"
     installed = ", ".join(f"{d} {metadata.version(d)}" for d in dists)
     tested = _tested_versions()
-    pins = ", ".join(f"{d} {tested[d.lower()]}" for d in dists if d.lower() in tested)
+    pins = ", ".join(f"{d} {tested[_canonical(d)]}" for d in dists if _canonical(d) in tested)
     return (
         f" [the import of {module!r} failed; it comes from {installed}, as installed here"
         + (f"; this package was tested with {pins}" if pins else "")
         + ". Install the tested versions: pip install -c constraints.txt -e . (constraints.txt in the repository)]"
     )
+
+
+def _canonical(name: str) -> str:
+    """A distribution name as PEP 503 compares them (``Sentence_Transformers`` = ``sentence-transformers``)."""
+    return re.sub(r"[-_.]+", "-", name.strip()).lower()
 
 
 def _tested_versions() -> dict[str, str]:
@@ -196,7 +201,7 @@ def _tested_versions() -> dict[str, str]:
     for line in path.read_text(encoding="utf-8").splitlines():
         name, sep, version = line.strip().partition("==")
         if sep and not name.startswith("#"):
-            pins[name.strip().lower().replace("_", "-")] = version.strip()
+            pins[_canonical(name)] = version.strip()
     return pins
 
 

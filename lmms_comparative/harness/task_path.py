@@ -61,17 +61,25 @@ def _note_loaded(tree) -> None:
                 _RunTasks.loaded[name] = value
 
 
-def requested_tasks(argv: list[str] | None = None) -> list[str]:
-    """The names of the current lmms-eval CLI process's ``--tasks``, as lmms-eval splits them;
-    [] outside the CLI or without the flag."""
+def cli_value(flag: str, argv: list[str] | None = None) -> str | None:
+    """The value of ``flag`` (``--tasks X`` or ``--tasks=X``) on the current process's command line
+    (the lmms-eval CLI's, under torchrun each rank's), or None without it."""
     import sys
 
     argv = sys.argv[1:] if argv is None else argv
     for i, arg in enumerate(argv):
-        value = argv[i + 1] if arg == "--tasks" and i + 1 < len(argv) else arg.split("=", 1)[1] if arg.startswith("--tasks=") else None
-        if value is not None:
-            return [name for name in value.split(",") if name]
-    return []
+        if arg == flag and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith(flag + "="):
+            return arg.split("=", 1)[1]
+    return None
+
+
+def requested_tasks(argv: list[str] | None = None) -> list[str]:
+    """The names of the current lmms-eval CLI process's ``--tasks``, as lmms-eval splits them;
+    [] outside the CLI or without the flag."""
+    value = cli_value("--tasks", argv)
+    return [name for name in value.split(",") if name] if value is not None else []
 
 
 def names_ours(requested: list[str], task_index: dict) -> bool:
@@ -115,19 +123,15 @@ def run_model():
 def run_model_args() -> dict[str, str]:
     """The ``--model_args`` of the current lmms-eval CLI process (under torchrun too: each rank has
     the same command line), parsed as lmms-eval parses them; {} outside the CLI or without them."""
-    import sys
+    value = cli_value("--model_args")
+    if value is None:
+        return {}
+    try:
+        from lmms_eval.utils import simple_parse_args_string
 
-    argv = sys.argv[1:]
-    for i, arg in enumerate(argv):
-        value = argv[i + 1] if arg == "--model_args" and i + 1 < len(argv) else arg.split("=", 1)[1] if arg.startswith("--model_args=") else None
-        if value is not None:
-            try:
-                from lmms_eval.utils import simple_parse_args_string
-
-                return {str(k): v for k, v in simple_parse_args_string(value).items()}
-            except Exception:  # noqa: BLE001 - lmms-eval reports malformed model_args itself
-                return {}
-    return {}
+        return {str(k): v for k, v in simple_parse_args_string(value).items()}
+    except Exception:  # noqa: BLE001 - lmms-eval reports malformed model_args itself
+        return {}
 
 
 def _with_our_path(include_path):
