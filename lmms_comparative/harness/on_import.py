@@ -87,7 +87,8 @@ def when_imported(module: str, label: str, patch: Callable[[], object]) -> None:
         _run(module, [(label, patch)])
         return
     # Not imported yet, or being imported right now (its loader is chosen already, so the finder
-    # cannot wrap it): the patch waits here, and ``flush`` applies it when a run starts.
+    # cannot wrap it): the patch waits here; ``harness.install_all`` puts every patch in place
+    # when a run starts in any case.
     with _lock:
         _pending.setdefault(module, []).append((label, patch))
         if _FINDER not in sys.meta_path:
@@ -105,19 +106,4 @@ def pending() -> list[str]:
         return sorted(_pending)
 
 
-def flush() -> None:
-    """Import every module that still has patches waiting, so that each patch is in place (called
-    when a run starts: the run imports these modules anyway)."""
-    import importlib
-
-    for module in pending():
-        loaded = sys.modules.get(module)
-        if loaded is not None and not _initializing(loaded):
-            with _lock:
-                patches = _pending.pop(module, [])
-            _run(module, patches)
-        else:
-            importlib.import_module(module)
-
-
-__all__ = ["flush", "pending", "when_imported"]
+__all__ = ["pending", "when_imported"]

@@ -177,15 +177,16 @@ def install() -> bool:
     @functools.wraps(original)
     def initialize_tasks(self, include_path=None, *args, **kwargs):
         _RunModel.value = getattr(self, "model_name", None) or _RunModel.value
-        from lmms_comparative.harness import capabilities, exit_status, install_all, table
+        from lmms_comparative.harness import capabilities, exit_status, install_all
 
         try:
             exit_status.mode()
         except ProtocolError as exc:  # a setting of ours the user chose: stop before anything runs
             stop_run(exc)
-        install_all()  # a run starts: every patch in place, whatever the process imported so far
+        # A run starts: every patch in place, whatever the process imported so far (the table
+        # patch included, again: the CLI module has bound make_table by name by now).
+        install_all()
         exit_status.watch_evaluation_errors()
-        table.install()  # again: the CLI module has bound make_table by now
         result = original(self, _with_our_path(include_path), *args, **kwargs)
         _RunTasks.index = result if isinstance(result, dict) else {}
         _RunTasks.ours = names_ours(requested_tasks(), _RunTasks.index)
