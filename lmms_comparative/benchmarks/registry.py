@@ -16,6 +16,24 @@ from pathlib import Path
 
 
 @dataclass(frozen=True)
+class ScoringCall:
+    """Something a task's scoring calls besides the model under test, which the preflight
+    (``lmms_comparative/preflight.py``) checks before generation: an LLM (a reader or judge, through
+    the engine) or an SBERT model. ``settings`` names two attributes of the benchmark's ``hooks``
+    module: for an LLM the engine's variable prefix and its defaults (``JUDGE_PREFIX``,
+    ``JUDGE_DEFAULTS``); for SBERT the variable naming the model and the default model."""
+
+    tasks: str  # the task names it serves, as an fnmatch pattern
+    kind: str  # "llm" or "sbert"
+    label: str  # what messages call it: "the CaptionQA reader"
+    settings: tuple[str, str]
+
+    def values(self, benchmark: "Benchmark") -> tuple:
+        """The two settings' values (the hooks module is imported)."""
+        return tuple(benchmark.part("hooks", name) for name in self.settings)
+
+
+@dataclass(frozen=True)
 class Benchmark:
     name: str  # the folder and the task-name prefix: subtlebench, captionqa, ...
     title: str  # as the paper writes it
@@ -30,6 +48,7 @@ class Benchmark:
     # table (paper.json) whose columns it measures, and the task or group each column's value is
     # of (the entry's task_id).
     exports: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = ()
+    scoring_calls: tuple[ScoringCall, ...] = ()  # LLMs and models scoring calls (the preflight checks them)
 
     @property
     def package(self) -> str:

@@ -19,25 +19,28 @@ FRAMES_PER_SCENE = 6
 
 
 def write_video(path: str | Path, scenes: list[Image.Image], frames_per_scene: int = FRAMES_PER_SCENE, fps: int = 4) -> Path:
-    """Write a small real video (MPEG-4 part 2 in an .mp4 container, decodable by PyAV, decord and
-    ffmpeg): each scene image held for ``frames_per_scene`` frames. PyAV comes with lmms-eval.
+    """Write a small real video (H.264 in an .mp4 container, decodable by PyAV, decord and ffmpeg):
+    each scene image held for ``frames_per_scene`` frames. PyAV (with its libx264) comes with lmms-eval.
 
-    Every frame is a keyframe, at a high bit rate. With the encoder's defaults (a keyframe every 12
-    frames, 200 kb/s) a frame decoded several predicted frames after a cut could differ from its
-    scene by more than two scenes differ (a sampled frame then looks like the wrong person), and
-    MPEG-4 part 2 decoders need not round their inverse DCT alike, so that drift is not even the
-    same in PyAV and decord. Intra-only frames are decoded alone, and decord then finds a sampled
-    frame by seeking to it rather than by counting the frames it decodes after a keyframe."""
+    Every frame is a keyframe, at near-lossless quality (CRF 4). With inter-coded frames, a frame
+    decoded several predicted frames after a cut could differ from its scene by more than two scenes
+    differ (a sampled frame then looks like the wrong person); intra-only frames are decoded alone,
+    and decord finds a sampled frame by seeking to it rather than by counting the frames it decodes
+    after a keyframe. The codec was MPEG-4 part 2 until a CI run saw decord return a frame of the
+    wrong scene once from such a file, as dmlc/decord#195 reports for MPEG-4 part 2 (XviD) files
+    (``get_batch`` answering differently about once in a hundred calls); H.264 is the codec that
+    decord and the readers built on it are used with most."""
     import av
     import numpy as np
 
     path = Path(path)
     width, height = scenes[0].size
     with av.open(str(path), "w") as container:
-        stream = container.add_stream("mpeg4", rate=fps)
+        stream = container.add_stream("libx264", rate=fps)
         stream.width, stream.height, stream.pix_fmt = width, height, "yuv420p"
         stream.codec_context.gop_size = 1
-        stream.bit_rate = 2_000_000
+        # keyint=1: intra only; no B-frames (decode order = display order); no scene-cut logic.
+        stream.options = {"crf": "4", "tune": "stillimage", "x264-params": "keyint=1:scenecut=0:bframes=0"}
         for scene in scenes:
             frame = av.VideoFrame.from_ndarray(np.asarray(scene.convert("RGB")), format="rgb24")
             for _ in range(frames_per_scene):
@@ -50,7 +53,7 @@ def write_video(path: str | Path, scenes: list[Image.Image], frames_per_scene: i
 
 def build(root: str | Path, seed: int = 0) -> Path:
     """Write an unpacked vlm2-bench_dataset.zip under ``root``: the nine question files and their
-    images and real videos (MPEG-4, a few frames per person). Every question
+    images and real videos (H.264, a few frames per person). Every question
     carries a unique ``[tag]``. Pairs include an incomplete one (its negative half missing)."""
     root = Path(root)
     rng = random.Random(seed)
