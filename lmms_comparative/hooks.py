@@ -178,7 +178,11 @@ def guard_scoring(fn):
       in the log, exit status 1) and make the pass return ``Unscored``: its metrics NaN, its counts
       and the reason in the results;
     - an endpoint refusing the credentials (``EndpointRejected``: HTTP 401/403) stops the run at
-      once with one message naming the variable the key came from (never the key).
+      once with one message naming the variable the key came from (never the key);
+    - anything else the pass raises (an SBERT model that cannot load, a bug) is logged with its
+      traceback, flags the run and makes the pass ``Unscored`` too: the run's results and samples
+      logs are still written, so the model's replies are kept and can be scored again
+      (``lmms-comparative score``) once the cause is fixed.
     """
     from lmms_comparative import failures
 
@@ -191,6 +195,13 @@ def guard_scoring(fn):
             return Unscored({"failed": exc.failed, "total": exc.total, "failure": str(exc)})
         except RunStopped as exc:  # EndpointRejected: HTTP 401/403
             stop_run(exc)
+        except Exception as exc:  # noqa: BLE001 - the pass failed: keep the run's other results and its replies
+            from loguru import logger
+
+            reason = f"{fn.__name__} failed after generation: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
+            logger.opt(exception=exc).error(reason)
+            failures.add_flag(reason + " (the results and samples logs are written; fix the cause, then lmms-comparative score <output folder> scores the replies again)")
+            return Unscored({"failed": None, "total": None, "failure": reason})
 
     return wrapper
 

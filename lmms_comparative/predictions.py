@@ -53,6 +53,7 @@ class Replies:
     expected: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)
     tasks: list[str] = field(default_factory=list)  # the lmms-eval tasks to run (readers that know them)
     sources: list[str] = field(default_factory=list)
+    limit: int | float | None = None  # the earlier run's --limit (samples logs): the same docs are scored
 
     def add(self, task: str, key: str, replies: list | str, where: str) -> None:
         """One item's replies: one per repeat; a multi-step task's reply is the list of its rounds."""
@@ -72,6 +73,7 @@ class Replies:
             self.expected.setdefault(task, {}).update(expected)
         self.tasks += [t for t in other.tasks if t not in self.tasks]
         self.sources += other.sources
+        self.limit = self.limit if other.limit is None else other.limit
 
     def repeats(self) -> int:
         """How many replies each item has (the run's ``--repeats``); files must agree."""
@@ -187,7 +189,19 @@ def read_samples(path: Path, key: ItemKey, owns: Callable[[str], bool] = lambda 
             out.tasks.append(task)
     if path.is_dir():
         out.tasks = _as_run(path, out.tasks, owns)
+        out.limit = _run_limit(path)
     return out
+
+
+def _run_limit(folder: Path) -> int | float | None:
+    """The ``--limit`` of the earlier run (its results JSON's ``config``): it saw only the first
+    docs of each task, and a rescoring run must take the same ones, or the rest count as failed."""
+    results = sorted(folder.rglob("*_results.json"))
+    try:
+        limit = json.loads(results[-1].read_text(encoding="utf-8")).get("config", {}).get("limit") if results else None
+    except (OSError, ValueError, AttributeError):
+        return None
+    return limit if isinstance(limit, (int, float)) and not isinstance(limit, bool) else None
 
 
 def _as_run(folder: Path, tasks: list[str], owns: Callable[[str], bool]) -> list[str]:
@@ -345,6 +359,10 @@ def score(benchmark, paths: list[Path], fmt: str | None, options: Options, outpu
     env = dict(os.environ)
     if not with_images:
         env[NO_IMAGES_ENV] = "1"
-    cmd = score_command(replay_file, tasks, output, repeats, model_name, list(extra))
+    extra = list(extra)
+    if replies.limit is not None and "--limit" not in extra:
+        extra += ["--limit", f"{replies.limit:g}"]
+        print(f"the scored run had --limit {replies.limit:g}: the same first docs of each task are scored", file=sys.stderr)
+    cmd = score_command(replay_file, tasks, output, repeats, model_name, extra)
     print("$ lmms-eval " + " ".join(cmd[3:]), file=sys.stderr, flush=True)
     return subprocess.run(cmd, env=env).returncode

@@ -23,7 +23,7 @@ class ScoringCall:
     module: for an LLM the engine's variable prefix and its defaults (``JUDGE_PREFIX``,
     ``JUDGE_DEFAULTS``); for SBERT the variable naming the model and the default model."""
 
-    tasks: str  # the task names it serves, as an fnmatch pattern
+    tasks: tuple[str, ...]  # the task names it serves, as fnmatch patterns
     kind: str  # "llm" or "sbert"
     label: str  # what messages call it: "the CaptionQA reader"
     settings: tuple[str, str]

@@ -134,6 +134,32 @@ def run_model_args() -> dict[str, str]:
         return {}
 
 
+def _preflight() -> None:
+    """In the lmms-eval CLI, once our tasks are loaded and before any is evaluated: check what
+    their scoring will call (``lmms_comparative/preflight.py``); stop the run on a problem."""
+    import sys
+
+    from lmms_comparative.benchmarks import of_task
+
+    if not requested_tasks():
+        return  # the Python API or a test: the caller decides (preflight.run)
+    ours = [name for name in _RunTasks.loaded if of_task(name) is not None]
+    if not ours:
+        return
+    from loguru import logger
+
+    from lmms_comparative import preflight
+
+    try:
+        lines = preflight.run(ours)
+    except preflight.PreflightError as exc:
+        stop_run(exc)
+    for line in lines:
+        logger.info(f"lmms-comparative preflight: {line}")
+    if lines and "--log_samples" not in sys.argv[1:]:
+        logger.warning("lmms-comparative: scoring calls an LLM or a model after generation; without --log_samples the replies are not kept if scoring fails (with it, lmms-comparative score <output folder> can score them again)")
+
+
 def _with_our_path(include_path):
     ours = yaml_dir()
     if include_path is None:
@@ -203,6 +229,7 @@ def install() -> bool:
     def load_task_or_group(self, *args, **kwargs):
         loaded = load_original(self, *args, **kwargs)
         _note_loaded(loaded)  # the task objects, for the results file's provenance
+        _preflight()
         return loaded
 
     TaskManager.initialize_tasks = initialize_tasks

@@ -8,6 +8,11 @@ Like a real endpoint (``vllm serve --api-key``, OpenAI), it answers 401 unless t
 the configured key: ``Authorization: Bearer <key>``, or with ``azure=True`` Azure's ``api-key``
 header on ``/openai/deployments/<deployment>/chat/completions?api-version=...``. A request without
 the right credentials never reaches the responder.
+
+Like vLLM, SGLang or a LiteLLM proxy it lists the models it serves at ``GET /v1/models`` (with the
+key): by default the names the benchmarks' readers and judges use by default and ``vlm`` (the model
+under test in ``model_cli``); ``models=[...]`` serves others, ``models=None`` has no such route
+(404, as some servers do). Those GETs are counted in ``listings``, not in ``requests``.
 """
 
 from __future__ import annotations
@@ -71,12 +76,15 @@ class _QuietServer(ThreadingHTTPServer):
 
 
 TEST_KEY = "sk-x"  # the key the tests configure, for the model under test and for the judges
+# The readers' and judges' default models (benchmarks/*/hooks.py) and the model under test.
+DEFAULT_MODELS = ["Qwen/Qwen2.5-72B-Instruct", "gpt-4o", "gemini-2.0-flash", "vlm"]
 
 
 class FakeOpenAI(Loopback):
-    def __init__(self, responder: Responder, api_key: str = TEST_KEY, azure: bool = False):
+    def __init__(self, responder: Responder, api_key: str = TEST_KEY, azure: bool = False, models: list[str] | None = DEFAULT_MODELS):
         self.responder = responder
-        self.api_key, self.azure = api_key, azure
+        self.api_key, self.azure, self.models = api_key, azure, models
+        self.listings = 0  # GET /v1/models answered 200
         self.requests: list[dict] = []
         self.paths: list[str] = []  # request path and query of every accepted request
         self.rejected = 0  # requests answered 401
@@ -86,6 +94,19 @@ class FakeOpenAI(Loopback):
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args):  # keep test output clean
                 pass
+
+            def do_GET(self):
+                if server.azure or server.models is None or self.path.rstrip("/") != "/v1/models":
+                    self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+                    return
+                if not server.authorized(self.headers, self.path):
+                    with server._lock:
+                        server.rejected += 1
+                    self._send(401, {"error": {"message": "Incorrect API key provided.", "type": "invalid_request_error", "code": "invalid_api_key"}})
+                    return
+                with server._lock:
+                    server.listings += 1
+                self._send(200, {"object": "list", "data": [{"id": name, "object": "model", "owned_by": "test"} for name in server.models]})
 
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")

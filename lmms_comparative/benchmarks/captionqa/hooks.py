@@ -29,8 +29,11 @@ from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.bootstrap import cluster_mean_intervals
 
 READER_PREFIX = "CAPTIONQA_READER"
-# qa.py: EVAL_MODEL, temperature=0.0, --max-tokens default 4.
-READER_DEFAULTS = {"model": "Qwen/Qwen2.5-72B-Instruct", "temperature": 0.0, "max_tokens": 4}
+# qa.py: EVAL_MODEL, temperature=0.0, --max-tokens default 4. qa.py runs that open model itself
+# (vLLM); here it is a server of the user's, by default where `vllm serve` listens (port 8000): no
+# public API serves it, so api.openai.com (the other LLMs' default) would not do.
+READER_BASE_URL = "http://localhost:8000/v1"
+READER_DEFAULTS = {"model": "Qwen/Qwen2.5-72B-Instruct", "temperature": 0.0, "max_tokens": 4, "base_url": READER_BASE_URL}
 METRICS = ("score", "accuracy", "cannot_rate", "by_category", "counts", "ci95")
 
 _split_lock = threading.Lock()

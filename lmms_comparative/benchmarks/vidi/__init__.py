@@ -1,6 +1,6 @@
 """ViDi: describe one (granular) or all (global) differences of a spot-the-difference pair."""
 
-from lmms_comparative.benchmarks.registry import Benchmark
+from lmms_comparative.benchmarks.registry import Benchmark, ScoringCall
 
 BENCHMARK = Benchmark(
     name="vidi",
@@ -8,6 +8,7 @@ BENCHMARK = Benchmark(
     root_variable="VIDI_ROOT",
     task_families=("vidi_granular", "vidi_global", "vidi_granular_swap", "vidi_global_swap", "vidi_granular_avg", "vidi_global_avg", "vidi_fewshot"),
     answer_spaces=(),  # free-form descriptions
+    scoring_calls=(ScoringCall(("vidi_global*",), "llm", "the ViDi judge", ("JUDGE_PREFIX", "JUDGE_DEFAULTS")),),  # precision/recall/F1: global only
     fewshot_variant="vidi_fewshot",
     exports=(
         ("granular", "table1_granular", tuple((c, f"vidi_granular_{c}") for c in ("bleu1", "bleu4", "rougeL", "cider"))),
