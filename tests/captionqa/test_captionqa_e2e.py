@@ -11,12 +11,14 @@ from types import SimpleNamespace
 
 import pytest
 from helpers import assert_group_interval, assert_interval, base_env, read_run, run_cli
-from helpers.fake_openai import TEST_KEY, FakeOpenAI, message_images, message_text
+from helpers.fake_openai import DEFAULT_MODELS, TEST_KEY, FakeOpenAI, message_images, message_text
 
 from lmms_comparative.benchmarks.captionqa import data
 from lmms_comparative.benchmarks.captionqa import scoring as rules
 from lmms_comparative.benchmarks.captionqa.fixture import build as build_captionqa
 from lmms_comparative.judges.local_backend import bundled_smollm2
+
+READER_MODELS = [*DEFAULT_MODELS, "reader-llm"]  # the reader model these tests name, as its server lists it
 
 DOMAINS = ["natural", "document", "ecommerce", "embodiedai"]
 MODES = ("correct", "cannot", "wrong", "think", "garbage")
@@ -102,7 +104,7 @@ def server_run(cqa_root, hf_home, tmp_path_factory):
     entries = fixture_entries(cqa_root)
     failing = {entries["doc_002"][0]["question"]}  # one reader call keeps failing
     out = tmp_path_factory.mktemp("cqa_run")
-    with FakeOpenAI(make_responder(entries, failing)) as server:
+    with FakeOpenAI(make_responder(entries, failing), models=READER_MODELS) as server:
         env = base_env(
             hf_home,
             CAPTIONQA_ROOT=str(cqa_root),

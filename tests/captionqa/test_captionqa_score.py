@@ -12,10 +12,12 @@ from pathlib import Path
 
 import pytest
 from helpers import base_env, read_run, run_cli, run_score, run_tool
-from helpers.fake_openai import FakeOpenAI, message_text
+from helpers.fake_openai import DEFAULT_MODELS, FakeOpenAI, message_text
 
 from lmms_comparative.benchmarks.captionqa.fixture import build
 from lmms_comparative.judges.local_backend import bundled_smollm2
+
+READER_MODELS = [*DEFAULT_MODELS, "reader-llm"]  # the reader model these tests name, as its server lists it
 
 pytestmark = pytest.mark.e2e
 METRICS = ("score", "accuracy", "cannot_rate", "by_category", "counts", "ci95")
@@ -38,7 +40,7 @@ def cqa_root(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def model_run(cqa_root, hf_home, tmp_path_factory):
     out = tmp_path_factory.mktemp("cqa_model_run")
-    with FakeOpenAI(respond) as server:
+    with FakeOpenAI(respond, models=READER_MODELS) as server:
         env = base_env(hf_home, CAPTIONQA_ROOT=str(cqa_root), **server.judge_env("CAPTIONQA_READER"), CAPTIONQA_READER_MODEL="reader-llm", LMMS_COMPARATIVE_LLM_CACHE="off")
         proc = run_cli([*server.model_cli, "--tasks", "captionqa_simple", "--output_path", str(out / "run"), "--log_samples"], env=env)
     results, samples = read_run(out / "run", proc)
@@ -55,7 +57,7 @@ def _reader_logs(folder: Path) -> dict[str, list[dict]]:
 def test_captions_exported_and_scored_give_the_runs_results_and_reader_answers(model_run, cqa_root, hf_home, tmp_path):
     out, results = model_run
     captions = out / "captions.json"
-    with FakeOpenAI(respond) as server:
+    with FakeOpenAI(respond, models=READER_MODELS) as server:
         env = base_env(hf_home, CAPTIONQA_ROOT=str(cqa_root), **server.judge_env("CAPTIONQA_READER"), CAPTIONQA_READER_MODEL="reader-llm", LMMS_COMPARATIVE_LLM_CACHE="off")
         proc = run_score("captionqa", str(captions), "--tasks", "captionqa_simple", "-o", str(tmp_path / "scored"), env=env)
         reader_calls = [b for b in server.requests if "Question:" in message_text(b)]
@@ -81,7 +83,8 @@ def test_the_prompt_comes_from_caption_pys_folder_or_tasks(model_run, cqa_root, 
     assert proc.returncode == 2 and "name the tasks with --tasks" in proc.stderr and "Traceback" not in proc.stderr
     (tmp_path / "short").mkdir()
     (tmp_path / "short" / "m.json").write_text(json.dumps({"nat_999": "x"}))
-    proc = run_score("captionqa", str(tmp_path / "short" / "m.json"), "-o", str(tmp_path / "o2"), env=env)
+    # No reader is configured: the preflight would stop this run first (checked elsewhere).
+    proc = run_score("captionqa", str(tmp_path / "short" / "m.json"), "-o", str(tmp_path / "o2"), env={**env, "LMMS_COMPARATIVE_NO_PREFLIGHT": "1"})
     assert "for captionqa_short" in proc.stderr
     assert proc.returncode == 1 and "1 prediction(s) for items that any task of this run does not have: 'nat_999'" in proc.stdout + proc.stderr
 
@@ -117,7 +120,7 @@ def test_the_report_shows_reader_stability_and_question_difficulty(model_run, cq
         return letters[(int(hashlib.sha256(text.encode()).hexdigest(), 16) + (state["read"] == 2)) % len(letters)]
 
     dirs = []
-    with FakeOpenAI(unsteady) as server:
+    with FakeOpenAI(unsteady, models=READER_MODELS) as server:
         env = base_env(hf_home, CAPTIONQA_ROOT=str(cqa_root), **server.judge_env("CAPTIONQA_READER"), CAPTIONQA_READER_MODEL="reader-llm", LMMS_COMPARATIVE_LLM_CACHE="off")
         for k in range(3):
             state["read"] = k

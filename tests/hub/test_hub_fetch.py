@@ -75,8 +75,11 @@ def test_subtlebench_fetches_the_split_and_its_images_only_once_then_runs_offlin
 
 
 @pytest.mark.e2e
-def test_captionqa_loads_the_configs_data_files_not_the_other_uploads(tmp_path):
-    repo = build_captionqa(tmp_path / "repo", per_domain=2)
+@pytest.mark.parametrize("card", ["domains", "all"])
+def test_captionqa_loads_the_configs_data_files_not_the_other_uploads(tmp_path, card):
+    """Both card shapes: the domain splits only ("all" is their union in card order), or an "all"
+    split of its own as well."""
+    repo = build_captionqa(tmp_path / "repo", per_domain=2, card=card)
     with FakeHub({CAPTIONQA: Repo(repo)}) as hub:
         env = _env(hub, tmp_path / "home", CAPTIONQA_FAITHFULNESS="0")
         proc = run_cli(["--model", "random_choice", "--tasks", "captionqa_image_natural", "--output_path", str(tmp_path / "a")], env=env)
@@ -86,8 +89,9 @@ def test_captionqa_loads_the_configs_data_files_not_the_other_uploads(tmp_path):
         later = len(hub.requests) - before
     results, _ = read_run(tmp_path / "a", proc)
     assert proc.returncode == again.returncode == 0, proc.stderr[-3000:]
-    # datasets reads the dataset card (its configs); the data files are the five splits' parquet.
-    assert fetched == sorted(["README.md", *(f"data/{s}-00000-of-00001.parquet" for s in ("natural", "document", "ecommerce", "embodiedai", "all"))])
+    # datasets reads the dataset card (its configs); the data files are the configured splits' parquet.
+    splits = ("natural", "document", "ecommerce", "embodiedai") + (("all",) if card == "all" else ())
+    assert fetched == sorted(["README.md", *(f"data/{s}-00000-of-00001.parquet" for s in splits)])
     assert "annotations.jsonl" not in fetched and later == 1
     assert results["results"]["captionqa_image_natural"]["counts,none"]["n"] > 0
 

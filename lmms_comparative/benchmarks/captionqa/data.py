@@ -1,10 +1,22 @@
 """CaptionQA in the layout of the HF dataset repo ``Borise/CaptionQA``.
 
-Each split (natural, document, ecommerce, embodiedai, and "all", their concatenation) is a set of
-parquet files; a row is one image set: ``id`` (e.g. "nat_001"), ``images`` (a list of images)
-and ``questions`` (a list of ``{question, choices, answer, category}``). The parquet files are
-looked for under ``<root>`` as ``data/<split>-*.parquet``, ``data/<split>/*.parquet`` or
-``<split>/*.parquet``.
+Each split (natural, document, ecommerce, embodiedai) is a set of parquet files; a row is one image
+set: ``id`` (e.g. "nat_001"), ``images`` (a list of images) and ``questions`` (a list of
+``{question, choices, answer, category}``). The parquet files are looked for under ``<root>`` as
+``data/<split>-*.parquet``, ``data/<split>/*.parquet`` or ``<split>/*.parquet``, else where the
+dataset card (``README.md``) beside them says.
+
+The official qa.py walks ``load_dataset("Borise/CaptionQA", split="all")``, and that order fixes
+every question's option shuffle. Two card shapes are read:
+
+- the card's configs name the domain splits only: "all" is their union in the order the card lists
+  them, which is what ``load_dataset`` makes of ``split="all"`` (the only shape qa.py can load with
+  ``datasets`` 5: a configured split named "all" is refused as "a special split keyword");
+- the card (or the folder) also has an "all" split of its own: its rows, in file order.
+
+The hub repository's card could not be read from here: both shapes are tested against
+``load_dataset`` on generated copies (tests/captionqa/test_card_shapes.py), and a run's log says
+which one it found.
 """
 
 from __future__ import annotations
@@ -30,7 +42,7 @@ from lmms_comparative.failures import DataError
 
 ENV_VAR = "CAPTIONQA_ROOT"
 HUB_REPO = BENCHMARK.hub_repo  # Borise/CaptionQA
-LAYOUT = "parquet files per split (natural, document, ecommerce, embodiedai, all) as data/<split>-*.parquet, with columns id, images, questions"
+LAYOUT = "parquet files per split (natural, document, ecommerce, embodiedai; an 'all' split optional) as data/<split>-*.parquet, with columns id, images, questions, and the dataset card (README.md) whose configs list the splits"
 TAXONOMY_DIR = Path(__file__).resolve().parent / "taxonomy"
 _lock = threading.Lock()
 
@@ -73,14 +85,20 @@ def _configured_files(snap: hub.Snapshot) -> dict[str, list[str]]:
         raise DataError(f"{ENV_VAR} is not set and the configs of {HUB_REPO} could not be read ({type(exc).__name__}: {exc}). Set {ENV_VAR} to a local copy: {LAYOUT}.") from exc
     marker = f"{HUB_REPO}@{snap.commit}/"
     by_split = {str(split): [str(url).split(marker, 1)[1] for url in urls if marker in str(url)] for split, urls in (builder.config.data_files or {}).items()}
-    missing = [s for s in (*DOMAINS, "all") if not by_split.get(s)]
+    missing = [s for s in DOMAINS if not by_split.get(s)]
     if missing:
         raise DataError(f"{HUB_REPO}'s configs name no data files for split(s) {missing} (found {sorted(by_split)}).")
+    if not by_split.get("all"):  # the union of the configured splits, in the card's order (load_dataset's "all")
+        by_split["all"] = [f for split, files in by_split.items() if split != "all" for f in files]
+        logger.info(f"{HUB_REPO}: the card configures no 'all' split; 'all' is the union of {list(by_split)[:-1]}, in the card's order (as load_dataset reads split='all')")
     hub.remember(snap, "captionqa_data_files", by_split)
     return by_split
 
 
 def split_files(base: Path, split: str) -> list[str]:
+    """The parquet files of ``split`` under ``base``: as the hub repo's configs named them, else by
+    the usual names, else as the dataset card beside them says; "all" without files of its own is
+    the union of the card's splits in the card's order."""
     configured = _config_files.get((str(base), split))
     if configured:
         return configured
@@ -88,7 +106,61 @@ def split_files(base: Path, split: str) -> list[str]:
         found = sorted(glob.glob(str(base / pattern)))
         if found:
             return found
+    card = card_splits(base)
+    if split in card:
+        return card[split]
+    if split == "all" and all(card.get(d) for d in DOMAINS):
+        return [f for name, files in card.items() if name != "all" for f in files]
     return []
+
+
+def all_source(base: Path) -> str:
+    """Where the "all" split's rows come from, for the log: its own files, or the union of the
+    domain splits in the order of the hub configs or of the card."""
+    own = [f for f in split_files(base, "all") if Path(f).name.startswith("all") or "/all/" in f]
+    if own:
+        return f"its own files ({', '.join(Path(f).name for f in own[:2])}{' ...' if len(own) > 2 else ''})"
+    order = [s for s in (card_splits(base) or {d: [] for d in DOMAINS}) if s != "all"]
+    if _config_files.get((str(base), "all")):
+        order = [s for (b, s) in _config_files if b == str(base) and s != "all"]
+    return f"the union of the splits {order}, in the dataset card's order (load_dataset's split='all')"
+
+
+def card_splits(base: Path) -> dict[str, list[str]]:
+    """{split: files}, in the order the dataset card beside the data (``README.md``, its YAML
+    ``configs``, the default config) lists them; {} without a card that configures files."""
+    path = base / "README.md"
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return {}
+    return _card_splits_cached(str(base), text)
+
+
+@lru_cache(maxsize=16)
+def _card_splits_cached(base: str, text: str) -> dict[str, list[str]]:
+    import yaml
+
+    if not text.startswith("---"):
+        return {}
+    try:
+        meta = yaml.safe_load(text.split("---", 2)[1]) or {}
+    except yaml.YAMLError:
+        return {}
+    configs = meta.get("configs") if isinstance(meta, dict) else None
+    if not isinstance(configs, list) or not configs:
+        return {}
+    config = next((c for c in configs if isinstance(c, dict) and c.get("config_name", "default") == "default"), configs[0])
+    entries = config.get("data_files") if isinstance(config, dict) else None
+    out: dict[str, list[str]] = {}
+    for entry in entries if isinstance(entries, list) else ():
+        if not isinstance(entry, dict) or "split" not in entry:
+            continue
+        patterns = entry.get("path")
+        patterns = [patterns] if isinstance(patterns, str) else list(patterns or [])
+        files = sorted({f for p in patterns for f in glob.glob(str(Path(base) / p)) if f.endswith(".parquet")})
+        out[str(entry["split"])] = files
+    return out
 
 
 def _require_files(base: Path, split: str) -> list[str]:
@@ -142,6 +214,7 @@ def files_stamp(base: Path, split: str) -> tuple:
 def _permutations_cached(base: str, stamp: tuple, uncaptioned: frozenset = frozenset()) -> dict[tuple[str, int], list[int]]:
     base_path = Path(base)
     if split_files(base_path, "all"):
+        logger.info(f"CaptionQA option order: qa.py's walk of split 'all', read as {all_source(base_path)}")
         entries = question_table(base_path, "all")
     else:
         logger.warning(f"{ENV_VAR}: no 'all' split under {base}; walking the domain splits in the order {DOMAINS} instead. Option order matches the official qa.py only if that is the 'all' order.")

@@ -29,12 +29,20 @@ def _captionqa_questions(rng: random.Random, domain: str, entry: int, taxonomy_t
     ]
 
 
-def build(root: str | Path, per_domain: int = 3, seed: int = 0, all_order: tuple[str, ...] | None = None) -> Path:
-    """Write a CaptionQA copy under ``root``: data/<split>-00000-of-00001.parquet for the four
-    domains and for "all", whose row order deliberately differs from domain order by default (the
-    official option shuffle walks the "all" order); ``all_order`` sets the domains' order in "all"
-    (the release's is natural, document, ecommerce, embodiedai). Every third image set has two
-    images."""
+def build(root: str | Path, per_domain: int = 3, seed: int = 0, all_order: tuple[str, ...] | None = None, card: str = "domains") -> Path:
+    """Write a CaptionQA copy under ``root`` as the hub repo lays it out: a dataset card (README.md)
+    whose configs name the data files of each split, data/<domain>-00000-of-00001.parquet, and an
+    upload that no task reads. Every third image set has two images.
+
+    The "all" split that the official qa.py walks (``load_dataset(..., split="all")``) is, with
+    ``card="domains"`` (the default), the union of the four domain splits in the order the card
+    lists them: the only card shape that qa.py can load with ``datasets`` 5 (a card naming an "all"
+    split is refused: "`all` is a special split keyword"). With ``card="all"`` the card also names
+    an "all" split, data/all-00000-of-00001.parquet (an earlier layout; our loader reads both).
+    ``all_order`` sets the domains' order in "all" (card order, or the all file's rows); by default
+    it deliberately differs from the domains' order (natural, document, ecommerce, embodiedai)."""
+    if card not in ("domains", "all"):
+        raise ValueError(f"card must be 'domains' or 'all', got {card!r}")
     from datasets import Dataset, Features, List, Value
     from datasets import Image as ImageFeature
 
@@ -63,11 +71,11 @@ def build(root: str | Path, per_domain: int = 3, seed: int = 0, all_order: tuple
             rows.append({"id": f"{prefix}_{i + 1:03d}", "images": images, "questions": questions, "domain": domain, "image_paths": [f"{domain}/{prefix}_{i + 1:03d}_{k}.png" for k in range(len(images))]})
         rows_by_domain[domain] = rows
         Dataset.from_list(rows, features=features).to_parquet(str(root / "data" / f"{domain}-00000-of-00001.parquet"))
-    everything = [row for domain in (all_order or tuple(reversed(list(rows_by_domain)))) for row in rows_by_domain[domain]]
-    Dataset.from_list(everything, features=features).to_parquet(str(root / "data" / "all-00000-of-00001.parquet"))
-    # As the hub repo: a dataset card whose configs name the parquet files of each split, and an
-    # upload that no task reads.
-    splits = list(_CAPTIONQA_PREFIX) + ["all"]
+    order = tuple(all_order or reversed(list(rows_by_domain)))
+    everything = [row for domain in order for row in rows_by_domain[domain]]
+    if card == "all":
+        Dataset.from_list(everything, features=features).to_parquet(str(root / "data" / "all-00000-of-00001.parquet"))
+    splits = list(order) + (["all"] if card == "all" else [])
     card = "---\nconfigs:\n- config_name: default\n  data_files:\n" + "".join(f"  - split: {s}\n    path: data/{s}-*\n" for s in splits) + "---\n# CaptionQA (generated fixture)\n"
     (root / "README.md").write_text(card, encoding="utf-8")
     (root / "annotations.jsonl").write_text("".join(json.dumps({"id": row["id"]}) + "\n" for row in everything), encoding="utf-8")
