@@ -125,15 +125,31 @@ def docs_hook(name: str, load: Callable[[], Any], image_paths: Callable[[dict], 
     (``stops_run_on_bad_input``); items whose images (``image_paths(doc)``) or records are unusable
     are skipped, named in a warning and counted in every doc's ``skipped`` field."""
 
-    @stops_run_on_bad_input
+    recorded: dict[str, str] = {}  # item key -> why it was skipped, of the last load (provenance)
+
     def process_docs(_placeholder):
         from datasets import Dataset
 
         skips = items.Skips()
         with items.collecting(skips):
             docs = load()
+        dropped: list = []
         if image_paths is not None and items.images_needed():
-            docs = items.drop_bad_images(list(docs), image_paths, item_id, skips)
+            docs = items.drop_bad_images(list(docs), image_paths, item_id, skips, dropped)
+        key = _item_key(load)
+        skipped_before = recorded_skips()
+        if skipped_before:  # a scored file's skips stay skips (lmms-comparative score)
+            rows = rows_of(docs)
+            docs = []
+            for doc in rows:
+                reason = skipped_before.get(key(doc)) if key else None
+                if reason is None:
+                    docs.append(doc)
+                else:
+                    skips.add(f"skipped in the scored run: {reason}", key(doc))
+                    dropped.append((doc, reason))
+        recorded.clear()
+        recorded.update({key(doc): reason for doc, reason in dropped} if key else {})
         count = len(next(iter(docs.values()), [])) if isinstance(docs, dict) else len(docs)
         if skips:
             report_skips(label or name, skips, count + len(skips))
@@ -147,7 +163,56 @@ def docs_hook(name: str, load: Callable[[], Any], image_paths: Callable[[dict], 
         return docs_dataset({**columns, "skipped": [skipped] * count})
 
     process_docs.__name__ = f"process_docs_{name}"
-    return process_docs
+    process_docs.skipped_items = recorded  # shared with the wrapper below (functools.wraps copies it)
+    return stops_run_on_bad_input(process_docs)
+
+
+RECORDED_SKIPS_ENV = "LMMS_COMPARATIVE_RECORDED_SKIPS"
+
+
+def recorded_skips() -> dict[str, str]:
+    """Item key -> reason, for the items the files that ``lmms-comparative score`` reads record as
+    skipped (the replay file that ``LMMS_COMPARATIVE_RECORDED_SKIPS`` names); {} otherwise."""
+    import os
+
+    path = os.environ.get(RECORDED_SKIPS_ENV, "").strip()
+    if not path:
+        return {}
+    from lmms_comparative.predictions import read_replay
+
+    return {key: reason for by_key in (read_replay(path).get("skipped") or {}).values() for key, reason in by_key.items()}
+
+
+def rows_of(docs) -> list[dict]:
+    """Docs as a list of dicts, from a list, a dict of columns or a Dataset."""
+    if isinstance(docs, dict):
+        names = list(docs)
+        return [dict(zip(names, values)) for values in zip(*docs.values())]
+    return [dict(d) for d in docs]
+
+
+def _item_key(load: Callable) -> Callable[[dict], str] | None:
+    """The item key rule of the benchmark whose module defines ``load`` (predictions.ItemKey)."""
+    from lmms_comparative.benchmarks import of_module
+    from lmms_comparative.predictions import ItemKey
+
+    while isinstance(load, functools.partial):
+        load = load.func
+    benchmark = of_module(getattr(load, "__module__", "") or "")
+    if benchmark is None:
+        return None
+    try:
+        rule = ItemKey.of(benchmark)
+    except (ImportError, AttributeError):
+        return None
+
+    def key(doc: dict) -> str | None:
+        try:
+            return rule(doc)
+        except (KeyError, TypeError, ValueError):
+            return None
+
+    return key
 
 
 class Unscored(float):

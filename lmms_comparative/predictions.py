@@ -54,6 +54,9 @@ class Replies:
     tasks: list[str] = field(default_factory=list)  # the lmms-eval tasks to run (readers that know them)
     sources: list[str] = field(default_factory=list)
     limit: int | float | None = None  # the earlier run's --limit (samples logs): the same docs are scored
+    # Items the files record as skipped (the evaluator's skipped_items, a run's skipped images):
+    # task -> key -> reason. They stay skipped, not failed (hooks.recorded_skips).
+    skipped: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def add(self, task: str, key: str, replies: list | str, where: str) -> None:
         """One item's replies: one per repeat; a multi-step task's reply is the list of its rounds."""
@@ -74,6 +77,8 @@ class Replies:
         self.tasks += [t for t in other.tasks if t not in self.tasks]
         self.sources += other.sources
         self.limit = self.limit if other.limit is None else other.limit
+        for task, skipped in other.skipped.items():
+            self.skipped.setdefault(task, {}).update(skipped)
 
     def repeats(self) -> int:
         """How many replies each item has (the run's ``--repeats``); files must agree."""
@@ -190,7 +195,18 @@ def read_samples(path: Path, key: ItemKey, owns: Callable[[str], bool] = lambda 
     if path.is_dir():
         out.tasks = _as_run(path, out.tasks, owns)
         out.limit = _run_limit(path)
+        out.skipped = _run_skips(path, owns)
     return out
+
+
+def _run_skips(folder: Path, owns: Callable[[str], bool]) -> dict[str, dict[str, str]]:
+    """The items each task of the earlier run skipped (its results JSON's provenance)."""
+    results = sorted(folder.rglob("*_results.json"))
+    try:
+        tasks = json.loads(results[-1].read_text(encoding="utf-8")).get("lmms_comparative", {}).get("tasks", {}) if results else {}
+        return {task: dict(record["skipped"]) for task, record in tasks.items() if owns(task) and isinstance(record, dict) and isinstance(record.get("skipped"), dict)}
+    except (OSError, ValueError, AttributeError):
+        return {}
 
 
 def _run_limit(folder: Path) -> int | float | None:
@@ -247,7 +263,7 @@ def write_replay(replies: Replies, benchmark: str, path: Path, files: list[dict]
     """The replay file; ``files`` (path, format, sha256 of each prediction file read) goes into the
     results file's provenance."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    payload = {"version": REPLAY_VERSION, "benchmark": benchmark, "sources": replies.sources, "files": files or [], "replies": replies.by_task, "expected": replies.expected}
+    payload = {"version": REPLAY_VERSION, "benchmark": benchmark, "sources": replies.sources, "files": files or [], "replies": replies.by_task, "expected": replies.expected, "skipped": replies.skipped}
     path.write_text(json.dumps(payload, ensure_ascii=False), encoding="utf-8")
     return path
 
@@ -359,6 +375,12 @@ def score(benchmark, paths: list[Path], fmt: str | None, options: Options, outpu
     env = dict(os.environ)
     if not with_images:
         env[NO_IMAGES_ENV] = "1"
+    if replies.skipped:
+        from lmms_comparative.hooks import RECORDED_SKIPS_ENV
+
+        env[RECORDED_SKIPS_ENV] = str(replay_file)
+        count = sum(len(v) for v in replies.skipped.values())
+        print(f"{count} item(s) the files record as skipped stay skipped (not scored, not counted as failed)", file=sys.stderr)
     extra = list(extra)
     if replies.limit is not None and "--limit" not in extra:
         extra += ["--limit", f"{replies.limit:g}"]

@@ -289,15 +289,17 @@ class Skips:
         return json.dumps(self.counts(), sort_keys=True)
 
 
-def drop_bad_images(docs: list[dict], paths: Callable[[dict], Iterable[str]], item_id: Callable[[dict], str], skips: Skips) -> list[dict]:
+def drop_bad_images(docs: list[dict], paths: Callable[[dict], Iterable[str]], item_id: Callable[[dict], str], skips: Skips, dropped: list | None = None) -> list[dict]:
     """The docs whose every image is usable; the others are added to ``skips`` with the first
-    problem found (``image path: reason``)."""
+    problem found (``image path: reason``), and, with ``dropped``, to it as (doc, reason)."""
     kept = []
     for doc in docs:
         for path in paths(doc):
             problem = image_file_problem(path)
             if problem:
                 skips.add(problem, f"{item_id(doc)} ({path})")
+                if dropped is not None:
+                    dropped.append((doc, problem))
                 break
         else:
             kept.append(doc)

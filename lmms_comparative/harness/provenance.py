@@ -36,6 +36,11 @@ def _task_record(name: str, task, benchmark, index: dict, config: dict) -> dict:
         key = ItemKey.of(benchmark)
         chosen = _selected(docs, config.get("limit"), int(config.get("offset") or 0))
         record["items"] = provenance.item_set(key(dict(doc)) for doc in chosen)
+        # The items the task's loader skipped (an unusable image): which, and why, so that
+        # ``lmms-comparative score`` of the samples keeps them skipped.
+        skipped = getattr(getattr(task.config, "process_docs", None), "skipped_items", None)
+        if skipped:
+            record["skipped"] = dict(sorted(skipped.items()))
     except Exception as exc:  # noqa: BLE001 - a record without items says why, the results are still written
         record["items"] = {"count": None, "sha256": None, "error": f"{type(exc).__name__}: {exc}"}
     yaml_path = (index.get(name) or {}).get("yaml_path")

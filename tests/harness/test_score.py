@@ -94,7 +94,9 @@ def _subtlebench_docs(root: Path) -> list[dict]:
 def test_the_official_evaluators_file_scores_as_the_evaluator_scored_it(hf_home, fixture_roots, tmp_path):
     """An ``mc_evaluation_results.json`` whose runs showed the options in another order (the
     evaluator's shuffle is unseeded): every item is right here exactly when the evaluator found it
-    right; a record with an error is a failed request, counted wrong as the evaluator counts it."""
+    right; a record with an error is a failed request, counted wrong as the evaluator counts it; an
+    empty reply the evaluator read no letter from is answered and wrong, not failed; an item the
+    evaluator skipped (its image missing) stays skipped: the accuracy is over the evaluated items."""
     docs = _subtlebench_docs(fixture_roots["SUBTLEBENCH_ROOT"])
     rng = random.Random(7)
     questions = []
@@ -112,22 +114,33 @@ def test_the_official_evaluators_file_scores_as_the_evaluator_scored_it(hf_home,
         }  # fmt: skip
         if n == 0:
             record.update(predicted_answer=None, predicted_answer_text=None, is_correct=False, error="timeout")
+        if n == 1:  # as the evaluator writes an empty reply
+            record.update(predicted_answer=None, predicted_answer_text=None, is_correct=False, error=None, response_content="")
         questions.append(record)
+    skipped = [questions.pop(2)]  # the evaluator skipped this item: it is not in "questions"
+    skipped_docs = {skipped[0]["question_id"]}
     folder = tmp_path / "logs" / "multiple_choice_evaluator" / "gpt-4o" / "no_reasoning" / "VLM-SubtleBench" / "20260101_000000"
     folder.mkdir(parents=True)
-    (folder / "mc_evaluation_results.json").write_text(json.dumps({"model": "gpt-4o", "questions": questions, "correct_count": sum(q["is_correct"] for q in questions)}))
+    (folder / "mc_evaluation_results.json").write_text(json.dumps({"model": "gpt-4o", "questions": questions, "correct_count": sum(q["is_correct"] for q in questions), "skipped_items": [{"item_id": s["question_id"]} for s in skipped]}))
     proc = run_score("subtlebench", str(folder / "mc_evaluation_results.json"), "-o", str(tmp_path / "out"), env=_env(hf_home, fixture_roots, LMMS_COMPARATIVE_MAX_FAILED="0.5"))
     results, samples = read_run(tmp_path / "out", proc)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "read as evaluator" in proc.stderr
     code_of = {category: code for code, category in CATEGORIES.items()}
     by_task: dict[str, list[dict]] = {}
-    for doc, record in zip(docs, questions):
-        by_task.setdefault(f"subtlebench_{code_of[doc['category']]}", []).append(record)
+    by_id = {q["question_id"]: q for q in questions}
+    skipped_task = None
+    for doc in docs:
+        task = f"subtlebench_{code_of[doc['category']]}"
+        if doc["item_id"] in skipped_docs:
+            skipped_task = task
+        else:
+            by_task.setdefault(task, []).append(by_id[doc["item_id"]])
+    assert results["results"][skipped_task]["counts,none"]["skipped"] == 1 and "1 item(s) the files record as skipped stay skipped" in proc.stderr
     for task, records in by_task.items():
         counts = results["results"][task]["counts,none"]
         assert counts["n"] == len(records) and counts["correct"] == sum(r["is_correct"] for r in records), task
-        assert counts["failed"] == sum(r["predicted_answer"] is None for r in records)
+        assert counts["failed"] == sum(bool(r.get("error")) for r in records)
         assert results["results"][task]["accuracy,none"] == pytest.approx(sum(r["is_correct"] for r in records) / len(records))
 
 
@@ -193,3 +206,27 @@ def test_vidi_descriptions_with_repeats(hf_home, fixture_roots, tmp_path, model_
     path.write_text(json.dumps({pairs[0]: ["a", "b"], **{p: ["a"] for p in pairs[1:]}}))
     proc = run_score("vidi", str(path), "--tasks", "vidi_granular", "-o", str(tmp_path / "out2"), env=_env(hf_home, fixture_roots))
     assert proc.returncode == 2 and "different numbers of replies" in proc.stderr
+
+
+def test_a_runs_skipped_item_stays_skipped_when_its_samples_are_scored_again(hf_home, tmp_path):
+    """A run that skipped an item (its image missing) records which one; scoring its samples again
+    (no image is opened) keeps it skipped, so the results are the run's, not one more failure."""
+    from lmms_comparative.benchmarks.subtlebench import data
+    from lmms_comparative.benchmarks.subtlebench.fixture import build
+
+    root = build(tmp_path / "sb", per_category=3)
+    doc = next(d for d in _subtlebench_docs(root) if d["category"] == "emotion")
+    Path(data.image_paths(doc)[0]).unlink()
+    env = base_env(hf_home, SUBTLEBENCH_ROOT=str(root), LMMS_COMPARATIVE_MAX_FAILED="0.5")
+    proc = run_cli(["--model", "random_choice", "--tasks", "subtlebench_em,subtlebench_at", "--output_path", str(tmp_path / "run"), "--log_samples"], env=env)
+    results, _ = read_run(tmp_path / "run", proc)
+    recorded = results["lmms_comparative"]["tasks"]["subtlebench_em"]["skipped"]
+    assert list(recorded) == [doc["item_id"]] and "missing" in recorded[doc["item_id"]], recorded
+    assert results["results"]["subtlebench_em"]["counts,none"]["skipped"] == 1
+    scored = run_score("subtlebench", str(tmp_path / "run"), "-o", str(tmp_path / "scored"), env=env)
+    again, _ = read_run(tmp_path / "scored", scored)
+    assert scored.returncode == proc.returncode, scored.stderr[-3000:]
+    for task in ("subtlebench_em", "subtlebench_at"):
+        ours, theirs = results["results"][task], again["results"][task]
+        assert theirs["accuracy,none"] == ours["accuracy,none"] and theirs["counts,none"]["n"] == ours["counts,none"]["n"], task
+        assert theirs["counts,none"]["failed"] == 0 and theirs["counts,none"]["skipped"] == ours["counts,none"]["skipped"], task

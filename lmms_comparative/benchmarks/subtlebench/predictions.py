@@ -20,9 +20,11 @@ The evaluator shuffles the options without a seed, so its letters need not be ou
 record's option order is ours, the reply is scored as written (``response_content``, else the
 letter it read); where it is not, the option the evaluator read (``predicted_answer_text``) is given
 as our letter for that option, so the item is right exactly when the evaluator found it right. A
-record with an error (``predicted_answer`` null) is a failed request, counted as wrong as the
-evaluator counts it; an item in ``skipped_items`` has no reply (the evaluator left it out; here it
-is counted as failed, and named). The question text and answer are checked against the data.
+record with an ``error`` is a failed request, counted as wrong as the evaluator counts it; one
+with neither an error nor a letter (``predicted_answer`` null, often ``response_content`` "") was
+answered, and is wrong; an item in ``skipped_items`` has no reply (the evaluator left it out; here it
+stays skipped, as the evaluator's accuracy leaves it out). The question text and answer are checked
+against the data.
 
 The prompt type (the path's ``no_reasoning``: the paper's Standard prompt, task family ``subtlebench``;
 ``standard``: the paper's Reasoning prompt, ``subtlebench_reasoning``; ``grid``: ``subtlebench_grid``)
@@ -54,10 +56,14 @@ def _family(path: Path, options: Options) -> str:
 
 
 def _reply(record: dict, doc: dict, where: str) -> str:
-    if record.get("predicted_answer") is None:
-        error = str(record.get("error") or "no answer")
-        return f"{FAILED_REQUEST_PREFIX}: the evaluator's record has an error] {error}"
+    if record.get("error"):  # the evaluator's request failed: a failed request, counted wrong
+        return f"{FAILED_REQUEST_PREFIX}: the evaluator's record has an error] {record['error']}"
     theirs = [str(o) for o in record.get("options") or []]
+    if record.get("predicted_answer") is None:
+        # No error and no letter: the model answered (often with an empty reply, response_content
+        # "") and the evaluator read nothing from it: an answered item that is wrong, not a failure.
+        reply = record.get("response_content")
+        return reply if isinstance(reply, str) and theirs == list(doc["options"]) else ""
     if theirs == list(doc["options"]):
         reply = record.get("response_content")
         return reply if isinstance(reply, str) else str(record["predicted_answer"])
@@ -92,11 +98,16 @@ def read_evaluator(path: Path, options: Options) -> Replies:
         out.expected.setdefault(task, {})[key] = {"question": str(record.get("question_text", doc["question"])), "answer": str(record.get("correct_answer", doc["answer"]))}
         if task not in out.tasks:
             out.tasks.append(task)
-    skipped = [s.get("item_id") for s in data.get("skipped_items") or [] if isinstance(s, dict)]
-    if skipped:
-        from loguru import logger
-
-        logger.warning(f"{path}: the evaluator skipped {len(skipped)} item(s) (missing images): {', '.join(map(str, skipped[:5]))}; they have no reply here and count as failed")
+    # The evaluator leaves an item whose image is missing out of ``questions`` (its accuracy is over
+    # the evaluated items): here it stays skipped, not a failed request.
+    for record in data.get("skipped_items") or []:
+        key = record.get("item_id") if isinstance(record, dict) else None
+        doc = docs.get(key) if isinstance(key, str) else None
+        if doc is not None and key not in out.by_task.get(f"{family}_{code_of[doc['category']]}", {}):
+            task = f"{family}_{code_of[doc['category']]}"
+            out.skipped.setdefault(task, {})[key] = str(record.get("reason") or "skipped by the evaluator (missing image)")
+            if task not in out.tasks:
+                out.tasks.append(task)
     return out
 
 
