@@ -236,6 +236,44 @@ def _as_run(folder: Path, tasks: list[str], owns: Callable[[str], bool]) -> list
     return chosen + [t for t in tasks if t not in covered]
 
 
+def benchmark_groups(benchmark) -> dict[str, list[str]]:
+    """{group: its tasks} of the benchmark's group YAMLs (``group:`` with a ``task:`` list of names)."""
+    import yaml
+
+    from lmms_comparative import yaml_dir
+
+    class _Tolerant(yaml.SafeLoader):  # a task YAML's !function tags are not needed here
+        pass
+
+    _Tolerant.add_multi_constructor("!", lambda loader, suffix, node: None)
+    groups = {}
+    for path in sorted(Path(yaml_dir()).rglob(f"{benchmark.name}*.yaml")):
+        try:
+            spec = yaml.load(path.read_text(encoding="utf-8"), Loader=_Tolerant)
+        except (OSError, yaml.YAMLError):
+            continue
+        if isinstance(spec, dict) and isinstance(spec.get("group"), str) and isinstance(spec.get("task"), list):
+            names = [t for t in spec["task"] if isinstance(t, str)]
+            if names:
+                groups[spec["group"]] = names
+    return groups
+
+
+def with_groups(tasks: list[str], groups: dict[str, list[str]]) -> list[str]:
+    """``tasks`` with every benchmark group whose tasks are all among them run as the group (the
+    outermost such groups), so that the group's row (SubtleBench's AVG, VLM2's Overall, CompBench's
+    Avg) is written as in a model's run."""
+    candidates = sorted((g for g, subtasks in groups.items() if subtasks and set(_leaves(g, groups)) <= set(tasks)), key=lambda g: -len(_leaves(g, groups)))
+    chosen: list[str] = []
+    covered: set[str] = set()
+    for group in candidates:  # the largest first; a group sharing a task with a chosen one is left out
+        leaves = set(_leaves(group, groups))
+        if not leaves & covered:
+            chosen.append(group)
+            covered |= leaves
+    return chosen + [t for t in tasks if t not in covered]
+
+
 def _leaves(group: str, groups: dict) -> list[str]:
     return [leaf for sub in groups.get(group, []) for leaf in (_leaves(sub, groups) if groups.get(sub) else [sub])]
 
@@ -311,6 +349,37 @@ def detect(benchmark, path: Path) -> str:
     return "mapping"
 
 
+def another_benchmarks(benchmark, path: Path, detected: str) -> str | None:
+    """Why ``path`` is another benchmark's file, when it is: a samples log (or a folder of them)
+    of other benchmarks' tasks only, or a file that another benchmark's ``SIGNATURES`` (the
+    formats recognisable for certain: a name, a first line) recognise. None otherwise."""
+    from lmms_comparative.benchmarks import BENCHMARKS, of_task
+
+    if detected == "samples":
+        files = sorted(path.rglob("*_samples_*.jsonl")) if path.is_dir() else [path]
+        tasks = sorted({m.group("task") for f in files if (m := _SAMPLES_NAME.search(f.name))})
+        if not tasks or any(benchmark.owns_task(t) for t in tasks):
+            return None
+        owners = sorted({b.name for t in tasks if (b := of_task(t)) is not None})
+        what = "a samples log" if len(files) == 1 else "samples logs"
+        hint = f": score it with lmms-comparative score {owners[0]} {path} -o ..." if len(owners) == 1 else ""
+        return f"this is {what} of task(s) {', '.join(tasks[:4])}{' ...' if len(tasks) > 4 else ''}, not of a {benchmark.title} task{hint}"
+    for other in BENCHMARKS:
+        if other.name == benchmark.name:
+            continue
+        try:
+            sniffers = other.part("predictions", "SIGNATURES")
+        except (ImportError, AttributeError):
+            continue
+        for name, accepts in sniffers.items():
+            try:
+                if accepts(path):
+                    return f"this looks like a {other.title} {name} file, not a {benchmark.title} one: score it with lmms-comparative score {other.name} {path} -o ..."
+            except Exception:  # noqa: BLE001 - a sniffer that cannot read the file does not recognise it
+                continue
+    return None
+
+
 def read_files(benchmark, paths: list[Path], fmt: str | None, options: Options) -> tuple[Replies, list[str]]:
     """All files read into one ``Replies``; and the format of each file, in order."""
     formats = formats_of(benchmark)
@@ -321,9 +390,12 @@ def read_files(benchmark, paths: list[Path], fmt: str | None, options: Options) 
         if not path.exists():
             raise PredictionsError(f"{path}: no such file or folder")
         name = fmt or detect(benchmark, path)
+        elsewhere = another_benchmarks(benchmark, path, name)
+        if elsewhere and not fmt:
+            raise PredictionsError(f"{path}: {elsewhere}")
         replies = formats[name](path, options)
         if not replies.count():
-            raise PredictionsError(f"{path}: no prediction read as {name}")
+            raise PredictionsError(f"{path}: no prediction read as {name}" + (f" ({elsewhere})" if elsewhere else ""))
         out.merge(replies)
         used.append(name)
     if options.tasks:
@@ -361,6 +433,8 @@ def score(benchmark, paths: list[Path], fmt: str | None, options: Options, outpu
         if unknown:
             raise PredictionsError(f"--tasks {', '.join(unknown)}: not {benchmark.title} tasks")
         repeats = replies.repeats()
+        if "samples" not in used:  # a run's samples keep that run's own groups (_as_run)
+            tasks = with_groups(tasks, benchmark_groups(benchmark))
     except PredictionsError as exc:
         print(f"lmms-comparative score: error: {exc}", file=sys.stderr)
         return 2

@@ -136,6 +136,8 @@ def test_the_official_evaluators_file_scores_as_the_evaluator_scored_it(hf_home,
             skipped_task = task
         else:
             by_task.setdefault(task, []).append(by_id[doc["item_id"]])
+    # All ten types are here: the group runs too, so its AVG row is written as in a model's run.
+    assert "subtlebench" in results["groups"] and "accuracy,none" in results["groups"]["subtlebench"], results.get("groups")
     assert results["results"][skipped_task]["counts,none"]["skipped"] == 1 and "1 item(s) the files record as skipped stay skipped" in proc.stderr
     for task, records in by_task.items():
         counts = results["results"][task]["counts,none"]
@@ -230,3 +232,21 @@ def test_a_runs_skipped_item_stays_skipped_when_its_samples_are_scored_again(hf_
         ours, theirs = results["results"][task], again["results"][task]
         assert theirs["accuracy,none"] == ours["accuracy,none"] and theirs["counts,none"]["n"] == ours["counts,none"]["n"], task
         assert theirs["counts,none"]["failed"] == 0 and theirs["counts,none"]["skipped"] == ours["counts,none"]["skipped"], task
+
+
+def test_another_benchmarks_file_is_named_as_such(model_run, hf_home, fixture_roots, tmp_path):
+    out, _, _ = model_run
+    env = _env(hf_home, fixture_roots)
+    log = sorted(out.rglob("*_samples_subtlebench_at.jsonl"))[0]
+    proc = run_score("vlm2bench", str(log), "-o", str(tmp_path / "a"), env=env)
+    assert proc.returncode == 2 and "this is a samples log of task(s) subtlebench_at, not of a VLM2-Bench task: score it with lmms-comparative score subtlebench" in proc.stderr, proc.stderr[-2000:]
+    only = tmp_path / "only_subtlebench"
+    only.mkdir()
+    (only / log.name).write_bytes(log.read_bytes())
+    proc = run_score("compbench", str(only), "-o", str(tmp_path / "b"), env=env)
+    assert proc.returncode == 2 and "this is a samples log of task(s) subtlebench_at, not of a MLLM-CompBench task" in proc.stderr, proc.stderr[-2000:]
+    evaluator = tmp_path / "mc_evaluation_results.json"
+    evaluator.write_text(json.dumps({"model": "m", "questions": []}))
+    proc = run_score("vidi", str(evaluator), "-o", str(tmp_path / "c"), env=env)
+    assert proc.returncode == 2 and "this looks like a VLM-SubtleBench evaluator file, not a ViDi one: score it with lmms-comparative score subtlebench" in proc.stderr, proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr
