@@ -113,6 +113,11 @@ def demo(output: str | None, seed: int) -> int:
 
     report = write_report([str(output / "results" / model) for model in BASELINES], output / "report")
     print(f"\nreport: {report} (tables, image-order check, difficulty heatmaps)")
+    print(
+        "\nThese were generated pairs, not the released benchmark. Next: your own model on the real items, e.g.\n"
+        "  lmms-eval --model qwen2_5_vl --model_args pretrained=Qwen/Qwen2.5-VL-7B-Instruct --tasks subtlebench --output_path results/ --log_samples\n"
+        "(the data is fetched from the hub on first use, or set SUBTLEBENCH_ROOT), then lmms-comparative report results/ -o report/"
+    )
     return 0 if all(t in run.get("results", {}) for run in runs.values() for t in tasks) else 1
 
 

@@ -174,6 +174,21 @@ def _check_demo_report(out: Path) -> None:
     pixel_results, _ = read_run(out / "results" / "pixel_diff")
     assert pixel_results["results"]["subtlebench_swap"]["accuracy,none"] == 1.0  # it reads the images, in either order
     _nontrivial_png(out / "report" / "subtlebench_synthetic_difficulty.png")
+    # As a new user reads it: the items are said to be synthetic, the empty AVG has its reason,
+    # the way on is given, and the bar chart draws the runs' own chance (25% for AT, 50% for QN).
+    assert "**Synthetic items.** Runs `random_choice`, `pixel_diff` scored pairs generated here" in markdown
+    assert "AVG is empty for runs `random_choice`, `pixel_diff`: it is the `subtlebench` group's accuracy" in markdown
+    assert "**What next.**" in markdown and "--tasks subtlebench --output_path results/" in markdown
+    from lmms_comparative.benchmarks.subtlebench.report import subtlebench_figure
+    from lmms_comparative.report.runs import load_runs
+
+    figure = subtlebench_figure(load_runs([str(out / "results" / m) for m in ("random_choice", "pixel_diff")]))
+    axes = figure.axes[0]
+    labels = [text.get_text() for text in axes.get_legend().get_texts()]
+    assert "chance on the run's items" in labels, labels
+    marks = next(c for c in axes.collections if c.get_label() == "chance on the run's items").get_offsets()
+    levels = {round(float(x)): float(y) for x, y in marks if y == y}
+    assert levels[0] == pytest.approx(25.0) and 50.0 in levels.values(), levels
 
 
 def _nontrivial_png(path: Path) -> None:

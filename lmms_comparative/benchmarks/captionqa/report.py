@@ -173,7 +173,7 @@ def captionqa_radar(runs: list[Run], prompt: str, domain: str, path: Path) -> Pa
     ax.set_title(f"CaptionQA {domain} ({prompt} prompt): score by category")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.08, 1.0))  # beside the plot, over no line
     fig.tight_layout()
-    fig.savefig(path)
+    fig.savefig(path, bbox_inches="tight")  # tight_layout leaves a legend outside the axes cut off
     plt.close(fig)
     return path
 

@@ -49,12 +49,42 @@ def section(runs: list[Run]) -> str | None:
     if not runs:
         return None
     out = ["## VLM-SubtleBench"]
+    synthetic = [r.name for r in runs if _synthetic(r)]
+    if synthetic:
+        out += [
+            "",
+            f"**Synthetic items.** {_names(synthetic)} scored pairs generated here (`lmms-comparative synthetic`, the paper's five synthetic difference types), not the released benchmark: their numbers are not comparable with the paper's rows, and the chance row under each run is the level to read them against.",
+        ]
     main = [r for r in runs if any(r.row(f"subtlebench_{k}") for k, _ in SUBTLEBENCH_TYPES)]
     if main:
         out += ["", _main_table(main)]
+        no_avg = [r.name for r in main if r.value("subtlebench", "accuracy") is None]
+        if no_avg:
+            out += ["", f"AVG is empty for {_names(no_avg, start=False)}: it is the `subtlebench` group's accuracy over all ten types, and the run did not include that group (run `--tasks subtlebench` for it)."]
+    if synthetic:
+        out += ["", WHAT_NEXT]
     out += _strategy_table(runs) + _caption_table(runs) + _order_table(runs) + _breakdown_table(runs, "by_domain", "domain", "By domain (paper Table 10)") + _breakdown_table(runs, "by_source", "source", "By source dataset (paper Table 13)")
     out += unscored_notes(runs, "subtlebench")
     return "\n".join(out)
+
+
+WHAT_NEXT = (
+    "**What next.** Run your own model on the released items (fetched from the hub on first use, "
+    "or set `SUBTLEBENCH_ROOT` to a local copy): `lmms-eval --model qwen2_5_vl --model_args "
+    "pretrained=Qwen/Qwen2.5-VL-7B-Instruct --tasks subtlebench --output_path results/ --log_samples`, "
+    "then `lmms-comparative report results/ -o report/` sets it among the paper's models. The other "
+    "benchmarks and their data are in the README's task table."
+)
+
+
+def _synthetic(run: Run) -> bool:
+    """Whether the run scored generated items (their domain is ``synthetic``, synthetic.py)."""
+    return any("synthetic" in (run.mapping(f"subtlebench_{k}", "by_domain") or {}) for k, _ in SUBTLEBENCH_TYPES)
+
+
+def _names(names: list[str], start: bool = True) -> str:
+    word = "run " if len(names) == 1 else "runs "
+    return (word.capitalize() if start else word) + ", ".join(f"`{n}`" for n in names)
 
 
 def _main_table(runs: list[Run]) -> str:
@@ -242,7 +272,7 @@ def subtlebench_chart(runs: list[Run], path: Path) -> Path | None:
         return None
     import matplotlib.pyplot as plt
 
-    fig.savefig(path)
+    fig.savefig(path, bbox_inches="tight")  # the legend beside the axes is part of the picture
     plt.close(fig)
     return path
 
@@ -269,6 +299,15 @@ def subtlebench_figure(runs: list[Run]):
         ax.bar(x - 0.4 + width * (i + 0.5), [(v or 0) * 100 for v in values], width, label=run.name, color=colour)
     for name, colour in (("Human Eval (paper)", HUMAN_COLOUR), ("Random Guess (paper)", CHANCE_COLOUR)):
         ax.scatter(x, SUBTLEBENCH_REFERENCE[name], label=name, zorder=3, color=colour, marker="_", s=420, linewidths=2.5)
+    # The runs' own chance (their items' option counts): the paper's Random Guess is over the
+    # paper's items, and a run on other items (the synthetic ones) has its own level.
+    drawn: list[list] = []
+    for run in runs:
+        chance = [run.value(f"subtlebench_{k}", "chance") for k, _ in SUBTLEBENCH_TYPES] + [run.value("subtlebench", "chance")]
+        if any(c is not None for c in chance) and chance not in drawn:
+            label = "chance on the run's items" if len(runs) == 1 or not drawn else f"chance on {run.name}'s items"
+            ax.scatter(x, [c * 100 if c is not None else np.nan for c in chance], label=label, zorder=4, color="black", marker="_", s=420, linewidths=1.5)
+            drawn.append(chance)
     ax.axvline((x[-2] + x[-1]) / 2, color="0.6", linewidth=0.8)
     ax.set_xticks(x, labels)
     ax.set_ylim(0, 100)
