@@ -10,14 +10,15 @@ The replies stay in the sibling ``shared`` folder (never copied here); the tests
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from helpers import base_env, read_run, run_score
-from helpers.compbench_reference import COMPBENCH, REFERENCE, build_root, jsonl
+from helpers import base_env, read_run, run_report, run_score
+from helpers.compbench_reference import COMPBENCH, REFERENCE, SKIP_REASON, build_root, jsonl
 
-pytestmark = [pytest.mark.e2e, pytest.mark.skipif(not (REFERENCE / "manifest.json").is_file(), reason="reference outputs (../shared/reference_outputs) not present")]
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(not (REFERENCE / "manifest.json").is_file(), reason=SKIP_REASON)]
 
 # The protocol each row of the paper was run with (paper §4 and appendix C): the API models got the
 # two images, LLaVA-1.6 and VILA-1.5 one concatenated image; Table 3's two-stage replies are the
@@ -72,6 +73,18 @@ def test_the_published_replies_give_the_paper_cells(model, reference_root, hf_ho
         if cell["check"]:
             assert counts["correct"] == cell["authors_rule"]["correct"], cell["cell"]
             assert round(100 * row["accuracy,none"], 1) == pytest.approx(cell["paper"], abs=0.05 + 1e-9), cell["cell"]
+    # Files that cover every task of the family's group run as the group: its Avg row is written,
+    # and the report sets the run beside the paper's row of the same model, with the check.
+    from lmms_comparative.benchmarks import BY_NAME
+    from lmms_comparative.predictions import benchmark_groups
+
+    covered = {f"{family}_{c['project_task']}" for c in cells}
+    if set(benchmark_groups(BY_NAME["compbench"]).get(family, ["-"])) <= covered:
+        assert family in results["groups"], sorted(results.get("groups", {}))
+        if model == "gpt4v":
+            report = run_report(str(tmp_path / "out"), "-o", str(tmp_path / "report"))
+            markdown = (tmp_path / "report" / "report.md").read_text()
+            assert report.returncode == 0 and re.search(r"`gpt4v` is the paper's \*\*[^*]+\*\* \(MLLM-CompBench, Table \d+\): reproduced in \d+ of \d+ columns", markdown), markdown[-3000:]
     # The samples log holds each reply verbatim, in the file's order (lmms-eval leaves out
     # ``resps`` where it equals ``filtered_resps``).
     first = cells[0]

@@ -111,12 +111,15 @@ def measure(run: Run, table_id: str, column: str):
         return value * 100, (ci[0] * 100, ci[1] * 100) if ci else None
     if table_id not in ("table2", "table5"):  # Table 3's fine-tuned rows are another model
         return None, None
+    # The paper's rows mix protocols (one concatenated image for most models, two images for
+    # GPT-4V and Gemini): the run's concatenated tasks, else its two-image ones.
+    family = next((f for f in ("compbench", "compbench_pair") if any(run.row(f"{f}_{c}") for c in keys)), "compbench")
     if column in keys:
-        value, items = run.value(f"compbench_{column}", "accuracy"), run.per_item(f"compbench_{column}")
+        value, items = run.value(f"{family}_{column}", "accuracy"), run.per_item(f"{family}_{column}")
         ci = bootstrap_ci(items) if items else None
     elif column == "avg":
-        value = run.value("compbench", "accuracy")
-        groups = [run.per_item(f"compbench_{c}") or [] for c in keys]
+        value = run.value(family, "accuracy")
+        groups = [run.per_item(f"{family}_{c}") or [] for c in keys]
         ci = grouped_bootstrap_ci(groups) if all(groups) else None
     else:
         return None, None
