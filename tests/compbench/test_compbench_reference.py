@@ -14,13 +14,13 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from helpers.compbench_reference import REFERENCE, SKIP_REASON
 
 from lmms_comparative.benchmarks.compbench.data import COLUMN_BY_TASK
 from lmms_comparative.benchmarks.compbench.hooks import aggregate_counts, process_results
 from lmms_comparative.metrics import aggregate
 
-REFERENCE = Path(__file__).resolve().parents[2].parent / "shared" / "reference_outputs"
-pytestmark = pytest.mark.skipif(not (REFERENCE / "manifest.json").is_file(), reason="reference outputs (../shared/reference_outputs) not present")
+pytestmark = pytest.mark.skipif(not (REFERENCE / "manifest.json").is_file(), reason=SKIP_REASON)
 
 
 def _cells() -> list[dict]:

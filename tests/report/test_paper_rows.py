@@ -221,7 +221,7 @@ def test_every_table_has_a_region():
 @pytest.mark.parametrize(("benchmark", "key", "table"), TABLES, ids=IDS)
 def test_rows_match_the_paper(benchmark, key, table):
     if not PAPERS.is_dir():
-        pytest.skip(f"the papers' text is not here ({PAPERS})")
+        pytest.skip(f"the papers' text is not here: it is read from {PAPERS} (the project's shared folder beside this clone)")
     lines = _paper_lines(benchmark)
     digits = _digits(table)
     spreads = table.get("spread", {})
@@ -265,7 +265,7 @@ def test_vlm2bench_delta_human_is_overall_minus_human():
     """Δ_human, the printed column VLM²'s table leaves out, is each row's Overall minus the human
     Overall: the untranscribed column holds nothing the table lacks."""
     if not PAPERS.is_dir():
-        pytest.skip(f"the papers' text is not here ({PAPERS})")
+        pytest.skip(f"the papers' text is not here: it is read from {PAPERS} (the project's shared folder beside this clone)")
     VLM2 = BY_NAME["vlm2bench"].paper()["tables"]
 
     table = VLM2["table1"]
