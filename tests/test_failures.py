@@ -309,18 +309,27 @@ def test_a_failed_reader_gives_an_unscored_task_and_the_report_still_reads_the_f
 
 
 @pytest.mark.e2e
-def test_a_refused_reader_key_stops_the_run_naming_the_variable(hf_home, tmp_path):
+@pytest.mark.parametrize("preflight", [True, False], ids=["before_generation", "during_scoring"])
+def test_a_refused_reader_key_stops_the_run_naming_the_variable(hf_home, tmp_path, preflight):
+    """The preflight finds the refused key before generation; a key refused only once scoring has
+    started (the check skipped here, a key revoked mid-run in life) stops the run the same way."""
     root = build_captionqa(tmp_path / "cqa", per_domain=2)
     wrong = "sk-reader-wrong-0000"
     with FakeOpenAI(lambda body: "A red circle.") as server:
         env = base_env(hf_home, CAPTIONQA_ROOT=str(root), CAPTIONQA_READER_BASE_URL=server.base_url, CAPTIONQA_READER_API_KEY=wrong, OPENAI_API_KEY=server.api_key, LMMS_COMPARATIVE_LLM_CACHE="off")
+        if not preflight:
+            env["LMMS_COMPARATIVE_NO_PREFLIGHT"] = "1"
         proc = run_cli([*server.model_cli, "--tasks", "captionqa_simple_natural", "--output_path", str(tmp_path / "out")], env=env)
-        rejected = server.rejected
+        rejected, generated = server.rejected, len(server.requests)
     log = proc.stdout + proc.stderr
     assert proc.returncode == 1
     # The benchmark's own key won over OPENAI_API_KEY, and the message names it, never the key.
     assert "HTTP 401" in log and "the API key from CAPTIONQA_READER_API_KEY" in log and wrong not in log
-    assert 1 <= rejected <= 32  # not retried: at most the calls already in flight
+    if preflight:
+        assert "lmms-comparative: preflight: the CaptionQA reader" in log and rejected == 1 and generated == 0
+    else:
+        assert "preflight" not in log and generated > 0
+        assert 1 <= rejected <= 32  # not retried: at most the calls already in flight
 
 
 @pytest.mark.e2e

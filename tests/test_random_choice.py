@@ -96,7 +96,7 @@ def test_compbench_columns_land_at_their_chance_level(compbench_docs):
 
 
 def _vlm2_docs(n: int = 160) -> dict[str, list[dict]]:
-    """VLM²-Bench docs as data/vlm2bench.py builds them, with the release's question templates."""
+    """VLM²-Bench docs as benchmarks/vlm2bench/data.py builds them, with the release's question templates."""
     rng = random.Random(3)
     docs: dict[str, list[dict]] = {}
     for subtask in ("gc_mat", "gc_trk"):

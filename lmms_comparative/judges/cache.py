@@ -27,10 +27,6 @@ def _canonical(value) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
-def request_key(endpoint: str, model: str, messages: list, params: Mapping) -> str:
-    return encode_request(endpoint, model, messages, params)[0]
-
-
 def encode_request(endpoint: str, model: str, messages: list, params: Mapping) -> tuple[str, bytes]:
     """(cache key, JSON body of the chat request), with the messages JSON-encoded once for both.
 

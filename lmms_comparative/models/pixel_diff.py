@@ -1,6 +1,6 @@
 """``pixel_diff``: a no-weights baseline that reads the pixel difference of a SubtleBench pair.
 
-Built for the synthetic primitives (white canvas, flat-coloured shapes; see data/synthetic.py): it
+Built for the synthetic primitives (white canvas, flat-coloured shapes; see benchmarks/subtlebench/synthetic.py): it
 finds what changed between the two images and picks the option that names it. Where its rules do
 not apply (other types, real photographs, an option it cannot match) it falls back to the seeded
 uniform guess of ``random_choice``, so it never scores below chance in expectation.

@@ -1,6 +1,6 @@
 """lmms-eval's own model classes on every benchmark's fixture, through the real CLI.
 
-Tiny randomly initialised Qwen2.5-VL and Qwen2-VL checkpoints (tests/tiny_models.py) run through
+Tiny randomly initialised Qwen2.5-VL and Qwen2-VL checkpoints (tests/helpers/tiny_models.py) run through
 ``--model qwen2_5_vl`` (a chat class: doc_to_messages) and ``--model qwen2_vl`` (a simple class:
 doc_to_visual). A hook on the processor (tests/processor_hook) records what each request hands it;
 the images must be the doc's images, in the doc's order, and the video frames the video's scenes in

@@ -1,9 +1,9 @@
 """Deterministic image pairs for the SubtleBench strategy transforms (pure numpy on the legacy
 RandomState stream, which numpy keeps fixed across versions; no drawing library involved).
 
-``tests/data/image_transforms_expected.json`` holds what the transforms returned for these pairs
-before they were rewritten for speed (boxes, and a SHA-256 of every output image's pixels):
-tests/test_image_transforms.py checks that the current code returns exactly the same.
+``tests/subtlebench/data/image_transforms_expected.json`` holds what the transforms returned for
+these pairs before they were rewritten for speed (boxes, and a SHA-256 of every output image's
+pixels): tests/subtlebench/test_image_transforms.py checks that the current code returns exactly the same.
 """
 
 from __future__ import annotations

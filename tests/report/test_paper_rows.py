@@ -1,4 +1,4 @@
-"""The papers' published rows (``benchmarks/<name>/paper.py``) against the papers' text.
+"""The papers' published rows (``benchmarks/<name>/paper.json``) against the papers' text.
 
 Every row of every table is located in the paper's text by the name the paper prints, inside
 that table's region of the text, and its printed cells must be the transcribed values, in

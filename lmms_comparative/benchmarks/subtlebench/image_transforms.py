@@ -76,7 +76,7 @@ def overlap(first: Image.Image, second: Image.Image) -> Image.Image:
 # G takes one of 766 values (a channel sum of |I1 - I2| is 0..765, G is that sum / 3 in float32,
 # exactly as numpy's float32 mean of the three channels computes it). Every step below works on the
 # integer sum and maps it through tables built with the same float32 arithmetic, so its results are
-# bit-for-bit those of the float formulas (tests/test_image_transforms.py checks them against the
+# bit-for-bit those of the float formulas (tests/subtlebench/test_image_transforms.py checks them against the
 # outputs of the float implementation), in a fraction of the time.
 _G_OF_SUM = np.arange(766, dtype=np.float32) / 3
 
