@@ -136,8 +136,8 @@ def docs_hook(name: str, load: Callable[[], Any], image_paths: Callable[[dict], 
         dropped: list = []
         if image_paths is not None and items.images_needed():
             docs = items.drop_bad_images(list(docs), image_paths, item_id, skips, dropped)
-        key = _item_key(load)
         skipped_before = recorded_skips()
+        key = _item_key(load) if dropped or skipped_before else None  # only when there is a skip to key
         if skipped_before:  # a scored file's skips stay skips (lmms-comparative score)
             rows = rows_of(docs)
             docs = []

@@ -193,42 +193,41 @@ def read_samples(path: Path, key: ItemKey, owns: Callable[[str], bool] = lambda 
         if task not in out.tasks:
             out.tasks.append(task)
     if path.is_dir():
-        out.tasks = _as_run(path, out.tasks, owns)
-        out.limit = _run_limit(path)
-        out.skipped = _run_skips(path, owns)
+        run = _run_results(path)  # read once for the run's groups, --limit and skipped items
+        out.tasks = _as_run(run, out.tasks, owns)
+        out.limit = _run_limit(run)
+        out.skipped = _run_skips(run, owns)
     return out
 
 
-def _run_skips(folder: Path, owns: Callable[[str], bool]) -> dict[str, dict[str, str]]:
-    """The items each task of the earlier run skipped (its results JSON's provenance)."""
+def _run_results(folder: Path) -> dict:
+    """The earlier run's results JSON beside its samples logs (the newest), or {}."""
     results = sorted(folder.rglob("*_results.json"))
     try:
-        tasks = json.loads(results[-1].read_text(encoding="utf-8")).get("lmms_comparative", {}).get("tasks", {}) if results else {}
-        return {task: dict(record["skipped"]) for task, record in tasks.items() if owns(task) and isinstance(record, dict) and isinstance(record.get("skipped"), dict)}
-    except (OSError, ValueError, AttributeError):
+        found = json.loads(results[-1].read_text(encoding="utf-8")) if results else {}
+    except (OSError, ValueError):
         return {}
+    return found if isinstance(found, dict) else {}
 
 
-def _run_limit(folder: Path) -> int | float | None:
+def _run_skips(run: dict, owns: Callable[[str], bool]) -> dict[str, dict[str, str]]:
+    """The items each task of the earlier run skipped (its results JSON's provenance)."""
+    tasks = (run.get("lmms_comparative") or {}).get("tasks") or {}
+    return {task: dict(record["skipped"]) for task, record in tasks.items() if owns(task) and isinstance(record, dict) and isinstance(record.get("skipped"), dict)}
+
+
+def _run_limit(run: dict) -> int | float | None:
     """The ``--limit`` of the earlier run (its results JSON's ``config``): it saw only the first
     docs of each task, and a rescoring run must take the same ones, or the rest count as failed."""
-    results = sorted(folder.rglob("*_results.json"))
-    try:
-        limit = json.loads(results[-1].read_text(encoding="utf-8")).get("config", {}).get("limit") if results else None
-    except (OSError, ValueError, AttributeError):
-        return None
+    limit = (run.get("config") or {}).get("limit")
     return limit if isinstance(limit, (int, float)) and not isinstance(limit, bool) else None
 
 
-def _as_run(folder: Path, tasks: list[str], owns: Callable[[str], bool]) -> list[str]:
+def _as_run(run: dict, tasks: list[str], owns: Callable[[str], bool]) -> list[str]:
     """The tasks as the earlier run named them: its groups (``group_subtasks`` of the results JSON
     beside the logs) where all their tasks are here, so the group rows are written again too."""
-    results = sorted(folder.rglob("*_results.json"))
-    if not results:
-        return tasks
-    try:
-        groups = json.loads(results[-1].read_text(encoding="utf-8")).get("group_subtasks") or {}
-    except (OSError, ValueError):
+    groups = run.get("group_subtasks") or {}
+    if not groups:
         return tasks
     chosen = [g for g, subtasks in groups.items() if owns(g) and subtasks and set(_leaves(g, groups)) <= set(tasks)]
     chosen = [g for g in chosen if not any(g in groups.get(other, []) for other in chosen)]  # outermost only
