@@ -445,7 +445,10 @@ def score(benchmark, paths: list[Path], fmt: str | None, options: Options, outpu
     for path, name in zip(paths, used):
         print(f"{path}: read as {name}", file=sys.stderr)
     print(f"{replies.count()} item(s), {repeats} repl{'y' if repeats == 1 else 'ies'} each, for {', '.join(tasks)}", file=sys.stderr)
+    from lmms_comparative.harness.task_path import OURS_ONLY
+
     env = dict(os.environ)
+    env.setdefault(OURS_ONLY, "1")  # a replay of our tasks: lmms-eval's own task index is not needed
     if not with_images:
         env[NO_IMAGES_ENV] = "1"
     if replies.skipped:

@@ -9,17 +9,22 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import SUBTLEBENCH_TASKS, base_env, read_run, run_cli
+from helpers import FULL_INDEX, SUBTLEBENCH_TASKS, base_env, read_run, run_cli
 
 from lmms_comparative import yaml_dir
 
 
 @pytest.mark.e2e
 def test_lmms_eval_lists_our_tasks_without_include_path(hf_home):
-    proc = run_cli(["--tasks", "list"], env=base_env(hf_home))
+    proc = run_cli(["--tasks", "list"], env=base_env(hf_home, **FULL_INDEX))
     listed = proc.stdout + proc.stderr
-    for name in ["subtlebench", "subtlebench_reasoning", *SUBTLEBENCH_TASKS]:
+    for name in ["subtlebench", "subtlebench_reasoning", *SUBTLEBENCH_TASKS, "mme"]:
         assert f" - {name}\n" in listed, name
+    # LMMS_COMPARATIVE_OUR_TASKS_ONLY (what score and verify set): our tasks, none of lmms-eval's.
+    proc = run_cli(["--tasks", "list"], env=base_env(hf_home, LMMS_COMPARATIVE_OUR_TASKS_ONLY="1"))
+    listed = proc.stdout + proc.stderr
+    assert all(f" - {name}\n" in listed for name in ["subtlebench", *SUBTLEBENCH_TASKS, "captionqa_simple", "vidi_granular"]), listed[-2000:]
+    assert " - mme\n" not in listed
 
 
 @pytest.mark.e2e
@@ -27,7 +32,7 @@ def test_include_path_fallback_prints_a_folder_lmms_eval_accepts(hf_home):
     printed = subprocess.run([sys.executable, "-m", "lmms_comparative", "include-path"], capture_output=True, text=True, check=True).stdout.strip()
     assert printed == yaml_dir() and Path(printed, "subtlebench", "yaml", "subtlebench_sp.yaml").is_file()
     # With the automatic hook switched off, the documented --include-path route still finds the tasks.
-    env = base_env(hf_home, LMMS_COMPARATIVE_NO_TASK_HOOK="1")
+    env = base_env(hf_home, LMMS_COMPARATIVE_NO_TASK_HOOK="1", **FULL_INDEX)
     proc = subprocess.run([sys.executable, "-m", "lmms_eval", "tasks", "list", "--include-path", printed], env=env, capture_output=True, text=True)
     assert "  subtlebench_sp\n" in proc.stdout
     hidden = subprocess.run([sys.executable, "-m", "lmms_eval", "--tasks", "list"], env=env, capture_output=True, text=True)
@@ -37,7 +42,7 @@ def test_include_path_fallback_prints_a_folder_lmms_eval_accepts(hf_home):
 def _random_run(root: Path, out: Path, hf_home: Path, launcher=None, tasks="subtlebench"):
     proc = run_cli(
         ["--model", "random_choice", "--model_args", "seed=7", "--tasks", tasks, "--output_path", str(out), "--log_samples"],
-        env=base_env(hf_home, SUBTLEBENCH_ROOT=str(root)),
+        env=base_env(hf_home, SUBTLEBENCH_ROOT=str(root), **FULL_INDEX),
         launcher=launcher,
     )
     return proc
@@ -125,7 +130,7 @@ def test_missing_root_fails_with_a_message_naming_it(hf_home, tmp_path):
 @pytest.mark.e2e
 def test_readme_demo_runs_offline_on_synthetic_pairs(hf_home, tmp_path):
     """The README's first command (after install): synthetic pairs, the real CLI, the baseline."""
-    env = base_env(hf_home)
+    env = base_env(hf_home, **FULL_INDEX)
     proc = subprocess.run([sys.executable, "-m", "lmms_comparative", "demo", "--output", str(tmp_path)], env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     tasks = ("subtlebench_at", "subtlebench_ex", "subtlebench_qn", "subtlebench_vp", "subtlebench_sp")

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import base_env
+from helpers import FULL_INDEX, base_env
 from helpers.plain_lmms_eval import HIDE_PLUGIN, run_lmms_eval
 
 # An upstream-style task: lmms-eval's own loader on a local parquet file, lmms-eval's metrics.
@@ -58,7 +58,7 @@ def upstream_tasks(tmp_path_factory) -> Path:
 
 
 def _upstream_run(task: str, folder: Path, hf_home: Path, out: Path, plugin: bool, mode: str | None = None) -> subprocess.CompletedProcess:
-    env = base_env(hf_home)
+    env = base_env(hf_home, **FULL_INDEX)
     env.pop("LMMS_COMPARATIVE_EXIT_STATUS", None)
     if mode:
         env["LMMS_COMPARATIVE_EXIT_STATUS"] = mode
@@ -137,7 +137,7 @@ def test_a_run_that_dies_on_an_import_names_the_package_and_its_installed_versio
     site = tmp_path / "site"
     site.mkdir()
     (site / "sitecustomize.py").write_text(_HIDE_FILELOCK_API)
-    env = base_env(hf_home, SUBTLEBENCH_ROOT=str(subtlebench_root), PYTHONPATH=str(site))
+    env = base_env(hf_home, SUBTLEBENCH_ROOT=str(subtlebench_root), PYTHONPATH=str(site), **FULL_INDEX)
     proc = subprocess.run([sys.executable, "-m", "lmms_eval", "--model", "random_choice", "--tasks", "subtlebench_sp", "--output_path", str(tmp_path / "out")], env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 1, proc.stderr[-3000:]
     closing = proc.stderr.split("lmms-comparative: this run failed (exit status 1):")[-1]
