@@ -13,7 +13,7 @@
   line and exit status 1 (a ``SystemExit``, which lmms-eval's retry of ``process_docs`` does not
   retry and its CLI does not catch).
 - **A scoring pass that failed** (``TooManyFailures``, raised by the judges past the share) is not
-  a stop: the task is written ``Unscored`` (``hooks.guard_scoring``) and the run flagged.
+  a stop: the task is written ``Unscored`` (``tasklib.guard_scoring``) and the run flagged.
 
 Nothing here imports lmms-eval.
 """

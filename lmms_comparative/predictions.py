@@ -452,7 +452,7 @@ def score(benchmark, paths: list[Path], fmt: str | None, options: Options, outpu
     if not with_images:
         env[NO_IMAGES_ENV] = "1"
     if replies.skipped:
-        from lmms_comparative.hooks import RECORDED_SKIPS_ENV
+        from lmms_comparative.tasklib import RECORDED_SKIPS_ENV
 
         env[RECORDED_SKIPS_ENV] = str(replay_file)
         count = sum(len(v) for v in replies.skipped.values())

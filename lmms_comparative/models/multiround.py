@@ -29,8 +29,8 @@ from loguru import logger
 from tqdm import tqdm
 
 from lmms_comparative.failures import ModelCapabilityError, stop_run
-from lmms_comparative.hooks import flatten
 from lmms_comparative.models import HARNESS_SETTINGS
+from lmms_comparative.tasklib import flatten
 
 
 def _build_inner(name: str, kwargs: dict) -> lmms:

@@ -9,7 +9,7 @@ import pytest
 from datasets import Dataset
 
 from lmms_comparative.data import items
-from lmms_comparative.hooks import docs_dataset, docs_hook, rows_to_columns
+from lmms_comparative.tasklib import docs_dataset, docs_hook, rows_to_columns
 
 # One doc shape per benchmark, with the values that make arrow's type inference work: nulls,
 # empty lists, nested dicts, ints beside strings in other columns, unicode.

@@ -18,8 +18,8 @@ from lmms_comparative import yaml_dir
 from lmms_comparative.benchmarks.subtlebench import hooks as sb_task
 from lmms_comparative.benchmarks.vidi import hooks as vidi_task
 from lmms_comparative.benchmarks.vlm2bench import hooks as v2_task
-from lmms_comparative.hooks import Share, group_share
 from lmms_comparative.presentation import CELL_WIDTH, compact, readable_results
+from lmms_comparative.tasklib import Share, group_share
 
 # ---- one-line cells ------------------------------------------------------------------------------
 

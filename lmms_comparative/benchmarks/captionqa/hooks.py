@@ -23,10 +23,10 @@ from lmms_comparative.benchmarks.captionqa import scoring as rules
 from lmms_comparative.benchmarks.captionqa.prompts import caption_prompt
 from lmms_comparative.data import items
 from lmms_comparative.harness import side_logs
-from lmms_comparative.hooks import check_model_failures, docs_hook, once_per_run, response_text, skip_counts
 from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.bootstrap import cluster_mean_intervals
+from lmms_comparative.tasklib import check_model_failures, docs_hook, once_per_run, response_text, skip_counts
 
 READER_PREFIX = "CAPTIONQA_READER"
 # qa.py: EVAL_MODEL, temperature=0.0, --max-tokens default 4. qa.py runs that open model itself

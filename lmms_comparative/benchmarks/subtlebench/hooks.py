@@ -27,10 +27,10 @@ from lmms_comparative.benchmarks.subtlebench.prompts import (
     user_prompt,
 )
 from lmms_comparative.benchmarks.subtlebench.scoring import cosine_similarities, parse_subtlebench_letter, parse_yes_no
-from lmms_comparative.hooks import END_OF_ROUNDS, Share, check_model_failures, docs_hook, flatten, group_share, load_images, multi_round_docs, next_round, once_per_run, response_text, round_replies, skip_counts
 from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.mcq import LETTERS, format_options
+from lmms_comparative.tasklib import END_OF_ROUNDS, Share, check_model_failures, docs_hook, flatten, group_share, load_images, multi_round_docs, next_round, once_per_run, response_text, round_replies, skip_counts
 
 DEFAULT_PROMPT = "standard"
 

@@ -26,10 +26,10 @@ from lmms_comparative.benchmarks.vidi.prompts import (
     JUDGE_RECALL,
 )
 from lmms_comparative.benchmarks.vidi.scoring import caption_item_stats, corpus_scores, require_java
-from lmms_comparative.hooks import Unscored, docs_hook, guard_scoring, load_images, metric_of, once_per_run, response_text, skip_counts
 from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.bootstrap import vector_bootstrap
+from lmms_comparative.tasklib import Unscored, docs_hook, guard_scoring, load_images, metric_of, once_per_run, response_text, skip_counts
 
 CAPTION_METRICS = ("bleu1", "bleu2", "bleu3", "bleu4", "rougeL", "cider")
 JUDGE_METRICS = ("precision", "recall", "f1")

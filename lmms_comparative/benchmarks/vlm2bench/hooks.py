@@ -15,10 +15,10 @@ from lmms_comparative.benchmarks.vlm2bench.prompts import PROMPT_AB, PROMPT_ABA,
 from lmms_comparative.data import items
 from lmms_comparative.harness import run_model, run_model_args
 from lmms_comparative.harness.capabilities import frames_sampled, require_video_input
-from lmms_comparative.hooks import check_model_failures, docs_hook, load_image_paths, metric_of, once_per_run, response_text, skip_counts
 from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.bootstrap import unit_bootstrap
+from lmms_comparative.tasklib import check_model_failures, docs_hook, load_image_paths, metric_of, once_per_run, response_text, skip_counts
 
 JUDGE_PREFIX = "VLM2BENCH_JUDGE"
 # eval_pc-v_open-ended.py: gpt-4o, max_tokens=300 and no temperature (the API's default applies;
