@@ -20,6 +20,7 @@ Nothing here imports lmms-eval.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from typing import NoReturn
@@ -107,6 +108,22 @@ def add_flag(reason: str) -> None:
 def flags() -> list[str]:
     with _lock:
         return list(_flags)
+
+
+@contextlib.contextmanager
+def collecting_flags():
+    """Within the block, flags are collected apart (the list it yields) and the run's own flags are
+    left as they were: a check that runs a task's hooks outside a run (benchmarks/contract.py)."""
+    with _lock:
+        kept = list(_flags)
+        _flags.clear()
+    collected: list[str] = []
+    try:
+        yield collected
+    finally:
+        with _lock:
+            collected.extend(_flags)
+            _flags[:] = kept
 
 
 def check_share(what: str, bad: int, total: int, kind: str) -> str | None:

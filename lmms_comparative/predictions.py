@@ -132,10 +132,9 @@ class ItemKey:
 
     @classmethod
     def of(cls, benchmark) -> "ItemKey":
-        columns = tuple(benchmark.part("predictions", "KEY_COLUMNS"))
-        try:
-            rule = benchmark.part("predictions", "doc_key")
-        except AttributeError:  # the key is the first column as it stands
+        columns = benchmark.key_columns()
+        rule = benchmark.optional("predictions", "doc_key")
+        if rule is None:  # the key is the first column as it stands
             rule = lambda fields: str(fields[columns[0]])  # noqa: E731
         return cls(columns, rule)
 
@@ -328,7 +327,7 @@ def formats_of(benchmark) -> dict[str, Callable]:
     """The formats a benchmark reads: its own (``predictions.FORMATS``, in the order they are
     tried when no format is named), then the common ones."""
     key = ItemKey.of(benchmark)
-    own = dict(benchmark.part("predictions", "FORMATS"))
+    own = dict(benchmark.optional("predictions", "FORMATS", {}))  # none: samples logs and mappings only
     common = {
         "samples": lambda path, options: read_samples(path, key, benchmark.owns_task),
         "mapping": lambda path, options: read_mapping(path, list(options.tasks)),
@@ -341,7 +340,7 @@ def detect(benchmark, path: Path) -> str:
     benchmark's formats whose ``detect`` accepts it, else ``mapping``."""
     if path.is_dir() or _SAMPLES_NAME.search(path.name):
         return "samples"
-    sniffers = benchmark.part("predictions", "DETECT")
+    sniffers = benchmark.optional("predictions", "DETECT", {})
     for name, accepts in sniffers.items():
         if accepts(path):
             return name
@@ -366,11 +365,7 @@ def another_benchmarks(benchmark, path: Path, detected: str) -> str | None:
     for other in BENCHMARKS:
         if other.name == benchmark.name:
             continue
-        try:
-            sniffers = other.part("predictions", "SIGNATURES")
-        except (ImportError, AttributeError):
-            continue
-        for name, accepts in sniffers.items():
+        for name, accepts in other.optional("predictions", "SIGNATURES", {}).items():
             try:
                 if accepts(path):
                     return f"this looks like a {other.title} {name} file, not a {benchmark.title} one: score it with lmms-comparative score {other.name} {path} -o ..."

@@ -1,11 +1,10 @@
 """What a benchmark record is, and the lookups over the records (``benchmarks/__init__.py`` lists them).
 
-A record names a benchmark's fixed facts and where its parts are. The parts (fixture builder,
-report section, run summary, charts) live in the benchmark's own folder under fixed module names
-(``fixture.py``: ``build``; ``report.py``: ``section``, ``summary``, ``charts``, ``measure``;
-``paper.json``: the paper's model rows; ``predictions.py``: ``KEY_COLUMNS``, ``FORMATS``, ``DETECT``
-and optionally ``doc_key``, the prediction files ``lmms-comparative score`` reads) and are imported
-only when used, so that reading the registry imports neither lmms-eval nor a benchmark's code.
+A record names a benchmark's fixed facts and where its parts are. The parts live in the
+benchmark's own folder under fixed module names and are imported only when used, so that reading
+the registry imports neither lmms-eval nor a benchmark's code. docs/adding-a-benchmark.md has the
+table of parts, which are required and what an optional one defaults to; the contract
+(``benchmarks/contract.py``) checks them.
 """
 
 from __future__ import annotations
@@ -61,31 +60,63 @@ class Benchmark:
         return module == self.package or module.startswith(self.package + ".")
 
     def part(self, module: str, attr: str):
+        """``attr`` of the benchmark's module ``module`` (a part every benchmark has)."""
         return getattr(importlib.import_module(f"{self.package}.{module}"), attr)
 
-    # ---- the parts every benchmark has ----------------------------------------------------------
+    def optional(self, module: str, attr: str, default=None):
+        """``attr`` of the module ``module``, or ``default`` when the benchmark has no such module
+        or the module no such name (an import error inside the module is raised)."""
+        name = f"{self.package}.{module}"
+        try:
+            found = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+            return default
+        return getattr(found, attr, default)
+
+    # ---- the parts, with the defaults of a benchmark that leaves one out ------------------------
 
     def build_fixture(self, directory: str | Path, **kwargs) -> Path:
-        """A small generated copy in the official layout (``fixture.build``)."""
+        """A small generated copy in the official layout (``fixture.build``; required when the data
+        is not bundled, that is when ``root_variable`` is set)."""
         return self.part("fixture", "build")(directory, **kwargs)
 
+    def key_columns(self) -> tuple[str, ...]:
+        """The doc columns an item's key is made of (``predictions.KEY_COLUMNS``; default
+        ``("item_id",)``). Every per-item result carries them (``tasklib.item_results``)."""
+        return tuple(self.optional("predictions", "KEY_COLUMNS", ("item_id",)))
+
     def report_section(self, runs: list) -> str | None:
-        """The Markdown section of ``lmms-comparative report`` (``report.section``)."""
-        return self.part("report", "section")(runs)
+        """The Markdown section of ``lmms-comparative report`` (``report.section``; default: a
+        table of the runs' tasks, ``report/generic.py``)."""
+        own = self.optional("report", "section")
+        if own is not None:
+            return own(runs)
+        from lmms_comparative.report import generic
+
+        return generic.section(self, runs)
 
     def run_summary(self, run) -> list[str]:
-        """The lines the run log ends with (``report.summary``)."""
-        return self.part("report", "summary")(run)
+        """The lines the run log ends with (``report.summary``; default: the run's tasks)."""
+        own = self.optional("report", "summary")
+        if own is not None:
+            return own(run)
+        from lmms_comparative.report import generic
+
+        return generic.summary(self, run)
 
     def paper(self) -> dict:
         """The paper's transcribed model rows (``paper.json``: ``tables``, each with its source,
         caption, notes, columns, the paper's precision, rows and reference rows; ``aliases``, paper
-        model name -> model ids); empty where none are transcribed."""
+        model name -> model ids); empty where none are transcribed. With tables, ``report.measure``
+        is required: it reads a run's value in a table's column."""
         import json
 
         path = Path(__file__).resolve().parent / self.name / "paper.json"
         return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {"tables": {}, "aliases": {}}
 
     def charts(self, runs: list, out_dir: Path) -> list[Path]:
-        """PNG charts for the report (``report.charts``)."""
-        return self.part("report", "charts")(runs, out_dir)
+        """PNG charts for the report (``report.charts``; default: none)."""
+        own = self.optional("report", "charts")
+        return own(runs, out_dir) if own is not None else []

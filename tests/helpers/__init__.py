@@ -38,10 +38,11 @@ def base_env(hf_home: Path, **extra: str) -> dict:
     return env
 
 
-def run_cli(args: list[str], env: dict, launcher: list[str] | None = None, timeout: int = 600) -> subprocess.CompletedProcess:
-    """``lmms-eval ARGS`` (or ``LAUNCHER -m lmms_eval ARGS``) as a user would run it."""
+def run_cli(args: list[str], env: dict, launcher: list[str] | None = None, timeout: int = 600, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """``lmms-eval ARGS`` (or ``LAUNCHER -m lmms_eval ARGS``) as a user would run it (in ``cwd``:
+    ``-m`` puts the working folder first on the module path)."""
     cmd = (launcher or [sys.executable]) + ["-m", "lmms_eval", *args]
-    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL, cwd=cwd)
 
 
 def run_tool(command: str, *args: str, env: dict | None = None, cwd: Path | None = None, timeout: int = 900) -> subprocess.CompletedProcess:

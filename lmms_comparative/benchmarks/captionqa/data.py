@@ -40,7 +40,7 @@ from lmms_comparative.data import hub, items
 from lmms_comparative.data.roots import local_root
 from lmms_comparative.failures import DataError
 
-ENV_VAR = "CAPTIONQA_ROOT"
+ENV_VAR = BENCHMARK.root_variable
 HUB_REPO = BENCHMARK.hub_repo  # Borise/CaptionQA
 LAYOUT = "parquet files per split (natural, document, ecommerce, embodiedai; an 'all' split optional) as data/<split>-*.parquet, with columns id, images, questions, and the dataset card (README.md) whose configs list the splits"
 TAXONOMY_DIR = Path(__file__).resolve().parent / "taxonomy"

@@ -36,9 +36,10 @@ from typing import Any
 
 from loguru import logger
 
+from lmms_comparative.benchmarks.compbench import BENCHMARK
 from lmms_comparative.failures import DataError
 
-ENV_VAR = "COMPBENCH_ROOT"
+ENV_VAR = BENCHMARK.root_variable
 
 
 @dataclass(frozen=True)

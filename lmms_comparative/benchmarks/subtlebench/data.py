@@ -26,7 +26,7 @@ from lmms_comparative.data.roots import local_root
 from lmms_comparative.failures import DataError
 from lmms_comparative.metrics.mcq import LETTERS, shuffle_options
 
-ENV_VAR = "SUBTLEBENCH_ROOT"
+ENV_VAR = BENCHMARK.root_variable
 HUB_REPO = BENCHMARK.hub_repo  # KRAFTON/VLM-SubtleBench
 LAYOUT = "data/test.jsonl and data/val.jsonl (one JSON record per line) and the images/ folder they refer to"
 

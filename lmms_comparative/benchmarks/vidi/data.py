@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lmms_comparative.benchmarks.vidi import BENCHMARK
 from lmms_comparative.data import items
 from lmms_comparative.data.roots import dataset_root
 from lmms_comparative.failures import DataError
 
-ENV_VAR = "VIDI_ROOT"
+ENV_VAR = BENCHMARK.root_variable
 LAYOUT = "one folder per pair with its two images and a .txt file (first line: source URL; then one difference per line), or <pair>.txt beside <pair>*.jpg"
 # The paper's footnote 1 ("The dataset is available at https://anonymous.4open.science/r/ViDi-FC45/")
 # is the only link it gives; no public release was found.

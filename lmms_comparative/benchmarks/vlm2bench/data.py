@@ -31,7 +31,7 @@ from lmms_comparative.data import items
 from lmms_comparative.data.jsonl import read_records
 from lmms_comparative.failures import DataError
 
-ENV_VAR = "VLM2BENCH_ROOT"
+ENV_VAR = BENCHMARK.root_variable
 HUB_REPO = BENCHMARK.hub_repo  # Sterzhang/vlm2-bench
 LAYOUT = "the unpacked vlm2-bench_dataset.zip: jsonl/<gc|oc|pc>/vanilla/<subtask>.jsonl and data/..."
 TSV_LAYOUT = "VLMEvalKit's VLM2Bench_img.tsv (the eight image subtasks), or a folder holding it"

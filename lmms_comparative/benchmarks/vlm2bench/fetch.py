@@ -24,7 +24,7 @@ from lmms_comparative.failures import DataError
 HUB_REPO = BENCHMARK.hub_repo  # Sterzhang/vlm2-bench
 HUB_ZIP = "vlm2-bench_dataset.zip"
 HUB_TSV = "VLM2Bench_img.tsv"
-ENV_VAR = "VLM2BENCH_ROOT"
+ENV_VAR = BENCHMARK.root_variable
 _DONE = ".lmms_comparative_unpacked"  # written last inside a complete unpacked folder
 
 

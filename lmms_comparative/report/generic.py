@@ -1,0 +1,47 @@
+"""The report section and run summary of a benchmark whose folder has no ``report.py``: one table of
+the runs' tasks with their accuracy (or their first number) and the share of items scored."""
+
+from __future__ import annotations
+
+from lmms_comparative.report.cells import cell, table, text_table
+from lmms_comparative.report.runs import Run
+
+
+def _tasks(benchmark, runs: list[Run]) -> list[str]:
+    return sorted({task for run in runs for task in (run.results.get("results") or {}) if benchmark.owns_task(task)})
+
+
+def _main_metric(run: Run, task: str) -> tuple[str, object]:
+    """(metric, value): ``accuracy`` where the task reports it, else its first number."""
+    row = run.row(task)
+    if "accuracy,none" in row:
+        return "accuracy", row["accuracy,none"]
+    for name, value in row.items():
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and name.endswith(",none") and "stderr" not in name:
+            return name.split(",")[0], value
+    return "", None
+
+
+def _rows(benchmark, runs: list[Run]) -> list[list[str]]:
+    rows = []
+    for run in runs:
+        for task in _tasks(benchmark, [run]):
+            metric, value = _main_metric(run, task)
+            counts = run.mapping(task, "counts")
+            rows.append([run.name, task, metric, cell(value, run.ci(task, metric)) if metric else "-", str(counts.get("n", "-"))])
+    return rows
+
+
+def section(benchmark, runs: list[Run]) -> str | None:
+    """The Markdown section: every run's tasks of this benchmark, with their main metric (x100)."""
+    rows = _rows(benchmark, runs)
+    if not rows:
+        return None
+    caption = f"Each task's accuracy (or its first metric) x100; n is the number of items (the task's `counts`). {benchmark.title} has no report layout of its own (no report.py)."
+    return "\n".join([f"## {benchmark.title}", "", caption, "", table(["Model", "Task", "Metric", "Value", "n"], rows, key=f"{benchmark.name}_tasks", title=f"{benchmark.title}: tasks")])
+
+
+def summary(benchmark, run: Run) -> list[str]:
+    """The run log's closing lines for this benchmark: its tasks and main metric (x100)."""
+    rows = [row[1:] for row in _rows(benchmark, [run])]
+    return [f"{benchmark.title}: tasks (x100)"] + text_table(["task", "metric", "value", "n"], rows) if rows else []

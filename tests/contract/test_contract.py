@@ -1,0 +1,157 @@
+"""The benchmark contract (lmms_comparative/benchmarks/contract.py, docs/adding-a-benchmark.md):
+every registered benchmark holds it; so does the toy benchmark of the guide (tests/contract/toymcq),
+added to a copy of the package the way a contributor adds one (its folder and one registry line);
+removing any required part or key from the toy fails the check, naming the part; and through the
+real CLI the toy runs, fails a run whose replies failed, is scored from its samples, verified and
+reported, without a line of code outside its folder."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import base_env, read_run, run_cli
+
+import lmms_comparative
+from lmms_comparative.benchmarks import BENCHMARKS, contract
+
+TOY = Path(__file__).resolve().parent / "toymcq"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("benchmark", BENCHMARKS, ids=lambda b: b.name)
+def test_every_registered_benchmark_holds_the_contract(benchmark, tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    assert contract.problems(benchmark) == []
+    root = benchmark.build_fixture(tmp_path / benchmark.name) if benchmark.root_variable else None
+    assert contract.run_problems(benchmark, root) == []
+
+
+def toy_package(base: Path, edit=None) -> Path:
+    """A copy of the package with the toy benchmark added as the guide says: its folder under
+    benchmarks/ and one line in the registry. ``edit(folder)`` then changes the toy's folder.
+    Returns the folder to put first on PYTHONPATH."""
+    source = Path(lmms_comparative.__file__).resolve().parent
+    shutil.copytree(source, base / "lmms_comparative", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(TOY, base / "lmms_comparative" / "benchmarks" / "toymcq", ignore=shutil.ignore_patterns("__pycache__"))
+    registry = base / "lmms_comparative" / "benchmarks" / "__init__.py"
+    text = registry.read_text()
+    text = text.replace("from lmms_comparative.benchmarks.vidi import BENCHMARK as _vidi\n", "from lmms_comparative.benchmarks.toymcq import BENCHMARK as _toymcq\nfrom lmms_comparative.benchmarks.vidi import BENCHMARK as _vidi\n")
+    text, added = re.subn(r"(BENCHMARKS: tuple\[Benchmark, \.\.\.\] = \([^)]*)\)", r"\1, _toymcq)", text)
+    assert added == 1, "the registry's BENCHMARKS line moved: update toy_package"
+    registry.write_text(text)
+    if edit:
+        edit(base / "lmms_comparative" / "benchmarks" / "toymcq")
+    return base
+
+
+def _check(pythonpath: Path) -> subprocess.CompletedProcess:
+    env = dict(base_env(pythonpath / "hf"), PYTHONPATH=str(pythonpath))
+    return subprocess.run([sys.executable, "-m", "lmms_comparative.benchmarks.contract", "toymcq"], env=env, capture_output=True, text=True, timeout=300, cwd=pythonpath)
+
+
+def test_the_toy_holds_the_contract(tmp_path):
+    proc = _check(toy_package(tmp_path))
+    assert proc.returncode == 0 and "toymcq: the contract holds" in proc.stdout, proc.stdout + proc.stderr[-3000:]
+
+
+def _replace(path: str, old: str, new: str):
+    def edit(folder: Path) -> None:
+        target = folder / path
+        text = target.read_text()
+        assert old in text, (path, old)
+        target.write_text(text.replace(old, new))
+
+    return edit
+
+
+def _delete(path: str):
+    def edit(folder: Path) -> None:
+        target = folder / path
+        shutil.rmtree(target) if target.is_dir() else target.unlink()
+
+    return edit
+
+
+# Each required part or key, removed from the toy; what the check must then name.
+REMOVALS = {
+    # The registry line imports the record: Python's own error names it before any check runs.
+    "the record": (_replace("__init__.py", "BENCHMARK = Benchmark(", "RECORD = Benchmark("), "cannot import name 'BENCHMARK' from 'lmms_comparative.benchmarks.toymcq'"),
+    "the task YAMLs": (_delete("yaml"), "benchmarks/toymcq/yaml: no task YAML"),
+    "the prefix": (_replace("yaml/toymcq.yaml", "task: toymcq", "task: mcq_toy"), "'mcq_toy' does not start with the prefix toymcq_"),
+    "a hook the YAML names": (_replace("hooks.py", "def doc_to_target(", "def target_of("), "!function lmms_comparative.benchmarks.toymcq.hooks.doc_to_target does not import"),
+    "the fixture": (_delete("fixture.py"), "fixture.py: no build(directory)"),
+    "the item key": (_replace("hooks.py", 'return item_results(doc, outcome, ("accuracy", "counts"))', 'return {"accuracy": outcome, "counts": outcome}'), "toymcq's per-item results do not carry the item key item_id"),
+    "the failure policy": (
+        _replace(
+            "hooks.py", 'aggregate_accuracy = accuracy_aggregation("Toy MCQ")\naggregate_counts = counts_aggregation("Toy MCQ")', "from lmms_comparative.metrics.aggregate import accuracy as aggregate_accuracy, counts as aggregate_counts"
+        ),
+        "toymcq: every model request failed and the run was not flagged",
+    ),
+    "the stop on a missing root": (
+        _replace(
+            "hooks.py",
+            'path = dataset_root(BENCHMARK.root_variable, None, LAYOUT) / "test.jsonl"',
+            'path = Path(os.environ.get("TOYMCQ_ROOT", ".")) / "test.jsonl"\n    if not path.is_file():\n        return [{"item_id": "q0", "question": "?", "options": ["a", "b"], "answer": "A"}]',
+        ),
+        "with TOYMCQ_ROOT unset, toymcq's process_docs loaded docs instead of stopping the run",
+    ),
+    "a task family": (_replace("__init__.py", 'task_families=("toymcq",)', 'task_families=("toymcq", "toymcq_hard")'), "task_families names 'toymcq_hard', which no YAML defines"),
+}
+
+
+@pytest.mark.parametrize("part", sorted(REMOVALS))
+def test_removing_a_required_part_fails_the_check_naming_it(tmp_path, part):
+    edit, named = REMOVALS[part]
+    if part == "the stop on a missing root":
+        inner = edit
+        edit = lambda folder: (inner(folder), _replace("hooks.py", "import json\n", "import json\nimport os\nfrom pathlib import Path\n")(folder))  # noqa: E731
+    proc = _check(toy_package(tmp_path, edit))
+    assert proc.returncode == 1, proc.stdout + proc.stderr[-3000:]
+    assert named in proc.stdout + proc.stderr, proc.stdout + proc.stderr[-3000:]
+
+
+@pytest.mark.e2e
+def test_the_toy_runs_fails_scores_verifies_and_reports_through_the_cli(tmp_path):
+    package = toy_package(tmp_path / "pkg")
+    data = tmp_path / "toy_data"
+    sys.path.insert(0, str(TOY.parent))
+    try:
+        from toymcq.fixture import build  # the toy's own fixture, as the package copy has it
+    finally:
+        sys.path.pop(0)
+    build(data)
+    env = base_env(tmp_path / "hf", PYTHONPATH=str(package), TOYMCQ_ROOT=str(data))
+    tool = [sys.executable, "-m", "lmms_comparative"]
+
+    # A run of the random baseline: the toy's task, its accuracy and counts, exit status 0.
+    out = tmp_path / "run"
+    # (In tmp_path: python -m puts the working folder, here the repository, first on the path.)
+    proc = run_cli(["--model", "random_choice", "--tasks", "toymcq", "--output_path", str(out), "--log_samples"], env=env, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    results, samples = read_run(out, proc)
+    accuracy = results["results"]["toymcq"]["accuracy,none"]
+    assert results["results"]["toymcq"]["counts,none"]["n"] == 4 and len(samples["toymcq"]) == 4
+
+    # Its samples scored again: the same accuracy; verify passes it; the report has a Toy MCQ section.
+    scored = tmp_path / "scored"
+    proc = subprocess.run(tool + ["score", "toymcq", str(out), "-o", str(scored)], env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert read_run(scored)[0]["results"]["toymcq"]["accuracy,none"] == accuracy
+    proc = subprocess.run(tool + ["verify", str(out)], env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert proc.returncode == 0 and re.search(r"PASS +toymcq: 4 items", proc.stdout), proc.stdout + proc.stderr[-3000:]
+    proc = subprocess.run(tool + ["report", str(out), "-o", str(tmp_path / "report")], env=env, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "## Toy MCQ" in (tmp_path / "report" / "report.md").read_text()
+
+    # Three of four replies missing: the failure policy fails the run (exit status 1, named).
+    replies = tmp_path / "replies.json"
+    replies.write_text(json.dumps({"q1": "A"}))
+    proc = subprocess.run(tool + ["score", "toymcq", str(replies), "--tasks", "toymcq", "-o", str(tmp_path / "partial")], env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    assert "Toy MCQ: 3 of 4 item(s) got no answer from the model" in proc.stderr

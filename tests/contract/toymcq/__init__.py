@@ -1,0 +1,12 @@
+"""Toy MCQ: a text-only multiple-choice benchmark of four questions, the example of
+docs/adding-a-benchmark.md (the contract tests add it to a copy of the package)."""
+
+from lmms_comparative.benchmarks.registry import Benchmark
+
+BENCHMARK = Benchmark(
+    name="toymcq",
+    title="Toy MCQ",
+    root_variable="TOYMCQ_ROOT",
+    task_families=("toymcq",),
+    answer_spaces=("letters",),
+)
