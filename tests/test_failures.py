@@ -22,11 +22,9 @@ from helpers import base_env, read_run, run_cli, run_report
 from helpers.fake_openai import FakeOpenAI, message_images, message_text
 from PIL import Image
 
+from lmms_comparative.benchmarks import BENCHMARKS, BY_NAME
 from lmms_comparative.benchmarks.captionqa.fixture import build as build_captionqa
-from lmms_comparative.benchmarks.compbench.fixture import build as build_compbench
 from lmms_comparative.benchmarks.subtlebench.fixture import build as build_subtlebench
-from lmms_comparative.benchmarks.vidi.fixture import build as build_vidi
-from lmms_comparative.benchmarks.vlm2bench.fixture import build as build_vlm2bench
 from lmms_comparative.data import items
 
 # ---- images: every way a file can be unusable ---------------------------------------------------
@@ -83,13 +81,16 @@ def test_usable_images_and_a_missing_one(tmp_path):
 
 # ---- run-level problems: one message, naming the variable and the path, no retries -------------
 
-HOOKS = {
-    "subtlebench": ("SUBTLEBENCH_ROOT", build_subtlebench, "lmms_comparative.benchmarks.subtlebench.hooks", "process_docs_attribute", "data/test.jsonl"),
-    "vlm2bench": ("VLM2BENCH_ROOT", build_vlm2bench, "lmms_comparative.benchmarks.vlm2bench.hooks", "process_docs_oc_cnt", "jsonl/oc/vanilla/oc_cnt.jsonl"),
-    "captionqa": ("CAPTIONQA_ROOT", build_captionqa, "lmms_comparative.benchmarks.captionqa.hooks", "process_docs_natural", "data/natural-00000-of-00001.parquet"),
-    "compbench": ("COMPBENCH_ROOT", build_compbench, "lmms_comparative.benchmarks.compbench.hooks", "process_docs_attribute_cub", "annotations/cub_label.json"),
-    "vidi": ("VIDI_ROOT", build_vidi, "lmms_comparative.benchmarks.vidi.hooks", "process_docs", None),
+# Per registered benchmark: a task's process_docs, and a data file under the root (None: no single file).
+DOCS_HOOKS = {
+    "subtlebench": ("process_docs_attribute", "data/test.jsonl"),
+    "vlm2bench": ("process_docs_oc_cnt", "jsonl/oc/vanilla/oc_cnt.jsonl"),
+    "captionqa": ("process_docs_natural", "data/natural-00000-of-00001.parquet"),
+    "compbench": ("process_docs_attribute_cub", "annotations/cub_label.json"),
+    "vidi": ("process_docs", None),
 }
+assert set(DOCS_HOOKS) == set(BY_NAME), "a registered benchmark without its case in test_failures.DOCS_HOOKS"
+HOOKS = {b.name: (b.root_variable, b.build_fixture, f"{b.package}.hooks", *DOCS_HOOKS[b.name]) for b in BENCHMARKS}
 
 
 @pytest.fixture(scope="module")

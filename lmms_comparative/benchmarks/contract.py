@@ -13,7 +13,7 @@ The rules, each checked here:
   group it defines (``<name>`` or ``<name>_...``), and no other benchmark's prefix;
 - every ``!function`` a YAML names imports;
 - ``fixture.build`` exists when the data is not bundled (``root_variable`` is set);
-- ``task_families`` name tasks or groups of the folder; ``exports`` name tables of ``paper.json``,
+- ``task_families`` name tasks or groups of the folder, ``smoke_task`` one of its tasks; ``exports`` name tables of ``paper.json``,
   which with tables needs ``report.measure``; ``scoring_calls`` name attributes of ``hooks.py``;
 - with the root unset or missing, ``process_docs`` stops the run (``SystemExit``) with a message
   that names ``root_variable``;
@@ -121,6 +121,8 @@ def problems(benchmark) -> list[str]:
             except (ImportError, AttributeError) as exc:
                 out.append(f"{where}/yaml/{config['_file']}: !function {ref.target} does not import ({type(exc).__name__}: {exc})")
     out += [f"{where}/__init__.py: task_families names {t!r}, which no YAML defines" for t in benchmark.task_families if t not in found]
+    if benchmark.smoke_task not in found or found[benchmark.smoke_task].get("task") != benchmark.smoke_task:
+        out.append(f"{where}/__init__.py: smoke_task {benchmark.smoke_task!r} is not a task of the folder's YAMLs")
     if benchmark.root_variable and not callable(benchmark.optional("fixture", "build")):
         out.append(f"{where}/fixture.py: no build(directory) (required: the data is not bundled, {benchmark.root_variable} names it)")
     key = benchmark.key_columns()

@@ -38,6 +38,9 @@ class Benchmark:
     title: str  # as the paper writes it
     root_variable: str  # the environment variable naming a local copy of the release
     task_families: tuple[str, ...]  # the groups and family tasks a user runs (README, docs)
+    # One small task: what the tests and scripts that touch every benchmark run of it (two processes,
+    # readable tables, the contract's CLI checks).
+    smoke_task: str = ""
     # What random_choice draws from, by kind (models/random_choice.py: letters, choices, options,
     # words, tf, count, which); anything else is answered with a short caption.
     answer_spaces: tuple[str, ...] = ()

@@ -13,7 +13,10 @@ import pytest
 from helpers import base_env, build_roots, read_run, run_cli
 from helpers.fake_openai import FakeOpenAI, message_text
 
-TASKS = ["subtlebench_sp", "vidi_granular", "captionqa_simple_natural", "vlm2bench_oc_cnt", "vlm2bench_pc_cpr", "compbench_attribute_cub"]
+from lmms_comparative.benchmarks import BENCHMARKS
+
+# Every registered benchmark's smoke task (CaptionQA's asks the reader), and VLM2-Bench's T/F pairs.
+TASKS = [b.smoke_task for b in BENCHMARKS] + ["vlm2bench_pc_cpr"]
 
 
 def _reader(body: dict) -> str:

@@ -7,6 +7,7 @@ BENCHMARK = Benchmark(
     title="CaptionQA",
     root_variable="CAPTIONQA_ROOT",
     hub_repo="Borise/CaptionQA",
+    smoke_task="captionqa_simple_natural",
     task_families=("captionqa_simple", "captionqa_short", "captionqa_long", "captionqa_taxonomy", "captionqa_image"),
     answer_spaces=("letters",),
     scoring_calls=(

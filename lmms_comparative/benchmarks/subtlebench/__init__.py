@@ -7,6 +7,7 @@ BENCHMARK = Benchmark(
     title="VLM-SubtleBench",
     root_variable="SUBTLEBENCH_ROOT",
     hub_repo="KRAFTON/VLM-SubtleBench",
+    smoke_task="subtlebench_sp",
     task_families=(
         "subtlebench",
         "subtlebench_concat",

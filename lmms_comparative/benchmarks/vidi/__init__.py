@@ -6,6 +6,7 @@ BENCHMARK = Benchmark(
     name="vidi",
     title="ViDi",
     root_variable="VIDI_ROOT",
+    smoke_task="vidi_granular",
     task_families=("vidi_granular", "vidi_global", "vidi_granular_swap", "vidi_global_swap", "vidi_granular_avg", "vidi_global_avg", "vidi_fewshot"),
     answer_spaces=(),  # free-form descriptions
     scoring_calls=(ScoringCall(("vidi_global*",), "llm", "the ViDi judge", ("JUDGE_PREFIX", "JUDGE_DEFAULTS")),),  # precision/recall/F1: global only

@@ -7,6 +7,7 @@ BENCHMARK = Benchmark(
     title="VLM2-Bench",
     root_variable="VLM2BENCH_ROOT",
     hub_repo="Sterzhang/vlm2-bench",
+    smoke_task="vlm2bench_oc_cnt",
     task_families=("vlm2bench", "vlm2bench_image", "vlm2bench_gc", "vlm2bench_oc", "vlm2bench_pc", "vlm2bench_pc_vid", "vlm2bench_cot", "vlm2bench_cotspecial", "vlm2bench_vpgrid"),
     answer_spaces=("choices", "tf", "count"),
     scoring_calls=(ScoringCall(("vlm2bench_pc_vid",), "llm", "the VLM2-Bench video description judge", ("JUDGE_PREFIX", "JUDGE_DEFAULTS")),),

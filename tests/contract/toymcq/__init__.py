@@ -8,5 +8,6 @@ BENCHMARK = Benchmark(
     title="Toy MCQ",
     root_variable="TOYMCQ_ROOT",
     task_families=("toymcq",),
+    smoke_task="toymcq",
     answer_spaces=("letters",),
 )

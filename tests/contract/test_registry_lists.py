@@ -1,0 +1,51 @@
+"""What lists the benchmarks outside the registry is checked against it: the README's task table
+names every registered benchmark, links its README and covers each of its task families."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from pathlib import Path
+
+from lmms_comparative.benchmarks import BENCHMARKS
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def _expand(token: str) -> list[str]:
+    """``a_{b,c}`` -> ``a_b``, ``a_c`` (every brace group)."""
+    parts = re.split(r"(\{[^}]*\})", token)
+    choices = [p[1:-1].split(",") if p.startswith("{") else [p] for p in parts]
+    return ["".join(c) for c in itertools.product(*choices)]
+
+
+def _pattern(name: str) -> re.Pattern:
+    """A table name as a pattern: ``<relativity>`` and ``*`` stand for any name part."""
+    return re.compile(re.sub(r"<[^>]*>|\\\*", "[a-z0-9_]+", re.escape(name)))
+
+
+def task_table_rows() -> dict[str, str]:
+    """The README task table's rows by the README they link (benchmarks/<name>/README.md)."""
+    rows = {}
+    for line in README.read_text(encoding="utf-8").splitlines():
+        found = re.match(r"\| \[[^\]]+\]\(lmms_comparative/benchmarks/([a-z0-9]+)/README\.md\) \|(.*)\|$", line)
+        if found:
+            rows[found.group(1)] = found.group(2)
+    return rows
+
+
+def test_the_readme_task_table_covers_every_registered_benchmark_and_family():
+    rows = task_table_rows()
+    assert set(rows) == {b.name for b in BENCHMARKS}, "the README's task table and the registry differ"
+    for benchmark in BENCHMARKS:
+        names = [n for token in re.findall(r"`([^`]+)`", rows[benchmark.name]) for n in _expand(token)]
+        patterns = [_pattern(n) for n in names]
+        missing = [f for f in benchmark.task_families if not any(p.fullmatch(f) for p in patterns)]
+        assert not missing, f"README task table, {benchmark.name}: no entry for {missing}"
+
+
+def test_the_table_check_catches_a_missing_family():
+    names = _expand("captionqa_{simple,short}") + ["compbench_<relativity>"]
+    assert names == ["captionqa_simple", "captionqa_short", "compbench_<relativity>"]
+    assert _pattern("compbench_<relativity>").fullmatch("compbench_attribute")
+    assert not any(_pattern(n).fullmatch("captionqa_long") for n in names)
