@@ -1,8 +1,9 @@
 """The registry: one record per benchmark, in the order the report and the run summary show them.
 
-Adding a benchmark: a folder ``benchmarks/<name>/`` whose ``__init__.py`` defines ``BENCHMARK``
-(a ``registry.Benchmark``), with its YAML tasks under ``yaml/``, ``fixture.build``,
-``report.section`` / ``summary`` / ``charts`` and ``predictions.py``; then one line below.
+Adding a benchmark: a folder ``benchmarks/<name>/`` whose ``__init__.py`` defines ``BENCHMARK`` (a
+``registry.Benchmark``), then one line below. docs/adding-a-benchmark.md has the parts, which are
+required, the contract (``python -m lmms_comparative.benchmarks.contract <name>`` checks it) and a
+worked example.
 """
 
 from __future__ import annotations

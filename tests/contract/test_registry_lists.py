@@ -49,3 +49,17 @@ def test_the_table_check_catches_a_missing_family():
     assert names == ["captionqa_simple", "captionqa_short", "compbench_<relativity>"]
     assert _pattern("compbench_<relativity>").fullmatch("compbench_attribute")
     assert not any(_pattern(n).fullmatch("captionqa_long") for n in names)
+
+
+GUIDE = Path(__file__).resolve().parents[2] / "docs" / "adding-a-benchmark.md"
+TOY = Path(__file__).resolve().parent / "toymcq"
+
+
+def test_the_guides_code_is_the_toys_code():
+    """Every Python block of docs/adding-a-benchmark.md is an excerpt of the toy benchmark's files,
+    which the contract tests run: the guide cannot show code that does not work."""
+    blocks = re.findall(r"```python\n(.*?)```", GUIDE.read_text(encoding="utf-8"), re.S)
+    toy = "\n".join(p.read_text(encoding="utf-8") for p in sorted(TOY.rglob("*.py")))
+    assert len(blocks) >= 3
+    for block in blocks:
+        assert block.strip() in toy, block
