@@ -200,7 +200,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"SUBTLEBENCH_ROOT={root}")
         return 0
     if args.command == "score":
-        from lmms_comparative.predictions import Options, score
+        from lmms_comparative.rescoring.replies import Options
+        from lmms_comparative.rescoring.run import score
 
         options = Options(tuple(t for t in args.tasks.split(",") if t), args.family)
         return score(BY_NAME[args.benchmark], [Path(f) for f in args.files], args.format, options, Path(args.output), args.model_name, args.with_images, extra)

@@ -79,7 +79,7 @@ def _read_lines(path: Path) -> list[dict]:
 
 
 def _check_items(verdict: Verdict, rows: list[dict], benchmark, recorded: dict) -> None:
-    from lmms_comparative.predictions import ItemKey, _sample_key
+    from lmms_comparative.rescoring.replies import ItemKey, _sample_key
 
     key = ItemKey.of(benchmark)
     keys = [_sample_key(row, key) for row in rows]

@@ -160,7 +160,7 @@ def run_problems(benchmark, root: Path | None) -> list[str]:
     missing-root stop, the item key in every per-item result, the failure policy. Offline: every
     LLM setting points at a closed local port, without retries."""
     from lmms_comparative import failures
-    from lmms_comparative.predictions import ItemKey
+    from lmms_comparative.rescoring.replies import ItemKey
     from lmms_comparative.tasklib import rows_of
 
     where = f"benchmarks/{benchmark.name}"

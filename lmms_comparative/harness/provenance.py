@@ -28,7 +28,7 @@ def _selected(docs: list, limit, offset: int) -> list:
 
 def _task_record(name: str, task, benchmark, index: dict, config: dict) -> dict:
     from lmms_comparative import provenance
-    from lmms_comparative.predictions import ItemKey
+    from lmms_comparative.rescoring.replies import ItemKey
 
     record = {"benchmark": benchmark.name, "data": provenance.data_of(benchmark.root_variable)}
     try:
@@ -90,7 +90,7 @@ def _predictions() -> dict | None:
     if run_model() != "replay":
         return None
     from lmms_comparative import provenance
-    from lmms_comparative.predictions import read_replay
+    from lmms_comparative.rescoring.replies import read_replay
 
     path = run_model_args().get("predictions")
     if not path:

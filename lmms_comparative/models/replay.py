@@ -18,7 +18,7 @@ from loguru import logger
 from lmms_comparative.benchmarks import of_task
 from lmms_comparative.failures import DataError, stop_run
 from lmms_comparative.models import HARNESS_SETTINGS
-from lmms_comparative.predictions import ALL_TASKS, MISSING_REPLY, ItemKey, PredictionsError, read_replay
+from lmms_comparative.rescoring.replies import ALL_TASKS, MISSING_REPLY, ItemKey, PredictionsError, read_replay
 
 SHOWN = 5  # keys named in a message
 

@@ -148,7 +148,7 @@ def recorded_skips() -> dict[str, str]:
     path = os.environ.get(RECORDED_SKIPS_ENV, "").strip()
     if not path:
         return {}
-    from lmms_comparative.predictions import read_replay
+    from lmms_comparative.rescoring.replies import read_replay
 
     return {key: reason for by_key in (read_replay(path).get("skipped") or {}).values() for key, reason in by_key.items()}
 
@@ -164,7 +164,7 @@ def rows_of(docs) -> list[dict]:
 def _item_key(load: Callable) -> Callable[[dict], str] | None:
     """The item key rule of the benchmark whose module defines ``load`` (predictions.ItemKey)."""
     from lmms_comparative.benchmarks import of_module
-    from lmms_comparative.predictions import ItemKey
+    from lmms_comparative.rescoring.replies import ItemKey
 
     while isinstance(load, functools.partial):
         load = load.func

@@ -76,7 +76,7 @@ def test_the_published_replies_give_the_paper_cells(model, reference_root, hf_ho
     # Files that cover every task of the family's group run as the group: its Avg row is written,
     # and the report sets the run beside the paper's row of the same model, with the check.
     from lmms_comparative.benchmarks import BY_NAME
-    from lmms_comparative.predictions import benchmark_groups
+    from lmms_comparative.rescoring.run import benchmark_groups
 
     covered = {f"{family}_{c['project_task']}" for c in cells}
     if set(benchmark_groups(BY_NAME["compbench"]).get(family, ["-"])) <= covered:

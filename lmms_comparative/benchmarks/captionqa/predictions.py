@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lmms_comparative.predictions import Options, Replies, is_json, needs_tasks, read_mapping
+from lmms_comparative.rescoring.replies import Options, Replies, is_json, needs_tasks, read_mapping
 
 KEY_COLUMNS = ("id",)
 PROMPTS = ("simple", "short", "long", "taxonomy")

@@ -37,7 +37,7 @@ from pathlib import Path
 
 from lmms_comparative.metrics.aggregate import FAILED_REQUEST_PREFIX
 from lmms_comparative.metrics.mcq import LETTERS
-from lmms_comparative.predictions import Options, PredictionsError, Replies, read_json
+from lmms_comparative.rescoring.replies import Options, PredictionsError, Replies, read_json
 
 KEY_COLUMNS = ("item_id",)
 # The evaluator's prompt types (its path segment) -> our task family (prompts.py names them).

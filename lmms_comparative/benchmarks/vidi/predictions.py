@@ -11,7 +11,7 @@ sentence, keyed ``<pair id>#<k>``).
 
 from __future__ import annotations
 
-from lmms_comparative.predictions import is_json, needs_tasks
+from lmms_comparative.rescoring.replies import is_json, needs_tasks
 
 KEY_COLUMNS = ("item_id",)
 FORMATS = {"descriptions": needs_tasks("a descriptions file", "vidi_granular or vidi_global")}

@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from lmms_comparative.predictions import Options, PredictionsError, Replies, read_jsonl
+from lmms_comparative.rescoring.replies import Options, PredictionsError, Replies, read_jsonl
 
 KEY_COLUMNS = ("uid", "kind", "half")
 _GC = ("gc_mat", "gc_trk")
