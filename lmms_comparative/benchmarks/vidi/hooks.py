@@ -235,7 +235,34 @@ def score_run(items: list[dict], setting: str, judge: bool) -> dict:
     return out
 
 
-# aggregate_<setting>_<metric>, named in the YAML files; only the global setting asks the judge.
-for _setting in ("granular", "global", "fewshot"):
-    for _name in (*CAPTION_METRICS, "repeats", "counts", "ci95", *(JUDGE_METRICS if _setting == "global" else ())):
-        globals()[f"aggregate_{_setting}_{_name}"] = metric_of(score_run, _name, _setting, _setting == "global")
+# The aggregations the YAML files name, aggregate_<setting>_<metric>; only the global setting asks the judge.
+aggregate_granular_bleu1 = metric_of(score_run, "bleu1", "granular", False)
+aggregate_granular_bleu2 = metric_of(score_run, "bleu2", "granular", False)
+aggregate_granular_bleu3 = metric_of(score_run, "bleu3", "granular", False)
+aggregate_granular_bleu4 = metric_of(score_run, "bleu4", "granular", False)
+aggregate_granular_rougeL = metric_of(score_run, "rougeL", "granular", False)
+aggregate_granular_cider = metric_of(score_run, "cider", "granular", False)
+aggregate_granular_repeats = metric_of(score_run, "repeats", "granular", False)
+aggregate_granular_counts = metric_of(score_run, "counts", "granular", False)
+aggregate_granular_ci95 = metric_of(score_run, "ci95", "granular", False)
+aggregate_global_bleu1 = metric_of(score_run, "bleu1", "global", True)
+aggregate_global_bleu2 = metric_of(score_run, "bleu2", "global", True)
+aggregate_global_bleu3 = metric_of(score_run, "bleu3", "global", True)
+aggregate_global_bleu4 = metric_of(score_run, "bleu4", "global", True)
+aggregate_global_rougeL = metric_of(score_run, "rougeL", "global", True)
+aggregate_global_cider = metric_of(score_run, "cider", "global", True)
+aggregate_global_repeats = metric_of(score_run, "repeats", "global", True)
+aggregate_global_counts = metric_of(score_run, "counts", "global", True)
+aggregate_global_ci95 = metric_of(score_run, "ci95", "global", True)
+aggregate_global_precision = metric_of(score_run, "precision", "global", True)
+aggregate_global_recall = metric_of(score_run, "recall", "global", True)
+aggregate_global_f1 = metric_of(score_run, "f1", "global", True)
+aggregate_fewshot_bleu1 = metric_of(score_run, "bleu1", "fewshot", False)
+aggregate_fewshot_bleu2 = metric_of(score_run, "bleu2", "fewshot", False)
+aggregate_fewshot_bleu3 = metric_of(score_run, "bleu3", "fewshot", False)
+aggregate_fewshot_bleu4 = metric_of(score_run, "bleu4", "fewshot", False)
+aggregate_fewshot_rougeL = metric_of(score_run, "rougeL", "fewshot", False)
+aggregate_fewshot_cider = metric_of(score_run, "cider", "fewshot", False)
+aggregate_fewshot_repeats = metric_of(score_run, "repeats", "fewshot", False)
+aggregate_fewshot_counts = metric_of(score_run, "counts", "fewshot", False)
+aggregate_fewshot_ci95 = metric_of(score_run, "ci95", "fewshot", False)

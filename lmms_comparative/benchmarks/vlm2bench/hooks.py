@@ -169,8 +169,13 @@ def summarize(items: list[dict]) -> dict:
     return out
 
 
-for _name in METRICS:
-    globals()[f"aggregate_{_name}"] = metric_of(summarize, _name)  # named in the YAML files
+# The aggregations the YAML files name, one per metric (METRICS).
+aggregate_score = metric_of(summarize, "score")
+aggregate_positive = metric_of(summarize, "positive")
+aggregate_negative = metric_of(summarize, "negative")
+aggregate_exact = metric_of(summarize, "exact")
+aggregate_counts = metric_of(summarize, "counts")
+aggregate_ci95 = metric_of(summarize, "ci95")
 
 
 # ---- prompting strategies (paper §4, Fig. 5; appendix F.2): CoT-normal, CoT-special, VP-grid ------
