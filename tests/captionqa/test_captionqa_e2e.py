@@ -13,7 +13,7 @@ import pytest
 from helpers import assert_group_interval, assert_interval, base_env, read_run, run_cli
 from helpers.fake_openai import DEFAULT_MODELS, TEST_KEY, FakeOpenAI, message_images, message_text
 
-from lmms_comparative.benchmarks.captionqa import data
+from lmms_comparative.benchmarks.captionqa import data, prompts
 from lmms_comparative.benchmarks.captionqa import scoring as rules
 from lmms_comparative.benchmarks.captionqa.fixture import build as build_captionqa
 from lmms_comparative.judges.local_backend import bundled_smollm2
@@ -157,7 +157,7 @@ def test_scores_match_the_reader_policy(server_run):
 def test_reader_sees_official_prompts_and_the_all_split_order(server_run, cqa_root):
     entries, failing, requests = server_run.entries, server_run.failing, server_run.requests
     reader = [b for b in requests if not message_images(b)]
-    assert all(b["messages"][0] == {"role": "system", "content": rules.READER_SYSTEM_PROMPT} for b in reader)
+    assert all(b["messages"][0] == {"role": "system", "content": prompts.READER_SYSTEM_PROMPT} for b in reader)
     assert all(b["temperature"] == 0.0 and b["max_tokens"] == 4 and b["model"] == "reader-llm" for b in reader)
     _, shown = expected_rows(entries, requests, failing, "natural")
     walk_all = rules.official_permutations(data.question_table(cqa_root, "all"))

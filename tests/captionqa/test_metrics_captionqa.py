@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from lmms_comparative.benchmarks.captionqa import prompts
 from lmms_comparative.benchmarks.captionqa import scoring as rules
 from lmms_comparative.benchmarks.captionqa.prompts import caption_prompt, taxonomy_prompt
 
@@ -108,7 +109,7 @@ def test_an_uncaptioned_image_set_takes_no_shuffle_draws():
 
 
 def test_qa_prompt_layout():
-    prompt = rules.build_qa_prompt("A red car.", "What colour?", ["red", "blue", rules.CANNOT_ANSWER])
+    prompt = prompts.build_qa_prompt("A red car.", "What colour?", ["red", "blue", rules.CANNOT_ANSWER])
     assert prompt == "Caption:\nA red car.\n\nQuestion:\nWhat colour?\n\nOptions:\nA. red\nB. blue\nC. Cannot answer from the caption\n\nAnswer:"
 
 

@@ -20,7 +20,7 @@ from loguru import logger
 from lmms_comparative import failures
 from lmms_comparative.benchmarks.captionqa import data
 from lmms_comparative.benchmarks.captionqa import scoring as rules
-from lmms_comparative.benchmarks.captionqa.prompts import caption_prompt
+from lmms_comparative.benchmarks.captionqa.prompts import READER_SYSTEM_PROMPT, build_qa_prompt, caption_prompt
 from lmms_comparative.data import items
 from lmms_comparative.harness import side_logs
 from lmms_comparative.judges import Engine, check_failures
@@ -121,8 +121,8 @@ def reader_engine() -> Engine:
 
 def reader_messages(caption: str, question: str, options: list[str]) -> list[dict]:
     return [
-        {"role": "system", "content": rules.READER_SYSTEM_PROMPT},
-        {"role": "user", "content": rules.build_qa_prompt(caption, question, options)},
+        {"role": "system", "content": READER_SYSTEM_PROMPT},
+        {"role": "user", "content": build_qa_prompt(caption, question, options)},
     ]
 
 

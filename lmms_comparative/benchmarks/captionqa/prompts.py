@@ -1,6 +1,9 @@
-"""CaptionQA caption prompts (github bronyayang/CaptionQA, caption_prompt.py and caption.py)."""
+"""CaptionQA prompts (github bronyayang/CaptionQA): the caption prompts (caption_prompt.py and
+caption.py) and the reader's (qa.py)."""
 
 from __future__ import annotations
+
+from typing import Sequence
 
 # caption_prompt.py: CAPTION_PROMPTS, verbatim.
 CAPTION_PROMPTS = {
@@ -51,3 +54,15 @@ def caption_prompt(name: str, n_images: int, taxonomy: dict | None = None) -> st
     else:
         raise ValueError(f"unknown CaptionQA caption prompt {name!r}; choose one of {sorted([*CAPTION_PROMPTS, 'taxonomy'])}")
     return f"You are viewing {n_images} related images. {text}" if n_images > 1 else text
+
+
+# ---- the reader (qa.py) ---------------------------------------------------------------------------
+
+# qa.py: system_prompt of the reader call
+READER_SYSTEM_PROMPT = "You are given a caption describing an image, and a question about the image. Answer with a SINGLE LETTER (A, B, C, ...), no explanation."
+
+
+def build_qa_prompt(caption: str, question: str, options: Sequence[str]) -> str:
+    """qa.py ``build_caption_qa_prompt`` (the reader's user turn)."""
+    lines = "\n".join(f"{chr(65 + i)}. {opt}" for i, opt in enumerate(options))
+    return f"Caption:\n{caption}\n\nQuestion:\n{question}\n\nOptions:\n{lines}\n\nAnswer:"

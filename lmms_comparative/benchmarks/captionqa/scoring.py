@@ -13,8 +13,6 @@ from typing import Iterable, Mapping, Sequence
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 CANNOT_ANSWER = "Cannot answer from the caption"  # qa.py: CANNOT_ANSWER_TEXT
 SHUFFLE_SEED = 0  # qa.py: --seed default
-# qa.py: system_prompt of the reader call
-READER_SYSTEM_PROMPT = "You are given a caption describing an image, and a question about the image. Answer with a SINGLE LETTER (A, B, C, ...), no explanation."
 DOMAINS = ("natural", "document", "ecommerce", "embodiedai")  # qa.py: DOMAIN_SPLITS
 
 # qa.py is_yesno_question: questions opening with these words count as yes/no.
@@ -83,12 +81,6 @@ def official_permutations(entries: Iterable[tuple[str, Sequence[Mapping]]], seed
             shuffle(perm)
             perms[(key, q_idx)] = perm
     return perms
-
-
-def build_qa_prompt(caption: str, question: str, options: Sequence[str]) -> str:
-    """qa.py ``build_caption_qa_prompt`` (the reader's user turn)."""
-    lines = "\n".join(f"{LETTERS[i]}. {opt}" for i, opt in enumerate(options))
-    return f"Caption:\n{caption}\n\nQuestion:\n{question}\n\nOptions:\n{lines}\n\nAnswer:"
 
 
 def extract_letter(text: str | None, n_options: int) -> str | None:
