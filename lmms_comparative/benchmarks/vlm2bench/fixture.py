@@ -147,7 +147,7 @@ def write_tsv(zip_root: str | Path, dest: str | Path, quoting: int = csv.QUOTE_M
     question files, category by category. ``index`` is ``<category>_<q_id>``; a GC row adds
     ``_p``/``_n`` (its answer T/F), because both halves of a GC pair share one q_id in the zip and a
     TSV index is unique. The images are the zip's files, byte for byte."""
-    from lmms_comparative.benchmarks.vlm2bench.data import SUBTASKS
+    from lmms_comparative.benchmarks.vlm2bench.records import SUBTASKS
     from lmms_comparative.benchmarks.vlm2bench.tsv import CATEGORIES
 
     zip_root, dest = Path(zip_root), Path(dest)

@@ -59,7 +59,7 @@ def _subtask(path: Path, options: Options) -> str:
 
 
 def read_official(path: Path, options: Options) -> Replies:
-    from lmms_comparative.benchmarks.vlm2bench.data import SUBTASKS
+    from lmms_comparative.benchmarks.vlm2bench.records import SUBTASKS
 
     subtask = _subtask(path, options)
     if subtask not in SUBTASKS:
@@ -91,7 +91,7 @@ def _table(path: Path):
 
 
 def read_vlmevalkit(path: Path, options: Options) -> Replies:
-    from lmms_comparative.benchmarks.vlm2bench.data import SUBTASKS
+    from lmms_comparative.benchmarks.vlm2bench.records import SUBTASKS
     from lmms_comparative.benchmarks.vlm2bench.tsv import _without_category
 
     table = _table(path)

@@ -2,7 +2,7 @@
 
 The hub repo ``Sterzhang/vlm2-bench`` holds this file beside ``vlm2-bench_dataset.zip``: 2,860 image
 cases, images as base64, no video. VLMEvalKit downloads it as ``VLM2Bench.tsv``. Each row becomes a
-doc of the same shape as a record of the unpacked zip (``data._record_doc``), so the hooks and the
+doc of the same shape as a record of the unpacked zip (``records.record_doc``), so the hooks and the
 official scoring rules run unchanged.
 
 Where each rule comes from (github open-compass/VLMEvalKit, read, not copied):
@@ -64,7 +64,8 @@ import threading
 from contextlib import contextmanager
 from pathlib import Path
 
-from lmms_comparative.benchmarks.vlm2bench import data, tsv_images
+from lmms_comparative.benchmarks.vlm2bench import tsv_images
+from lmms_comparative.benchmarks.vlm2bench.records import SUBTASKS, record_doc
 from lmms_comparative.data import items
 from lmms_comparative.failures import DataError
 
@@ -296,9 +297,9 @@ def _number(value: str) -> str:
 
 
 def _entry_doc(entry: dict, own_images: dict[str, list[str]]) -> dict:
-    """One row as a doc of ``data._record_doc``'s shape (its checks apply too)."""
+    """One row as a doc of ``records.record_doc``'s shape (its checks apply too)."""
     where, subtask = entry["where"], entry["subtask"]
-    kind = data.SUBTASKS[subtask][2]
+    kind = SUBTASKS[subtask][2]
     if "refers_to" in entry:
         images = own_images.get(entry["refers_to"])
         if images is None:
@@ -336,4 +337,4 @@ def _entry_doc(entry: dict, own_images: dict[str, list[str]]) -> dict:
         else:
             record["image_seq_len"] = len(images)
     # Image names are relative to the cache folder (or absolute): base "" keeps them as they are.
-    return data._record_doc(record, subtask, kind, Path(""), "", where, pair=pair)
+    return record_doc(record, subtask, kind, Path(""), "", where, pair=pair)
