@@ -1,0 +1,99 @@
+"""VLM-SubtleBench's multi-round tasks (lmms-eval's generate_until_multi_round): two-step reasoning
+(describe the differences, then answer) and the language-only comparison (describe each image
+alone, then answer from the two descriptions)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lmms_comparative.benchmarks.subtlebench import data, hooks
+from lmms_comparative.benchmarks.subtlebench.hooks import doc_to_visual, process_results, user_text
+from lmms_comparative.benchmarks.subtlebench.prompts import (
+    LANGUAGE_ONLY_PREAMBLE,
+    LANGUAGE_ONLY_QUESTIONS,
+    SYSTEM_PROMPTS,
+    TWO_STEP_SYSTEM_1,
+    TWO_STEP_SYSTEM_2,
+    TWO_STEP_USER_1,
+    TWO_STEP_USER_2,
+)
+from lmms_comparative.metrics import aggregate
+from lmms_comparative.metrics.mcq import format_options
+from lmms_comparative.tasklib import END_OF_ROUNDS, flatten, load_images, multi_round_docs, next_round, round_replies
+
+# ---- two-step reasoning (paper §4.3, Table 4; Figure 10) ------------------------------------------
+
+
+def _two_step_images(doc: dict[str, Any]) -> list[dict]:
+    return [{"type": "image", "url": image} for image in doc_to_visual(doc)]
+
+
+def two_step_first(doc: dict[str, Any]) -> list[dict]:
+    """Step 1: describe the differences that matter to the question (both images, the question and
+    options without their labels; Figure 10)."""
+    text = TWO_STEP_USER_1.format(question_text=doc["question"], options_text=format_options(doc["options"]))
+    return [{"role": "system", "content": [{"type": "text", "text": TWO_STEP_SYSTEM_1}]}, {"role": "user", "content": _two_step_images(doc) + [{"type": "text", "text": text}]}]
+
+
+def two_step_second(doc: dict[str, Any], description: str) -> list[dict]:
+    """Step 2: answer given both images, the question and the step-1 reply, inserted whole."""
+    text = TWO_STEP_USER_2.format(diff_description=description, question_text=doc["question"], options_text=format_options(doc["options"]))
+    return [{"role": "system", "content": [{"type": "text", "text": TWO_STEP_SYSTEM_2}]}, {"role": "user", "content": _two_step_images(doc) + [{"type": "text", "text": text}]}]
+
+
+def twostep_doc_to_messages(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None, round_idx: int | None = None, previous_output: list | None = None, previous_round_info=None):
+    if not round_idx:
+        return two_step_first(doc)
+    description = (previous_output or [""])[0]
+    # A failed first step has nothing to describe: the item ends there, counted as a failed request.
+    if round_idx > 1 or aggregate.is_failed_request(description):
+        return END_OF_ROUNDS
+    return next_round(two_step_second(doc, description))
+
+
+def twostep_doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> str:
+    return flatten(two_step_first(doc))[0]
+
+
+def twostep_process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
+    """Scored on the last round's reply (the step-2 answer); every round's reply is kept."""
+    rounds = round_replies(results)
+    out = process_results(doc, [rounds[-1]])
+    for value in out.values():
+        value["rounds"] = rounds
+    return out
+
+
+for _code, _category in data.CATEGORIES.items():
+    globals()[f"process_docs_twostep_{_category}"] = multi_round_docs(getattr(hooks, f"process_docs_{_category}"), f"subtlebench_twostep_{_code}")
+
+
+# ---- language-only comparison (appendix C.2, Table 9) -----------------------------------------------
+
+
+def _one_image(doc: dict[str, Any], index: int) -> list[dict]:
+    image = load_images(doc, (f"image_{index + 1}",))[0]
+    text = LANGUAGE_ONLY_QUESTIONS[doc["category"]]
+    return [{"role": "user", "content": [{"type": "image", "url": image}, {"type": "text", "text": text}]}]
+
+
+def langonly_doc_to_messages(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None, round_idx: int | None = None, previous_output: list | None = None, previous_round_info=None):
+    """Rounds 1 and 2: each image alone with its category's question; round 3: the question and
+    options answered from the two descriptions, no image (the Standard prompt, Figure 8)."""
+    outputs = list(previous_output or [])
+    if not round_idx:
+        return _one_image(doc, 0)
+    if any(aggregate.is_failed_request(o) for o in outputs) or round_idx > 2:
+        return END_OF_ROUNDS
+    if round_idx == 1:
+        return next_round(_one_image(doc, 1))
+    text = LANGUAGE_ONLY_PREAMBLE.format(first=outputs[0], second=outputs[1]) + "\n\n" + user_text(doc)
+    return next_round([{"role": "system", "content": [{"type": "text", "text": SYSTEM_PROMPTS["standard"]}]}, {"role": "user", "content": [{"type": "text", "text": text}]}])
+
+
+def langonly_doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> str:
+    return LANGUAGE_ONLY_QUESTIONS[doc["category"]]
+
+
+for _code, _category in (("em", "emotion"), ("ex", "existence"), ("ql", "quality")):
+    globals()[f"process_docs_langonly_{_category}"] = multi_round_docs(getattr(hooks, f"process_docs_{_category}"), f"subtlebench_langonly_{_code}")
