@@ -152,7 +152,7 @@ def test_readme_demo_runs_offline_on_synthetic_pairs(hf_home, tmp_path):
 
 def _check_demo_report(out: Path) -> None:
     """The demo's report: the image-order check and the difficulty heatmaps, against the samples."""
-    from lmms_comparative.benchmarks.subtlebench.report import HEATMAP_FACTORS, difficulty_grid
+    from lmms_comparative.benchmarks.subtlebench.charts import HEATMAP_FACTORS, difficulty_grid
 
     markdown = (out / "report" / "report.md").read_text()
     for model in ("random_choice", "pixel_diff"):
@@ -184,7 +184,7 @@ def _check_demo_report(out: Path) -> None:
     assert "**Synthetic items.** Runs `random_choice`, `pixel_diff` scored pairs generated here" in markdown
     assert "AVG is empty for runs `random_choice`, `pixel_diff`: it is the `subtlebench` group's accuracy" in markdown
     assert "**What next.**" in markdown and "--tasks subtlebench --output_path results/" in markdown
-    from lmms_comparative.benchmarks.subtlebench.report import subtlebench_figure
+    from lmms_comparative.benchmarks.subtlebench.charts import subtlebench_figure
     from lmms_comparative.report.runs import load_runs
 
     figure = subtlebench_figure(load_runs([str(out / "results" / m) for m in ("random_choice", "pixel_diff")]))

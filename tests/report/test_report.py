@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from helpers import run_report
 
+from lmms_comparative.benchmarks.subtlebench import charts as subtlebench_charts
 from lmms_comparative.benchmarks.subtlebench import report as subtlebench_report
 from lmms_comparative.benchmarks.vlm2bench import report as vlm2bench_report
 from lmms_comparative.report import Run, load_runs, model_colours, write_report
@@ -157,7 +158,7 @@ def test_subtlebench_chart_has_avg_and_a_legend_over_no_bar():
     for i in range(12):
         results = {f"subtlebench_{k}": {"accuracy,none": 0.3 + 0.05 * (i % 5)} for k in TYPES}
         runs.append(Run(f"model number {i}", {"results": results, "groups": {"subtlebench": {"accuracy,none": 0.97}}}))
-    fig = subtlebench_report.subtlebench_figure(runs)
+    fig = subtlebench_charts.subtlebench_figure(runs)
     fig.canvas.draw()
     ax = fig.axes[0]
     assert [t.get_text() for t in ax.get_xticklabels()][-1] == "AVG"

@@ -8,7 +8,6 @@ from lmms_comparative.benchmarks.subtlebench.data import BINARY_IMAGE_OPTIONS, C
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.bootstrap import bootstrap_ci
 from lmms_comparative.report.cells import SAMPLES_NEEDED, cell, family_prefixes, interval_note, reference_rows, table, text_table, unscored_notes
-from lmms_comparative.report.charts import CHANCE_COLOUR, HUMAN_COLOUR, model_colours
 from lmms_comparative.report.runs import Run
 
 # Table 2's columns: the type codes of data.CATEGORIES, as the paper heads them.
@@ -266,149 +265,9 @@ def _extras(run: Run) -> list[str]:
     return lines
 
 
-def subtlebench_chart(runs: list[Run], path: Path) -> Path | None:
-    fig = subtlebench_figure(runs)
-    if fig is None:
-        return None
-    import matplotlib.pyplot as plt
-
-    fig.savefig(path, bbox_inches="tight")  # the legend beside the axes is part of the picture
-    plt.close(fig)
-    return path
-
-
-def subtlebench_figure(runs: list[Run]):
-    """Accuracy per difference type and AVG (the paper's Table 2 columns), one bar per model, the
-    paper's human and chance marks; the legend sits beside the axes, over no bar."""
-    runs = [r for r in runs if any(r.row(f"subtlebench_{k}") for k, _ in SUBTLEBENCH_TYPES)]
-    if not runs:
-        return None
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import numpy as np
-
-    labels = [label for _, label in SUBTLEBENCH_TYPES] + ["AVG"]
-    x = np.arange(len(labels), dtype=float)
-    x[-1] += 0.5  # AVG set apart from the ten types
-    width = 0.8 / len(runs)
-    fig, ax = plt.subplots(figsize=(12 + 0.1 * max(0, len(runs) - 4), 4.8), dpi=110)
-    for i, (run, colour) in enumerate(zip(runs, model_colours(len(runs)))):
-        values = [run.value(f"subtlebench_{k}", "accuracy") for k, _ in SUBTLEBENCH_TYPES] + [run.value("subtlebench", "accuracy")]
-        ax.bar(x - 0.4 + width * (i + 0.5), [(v or 0) * 100 for v in values], width, label=run.name, color=colour)
-    for name, colour in (("Human Eval (paper)", HUMAN_COLOUR), ("Random Guess (paper)", CHANCE_COLOUR)):
-        ax.scatter(x, SUBTLEBENCH_REFERENCE[name], label=name, zorder=3, color=colour, marker="_", s=420, linewidths=2.5)
-    # The runs' own chance (their items' option counts): the paper's Random Guess is over the
-    # paper's items, and a run on other items (the synthetic ones) has its own level.
-    drawn: list[list] = []
-    for run in runs:
-        chance = [run.value(f"subtlebench_{k}", "chance") for k, _ in SUBTLEBENCH_TYPES] + [run.value("subtlebench", "chance")]
-        if any(c is not None for c in chance) and chance not in drawn:
-            label = "chance on the run's items" if len(runs) == 1 or not drawn else f"chance on {run.name}'s items"
-            ax.scatter(x, [c * 100 if c is not None else np.nan for c in chance], label=label, zorder=4, color="black", marker="_", s=420, linewidths=1.5)
-            drawn.append(chance)
-    ax.axvline((x[-2] + x[-1]) / 2, color="0.6", linewidth=0.8)
-    ax.set_xticks(x, labels)
-    ax.set_ylim(0, 100)
-    ax.set_ylabel("accuracy (%)")
-    ax.set_title("VLM-SubtleBench accuracy by difference type (AVG: all items)")
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
-    ax.grid(axis="y", alpha=0.3)
-    fig.tight_layout()
-    return fig
-
-
-# The two difficulty factors each synthetic type is drawn over (paper §4.4 / Figure 5: object size
-# and the size of the change), as the generator records them in generation_info.
-HEATMAP_FACTORS = {
-    "attribute": ("amount", "object_size"),
-    "existence": ("n_shapes", "object_size"),
-    "quantity": ("n_shapes", "object_size"),
-    "viewpoint": ("amount", "n_shapes"),
-    "spatial": ("amount", "object_size"),
-}
-
-
-def difficulty_grid(items: list[dict], x: str, y: str, bins: int = 3):
-    """Accuracy over a grid of two factors, each cut at its quantiles: (x edges, y edges,
-    accuracy matrix [y, x] with NaN for empty cells, counts matrix)."""
-    import numpy as np
-
-    items = [it for it in items if it.get("correct") is not None and isinstance(it["factors"].get(x), (int, float)) and isinstance(it["factors"].get(y), (int, float))]
-    if len(items) < 4:
-        return None
-    xs = np.array([it["factors"][x] for it in items], dtype=float)
-    ys = np.array([it["factors"][y] for it in items], dtype=float)
-    correct = np.array([it["correct"] for it in items], dtype=float)
-
-    def edges(values):  # quantile cuts; a factor the sweep held fixed is one bin
-        cuts = np.unique(np.quantile(values, np.linspace(0, 1, bins + 1)))
-        return cuts if len(cuts) > 1 else np.array([cuts[0], cuts[0]])
-
-    x_edges, y_edges = edges(xs), edges(ys)
-    xi = np.clip(np.searchsorted(x_edges, xs, side="right") - 1, 0, len(x_edges) - 2)
-    yi = np.clip(np.searchsorted(y_edges, ys, side="right") - 1, 0, len(y_edges) - 2)
-    counts = np.zeros((len(y_edges) - 1, len(x_edges) - 1))
-    hits = np.zeros_like(counts)
-    np.add.at(counts, (yi, xi), 1)
-    np.add.at(hits, (yi, xi), correct)
-    with np.errstate(invalid="ignore"):
-        return x_edges, y_edges, hits / counts, counts
-
-
-def synthetic_heatmaps(runs: list[Run], path: Path) -> Path | None:
-    """Accuracy of each model over two difficulty factors of each synthetic type (runs on data from
-    ``lmms-comparative synthetic``, whose samples carry the factors)."""
-    panels = []
-    for run in runs:
-        for key, _ in SUBTLEBENCH_TYPES:
-            items = [s["accuracy"] for s in run.samples.get(f"subtlebench_{key}", []) if isinstance(s.get("accuracy"), dict) and s["accuracy"].get("factors")]
-            by_type: dict[str, list] = {}
-            for it in items:
-                by_type.setdefault(it["category"], []).append(it)
-            for category, group in by_type.items():
-                numeric = [k for k, v in group[0]["factors"].items() if isinstance(v, (int, float))]
-                x, y = HEATMAP_FACTORS.get(category) or (numeric + [None, None])[:2]
-                grid = difficulty_grid(group, x, y) if x and y else None
-                if grid:
-                    panels.append((run.name, category, x, y, grid))
-    if not panels:
-        return None
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import numpy as np
-
-    names = list(dict.fromkeys(p[0] for p in panels))
-    categories = list(dict.fromkeys(p[1] for p in panels))
-    fig, axes = plt.subplots(len(names), len(categories), figsize=(3.4 * len(categories), 3.1 * len(names)), dpi=110, squeeze=False)
-    for ax in axes.flat:
-        ax.axis("off")
-    cmap = matplotlib.colormaps["RdYlGn"].copy()
-    cmap.set_bad("lightgray")
-    for name, category, x, y, (x_edges, y_edges, acc, counts) in panels:
-        ax = axes[names.index(name)][categories.index(category)]
-        ax.axis("on")
-        ax.imshow(np.ma.masked_invalid(acc * 100), cmap=cmap, vmin=0, vmax=100, origin="lower", aspect="auto")
-        for (row, col), n in np.ndenumerate(counts):
-            text = f"{acc[row, col] * 100:.0f}%\nn={int(n)}" if n else "-"
-            ax.text(col, row, text, ha="center", va="center", fontsize=7)
-        label = lambda edges: [f"{a:.3g}-{b:.3g}" for a, b in zip(edges[:-1], edges[1:])]  # noqa: E731
-        ax.set_xticks(range(len(x_edges) - 1), label(x_edges), fontsize=6)
-        ax.set_yticks(range(len(y_edges) - 1), label(y_edges), fontsize=6)
-        ax.set_xlabel(x, fontsize=7)
-        ax.set_ylabel(y, fontsize=7)
-        ax.set_title(f"{name}: {category}", fontsize=8)
-    fig.suptitle("Synthetic SubtleBench: accuracy by difficulty factor", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
-
-
 def charts(runs: list[Run], out: Path) -> list[Path]:
+    from lmms_comparative.benchmarks.subtlebench.charts import subtlebench_chart, synthetic_heatmaps
+
     return [p for p in (subtlebench_chart(runs, out / "subtlebench_types.png"), synthetic_heatmaps(runs, out / "subtlebench_synthetic_difficulty.png")) if p]
 
 
