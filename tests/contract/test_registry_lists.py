@@ -63,3 +63,18 @@ def test_the_guides_code_is_the_toys_code():
     assert len(blocks) >= 3
     for block in blocks:
         assert block.strip() in toy, block
+
+
+PACKAGE = Path(__file__).resolve().parents[2] / "lmms_comparative"
+MAX_MODULE_LINES = 400
+MAX_README_BYTES = 12 * 1024
+
+
+def test_no_package_module_is_over_400_lines():
+    long = {str(p.relative_to(PACKAGE)): n for p in PACKAGE.rglob("*.py") if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
+    assert not long, f"split these modules (at most {MAX_MODULE_LINES} lines): {long}"
+
+
+def test_the_readme_stays_short():
+    size = len(README.read_bytes())
+    assert size <= MAX_README_BYTES, f"README.md is {size} bytes (at most {MAX_README_BYTES}): move detail to docs/"
