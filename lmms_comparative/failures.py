@@ -41,6 +41,7 @@ def max_failed_share() -> float:
 
 
 def share_of(bad: int, total: int) -> float:
+    """``bad / total`` (1.0 when there is nothing: an empty task counts as all bad)."""
     return bad / total if total else 1.0
 
 
@@ -106,6 +107,7 @@ def add_flag(reason: str) -> None:
 
 
 def flags() -> list[str]:
+    """The reasons this run was flagged so far, in order."""
     with _lock:
         return list(_flags)
 

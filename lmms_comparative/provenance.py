@@ -69,6 +69,7 @@ def note_hub(variable: str, repo: str, commit: str, folder: Path) -> None:
 
 
 def source(variable: str) -> dict | None:
+    """The data source recorded for a benchmark's root variable in this process (local folder or hub snapshot), or None."""
     with _lock:
         found = _sources.get(variable)
         return dict(found) if found else None
@@ -109,6 +110,7 @@ def note_answers(prefix: str | None, answered: list[tuple[str, str]]) -> None:
 
 
 def logged_answers() -> list[dict]:
+    """The LLM answers this process logged so far (what the run's ``<date>_llm_answers.jsonl`` holds), in key order."""
     with _lock:
         return [dict(_answers[k]) for k in sorted(_answers)]
 
@@ -126,6 +128,7 @@ def load_answers(path: str | Path) -> dict[str, str]:
 
 
 def llm_settings() -> dict[str, dict]:
+    """The settings of every engine this process built, by prefix: backend, model, endpoint host, sampling (no key, no path)."""
     with _lock:
         return {prefix: dict(settings) for prefix, settings in sorted(_llm.items())}
 
@@ -201,6 +204,7 @@ def fingerprint(folder: str | Path) -> str:
 
 
 def file_sha256(path: str | Path) -> str:
+    """The SHA-256 of a file's bytes, hex."""
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):

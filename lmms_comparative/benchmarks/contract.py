@@ -47,6 +47,7 @@ class FunctionRef:
     target: str
 
     def resolve(self):
+        """The object the reference names (its module imported)."""
         module, _, attr = self.target.rpartition(".")
         return getattr(importlib.import_module(module), attr)
 
@@ -77,6 +78,7 @@ def configs(benchmark) -> dict[str, dict]:
 
 
 def folder(benchmark) -> Path:
+    """The benchmark's folder in the installed package."""
     return Path(__file__).resolve().parent / benchmark.name
 
 

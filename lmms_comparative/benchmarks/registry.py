@@ -34,6 +34,8 @@ class ScoringCall:
 
 @dataclass(frozen=True)
 class Benchmark:
+    """One benchmark's fixed facts and where its parts are (docs/adding-a-benchmark.md)."""
+
     name: str  # the folder and the task-name prefix: subtlebench, captionqa, ...
     title: str  # as the paper writes it
     root_variable: str  # the environment variable naming a local copy of the release
@@ -54,12 +56,15 @@ class Benchmark:
 
     @property
     def package(self) -> str:
+        """The Python package of the benchmark's folder: ``lmms_comparative.benchmarks.<name>``."""
         return f"{__package__}.{self.name}"
 
     def owns_task(self, task: str) -> bool:
+        """Whether a task or group name is this benchmark's (``<name>`` or ``<name>_...``)."""
         return task == self.name or task.startswith(self.name + "_")
 
     def owns_module(self, module: str) -> bool:
+        """Whether a Python module lives in this benchmark's folder."""
         return module == self.package or module.startswith(self.package + ".")
 
     def part(self, module: str, attr: str):

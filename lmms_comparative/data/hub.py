@@ -30,6 +30,8 @@ WORKERS = 8
 
 @dataclass(frozen=True)
 class Snapshot:
+    """A hub dataset repository at one commit: its id, the commit, the files it lists."""
+
     repo: str
     commit: str
     files: tuple[str, ...] | None  # the repository's files (None when offline: only the cache is known)
@@ -43,6 +45,7 @@ class Snapshot:
 
 
 def offline() -> bool:
+    """Whether the hub must not be asked (``HF_HUB_OFFLINE``)."""
     from huggingface_hub import constants
 
     return bool(constants.HF_HUB_OFFLINE)

@@ -277,15 +277,18 @@ class Skips:
         self.by_reason: dict[str, list[str]] = defaultdict(list)
 
     def add(self, reason: str, what: str) -> None:
+        """Record that ``what`` (an item) was skipped for ``reason``."""
         self.by_reason[reason].append(what)
 
     def __len__(self) -> int:
         return sum(len(v) for v in self.by_reason.values())
 
     def counts(self) -> dict[str, int]:
+        """{reason: how many items} skipped."""
         return {reason: len(v) for reason, v in sorted(self.by_reason.items())}
 
     def as_json(self) -> str:
+        """The counts as the JSON string every doc carries in its ``skipped`` field."""
         return json.dumps(self.counts(), sort_keys=True)
 
 

@@ -44,6 +44,7 @@ def _module_mentions_video(cls: type) -> bool:
 
 
 def class_supports_video(cls: type) -> bool:
+    """Whether an lmms-eval model class takes video input: its ``supports_video`` attribute, else whether its own modules handle video."""
     declared = getattr(cls, "supports_video", None)
     if isinstance(declared, bool):
         return declared
@@ -123,6 +124,7 @@ def frames_sampled(model, model_args: dict | None = None) -> int | None:
 
 
 def video_decoder_available() -> bool:
+    """Whether a video decoder that lmms-eval's model classes use (decord, torchcodec) is installed here."""
     return any(importlib.util.find_spec(name) is not None for name in VIDEO_DECODERS)
 
 

@@ -51,6 +51,8 @@ def encode_requests(endpoint: str, model: str, many: list[list], params: Mapping
 
 
 class AnswerCache:
+    """The SQLite answer cache at ``path`` (module docstring): a key per request, the answer text."""
+
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -72,6 +74,7 @@ class AnswerCache:
         return conn
 
     def get_many(self, keys: Iterable[str]) -> dict[str, str]:
+        """{key: answer} for the keys the cache has (the others are left out)."""
         keys = list(dict.fromkeys(keys))
         found: dict[str, str] = {}
         conn = self._connect()
@@ -82,6 +85,7 @@ class AnswerCache:
         return found
 
     def put(self, key: str, text: str) -> None:
+        """Store one answer (``put_many`` of one)."""
         self.put_many([(key, text)])
 
     def put_many(self, answers: list[tuple[str, str]]) -> None:

@@ -37,6 +37,7 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 
 def default_cache_path() -> Path:
+    """``$XDG_CACHE_HOME/lmms_comparative/llm_cache.sqlite`` (``~/.cache`` when the variable is unset)."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "lmms_comparative" / "llm_cache.sqlite"
 
@@ -52,6 +53,8 @@ def normalize_base_url(url: str) -> str:
 
 @dataclass(frozen=True)
 class EngineConfig:
+    """An engine's settings, read from ``{PREFIX}_*`` and ``LMMS_COMPARATIVE_LLM_*`` by ``from_env`` (docs/settings.md); the API key is never printed."""
+
     model: str = "gpt-4o"
     backend: str = "openai"  # "openai" (any OpenAI-compatible server), "azure" or "local" (transformers)
     base_url: str = DEFAULT_BASE_URL

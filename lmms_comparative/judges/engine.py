@@ -60,17 +60,22 @@ def normalize_reply(text: str | None) -> str | None:
 
 @dataclass(frozen=True)
 class ChatResult:
+    """One request's answer: ``text``, or None with the ``error`` that left it unanswered; ``cached`` when it came from the cache."""
+
     text: str | None
     error: str | None = None
     cached: bool = False
 
     @property
     def failed(self) -> bool:
+        """No answer (the request failed after its retries, or its reply was empty)."""
         return self.text is None
 
 
 @dataclass
 class EngineStats:
+    """What an engine did over its life: requests, cache hits, backend calls, failures and their errors."""
+
     requested: int = 0  # requests handed to run()
     cached: int = 0  # answered from the cache
     calls: int = 0  # distinct requests sent to the backend
@@ -182,6 +187,8 @@ class _Committer:
 
 
 class Engine:
+    """Every LLM call of a scoring pass, through one configured backend with the cache (module docstring)."""
+
     def __init__(self, config: EngineConfig, prefix: str | None = None):
         self.config = config
         self.prefix = prefix  # the benchmark's settings prefix (CAPTIONQA_READER, ...), for the answers log
@@ -202,6 +209,7 @@ class Engine:
 
     @property
     def backend(self):
+        """The backend the config names (``openai``, ``azure`` or ``local``), built on first use."""
         if self._backend is None:
             if self.config.backend == "local":
                 from lmms_comparative.judges.local_backend import LocalBackend
@@ -221,6 +229,7 @@ class Engine:
         return {k: v for k, v in params.items() if v is not None}
 
     def run(self, requests: Sequence[Request], desc: str = "LLM calls", progress: bool = True, **overrides) -> list[ChatResult]:
+        """One ``ChatResult`` per request, in order: identical requests asked once, cached answers not asked again, the rest sent with bounded concurrency and retries (or answered from ``LMMS_COMPARATIVE_LLM_ANSWERS`` when it is set)."""
         from lmms_comparative import provenance
 
         messages = [_as_messages(r) for r in requests]

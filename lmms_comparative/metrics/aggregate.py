@@ -22,6 +22,7 @@ STATUS_OK, STATUS_UNPARSED, STATUS_FAILED = "ok", "unparsed", "failed"
 
 
 def is_failed_request(response: str | None) -> bool:
+    """Whether a reply is lmms-eval's marker of a request that got no answer (failed, or over ``--max_budget``)."""
     return isinstance(response, str) and response.lstrip().startswith((FAILED_REQUEST_PREFIX, BUDGET_EXCEEDED_PREFIX))
 
 
@@ -110,6 +111,7 @@ def merge_breakdowns(parts: Sequence[Mapping[str, Mapping[str, float]]]) -> dict
 
 
 def sum_counts(parts: Sequence[Mapping[str, int]]) -> dict[str, int]:
+    """``counts`` dicts added field by field."""
     out: dict[str, int] = defaultdict(int)
     for part in parts:
         for key, value in part.items():

@@ -44,6 +44,8 @@ def _build_inner(name: str, kwargs: dict) -> lmms:
 
 
 class MultiRound(lmms):
+    """``--model multiround --model_args inner=<model>,...``: runs a multi-round task's rounds through any lmms-eval model (docs/protocols.md)."""
+
     is_simple = False  # our tasks hand it their doc_to_messages, with the rounds
 
     def __init__(self, inner: str = "", **kwargs) -> None:

@@ -149,6 +149,7 @@ def task_answer_kinds(task: str) -> tuple[str, ...]:
 
 
 def random_caption(rng: random.Random) -> str:
+    """A short generic caption for free-form questions, drawn with ``rng``."""
     return " ".join(rng.sample(CAPTION_SENTENCES, 2))
 
 
@@ -157,6 +158,8 @@ def _without_negation(text: str) -> str:
 
 
 class RandomChoice(lmms):
+    """``--model random_choice``: a seeded uniform guess in each task's answer space (module docstring)."""
+
     is_simple = True
     supports_video = True  # it never looks at its inputs, so any task can run on it
 

@@ -29,6 +29,7 @@ def _named(keys) -> str:
 
 
 def item_key(task: str) -> ItemKey:
+    """The item key of a request's doc, by its benchmark's rule (``rescoring.replies.ItemKey``)."""
     benchmark = of_task(task)
     if benchmark is None:
         stop_run(DataError(f"replay: task {task!r} is not one of lmms-comparative's tasks"))
@@ -36,6 +37,8 @@ def item_key(task: str) -> ItemKey:
 
 
 class Replay(lmms):
+    """``--model replay``: answers each request with a replay file's reply for its item (``lmms-comparative score`` runs it)."""
+
     is_simple = True
     supports_video = True  # it never looks at its inputs
 

@@ -12,6 +12,8 @@ from lmms_comparative.data.jsonl import json_file, json_lines
 
 @dataclass
 class Run:
+    """One lmms-eval run as the report reads it: its name, its results JSON, its samples logs by task, its side logs and its verify verdict."""
+
     name: str
     results: dict
     samples: dict[str, list[dict]] = field(default_factory=dict)
@@ -22,9 +24,11 @@ class Run:
     verified: dict | None = None
 
     def row(self, task: str) -> dict:
+        """A task's or group's row of the results JSON (metric,filter -> value), or {}."""
         return self.results.get("results", {}).get(task) or self.results.get("groups", {}).get(task) or {}
 
     def value(self, task: str, metric: str):
+        """A metric of a task or group (its ``none`` filter), or None."""
         return self.row(task).get(f"{metric},none")
 
     def mapping(self, task: str, metric: str) -> dict:
@@ -40,6 +44,7 @@ class Run:
         return (found["low"], found["high"]) if isinstance(found, dict) else None
 
     def per_item(self, task: str, metric: str = "accuracy", key: str = "correct") -> list[float] | None:
+        """The per-item values of a metric's ``key`` field from the samples log (``correct`` of ``accuracy`` by default), or None without samples."""
         rows = self.samples.get(task)
         if not rows:
             return None
@@ -55,6 +60,7 @@ class ReportError(Exception):
 
 
 def model_args(results: dict) -> dict[str, str]:
+    """The run's ``--model_args`` as a dict (``config.model_args`` of the results JSON)."""
     args = str(results.get("config", {}).get("model_args") or "")
     return dict(part.split("=", 1) if "=" in part else (part, "") for part in args.split(",") if part.strip())
 

@@ -70,6 +70,7 @@ class Replies:
         task_replies[key] = list(replies)
 
     def merge(self, other: "Replies") -> None:
+        """Add another file's replies, expected items, tasks, sources, limit and skipped items."""
         for task, replies in other.by_task.items():
             for key, value in replies.items():
                 self.add(task, key, value, other.sources[0] if other.sources else "predictions")
@@ -89,14 +90,17 @@ class Replies:
         return counts.pop() if counts else 1
 
     def count(self) -> int:
+        """How many items have replies, over all tasks."""
         return sum(len(r) for r in self.by_task.values())
 
 
 def read_json(path: Path):
+    """A JSON file's content; PredictionsError naming the file if it cannot be read."""
     return json_file(path, PredictionsError, "JSON file")
 
 
 def read_jsonl(path: Path) -> list[dict]:
+    """A JSON-lines file's records; PredictionsError naming the file and line if one cannot be read."""
     return json_lines(path, PredictionsError, "JSON-lines file")
 
 
@@ -118,6 +122,7 @@ _SAMPLES_NAME = re.compile(r"_samples_(?P<task>.+)\.jsonl$")
 
 
 def samples_files(path: Path) -> list[Path]:
+    """The samples logs a path names: the file itself, or every ``*_samples_*.jsonl`` under a folder."""
     files = sorted(path.rglob("*_samples_*.jsonl")) if path.is_dir() else [path]
     if not files:
         raise PredictionsError(f"{path}: no lmms-eval samples logs (*_samples_<task>.jsonl) in this folder; the run needs --log_samples")
@@ -133,6 +138,7 @@ class ItemKey:
 
     @classmethod
     def of(cls, benchmark) -> "ItemKey":
+        """The benchmark's key: its ``KEY_COLUMNS`` and ``doc_key`` rule (defaults: ``item_id``, the column as it stands)."""
         columns = benchmark.key_columns()
         rule = benchmark.optional("predictions", "doc_key")
         if rule is None:  # the key is the first column as it stands
@@ -252,6 +258,7 @@ def needs_tasks(what: str, example: str) -> Callable:
 
 
 def is_json(path: Path) -> bool:
+    """A format sniffer: the file ends in ``.json``."""
     return path.suffix == ".json"
 
 
@@ -268,6 +275,7 @@ def write_replay(replies: Replies, benchmark: str, path: Path, files: list[dict]
 
 
 def read_replay(path: str | os.PathLike) -> dict:
+    """A replay file written by ``write_replay`` (its version checked)."""
     data = read_json(Path(path))
     if not isinstance(data, dict) or data.get("version") != REPLAY_VERSION or not isinstance(data.get("replies"), dict):
         raise PredictionsError(f"{path}: not a replay file written by lmms-comparative score (version {REPLAY_VERSION})")

@@ -116,10 +116,12 @@ def process_results_taxonomy(doc: dict[str, Any], results: list) -> dict[str, di
 
 
 def reader_engine() -> Engine:
+    """The engine of the CaptionQA reader (``CAPTIONQA_READER_*``; defaults: Qwen2.5-72B-Instruct at a local vLLM server)."""
     return Engine.from_env(READER_PREFIX, defaults=READER_DEFAULTS)
 
 
 def reader_messages(caption: str, question: str, options: list[str]) -> list[dict]:
+    """The reader's chat request for one question: qa.py's system prompt and its caption-question-options user turn."""
     return [
         {"role": "system", "content": READER_SYSTEM_PROMPT},
         {"role": "user", "content": build_qa_prompt(caption, question, options)},

@@ -73,6 +73,7 @@ IMAGE_FOLDERS = {
 
 
 def root() -> Path:
+    """``COMPBENCH_ROOT`` (required: MLLM-CompBench has no hub release)."""
     return dataset_root(ENV_VAR, None, LAYOUT)
 
 

@@ -97,6 +97,7 @@ VISUALS = {"grid": doc_to_visual_grid, "grid_paper": doc_to_visual_grid_paper, "
 
 
 def user_text(doc: dict[str, Any], strategy: str = "standard") -> str:
+    """The user turn of a SubtleBench question under a prompt strategy: question and lettered options."""
     return user_prompt(doc["question"], format_options(doc["options"]), strategy)
 
 
@@ -252,6 +253,7 @@ group_column = group_share  # a type or domain column over all types: correct / 
 
 
 def group_merge_breakdowns(values: list, sizes: list, weight_by_size: bool = False) -> dict:
+    """Group aggregation of the tasks' breakdowns: their items merged (``metrics.aggregate.merge_breakdowns``)."""
     return aggregate.merge_breakdowns(values)
 
 

@@ -27,6 +27,7 @@ NO_TEXT = "pair without its text file"
 
 
 def root() -> Path:
+    """``VIDI_ROOT`` (required: ViDi has no hub release)."""
     return dataset_root(ENV_VAR, None, f"{LAYOUT}. {NO_RELEASE}")
 
 

@@ -14,6 +14,7 @@ JAVA_HINT = "pycocoevalcap's PTB tokenizer needs Java: install a JRE (Debian/Ubu
 
 
 def require_java() -> None:
+    """Stop the run when no ``java`` is on PATH (pycocoevalcap's PTB tokenizer runs it)."""
     if shutil.which("java") is None:
         raise RuntimeError(JAVA_HINT)
 

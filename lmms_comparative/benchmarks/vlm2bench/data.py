@@ -39,6 +39,8 @@ TSV_LAYOUT = "VLMEvalKit's VLM2Bench_img.tsv (the eight image subtasks), or a fo
 
 
 class Source(NamedTuple):
+    """Where VLM2-Bench's items come from: the unpacked zip's folder or VLMEvalKit's TSV, and what named it."""
+
     kind: str  # "zip" (the unpacked zip's folder) or "tsv" (VLMEvalKit's TSV file)
     path: Path
     origin: str  # what named it: "VLM2BENCH_ROOT=..." or "the hub"
@@ -103,6 +105,7 @@ def _announce(found: Source) -> None:
 
 
 def video_needs_zip(found: Source) -> DataError:
+    """The error for the video subtask when the source is the TSV (it has no videos)."""
     return DataError(
         f"VLM2-Bench pc_vid needs the videos of vlm2-bench_dataset.zip, but the data source ({found.origin}) is VLMEvalKit's TSV {found.path}, "
         f"which holds the eight image subtasks and no video. Download vlm2-bench_dataset.zip from the hub dataset {HUB_REPO}, unpack it and set {ENV_VAR} to that folder; "
@@ -111,6 +114,7 @@ def video_needs_zip(found: Source) -> DataError:
 
 
 def subtask_docs(subtask: str) -> list[dict]:
+    """One subtask's docs, from whichever source ``source()`` finds."""
     found = source()
     if found.kind == "tsv":
         if SUBTASKS[subtask][2] == "vid":
