@@ -168,6 +168,7 @@ def _data_matches(recorded: dict, used: dict) -> str | None:
 
 
 def verify_file(results_file: Path, scratch: Path) -> list[Verdict]:
+    """Check one results file against its samples logs (the module docstring's checks, task by task), re-scoring in ``scratch``."""
     results = json.loads(results_file.read_text(encoding="utf-8"))
     record = results.get(KEY)
     if not isinstance(record, dict) or not isinstance(record.get("tasks"), dict):

@@ -135,6 +135,7 @@ def install_on_import() -> None:
 
 
 def model_manifests():
+    """lmms-eval's model manifests of this package's models, which the ``lmms_eval.models`` entry point registers."""
     from lmms_eval.models.registry_v2 import ModelManifest
 
     return [

@@ -154,6 +154,8 @@ def _sdk_target(backend: str, base_url: str, api_key: str | None, api_version, a
 
 
 class OpenAIBackend:
+    """The ``openai`` and ``azure`` backends: chat completions over HTTP, retried with backoff (``Retry-After`` honoured), a refused key stops the run."""
+
     def __init__(self, config: EngineConfig):
         self.config = config
         self.sleep = asyncio.sleep  # replaceable, so tests can record waits without waiting

@@ -37,6 +37,7 @@ def shown_paper_rows() -> str:
 
 @contextmanager
 def paper_rows_shown(mode: str):
+    """Within the block, the paper tables show the model rows ``mode`` says (``--paper-rows``: all, matched, none)."""
     token = _mode.set(mode)
     try:
         yield

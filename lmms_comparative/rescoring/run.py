@@ -137,6 +137,7 @@ def read_files(benchmark, paths: list[Path], fmt: str | None, options: Options) 
 
 
 def score_command(replay_file: Path, tasks: list[str], output: Path, repeats: int, model_name: str, extra: list[str]) -> list[str]:
+    """The lmms-eval command line that scores a replay file with the ``replay`` model."""
     import sys
 
     model_args = f"predictions={replay_file}" + (f",model_version={model_name}" if model_name else "")

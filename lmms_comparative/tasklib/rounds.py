@@ -13,6 +13,7 @@ END_OF_ROUNDS = (None, True, None, None)
 
 
 def next_round(messages: list[dict]) -> tuple:
+    """What a multi-round ``doc_to_messages`` returns for a round k >= 1 that asks ``messages``."""
     return (messages, False, None, None)
 
 

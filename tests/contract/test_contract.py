@@ -55,6 +55,7 @@ def _check(pythonpath: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "lmms_comparative.benchmarks.contract", "toymcq"], env=env, capture_output=True, text=True, timeout=300, cwd=pythonpath)
 
 
+@pytest.mark.e2e
 def test_the_toy_holds_the_contract(tmp_path):
     proc = _check(toy_package(tmp_path))
     assert proc.returncode == 0 and "toymcq: the contract holds" in proc.stdout, proc.stdout + proc.stderr[-3000:]
@@ -105,6 +106,7 @@ REMOVALS = {
 }
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("part", sorted(REMOVALS))
 def test_removing_a_required_part_fails_the_check_naming_it(tmp_path, part):
     edit, named = REMOVALS[part]

@@ -22,6 +22,7 @@ _without_folder = needs_tasks("a captions file", "captionqa_simple, captionqa_sh
 
 
 def read_captions(path: Path, options: Options) -> Replies:
+    """Format ``captions`` (module docstring): the file's captions, for the prompt its folder names or ``--tasks`` gives."""
     if not options.tasks and path.resolve().parent.name.lower() in PROMPTS:  # caption.py's <out>/<prompt>/<model>.json
         return read_mapping(path, [f"captionqa_{path.resolve().parent.name.lower()}"])
     return _without_folder(path, options)

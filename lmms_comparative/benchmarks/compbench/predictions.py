@@ -42,6 +42,7 @@ TWO_STAGE_COLUMNS = ("MB", "CE", "ND")
 
 
 def read_authors(path: Path, options: Options) -> Replies:
+    """Format ``authors`` (module docstring): the authors' per-item replies of the ``--family`` given, keyed by ``uid``."""
     family = options.family or "compbench"
     if family not in TEST_FAMILIES:
         raise PredictionsError(f"{path}: the authors' replies are for their test split; --family must be one of {', '.join(TEST_FAMILIES)}, not {family!r}")

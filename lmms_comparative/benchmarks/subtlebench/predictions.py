@@ -76,6 +76,7 @@ def _reply(record: dict, doc: dict, where: str) -> str:
 
 
 def read_evaluator(path: Path, options: Options) -> Replies:
+    """Format ``evaluator`` (module docstring): the official evaluator's replies, keyed by ``item_id``, for the family its prompt type names."""
     from lmms_comparative.benchmarks.subtlebench.data import CATEGORIES, load_docs
 
     data = read_json(path)

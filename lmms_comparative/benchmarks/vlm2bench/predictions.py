@@ -59,6 +59,7 @@ def _subtask(path: Path, options: Options) -> str:
 
 
 def read_official(path: Path, options: Options) -> Replies:
+    """Format ``official`` (module docstring): an official inference script's answers file, for the subtask its path or ``--tasks`` names."""
     from lmms_comparative.benchmarks.vlm2bench.records import SUBTASKS
 
     subtask = _subtask(path, options)
@@ -91,6 +92,7 @@ def _table(path: Path):
 
 
 def read_vlmevalkit(path: Path, options: Options) -> Replies:
+    """Format ``vlmevalkit`` (module docstring): VLMEvalKit's prediction file for VLM2Bench."""
     from lmms_comparative.benchmarks.vlm2bench.records import SUBTASKS
     from lmms_comparative.benchmarks.vlm2bench.tsv import _without_category
 
