@@ -7,7 +7,6 @@ BENCHMARK = Benchmark(
     title="CaptionQA",
     root_variable="CAPTIONQA_ROOT",
     hub_repo="Borise/CaptionQA",
-    smoke_task="captionqa_simple_natural",
     task_families=("captionqa_simple", "captionqa_short", "captionqa_long", "captionqa_taxonomy", "captionqa_image"),
     answer_spaces=("letters",),
     scoring_calls=(
@@ -17,4 +16,5 @@ BENCHMARK = Benchmark(
         (prompt, f"table3_{prompt}", tuple((c, f"captionqa_{prompt}" if c == "overall" else f"captionqa_{prompt}_{c}") for c in ("overall", "natural", "document", "ecommerce", "embodiedai")))
         for prompt in ("simple", "short", "long", "taxonomy")
     ),
+    smoke_task="captionqa_simple_natural",  # one small task: what the tests that touch every benchmark run
 )

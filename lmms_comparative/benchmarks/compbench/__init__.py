@@ -6,7 +6,6 @@ BENCHMARK = Benchmark(
     name="compbench",
     title="MLLM-CompBench",
     root_variable="COMPBENCH_ROOT",
-    smoke_task="compbench_attribute_cub",
     task_families=("compbench", "compbench_full", "compbench_pair", "compbench_twostage") + tuple(f"compbench_{r}" for r in ("attribute", "existence", "state", "emotion", "temporality", "spatiality", "quantity", "quality")),
     answer_spaces=("options", "words", "which"),
     exports=(
@@ -34,4 +33,5 @@ BENCHMARK = Benchmark(
             ),
         ),
     ),
+    smoke_task="compbench_attribute_cub",  # one small task: what the tests that touch every benchmark run
 )

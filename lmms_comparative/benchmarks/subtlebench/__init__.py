@@ -7,7 +7,6 @@ BENCHMARK = Benchmark(
     title="VLM-SubtleBench",
     root_variable="SUBTLEBENCH_ROOT",
     hub_repo="KRAFTON/VLM-SubtleBench",
-    smoke_task="subtlebench_sp",
     task_families=(
         "subtlebench",
         "subtlebench_concat",
@@ -31,4 +30,5 @@ BENCHMARK = Benchmark(
         ("", "table2", tuple((c, "subtlebench" if c == "avg" else f"subtlebench_{c}") for c in ("at", "st", "em", "tm", "sp", "ex", "qn", "ql", "vp", "ac", "avg"))),
         ("caption", "table3", (("css", "subtlebench_caption_css"), ("judge_accuracy", "subtlebench_caption_judge_accuracy"))),
     ),
+    smoke_task="subtlebench_sp",  # one small task: what the tests that touch every benchmark run
 )
