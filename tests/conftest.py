@@ -25,3 +25,30 @@ def subtlebench_root(tmp_path_factory) -> Path:
 def fixture_roots(tmp_path_factory) -> dict[str, Path]:
     """The five benchmarks' default fixtures, keyed by root variable (built once per session)."""
     return build_roots(tmp_path_factory.mktemp("five"))
+
+
+# The files that take longest (a dozen lmms-eval runs or more each), started first: pytest-xdist
+# hands out whole files (--dist loadfile) in collection order, and a long file handed out last
+# leaves the other workers idle at the end.
+LONGEST_FIRST = (
+    "compbench/test_compbench_score.py",
+    "harness/test_verify.py",
+    "hub/test_hub_fetch.py",
+    "test_failures.py",
+    "captionqa/test_captionqa_e2e.py",
+    "harness/test_score.py",
+    "harness/test_cli.py",
+    "harness/test_model_classes.py",
+    "harness/test_good_guest.py",
+    "vlm2bench/test_vlm2bench.py",
+)
+
+
+def pytest_collection_modifyitems(session, config, items):
+    tests = Path(__file__).resolve().parent
+
+    def rank(item) -> int:
+        relative = Path(str(item.fspath)).resolve().relative_to(tests).as_posix() if str(item.fspath).startswith(str(tests)) else ""
+        return LONGEST_FIRST.index(relative) if relative in LONGEST_FIRST else len(LONGEST_FIRST)
+
+    items.sort(key=rank)  # stable: the order within a file, and of the other files, is kept
