@@ -37,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -204,11 +205,12 @@ def verify_file(results_file: Path, scratch: Path) -> list[Verdict]:
                 verdict.problems.append(answers_problem)
             continue
         by_benchmark.setdefault(benchmark.name, []).append(task)
-    for name, tasks in by_benchmark.items():
-        ready = [t for t in tasks if not verdicts[t].problems]
-        if not ready:
-            continue
-        rescored, rescored_samples, failure = _rescore(name, results_file, ready, scratch, answers if name in llm_benchmarks else None)
+    jobs = {name: ready for name, tasks in by_benchmark.items() if (ready := [t for t in tasks if not verdicts[t].problems])}
+    # Each benchmark's re-scoring is an lmms-eval process of its own: as many at once as there are cores.
+    with ThreadPoolExecutor(max_workers=max(1, min(len(jobs), os.cpu_count() or 1))) as pool:
+        pending = {name: pool.submit(_rescore, name, results_file, ready, scratch, answers if name in llm_benchmarks else None) for name, ready in jobs.items()}
+    for name, ready in jobs.items():
+        rescored, rescored_samples, failure = pending[name].result()
         if rescored is None:
             for task in ready:
                 verdicts[task].unverified = f"could not be re-scored (is the data at hand? set {BY_NAME[name].root_variable}): {failure}"
