@@ -1,5 +1,5 @@
 """The report section and run summary of a benchmark whose folder has no ``report.py``: one table of
-the runs' tasks with their accuracy (or their first number) and the share of items scored."""
+the runs' tasks with their accuracy (or their first number) and their number of items."""
 
 from __future__ import annotations
 

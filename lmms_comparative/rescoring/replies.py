@@ -118,7 +118,7 @@ def read_mapping(path: Path, tasks: list[str]) -> Replies:
     return out
 
 
-_SAMPLES_NAME = re.compile(r"_samples_(?P<task>.+)\.jsonl$")
+SAMPLES_NAME = re.compile(r"_samples_(?P<task>.+)\.jsonl$")
 
 
 def samples_files(path: Path) -> list[Path]:
@@ -181,7 +181,7 @@ def read_samples(path: Path, key: ItemKey, owns: Callable[[str], bool] = lambda 
     keyed by the item key its scores carry; in a folder, the logs of the tasks ``owns`` accepts."""
     out = Replies(sources=[str(path)])
     for file in samples_files(path):
-        match = _SAMPLES_NAME.search(file.name)
+        match = SAMPLES_NAME.search(file.name)
         if not match:
             raise PredictionsError(f"{file}: not an lmms-eval samples log name (<date>_samples_<task>.jsonl)")
         task = match.group("task")
@@ -235,14 +235,15 @@ def _as_run(run: dict, tasks: list[str], owns: Callable[[str], bool]) -> list[st
     groups = run.get("group_subtasks") or {}
     if not groups:
         return tasks
-    chosen = [g for g, subtasks in groups.items() if owns(g) and subtasks and set(_leaves(g, groups)) <= set(tasks)]
+    chosen = [g for g, subtasks in groups.items() if owns(g) and subtasks and set(group_leaves(g, groups)) <= set(tasks)]
     chosen = [g for g in chosen if not any(g in groups.get(other, []) for other in chosen)]  # outermost only
-    covered = {t for g in chosen for t in _leaves(g, groups)}
+    covered = {t for g in chosen for t in group_leaves(g, groups)}
     return chosen + [t for t in tasks if t not in covered]
 
 
-def _leaves(group: str, groups: dict) -> list[str]:
-    return [leaf for sub in groups.get(group, []) for leaf in (_leaves(sub, groups) if groups.get(sub) else [sub])]
+def group_leaves(group: str, groups: dict) -> list[str]:
+    """The tasks under ``group`` in ``groups`` ({group: its members}), nested groups walked down."""
+    return [leaf for sub in groups.get(group, []) for leaf in (group_leaves(sub, groups) if groups.get(sub) else [sub])]
 
 
 def needs_tasks(what: str, example: str) -> Callable:

@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import Callable
 
 from lmms_comparative.rescoring.replies import (
-    _SAMPLES_NAME,
+    SAMPLES_NAME,
     ItemKey,
     Options,
     PredictionsError,
     Replies,
-    _leaves,
+    group_leaves,
     read_mapping,
     read_samples,
     write_replay,
@@ -48,11 +48,11 @@ def with_groups(tasks: list[str], groups: dict[str, list[str]]) -> list[str]:
     """``tasks`` with every benchmark group whose tasks are all among them run as the group (the
     outermost such groups), so that the group's row (SubtleBench's AVG, VLM2's Overall, CompBench's
     Avg) is written as in a model's run."""
-    candidates = sorted((g for g, subtasks in groups.items() if subtasks and set(_leaves(g, groups)) <= set(tasks)), key=lambda g: -len(_leaves(g, groups)))
+    candidates = sorted((g for g, subtasks in groups.items() if subtasks and set(group_leaves(g, groups)) <= set(tasks)), key=lambda g: -len(group_leaves(g, groups)))
     chosen: list[str] = []
     covered: set[str] = set()
     for group in candidates:  # the largest first; a group sharing a task with a chosen one is left out
-        leaves = set(_leaves(group, groups))
+        leaves = set(group_leaves(group, groups))
         if not leaves & covered:
             chosen.append(group)
             covered |= leaves
@@ -74,7 +74,7 @@ def formats_of(benchmark) -> dict[str, Callable]:
 def detect(benchmark, path: Path) -> str:
     """The format of a file: a samples log (or a folder of them), else the first of the
     benchmark's formats whose ``detect`` accepts it, else ``mapping``."""
-    if path.is_dir() or _SAMPLES_NAME.search(path.name):
+    if path.is_dir() or SAMPLES_NAME.search(path.name):
         return "samples"
     sniffers = benchmark.optional("predictions", "DETECT", {})
     for name, accepts in sniffers.items():
@@ -91,7 +91,7 @@ def another_benchmarks(benchmark, path: Path, detected: str) -> str | None:
 
     if detected == "samples":
         files = sorted(path.rglob("*_samples_*.jsonl")) if path.is_dir() else [path]
-        tasks = sorted({m.group("task") for f in files if (m := _SAMPLES_NAME.search(f.name))})
+        tasks = sorted({m.group("task") for f in files if (m := SAMPLES_NAME.search(f.name))})
         if not tasks or any(benchmark.owns_task(t) for t in tasks):
             return None
         owners = sorted({b.name for t in tasks if (b := of_task(t)) is not None})
