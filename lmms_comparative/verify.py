@@ -8,7 +8,7 @@ For every results JSON under the folder written by a run with our tasks (it carr
    item, or samples of another task, make the key set differ from the record's count and sha256.
 2. **Re-scored.** The samples logs are scored again through the tasks' own hooks, as
    ``lmms-comparative score`` does (a real lmms-eval run with the ``replay`` model, into a scratch
-   folder), and every metric of every task and group is compared with the results JSON, and every
+   folder; one run for all the file's benchmarks, or one per benchmark when that run fails), and every metric of every task and group is compared with the results JSON, and every
    sample's logged scores with the re-scored sample's. An edited metric, or a reply changed after
    scoring, shows here.
 3. **Data.** The re-scoring run reads the data at hand (the ``*_ROOT`` variable the record names, or
@@ -33,7 +33,6 @@ import json
 import math
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from collections import Counter
@@ -125,23 +124,30 @@ def _answers_file(results_file: Path) -> Path:
     return results_file.parent / f"{_date_id(results_file)}_llm_answers.jsonl"
 
 
-def _rescore(benchmark: str, results_file: Path, tasks: list[str], scratch: Path, answers: Path | None) -> tuple[dict | None, dict[str, list[dict]], str]:
-    """Score this run's samples logs of ``tasks`` again (``lmms-comparative score``), judges and
-    readers answering from the run's ``answers`` log; the re-scored results, samples, and the
-    score run's last output lines when it wrote no results."""
+def _rescore(names: list[str], results_file: Path, tasks: list[str], scratch: Path, answers: Path | None) -> tuple[dict | None, dict[str, list[dict]], str]:
+    """Score this run's samples logs of ``tasks`` (of the benchmarks ``names``) again, in one
+    lmms-eval run with the ``replay`` model, as ``lmms-comparative score`` does; judges and readers
+    answer from the run's ``answers`` log. The re-scored results, samples, and the run's last
+    output lines when it wrote no results."""
     from lmms_comparative.provenance import ANSWERS_ENV
+    from lmms_comparative.rescoring.replies import PredictionsError
+    from lmms_comparative.rescoring.run import read_run, replay
 
-    folder = scratch / benchmark / "run"
+    folder = scratch / "run"
     folder.mkdir(parents=True)
     shutil.copy2(results_file, folder / results_file.name)  # its groups are re-scored too
     for task in tasks:
         shutil.copy2(_samples_of(results_file, task), folder / _samples_of(results_file, task).name)
-    out = scratch / benchmark / "rescored"
+    out = scratch / "rescored"
     env = dict(os.environ)
     if answers is not None:
         env.update({ANSWERS_ENV: str(answers), "LMMS_COMPARATIVE_LLM_CACHE": "off"})
-    command = [sys.executable, "-m", "lmms_comparative", "score", benchmark, str(folder), "-o", str(out)]
-    proc = subprocess.run(command, capture_output=True, text=True, stdin=subprocess.DEVNULL, env=env)
+    try:
+        replies = read_run([BY_NAME[name] for name in names], folder)
+        files = [{"path": str(results_file.parent), "format": "samples", "sha256": None}]
+        proc = replay(replies, "+".join(names), replies.tasks, out, files, replies.repeats(), env=env, quiet=True)
+    except PredictionsError as exc:
+        return None, {}, str(exc)
     found = sorted(out.glob("**/*_results.json"))
     if not found:  # a flagged run (exit 1) still writes its results: those are compared
         tail = "\n".join((proc.stderr or proc.stdout).strip().splitlines()[-3:])
@@ -151,6 +157,36 @@ def _rescore(benchmark: str, results_file: Path, tasks: list[str], scratch: Path
     for file in found[-1].parent.glob(f"{_date_id(found[-1])}_samples_*.jsonl"):
         samples[file.stem.split("_samples_", 1)[1]] = _read_lines(file)
     return rescored, samples, ""
+
+
+def _local_data_absent(benchmark, entries: list[dict]) -> str | None:
+    """Why the benchmark's tasks cannot be re-scored here, when the run read a local copy of the
+    data and the root variable names no folder now; None otherwise."""
+    variable = benchmark.root_variable
+    if not variable or {(e.get("data") or {}).get("source") for e in entries} != {"local"}:
+        return None
+    root = os.environ.get(variable, "")
+    if root and os.path.isdir(root):
+        return None
+    state = "is not set" if not root else f"names no folder ({root})"
+    return f"could not be re-scored: the run read a local copy of the data and {variable} {state} here; set {variable} to that copy"
+
+
+def _rescore_all(jobs: dict[str, list[str]], results_file: Path, scratch: Path, answers: Path | None, llm_benchmarks: set) -> dict[str, tuple]:
+    """{benchmark: ``_rescore``'s outcome}. Every benchmark in one lmms-eval run (one start-up,
+    which is most of a replay's time); when that run writes no results (one benchmark's data not
+    at hand stops it), each benchmark in a run of its own, as many at once as there are cores, so
+    that the others are still re-scored."""
+    if not jobs:
+        return {}
+    if len(jobs) > 1:
+        names = list(jobs)
+        together = _rescore(names, results_file, [t for n in names for t in jobs[n]], scratch / "together", answers if llm_benchmarks & set(names) else None)
+        if together[0] is not None:
+            return dict.fromkeys(names, together)
+    with ThreadPoolExecutor(max_workers=max(1, min(len(jobs), os.cpu_count() or 1))) as pool:
+        pending = {name: pool.submit(_rescore, [name], results_file, ready, scratch / name, answers if name in llm_benchmarks else None) for name, ready in jobs.items()}
+    return {name: future.result() for name, future in pending.items()}
 
 
 def _strip(row: dict) -> dict:
@@ -206,11 +242,14 @@ def verify_file(results_file: Path, scratch: Path) -> list[Verdict]:
             continue
         by_benchmark.setdefault(benchmark.name, []).append(task)
     jobs = {name: ready for name, tasks in by_benchmark.items() if (ready := [t for t in tasks if not verdicts[t].problems])}
-    # Each benchmark's re-scoring is an lmms-eval process of its own: as many at once as there are cores.
-    with ThreadPoolExecutor(max_workers=max(1, min(len(jobs), os.cpu_count() or 1))) as pool:
-        pending = {name: pool.submit(_rescore, name, results_file, ready, scratch, answers if name in llm_benchmarks else None) for name, ready in jobs.items()}
+    for name in list(jobs):
+        absent = _local_data_absent(BY_NAME[name], [record["tasks"][t] for t in jobs[name]])
+        if absent:  # known before any run: re-scoring would only stop on the missing data
+            for task in jobs.pop(name):
+                verdicts[task].unverified = absent
+    outcomes = _rescore_all(jobs, results_file, scratch, answers, llm_benchmarks)
     for name, ready in jobs.items():
-        rescored, rescored_samples, failure = pending[name].result()
+        rescored, rescored_samples, failure = outcomes[name]
         if rescored is None:
             for task in ready:
                 verdicts[task].unverified = f"could not be re-scored (is the data at hand? set {BY_NAME[name].root_variable}): {failure}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import build_roots
+from helpers import FOUR_BENCHMARKS, base_env, build_roots, read_run, run_cli
 
 from lmms_comparative.benchmarks.subtlebench.fixture import build as build_subtlebench
 
@@ -25,6 +25,19 @@ def subtlebench_root(tmp_path_factory) -> Path:
 def fixture_roots(tmp_path_factory) -> dict[str, Path]:
     """The five benchmarks' default fixtures, keyed by root variable (built once per session)."""
     return build_roots(tmp_path_factory.mktemp("five"))
+
+
+@pytest.fixture(scope="session")
+def four_benchmarks_run(hf_home, fixture_roots, tmp_path_factory) -> Path:
+    """One ``random_choice`` run (with samples) of SubtleBench, CompBench, VLM2-Bench's image tasks
+    and ViDi's granular task on the default fixtures: the run ``score`` and ``verify`` are tested
+    on. Read it, never change it (copy it first)."""
+    out = tmp_path_factory.mktemp("four_benchmarks_run")
+    env = base_env(hf_home, **{k: str(v) for k, v in fixture_roots.items()})
+    proc = run_cli(["--model", "random_choice", "--tasks", FOUR_BENCHMARKS, "--output_path", str(out), "--log_samples"], env=env)
+    read_run(out, proc)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return out
 
 
 # The files that take longest (a dozen lmms-eval runs or more each), started first: pytest-xdist
@@ -52,3 +65,23 @@ def pytest_collection_modifyitems(session, config, items):
         return LONGEST_FIRST.index(relative) if relative in LONGEST_FIRST else len(LONGEST_FIRST)
 
     items.sort(key=rank)  # stable: the order within a file, and of the other files, is kept
+
+
+# Files that read the same session run (a session fixture is built once per worker): one work unit,
+# so the run is made once. test_score and test_verify both read four_benchmarks_run.
+SAME_WORKER = {"harness/test_score.py": "four_benchmarks_run", "harness/test_verify.py": "four_benchmarks_run"}
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """--dist loadfile, with the files of ``SAME_WORKER`` handed out together."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class SharedRunsTogether(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return SAME_WORKER.get(path.removeprefix("tests/"), path)
+
+    return SharedRunsTogether(config, log)

@@ -32,10 +32,14 @@ def _task_record(name: str, task, benchmark, index: dict, config: dict) -> dict:
 
     record = {"benchmark": benchmark.name, "data": provenance.data_of(benchmark.root_variable)}
     try:
-        docs = list(task.eval_docs)
+        docs = task.eval_docs
         key = ItemKey.of(benchmark)
-        chosen = _selected(docs, config.get("limit"), int(config.get("offset") or 0))
-        record["items"] = provenance.item_set(key(dict(doc)) for doc in chosen)
+        if hasattr(docs, "column_names"):  # the key's columns only: a row read decodes every field
+            rows = [dict(zip(key.columns, values)) for values in zip(*(docs[name][:] for name in key.columns))]
+        else:
+            rows = [dict(doc) for doc in docs]
+        chosen = _selected(rows, config.get("limit"), int(config.get("offset") or 0))
+        record["items"] = provenance.item_set(key(row) for row in chosen)
         # The items the task's loader skipped (an unusable image): which, and why, so that
         # ``lmms-comparative score`` of the samples keeps them skipped.
         skipped = getattr(getattr(task.config, "process_docs", None), "skipped_items", None)

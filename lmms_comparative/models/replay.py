@@ -19,6 +19,7 @@ from lmms_comparative.benchmarks import of_task
 from lmms_comparative.failures import DataError, stop_run
 from lmms_comparative.models import HARNESS_SETTINGS
 from lmms_comparative.rescoring.replies import ALL_TASKS, MISSING_REPLY, ItemKey, PredictionsError, read_replay
+from lmms_comparative.tasklib.docs import column_of
 
 SHOWN = 5  # keys named in a message
 
@@ -34,6 +35,18 @@ def item_key(task: str) -> ItemKey:
     if benchmark is None:
         stop_run(DataError(f"replay: task {task!r} is not one of lmms-comparative's tasks"))
     return ItemKey.of(benchmark)
+
+
+def _text(value) -> str:
+    """A doc's field as the files' value is compared with it (an absent field is empty)."""
+    return "" if value is None else str(value).strip()
+
+
+def _key_column(docs, name: str) -> list:
+    """A key column of every doc; KeyError when the docs lack it."""
+    if hasattr(docs, "column_names") and name not in docs.column_names:
+        raise KeyError(name)
+    return column_of(docs, name) if hasattr(docs, "column_names") else [doc[name] for doc in docs]
 
 
 class Replay(lmms):
@@ -69,7 +82,7 @@ class Replay(lmms):
         docs = self.task_dict[task][split]
         key = item_key(task)
         try:
-            columns = {name: (docs[name] if hasattr(docs, "column_names") else [d[name] for d in docs]) for name in key.columns}
+            columns = {name: _key_column(docs, name) for name in key.columns}
         except KeyError as exc:
             stop_run(DataError(f"replay: the docs of {task} have no {exc} field to find the predictions by"))
         return [key(dict(zip(columns, values))) for values in zip(*columns.values())]
@@ -98,11 +111,15 @@ class Replay(lmms):
                     continue
                 docs = self.task_dict[task][split]
                 where = {k: i for i, k in enumerate(task_keys)}
+                # The fields the files name, read as columns (one read each: indexing a dataset
+                # row by row decodes every field of every row).
+                names = sorted({name for fields in fields_by_key.values() for name in fields})
+                columns = {name: column_of(docs, name) for name in names}
                 wrong = []
                 for key, fields in fields_by_key.items():
                     if key in where:
-                        doc = docs[where[key]]
-                        wrong += [f"{key} {name}: file {value!r}, data {str(doc.get(name))!r}" for name, value in fields.items() if str(doc.get(name, "")).strip() != str(value).strip()]
+                        row = where[key]
+                        wrong += [f"{key} {name}: file {value!r}, data {str(columns[name][row])!r}" for name, value in fields.items() if _text(columns[name][row]) != str(value).strip()]
                 if wrong:
                     stop_run(DataError(f"replay: {len(wrong)} item(s) of {task} disagree with the data, so the files do not belong to this split or order: " + "; ".join(wrong[:SHOWN])))
 

@@ -150,10 +150,7 @@ def score_command(replay_file: Path, tasks: list[str], output: Path, repeats: in
 def score(benchmark, paths: list[Path], fmt: str | None, options: Options, output: Path, model_name: str = "", with_images: bool = False, extra: list[str] = ()) -> int:
     """Read the files, write the replay file under ``output``, run lmms-eval on it; the exit status
     of the run (1 on a file that cannot be read)."""
-    import subprocess
     import sys
-
-    from lmms_comparative.data.items import NO_IMAGES_ENV
 
     try:
         replies, used = read_files(benchmark, paths, fmt, options)
@@ -169,17 +166,41 @@ def score(benchmark, paths: list[Path], fmt: str | None, options: Options, outpu
     except PredictionsError as exc:
         print(f"lmms-comparative score: error: {exc}", file=sys.stderr)
         return 2
-    output = output.resolve()
     from lmms_comparative import provenance
 
     files = [{"path": str(path), "format": name, "sha256": provenance.fingerprint(path) if path.is_dir() else provenance.file_sha256(path)} for path, name in zip(paths, used)]
-    replay_file = write_replay(replies, benchmark.name, output / "replay" / f"{benchmark.name}_predictions.json", files)
     for path, name in zip(paths, used):
         print(f"{path}: read as {name}", file=sys.stderr)
-    print(f"{replies.count()} item(s), {repeats} repl{'y' if repeats == 1 else 'ies'} each, for {', '.join(tasks)}", file=sys.stderr)
+    return replay(replies, benchmark.name, tasks, output, files, repeats, model_name, with_images, extra).returncode
+
+
+def read_run(benchmarks: list, folder: Path) -> Replies:
+    """The replies of a run's samples logs in ``folder``, for the tasks of every one of
+    ``benchmarks``, as one set (``verify`` re-scores them in one lmms-eval run)."""
+    merged = Replies()
+    for benchmark in benchmarks:
+        merged.merge(read_samples(folder, ItemKey.of(benchmark), benchmark.owns_task))
+    return merged
+
+
+def replay(replies: Replies, label: str, tasks: list[str], output: Path, files: list[dict], repeats: int = 1, model_name: str = "", with_images: bool = False, extra: list[str] = (), env: dict | None = None, quiet: bool = False):
+    """Write ``replies`` as the replay file under ``output`` and run lmms-eval on ``tasks`` with the
+    ``replay`` model; the finished process (its output captured when ``quiet``). ``label`` names the
+    benchmark(s) in the replay file and the results' provenance."""
+    import subprocess
+    import sys
+
+    from lmms_comparative.data.items import NO_IMAGES_ENV
     from lmms_comparative.harness.task_path import OURS_ONLY
 
-    env = dict(os.environ)
+    def say(text: str) -> None:
+        if not quiet:
+            print(text, file=sys.stderr, flush=True)
+
+    output = output.resolve()
+    replay_file = write_replay(replies, label, output / "replay" / f"{label}_predictions.json", files)
+    say(f"{replies.count()} item(s), {repeats} repl{'y' if repeats == 1 else 'ies'} each, for {', '.join(tasks)}")
+    env = dict(os.environ if env is None else env)
     env.setdefault(OURS_ONLY, "1")  # a replay of our tasks: lmms-eval's own task index is not needed
     if not with_images:
         env[NO_IMAGES_ENV] = "1"
@@ -188,11 +209,13 @@ def score(benchmark, paths: list[Path], fmt: str | None, options: Options, outpu
 
         env[RECORDED_SKIPS_ENV] = str(replay_file)
         count = sum(len(v) for v in replies.skipped.values())
-        print(f"{count} item(s) the files record as skipped stay skipped (not scored, not counted as failed)", file=sys.stderr)
+        say(f"{count} item(s) the files record as skipped stay skipped (not scored, not counted as failed)")
     extra = list(extra)
     if replies.limit is not None and "--limit" not in extra:
         extra += ["--limit", f"{replies.limit:g}"]
-        print(f"the scored run had --limit {replies.limit:g}: the same first docs of each task are scored", file=sys.stderr)
+        say(f"the scored run had --limit {replies.limit:g}: the same first docs of each task are scored")
     cmd = score_command(replay_file, tasks, output, repeats, model_name, extra)
-    print("$ lmms-eval " + " ".join(cmd[3:]), file=sys.stderr, flush=True)
-    return subprocess.run(cmd, env=env).returncode
+    say("$ lmms-eval " + " ".join(cmd[3:]))
+    if quiet:
+        return subprocess.run(cmd, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    return subprocess.run(cmd, env=env)

@@ -5,6 +5,7 @@ tasks). Everything public is importable from here: ``from lmms_comparative.taskl
 
 from lmms_comparative.tasklib.docs import (
     RECORDED_SKIPS_ENV,
+    column_of,
     docs_dataset,
     docs_hook,
     load_image_paths,
@@ -42,6 +43,7 @@ __all__ = [
     "Share",
     "Unscored",
     "accuracy_aggregation",
+    "column_of",
     "check_model_failures",
     "counts_aggregation",
     "docs_dataset",

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,7 +20,7 @@ from lmms_comparative.benchmarks.subtlebench.scoring import parse_subtlebench_le
 from lmms_comparative.metrics.mcq import LETTERS
 
 pytestmark = pytest.mark.e2e
-BENCHMARK_TASKS = {"subtlebench": "subtlebench", "vlm2bench": "vlm2bench_image", "compbench": "compbench", "vidi": "vidi_granular"}
+BENCHMARKS = ("compbench", "subtlebench", "vidi", "vlm2bench")  # those of the shared run (conftest.four_benchmarks_run)
 
 
 def _env(hf_home, fixture_roots, **extra):
@@ -26,15 +28,13 @@ def _env(hf_home, fixture_roots, **extra):
 
 
 @pytest.fixture(scope="module")
-def model_run(hf_home, fixture_roots, tmp_path_factory):
-    out = tmp_path_factory.mktemp("score_model_run")
-    proc = run_cli(["--model", "random_choice", "--tasks", ",".join(BENCHMARK_TASKS.values()), "--output_path", str(out), "--log_samples"], env=_env(hf_home, fixture_roots))
-    results, samples = read_run(out, proc)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+def model_run(four_benchmarks_run):
+    out = four_benchmarks_run
+    results, samples = read_run(out)
     return out, results, samples
 
 
-@pytest.mark.parametrize("benchmark", sorted(BENCHMARK_TASKS))
+@pytest.mark.parametrize("benchmark", BENCHMARKS)
 def test_a_runs_samples_scored_again_give_its_results(benchmark, model_run, hf_home, fixture_roots, tmp_path):
     out, results, samples = model_run
     proc = run_score(benchmark, str(out), "-o", str(tmp_path / "scored"), env=_env(hf_home, fixture_roots))
@@ -58,6 +58,10 @@ def test_a_runs_samples_scored_again_give_its_results(benchmark, model_run, hf_h
     for task, rows in scored_samples.items():
         strip = lambda r: {k: v for k, v in r.items() if k not in ("input_media", "doc_hash", "prompt_hash", "target_hash")}  # noqa: E731
         assert [strip(r) for r in sorted(rows, key=lambda r: r["doc_id"])] == [strip(r) for r in sorted(samples[task], key=lambda r: r["doc_id"])]
+    # A score run's results verify too (one more replay, of the score run's own samples).
+    proc = subprocess.run([sys.executable, "-m", "lmms_comparative", "verify", str(tmp_path / "scored")], env=_env(hf_home, fixture_roots), capture_output=True, text=True, timeout=900, stdin=subprocess.DEVNULL)
+    verdicts = [line.split() for line in proc.stdout.splitlines() if line.split()[:1] in (["PASS"], ["FAIL"], ["UNVERIFIED"])]
+    assert proc.returncode == 0 and verdicts and all(v[0] == "PASS" for v in verdicts), proc.stdout
 
 
 def test_a_mapping_file_needs_its_tasks_and_its_items(hf_home, fixture_roots, tmp_path):

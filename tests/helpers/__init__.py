@@ -18,6 +18,8 @@ from lmms_comparative.benchmarks import BENCHMARKS
 from lmms_comparative.benchmarks.subtlebench.data import TYPE_TASKS
 
 SUBTLEBENCH_TASKS = list(TYPE_TASKS)
+# The tasks of the shared run that score and verify are tested on (conftest.four_benchmarks_run).
+FOUR_BENCHMARKS = "subtlebench,compbench,vlm2bench_image,vidi_granular"
 
 
 # Runs index our task folder only (LMMS_COMPARATIVE_OUR_TASKS_ONLY): lmms-eval's own 3,600 task
