@@ -122,6 +122,8 @@ def demo(output: str | None, seed: int) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Runs one ``lmms-comparative`` command from ``argv`` (None: the process's arguments); returns its exit status. Arguments
+    the parser does not know are an error, except for ``score``, which passes them on to its lmms-eval run."""
     parser = argparse.ArgumentParser(prog="lmms-comparative", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("include-path", help="print the task folder for lmms-eval --include_path")

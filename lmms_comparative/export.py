@@ -44,6 +44,8 @@ class ExportError(ValueError):
 
 @dataclass
 class ExportFile:
+    """One ``.eval_results`` YAML file to write: its file name, the benchmark it is of and its hub entries."""
+
     name: str  # <benchmark>[_<variant>].yaml
     benchmark: str
     entries: list  # huggingface_hub.EvalResultEntry
@@ -138,6 +140,8 @@ def build(paths: list[str], dataset_ids: dict[str, str] | None = None, source: d
 
 
 def write(files: list[ExportFile], out_dir: Path) -> list[Path]:
+    """Writes each file as YAML into ``out_dir``'s ``.eval_results/`` (made if missing; a file of the same name is replaced);
+    the paths written."""
     import yaml
     from huggingface_hub import eval_result_entries_to_yaml
 
@@ -168,6 +172,8 @@ def push(paths: list[Path], model_repo: str, out=sys.stderr) -> str:
 
 
 def main(paths: list[str], output: str, dataset_id_args: list[str], source_url: str | None, source_name: str | None, source_user: str | None, push_to: str | None) -> int:
+    """``lmms-comparative export``: writes the runs' files under ``output`` and, with ``push_to``, opens the pull request; the exit
+    status (1: nothing to export or the pull request failed, 2: bad input)."""
     dataset_ids = {}
     for arg in dataset_id_args:
         name, sep, value = arg.partition("=")

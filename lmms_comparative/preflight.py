@@ -74,6 +74,7 @@ def needs_of(tasks: list[str]) -> list[Need]:
 
 
 def skipped() -> bool:
+    """Whether ``SKIP_ENV`` turns the checks off: set to anything but empty, ``0``, ``false`` or ``no`` (any case)."""
     return os.environ.get(SKIP_ENV, "").strip().lower() not in ("", "0", "false", "no")
 
 

@@ -52,6 +52,9 @@ _VOLATILE = ("input_media", "doc_hash", "prompt_hash", "target_hash", "token_cou
 
 @dataclass
 class Verdict:
+    """The check of one task or group: its problems (any one fails it), why it could not be checked (``unverified``), and
+    notes on what passed."""
+
     task: str
     problems: list[str] = field(default_factory=list)
     unverified: str | None = None
@@ -59,9 +62,11 @@ class Verdict:
 
     @property
     def status(self) -> str:
+        """``FAIL`` with any problem, else ``UNVERIFIED`` with a reason, else ``PASS``."""
         return "FAIL" if self.problems else "UNVERIFIED" if self.unverified else "PASS"
 
     def line(self) -> str:
+        """The printed line: the status padded to 10 columns, the task, then its problems, the reason or the notes."""
         detail = "; ".join(self.problems) if self.problems else self.unverified if self.unverified else "; ".join(self.notes)
         return f"{self.status:10} {self.task}: {detail}"
 
@@ -277,6 +282,7 @@ def verify_file(results_file: Path, scratch: Path) -> list[Verdict]:
 
 
 def verdict_file(results_file: Path) -> Path:
+    """Where the verdicts of ``results_file`` are kept: ``<date>_verify.json`` beside it."""
     return results_file.parent / f"{_date_id(results_file)}_verify.json"
 
 

@@ -28,6 +28,7 @@ def add(task: str, name: str, rows: list[dict]) -> None:
 
 
 def pending(task: str) -> dict[str, list[dict]]:
+    """The rows handed over for ``task`` and not yet written, by log name (a copy; empty when none)."""
     with _lock:
         return dict(_pending.get(task, {}))
 
@@ -60,6 +61,8 @@ def check() -> str | None:
 
 
 def install() -> bool:
+    """Wrap ``EvaluationTracker.save_results_samples`` to write a task's pending rows beside its samples log (idempotent).
+    Returns whether the wrapper is in place (False where lmms-eval cannot be imported or the check fails)."""
     try:
         from lmms_eval.loggers.evaluation_tracker import EvaluationTracker
     except Exception:

@@ -100,6 +100,7 @@ class Connection:
             return response.status, response.headers, await response.read()
 
     async def close(self) -> None:
+        """Close the pool's session and its open connections."""
         await self.session.close()
 
 
@@ -216,6 +217,8 @@ class OpenAIBackend:
         return None, f"{last_error} (after {attempt + 1} attempt(s))"
 
     def rejection_message(self, status: int, content: bytes) -> str:
+        """The ``EndpointRejected`` message for an HTTP 401/403: endpoint, key setting, model and the server's reason, with the
+        key masked if the server echoed it."""
         config = self.config
         try:
             detail = json.loads(content)["error"]["message"]

@@ -55,6 +55,8 @@ class Aliases:
 
     @classmethod
     def from_options(cls, alias_args: list[str] | None = None, alias_file: str | None = None) -> "Aliases":
+        """The user's aliases from ``--alias PAPER_MODEL=MODEL_ID`` values and an ``--aliases`` JSON file ({paper model: id or
+        list of ids}) as ``extra``; ``ReportError`` on an unreadable file or a malformed ``--alias``."""
         extra: dict[str, list[str]] = {}
         if alias_file:
             try:

@@ -34,6 +34,7 @@ class KeepAllResponses(_filter_base()):
         super().__init__(**kwargs)
 
     def apply(self, resps, docs):
+        """Every doc's responses, each doc's as a list (all of them, not only the first)."""
         return [list(r) for r in resps]
 
 
@@ -52,6 +53,7 @@ class Unscored(float):
         return self.counts if key == "counts" else self
 
     def get(self, key, default=None):
+        """As ``self[key]``: the counts under ``"counts"``, else itself (NaN); ``default`` is never returned."""
         return self[key]
 
     def __reduce__(self):

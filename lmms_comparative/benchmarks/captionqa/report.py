@@ -150,6 +150,8 @@ def summary(run: Run) -> list[str]:
 
 
 def captionqa_radar(runs: list[Run], prompt: str, domain: str, path: Path) -> Path | None:
+    """Radar chart of each run's score (%) per question category of one prompt and domain, saved at ``path``; None
+    (nothing written) when the runs have fewer than three categories between them."""
     task = f"captionqa_{prompt}_{domain}"
     runs = [r for r in runs if r.mapping(task, "by_category")]
     categories = sorted({c for r in runs for c in r.mapping(task, "by_category")})

@@ -11,6 +11,7 @@ from lmms_comparative.report.runs import Run
 
 
 def subtlebench_chart(runs: list[Run], path: Path) -> Path | None:
+    """Saves ``subtlebench_figure`` of the runs as a picture at ``path`` and returns it; None (nothing written) when no run has a difference type's row."""
     fig = subtlebench_figure(runs)
     if fig is None:
         return None

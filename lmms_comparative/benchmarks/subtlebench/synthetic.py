@@ -31,6 +31,8 @@ Range = tuple[float, float]
 
 @dataclass(frozen=True)
 class Shape:
+    """One filled shape of a scene: its kind, colour name, centre and size in pixels, and rotation in degrees."""
+
     kind: str
     colour: str
     x: float  # centre
@@ -40,6 +42,7 @@ class Shape:
     rgb: tuple[int, int, int] | None = None  # overrides the colour's RGB (lightness shifts)
 
     def polygon(self) -> list[tuple[float, float]]:
+        """Corners of a square or triangle in canvas pixels, rotated by ``angle`` about the centre (a circle is drawn as an ellipse, not from this)."""
         r = self.size / 2
         if self.kind == "square":
             corners = [(-r, -r), (r, -r), (r, r), (-r, r)]
@@ -49,11 +52,13 @@ class Shape:
         return [(self.x + px * c - py * s, self.y + px * s + py * c) for px, py in corners]
 
     def bbox(self, margin: float = 2.0) -> tuple[int, int, int, int]:
+        """Integer pixel box (left, top, right, bottom) that holds the shape at any rotation, widened by ``margin`` pixels."""
         r = self.size / 2 * (1.0 if self.kind == "circle" else math.sqrt(2))
         return (int(self.x - r - margin), int(self.y - r - margin), int(math.ceil(self.x + r + margin)), int(math.ceil(self.y + r + margin)))
 
 
 def render(shapes: list[Shape]) -> Image.Image:
+    """The shapes drawn in order, later ones on top, on a white ``WIDTH`` x ``HEIGHT`` canvas."""
     image = Image.new("RGB", (WIDTH, HEIGHT), "white")
     draw = ImageDraw.Draw(image)
     for shape in shapes:
@@ -78,12 +83,14 @@ def _to_srgb(c: np.ndarray) -> np.ndarray:
 
 
 def srgb_to_oklab(rgb: tuple[int, int, int]) -> np.ndarray:
+    """OKLAB (L, a, b) of an 8-bit sRGB colour."""
     lin = _to_linear(np.asarray(rgb, dtype=float) / 255)
     lms = np.array([[0.4122214708, 0.5363325363, 0.0514459929], [0.2119034982, 0.6806995451, 0.1073969566], [0.0883024619, 0.2817188376, 0.6299787005]]) @ lin
     return np.array([[0.2104542553, 0.7936177850, -0.0040720468], [1.9779984951, -2.4285922050, 0.4505937099], [0.0259040371, 0.7827717662, -0.8086757660]]) @ np.cbrt(lms)
 
 
 def oklab_to_srgb(lab: np.ndarray) -> tuple[int, int, int]:
+    """8-bit sRGB colour of an OKLAB (L, a, b), each channel clipped to the sRGB range."""
     lms = np.array([[1.0, 0.3963377774, 0.2158037573], [1.0, -0.1055613458, -0.0638541728], [1.0, -0.0894841775, -1.2914855480]]) @ lab
     lin = np.array([[4.0767416621, -3.3077115913, 0.2309699292], [-1.2684380046, 2.6097574011, -0.3413193965], [-0.0041960863, -0.7034186147, 1.7076147010]]) @ lms**3
     return tuple(int(round(v)) for v in np.clip(_to_srgb(lin), 0, 1) * 255)  # type: ignore[return-value]
@@ -101,6 +108,8 @@ def shift_lightness(rgb: tuple[int, int, int], relative: float) -> tuple[int, in
 
 @dataclass(frozen=True)
 class AttributeParams:  # A.1: 2-10 shapes; brightness (OKLAB L) 5-10% or scale 15-20%
+    """Difficulty factors of the attribute pairs (one shape brighter/darker or larger/smaller); shifts are fractions, sizes pixels."""
+
     n_shapes: Range = (2, 10)
     size: Range = (40, 110)
     mode: str = "any"  # "brightness", "scale" or "any"
@@ -110,18 +119,24 @@ class AttributeParams:  # A.1: 2-10 shapes; brightness (OKLAB L) 5-10% or scale 
 
 @dataclass(frozen=True)
 class ExistenceParams:  # A.6: 20-30 shapes of 35 px, one added or removed
+    """Difficulty factors of the existence pairs (one shape appears or disappears); sizes in pixels."""
+
     n_shapes: Range = (20, 30)
     size: Range = (35, 35)
 
 
 @dataclass(frozen=True)
 class QuantityParams:  # A.7: 10-20 shapes of one type and colour (20-40 px), one added or removed
+    """Difficulty factors of the quantity pairs (one image has one more shape of a single kind and colour); sizes in pixels."""
+
     n_shapes: Range = (10, 20)
     size: Range = (20, 40)
 
 
 @dataclass(frozen=True)
 class ViewpointParams:  # A.9: all shapes translated 20-80 px along one axis, or rotated 5-20 degrees
+    """Difficulty factors of the viewpoint pairs (the whole scene shifted or rotated); translation in pixels, rotation in degrees."""
+
     n_shapes: Range = (5, 12)
     size: Range = (30, 70)
     mode: str = "any"  # "translation", "rotation" or "any"
@@ -131,6 +146,8 @@ class ViewpointParams:  # A.9: all shapes translated 20-80 px along one axis, or
 
 @dataclass(frozen=True)
 class SpatialParams:  # §4.4: one object moved; factors object size and translation
+    """Difficulty factors of the spatial pairs (one shape moved left, right, up or down); sizes and translation in pixels."""
+
     n_shapes: Range = (2, 10)
     size: Range = (30, 80)
     translation: Range = (20, 80)
@@ -168,6 +185,8 @@ def _item(question: str, answer: str, distractors: list[str], factors: dict) -> 
 
 
 def make_attribute(rng: random.Random, p: AttributeParams):
+    """One attribute pair: (first scene, second scene, item), the item holding the question, answer, three distractors and
+    the difficulty factors as ``generation_info``."""
     shapes = _place(rng, _count(rng, p.n_shapes), p.size, colours=tuple(COLOURS))
     target = rng.randrange(len(shapes))
     t = shapes[target]
@@ -191,6 +210,8 @@ def make_attribute(rng: random.Random, p: AttributeParams):
 
 
 def make_existence(rng: random.Random, p: ExistenceParams):
+    """One existence pair: (first scene, second scene, item), as ``make_attribute``; up to three distractors, each naming
+    another shape of the scene."""
     shapes = _place(rng, _count(rng, p.n_shapes) + 1, p.size, rotate=True, margin=40)
     extra = shapes[-1]
     added = rng.random() < 0.5
@@ -209,6 +230,8 @@ def make_existence(rng: random.Random, p: ExistenceParams):
 
 
 def make_quantity(rng: random.Random, p: QuantityParams):
+    """One quantity pair: (first scene, second scene, item), as ``make_attribute``; the answer names the image with more
+    shapes and the one distractor names the other."""
     kind, colour = rng.choice(SHAPES), rng.choice(tuple(COLOURS))
     shapes = _place(rng, _count(rng, p.n_shapes) + 1, p.size, kinds=(kind,), colours=(colour,), margin=40)
     added = rng.random() < 0.5
@@ -222,6 +245,8 @@ VIEW_MOVES = ("The camera moved left", "The camera moved right", "The camera mov
 
 
 def make_viewpoint(rng: random.Random, p: ViewpointParams):
+    """One viewpoint pair: (first scene, second scene, item), as ``make_attribute``; the answer is one of ``VIEW_MOVES``
+    and three of the others are the distractors."""
     shapes = _place(rng, _count(rng, p.n_shapes), p.size, margin=140, rotate=True)
     mode = p.mode if p.mode != "any" else rng.choice(["translation", "rotation"])
     if mode == "translation":
@@ -241,6 +266,8 @@ def make_viewpoint(rng: random.Random, p: ViewpointParams):
 
 
 def make_spatial(rng: random.Random, p: SpatialParams):
+    """One spatial pair: (first scene, second scene, item), as ``make_attribute``; the three directions the shape did not
+    move are the distractors."""
     shapes = _place(rng, _count(rng, p.n_shapes), p.size, margin=140)
     target = rng.randrange(len(shapes))
     t = shapes[target]
@@ -305,6 +332,8 @@ def parse_param(spec: str) -> tuple[str, str, object]:
 
 
 def params_from_specs(specs: list[str]) -> dict:
+    """Parameters per type from ``type.field=value`` specs (``parse_param``), each over the type's defaults; the
+    value for ``generate``'s ``params``."""
     out: dict = {}
     for spec in specs:
         category, name, value = parse_param(spec)

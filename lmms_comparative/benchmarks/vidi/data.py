@@ -32,6 +32,7 @@ def root() -> Path:
 
 
 def read_differences(path: Path) -> tuple[str, list[str]]:
+    """(source URL, difference sentences) of a pair's text file, blank lines dropped; ``DataError`` when either is missing."""
     lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()]
     if not lines or not lines[0]:
         raise DataError(f"{path}: the first line must be the source URL.")

@@ -32,6 +32,7 @@ def image_list(value: str) -> list[str]:
 
 
 def extension(blob: bytes) -> str:
+    """File suffix for an image's bytes from their magic number; ``.img`` when the format is not recognised."""
     for magic, ext in MAGIC:
         if blob.startswith(magic):
             return ext
@@ -41,6 +42,8 @@ def extension(blob: bytes) -> str:
 
 
 def file_stem(index: str) -> str:
+    """A file-name-safe stem for a row's index: the index itself when safe, else its first 60 characters with the unsafe ones
+    replaced by ``_``, then ``-`` and 8 hex digits of its SHA-1."""
     if SAFE.match(index):
         return index
     return re.sub(r"[^A-Za-z0-9._-]", "_", index)[:60] + "-" + hashlib.sha1(index.encode()).hexdigest()[:8]
