@@ -8,8 +8,9 @@ For every results JSON under the folder written by a run with our tasks (it carr
    item, or samples of another task, make the key set differ from the record's count and sha256.
 2. **Re-scored.** The samples logs are scored again through the tasks' own hooks, as
    ``lmms-comparative score`` does (a real lmms-eval run with the ``replay`` model, into a scratch
-   folder; one run for all the file's benchmarks, or one per benchmark when that run fails), and every metric of every task and group is compared with the results JSON, and every
-   sample's logged scores with the re-scored sample's. An edited metric, or a reply changed after
+   folder; one run for all the file's benchmarks, or one per benchmark when that run fails), and
+   every metric of every task and group is compared with the results JSON, and every sample's
+   logged scores with the re-scored sample's. An edited metric, or a reply changed after
    scoring, shows here.
 3. **Data.** The re-scoring run reads the data at hand (the ``*_ROOT`` variable the record names, or
    the hub): its source must be the recorded one, the same commit for the hub, the same fingerprint

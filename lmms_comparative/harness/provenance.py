@@ -29,15 +29,13 @@ def _selected(docs: list, limit, offset: int) -> list:
 def _task_record(name: str, task, benchmark, index: dict, config: dict) -> dict:
     from lmms_comparative import provenance
     from lmms_comparative.rescoring.replies import ItemKey
+    from lmms_comparative.tasklib.docs import column_of
 
     record = {"benchmark": benchmark.name, "data": provenance.data_of(benchmark.root_variable)}
     try:
-        docs = task.eval_docs
         key = ItemKey.of(benchmark)
-        if hasattr(docs, "column_names"):  # the key's columns only: a row read decodes every field
-            rows = [dict(zip(key.columns, values)) for values in zip(*(docs[name][:] for name in key.columns))]
-        else:
-            rows = [dict(doc) for doc in docs]
+        columns = [column_of(task.eval_docs, name, required=True) for name in key.columns]  # the key's columns only
+        rows = [dict(zip(key.columns, values)) for values in zip(*columns)]
         chosen = _selected(rows, config.get("limit"), int(config.get("offset") or 0))
         record["items"] = provenance.item_set(key(row) for row in chosen)
         # The items the task's loader skipped (an unusable image): which, and why, so that

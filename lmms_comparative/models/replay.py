@@ -42,13 +42,6 @@ def _text(value) -> str:
     return "" if value is None else str(value).strip()
 
 
-def _key_column(docs, name: str) -> list:
-    """A key column of every doc; KeyError when the docs lack it."""
-    if hasattr(docs, "column_names") and name not in docs.column_names:
-        raise KeyError(name)
-    return column_of(docs, name) if hasattr(docs, "column_names") else [doc[name] for doc in docs]
-
-
 class Replay(lmms):
     """``--model replay``: answers each request with a replay file's reply for its item (``lmms-comparative score`` runs it)."""
 
@@ -82,7 +75,7 @@ class Replay(lmms):
         docs = self.task_dict[task][split]
         key = item_key(task)
         try:
-            columns = {name: _key_column(docs, name) for name in key.columns}
+            columns = {name: column_of(docs, name, required=True) for name in key.columns}
         except KeyError as exc:
             stop_run(DataError(f"replay: the docs of {task} have no {exc} field to find the predictions by"))
         return [key(dict(zip(columns, values))) for values in zip(*columns.values())]

@@ -88,14 +88,19 @@ def rows_to_columns(docs: list[dict]) -> dict[str, list]:
     return {key: [doc.get(key) for doc in docs] for key in docs[0]} if docs else {}
 
 
-def column_of(docs, name: str) -> list:
-    """One field of every doc, as a list (``None`` where a doc lacks it): the docs a task holds
-    are a ``datasets.Dataset`` or a list of dicts. A dataset's column is read whole: indexing
-    ``docs[name]`` (datasets' lazy ``Column``) item by item, or reading ``docs[i]``, decodes a
-    row per call, a few seconds for the tens of thousands of docs of a release's split."""
+def column_of(docs, name: str, required: bool = False) -> list:
+    """One field of every doc, as a list (``None`` where a doc lacks it; KeyError instead when
+    ``required``): the docs a task holds are a ``datasets.Dataset`` or a list of dicts. A
+    dataset's column is read whole: indexing ``docs[name]`` (datasets' lazy ``Column``) item by
+    item, or reading ``docs[i]``, decodes a row per call, a few seconds for the tens of thousands
+    of docs of a release's split."""
     if hasattr(docs, "column_names"):
-        return docs[name][:] if name in docs.column_names else [None] * len(docs)
-    return [doc.get(name) for doc in docs]
+        if name in docs.column_names:
+            return docs[name][:]
+        if required:
+            raise KeyError(name)
+        return [None] * len(docs)
+    return [doc[name] for doc in docs] if required else [doc.get(name) for doc in docs]
 
 
 def docs_hook(name: str, load: Callable[[], Any], image_paths: Callable[[dict], Iterable[str]] | None = None, item_id: Callable[[dict], str] = lambda d: str(d.get("item_id", "?")), label: str | None = None):
