@@ -16,8 +16,10 @@ patch (module)     what it patches                                its check     
 task_path          ``TaskManager.initialize_tasks``: our YAML     ``initialize_tasks`` takes ``include_path``;    not installed; a warning says to pass
                    folder joins ``include_path``; records the     ``load_task_or_group`` exists                   ``--include_path $(lmms-comparative
                    run's ``--model`` (``run_model()``) and                                                        include-path)``
-                   ``--tasks``; ``load_task_or_group`` records
-                   the task objects loaded
+                   ``--tasks``; ``load_task_or_group`` records    (reader: ``load_yaml_config(yaml_path,          (reader: lmms-eval's own reads our YAMLs,
+                   the task objects loaded; ``utils.              yaml_config, yaml_dir, mode)``, its two         about 1.7 s more per run)
+                   load_yaml_config`` reads our YAMLs with        ``!function`` constructors)
+                   libyaml's parser
 fewshot            ``ConfigurableTask.set_config``:               ``set_config(self, key, value, update)``        not installed; ``--num_fewshot`` reaches
                    ``--num_fewshot`` on our tasks stops with                                                      lmms-eval, which fails on our tasks
                    ``ProtocolError``

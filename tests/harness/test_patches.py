@@ -19,6 +19,45 @@ def test_every_patch_is_in_the_table_and_checked():
         assert f"\n{name} " in harness.__doc__, f"{name} missing from the patch table"
 
 
+def _comparable(value):
+    """A read YAML config with its ``!function`` values made comparable: a node (simple mode) by
+    its tag and text, a function (full mode) by where it is defined."""
+    import yaml
+
+    if isinstance(value, dict):
+        return {k: _comparable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_comparable(v) for v in value]
+    if isinstance(value, yaml.Node):
+        return ("node", value.tag, value.value)
+    if callable(value):
+        return ("function", value.__module__, value.__qualname__, getattr(getattr(value, "__code__", None), "co_filename", None))
+    return value
+
+
+def test_our_yamls_read_with_libyaml_give_what_lmms_evals_reader_gives():
+    from pathlib import Path
+
+    from lmms_eval import utils
+
+    from lmms_comparative.harness import task_path
+
+    assert task_path._yaml_reader_check() is None
+    task_path.install()
+    assert task_path._read_ours_with_libyaml()
+    ours = utils.load_yaml_config
+    theirs = ours.__wrapped__
+    files = sorted(Path(yaml_dir()).glob("*/yaml/**/*.yaml"))
+    assert len(files) > 200
+    for path in files:  # the index's reads, every file
+        assert _comparable(ours(str(path), mode="simple")) == _comparable(theirs(str(path), mode="simple")), path
+    for path in {f.parent.parent.name: f for f in files}.values():  # a task's full read, one per benchmark
+        assert _comparable(ours(str(path), mode="full")) == _comparable(theirs(str(path), mode="full")), path
+    elsewhere = Path(utils.__file__).parent / "tasks" / "mme" / "mme.yaml"  # lmms-eval's own: its reader
+    if elsewhere.exists():
+        assert _comparable(ours(str(elsewhere), mode="simple")) == _comparable(theirs(str(elsewhere), mode="simple"))
+
+
 @pytest.mark.slow  # lmms-eval's whole task index, in-process
 def test_task_path_patch_indexes_our_tasks_and_records_the_model():
     from lmms_eval.tasks import TaskManager
