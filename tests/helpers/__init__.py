@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers.warm_python import SOCKET_ENV, server_for
 from lmms_comparative.benchmarks import BENCHMARKS
 from lmms_comparative.benchmarks.subtlebench.data import TYPE_TASKS
 
@@ -42,9 +43,20 @@ def base_env(hf_home: Path, **extra: str) -> dict:
 
 def run_cli(args: list[str], env: dict, launcher: list[str] | None = None, timeout: int = 600, cwd: Path | None = None) -> subprocess.CompletedProcess:
     """``lmms-eval ARGS`` (or ``LAUNCHER -m lmms_eval ARGS``) as a user would run it (in ``cwd``:
-    ``-m`` puts the working folder first on the module path)."""
-    cmd = (launcher or [sys.executable]) + ["-m", "lmms_eval", *args]
+    ``-m`` puts the working folder first on the module path). Without a launcher the process starts
+    warm (helpers/warm_python.py)."""
+    cmd, env = _python(env, warm=launcher is None)
+    cmd = (launcher or cmd) + ["-m", "lmms_eval", *args]
     return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL, cwd=cwd)
+
+
+def _python(env: dict | None, warm: bool = True) -> tuple[list[str], dict | None]:
+    """The interpreter a run starts with, and its environment: the shim of a warm server where one
+    serves this environment (helpers/warm_python.py), else this interpreter."""
+    server = server_for(os.environ if env is None else env) if warm else None
+    if server is None:
+        return [sys.executable], env
+    return [server.shim], dict(os.environ if env is None else env, **{SOCKET_ENV: server.socket})
 
 
 def run_tool(command: str, *args: str, env: dict | None = None, cwd: Path | None = None, timeout: int = 900) -> subprocess.CompletedProcess:
@@ -52,7 +64,9 @@ def run_tool(command: str, *args: str, env: dict | None = None, cwd: Path | None
     script = Path(sys.executable).with_name("lmms-comparative")
     if not script.exists():
         pytest.skip("the lmms-comparative console script is not installed in this environment")
-    return subprocess.run([str(script), command, *args], env=env, capture_output=True, text=True, cwd=cwd, timeout=timeout, stdin=subprocess.DEVNULL)
+    python, env = _python(env)
+    cmd = [str(script)] if python == [sys.executable] else python + [str(script)]  # warm: the shim runs the script
+    return subprocess.run([*cmd, command, *args], env=env, capture_output=True, text=True, cwd=cwd, timeout=timeout, stdin=subprocess.DEVNULL)
 
 
 def run_report(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:

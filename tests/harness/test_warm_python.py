@@ -1,0 +1,120 @@
+"""The suite's warm start (helpers/warm_python.py) changes how fast a test's lmms-eval process starts,
+not what it does: a warm run writes what a cold one writes, a run whose start-up variables differ
+from the server's starts cold, and a run whose test times out does not outlive it."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from helpers import base_env, read_run, run_cli
+from helpers.warm_python import COLD_ENV, SOCKET_ENV, server_for, startup_differences
+
+ARGS = ["--model", "random_choice", "--model_args", "seed=3", "--tasks", "subtlebench_at,subtlebench_vp", "--log_samples"]
+# What differs between any two runs: when they ran, how long they took, where functions live.
+VOLATILE = {"date", "start_time", "end_time", "total_evaluation_time_seconds"}
+ADDRESS = re.compile(r" at 0x[0-9a-f]+>")
+CLOCK = re.compile(r"\d{8}_\d{6}|\d{4}-\d\d-\d\d[ _]\d\d:?\d\d:?\d\d|\d+\.\d+ ?s\b|\d\d:\d\d<\d\d:\d\d|[\d.]+ ?(it/s|s/it|examples/s)")
+
+
+def _server_log(env: dict) -> Path:
+    server = server_for(env)
+    if server is None:
+        pytest.skip(f"the warm server is off ({COLD_ENV}) or did not start")
+    return Path(server.log)
+
+
+def _lines_of(log: Path) -> list[str]:
+    """The server's log: a line per request, ``warm PID: WHAT`` or ``cold (VARIABLES): WHAT``."""
+    return log.read_text().splitlines()
+
+
+def _pid(line: str) -> int:
+    assert line.startswith("warm "), line
+    return int(line.split()[1].rstrip(":"))
+
+
+def _stable(value):
+    if isinstance(value, dict):
+        return {k: _stable(v) for k, v in value.items() if k not in VOLATILE}
+    if isinstance(value, list):
+        return [_stable(v) for v in value]
+    return ADDRESS.sub(" at 0x>", value) if isinstance(value, str) else value
+
+
+@pytest.mark.e2e
+def test_a_warm_run_writes_what_a_cold_run_writes(subtlebench_root, tmp_path):
+    env = {}
+    for name in ("cold", "warm"):  # each with a cache of its own, so that both build the dataset
+        (tmp_path / name).mkdir()
+        env[name] = base_env(tmp_path / name / "hf", SUBTLEBENCH_ROOT=str(subtlebench_root))
+    log = _server_log(env["warm"])
+    cold = subprocess.run([sys.executable, "-m", "lmms_eval", *ARGS, "--output_path", "out"], env=env["cold"], capture_output=True, text=True, cwd=tmp_path / "cold", stdin=subprocess.DEVNULL)
+    before = _lines_of(log)
+    warm = run_cli([*ARGS, "--output_path", "out"], env["warm"], cwd=tmp_path / "warm")
+    assert _lines_of(log)[len(before) :] == [f"warm {_pid(_lines_of(log)[-1])}: lmms_eval {' '.join(ARGS)} --output_path out"]
+    assert cold.returncode == warm.returncode == 0, warm.stderr[-3000:]
+    cold_results, cold_samples = read_run(tmp_path / "cold" / "out", cold)
+    warm_results, warm_samples = read_run(tmp_path / "warm" / "out", warm)
+    assert _stable(warm_results) == _stable(cold_results)
+    assert warm_samples == cold_samples and set(warm_samples) == {"subtlebench_at", "subtlebench_vp"}
+    assert _lines(warm.stdout) == _lines(cold.stdout)  # the log and the results table
+    assert _lines(warm.stderr) == _lines(cold.stderr)
+
+
+def _lines(output: str) -> list[str]:
+    return [CLOCK.sub("<time>", ADDRESS.sub(" at 0x>", line)) for line in output.splitlines()]
+
+
+def test_start_up_variables_decide_what_runs_cold():
+    server = {"HF_HOME": "/a", "OMP_NUM_THREADS": "2", "PATH": "/bin"}
+    assert startup_differences({"HF_HOME": "/b", "OMP_NUM_THREADS": "2", "PATH": "/usr/bin", "SUBTLEBENCH_ROOT": "/x"}, server) == []
+    assert startup_differences({"OMP_NUM_THREADS": "1"}, server) == ["OMP_NUM_THREADS"]
+    assert startup_differences({"OMP_NUM_THREADS": "2", "PYTHONPATH": "/hook"}, server) == ["PYTHONPATH"]
+    assert startup_differences({"OMP_NUM_THREADS": "2", "TORCHINDUCTOR_CACHE_DIR": "/c"}, server) == ["TORCHINDUCTOR_CACHE_DIR"]
+
+
+@pytest.mark.e2e
+def test_a_run_with_its_own_python_path_starts_cold(subtlebench_root, hf_home, tmp_path):
+    env = base_env(hf_home, SUBTLEBENCH_ROOT=str(subtlebench_root))
+    log = _server_log(env)
+    before = _lines_of(log)
+    hooked = dict(env, PYTHONPATH=str(tmp_path))  # as the tests with a start-up hook set it
+    assert server_for(hooked) is None
+    args = ["--model", "random_choice", "--tasks", "subtlebench_at", "--output_path", str(tmp_path / "out")]
+    proc = run_cli(args, hooked)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    read_run(tmp_path / "out", proc)
+    assert _lines_of(log) == before
+
+
+def test_a_server_runs_cold_what_its_start_up_variables_do_not_fit(hf_home):
+    env = base_env(hf_home)
+    server = server_for(env)
+    if server is None:
+        pytest.skip(f"the warm server is off ({COLD_ENV}) or did not start")
+    before = _lines_of(Path(server.log))
+    other = dict(env, OMP_NUM_THREADS="1" if env.get("OMP_NUM_THREADS") != "1" else "2", **{SOCKET_ENV: server.socket})
+    proc = subprocess.run([server.shim, "-m", "lmms_eval", "--help"], env=other, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0 and "usage: lmms-eval" in proc.stdout, proc.stderr[-3000:]
+    assert _lines_of(Path(server.log))[len(before) :] == ["cold (OMP_NUM_THREADS): lmms_eval --help"]
+
+
+@pytest.mark.e2e
+def test_a_run_whose_test_times_out_is_killed(subtlebench_root, hf_home, tmp_path):
+    env = base_env(hf_home, SUBTLEBENCH_ROOT=str(subtlebench_root))
+    log = _server_log(env)
+    before = _lines_of(log)
+    with pytest.raises(subprocess.TimeoutExpired):
+        run_cli(["--model", "random_choice", "--tasks", "subtlebench", "--output_path", str(tmp_path / "out")], env, timeout=2)
+    (line,) = _lines_of(log)[len(before) :]
+    pid = _pid(line)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and os.path.exists(f"/proc/{pid}"):
+        time.sleep(0.2)
+    assert not os.path.exists(f"/proc/{pid}"), f"run {pid} outlived its test's timeout"

@@ -1,0 +1,363 @@
+"""A warm start for the suite's lmms-eval processes: a server that has imported lmms-eval's heavy
+third-party libraries once, and forks a process for each run.
+
+Why: ``import lmms_eval.__main__`` takes about 10 s here, over half of it torch, torchvision,
+scipy, sympy, pandas and pyarrow; the suite starts about 170 lmms-eval processes. Those libraries
+read nothing of what a test's run sets (its ``HF_HOME``, the data roots, our settings), so a process
+forked from a server that imported them runs as a fresh one would. What reads the run's
+environment when imported (``huggingface_hub``, ``datasets``, ``transformers``, ``evaluate``,
+``accelerate``, lmms-eval, this package) is left to the forked process, after the run's environment
+is in place. A run whose environment differs from the server's in a variable read at start-up
+(``PYTHON*``, ``OMP_*``, ``TORCH*``, ``CUDA*``, ...: ``STARTUP``) is started cold, as before.
+
+How: the tests start ``python -m lmms_eval ARGS`` and the console scripts as
+``<shim> -m lmms_eval ARGS`` and ``<shim> <bin>/lmms-comparative ARGS``, where the shim is a small
+executable script (``Server.shim``; ``server_for`` picks the server, by the run's start-up
+variables). The shim hands the server its standard streams, arguments, environment and working
+folder over a Unix socket; the server forks a waiter, which forks the run. The run gets the shim's
+streams as its own, so output, pipes and exit status are a subprocess's; the shim exits with the
+run's status, forwards the signals it gets, and when the shim is killed (a test's timeout) the
+waiter kills the run's process group. A console-script run sees the shim as ``sys.executable``, so
+the lmms-eval runs that ``score`` and ``verify`` start are warm too. Anything else given to the shim
+(``-c``, a launcher) is passed to the real interpreter as it is.
+
+What differs from a cold process, by construction: the preloaded modules are already in
+``sys.modules`` (none of them ours or lmms-eval's), and ``hash()`` of a string is salted once per
+server instead of once per process. ``random`` and numpy's global generator are seeded afresh in
+each run. ``tests/harness/test_warm_python.py`` checks that a warm run's results files equal a cold
+run's. ``WARM_PYTHON_OFF=1`` starts every run cold.
+
+This module is imported by the shim and run as the server, so it imports the standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import select
+import signal
+import socket
+import struct
+import sys
+
+SOCKET_ENV = "WARM_PYTHON_SOCKET"
+COLD_ENV = "WARM_PYTHON_OFF"
+# What the server imports: what `import lmms_eval.__main__` loads that reads no environment variable
+# a test sets (measured with -X importtime; ~6 s of the ~8 s import here).
+PRELOAD = (
+    "torch torch._dynamo torchvision torchvision.transforms numpy pandas pyarrow pyarrow.parquet "
+    "scipy.stats scipy.optimize scipy.linalg scipy.interpolate scipy.integrate scipy.special "
+    "scipy.sparse scipy.spatial scipy.ndimage scipy.fft sympy PIL.Image PIL.ImageDraw aiohttp chardet "
+    "requests urllib3 jinja2 yaml sacrebleu regex safetensors.torch sentencepiece tqdm.auto tenacity "
+    "wcwidth lxml.etree dateutil.parser pytz anyio numexpr xxhash zstandard"
+).split()
+# Variables read when an interpreter or the preloaded libraries start: a run that sets them
+# differently from the server is started cold.
+STARTUP = re.compile(r"^(PYTHON|TORCH|PYTORCH|OMP_|MKL_|KMP_|OPENBLAS|GOTO|NUMEXPR|CUDA|NVIDIA|TRITON|LD_|SYMPY|AIOHTTP|MALLOC|LC_|LANG$|LANGUAGE$)")
+# Read the environment when imported: never in the server, so each run imports them itself.
+ENV_READERS = ("huggingface_hub", "datasets", "transformers", "evaluate", "accelerate", "lmms_eval", "lmms_comparative", "openai", "loguru")
+# The console scripts run warm (from the real interpreter's folder).
+SCRIPTS = ("lmms-comparative", "lmms-eval")
+_HEADER = struct.Struct("!I")
+
+
+def startup_differences(env: dict, server_env: dict) -> list[str]:
+    """The start-up variables that ``env`` sets otherwise than ``server_env``."""
+    keys = {k for k in (*env, *server_env) if STARTUP.match(k)}
+    return sorted(k for k in keys if env.get(k) != server_env.get(k))
+
+
+# ---- the shim (runs as a tiny program in place of `python`) -----------------------------------
+
+
+def shim_main(real_python: str) -> None:
+    """Run ``sys.argv[1:]`` on the warm server when it is an lmms-eval or console-script run and a
+    server is named in the environment; otherwise, or when the server does not answer, exec the
+    real interpreter with the same arguments."""
+    args = sys.argv[1:]
+    request = _request_for(args, real_python)
+    path = os.environ.get(SOCKET_ENV)
+    if request is None or not path:
+        _cold(real_python, args)
+    try:
+        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        conn.connect(path)
+        payload = json.dumps(request).encode()
+        socket.send_fds(conn, [_HEADER.pack(len(payload))], [0, 1, 2])
+        conn.sendall(payload)
+        reader = conn.makefile("r")
+        first = json.loads(reader.readline() or "{}")
+    except (OSError, ValueError):
+        _cold(real_python, args)
+    if "pid" not in first:
+        _cold(real_python, args)  # the server says this run must start cold
+    pid = first["pid"]
+
+    def forward(signum, _frame):
+        for kill in (os.killpg, os.kill):
+            try:
+                kill(pid, signum)
+            except OSError:
+                pass
+
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, forward)
+    line = reader.readline()
+    if not line:
+        print("warm_python: the server closed the connection before the run ended", file=sys.stderr)
+        sys.exit(1)
+    status = json.loads(line)["status"]
+    if os.WIFSIGNALED(status):
+        signum = os.WTERMSIG(status)
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+    sys.exit(os.waitstatus_to_exitcode(status))
+
+
+def _request_for(args: list[str], real_python: str) -> dict | None:
+    if args[:2] == ["-m", "lmms_eval"]:
+        return {"module": "lmms_eval", "argv": args[2:], "executable": real_python, **_context()}
+    if args and os.path.basename(args[0]) in SCRIPTS and os.path.dirname(os.path.abspath(args[0])) == os.path.dirname(real_python):
+        shim = os.path.abspath(sys.argv[0])  # its lmms-eval runs come back here
+        return {"script": os.path.abspath(args[0]), "argv": args[1:], "executable": shim, **_context()}
+    return None
+
+
+def _context() -> dict:
+    return {"env": dict(os.environ), "cwd": os.getcwd()}
+
+
+def _cold(real_python: str, args: list[str]):
+    os.execv(real_python, [real_python, *args])
+
+
+# ---- the server ------------------------------------------------------------------------------
+
+
+def serve(path: str) -> None:
+    """Import ``PRELOAD``, then fork a run for each request on the socket at ``path``. Exits when
+    the process that started it is gone."""
+    import importlib
+
+    server_env = dict(os.environ)
+    for name in PRELOAD:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
+    loaded = sorted({m.split(".")[0] for m in sys.modules} & set(ENV_READERS))
+    if loaded:  # a preloaded library pulled in one that reads the environment when imported
+        print(f"warm_python: the preload imported {', '.join(loaded)}; not serving", file=sys.stderr)
+        sys.exit(3)
+    # What the preload set (torch._dynamo: TORCHINDUCTOR_CACHE_DIR): each run gets it as a cold one
+    # would; a run may also bring it already set (the tests' process imported torch), to the same value.
+    set_by_preload = {k: v for k, v in os.environ.items() if server_env.get(k) != v}
+    server_env = dict(os.environ)
+    parent = os.getppid()
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path + ".tmp")
+    listener.listen(64)
+    os.rename(path + ".tmp", path)  # the tests connect once the preload is done
+    listener.settimeout(2.0)
+    while True:
+        try:
+            conn, _ = listener.accept()
+        except TimeoutError:
+            _reap()
+            if os.getppid() != parent:
+                os._exit(0)
+            continue
+        _reap()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        if os.fork() == 0:
+            listener.close()
+            conn.settimeout(None)
+            _wait_on(conn, server_env, set_by_preload)  # returns only in the run's process, through SystemExit
+        conn.close()
+
+
+def _reap() -> None:
+    try:
+        while os.waitpid(-1, os.WNOHANG)[0]:
+            pass
+    except ChildProcessError:
+        pass
+
+
+def _wait_on(conn: socket.socket, server_env: dict, set_by_preload: dict) -> None:
+    """The waiter: read one request, fork its run, report the run's pid and then its status; kill
+    the run when the shim goes away first."""
+    header, fds, _flags, _addr = socket.recv_fds(conn, _HEADER.size, 3)
+    (size,) = _HEADER.unpack(header)
+    payload = b""
+    while len(payload) < size:
+        chunk = conn.recv(size - len(payload))
+        if not chunk:
+            os._exit(1)
+        payload += chunk
+    request = json.loads(payload)
+    what = f"{request.get('module') or request.get('script')} {' '.join(request['argv'])}"
+    differences = startup_differences({**set_by_preload, **request["env"]}, server_env)
+    if differences or len(fds) != 3:
+        print(f"cold ({', '.join(differences)}): {what}", file=sys.stderr, flush=True)
+        conn.sendall((json.dumps({"cold": differences}) + "\n").encode())
+        os._exit(0)
+    pid = os.fork()
+    if pid == 0:
+        conn.close()
+        _run(request, fds, set_by_preload)
+    for fd in fds:
+        os.close(fd)
+    print(f"warm {pid}: {what}", file=sys.stderr, flush=True)
+    conn.sendall((json.dumps({"pid": pid}) + "\n").encode())
+    pidfd = os.pidfd_open(pid)
+    while True:
+        ready, _, _ = select.select([conn, pidfd], [], [])
+        if pidfd in ready:
+            break
+        if not conn.recv(1):  # the shim is gone (killed on a timeout): so is its run
+            for kill in (os.killpg, os.kill):
+                try:
+                    kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            break
+    _, status = os.waitpid(pid, 0)
+    try:
+        conn.sendall((json.dumps({"status": status}) + "\n").encode())
+    except OSError:
+        pass
+    os._exit(0)
+
+
+def _run(request: dict, fds: list[int], set_by_preload: dict) -> None:
+    """The run's process: become ``python -m MODULE ARGS`` or ``python SCRIPT ARGS`` as the shim
+    was asked, with its streams, environment and working folder."""
+    import random
+    import runpy
+
+    os.setpgid(0, 0)
+    for target, fd in zip((0, 1, 2), fds):
+        os.dup2(fd, target)
+        os.close(fd)
+    # An interpreter's own: SIGINT raises KeyboardInterrupt, SIGPIPE is ignored, the rest default.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    os.environ.clear()
+    os.environ.update(request["env"])
+    for key, value in set_by_preload.items():
+        os.environ.setdefault(key, value)
+    os.chdir(request["cwd"])
+    random.seed()
+    if "tempfile" in sys.modules:
+        sys.modules["tempfile"].tempdir = None  # found again from this run's TMPDIR
+    if "numpy" in sys.modules:
+        sys.modules["numpy"].random.seed()
+    sys.executable = request["executable"]
+    if "module" in request:
+        sys.argv = ["-m", *request["argv"]]  # runpy puts the module's path first
+        sys.path[0] = os.getcwd()  # as -m does
+        runpy.run_module(request["module"], run_name="__main__", alter_sys=True)
+    else:
+        sys.argv = [request["script"], *request["argv"]]
+        sys.path[0] = os.path.dirname(request["script"])
+        runpy.run_path(request["script"], run_name="__main__")
+    sys.exit(0)
+
+
+# ---- starting it, from a test process --------------------------------------------------------
+
+
+# One server per set of start-up variables (the tests' process changes some as it imports libraries:
+# cv2 adds to LD_LIBRARY_PATH, sklearn sets KMP_*), the least recently used stopped beyond this many.
+MAX_SERVERS = 3
+
+
+class Server:
+    """A started server: the shim to run (shared by all), its socket and its log (a line per
+    request: ``warm PID: WHAT`` or ``cold (VARIABLES): WHAT``)."""
+
+    def __init__(self, folder: str, env: dict):
+        import subprocess
+
+        index = len(os.listdir(folder))
+        self.shim = os.path.join(folder, "python")
+        self.socket = os.path.join(folder, f"socket-{index}")
+        self.log = os.path.join(folder, f"server-{index}.log")
+        with open(self.log, "w") as log:
+            self.process = subprocess.Popen([sys.executable, os.path.abspath(__file__), self.socket], env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
+
+    def ready(self, timeout: float = 300) -> bool:
+        import time
+
+        deadline = time.monotonic() + timeout
+        while not os.path.exists(self.socket):
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                with open(self.log) as f:
+                    print(f"warm_python: a server did not start; its runs start cold\n{f.read()[-2000:]}", file=sys.stderr)
+                self.stop()
+                return False
+            time.sleep(0.1)
+        return True
+
+    def stop(self) -> None:
+        """Stop serving; runs already forked go on."""
+        self.process.kill()
+        self.process.wait()
+
+
+_servers: dict = {}  # start-up variables -> Server, or None where it did not start
+_folder: list[str] = []
+
+
+def server_for(env: dict) -> Server | None:
+    """The server for a run with environment ``env``, started on first need (its preload takes a
+    few seconds); None where the run must start cold: ``WARM_PYTHON_OFF`` is set, the run sets a
+    ``PYTHON*`` variable of its own (a start-up hook on ``PYTHONPATH``), or no server started."""
+    if os.environ.get(COLD_ENV) or env.get(COLD_ENV):
+        return None
+    if any(env.get(k) != os.environ.get(k) for k in {*env, *os.environ} if k.startswith("PYTHON")):
+        return None
+    key = tuple(sorted((k, v) for k, v in env.items() if STARTUP.match(k)))
+    if key in _servers:
+        _servers[key] = _servers.pop(key)  # the most recently used last
+        return _servers[key]
+    while len(_servers) >= MAX_SERVERS:
+        old = _servers.pop(next(iter(_servers)))
+        if old is not None:
+            old.stop()
+    server = Server(_shim_folder(), {k: v for k, v in env.items() if k != SOCKET_ENV})
+    _servers[key] = server if server.ready() else None
+    return _servers[key]
+
+
+def _shim_folder() -> str:
+    if not _folder:
+        import atexit
+        import tempfile
+
+        folder = tempfile.mkdtemp(prefix="warm-python-")
+        with open(os.path.join(folder, "python"), "w") as f:
+            f.write(f"#!{sys.executable}\nimport sys\nsys.path.insert(0, {os.path.dirname(os.path.abspath(__file__))!r})\n")
+            f.write(f"import warm_python\nwarm_python.shim_main({sys.executable!r})\n")
+        os.chmod(os.path.join(folder, "python"), 0o755)
+        _folder.append(folder)
+        atexit.register(_stop_all)
+    return _folder[0]
+
+
+def _stop_all() -> None:
+    import shutil
+
+    for server in _servers.values():
+        if server is not None:
+            server.stop()
+    shutil.rmtree(_folder[0], ignore_errors=True)
+
+
+if __name__ == "__main__":
+    serve(sys.argv[1])
