@@ -93,6 +93,7 @@ def test_a_run_with_its_own_python_path_starts_cold(subtlebench_root, hf_home, t
     assert _lines_of(log) == before
 
 
+@pytest.mark.e2e  # starts a server
 def test_a_server_runs_cold_what_its_start_up_variables_do_not_fit(hf_home):
     env = base_env(hf_home)
     server = server_for(env)
