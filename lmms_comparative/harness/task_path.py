@@ -23,8 +23,6 @@ import functools
 import inspect
 import os
 
-import yaml
-
 from lmms_comparative import yaml_dir
 from lmms_comparative.failures import ModelCapabilityError, ProtocolError, stop_run
 
@@ -210,9 +208,15 @@ def _yaml_reader_check() -> str | None:
     return None
 
 
-class _LibyamlLoader(getattr(yaml, "CFullLoader", object)):
-    """lmms-eval's loader (``yaml.full_load``: the FullLoader constructor) on libyaml's parser;
-    ``!function`` is added per read, as lmms-eval adds it to FullLoader."""
+@functools.cache
+def _libyaml_loader():
+    """lmms-eval's loader (``yaml.full_load``: the FullLoader constructor) on libyaml's parser, a
+    class of its own so that ``!function`` is added to it per read, as lmms-eval adds it to
+    FullLoader; None without libyaml. Made on first use: the entry point imports no YAML."""
+    import yaml
+
+    base = getattr(yaml, "CFullLoader", None)
+    return None if base is None else type("_LibyamlLoader", (base,), {})
 
 
 def _read_ours_with_libyaml() -> bool:
@@ -225,18 +229,22 @@ def _read_ours_with_libyaml() -> bool:
 
     if getattr(utils.load_yaml_config, _MARKER, False):
         return True
-    if _LibyamlLoader.__bases__ == (object,) or _yaml_reader_check() is not None:
+    loader_class = _libyaml_loader()
+    if loader_class is None or _yaml_reader_check() is not None:
         return False
     original = utils.load_yaml_config
-    ours = os.path.realpath(yaml_dir()) + os.sep
+    # A plain prefix test, no realpath: it runs for each of lmms-eval's ~3,600 task files too. Our
+    # folder joins the index as yaml_dir() (resolved), so lmms-eval's paths to our files start
+    # with it; a symlinked --include_path to our folder only gets lmms-eval's reader.
+    ours = yaml_dir() + os.sep
 
     @functools.wraps(original)
     def load_yaml_config(yaml_path=None, yaml_config=None, yaml_dir=None, mode="full"):
-        if yaml_config is None and isinstance(yaml_path, str) and os.path.realpath(yaml_path).startswith(ours):
+        if yaml_config is None and isinstance(yaml_path, str) and yaml_path.startswith(ours):
             constructor = utils.ignore_constructor if mode == "simple" else utils.import_function
-            _LibyamlLoader.add_constructor("!function", constructor)
+            loader_class.add_constructor("!function", constructor)
             with open(yaml_path, "rb") as file:
-                loader = _LibyamlLoader(file)
+                loader = loader_class(file)
                 loader.name = yaml_path  # import_function resolves a !function beside the file
                 try:
                     yaml_config = loader.get_single_data()
