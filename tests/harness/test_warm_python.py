@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from helpers import base_env, read_run, run_cli
-from helpers.warm_python import COLD_ENV, SOCKET_ENV, server_for, startup_differences
+from helpers.warm_python import COLD_ENV, SOCKET_ENV, Server, server_for, startup_differences
 
 ARGS = ["--model", "random_choice", "--model_args", "seed=3", "--tasks", "subtlebench_at,subtlebench_vp", "--log_samples"]
 # What differs between any two runs: when they ran, how long they took, where functions live.
@@ -22,11 +22,15 @@ ADDRESS = re.compile(r" at 0x[0-9a-f]+>")
 CLOCK = re.compile(r"\d{8}_\d{6}|\d{4}-\d\d-\d\d[ _]\d\d:?\d\d:?\d\d|\d+\.\d+ ?s\b|\d\d:\d\d<\d\d:\d\d|[\d.]+ ?(it/s|s/it|examples/s)")
 
 
-def _server_log(env: dict) -> Path:
+def _server(env: dict) -> Server:
     server = server_for(env)
     if server is None:
         pytest.skip(f"the warm server is off ({COLD_ENV}) or did not start")
-    return Path(server.log)
+    return server
+
+
+def _server_log(env: dict) -> Path:
+    return Path(_server(env).log)
 
 
 def _lines_of(log: Path) -> list[str]:
@@ -96,9 +100,7 @@ def test_a_run_with_its_own_python_path_starts_cold(subtlebench_root, hf_home, t
 @pytest.mark.e2e  # starts a server
 def test_a_server_runs_cold_what_its_start_up_variables_do_not_fit(hf_home):
     env = base_env(hf_home)
-    server = server_for(env)
-    if server is None:
-        pytest.skip(f"the warm server is off ({COLD_ENV}) or did not start")
+    server = _server(env)
     before = _lines_of(Path(server.log))
     other = dict(env, OMP_NUM_THREADS="1" if env.get("OMP_NUM_THREADS") != "1" else "2", **{SOCKET_ENV: server.socket})
     proc = subprocess.run([server.shim, "-m", "lmms_eval", "--help"], env=other, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)

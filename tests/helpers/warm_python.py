@@ -32,6 +32,7 @@ This module is imported by the shim and run as the server, so it imports the sta
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -199,7 +200,9 @@ def _wait_on(conn: socket.socket, server_env: dict, set_by_preload: dict) -> Non
         payload += chunk
     request = json.loads(payload)
     what = f"{request.get('module') or request.get('script')} {' '.join(request['argv'])}"
-    differences = startup_differences({**set_by_preload, **request["env"]}, server_env)
+    # The run's environment: the shim's, with what the preload set where the shim's has not set it.
+    request["env"] = {**set_by_preload, **request["env"]}
+    differences = startup_differences(request["env"], server_env)
     if differences or len(fds) != 3:
         print(f"cold ({', '.join(differences)}): {what}", file=sys.stderr, flush=True)
         conn.sendall((json.dumps({"cold": differences}) + "\n").encode())
@@ -207,7 +210,7 @@ def _wait_on(conn: socket.socket, server_env: dict, set_by_preload: dict) -> Non
     pid = os.fork()
     if pid == 0:
         conn.close()
-        _run(request, fds, set_by_preload)
+        _run(request, fds)
     for fd in fds:
         os.close(fd)
     print(f"warm {pid}: {what}", file=sys.stderr, flush=True)
@@ -232,7 +235,7 @@ def _wait_on(conn: socket.socket, server_env: dict, set_by_preload: dict) -> Non
     os._exit(0)
 
 
-def _run(request: dict, fds: list[int], set_by_preload: dict) -> None:
+def _run(request: dict, fds: list[int]) -> None:
     """The run's process: become ``python -m MODULE ARGS`` or ``python SCRIPT ARGS`` as the shim
     was asked, with its streams, environment and working folder."""
     import random
@@ -249,8 +252,6 @@ def _run(request: dict, fds: list[int], set_by_preload: dict) -> None:
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     os.environ.clear()
     os.environ.update(request["env"])
-    for key, value in set_by_preload.items():
-        os.environ.setdefault(key, value)
     os.chdir(request["cwd"])
     random.seed()
     if "tempfile" in sys.modules:
@@ -284,7 +285,7 @@ class Server:
     def __init__(self, folder: str, env: dict):
         import subprocess
 
-        index = len(os.listdir(folder))
+        index = next(_numbers)
         self.shim = os.path.join(folder, "python")
         self.socket = os.path.join(folder, f"socket-{index}")
         self.log = os.path.join(folder, f"server-{index}.log")
@@ -311,6 +312,7 @@ class Server:
 
 
 _servers: dict = {}  # start-up variables -> Server, or None where it did not start
+_numbers = itertools.count(1)  # each server's socket and log
 _folder: list[str] = []
 
 
