@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import FULL_INDEX, SUBTLEBENCH_TASKS, base_env, read_run, run_cli
+from helpers import FULL_INDEX, SUBTLEBENCH_TASKS, base_env, read_run, run_cli, run_python
 
 from lmms_comparative import yaml_dir
 
@@ -33,9 +33,9 @@ def test_include_path_fallback_prints_a_folder_lmms_eval_accepts(hf_home):
     assert printed == yaml_dir() and Path(printed, "subtlebench", "yaml", "subtlebench_sp.yaml").is_file()
     # With the automatic hook switched off, the documented --include-path route still finds the tasks.
     env = base_env(hf_home, LMMS_COMPARATIVE_NO_TASK_HOOK="1", **FULL_INDEX)
-    proc = subprocess.run([sys.executable, "-m", "lmms_eval", "tasks", "list", "--include-path", printed], env=env, capture_output=True, text=True)
+    proc = run_python(["-m", "lmms_eval", "tasks", "list", "--include-path", printed], env=env)
     assert "  subtlebench_sp\n" in proc.stdout
-    hidden = subprocess.run([sys.executable, "-m", "lmms_eval", "--tasks", "list"], env=env, capture_output=True, text=True)
+    hidden = run_python(["-m", "lmms_eval", "--tasks", "list"], env=env)
     assert " - subtlebench_sp\n" not in hidden.stdout + hidden.stderr
 
 
@@ -131,7 +131,7 @@ def test_missing_root_fails_with_a_message_naming_it(hf_home, tmp_path):
 def test_readme_demo_runs_offline_on_synthetic_pairs(hf_home, tmp_path):
     """The README's first command (after install): synthetic pairs, the real CLI, the baseline."""
     env = base_env(hf_home, **FULL_INDEX)
-    proc = subprocess.run([sys.executable, "-m", "lmms_comparative", "demo", "--output", str(tmp_path)], env=env, capture_output=True, text=True, timeout=600)
+    proc = run_python(["-m", "lmms_comparative", "demo", "--output", str(tmp_path)], env=env, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     tasks = ("subtlebench_at", "subtlebench_ex", "subtlebench_qn", "subtlebench_vp", "subtlebench_sp")
     guess, _ = read_run(tmp_path / "results" / "random_choice", proc)

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 from datetime import datetime
 from pathlib import Path
 
 import pytest
 import yaml
-from helpers import base_env, read_run, run_cli
+from helpers import base_env, read_run, run_cli, run_python
 from helpers.fake_hub import COMMIT, FakeHub, ModelRepo, Repo, hub_env
 
 from lmms_comparative.benchmarks.subtlebench.fixture import build as build_subtlebench
@@ -23,7 +22,7 @@ MODEL_REPO = "someone/tiny-vlm"
 
 
 def _export(*args: str, env: dict) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "lmms_comparative", "export", *args], env=env, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
+    return run_python(["-m", "lmms_comparative", "export", *args], env=env, timeout=600)
 
 
 def check_eval_results_file(path: Path) -> list[dict]:

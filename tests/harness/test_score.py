@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from helpers import base_env, read_run, run_cli, run_score
+from helpers import base_env, read_run, run_cli, run_python, run_score
 
 from lmms_comparative.benchmarks.subtlebench.data import CATEGORIES
 from lmms_comparative.benchmarks.subtlebench.scoring import parse_subtlebench_letter
@@ -59,7 +57,7 @@ def test_a_runs_samples_scored_again_give_its_results(benchmark, model_run, hf_h
         strip = lambda r: {k: v for k, v in r.items() if k not in ("input_media", "doc_hash", "prompt_hash", "target_hash")}  # noqa: E731
         assert [strip(r) for r in sorted(rows, key=lambda r: r["doc_id"])] == [strip(r) for r in sorted(samples[task], key=lambda r: r["doc_id"])]
     # A score run's results verify too (one more replay, of the score run's own samples).
-    proc = subprocess.run([sys.executable, "-m", "lmms_comparative", "verify", str(tmp_path / "scored")], env=_env(hf_home, fixture_roots), capture_output=True, text=True, timeout=900, stdin=subprocess.DEVNULL)
+    proc = run_python(["-m", "lmms_comparative", "verify", str(tmp_path / "scored")], env=_env(hf_home, fixture_roots))
     verdicts = [line.split() for line in proc.stdout.splitlines() if line.split()[:1] in (["PASS"], ["FAIL"], ["UNVERIFIED"])]
     assert proc.returncode == 0 and verdicts and all(v[0] == "PASS" for v in verdicts), proc.stdout
 

@@ -6,11 +6,10 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from helpers import base_env, read_run, run_cli, run_report, run_score
+from helpers import base_env, read_run, run_cli, run_python, run_report, run_score
 
 pytestmark = pytest.mark.e2e
 
@@ -20,7 +19,7 @@ def _env(hf_home, fixture_roots, **extra):
 
 
 def _verify(folder: Path, env: dict) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "lmms_comparative", "verify", str(folder)], env=env, capture_output=True, text=True, timeout=900, stdin=subprocess.DEVNULL)
+    return run_python(["-m", "lmms_comparative", "verify", str(folder)], env=env)
 
 
 def _verdicts(proc: subprocess.CompletedProcess) -> dict[str, str]:

@@ -22,8 +22,9 @@ ADDRESS = re.compile(r" at 0x[0-9a-f]+>")
 CLOCK = re.compile(r"\d{8}_\d{6}|\d{4}-\d\d-\d\d[ _]\d\d:?\d\d:?\d\d|\d+\.\d+ ?s\b|\d\d:\d\d<\d\d:\d\d|[\d.]+ ?(it/s|s/it|examples/s)")
 
 
-def _server(env: dict) -> Server:
-    server = server_for(env)
+def _server(env: dict, tier: str = "hf") -> Server:
+    """The server of ``tier`` for ``env``; the runs of ``env`` go to it from now on (an "hf" one)."""
+    server = server_for(env, tier)
     if server is None:
         pytest.skip(f"the warm server is off ({COLD_ENV}) or did not start")
     return server
@@ -53,22 +54,30 @@ def _stable(value):
 
 @pytest.mark.e2e
 def test_a_warm_run_writes_what_a_cold_run_writes(subtlebench_root, tmp_path):
-    env = {}
-    for name in ("cold", "warm"):  # each with a cache of its own, so that both build the dataset
+    """The same run cold, on a "base" server and on an "hf" server (the Hugging Face libraries
+    imported before the run's environment was known), each with a cache of its own so that each
+    builds the dataset."""
+    env, runs = {}, {}
+    for name in ("cold", "base", "hf"):
         (tmp_path / name).mkdir()
         env[name] = base_env(tmp_path / name / "hf", SUBTLEBENCH_ROOT=str(subtlebench_root))
-    log = _server_log(env["warm"])
-    cold = subprocess.run([sys.executable, "-m", "lmms_eval", *ARGS, "--output_path", "out"], env=env["cold"], capture_output=True, text=True, cwd=tmp_path / "cold", stdin=subprocess.DEVNULL)
-    before = _lines_of(log)
-    warm = run_cli([*ARGS, "--output_path", "out"], env["warm"], cwd=tmp_path / "warm")
-    assert _lines_of(log)[len(before) :] == [f"warm {_pid(_lines_of(log)[-1])}: lmms_eval {' '.join(ARGS)} --output_path out"]
-    assert cold.returncode == warm.returncode == 0, warm.stderr[-3000:]
+    runs["cold"] = subprocess.run([sys.executable, "-m", "lmms_eval", *ARGS, "--output_path", "out"], env=env["cold"], capture_output=True, text=True, cwd=tmp_path / "cold", stdin=subprocess.DEVNULL)
+    for tier in ("base", "hf"):
+        log = Path(_server(env[tier], tier).log)
+        before = _lines_of(log)
+        runs[tier] = run_cli([*ARGS, "--output_path", "out"], env[tier], cwd=tmp_path / tier)
+        assert _lines_of(log)[len(before) :] == [f"warm {_pid(_lines_of(log)[-1])}: lmms_eval {' '.join(ARGS)} --output_path out"], tier
+    cold = runs["cold"]
     cold_results, cold_samples = read_run(tmp_path / "cold" / "out", cold)
-    warm_results, warm_samples = read_run(tmp_path / "warm" / "out", warm)
-    assert _stable(warm_results) == _stable(cold_results)
-    assert warm_samples == cold_samples and set(warm_samples) == {"subtlebench_at", "subtlebench_vp"}
-    assert _lines(warm.stdout) == _lines(cold.stdout)  # the log and the results table
-    assert _lines(warm.stderr) == _lines(cold.stderr)
+    assert cold.returncode == 0 and set(cold_samples) == {"subtlebench_at", "subtlebench_vp"}, cold.stderr[-3000:]
+    for tier in ("base", "hf"):
+        warm = runs[tier]
+        assert warm.returncode == 0, warm.stderr[-3000:]
+        warm_results, warm_samples = read_run(tmp_path / tier / "out", warm)
+        assert _stable(warm_results) == _stable(cold_results), tier
+        assert warm_samples == cold_samples, tier
+        assert _lines(warm.stdout) == _lines(cold.stdout), tier  # the log and the results table
+        assert _lines(warm.stderr) == _lines(cold.stderr), tier
 
 
 def _lines(output: str) -> list[str]:
@@ -81,6 +90,12 @@ def test_start_up_variables_decide_what_runs_cold():
     assert startup_differences({"OMP_NUM_THREADS": "1"}, server) == ["OMP_NUM_THREADS"]
     assert startup_differences({"OMP_NUM_THREADS": "2", "PYTHONPATH": "/hook"}, server) == ["PYTHONPATH"]
     assert startup_differences({"OMP_NUM_THREADS": "2", "TORCHINDUCTOR_CACHE_DIR": "/c"}, server) == ["TORCHINDUCTOR_CACHE_DIR"]
+    # An "hf" server has imported the Hugging Face libraries: every variable counts but those that
+    # only the run's own code reads (data roots, our settings, the endpoint's key, pytest's).
+    run_time = {"SUBTLEBENCH_ROOT": "/x", "LMMS_COMPARATIVE_MAX_FAILED": "0.1", "OPENAI_API_KEY": "k", "PYTEST_CURRENT_TEST": "t"}
+    assert startup_differences({**server, **run_time}, server, "hf") == []
+    assert startup_differences({**server, "HF_HOME": "/b", "HF_ENDPOINT": "http://127.0.0.1:1", "PATH": "/usr/bin"}, server, "hf") == ["HF_ENDPOINT", "HF_HOME", "PATH"]
+    assert startup_differences({**server, "TRANSFORMERS_VERBOSITY": "error"}, server, "hf") == ["TRANSFORMERS_VERBOSITY"]
 
 
 @pytest.mark.e2e
@@ -98,14 +113,16 @@ def test_a_run_with_its_own_python_path_starts_cold(subtlebench_root, hf_home, t
 
 
 @pytest.mark.e2e  # starts a server
-def test_a_server_runs_cold_what_its_start_up_variables_do_not_fit(hf_home):
+@pytest.mark.parametrize(("tier", "variable"), [("base", "OMP_NUM_THREADS"), ("hf", "HF_HOME")])
+def test_a_server_runs_cold_what_its_start_up_variables_do_not_fit(hf_home, tmp_path, tier, variable):
     env = base_env(hf_home)
-    server = _server(env)
+    server = _server(env, tier)
     before = _lines_of(Path(server.log))
-    other = dict(env, OMP_NUM_THREADS="1" if env.get("OMP_NUM_THREADS") != "1" else "2", **{SOCKET_ENV: server.socket})
+    value = str(tmp_path / "elsewhere") if variable == "HF_HOME" else "1" if env.get(variable) != "1" else "2"
+    other = dict(env, **{variable: value, SOCKET_ENV: server.socket})
     proc = subprocess.run([server.shim, "-m", "lmms_eval", "--help"], env=other, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
     assert proc.returncode == 0 and "usage: lmms-eval" in proc.stdout, proc.stderr[-3000:]
-    assert _lines_of(Path(server.log))[len(before) :] == ["cold (OMP_NUM_THREADS): lmms_eval --help"]
+    assert _lines_of(Path(server.log))[len(before) :] == [f"cold ({variable}): lmms_eval --help"]
 
 
 @pytest.mark.e2e

@@ -59,6 +59,13 @@ def _python(env: dict | None, warm: bool = True) -> tuple[list[str], dict | None
     return [server.shim], dict(os.environ if env is None else env, **{SOCKET_ENV: server.socket})
 
 
+def run_python(args: list[str], env: dict | None = None, cwd: Path | None = None, timeout: int = 900) -> subprocess.CompletedProcess:
+    """``python ARGS``, output captured: warm for ``-m lmms_eval``, ``-m lmms_comparative[.…]`` and
+    ``-c CODE`` (helpers/warm_python.py), else this interpreter as it is."""
+    python, env = _python(env)
+    return subprocess.run([*python, *args], env=env, capture_output=True, text=True, cwd=cwd, timeout=timeout, stdin=subprocess.DEVNULL)
+
+
 def run_tool(command: str, *args: str, env: dict | None = None, cwd: Path | None = None, timeout: int = 900) -> subprocess.CompletedProcess:
     """``lmms-comparative COMMAND ARGS`` through the installed console script, as a user runs it."""
     script = Path(sys.executable).with_name("lmms-comparative")

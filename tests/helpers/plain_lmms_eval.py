@@ -38,5 +38,8 @@ def lmms_eval_command(plugin: bool) -> list[str]:
 
 
 def run_lmms_eval(args: list[str], env: dict, plugin: bool, cwd=None, timeout: int = 600) -> subprocess.CompletedProcess:
-    """``python -m lmms_eval ARGS`` with or without the plugin."""
-    return subprocess.run(lmms_eval_command(plugin) + list(args), env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    """``python -m lmms_eval ARGS`` with or without the plugin (started warm, helpers/warm_python.py:
+    the plugin is hidden before lmms-eval is imported either way)."""
+    from helpers import run_python
+
+    return run_python(lmms_eval_command(plugin)[1:] + list(args), env=env, cwd=cwd, timeout=timeout)

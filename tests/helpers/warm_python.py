@@ -1,31 +1,40 @@
 """A warm start for the suite's lmms-eval processes: a server that has imported lmms-eval's heavy
 third-party libraries once, and forks a process for each run.
 
-Why: ``import lmms_eval.__main__`` takes about 10 s here, over half of it torch, torchvision,
-scipy, sympy, pandas and pyarrow; the suite starts about 170 lmms-eval processes. Those libraries
-read nothing of what a test's run sets (its ``HF_HOME``, the data roots, our settings), so a process
-forked from a server that imported them runs as a fresh one would. What reads the run's
-environment when imported (``huggingface_hub``, ``datasets``, ``transformers``, ``evaluate``,
-``accelerate``, lmms-eval, this package) is left to the forked process, after the run's environment
-is in place. A run whose environment differs from the server's in a variable read at start-up
-(``PYTHON*``, ``OMP_*``, ``TORCH*``, ``CUDA*``, ...: ``STARTUP``) is started cold, as before.
+Why: ``import lmms_eval.__main__`` takes about 10 s here, most of it torch, torchvision, scipy,
+sympy, pandas, pyarrow and the Hugging Face libraries; the suite starts about 200 lmms-eval
+processes. A process forked from a server that imported them runs as a fresh one would, as long as
+the libraries read nothing at import that the run sets otherwise. Two kinds of server:
 
-How: the tests start ``python -m lmms_eval ARGS`` and the console scripts as
-``<shim> -m lmms_eval ARGS`` and ``<shim> <bin>/lmms-comparative ARGS``, where the shim is a small
-executable script (``Server.shim``; ``server_for`` picks the server, by the run's start-up
-variables). The shim hands the server its standard streams, arguments, environment and working
-folder over a Unix socket; the server forks a waiter, which forks the run. The run gets the shim's
-streams as its own, so output, pipes and exit status are a subprocess's; the shim exits with the
-run's status, forwards the signals it gets, and when the shim is killed (a test's timeout) the
-waiter kills the run's process group. A console-script run sees the shim as ``sys.executable``, so
-the lmms-eval runs that ``score`` and ``verify`` start are warm too. Anything else given to the shim
-(``-c``, a launcher) is passed to the real interpreter as it is.
+- a "base" server imports the libraries that read nothing a test sets (``PRELOAD``); it serves a
+  run whose start-up variables (``PYTHON*``, ``OMP_*``, ``TORCH*``, ``CUDA*``, ...: ``STARTUP``)
+  equal its own;
+- an "hf" server also imports ``huggingface_hub``, ``datasets``, ``transformers``, ``evaluate``,
+  ``accelerate`` and nltk (``PRELOAD_HF``, about 3 s of each run), which read ``HF_HOME`` and
+  others when imported; it serves only a run whose whole environment equals its own but for the
+  variables that only the run's own code reads (``RUN_TIME``: the data roots, our settings,
+  ``OPENAI_*``). An environment gets one after ``HF_AFTER`` requests (most tests share the
+  session's ``HF_HOME``), a "base" one before.
+
+Neither imports lmms-eval, openai or this package. A request that does not fit its server is run
+cold. ``server_for`` picks the server.
+
+How: the tests start ``python -m lmms_eval ARGS``, ``python -m lmms_comparative ARGS``,
+``python -c CODE ARGS`` and the console scripts as ``<shim> ARGS``, where the shim is a small
+executable script (``Server.shim``). The shim hands the server its standard streams, arguments,
+environment and working folder over a Unix socket; the server forks a waiter, which forks the run.
+The run gets the shim's streams as its own, so output, pipes and exit status are a subprocess's;
+the shim exits with the run's status, forwards the signals it gets, and when the shim is killed (a
+test's timeout) the waiter kills the run's process group. A run sees the shim as
+``sys.executable``, so the lmms-eval runs that ``score``, ``verify`` and ``demo`` start are warm
+too. Anything else given to the shim (a launcher, another module) is passed to the real interpreter
+as it is.
 
 What differs from a cold process, by construction: the preloaded modules are already in
-``sys.modules`` (none of them ours or lmms-eval's), and ``hash()`` of a string is salted once per
-server instead of once per process. ``random`` and numpy's global generator are seeded afresh in
-each run. ``tests/harness/test_warm_python.py`` checks that a warm run's results files equal a cold
-run's. ``WARM_PYTHON_OFF=1`` starts every run cold.
+``sys.modules``, and ``hash()`` of a string is salted once per server instead of once per process.
+``random`` and numpy's global generator are seeded afresh in each run. ``test_warm_python.py``
+checks that a run on either server writes the results, samples and output of a cold run.
+``WARM_PYTHON_OFF=1`` starts every run cold.
 
 This module is imported by the shim and run as the server, so it imports the standard library only.
 """
@@ -56,17 +65,36 @@ PRELOAD = (
 # Variables read when an interpreter or the preloaded libraries start: a run that sets them
 # differently from the server is started cold.
 STARTUP = re.compile(r"^(PYTHON|TORCH|PYTORCH|OMP_|MKL_|KMP_|OPENBLAS|GOTO|NUMEXPR|CUDA|NVIDIA|TRITON|LD_|SYMPY|AIOHTTP|MALLOC|LC_|LANG$|LANGUAGE$)")
-# Read the environment when imported: never in the server, so each run imports them itself.
-ENV_READERS = ("huggingface_hub", "datasets", "transformers", "evaluate", "accelerate", "lmms_eval", "lmms_comparative", "openai", "loguru")
-# The console scripts run warm (from the real interpreter's folder).
+# Read the environment when imported: never in a "base" server, so each of its runs imports them.
+ENV_READERS = ("huggingface_hub", "datasets", "transformers", "evaluate", "accelerate", "nltk", "lmms_eval", "lmms_comparative", "openai", "loguru")
+# An "hf" server also imports the Hugging Face libraries (about 3 s of each run's start). They read
+# HF_HOME, HF_*_OFFLINE and others when imported, so an "hf" server serves only runs whose whole
+# environment equals its own, but for the variables in RUN_TIME.
+PRELOAD_HF = "huggingface_hub datasets transformers evaluate accelerate nltk".split()
+# Read only by code that every run imports itself (this package, lmms-eval, openai) or by no one at
+# start-up: the data roots, our settings, the endpoint's key, pytest's name of the current test.
+RUN_TIME = re.compile(r"^(LMMS_COMPARATIVE_|LMMS_EVAL_|OPENAI_|WARM_PYTHON_|PYTEST_|[A-Z0-9]+_ROOT$|PWD$|OLDPWD$|_$)")
+# Never preloaded by any server: what the runs are about.
+NEVER = ("lmms_eval", "lmms_comparative", "openai")
+# The environments whose runs take this many requests get an "hf" server (its start costs about
+# as much as three runs save); the others are served by a "base" server.
+HF_AFTER = 3
+# The console scripts run warm (from the real interpreter's folder), and `-m` of these packages.
 SCRIPTS = ("lmms-comparative", "lmms-eval")
+MODULES = ("lmms_eval", "lmms_comparative")
 _HEADER = struct.Struct("!I")
 
 
-def startup_differences(env: dict, server_env: dict) -> list[str]:
-    """The start-up variables that ``env`` sets otherwise than ``server_env``."""
-    keys = {k for k in (*env, *server_env) if STARTUP.match(k)}
+def startup_differences(env: dict, server_env: dict, tier: str = "base") -> list[str]:
+    """The variables that ``env`` sets otherwise than ``server_env`` and that a server of ``tier``
+    must share with its runs: the start-up variables (a "base" server), every variable but those
+    read at run time (an "hf" server)."""
+    keys = {k for k in (*env, *server_env) if _keyed(k, tier)}
     return sorted(k for k in keys if env.get(k) != server_env.get(k))
+
+
+def _keyed(name: str, tier: str) -> bool:
+    return bool(STARTUP.match(name)) if tier == "base" else not RUN_TIME.match(name)
 
 
 # ---- the shim (runs as a tiny program in place of `python`) -----------------------------------
@@ -117,10 +145,12 @@ def shim_main(real_python: str) -> None:
 
 
 def _request_for(args: list[str], real_python: str) -> dict | None:
-    if args[:2] == ["-m", "lmms_eval"]:
-        return {"module": "lmms_eval", "argv": args[2:], "executable": real_python, **_context()}
+    shim = os.path.abspath(sys.argv[0])  # a run's own lmms-eval runs (score, verify) come back here
+    if len(args) >= 2 and args[0] == "-m" and args[1].split(".")[0] in MODULES:
+        return {"module": args[1], "argv": args[2:], "executable": shim, **_context()}
+    if len(args) >= 2 and args[0] == "-c":
+        return {"code": args[1], "argv": args[2:], "executable": shim, **_context()}
     if args and os.path.basename(args[0]) in SCRIPTS and os.path.dirname(os.path.abspath(args[0])) == os.path.dirname(real_python):
-        shim = os.path.abspath(sys.argv[0])  # its lmms-eval runs come back here
         return {"script": os.path.abspath(args[0]), "argv": args[1:], "executable": shim, **_context()}
     return None
 
@@ -136,18 +166,19 @@ def _cold(real_python: str, args: list[str]):
 # ---- the server ------------------------------------------------------------------------------
 
 
-def serve(path: str) -> None:
-    """Import ``PRELOAD``, then fork a run for each request on the socket at ``path``. Exits when
-    the process that started it is gone."""
+def serve(path: str, tier: str = "base") -> None:
+    """Import ``PRELOAD`` (and ``PRELOAD_HF`` for an "hf" server), then fork a run for each request
+    on the socket at ``path``. Exits when the process that started it is gone."""
     import importlib
 
     server_env = dict(os.environ)
-    for name in PRELOAD:
+    for name in PRELOAD + (PRELOAD_HF if tier == "hf" else []):
         try:
             importlib.import_module(name)
         except ImportError:
             pass
-    loaded = sorted({m.split(".")[0] for m in sys.modules} & set(ENV_READERS))
+    forbidden = set(NEVER if tier == "hf" else ENV_READERS)
+    loaded = sorted({m.split(".")[0] for m in sys.modules} & forbidden)
     if loaded:  # a preloaded library pulled in one that reads the environment when imported
         print(f"warm_python: the preload imported {', '.join(loaded)}; not serving", file=sys.stderr)
         sys.exit(3)
@@ -175,7 +206,7 @@ def serve(path: str) -> None:
         if os.fork() == 0:
             listener.close()
             conn.settimeout(None)
-            _wait_on(conn, server_env, set_by_preload)  # returns only in the run's process, through SystemExit
+            _wait_on(conn, server_env, set_by_preload, tier)  # returns only in the run's process, through SystemExit
         conn.close()
 
 
@@ -187,7 +218,7 @@ def _reap() -> None:
         pass
 
 
-def _wait_on(conn: socket.socket, server_env: dict, set_by_preload: dict) -> None:
+def _wait_on(conn: socket.socket, server_env: dict, set_by_preload: dict, tier: str) -> None:
     """The waiter: read one request, fork its run, report the run's pid and then its status; kill
     the run when the shim goes away first."""
     header, fds, _flags, _addr = socket.recv_fds(conn, _HEADER.size, 3)
@@ -199,10 +230,11 @@ def _wait_on(conn: socket.socket, server_env: dict, set_by_preload: dict) -> Non
             os._exit(1)
         payload += chunk
     request = json.loads(payload)
-    what = f"{request.get('module') or request.get('script')} {' '.join(request['argv'])}"
+    program = request.get("module") or request.get("script") or "-c " + repr(request["code"][:40])
+    what = f"{program} {' '.join(request['argv'])}"
     # The run's environment: the shim's, with what the preload set where the shim's has not set it.
     request["env"] = {**set_by_preload, **request["env"]}
-    differences = startup_differences(request["env"], server_env)
+    differences = startup_differences(request["env"], server_env, tier)
     if differences or len(fds) != 3:
         print(f"cold ({', '.join(differences)}): {what}", file=sys.stderr, flush=True)
         conn.sendall((json.dumps({"cold": differences}) + "\n").encode())
@@ -263,6 +295,15 @@ def _run(request: dict, fds: list[int]) -> None:
         sys.argv = ["-m", *request["argv"]]  # runpy puts the module's path first
         sys.path[0] = os.getcwd()  # as -m does
         runpy.run_module(request["module"], run_name="__main__", alter_sys=True)
+    elif "code" in request:
+        import types
+
+        sys.argv = ["-c", *request["argv"]]
+        sys.path[0] = ""  # as -c does
+        main = types.ModuleType("__main__")
+        main.__dict__["__builtins__"] = __builtins__
+        sys.modules["__main__"] = main
+        exec(compile(request["code"], "<string>", "exec"), main.__dict__)
     else:
         sys.argv = [request["script"], *request["argv"]]
         sys.path[0] = os.path.dirname(request["script"])
@@ -273,24 +314,26 @@ def _run(request: dict, fds: list[int]) -> None:
 # ---- starting it, from a test process --------------------------------------------------------
 
 
-# One server per set of start-up variables (the tests' process changes some as it imports libraries:
-# cv2 adds to LD_LIBRARY_PATH, sklearn sets KMP_*), the least recently used stopped beyond this many.
-MAX_SERVERS = 3
+# One "base" server per set of start-up variables (the tests' process changes some as it imports
+# libraries: cv2 adds to LD_LIBRARY_PATH, sklearn sets KMP_*) and one "hf" server per environment
+# (HF_AFTER), the least recently used stopped beyond this many.
+MAX_SERVERS = 4
 
 
 class Server:
     """A started server: the shim to run (shared by all), its socket and its log (a line per
     request: ``warm PID: WHAT`` or ``cold (VARIABLES): WHAT``)."""
 
-    def __init__(self, folder: str, env: dict):
+    def __init__(self, folder: str, env: dict, tier: str = "base"):
         import subprocess
 
+        self.tier = tier
         index = next(_numbers)
         self.shim = os.path.join(folder, "python")
         self.socket = os.path.join(folder, f"socket-{index}")
         self.log = os.path.join(folder, f"server-{index}.log")
         with open(self.log, "w") as log:
-            self.process = subprocess.Popen([sys.executable, os.path.abspath(__file__), self.socket], env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
+            self.process = subprocess.Popen([sys.executable, os.path.abspath(__file__), self.socket, tier], env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
 
     def ready(self, timeout: float = 300) -> bool:
         import time
@@ -311,20 +354,36 @@ class Server:
         self.process.wait()
 
 
-_servers: dict = {}  # start-up variables -> Server, or None where it did not start
+_servers: dict = {}  # (tier, the variables it shares with its runs) -> Server, or None where it did not start
+_requests: dict = {}  # an "hf" server's key -> how many runs asked for it
 _numbers = itertools.count(1)  # each server's socket and log
 _folder: list[str] = []
 
 
-def server_for(env: dict) -> Server | None:
+def server_for(env: dict, tier: str | None = None) -> Server | None:
     """The server for a run with environment ``env``, started on first need (its preload takes a
-    few seconds); None where the run must start cold: ``WARM_PYTHON_OFF`` is set, the run sets a
-    ``PYTHON*`` variable of its own (a start-up hook on ``PYTHONPATH``), or no server started."""
+    few seconds): an "hf" server once its environment has had ``HF_AFTER`` requests, else a "base"
+    one (``tier`` asks for one). None where the run must start cold: ``WARM_PYTHON_OFF`` is set,
+    the run sets a ``PYTHON*`` variable of its own (a start-up hook on ``PYTHONPATH``), or no
+    server started."""
     if os.environ.get(COLD_ENV) or env.get(COLD_ENV):
         return None
     if any(env.get(k) != os.environ.get(k) for k in {*env, *os.environ} if k.startswith("PYTHON")):
         return None
-    key = tuple(sorted((k, v) for k, v in env.items() if STARTUP.match(k)))
+    hf = ("hf", _key(env, "hf"))
+    _requests[hf] = _requests.get(hf, 0) + 1
+    if tier == "hf" or (tier is None and (hf in _servers or _requests[hf] >= HF_AFTER)):
+        server = _started(hf, env)
+        if server is not None or tier == "hf":
+            return server
+    return _started(("base", _key(env, "base")), env)
+
+
+def _key(env: dict, tier: str) -> tuple:
+    return tuple(sorted((k, v) for k, v in env.items() if _keyed(k, tier)))
+
+
+def _started(key: tuple, env: dict) -> Server | None:
     if key in _servers:
         _servers[key] = _servers.pop(key)  # the most recently used last
         return _servers[key]
@@ -332,7 +391,7 @@ def server_for(env: dict) -> Server | None:
         old = _servers.pop(next(iter(_servers)))
         if old is not None:
             old.stop()
-    server = Server(_shim_folder(), {k: v for k, v in env.items() if k != SOCKET_ENV})
+    server = Server(_shim_folder(), {k: v for k, v in env.items() if k != SOCKET_ENV}, key[0])
     _servers[key] = server if server.ready() else None
     return _servers[key]
 
@@ -362,4 +421,4 @@ def _stop_all() -> None:
 
 
 if __name__ == "__main__":
-    serve(sys.argv[1])
+    serve(*sys.argv[1:3])
