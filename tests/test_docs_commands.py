@@ -3,11 +3,13 @@ the runnable ones run offline on the fixtures as a user would type them."""
 
 from __future__ import annotations
 
-import subprocess
+import os
+import shlex
 import sys
 from pathlib import Path
 
 import pytest
+from helpers import python_for
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -33,8 +35,27 @@ def test_an_unmarked_block_is_named(tmp_path):
 
 
 @pytest.mark.e2e
-def test_the_runnable_blocks_run_offline_on_the_fixtures():
-    proc = subprocess.run([sys.executable, str(ROOT / "tools" / "docs_commands.py")], capture_output=True, text=True, timeout=1200, stdin=subprocess.DEVNULL)
-    print(proc.stdout)
-    assert proc.returncode == 0, proc.stdout[-6000:]
-    assert "(0 failed)" in proc.stdout and "0 problem(s)" in proc.stdout
+def test_the_runnable_blocks_run_offline_on_the_fixtures(monkeypatch, capsys):
+    """The tool's own run (its main, its environment), with ``lmms-eval`` and ``lmms-comparative``
+    on PATH started warm (helpers/warm_python.py) where a server serves that environment."""
+    original = docs_commands.environment
+
+    def warm_environment(scratch: Path) -> dict[str, str]:
+        env = original(scratch)
+        python, env = python_for(env)
+        if python != [sys.executable]:
+            shims = scratch / "warm-bin"
+            shims.mkdir()
+            for script in ("lmms-eval", "lmms-comparative"):
+                real = Path(sys.executable).with_name(script)
+                (shims / script).write_text(f'#!/bin/sh\nexec {shlex.quote(python[0])} {shlex.quote(str(real))} "$@"\n')
+                (shims / script).chmod(0o755)
+            env["PATH"] = str(shims) + os.pathsep + env["PATH"]
+        return env
+
+    monkeypatch.setattr(docs_commands, "environment", warm_environment)
+    status = docs_commands.main([])
+    out = capsys.readouterr().out
+    print(out)
+    assert status == 0, out[-6000:]
+    assert "(0 failed)" in out and "0 problem(s)" in out

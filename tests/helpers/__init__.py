@@ -45,12 +45,12 @@ def run_cli(args: list[str], env: dict, launcher: list[str] | None = None, timeo
     """``lmms-eval ARGS`` (or ``LAUNCHER -m lmms_eval ARGS``) as a user would run it (in ``cwd``:
     ``-m`` puts the working folder first on the module path). Without a launcher the process starts
     warm (helpers/warm_python.py)."""
-    cmd, env = _python(env, warm=launcher is None)
+    cmd, env = python_for(env, warm=launcher is None)
     cmd = (launcher or cmd) + ["-m", "lmms_eval", *args]
     return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL, cwd=cwd)
 
 
-def _python(env: dict | None, warm: bool = True) -> tuple[list[str], dict | None]:
+def python_for(env: dict | None, warm: bool = True) -> tuple[list[str], dict | None]:
     """The interpreter a run starts with, and its environment: the shim of a warm server where one
     serves this environment (helpers/warm_python.py), else this interpreter."""
     server = server_for(os.environ if env is None else env) if warm else None
@@ -62,7 +62,7 @@ def _python(env: dict | None, warm: bool = True) -> tuple[list[str], dict | None
 def run_python(args: list[str], env: dict | None = None, cwd: Path | None = None, timeout: int = 900) -> subprocess.CompletedProcess:
     """``python ARGS``, output captured: warm for ``-m lmms_eval``, ``-m lmms_comparative[.…]`` and
     ``-c CODE`` (helpers/warm_python.py), else this interpreter as it is."""
-    python, env = _python(env)
+    python, env = python_for(env)
     return subprocess.run([*python, *args], env=env, capture_output=True, text=True, cwd=cwd, timeout=timeout, stdin=subprocess.DEVNULL)
 
 
@@ -71,7 +71,7 @@ def run_tool(command: str, *args: str, env: dict | None = None, cwd: Path | None
     script = Path(sys.executable).with_name("lmms-comparative")
     if not script.exists():
         pytest.skip("the lmms-comparative console script is not installed in this environment")
-    python, env = _python(env)
+    python, env = python_for(env)
     cmd = [str(script)] if python == [sys.executable] else python + [str(script)]  # warm: the shim runs the script
     return subprocess.run([*cmd, command, *args], env=env, capture_output=True, text=True, cwd=cwd, timeout=timeout, stdin=subprocess.DEVNULL)
 

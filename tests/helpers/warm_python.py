@@ -34,7 +34,8 @@ What differs from a cold process, by construction: the preloaded modules are alr
 ``sys.modules``, and ``hash()`` of a string is salted once per server instead of once per process.
 ``random`` and numpy's global generator are seeded afresh in each run. ``test_warm_python.py``
 checks that a run on either server writes the results, samples and output of a cold run.
-``WARM_PYTHON_OFF=1`` starts every run cold.
+``WARM_PYTHON_OFF=1`` starts every run cold; ``WARM_PYTHON_KEEP=1`` keeps the servers' logs
+(a line per request) in the temporary folder after the session.
 
 This module is imported by the shim and run as the server, so it imports the standard library only.
 """
@@ -417,7 +418,8 @@ def _stop_all() -> None:
     for server in _servers.values():
         if server is not None:
             server.stop()
-    shutil.rmtree(_folder[0], ignore_errors=True)
+    if not os.environ.get("WARM_PYTHON_KEEP"):
+        shutil.rmtree(_folder[0], ignore_errors=True)
 
 
 if __name__ == "__main__":
