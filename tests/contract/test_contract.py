@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import base_env, read_run, run_cli
+from helpers import base_env, read_run, run_cli, run_python
 
 import lmms_comparative
 from lmms_comparative.benchmarks import BENCHMARKS, contract
@@ -119,7 +119,7 @@ def test_removing_a_required_part_fails_the_check_naming_it(tmp_path, part):
 
 
 @pytest.mark.e2e
-def test_the_toy_runs_fails_scores_verifies_and_reports_through_the_cli(tmp_path):
+def test_the_toy_runs_fails_scores_verifies_and_reports_through_the_cli(hf_home, tmp_path):
     package = toy_package(tmp_path / "pkg")
     data = tmp_path / "toy_data"
     sys.path.insert(0, str(TOY.parent))
@@ -128,8 +128,8 @@ def test_the_toy_runs_fails_scores_verifies_and_reports_through_the_cli(tmp_path
     finally:
         sys.path.pop(0)
     build(data)
-    env = base_env(tmp_path / "hf", PYTHONPATH=str(package), TOYMCQ_ROOT=str(data))
-    tool = [sys.executable, "-m", "lmms_comparative"]
+    env = base_env(hf_home, PYTHONPATH=str(package), TOYMCQ_ROOT=str(data))  # the session's cache: its warm server
+    tool = ["-m", "lmms_comparative"]
 
     # A run of the random baseline: the toy's task, its accuracy and counts, exit status 0.
     out = tmp_path / "run"
@@ -142,18 +142,18 @@ def test_the_toy_runs_fails_scores_verifies_and_reports_through_the_cli(tmp_path
 
     # Its samples scored again: the same accuracy; verify passes it; the report has a Toy MCQ section.
     scored = tmp_path / "scored"
-    proc = subprocess.run(tool + ["score", "toymcq", str(out), "-o", str(scored)], env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    proc = run_python(tool + ["score", "toymcq", str(out), "-o", str(scored)], env=env, timeout=600, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert read_run(scored)[0]["results"]["toymcq"]["accuracy,none"] == accuracy
-    proc = subprocess.run(tool + ["verify", str(out)], env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    proc = run_python(tool + ["verify", str(out)], env=env, timeout=600, cwd=tmp_path)
     assert proc.returncode == 0 and re.search(r"PASS +toymcq: 4 items", proc.stdout), proc.stdout + proc.stderr[-3000:]
-    proc = subprocess.run(tool + ["report", str(out), "-o", str(tmp_path / "report")], env=env, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    proc = run_python(tool + ["report", str(out), "-o", str(tmp_path / "report")], env=env, timeout=300, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "## Toy MCQ" in (tmp_path / "report" / "report.md").read_text()
 
     # Three of four replies missing: the failure policy fails the run (exit status 1, named).
     replies = tmp_path / "replies.json"
     replies.write_text(json.dumps({"q1": "A"}))
-    proc = subprocess.run(tool + ["score", "toymcq", str(replies), "--tasks", "toymcq", "-o", str(tmp_path / "partial")], env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    proc = run_python(tool + ["score", "toymcq", str(replies), "--tasks", "toymcq", "-o", str(tmp_path / "partial")], env=env, timeout=600, cwd=tmp_path)
     assert proc.returncode == 1, proc.stderr[-3000:]
     assert "Toy MCQ: 3 of 4 item(s) got no answer from the model" in proc.stderr

@@ -4,6 +4,7 @@ from the server's starts cold, and a run whose test times out does not outlive i
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -12,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import base_env, read_run, run_cli
+from helpers import base_env, read_run, run_cli, run_python
 from helpers.warm_python import COLD_ENV, SOCKET_ENV, Server, server_for, startup_differences
 
 ARGS = ["--model", "random_choice", "--model_args", "seed=3", "--tasks", "subtlebench_at,subtlebench_vp", "--log_samples"]
@@ -88,7 +89,8 @@ def test_start_up_variables_decide_what_runs_cold():
     server = {"HF_HOME": "/a", "OMP_NUM_THREADS": "2", "PATH": "/bin"}
     assert startup_differences({"HF_HOME": "/b", "OMP_NUM_THREADS": "2", "PATH": "/usr/bin", "SUBTLEBENCH_ROOT": "/x"}, server) == []
     assert startup_differences({"OMP_NUM_THREADS": "1"}, server) == ["OMP_NUM_THREADS"]
-    assert startup_differences({"OMP_NUM_THREADS": "2", "PYTHONPATH": "/hook"}, server) == ["PYTHONPATH"]
+    assert startup_differences({"OMP_NUM_THREADS": "2", "PYTHONHASHSEED": "0"}, server) == ["PYTHONHASHSEED"]
+    assert startup_differences({"OMP_NUM_THREADS": "2", "PYTHONPATH": "/x"}, server) == []  # the server looks into it (plain_path)
     assert startup_differences({"OMP_NUM_THREADS": "2", "TORCHINDUCTOR_CACHE_DIR": "/c"}, server) == ["TORCHINDUCTOR_CACHE_DIR"]
     # An "hf" server has imported the Hugging Face libraries: every variable counts but those that
     # only the run's own code reads (data roots, our settings, the endpoint's key, pytest's).
@@ -98,18 +100,36 @@ def test_start_up_variables_decide_what_runs_cold():
     assert startup_differences({**server, "TRANSFORMERS_VERBOSITY": "error"}, server, "hf") == ["TRANSFORMERS_VERBOSITY"]
 
 
-@pytest.mark.e2e
-def test_a_run_with_its_own_python_path_starts_cold(subtlebench_root, hf_home, tmp_path):
-    env = base_env(hf_home, SUBTLEBENCH_ROOT=str(subtlebench_root))
+_PROBE = "import json, sys; import path_probe; print(json.dumps({'path': sys.path, 'probe': path_probe.__file__, 'hooked': 'hook_ran' in sys.modules}))"
+
+
+@pytest.mark.e2e  # starts a server
+def test_a_python_path_is_added_warm_unless_it_holds_a_start_up_hook_or_a_preloaded_module(hf_home, tmp_path):
+    """A run's own PYTHONPATH (the contract test's toy package): a warm run gets the module path a
+    cold one gets; a folder with a start-up hook (the filelock test's sitecustomize) or one that
+    would shadow a module the server has imported starts the run cold, and the hook runs."""
+    env = base_env(hf_home)
     log = _server_log(env)
-    before = _lines_of(log)
-    hooked = dict(env, PYTHONPATH=str(tmp_path))  # as the tests with a start-up hook set it
-    assert server_for(hooked) is None
-    args = ["--model", "random_choice", "--tasks", "subtlebench_at", "--output_path", str(tmp_path / "out")]
-    proc = run_cli(args, hooked)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    read_run(tmp_path / "out", proc)
-    assert _lines_of(log) == before
+    plain, hooked, shadowing = (tmp_path / name for name in ("plain", "hooked", "shadowing"))
+    for folder in (plain, hooked, shadowing):
+        folder.mkdir()
+        (folder / "path_probe.py").write_text("")
+    (hooked / "sitecustomize.py").write_text("import sys, types\nsys.modules['hook_ran'] = types.ModuleType('hook_ran')\n")
+    (shadowing / "yaml.py").write_text("")
+    outcomes = {}
+    for folder in (plain, hooked, shadowing):
+        run_env = dict(env, PYTHONPATH=f"{folder}{os.pathsep}{tmp_path / 'absent'}")
+        before = _lines_of(log)
+        warm = run_python(["-c", _PROBE], env=run_env, timeout=120)
+        cold = subprocess.run([sys.executable, "-c", _PROBE], env=run_env, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+        assert warm.returncode == cold.returncode == 0, warm.stderr[-2000:] + cold.stderr[-2000:]
+        assert json.loads(warm.stdout) == json.loads(cold.stdout), folder.name
+        (line,) = _lines_of(log)[len(before) :]
+        outcomes[folder.name] = (line.split(":")[0].split()[0] + ("" if line.startswith("warm") else " " + line.split(":")[0].split()[1]), json.loads(warm.stdout))
+    assert outcomes["plain"][0] == "warm" and outcomes["plain"][1]["probe"] == str(plain / "path_probe.py")
+    assert outcomes["plain"][1]["path"][1:3] == [str(plain), str(tmp_path / "absent")]  # after the first entry, as at start-up
+    assert outcomes["hooked"][0] == "cold (PYTHONPATH)" and outcomes["hooked"][1]["hooked"]
+    assert outcomes["shadowing"][0] == "cold (PYTHONPATH)"
 
 
 @pytest.mark.e2e  # starts a server

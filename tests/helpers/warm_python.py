@@ -95,7 +95,32 @@ def startup_differences(env: dict, server_env: dict, tier: str = "base") -> list
 
 
 def _keyed(name: str, tier: str) -> bool:
+    if name == "PYTHONPATH":  # the server decides (plain_path)
+        return False
     return bool(STARTUP.match(name)) if tier == "base" else not RUN_TIME.match(name)
+
+
+def plain_path(value: str | None, server_value: str | None, preloaded: set[str]) -> list[str] | None:
+    """The folders a run's ``PYTHONPATH`` adds to the module path when a forked run can add them
+    itself; None when it cannot: a folder holds a start-up hook (``sitecustomize``,
+    ``usercustomize``) or a module the server has already imported (``preloaded``: top-level
+    names), or the server has a ``PYTHONPATH`` of its own that differs."""
+    if (value or "") == (server_value or ""):
+        return []
+    if server_value or not value:
+        return None
+    entries = value.split(os.pathsep)
+    for entry in entries:
+        if not entry:  # the working folder, at start-up: not worth the cases
+            return None
+        try:
+            names = os.listdir(entry)
+        except OSError:
+            continue  # a folder that is not there adds nothing
+        modules = {n[:-3] if n.endswith(".py") else n for n in names}
+        if modules & {"sitecustomize", "usercustomize"} or modules & preloaded:
+            return None
+    return entries
 
 
 # ---- the shim (runs as a tiny program in place of `python`) -----------------------------------
@@ -236,6 +261,9 @@ def _wait_on(conn: socket.socket, server_env: dict, set_by_preload: dict, tier: 
     # The run's environment: the shim's, with what the preload set where the shim's has not set it.
     request["env"] = {**set_by_preload, **request["env"]}
     differences = startup_differences(request["env"], server_env, tier)
+    request["path"] = plain_path(request["env"].get("PYTHONPATH"), server_env.get("PYTHONPATH"), {m.split(".")[0] for m in sys.modules})
+    if request["path"] is None:
+        differences.append("PYTHONPATH")
     if differences or len(fds) != 3:
         print(f"cold ({', '.join(differences)}): {what}", file=sys.stderr, flush=True)
         conn.sendall((json.dumps({"cold": differences}) + "\n").encode())
@@ -292,6 +320,7 @@ def _run(request: dict, fds: list[int]) -> None:
     if "numpy" in sys.modules:
         sys.modules["numpy"].random.seed()
     sys.executable = request["executable"]
+    sys.path[1:1] = request["path"]  # PYTHONPATH's folders come after the first entry, as at start-up
     if "module" in request:
         sys.argv = ["-m", *request["argv"]]  # runpy puts the module's path first
         sys.path[0] = os.getcwd()  # as -m does
@@ -365,11 +394,11 @@ def server_for(env: dict, tier: str | None = None) -> Server | None:
     """The server for a run with environment ``env``, started on first need (its preload takes a
     few seconds): an "hf" server once its environment has had ``HF_AFTER`` requests, else a "base"
     one (``tier`` asks for one). None where the run must start cold: ``WARM_PYTHON_OFF`` is set,
-    the run sets a ``PYTHON*`` variable of its own (a start-up hook on ``PYTHONPATH``), or no
-    server started."""
+    the run sets a ``PYTHON*`` variable of its own but ``PYTHONPATH`` (which the server checks:
+    ``plain_path``), or no server started."""
     if os.environ.get(COLD_ENV) or env.get(COLD_ENV):
         return None
-    if any(env.get(k) != os.environ.get(k) for k in {*env, *os.environ} if k.startswith("PYTHON")):
+    if any(env.get(k) != os.environ.get(k) for k in {*env, *os.environ} if k.startswith("PYTHON") and k != "PYTHONPATH"):
         return None
     hf = ("hf", _key(env, "hf"))
     _requests[hf] = _requests.get(hf, 0) + 1
