@@ -43,17 +43,21 @@ def four_benchmarks_run(hf_home, fixture_roots, tmp_path_factory) -> Path:
 # The files that take longest (a dozen lmms-eval runs or more each), started first: pytest-xdist
 # hands out whole files (--dist loadfile) in collection order, and a long file handed out last
 # leaves the other workers idle at the end.
-LONGEST_FIRST = (
-    "compbench/test_compbench_score.py",
-    "harness/test_verify.py",
-    "hub/test_hub_fetch.py",
-    "test_failures.py",
-    "captionqa/test_captionqa_e2e.py",
+LONGEST_FIRST = (  # worker-seconds of a full run, most first (test_score and test_verify run as one unit)
     "harness/test_score.py",
+    "harness/test_verify.py",
+    "compbench/test_compbench_score.py",
+    "captionqa/test_captionqa_score.py",
     "harness/test_cli.py",
-    "harness/test_model_classes.py",
+    "hub/test_hub_fetch.py",
+    "captionqa/test_captionqa_e2e.py",
+    "test_failures.py",
+    "subtlebench/test_subtlebench_twostep.py",
+    "harness/test_preflight.py",
     "harness/test_good_guest.py",
+    "test_docs_commands.py",
     "vlm2bench/test_vlm2bench.py",
+    "harness/test_model_classes.py",
 )
 
 

@@ -66,12 +66,17 @@ def run_python(args: list[str], env: dict | None = None, cwd: Path | None = None
     return subprocess.run([*python, *args], env=env, capture_output=True, text=True, cwd=cwd, timeout=timeout, stdin=subprocess.DEVNULL)
 
 
+# Commands that import neither torch nor lmms-eval: a warm server would cost more than it saves.
+LIGHT_COMMANDS = ("synthetic", "include-path", "fixture", "captionqa-export")
+
+
 def run_tool(command: str, *args: str, env: dict | None = None, cwd: Path | None = None, timeout: int = 900) -> subprocess.CompletedProcess:
-    """``lmms-comparative COMMAND ARGS`` through the installed console script, as a user runs it."""
+    """``lmms-comparative COMMAND ARGS`` through the installed console script, as a user runs it
+    (warm, but for the commands that start in well under a second and run no lmms-eval)."""
     script = Path(sys.executable).with_name("lmms-comparative")
     if not script.exists():
         pytest.skip("the lmms-comparative console script is not installed in this environment")
-    python, env = python_for(env)
+    python, env = python_for(env, warm=command not in LIGHT_COMMANDS)
     cmd = [str(script)] if python == [sys.executable] else python + [str(script)]  # warm: the shim runs the script
     return subprocess.run([*cmd, command, *args], env=env, capture_output=True, text=True, cwd=cwd, timeout=timeout, stdin=subprocess.DEVNULL)
 
