@@ -36,9 +36,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 FENCE = re.compile(r"^```(bash|sh|shell|console)\s*$")
 MARKER = re.compile(r"^<!--\s*docs-test:\s*(?P<what>run|skip)(?P<rest>.*?)\s*-->\s*$")
-SETUP = [
-    "lmms-eval --model random_choice --model_args seed=0 --tasks subtlebench_at --output_path results/a --log_samples",
-    "lmms-eval --model random_choice --model_args seed=1 --tasks subtlebench_at --output_path results/b --log_samples",
+SETUP = [  # our task only: lmms-eval's own task files need not be indexed for these
+    "LMMS_COMPARATIVE_OUR_TASKS_ONLY=1 lmms-eval --model random_choice --model_args seed=0 --tasks subtlebench_at --output_path results/a --log_samples",
+    "LMMS_COMPARATIVE_OUR_TASKS_ONLY=1 lmms-eval --model random_choice --model_args seed=1 --tasks subtlebench_at --output_path results/b --log_samples",
 ]
 
 

@@ -40,9 +40,11 @@ def test_include_path_fallback_prints_a_folder_lmms_eval_accepts(hf_home):
 
 
 def _random_run(root: Path, out: Path, hf_home: Path, launcher=None, tasks="subtlebench"):
+    """A baseline run with our folder indexed alone (the runs of a user's full index are in
+    test_lmms_eval_lists_our_tasks_without_include_path, the include-path tests and the docs' blocks)."""
     proc = run_cli(
         ["--model", "random_choice", "--model_args", "seed=7", "--tasks", tasks, "--output_path", str(out), "--log_samples"],
-        env=base_env(hf_home, SUBTLEBENCH_ROOT=str(root), **FULL_INDEX),
+        env=base_env(hf_home, SUBTLEBENCH_ROOT=str(root)),
         launcher=launcher,
     )
     return proc

@@ -25,7 +25,7 @@ FOUR_BENCHMARKS = "subtlebench,compbench,vlm2bench_image,vidi_granular"
 
 # Runs index our task folder only (LMMS_COMPARATIVE_OUR_TASKS_ONLY): lmms-eval's own 3,600 task
 # YAMLs cost each run about 9 s. The tests of what a user's plain run does pass FULL_INDEX, which
-# leaves the variable unset: test_good_guest, test_cli, test_docs_commands.
+# leaves the variable unset: test_good_guest, test_cli's listing and include-path tests, the docs' blocks.
 FULL_INDEX = {"LMMS_COMPARATIVE_OUR_TASKS_ONLY": ""}
 
 
