@@ -203,8 +203,8 @@ def serve(path: str, tier: str = "base") -> None:
             importlib.import_module(name)
         except ImportError:
             pass
-    forbidden = set(NEVER if tier == "hf" else ENV_READERS)
-    loaded = sorted({m.split(".")[0] for m in sys.modules} & forbidden)
+    preloaded = {m.split(".")[0] for m in sys.modules}  # top-level names; the server imports nothing more
+    loaded = sorted(preloaded & set(NEVER if tier == "hf" else ENV_READERS))
     if loaded:  # a preloaded library pulled in one that reads the environment when imported
         print(f"warm_python: the preload imported {', '.join(loaded)}; not serving", file=sys.stderr)
         sys.exit(3)
@@ -232,7 +232,7 @@ def serve(path: str, tier: str = "base") -> None:
         if os.fork() == 0:
             listener.close()
             conn.settimeout(None)
-            _wait_on(conn, server_env, set_by_preload, tier)  # returns only in the run's process, through SystemExit
+            _wait_on(conn, server_env, set_by_preload, tier, preloaded)  # returns only in the run's process, through SystemExit
         conn.close()
 
 
@@ -244,7 +244,7 @@ def _reap() -> None:
         pass
 
 
-def _wait_on(conn: socket.socket, server_env: dict, set_by_preload: dict, tier: str) -> None:
+def _wait_on(conn: socket.socket, server_env: dict, set_by_preload: dict, tier: str, preloaded: set[str]) -> None:
     """The waiter: read one request, fork its run, report the run's pid and then its status; kill
     the run when the shim goes away first."""
     header, fds, _flags, _addr = socket.recv_fds(conn, _HEADER.size, 3)
@@ -261,7 +261,7 @@ def _wait_on(conn: socket.socket, server_env: dict, set_by_preload: dict, tier: 
     # The run's environment: the shim's, with what the preload set where the shim's has not set it.
     request["env"] = {**set_by_preload, **request["env"]}
     differences = startup_differences(request["env"], server_env, tier)
-    request["path"] = plain_path(request["env"].get("PYTHONPATH"), server_env.get("PYTHONPATH"), {m.split(".")[0] for m in sys.modules})
+    request["path"] = plain_path(request["env"].get("PYTHONPATH"), server_env.get("PYTHONPATH"), preloaded)
     if request["path"] is None:
         differences.append("PYTHONPATH")
     if differences or len(fds) != 3:
@@ -357,7 +357,6 @@ class Server:
     def __init__(self, folder: str, env: dict, tier: str = "base"):
         import subprocess
 
-        self.tier = tier
         index = next(_numbers)
         self.shim = os.path.join(folder, "python")
         self.socket = os.path.join(folder, f"socket-{index}")
