@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from helpers import base_env, read_run, run_cli, run_python
-from helpers.warm_python import COLD_ENV, SOCKET_ENV, Server, server_for, startup_differences
+from helpers.warm_python import COLD_ENV, NEVER, PRELOAD_LMMS_EVAL, SOCKET_ENV, Server, never_imported, server_for, startup_differences
 
 ARGS = ["--model", "random_choice", "--model_args", "seed=3", "--tasks", "subtlebench_at,subtlebench_vp", "--log_samples"]
 # What differs between any two runs: when they ran, how long they took, where functions live.
@@ -98,6 +98,19 @@ def test_start_up_variables_decide_what_runs_cold():
     assert startup_differences({**server, **run_time}, server, "hf") == []
     assert startup_differences({**server, "HF_HOME": "/b", "HF_ENDPOINT": "http://127.0.0.1:1", "PATH": "/usr/bin"}, server, "hf") == ["HF_ENDPOINT", "HF_HOME", "PATH"]
     assert startup_differences({**server, "TRANSFORMERS_VERBOSITY": "error"}, server, "hf") == ["TRANSFORMERS_VERBOSITY"]
+
+
+def test_no_server_imports_a_module_our_patches_wait_for():
+    """A patch waits for its module's import (harness/on_import.py); a server that had imported it
+    would fork runs in which the patch goes on at another moment than in a cold run. lmms_eval.utils
+    is the one exception: a cold run has imported it before lmms-eval loads our entry point."""
+    from lmms_comparative.harness import PATCHED_MODULES
+
+    waited = {m for modules in PATCHED_MODULES.values() for m in modules} - {"lmms_eval.utils"}
+    assert never_imported(waited | {"lmms_eval.models", "lmms_eval.models.simple", "lmms_comparative", "openai"}, "hf") == waited | {"lmms_eval.models", "lmms_eval.models.simple", "lmms_comparative", "openai"}
+    assert never_imported({*PRELOAD_LMMS_EVAL, "lmms_eval", "lmms_eval.api.model", "lmms_eval.utils", "loguru", "datasets"}, "hf") == set()
+    assert never_imported({"lmms_eval.filters", "loguru", "datasets", "torch"}, "base") == {"lmms_eval.filters", "loguru", "datasets"}
+    assert "lmms_eval" not in NEVER  # the package itself: only the modules above are refused
 
 
 _PROBE = "import json, sys; import path_probe; print(json.dumps({'path': sys.path, 'probe': path_probe.__file__, 'hooked': 'hook_ran' in sys.modules}))"

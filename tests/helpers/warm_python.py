@@ -16,8 +16,10 @@ the libraries read nothing at import that the run sets otherwise. Two kinds of s
   ``OPENAI_*``). An environment gets one after ``HF_AFTER`` requests (most tests share the
   session's ``HF_HOME``), a "base" one before.
 
-Neither imports lmms-eval, openai or this package. A request that does not fit its server is run
-cold. ``server_for`` picks the server.
+An "hf" server also imports lmms-eval's filters (``PRELOAD_LMMS_EVAL``: 1.4 s of each run), none of
+which our patches wait for. Neither imports openai, this package, or the
+lmms-eval modules that load our entry point or that our patches wait for (``NEVER``). A request
+that does not fit its server is run cold. ``server_for`` picks the server.
 
 How: the tests start ``python -m lmms_eval ARGS``, ``python -m lmms_comparative ARGS``,
 ``python -c CODE ARGS`` and the console scripts as ``<shim> ARGS``, where the shim is a small
@@ -31,8 +33,9 @@ too. Anything else given to the shim (a launcher, another module) is passed to t
 as it is.
 
 What differs from a cold process, by construction: the preloaded modules are already in
-``sys.modules``, and ``hash()`` of a string is salted once per server instead of once per process.
-``random`` and numpy's global generator are seeded afresh in each run. ``test_warm_python.py``
+``sys.modules``, what they made is frozen (``gc`` never collects it), and ``hash()`` of a string
+is salted once per server instead of once per process. ``random`` and numpy's global generator are
+seeded afresh in each run. ``test_warm_python.py``
 checks that a run on either server writes the results, samples and output of a cold run.
 ``WARM_PYTHON_OFF=1`` starts every run cold; ``WARM_PYTHON_KEEP=1`` keeps the servers' logs
 (a line per request) in the temporary folder after the session.
@@ -75,8 +78,18 @@ PRELOAD_HF = "huggingface_hub datasets transformers evaluate accelerate nltk".sp
 # Read only by code that every run imports itself (this package, lmms-eval, openai) or by no one at
 # start-up: the data roots, our settings, the endpoint's key, pytest's name of the current test.
 RUN_TIME = re.compile(r"^(LMMS_COMPARATIVE_|LMMS_EVAL_|OPENAI_|WARM_PYTHON_|PYTEST_|[A-Z0-9]+_ROOT$|PWD$|OLDPWD$|_$)")
-# Never preloaded by any server: what the runs are about.
-NEVER = ("lmms_eval", "lmms_comparative", "openai")
+# The lmms-eval modules an "hf" server imports: its filters, whose ExtendedRegexFilter builds a table
+# of every punctuation code point when its module runs (about 1.4 s of each run). They bring in
+# lmms_eval.api's filter, instance, model and registry, lmms_eval.utils and loguru. None reads a
+# variable a test sets when imported, and none is a module our patches wait for: lmms_eval.utils,
+# which the table patch wraps, a cold run has imported before it loads our entry point too, so the
+# patch goes on at once in both.
+PRELOAD_LMMS_EVAL = ("lmms_eval.filters",)
+# Never preloaded by any server, nor anything inside them: this package, openai, the lmms-eval
+# modules that load our entry point (lmms_eval.models, through the CLI's modules) and those that our
+# patches wait for (lmms_comparative.harness.PATCHED_MODULES but lmms_eval.utils; a test holds the
+# two lists together).
+NEVER = ("lmms_comparative", "openai", "lmms_eval.__main__", "lmms_eval.cli", "lmms_eval.evaluator", "lmms_eval.models", "lmms_eval.tasks", "lmms_eval.api.task", "lmms_eval.evaluator_utils", "lmms_eval.loggers")
 # The environments whose runs take this many requests get an "hf" server (its start costs about
 # as much as three runs save); the others are served by a "base" server.
 HF_AFTER = 3
@@ -195,19 +208,23 @@ def _cold(real_python: str, args: list[str]):
 def serve(path: str, tier: str = "base") -> None:
     """Import ``PRELOAD`` (and ``PRELOAD_HF`` for an "hf" server), then fork a run for each request
     on the socket at ``path``. Exits when the process that started it is gone."""
+    import gc
     import importlib
 
     server_env = dict(os.environ)
-    for name in PRELOAD + (PRELOAD_HF if tier == "hf" else []):
+    for name in PRELOAD + (PRELOAD_HF + list(PRELOAD_LMMS_EVAL) if tier == "hf" else []):
         try:
             importlib.import_module(name)
         except ImportError:
             pass
-    preloaded = {m.split(".")[0] for m in sys.modules}  # top-level names; the server imports nothing more
-    loaded = sorted(preloaded & set(NEVER if tier == "hf" else ENV_READERS))
-    if loaded:  # a preloaded library pulled in one that reads the environment when imported
+    loaded = sorted(never_imported(sys.modules, tier))
+    if loaded:  # a preloaded library pulled in what a run must import itself
         print(f"warm_python: the preload imported {', '.join(loaded)}; not serving", file=sys.stderr)
         sys.exit(3)
+    preloaded = {m.split(".")[0] for m in sys.modules}  # top-level names; the server imports nothing more
+    # What the preload made is never garbage: the runs' collections skip it (lmms-eval collects
+    # three times a run, about 0.3 s each over all these objects), as a fork server's should.
+    gc.freeze()
     # What the preload set (torch._dynamo: TORCHINDUCTOR_CACHE_DIR): each run gets it as a cold one
     # would; a run may also bring it already set (the tests' process imported torch), to the same value.
     set_by_preload = {k: v for k, v in os.environ.items() if server_env.get(k) != v}
@@ -234,6 +251,15 @@ def serve(path: str, tier: str = "base") -> None:
             conn.settimeout(None)
             _wait_on(conn, server_env, set_by_preload, tier, preloaded)  # returns only in the run's process, through SystemExit
         conn.close()
+
+
+def never_imported(modules, tier: str) -> set[str]:
+    """The modules among ``modules`` that a server of ``tier`` must not have imported: those that
+    read the environment when imported for a "base" server, ``NEVER`` and what is inside for an
+    "hf" one."""
+    if tier != "hf":
+        return {m for m in modules if m.split(".")[0] in ENV_READERS}
+    return {m for m in modules if any(m == n or m.startswith(n + ".") for n in NEVER)}
 
 
 def _reap() -> None:
