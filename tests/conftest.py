@@ -44,20 +44,23 @@ def four_benchmarks_run(hf_home, fixture_roots, tmp_path_factory) -> Path:
 # hands out whole files (--dist loadfile) in collection order, and a long file handed out last
 # leaves the other workers idle at the end.
 LONGEST_FIRST = (  # worker-seconds of a full run, most first (test_score and test_verify run as one unit)
-    "harness/test_score.py",
-    "harness/test_verify.py",
     "compbench/test_compbench_score.py",
     "captionqa/test_captionqa_score.py",
-    "harness/test_cli.py",
-    "hub/test_hub_fetch.py",
+    "harness/test_score.py",
+    "harness/test_verify.py",
     "captionqa/test_captionqa_e2e.py",
+    "harness/test_cli.py",
     "test_failures.py",
+    "hub/test_hub_fetch.py",
+    "harness/test_good_guest.py",
+    "vlm2bench/test_vlm2bench.py",
     "subtlebench/test_subtlebench_twostep.py",
     "harness/test_preflight.py",
-    "harness/test_good_guest.py",
-    "test_docs_commands.py",
-    "vlm2bench/test_vlm2bench.py",
     "harness/test_model_classes.py",
+    "harness/test_warm_python.py",
+    "report/test_report_families.py",
+    "judges/test_judges_local.py",
+    "test_docs_commands.py",
 )
 
 
