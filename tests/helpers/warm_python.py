@@ -16,10 +16,10 @@ the libraries read nothing at import that the run sets otherwise. Two kinds of s
   ``OPENAI_*``). An environment gets one after ``HF_AFTER`` requests (most tests share the
   session's ``HF_HOME``), a "base" one before.
 
-An "hf" server also imports lmms-eval's filters (``PRELOAD_LMMS_EVAL``: 1.4 s of each run), none of
-which our patches wait for. Neither imports openai, this package, or the
-lmms-eval modules that load our entry point or that our patches wait for (``NEVER``). A request
-that does not fit its server is run cold. ``server_for`` picks the server.
+An "hf" server also imports lmms-eval's filters (``PRELOAD_LMMS_EVAL``: 1.4 s of each run).
+Neither imports openai, this package, or the lmms-eval modules that load our entry point or that
+our patches wait for (``NEVER``). A request that does not fit its server is run cold.
+``server_for`` picks the server.
 
 How: the tests start ``python -m lmms_eval ARGS``, ``python -m lmms_comparative ARGS``,
 ``python -c CODE ARGS`` and the console scripts as ``<shim> ARGS``, where the shim is a small
@@ -35,8 +35,8 @@ as it is.
 What differs from a cold process, by construction: the preloaded modules are already in
 ``sys.modules``, what they made is frozen (``gc`` never collects it), and ``hash()`` of a string
 is salted once per server instead of once per process. ``random`` and numpy's global generator are
-seeded afresh in each run. ``test_warm_python.py``
-checks that a run on either server writes the results, samples and output of a cold run.
+seeded afresh in each run. ``test_warm_python.py`` checks that a run on either server writes the
+results, samples and output of a cold run.
 ``WARM_PYTHON_OFF=1`` starts every run cold; ``WARM_PYTHON_KEEP=1`` keeps the servers' logs
 (a line per request) in the temporary folder after the session.
 
