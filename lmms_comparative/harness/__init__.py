@@ -35,6 +35,9 @@ side_logs          ``EvaluationTracker.save_results_samples``:    ``save_results
 provenance         ``EvaluationTracker.save_results_aggregated``: ``save_results_aggregated(self, results,        the results JSON has no ``lmms_comparative``
                    the ``lmms_comparative`` key (what produced    samples, ...)``                                 key (the scores are unaffected)
                    the results) in a run with our tasks
+item_order         ``TaskOutput.calculate_aggregate_metric`` and   both methods exist and read                     our aggregations see items in the order the
+                   ``calculate_clt_aggregate_metric``: our        ``self.sample_metrics``                         ranks gathered them: a several-process run's
+                   tasks' items sorted by item key first                                                          floats can differ in the last bits
 capabilities       nothing patched; reads lmms-eval's model       ``MODEL_REGISTRY_V2.get_model_class`` takes     the decoder and video checks cannot tell
                    registry and a model module's source to tell   ``force_simple``                                the class: they let the run go on
                    video input and a missing decoder
@@ -50,7 +53,7 @@ import importlib
 from lmms_comparative.harness.task_path import run_model, run_model_args
 
 CHECKED_AGAINST = "0.7.3"
-PATCHES = ("task_path", "fewshot", "exit_status", "table", "side_logs", "provenance", "capabilities")
+PATCHES = ("task_path", "fewshot", "exit_status", "table", "side_logs", "provenance", "item_order", "capabilities")
 # The lmms-eval module whose first import installs each patch (exit_status and capabilities need
 # none: the first wraps sys.exit at once, the second patches nothing).
 PATCHED_MODULES = {
@@ -59,6 +62,7 @@ PATCHED_MODULES = {
     "table": ("lmms_eval.utils", "lmms_eval.evaluator_utils"),
     "side_logs": ("lmms_eval.loggers.evaluation_tracker",),
     "provenance": ("lmms_eval.loggers.evaluation_tracker",),
+    "item_order": ("lmms_eval.evaluator_utils",),
 }
 
 
@@ -75,6 +79,7 @@ WITHOUT = {
     "table": "lmms-eval's own table is printed, without the closing summary",
     "side_logs": "CaptionQA's reader answers are not written beside the samples log (the scores are unaffected)",
     "provenance": "the results JSON does not say what produced it (no lmms_comparative key); the scores are unaffected",
+    "item_order": "our aggregations see items in the order the ranks gathered them: a run on several processes can differ from a one-process run (and fail verify) in the last bits",
     "capabilities": "the video-input and decoder checks cannot tell the model class: the run goes on",
 }
 _warned: set[str] = set()

@@ -201,3 +201,44 @@ def test_a_failed_check_warns_once_naming_the_patch_and_what_will_not_work(monke
         "CaptionQA's reader answers are not written beside the samples log (the scores are unaffected)."
     ]
     assert set(harness.WITHOUT) == set(harness.PATCHES)
+
+
+def test_item_order_patch_aggregates_our_items_in_one_order_whatever_the_ranks_gave():
+    """Rank 0 gathers rank 0's items, then rank 1's; a fold over floats then depends on that order
+    unless the patch sorts our task's items by item key first. Someone else's task is untouched."""
+    import random
+
+    from lmms_eval.evaluator_utils import TaskOutput
+
+    from lmms_comparative.benchmarks.subtlebench import hooks
+    from lmms_comparative.harness import item_order
+
+    assert item_order.check() is None
+    assert item_order.install()
+    items = [{"item_id": f"spatial_{i}", "n_options": n, "correct": i % 3 == 0, "status": "ok"} for i, n in enumerate([2, 3, 4, 5, 7] * 20)]
+    seen = []
+
+    def fold(values):  # order-sensitive on purpose: a left-to-right float sum
+        seen.append([v["item_id"] for v in values])
+        total = 0.0
+        for v in values:
+            total += 1.0 / v["n_options"]
+        return total
+
+    def output_of(process_results, gathered):
+        task = SimpleNamespace(config=SimpleNamespace(process_results=process_results), aggregation=lambda: {"chance": fold}, args=None)
+        out = TaskOutput(task=task, task_name="t")
+        out.sample_metrics[("chance", "none")] = list(gathered)
+        out.calculate_aggregate_metric(bootstrap_iters=0)
+        return out.agg_metrics["chance,none"]
+
+    one = output_of(hooks.process_results, items)
+    two_ranks = items[0::2] + items[1::2]
+    assert output_of(hooks.process_results, two_ranks) == one
+    shuffled = items[:]
+    random.Random(0).shuffle(shuffled)
+    assert output_of(hooks.process_results, shuffled) == one
+    assert seen[0] == seen[1] == seen[2] == sorted(seen[0])
+    # Not ours: lmms-eval's order, as gathered.
+    output_of(str, two_ranks)
+    assert seen[-1] == [v["item_id"] for v in two_ranks]

@@ -1,0 +1,90 @@
+"""Patch: ``lmms_eval.evaluator_utils.TaskOutput.calculate_aggregate_metric`` (and its CLT twin), so
+that our aggregations see a task's items in one order whatever the number of processes.
+
+lmms-eval gathers the per-item results rank by rank (``evaluator.py``: ``gather_object``, then
+``itertools.chain``): with one process they arrive in doc order, with two as rank 0's docs then
+rank 1's. A float sum, a bootstrap's resampling or any fold over items then depends on that order,
+and a results file written by ``torchrun --nproc_per_node 2`` differs from its own one-process
+re-score in the last bits (``verify`` compares exactly, so an honest run failed it). Before
+aggregating one of our tasks, each metric's items are sorted by the benchmark's item key
+(``Benchmark.key_columns``: the key ``score`` and ``verify`` match items by), ties and items
+without a key by their canonical JSON: every aggregation then folds over the same sequence, one
+process or many.
+"""
+
+from __future__ import annotations
+
+import json
+
+_MARK = "_lmms_comparative_item_order"
+
+
+def _order_key(columns: tuple[str, ...]):
+    def key(item):
+        if isinstance(item, dict):
+            named = tuple(str(item.get(c, "")) for c in columns)
+            return (0, named, json.dumps(item, sort_keys=True, default=str))
+        return (1, (), json.dumps(item, sort_keys=True, default=str))
+
+    return key
+
+
+def ordered(items: list, columns: tuple[str, ...]) -> list:
+    """``items`` sorted by the item key ``columns``, then by their canonical JSON: the same list
+    whatever order they were gathered in."""
+    return sorted(items, key=_order_key(columns))
+
+
+def _columns_of(task) -> tuple[str, ...] | None:
+    """The item key columns of one of our tasks (its ``process_results`` lives in a benchmark's
+    folder), None for anyone else's task."""
+    from lmms_comparative.harness.fewshot import benchmark_of  # the registry, read when used
+
+    config = getattr(task, "config", None)
+    name = benchmark_of(getattr(config, "process_results", None))
+    if name is None:
+        return None
+    from lmms_comparative.benchmarks import BY_NAME
+
+    return BY_NAME[name].key_columns()
+
+
+def sort_items(task_output) -> None:
+    """Sort each metric's gathered items of ``task_output`` in place, where the task is ours."""
+    columns = _columns_of(getattr(task_output, "task", None))
+    if columns is None:
+        return
+    for metric, items in list(task_output.sample_metrics.items()):
+        task_output.sample_metrics[metric] = ordered(items, columns)
+
+
+def check() -> str | None:
+    """None if ``TaskOutput`` has both aggregation methods and its items live in ``sample_metrics``."""
+    from lmms_eval.evaluator_utils import TaskOutput
+
+    for name in ("calculate_aggregate_metric", "calculate_clt_aggregate_metric"):
+        if not callable(getattr(TaskOutput, name, None)):
+            return f"TaskOutput has no {name}"
+    import inspect
+
+    source = inspect.getsource(getattr(TaskOutput.calculate_aggregate_metric, "__wrapped__", TaskOutput.calculate_aggregate_metric))
+    return None if "self.sample_metrics" in source else "TaskOutput.calculate_aggregate_metric does not read self.sample_metrics"
+
+
+def install() -> bool:
+    """Wrap both of ``TaskOutput``'s aggregation methods (the evaluator calls them on rank 0)."""
+    try:
+        from lmms_eval.evaluator_utils import TaskOutput
+    except Exception:
+        return False
+    from lmms_comparative.harness import wrap_method
+
+    def make(original):
+        def aggregate(self, *args, **kwargs):
+            sort_items(self)
+            return original(self, *args, **kwargs)
+
+        return aggregate
+
+    done = [wrap_method("item_order", TaskOutput, name, _MARK, check, make) for name in ("calculate_aggregate_metric", "calculate_clt_aggregate_metric")]
+    return all(done)
