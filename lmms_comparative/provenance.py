@@ -20,7 +20,7 @@ It records, without a timestamp or anything else that differs between 1 and N pr
   sha256 (a folder of samples logs: its fingerprint);
 - ``tasks``: per task of ours, its benchmark, its data (``source``: ``hub`` with the repository and
   the commit pinned, or ``local`` with the root and its variable; ``fingerprint``: a sha256 over
-  the files under the data root), its item set (``count``, and ``sha256`` of the sorted item keys
+  the paths, sizes and contents of the files under the data root), its item set (``count``, and ``sha256`` of the sorted item keys
   scored) and ``prompts`` (a sha256 of the benchmark's prompt module and the task's YAML).
 
 The data the loaders found is recorded while they run (``note_local``, ``note_hub``); engines record
@@ -34,16 +34,25 @@ import os
 import platform
 import subprocess
 import threading
+import time
 from pathlib import Path
+from stat import S_ISREG
 from urllib.parse import urlparse
 
 KEY = "lmms_comparative"
-SCHEMA = 1
+# The record's layout version. 2: the data fingerprint hashes every file's content (1: images and
+# videos counted by path and size only), so a schema-1 fingerprint is not comparable with a later one.
+SCHEMA = 2
 LIBRARIES = ("torch", "transformers", "datasets", "huggingface_hub", "numpy", "pillow", "pyarrow", "openai", "aiohttp", "sentence-transformers", "filelock")
 # Variables of ours beyond the LMMS_COMPARATIVE_ prefix: data roots, LLM settings by prefix.
 _OUR_PREFIXES = ("LMMS_COMPARATIVE_", "SUBTLEBENCH_", "CAPTIONQA_", "VLM2BENCH_", "VIDI_", "COMPBENCH_")
-# Files whose content the fingerprint hashes (records, tables); any other file counts by its size.
-_CONTENT_SUFFIXES = {".json", ".jsonl", ".tsv", ".csv", ".parquet", ".txt", ".yaml", ".yml", ".xlsx", ".zip"}
+# The data fingerprint's file hashes (``fingerprint``): threads that hash, how long a process waits
+# for another's write to the cache, and how long a file must have been left alone to be cached.
+HASH_WORKERS = min(8, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+_CACHE_WAIT_S = 10
+_SETTLED_NS = 2_000_000_000
+_UNREADABLE = "unreadable"  # the hash column of a file that is listed but cannot be read
+_HASH_TABLE = "CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, ctime_ns INTEGER NOT NULL, inode TEXT NOT NULL, sha256 TEXT NOT NULL)"
 
 # A file of logged LLM answers (``<date>_llm_answers.jsonl``): with this variable set, every engine
 # answers from it and calls no endpoint (``lmms-comparative verify`` re-scores judged tasks so).
@@ -174,29 +183,147 @@ def environment() -> dict:
     }
 
 
+def hash_cache_path() -> Path:
+    """Where the file hashes of ``fingerprint`` are kept: ``$XDG_CACHE_HOME/lmms_comparative/file_hashes.sqlite``
+    (``~/.cache`` when the variable is unset), beside the judges' answer cache (``judges/config.py``)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "lmms_comparative" / "file_hashes.sqlite"
+
+
+def _open_hash_cache():
+    """A connection to the hash cache, or None where it cannot be opened (the fingerprint then hashes every file)."""
+    import sqlite3
+
+    conn = None
+    try:
+        path = hash_cache_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+        conn = sqlite3.connect(path, timeout=_CACHE_WAIT_S, isolation_level=None)
+        conn.execute(f"PRAGMA busy_timeout={_CACHE_WAIT_S * 1000}")
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute(_HASH_TABLE)
+        return conn
+    except (OSError, sqlite3.Error):
+        if conn is not None:
+            conn.close()
+        return None
+
+
+def _cached_hashes(conn, prefix: str) -> dict[str, tuple]:
+    """{absolute path: (size, mtime_ns, ctime_ns, inode, sha256)} for the cached files under ``prefix`` (a folder, ending in a separator)."""
+    import sqlite3
+
+    try:
+        # Every path under the folder and no other: the text range [prefix, prefix with its last character incremented).
+        rows = conn.execute("SELECT path, size, mtime_ns, ctime_ns, inode, sha256 FROM files WHERE path >= ? AND path < ?", (prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1))).fetchall()
+    except sqlite3.Error:
+        return {}
+    return {row[0]: row[1:] for row in rows}
+
+
+def _store_hashes(conn, rows: list[tuple], gone: list[str]) -> None:
+    """Write new hashes and forget the files that are gone, in one transaction; a cache that cannot be written is left as it is."""
+    import sqlite3
+
+    if not rows and not gone:
+        return
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.executemany("INSERT OR REPLACE INTO files (path, size, mtime_ns, ctime_ns, inode, sha256) VALUES (?, ?, ?, ?, ?, ?)", rows)
+            conn.executemany("DELETE FROM files WHERE path = ?", [(path,) for path in gone])
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+    except sqlite3.Error:
+        pass
+
+
+def _content_sha256(path: str) -> str | None:
+    """``file_sha256``, or None for a file that disappeared since it was listed (left out); ``_UNREADABLE`` for one that cannot be read."""
+    try:
+        return file_sha256(path)
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return _UNREADABLE
+
+
+def _regular_files(root: str):
+    """(path, stat) of every regular file under ``root``, following links (to folders too); what cannot be listed or stat'ed is left out."""
+    folders = [root]
+    while folders:
+        try:
+            listing = os.scandir(folders.pop())
+        except OSError:
+            continue
+        with listing:
+            for entry in listing:
+                try:
+                    if entry.is_dir():
+                        folders.append(entry.path)
+                        continue
+                    stat = entry.stat()
+                except OSError:
+                    continue
+                if S_ISREG(stat.st_mode):
+                    yield entry.path, stat
+
+
 def fingerprint(folder: str | Path) -> str:
-    """A sha256 over every file under ``folder`` (following the links the hub's cache uses): its
-    path relative to the folder and its size, and the sha256 of its content for record and table
-    files (``_CONTENT_SUFFIXES``). Images and videos count by path and size: hashing every image
-    of a release would cost more than the run's preparation."""
+    """A sha256 over every file under ``folder`` (following the links the hub's cache uses): one line
+    per file, its path relative to the folder, its size and the sha256 of its content, so the same
+    files in another folder give the same fingerprint (docs/provenance.md, "The data fingerprint").
+
+    File hashes are cached across runs and processes (``hash_cache_path``), by absolute path, valid
+    while the file's size, mtime, ctime and inode are those it was hashed at: a folder seen before
+    costs a ``stat`` per file. A file modified less than 2 s before hashing began is not cached (its
+    next change could keep its mtime). A cache that cannot be opened or written is skipped; the
+    files not cached are hashed on ``HASH_WORKERS`` threads, in blocks."""
     folder = str(folder)
     with _lock:
         if folder in _fingerprints:
             return _fingerprints[folder]
-    lines = []
-    for base, dirs, files in os.walk(folder, followlinks=True):
-        dirs.sort()
-        for name in sorted(files):
-            path = os.path.join(base, name)
-            try:
-                size = os.stat(path).st_size
-            except OSError:
+    root = os.path.abspath(folder)
+    prefix = root if root.endswith(os.sep) else root + os.sep
+    listed = [(path[len(prefix) :].replace(os.sep, "/"), path, stat) for path, stat in _regular_files(root)]  # (path relative to the folder, absolute path, stat)
+    conn = _open_hash_cache()
+    try:
+        cached = _cached_hashes(conn, prefix) if conn is not None else {}
+        hashes: dict[str, str] = {}
+        missing = []
+        for _, path, stat in listed:
+            found = cached.get(path)
+            if found is not None and found[:4] == (stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, str(stat.st_ino)):
+                hashes[path] = found[4]
+            else:
+                missing.append((path, stat))
+        started = time.time_ns()
+        paths = [path for path, _ in missing]
+        if len(paths) > 1 and HASH_WORKERS > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(max_workers=min(HASH_WORKERS, len(paths)), thread_name_prefix="lmms-comparative-hash") as pool:
+                computed = list(pool.map(_content_sha256, paths))
+        else:
+            computed = [_content_sha256(path) for path in paths]
+        fresh = []
+        for (path, stat), sha in zip(missing, computed):
+            if sha is None:
                 continue
-            rel = os.path.relpath(path, folder).replace(os.sep, "/")
-            line = f"{rel}\t{size}"
-            if os.path.splitext(name)[1].lower() in _CONTENT_SUFFIXES:
-                line += "\t" + file_sha256(path)
-            lines.append(line)
+            hashes[path] = sha
+            if sha != _UNREADABLE and stat.st_mtime_ns < started - _SETTLED_NS:
+                fresh.append((path, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, str(stat.st_ino), sha))
+        if conn is not None:
+            seen = {path for _, path, _ in listed}
+            _store_hashes(conn, fresh, [path for path in cached if path not in seen])
+    finally:
+        if conn is not None:
+            conn.close()
+    lines = [f"{rel}\t{stat.st_size}\t{hashes[path]}" for rel, path, stat in listed if path in hashes]
     digest = hashlib.sha256("\n".join(sorted(lines)).encode("utf-8")).hexdigest()
     with _lock:
         _fingerprints[folder] = digest

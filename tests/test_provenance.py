@@ -3,10 +3,26 @@ settings and judge settings (the CLI tests check the record a run writes)."""
 
 from __future__ import annotations
 
+import hashlib
+import os
 import shutil
+import time
 from types import SimpleNamespace
 
+import pytest
+
 from lmms_comparative import provenance
+
+AN_HOUR_AGO = time.time_ns() - 3600 * 10**9
+
+
+@pytest.fixture(autouse=True)
+def hash_cache(tmp_path, monkeypatch):
+    """Every test with its own file-hash cache (never the user's), and no fingerprint remembered from another test."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg_cache"))
+    provenance.reset()
+    yield tmp_path / "xdg_cache" / "lmms_comparative" / "file_hashes.sqlite"
+    provenance.reset()
 
 
 def _tree(root):
@@ -14,7 +30,29 @@ def _tree(root):
     (root / "images").mkdir()
     (root / "data" / "test.jsonl").write_text('{"item_id": "a"}\n{"item_id": "b"}\n')
     (root / "images" / "a.png").write_bytes(b"\x89PNG" + b"\x00" * 60)
+    (root / "images" / "b.jpg").write_bytes(b"\xff\xd8" + bytes(range(256)) * 8)
+    return _settle(root)
+
+
+def _settle(root, when=AN_HOUR_AGO):
+    """Give every file under ``root`` an mtime of ``when``: files changed in the last 2 s are not cached."""
+    for path in root.rglob("*"):
+        if path.is_file():
+            os.utime(path, ns=(when, when))
     return root
+
+
+def _expected(root) -> str:
+    """The fingerprint computed here without the package: path, size and sha256 of every file."""
+    lines = sorted(f"{p.relative_to(root).as_posix()}\t{p.stat().st_size}\t{hashlib.sha256(p.read_bytes()).hexdigest()}" for p in root.rglob("*") if p.is_file())
+    return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
+
+
+def _count_hashes(monkeypatch) -> list[str]:
+    """The paths the fingerprint hashes from now on (``file_sha256`` wrapped)."""
+    hashed, real = [], provenance.file_sha256
+    monkeypatch.setattr(provenance, "file_sha256", lambda path: hashed.append(os.path.basename(path)) or real(path))
+    return hashed
 
 
 def test_fingerprint_follows_the_records_content_and_the_files_not_the_folders_place(tmp_path):
@@ -35,6 +73,88 @@ def test_fingerprint_follows_the_records_content_and_the_files_not_the_folders_p
     shutil.copytree(first, resized)
     (resized / "images" / "a.png").write_bytes(b"\x89PNG" + b"\x00" * 61)
     assert provenance.fingerprint(resized) != base
+
+
+def test_every_file_counts_by_its_content_an_image_of_the_same_size_included(tmp_path):
+    first = _tree(tmp_path / "one")
+    base = provenance.fingerprint(first)
+    assert base == _expected(first)
+    replaced = tmp_path / "replaced"
+    shutil.copytree(first, replaced)
+    (replaced / "images" / "a.png").write_bytes(b"\x89PNG" + b"\x01" * 60)  # same size, other pixels
+    assert provenance.fingerprint(replaced) != base
+    assert provenance.fingerprint(replaced) == _expected(replaced)
+
+
+def test_a_second_fingerprint_of_an_unchanged_folder_reads_the_cache(tmp_path, monkeypatch, hash_cache):
+    root = _tree(tmp_path / "data")
+    hashed = _count_hashes(monkeypatch)
+    base = provenance.fingerprint(root)
+    assert sorted(hashed) == ["a.png", "b.jpg", "test.jsonl"] and hash_cache.is_file()
+    provenance.reset()  # a new process: only the cache on disk is left
+    hashed.clear()
+    assert provenance.fingerprint(root) == base and hashed == []
+    moved = tmp_path / "moved"
+    shutil.copytree(root, moved)  # another path: hashed again, the same fingerprint
+    assert provenance.fingerprint(moved) == base and len(hashed) == 3
+
+
+def test_a_changed_mtime_or_a_file_replaced_behind_an_old_mtime_is_hashed_again(tmp_path, monkeypatch):
+    root = _tree(tmp_path / "data")
+    hashed = _count_hashes(monkeypatch)
+    base = provenance.fingerprint(root)
+    provenance.reset()
+    hashed.clear()
+    os.utime(root / "images" / "a.png", ns=(AN_HOUR_AGO + 10**9,) * 2)  # touched, not changed
+    assert provenance.fingerprint(root) == base and hashed == ["a.png"]
+    provenance.reset()
+    hashed.clear()
+    (root / "images" / "b.jpg").write_bytes(b"\xff\xd8" + bytes(range(255, -1, -1)) * 8)  # same size, and its old mtime put back
+    os.utime(root / "images" / "b.jpg", ns=(AN_HOUR_AGO, AN_HOUR_AGO))  # (as rsync -a or cp -p do): the ctime tells
+    assert provenance.fingerprint(root) == _expected(root) != base and hashed == ["b.jpg"]
+
+
+def test_a_file_changed_just_now_is_not_cached(tmp_path, monkeypatch):
+    root = _tree(tmp_path / "data")
+    (root / "images" / "a.png").write_bytes(b"\x89PNG" + b"\x02" * 60)  # mtime: now
+    hashed = _count_hashes(monkeypatch)
+    provenance.fingerprint(root)
+    provenance.reset()
+    hashed.clear()
+    assert provenance.fingerprint(root) == _expected(root) and hashed == ["a.png"]
+
+
+@pytest.mark.parametrize("broken", ["cache_home_is_a_file", "cache_file_is_not_sqlite", "cache_file_is_a_folder"])
+def test_a_cache_that_cannot_be_used_still_gives_the_fingerprint(tmp_path, monkeypatch, hash_cache, broken):
+    root = _tree(tmp_path / "data")
+    if broken == "cache_home_is_a_file":
+        (tmp_path / "home_file").write_text("not a folder")
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "home_file"))
+    elif broken == "cache_file_is_not_sqlite":
+        hash_cache.parent.mkdir(parents=True)
+        hash_cache.write_bytes(b"not a database" * 100)
+    else:
+        hash_cache.mkdir(parents=True)
+    hashed = _count_hashes(monkeypatch)
+    for _ in range(2):
+        provenance.reset()
+        assert provenance.fingerprint(root) == _expected(root)
+    assert len(hashed) == 6  # nothing cached: every file hashed both times
+
+
+def test_the_fingerprint_hashes_in_parallel_and_serially_alike(tmp_path, monkeypatch):
+    root = tmp_path / "many"
+    root.mkdir()
+    for k in range(40):
+        (root / f"{k:02d}.jpg").write_bytes(os.urandom(1000 + k * 5000))
+    (root / "big.mp4").write_bytes(os.urandom(3 * 2**20 + 17))  # read in several blocks
+    _settle(root)
+    monkeypatch.setattr(provenance, "HASH_WORKERS", 4)
+    parallel = provenance.fingerprint(root)
+    provenance.reset()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "another_cache"))
+    monkeypatch.setattr(provenance, "HASH_WORKERS", 1)
+    assert provenance.fingerprint(root) == parallel == _expected(root)
 
 
 def test_item_set_is_order_free_and_counts_every_key():
