@@ -166,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     sc.add_argument("--model-name", default="", help="the name the report gives the run (e.g. the paper's model whose replies these are)")
     sc.add_argument("--with-images", action="store_true", help="check the data's image files as a model's run does (by default a scoring run never opens them)")
-    vf = sub.add_parser("verify", help="check that a results folder's metrics follow from its samples (item sets, re-scored metrics, data)")
+    vf = sub.add_parser("verify", help="check that every number of ours in a results folder follows from its samples (rows, item sets, re-scored metrics, skips, data)")
     vf.add_argument("results_dir", help="an lmms-eval --output_path (or one *_results.json) of a run with --log_samples")
     xp = sub.add_parser("export", help="write a run's scores as the hub's .eval_results/*.yaml files (and open a pull request with --push)")
     xp.add_argument("results_dirs", nargs="+", help="lmms-eval --output_path folders of the run(s) to export")
@@ -176,6 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     xp.add_argument("--source-name", help="the source's display name")
     xp.add_argument("--source-user", help="the HF user or org to attribute the source to")
     xp.add_argument("--push", metavar="MODEL_REPO", help="open a pull request adding the files to this hub model repository")
+    xp.add_argument("--allow-subset", action="store_true", help="also export values whose items are not the release's (a --limit, a fixture, skipped items), with notes saying N of M items and where the data came from")
     args, extra = parser.parse_known_args(argv)
     if extra and args.command != "score":
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
@@ -213,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "export":
         from lmms_comparative.export import main as export
 
-        return export(args.results_dirs, args.output, args.dataset_id, args.source_url, args.source_name, args.source_user, args.push)
+        return export(args.results_dirs, args.output, args.dataset_id, args.source_url, args.source_name, args.source_user, args.push, args.allow_subset)
     if args.command == "verify":
         from lmms_comparative.verify import verify
 

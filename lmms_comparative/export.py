@@ -27,19 +27,28 @@ four caption prompts, ...), each a list of entries written with ``huggingface_hu
 from __future__ import annotations
 
 import datetime
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from lmms_comparative.benchmarks import BENCHMARKS, BY_NAME
 from lmms_comparative.provenance import KEY
-from lmms_comparative.verify import LLM_BENCHMARKS
+
+# lmms-eval writes a results file's ``date`` in UTC+8 whatever the machine's zone
+# (``lmms_eval/utils.py``, ``get_datetime_str(timezone="Asia/Singapore")``; 0.7.3): a test holds
+# the installed lmms-eval to it.
+LMMS_EVAL_DATE_ZONE = datetime.timezone(datetime.timedelta(hours=8))
 
 FOLDER = ".eval_results"
 
 
 class ExportError(ValueError):
     """Bad input to export: one message."""
+
+
+class ExportRefused(ExportError):
+    """A run that is not exported as it stands (not PASS under ``verify``'s checks): one message."""
 
 
 @dataclass
@@ -52,11 +61,13 @@ class ExportFile:
 
 
 def _iso_date(results: dict) -> str | None:
+    """When the run ran, in UTC with its zone (``2026-11-26T21:18:23Z``), from lmms-eval's ``date``."""
     raw = str(results.get("date") or "")
     try:
-        return datetime.datetime.strptime(raw, "%Y%m%d_%H%M%S").isoformat()
+        when = datetime.datetime.strptime(raw, "%Y%m%d_%H%M%S").replace(tzinfo=LMMS_EVAL_DATE_ZONE)
     except ValueError:
         return None
+    return when.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _data(record: dict, benchmark) -> dict:
@@ -66,22 +77,109 @@ def _data(record: dict, benchmark) -> dict:
     return found[0] if len(distinct) == 1 else {}
 
 
-def _notes(run, benchmark, variant: str, data: dict) -> str:
+def _model_name(settings: dict) -> str:
+    """A judge's or reader's model as the notes name it: a model id, never a local path."""
+    model = str(settings.get("model") or "?")
+    if os.sep in model or model.startswith((".", "~")) or settings.get("gguf_file"):
+        return f"a local model ({os.path.basename(model.rstrip(os.sep)) or model}{', ' + os.path.basename(str(settings['gguf_file'])) if settings.get('gguf_file') else ''})"
+    return model
+
+
+def _notes(run, benchmark, variant: str, data: dict, subset: str | None) -> str:
     record = run.results.get(KEY) or {}
     parts = [f"lmms-comparative {record.get('package', {}).get('version', '?')}, {benchmark.title} protocol" + (f" ({variant})" if variant else "")]
+    if subset:
+        parts.append(subset)
+    labels = benchmark.llm_prefixes() if benchmark.scoring_calls else {}
     for prefix, settings in sorted((record.get("llm") or {}).items()):
-        if LLM_BENCHMARKS.get(prefix) == benchmark.name:
-            role = "reader" if prefix.endswith("READER") else "judge"
-            parts.append(f"{role} {settings.get('model')}")
+        if prefix in labels:
+            parts.append(f"{labels[prefix]}: {_model_name(settings)}")
     if data.get("source") == "local":
         parts.append(f"local copy of the data, fingerprint {str(data.get('fingerprint'))[:16]}")
     return "; ".join(parts)
 
 
-def build(paths: list[str], dataset_ids: dict[str, str] | None = None, source: dict | None = None, out=sys.stderr) -> list[ExportFile]:
+def _leaves(task_id: str, record: dict, groups: dict) -> list[str]:
+    """The record's tasks an exported value is computed from: a group's tasks, the task itself, or
+    the task whose metric it is (``subtlebench_caption_css`` is ``subtlebench_caption``'s CSS)."""
+    from lmms_comparative.rescoring.replies import group_leaves
+
+    if groups.get(task_id):
+        return group_leaves(task_id, groups)
+    tasks = record.get("tasks") or {}
+    if task_id in tasks:
+        return [task_id]
+    owners = [t for t in tasks if task_id.startswith(t + "_")]
+    return [max(owners, key=len)] if owners else []
+
+
+def subset_of(run, benchmark, task_id: str) -> str | None:
+    """Why the items behind ``task_id`` are not the release's item set (``N of M items``, a
+    ``--limit``, skips, an item set other than the release's), or None where they are."""
+    record = run.results.get(KEY) or {}
+    release = benchmark.release_items()
+    known = release.get("tasks") or {}
+    leaves = _leaves(task_id, record, run.results.get("group_subtasks") or {})
+    if not leaves:
+        return "items not known (no task of the record behind it)"
+    scored = expected = 0
+    why = []
+    for task in leaves:
+        entry = (record.get("tasks") or {}).get(task) or {}
+        items = entry.get("items") or {}
+        scored += items.get("count") or 0
+        full = known.get(task)
+        if full is None:
+            why.append(f"{task}: the release's item count is not known here")
+            continue
+        expected += full["count"]
+        if items.get("count") != full["count"] or (full.get("sha256") and items.get("sha256") != full["sha256"]):
+            why.append(f"{task}: {items.get('count')} of {full['count']} items")
+        if entry.get("skipped"):
+            why.append(f"{task}: {len(entry['skipped'])} item(s) skipped")
+    limit = (record.get("seeds") or {}).get("limit")
+    if limit is not None:
+        why.append(f"--limit {limit}")
+    if not why:
+        return None
+    source = (release.get("release") or benchmark.title) if expected else benchmark.title
+    return f"subset: {scored} of {expected or '?'} items of {source} ({'; '.join(why[:4])}{'; ...' if len(why) > 4 else ''})"
+
+
+def _data_source(data: dict) -> str:
+    if data.get("source") == "hub":
+        return f"data from the hub, {data.get('repo')}@{str(data.get('commit'))[:12]}"
+    if data.get("source") == "local":
+        return f"a local copy of the data (fingerprint {str(data.get('fingerprint'))[:16]})"
+    return "data source not recorded"
+
+
+def _checked(run) -> None:
+    """``verify``'s checks on the run's results file, made here (no verdict file is trusted):
+    ``ExportRefused`` unless every task and group of ours passes."""
+    from lmms_comparative import verify
+
+    if run.path is None:
+        raise ExportRefused(f"{run.name}: no results file to check")
+    try:
+        verdicts = verify.check(run.path)
+    except verify.BadFile as exc:
+        raise ExportRefused(f"{run.path}: {exc}") from None
+    if isinstance(verdicts, str):
+        return
+    status = verify.overall(verdicts)
+    if status != "PASS":
+        lines = [v.line() for v in verdicts if v.status != "PASS"]
+        shown = "\n  ".join(lines[:5]) + (f"\n  ... and {len(lines) - 5} more" if len(lines) > 5 else "")
+        raise ExportRefused(f"{run.name}: not exported: verify's checks give {status}:\n  {shown}")
+
+
+def build(paths: list[str], dataset_ids: dict[str, str] | None = None, source: dict | None = None, out=sys.stderr, allow_subset: bool = False) -> list[ExportFile]:
     """The ``.eval_results`` files of the runs under ``paths`` (one run: the newest per folder is
     what a submission holds; several runs of one benchmark and variant would collide, so they
-    are refused)."""
+    are refused). Every run is checked here as ``verify`` checks it (``ExportRefused`` unless it
+    passes); a value whose items are not the release's is left out, or with ``allow_subset``
+    exported with notes saying so."""
     from huggingface_hub import EvalResultEntry
 
     from lmms_comparative.report import load_runs
@@ -97,11 +195,8 @@ def build(paths: list[str], dataset_ids: dict[str, str] | None = None, source: d
         if not isinstance(record, dict):
             print(f"{run.name}: no {KEY} record (not a run of our tasks, or made before provenance): left out", file=out)
             continue
-        verified = run.verified or {}
-        if verified.get("current") and verified.get("verdict") == "FAIL":
-            raise ExportError(f"{run.name}: `lmms-comparative verify` failed on this results file; fix or re-run it before exporting")
-        if not (verified.get("current") and verified.get("verdict") == "PASS"):
-            print(f"{run.name}: not verified (run `lmms-comparative verify` on its folder before submitting)", file=out)
+        print(f"{run.name}: checking as verify does (re-scoring its samples) ...", file=out, flush=True)
+        _checked(run)
         present = {t.get("benchmark") for t in (record.get("tasks") or {}).values()}
         for benchmark in BENCHMARKS:
             if benchmark.name not in present:
@@ -119,6 +214,12 @@ def build(paths: list[str], dataset_ids: dict[str, str] | None = None, source: d
                     value, _interval = measure(run, table_id, column)
                     if value is None or value != value:
                         continue
+                    subset = subset_of(run, benchmark, task_id)
+                    if subset and not allow_subset:
+                        print(f"{run.name}: {task_id} left out: {subset}; not the release, so not under {dataset_id} (--allow-subset exports it with that note)", file=out)
+                        continue
+                    if subset:
+                        subset = f"{subset}; {_data_source(data)}"
                     entries.append(
                         EvalResultEntry(
                             dataset_id=dataset_id,
@@ -126,7 +227,7 @@ def build(paths: list[str], dataset_ids: dict[str, str] | None = None, source: d
                             value=round(float(value), 4),
                             dataset_revision=revision,
                             date=_iso_date(run.results),
-                            notes=_notes(run, benchmark, variant, data),
+                            notes=_notes(run, benchmark, variant, data, subset),
                             **(source or {}),
                         )
                     )
@@ -155,6 +256,13 @@ def write(files: list[ExportFile], out_dir: Path) -> list[Path]:
     return written
 
 
+def _hub_token() -> str | None:
+    """The token ``huggingface_hub`` would send (``HF_TOKEN``, or a stored login), or None."""
+    from huggingface_hub import get_token
+
+    return get_token()
+
+
 def push(paths: list[Path], model_repo: str, out=sys.stderr) -> str:
     """One pull request on ``model_repo`` adding every file under ``.eval_results/``; its URL."""
     from huggingface_hub import CommitOperationAdd, HfApi
@@ -171,9 +279,9 @@ def push(paths: list[Path], model_repo: str, out=sys.stderr) -> str:
     return info.pr_url or info.commit_url
 
 
-def main(paths: list[str], output: str, dataset_id_args: list[str], source_url: str | None, source_name: str | None, source_user: str | None, push_to: str | None) -> int:
+def main(paths: list[str], output: str, dataset_id_args: list[str], source_url: str | None, source_name: str | None, source_user: str | None, push_to: str | None, allow_subset: bool = False) -> int:
     """``lmms-comparative export``: writes the runs' files under ``output`` and, with ``push_to``, opens the pull request; the exit
-    status (1: nothing to export or the pull request failed, 2: bad input)."""
+    status (1: a run refused, nothing to export or the pull request failed, 2: bad input)."""
     dataset_ids = {}
     for arg in dataset_id_args:
         name, sep, value = arg.partition("=")
@@ -187,13 +295,19 @@ def main(paths: list[str], output: str, dataset_id_args: list[str], source_url: 
     source = {k: v for k, v in (("source_url", source_url), ("source_name", source_name), ("source_user", source_user)) if v}
     from lmms_comparative.report import ReportError
 
+    if push_to and not _hub_token():
+        print("lmms-comparative export: error: --push needs a Hugging Face token: set HF_TOKEN (or run `hf auth login`); nothing was checked or written", file=sys.stderr)
+        return 2
     try:
-        files = build(paths, dataset_ids, source)
+        files = build(paths, dataset_ids, source, allow_subset=allow_subset)
+    except ExportRefused as exc:
+        print(f"lmms-comparative export: {exc}\nnothing exported", file=sys.stderr)
+        return 1
     except (ExportError, ReportError) as exc:
         print(f"lmms-comparative export: error: {exc}", file=sys.stderr)
         return 2
     if not files:
-        print("lmms-comparative export: nothing to export (no run of a benchmark with a hub dataset; see above)", file=sys.stderr)
+        print("lmms-comparative export: nothing to export (no value of the release's item set on a benchmark with a hub dataset; see above)", file=sys.stderr)
         return 1
     written = write(files, Path(output))
     for path in written:

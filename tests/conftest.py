@@ -47,7 +47,7 @@ LONGEST_FIRST = (  # worker-seconds of a full run, most first (test_score and te
     "compbench/test_compbench_score.py",
     "captionqa/test_captionqa_score.py",
     "harness/test_score.py",
-    "harness/test_verify.py",
+    "verify/test_verify.py",
     "captionqa/test_captionqa_e2e.py",
     "harness/test_cli.py",
     "test_failures.py",
@@ -76,7 +76,7 @@ def pytest_collection_modifyitems(session, config, items):
 
 # Files that read the same session run (a session fixture is built once per worker): one work unit,
 # so the run is made once. test_score and test_verify both read four_benchmarks_run.
-SAME_WORKER = {"harness/test_score.py": "four_benchmarks_run", "harness/test_verify.py": "four_benchmarks_run"}
+SAME_WORKER = {"harness/test_score.py": "four_benchmarks_run", "verify/test_verify.py": "four_benchmarks_run"}
 
 
 @pytest.hookimpl(optionalhook=True)

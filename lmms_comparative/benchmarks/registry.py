@@ -95,6 +95,29 @@ class Benchmark:
         ``("item_id",)``). Every per-item result carries them (``tasklib.item_results``)."""
         return tuple(self.optional("predictions", "KEY_COLUMNS", ("item_id",)))
 
+    def llm_calls(self, task: str) -> list[ScoringCall]:
+        """The LLM scoring calls (readers, judges) that ``task`` makes: the ``scoring_calls`` of
+        kind "llm" whose patterns match it. ``verify`` re-scores these tasks only from the run's
+        logged answers."""
+        from fnmatch import fnmatchcase
+
+        return [c for c in self.scoring_calls if c.kind == "llm" and any(fnmatchcase(task, p) for p in c.tasks)]
+
+    def llm_prefixes(self) -> dict[str, str]:
+        """{settings prefix: the call's label} of every LLM this benchmark's scoring calls (the
+        hooks module is imported): which engine settings, answers and ``llm`` record entries are
+        this benchmark's."""
+        return {c.values(self)[0]: c.label for c in self.scoring_calls if c.kind == "llm"}
+
+    def release_items(self) -> dict:
+        """The real release's item counts per leaf task (``release.json`` beside the record:
+        ``release``, ``split``, ``sources``, ``tasks`` {task: {count, source[, sha256]}},
+        ``unknown``); an empty ``tasks`` where none could be established here."""
+        import json
+
+        path = Path(__file__).resolve().parent / self.name / "release.json"
+        return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {"tasks": {}}
+
     def report_section(self, runs: list) -> str | None:
         """The Markdown section of ``lmms-comparative report`` (``report.section``; default: a
         table of the runs' tasks, ``report/generic.py``)."""

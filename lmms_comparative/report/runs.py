@@ -20,8 +20,10 @@ class Run:
     # Per-item rows a scoring pass wrote beside the samples (harness/side_logs.py), by log name
     # and task: ``side["reader"]["captionqa_simple_natural"]``, CaptionQA's reader answers.
     side: dict[str, dict[str, list[dict]]] = field(default_factory=dict)
-    # What ``lmms-comparative verify`` found (``<date>_verify.json``), None if never verified.
+    # What ``lmms-comparative verify`` found (``<date>_verify.json``), None if never verified:
+    # shown, never trusted for a decision (``export`` checks for itself).
     verified: dict | None = None
+    path: Path | None = None  # the results JSON
 
     def row(self, task: str) -> dict:
         """A task's or group's row of the results JSON (metric,filter -> value), or {}."""
@@ -132,7 +134,7 @@ def load_runs(paths: list[str]) -> list[Run]:
                     side.setdefault(name, {})[side_file.stem.split(f"_{name}_", 1)[1]] = _read_samples(side_file)
             from lmms_comparative.verify import read_verdicts
 
-            runs.append(Run(_run_name(results, path), results, samples, side, read_verdicts(path)))
+            runs.append(Run(_run_name(results, path), results, samples, side, read_verdicts(path), path))
             origins.append((Path(base).resolve().name or str(base), path.relative_to(base)))
     _distinct_names(runs, origins)
     return runs

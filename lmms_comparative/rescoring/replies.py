@@ -149,7 +149,7 @@ class ItemKey:
         return self.rule(fields)
 
 
-def _sample_key(row: dict, key: ItemKey) -> str | None:
+def sample_key(row: dict, key: ItemKey) -> str | None:
     """The item key of a samples line: lmms-eval 0.7 logs no ``doc``, but every metric's value is
     the sample dict our ``process_results`` returned, which carries the key's columns."""
     for value in [row.get("doc")] + list(row.values()):
@@ -190,7 +190,7 @@ def read_samples(path: Path, key: ItemKey, owns: Callable[[str], bool] = lambda 
         for number, row in enumerate(read_jsonl(file), 1):
             where = f"{file}, line {number}"
             # lmms-eval drops ``resps`` where it equals ``filtered_resps``.
-            item, replies = _sample_key(row, key), _sample_replies(row["resps"] if "resps" in row else row.get("filtered_resps"))
+            item, replies = sample_key(row, key), _sample_replies(row["resps"] if "resps" in row else row.get("filtered_resps"))
             if replies is not None and _rounds_of(row):
                 replies = [replies]  # a multi-step task: the list is its rounds, not repeats
             if item is None or replies is None:

@@ -126,12 +126,15 @@ def docs_hook(name: str, load: Callable[[], Any], image_paths: Callable[[dict], 
         if skipped_before:  # a scored file's skips stay skips (lmms-comparative score)
             rows = rows_of(docs)
             docs = []
+            checking = checks_skips()
             for doc in rows:
                 reason = skipped_before.get(key(doc)) if key else None
+                if reason is not None and checking:  # verify: skipped again only where unusable here too
+                    reason = _skip_at_hand(doc, reason, image_paths)
                 if reason is None:
                     docs.append(doc)
                 else:
-                    skips.add(f"skipped in the scored run: {reason}", key(doc))
+                    skips.add(reason if checking else f"skipped in the scored run: {reason}", key(doc))
                     dropped.append((doc, reason))
         recorded.clear()
         recorded.update({key(doc): reason for doc, reason in dropped} if key else {})
@@ -153,6 +156,30 @@ def docs_hook(name: str, load: Callable[[], Any], image_paths: Callable[[dict], 
 
 
 RECORDED_SKIPS_ENV = "LMMS_COMPARATIVE_RECORDED_SKIPS"
+# Set by ``verify``'s re-scoring run (verify/rescore.py): recorded skips are checked at hand.
+CHECK_SKIPS_ENV = "LMMS_COMPARATIVE_CHECK_SKIPS"
+
+
+def checks_skips() -> bool:
+    """Whether recorded skips are checked against the data at hand (``CHECK_SKIPS_ENV``)."""
+    import os
+
+    return os.environ.get(CHECK_SKIPS_ENV, "").strip().lower() not in ("", "0", "false", "no")
+
+
+def _skip_at_hand(doc: dict, recorded: str, image_paths) -> str | None:
+    """Why a doc recorded as skipped is unusable here: the first problem of its media, the recorded
+    reason where its media cannot be looked at (no image paths; a hub record's image, which a replay
+    does not fetch), None where every image reads (the skip is not reproduced)."""
+    if image_paths is None:
+        return recorded
+    for path in image_paths(doc):
+        problem = items.image_file_problem(path)
+        if problem == items.MISSING and not items.images_needed():
+            return recorded
+        if problem:
+            return problem
+    return None
 
 
 def recorded_skips() -> dict[str, str]:

@@ -5,31 +5,17 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
-from helpers import base_env, read_run, run_cli, run_python, run_report, run_score
+from helpers import read_run, run_cli, run_report, run_score
+from helpers.verifying import files as _files
+from helpers.verifying import lines as _lines
+from helpers.verifying import roots_env as _env
+from helpers.verifying import verdicts as _verdicts
+from helpers.verifying import verify as _verify
+from helpers.verifying import write_lines as _write
 
 pytestmark = pytest.mark.e2e
-
-
-def _env(hf_home, fixture_roots, **extra):
-    return base_env(hf_home, **{k: str(v) for k, v in fixture_roots.items()}, **extra)
-
-
-def _verify(folder: Path, env: dict) -> subprocess.CompletedProcess:
-    return run_python(["-m", "lmms_comparative", "verify", str(folder)], env=env)
-
-
-def _verdicts(proc: subprocess.CompletedProcess) -> dict[str, str]:
-    """{task: its verdict line} from verify's output."""
-    found = {}
-    for line in proc.stdout.splitlines():
-        parts = line.split(None, 2)
-        if len(parts) == 3 and parts[0] in ("PASS", "FAIL", "UNVERIFIED"):
-            found[parts[1].rstrip(":")] = line.strip()
-    return found
 
 
 @pytest.fixture(scope="module")
@@ -52,20 +38,6 @@ def test_an_untouched_run_passes(run, hf_home, fixture_roots, tmp_path):
     assert run_report(str(run), "-o", str(tmp_path / "report")).returncode == 0
     assert "| PASS (" in (tmp_path / "report" / "report.md").read_text()
     # That each benchmark's score run of this run verifies too is in test_score (same score runs).
-
-
-def _files(folder: Path) -> tuple[Path, dict[str, Path]]:
-    results = next(folder.glob("**/*_results.json"))
-    samples = {p.stem.split("_samples_", 1)[1]: p for p in results.parent.glob("*_samples_*.jsonl")}
-    return results, samples
-
-
-def _lines(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
-def _write(path: Path, rows: list[dict]) -> None:
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
 
 
 def test_each_tampering_fails_and_is_named(run, hf_home, fixture_roots, tmp_path):
@@ -160,6 +132,20 @@ def test_an_llm_scored_run_is_re_scored_from_its_logged_answers_without_the_endp
     assert all(line.startswith("PASS") for line in verdicts.values()), verdicts
     proc = _verify(tmp_path / "scored", env)  # the score run, re-scored from its own answers log
     assert proc.returncode == 0 and _verdicts(proc) and all(line.startswith("PASS") for line in _verdicts(proc).values()), proc.stdout
+    # The record's llm entry deleted, an endpoint configured in the maintainer's shell (OPENAI_* and
+    # the reader's own settings): verify calls nothing and says why it cannot re-score.
+    forged = tmp_path / "no_llm_entry"
+    shutil.copytree(out, forged, ignore=shutil.ignore_patterns("*_verify.json"))
+    results_file = next(forged.glob("**/*_results.json"))
+    results = json.loads(results_file.read_text())
+    del results["lmms_comparative"]["llm"]
+    results_file.write_text(json.dumps(results))
+    with FakeOpenAI(respond) as live:
+        shell = {**env, **live.judge_env("CAPTIONQA_READER"), "OPENAI_API_KEY": live.api_key, "OPENAI_API_BASE": live.base_url}
+        proc = _verify(forged, shell)
+        assert live.requests == [] and live.listings == 0 and live.rejected == 0
+    lines = [line for line in _verdicts(proc).values() if "captionqa_simple_" in line]
+    assert proc.returncode == 1 and lines and all(line.startswith("UNVERIFIED") and "no llm entry for CAPTIONQA_READER" in line for line in lines), proc.stdout
     # An answers log edited after the run is not the one recorded.
     rows = _lines(answers)
     rows[0]["text"] = "D" if rows[0]["text"] != "D" else "C"

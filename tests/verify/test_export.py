@@ -5,24 +5,20 @@ and ``--push`` opening a pull request on a local hub that speaks the hub's commi
 from __future__ import annotations
 
 import re
-import subprocess
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 import yaml
-from helpers import base_env, read_run, run_cli, run_python
+from helpers import base_env, read_run, run_cli
 from helpers.fake_hub import COMMIT, FakeHub, ModelRepo, Repo, hub_env
+from helpers.verifying import export as _export
 
 from lmms_comparative.benchmarks.subtlebench.fixture import build as build_subtlebench
 
 pytestmark = pytest.mark.e2e
 SUBTLEBENCH = "KRAFTON/VLM-SubtleBench"
 MODEL_REPO = "someone/tiny-vlm"
-
-
-def _export(*args: str, env: dict) -> subprocess.CompletedProcess:
-    return run_python(["-m", "lmms_comparative", "export", *args], env=env, timeout=600)
 
 
 def check_eval_results_file(path: Path) -> list[dict]:
@@ -42,8 +38,8 @@ def check_eval_results_file(path: Path) -> list[dict]:
         assert isinstance(entry["value"], (int, float)) and not isinstance(entry["value"], bool)
         if "revision" in entry["dataset"]:
             assert re.fullmatch(r"[0-9a-f]{40}", entry["dataset"]["revision"])
-        if "date" in entry:
-            datetime.fromisoformat(entry["date"])
+        if "date" in entry:  # with its zone: UTC
+            assert datetime.fromisoformat(entry["date"]).utcoffset() == timedelta(0), entry["date"]
         if "source" in entry:
             assert set(entry["source"]) <= {"url", "name", "user", "org"} and entry["source"]["url"].startswith("http")
         if "notes" in entry:
@@ -63,14 +59,21 @@ def hub_run(tmp_path_factory):
         env.pop("SUBTLEBENCH_ROOT", None)
         proc = run_cli(["--model", "random_choice", "--tasks", "subtlebench", "--output_path", str(base / "run"), "--log_samples"], env=env)
         results, _ = read_run(base / "run", proc)
+        proc = run_cli(["--model", "random_choice", "--tasks", "subtlebench_at", "--limit", "1", "--output_path", str(base / "limited"), "--log_samples"], env=env)
+        read_run(base / "limited", proc)
         yield base, hub, env, results
 
 
 def test_export_writes_the_hubs_format_with_the_pinned_revision_and_paper_scale_values(hub_run, tmp_path):
     base, _hub, env, results = hub_run
-    proc = _export(str(base / "run"), "-o", str(tmp_path), "--source-url", "https://example.org/logs", "--source-name", "Eval logs", env=env)
+    # A fixture run: 2 items a type, not the release's 11,688. Not under the release's name...
+    proc = _export(str(base / "run"), "-o", str(tmp_path / "refused"), env=env)
+    assert proc.returncode == 1 and "nothing to export" in proc.stderr, proc.stderr[-3000:]
+    assert "subtlebench_at left out: subset: 2 of 1444 items of KRAFTON/VLM-SubtleBench" in proc.stderr
+    assert not (tmp_path / "refused" / ".eval_results").exists()
+    # ... unless asked, and then it says so in every entry.
+    proc = _export(str(base / "run"), "-o", str(tmp_path), "--allow-subset", "--source-url", "https://example.org/logs", "--source-name", "Eval logs", env=env)
     assert proc.returncode == 0, proc.stderr
-    assert "not verified" in proc.stderr  # exported all the same, with the warning
     files = sorted(p.name for p in (tmp_path / ".eval_results").iterdir())
     assert files == ["subtlebench.yaml"]  # the multiple-choice protocol; no captioning run here
     entries = {e["dataset"]["task_id"]: e for e in check_eval_results_file(tmp_path / ".eval_results" / "subtlebench.yaml")}
@@ -80,15 +83,32 @@ def test_export_writes_the_hubs_format_with_the_pinned_revision_and_paper_scale_
     assert avg["value"] == pytest.approx(100 * results["groups"]["subtlebench"]["accuracy,none"], abs=1e-4)
     assert avg["source"] == {"url": "https://example.org/logs", "name": "Eval logs"}
     assert avg["notes"].startswith("lmms-comparative ") and "VLM-SubtleBench protocol" in avg["notes"]
-    assert avg["date"].startswith(results["date"][:4])
+    assert "subset: 20 of 11688 items of KRAFTON/VLM-SubtleBench" in avg["notes"] and f"data from the hub, {SUBTLEBENCH}@{COMMIT[:12]}" in avg["notes"]
+    assert "subset: 2 of 1444 items" in entries["subtlebench_at"]["notes"]
+    # lmms-eval's date is UTC+8 (lmms_eval.utils.get_datetime_str); the entry's is UTC, zone written.
+    ran = datetime.strptime(results["date"], "%Y%m%d_%H%M%S").replace(tzinfo=timezone(timedelta(hours=8)))
+    assert avg["date"].endswith("Z") and datetime.fromisoformat(avg["date"]) == ran
+
+
+def test_a_limit_run_is_a_subset(hub_run, tmp_path):
+    base, _hub, env, _results = hub_run
+    proc = _export(str(base / "limited"), "-o", str(tmp_path / "a"), env=env)
+    assert proc.returncode == 1 and "subtlebench_at left out: subset: 1 of 1444 items" in proc.stderr and "--limit 1" in proc.stderr, proc.stderr[-2000:]
+    proc = _export(str(base / "limited"), "-o", str(tmp_path / "b"), "--allow-subset", env=env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    (entry,) = check_eval_results_file(tmp_path / "b" / ".eval_results" / "subtlebench.yaml")
+    assert entry["dataset"]["task_id"] == "subtlebench_at" and "--limit 1" in entry["notes"] and "1 of 1444 items" in entry["notes"]
 
 
 def test_push_opens_a_pull_request_on_the_model_repo(hub_run, tmp_path):
     base, hub, env, _results = hub_run
-    refused = _export(str(base / "run"), "-o", str(tmp_path / "a"), "--push", MODEL_REPO, env={**env, "HF_TOKEN": ""})
-    assert refused.returncode == 1 and f"the pull request on {MODEL_REPO} failed" in refused.stderr
+    refused = _export(str(base / "run"), "-o", str(tmp_path / "a"), "--allow-subset", "--push", MODEL_REPO, env={**env, "HF_TOKEN": ""})
+    assert refused.returncode == 2 and "--push needs a Hugging Face token: set HF_TOKEN" in refused.stderr, refused.stderr[-2000:]
+    assert hub.models[MODEL_REPO].pull_requests == [] and not (tmp_path / "a").exists()  # checked first: nothing written
+    wrong = _export(str(base / "run"), "-o", str(tmp_path / "w"), "--allow-subset", "--push", MODEL_REPO, env={**env, "HF_TOKEN": "hf_wrong"})
+    assert wrong.returncode == 1 and f"the pull request on {MODEL_REPO} failed" in wrong.stderr
     assert hub.models[MODEL_REPO].pull_requests == []
-    proc = _export(str(base / "run"), "-o", str(tmp_path / "b"), "--push", MODEL_REPO, env={**env, "HF_TOKEN": hub.token})
+    proc = _export(str(base / "run"), "-o", str(tmp_path / "b"), "--allow-subset", "--push", MODEL_REPO, env={**env, "HF_TOKEN": hub.token})
     assert proc.returncode == 0, proc.stderr
     (pr,) = hub.models[MODEL_REPO].pull_requests
     assert f"opened {hub.endpoint}/{MODEL_REPO}/discussions/{pr['num']}" in proc.stdout
@@ -101,10 +121,10 @@ def test_a_benchmark_without_a_hub_release_needs_a_dataset_id(hf_home, fixture_r
     env = base_env(hf_home, COMPBENCH_ROOT=str(fixture_roots["COMPBENCH_ROOT"]))
     proc = run_cli(["--model", "random_choice", "--tasks", "compbench", "--output_path", str(tmp_path / "run"), "--log_samples"], env=env)
     read_run(tmp_path / "run", proc)
-    proc = _export(str(tmp_path / "run"), "-o", str(tmp_path / "a"), env=env)
+    proc = _export(str(tmp_path / "run"), "-o", str(tmp_path / "a"), "--allow-subset", env=env)
     assert proc.returncode == 1 and "--dataset-id compbench=OWNER/REPO" in proc.stderr
     assert not (tmp_path / "a" / ".eval_results").exists()
-    proc = _export(str(tmp_path / "run"), "-o", str(tmp_path / "b"), "--dataset-id", "compbench=someone/MLLM-CompBench", env=env)
+    proc = _export(str(tmp_path / "run"), "-o", str(tmp_path / "b"), "--allow-subset", "--dataset-id", "compbench=someone/MLLM-CompBench", env=env)
     assert proc.returncode == 0, proc.stderr
     entries = check_eval_results_file(tmp_path / "b" / ".eval_results" / "compbench.yaml")
     assert {e["dataset"]["id"] for e in entries} == {"someone/MLLM-CompBench"}

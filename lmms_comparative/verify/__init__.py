@@ -1,0 +1,143 @@
+"""``lmms-comparative verify RESULTS_DIR``: does every number of ours in a results folder follow from
+its samples?
+
+Every ``*_results.json`` under the folder, at any depth, is checked or named as passed over with the
+reason (a file with no task or group of ours and no ``lmms_comparative`` record: lmms-eval's own
+tasks). For each results file written by a run with our tasks (docs/provenance.md):
+
+1. **Every row a reader reads.** Each task and group of ours with a row in ``results`` or ``groups``
+   (what ``report`` and ``export`` read) gets a verdict: a task through its record entry, a group
+   re-derived from its tasks' samples. A row of ours that no record entry backs and that the
+   re-score does not give back (a task whose entry was removed, a row added by hand) is a FAIL.
+2. **Item set.** A task's samples log holds every item of the recorded item set exactly once.
+3. **Re-scored.** The samples logs are scored again through the tasks' own hooks, as
+   ``lmms-comparative score`` does (a real lmms-eval run with the ``replay`` model, into a scratch
+   folder), and every key of every row (metrics, breakdowns, counts, stderr, intervals), the
+   ``n-samples`` counts and every sample's logged scores are compared exactly (lmms-eval's
+   aggregation sees our items in item-key order, so one process and several give the same bits:
+   ``harness/item_order.py``).
+4. **Skips.** An item the record lists as skipped is skipped in the re-score only where the data
+   at hand finds its media unusable too; an item whose media reads here is a FAIL ("recorded as
+   skipped read here"). Where the media cannot be looked at (hub data, which the replay does not
+   fetch), the verdict says how many items were skipped.
+5. **Data.** The re-scoring run reads the data at hand (the ``*_ROOT`` variable the record names,
+   or the hub): the same commit for the hub, the same fingerprint for a local copy.
+
+A task scored by an LLM judge or reader (the record's ``scoring_calls``) is re-scored from the
+answers the run logged (``<date>_llm_answers.jsonl``, its sha256 in the record); no endpoint is ever
+called, whatever the shell has set: a task whose record has no ``llm`` entry for its judge, or whose
+answers log is missing, is UNVERIFIED with that reason.
+
+It prints one verdict per task and group, writes them beside each results file
+(``<date>_verify.json``, which ``report`` shows), and exits 0 only when every one passes (1
+otherwise; 2 when there is nothing to check). A malformed file (truncated JSON, not an object, a
+malformed samples line) is one line naming it; the other files are still checked.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+from lmms_comparative.verify.checks import BadFile, Verdict, check_file
+from lmms_comparative.verify.rescore import date_id
+
+
+def verdict_file(results_file: Path) -> Path:
+    """Where the verdicts of ``results_file`` are kept: ``<date>_verify.json`` beside it."""
+    return results_file.parent / f"{date_id(results_file)}_verify.json"
+
+
+def overall(verdicts: list[Verdict]) -> str:
+    """FAIL if any verdict fails, else UNVERIFIED if any is, else PASS."""
+    statuses = {v.status for v in verdicts}
+    return "FAIL" if "FAIL" in statuses else "UNVERIFIED" if "UNVERIFIED" in statuses else "PASS"
+
+
+def write_verdicts(results_file: Path, verdicts: list[Verdict]) -> Path | None:
+    """``<date>_verify.json`` beside the results: the overall verdict and each task's, with the
+    sha256 of the results file they were made on (``report`` shows them while it still matches)."""
+    from lmms_comparative import __version__
+
+    document = {
+        "verified_with": __version__,
+        "results_sha256": hashlib.sha256(results_file.read_bytes()).hexdigest(),
+        "verdict": overall(verdicts),
+        "tasks": {v.task: {"status": v.status, "detail": v.line().split(": ", 1)[-1]} for v in verdicts},
+    }
+    path = verdict_file(results_file)
+    try:
+        path.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    except OSError:
+        return None
+    return path
+
+
+def read_verdicts(results_file: Path) -> dict | None:
+    """The verdicts ``verify`` wrote beside ``results_file``, for display only (``report``; ``export``
+    checks for itself): their document with ``current`` (whether the results file is still the one
+    verified), or None when it was never verified."""
+    path = verdict_file(results_file)
+    if not path.is_file():
+        return None
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(document, dict):
+        return None
+    document["current"] = document.get("results_sha256") == hashlib.sha256(results_file.read_bytes()).hexdigest()
+    return document
+
+
+def results_files(root: Path) -> list[Path]:
+    """Every ``*_results.json`` under ``root`` at any depth (``root`` itself when it is one)."""
+    return sorted(root.rglob("*_results.json")) if root.is_dir() else [root]
+
+
+def check(results_file: Path) -> list[Verdict] | str:
+    """``check_file`` in a scratch folder of its own: the verdicts, or why the file is passed over;
+    ``BadFile`` for a malformed file."""
+    with tempfile.TemporaryDirectory(prefix="lmms-comparative-verify-") as scratch:
+        return check_file(results_file, Path(scratch))
+
+
+def verify(results_dir: str | Path, out=sys.stdout) -> int:
+    """Print a verdict per task and group for every results JSON under ``results_dir``; 0 only if all pass."""
+    root = Path(results_dir)
+    if not root.exists():
+        print(f"lmms-comparative verify: error: {results_dir}: no such file or folder", file=sys.stderr)
+        return 2
+    files = results_files(root)
+    if not files:
+        print(f"lmms-comparative verify: error: no *_results.json under {results_dir} (the --output_path of an lmms-eval run)", file=sys.stderr)
+        return 2
+    failed, checked = False, 0
+    for results_file in files:
+        print(f"{results_file}:", file=out, flush=True)
+        try:
+            verdicts = check(results_file)
+        except BadFile as exc:
+            print(f"  BAD FILE   {results_file.name}: {exc}", file=out)
+            failed = True
+            continue
+        if isinstance(verdicts, str):
+            print(f"  passed over: {verdicts}", file=out)
+            continue
+        checked += 1
+        for verdict in verdicts:
+            print(f"  {verdict.line()}", file=out)
+            failed |= verdict.status != "PASS"
+        if write_verdicts(results_file, verdicts) is None:
+            print(f"  (the verdicts could not be written beside {results_file.name}: the folder is read-only)", file=out)
+    if not checked and not failed:
+        print(f"verify: no results file of lmms-comparative's tasks under {results_dir}", file=out)
+        return 2
+    print(f"verify: {'every task holds' if not failed else 'NOT every task holds'}", file=out)
+    return 1 if failed else 0
+
+
+__all__ = ["BadFile", "Verdict", "check", "check_file", "overall", "read_verdicts", "results_files", "verdict_file", "verify", "write_verdicts"]

@@ -1,0 +1,279 @@
+"""The checks of one results file (``check_file``): every row of ours that a reader reads, re-derived
+from the samples logs, or named as what it is not. The package docstring lists them."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lmms_comparative.benchmarks import BY_NAME, of_task
+from lmms_comparative.provenance import KEY, item_set
+from lmms_comparative.verify import rescore as rs
+
+# Fields of a samples line that differ between two runs of the same replies (lmms-eval's hashes of
+# the inputs, the media it was given, the model's token usage, which a replayed reply lacks).
+_VOLATILE = ("input_media", "doc_hash", "prompt_hash", "target_hash", "token_counts")
+# The sections of a results file whose rows ``report`` and ``export`` read, task or group name -> row.
+SECTIONS = ("results", "groups")
+
+
+class BadFile(ValueError):
+    """A results file that cannot be read as one: the message says what is wrong in one line."""
+
+
+@dataclass
+class Verdict:
+    """The check of one task or group: its problems (any one fails it), why it could not be checked
+    (``unverified``), and notes on what passed."""
+
+    task: str
+    problems: list[str] = field(default_factory=list)
+    unverified: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def status(self) -> str:
+        """``FAIL`` with any problem, else ``UNVERIFIED`` with a reason, else ``PASS``."""
+        return "FAIL" if self.problems else "UNVERIFIED" if self.unverified else "PASS"
+
+    def line(self) -> str:
+        """The printed line: the status padded to 10 columns, the task, then its problems, the reason or the notes."""
+        detail = "; ".join(self.problems) if self.problems else self.unverified if self.unverified else "; ".join(self.notes)
+        return f"{self.status:10} {self.task}: {detail}"
+
+
+def read_results(results_file: Path) -> dict:
+    """The results JSON as a dict; ``BadFile`` for a file that is not one (truncated, not an object,
+    a ``results`` section that is not a mapping)."""
+    try:
+        results = json.loads(results_file.read_text(encoding="utf-8", errors="replace"))
+    except ValueError as exc:
+        raise BadFile(f"not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}): truncated or not a results file") from None
+    except OSError as exc:
+        raise BadFile(f"cannot be read ({exc.strerror})") from None
+    if not isinstance(results, dict):
+        raise BadFile(f"a JSON {type(results).__name__}, not the object lmms-eval writes")
+    for section in SECTIONS:
+        if not isinstance(results.get(section, {}), dict):
+            raise BadFile(f"its {section!r} is a {type(results[section]).__name__}, not a mapping of task to row")
+    return results
+
+
+def rows_of_ours(results: dict) -> list[str]:
+    """Every task or group name of one of our benchmarks with a row in the file's ``results`` or
+    ``groups``."""
+    return sorted({name for section in SECTIONS for name in results.get(section) or {} if of_task(name) is not None})
+
+
+def _check_items(verdict: Verdict, rows: list[dict], benchmark, recorded: dict) -> None:
+    from lmms_comparative.rescoring.replies import ItemKey, sample_key
+
+    key = ItemKey.of(benchmark)
+    keys = [sample_key(row, key) for row in rows]
+    if any(k is None for k in keys):
+        verdict.problems.append(f"{sum(k is None for k in keys)} samples line(s) carry no {key.columns[0]!r}: not this benchmark's samples")
+        keys = [k for k in keys if k is not None]
+    twice = sorted(k for k, n in Counter(keys).items() if n > 1)
+    if twice:
+        verdict.problems.append(f"{len(twice)} item(s) appear more than once ({', '.join(twice[:5])}{', ...' if len(twice) > 5 else ''})")
+    found = item_set(set(keys))
+    if (found["count"], found["sha256"]) != (recorded.get("count"), recorded.get("sha256")):
+        verdict.problems.append(
+            f"the samples hold {found['count']} distinct item(s), not the recorded item set ({recorded.get('count')} item(s), sha256 {str(recorded.get('sha256'))[:12]}...; another task's samples, or items dropped or added)"
+        )
+    else:
+        verdict.notes.append(f"{found['count']} items, each once")
+
+
+def same(a, b) -> bool:
+    """Exact equality that counts two NaNs as equal, through dicts and lists."""
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b if isinstance(a, bool) or isinstance(b, bool) else a == b
+
+
+def differences(name: str, original: dict, rescored: dict, where: str = "") -> list[str]:
+    """Each key of a row whose value differs between the results file and the re-score (``alias``,
+    a display label, aside)."""
+    found = []
+    for metric in sorted(set(original) | set(rescored)):
+        if metric == "alias":
+            continue
+        if metric not in rescored or metric not in original or not same(original[metric], rescored[metric]):
+            shown = lambda v: json.dumps(v)[:60] if v is not None else "absent"  # noqa: E731
+            found.append(f"{name}{where} {metric}: the results JSON says {shown(original.get(metric))}, its samples give {shown(rescored.get(metric))}")
+    return found
+
+
+def _strip(row: dict) -> dict:
+    return {k: v for k, v in row.items() if k not in _VOLATILE}
+
+
+def _answers_state(results_file: Path, record: dict) -> tuple[Path | None, str | None]:
+    """The run's LLM answers log (None when absent) and what is wrong with it (None when it is the recorded one)."""
+    answers = rs.answers_file(results_file)
+    if not answers.is_file():
+        return None, f"its answers log {answers.name} is not beside the results"
+    logged = record.get("llm_answers") or {}
+    if hashlib.sha256(answers.read_bytes()).hexdigest() != logged.get("sha256"):
+        return answers, f"the answers log {answers.name} is not the one the run wrote (sha256 differs from the record's)"
+    return answers, None
+
+
+def _llm_reason(benchmark, task: str, record: dict, answers: Path | None, problem: str | None) -> tuple[str | None, str | None]:
+    """(why the task is UNVERIFIED, why it FAILs) for an LLM-scored task; (None, None) when its
+    logged answers can re-score it, or when no LLM scores it."""
+    calls = benchmark.llm_calls(task)
+    if not calls:
+        return None, None
+    recorded = record.get("llm") or {}
+    for call in calls:
+        prefix = call.values(benchmark)[0]
+        if prefix not in recorded:
+            return f"item set checked; metrics not re-scored: scored by {call.label} and the record has no llm entry for {prefix} (what answered is unknown; verify calls no endpoint)", None
+    if answers is None:
+        return f"item set checked; metrics not re-scored: scored by an LLM and {problem}", None
+    return None, problem
+
+
+def _check_skips(verdict: Verdict, recorded: dict, again: dict, source: str | None) -> None:
+    """Items the results record as skipped must be skipped in the re-score too: the data at hand
+    finds their media unusable (a local copy), or cannot look (``verify`` replays without images)."""
+    if not recorded:
+        return
+    reads = sorted(k for k in recorded if k not in again)
+    if reads:
+        shown = ", ".join(f"{k} ({recorded[k]})" for k in reads[:5])
+        verdict.problems.append(f"{len(reads)} item(s) recorded as skipped read here: {shown}{', ...' if len(reads) > 5 else ''}; the run left them out of its score")
+    elif source == "local":
+        verdict.notes.append(f"{len(recorded)} item(s) skipped, their media unusable here too")
+    else:
+        verdict.notes.append(f"{len(recorded)} item(s) skipped as recorded ({source} data: their media not checked here)")
+
+
+def check_file(results_file: Path, scratch: Path) -> list[Verdict] | str:
+    """The verdicts of one results file (every task and group row of ours), or why it is passed
+    over (a string: a file with no row of ours and no record). ``BadFile`` for a malformed file."""
+    results = read_results(results_file)
+    ours = rows_of_ours(results)
+    record = results.get(KEY)
+    if not isinstance(record, dict) or not isinstance(record.get("tasks"), dict):
+        if not ours and record is None:
+            return "no task or group of lmms-comparative in it (lmms-eval's own tasks): nothing of ours to check"
+        what = f"rows {', '.join(ours[:6])}{' ...' if len(ours) > 6 else ''}" if ours else "no rows"
+        return [Verdict(results_file.name, problems=[f"no {KEY} record ({what}): not written by a run of lmms-comparative's tasks (or by a version before provenance)"])]
+    sections = {s: results.get(s) or {} for s in SECTIONS}
+    answers, answers_problem = _answers_state(results_file, record)
+    verdicts: dict[str, Verdict] = {}
+    by_benchmark: dict[str, list[str]] = {}
+    for task, entry in sorted(record["tasks"].items()):
+        verdict = verdicts[task] = Verdict(task)
+        entry = entry if isinstance(entry, dict) else {}
+        benchmark = BY_NAME.get(entry.get("benchmark"))
+        if benchmark is None or not benchmark.owns_task(task):
+            verdict.problems.append(f"the record names benchmark {entry.get('benchmark')!r}, which does not own {task}")
+            continue
+        samples_file = rs.samples_of(results_file, task)
+        if not samples_file.is_file():
+            verdict.problems.append(f"no samples log {samples_file.name} (run with --log_samples)")
+            continue
+        try:
+            _check_items(verdict, rs.read_lines(samples_file), benchmark, entry.get("items") or {})
+        except rs.BadLine as exc:
+            verdict.problems.append(f"malformed samples log: {exc}")
+            continue
+        if task not in sections["results"]:
+            verdict.problems.append("the results JSON has no row for this task")
+        unverified, problem = _llm_reason(benchmark, task, record, answers, answers_problem)
+        if problem:
+            verdict.problems.append(problem)
+        if unverified or problem:
+            verdict.unverified = unverified
+            continue
+        by_benchmark.setdefault(benchmark.name, []).append(task)
+    jobs = {name: ready for name, tasks in by_benchmark.items() if (ready := [t for t in tasks if not verdicts[t].problems])}
+    not_rescored: dict[str, str] = {}
+    for name in list(jobs):
+        absent = rs.local_data_absent(BY_NAME[name], [record["tasks"][t] for t in jobs[name]])
+        if absent:  # known before any run: re-scoring would only stop on the missing data
+            for task in jobs.pop(name):
+                verdicts[task].unverified = absent
+            not_rescored[name] = absent
+    outcomes = rs.rescore_all(jobs, results_file, scratch, answers)
+    for name, ready in jobs.items():
+        rescored, rescored_samples, failure = outcomes[name]
+        if rescored is None:
+            reason = f"could not be re-scored (is the data at hand? set {BY_NAME[name].root_variable}): {failure}"
+            for task in ready:
+                verdicts[task].unverified = reason
+            not_rescored[name] = reason
+            continue
+        _compare_tasks(verdicts, ready, results, record, rescored, rescored_samples, results_file)
+    for name in ours:  # the rows no record entry backs: groups, or rows that should not be there
+        if name in record["tasks"]:
+            continue
+        verdicts[name] = _check_other_row(name, sections, record, outcomes, not_rescored)
+    return list(verdicts.values())
+
+
+def _compare_tasks(verdicts, ready, results, record, rescored, rescored_samples, results_file) -> None:
+    used = (rescored.get(KEY) or {}).get("tasks") or {}
+    for task in ready:
+        verdict = verdicts[task]
+        for section in SECTIONS:
+            if task in (results.get(section) or {}):
+                again = (rescored.get(section) or {}).get(task)
+                if again is None:
+                    verdict.problems.append(f"its row in {section!r} is not re-derived from the samples")
+                else:
+                    verdict.problems += differences(task, results[section][task], again, "" if section == "results" else f" (in {section!r})")
+        n_original, n_again = (results.get("n-samples") or {}).get(task), (rescored.get("n-samples") or {}).get(task)
+        if n_original is not None and not same(n_original, n_again):
+            verdict.problems.append(f"n-samples: the results JSON says {json.dumps(n_original)}, its samples give {json.dumps(n_again)}")
+        entry = record["tasks"][task]
+        mismatch = rs.data_matches(entry.get("data") or {}, (used.get(task) or {}).get("data") or {}, record.get("schema"))
+        if mismatch:
+            verdict.problems.append(mismatch)
+        _check_skips(verdict, entry.get("skipped") or {}, (used.get(task) or {}).get("skipped") or {}, (entry.get("data") or {}).get("source"))
+        original = sorted((_strip(r) for r in rs.read_lines(rs.samples_of(results_file, task))), key=lambda r: r.get("doc_id", 0))
+        again = sorted((_strip(r) for r in rescored_samples.get(task, [])), key=lambda r: r.get("doc_id", 0))
+        changed = [o.get("doc_id") for o, a in zip(original, again) if not same(o, a)]
+        if changed or len(original) != len(again):
+            verdict.problems.append(f"{len(changed) or abs(len(original) - len(again))} sample(s) score differently from their logged scores (doc_id {', '.join(map(str, changed[:5]))}): a reply or a score was changed after the run")
+        if not verdict.problems:
+            verdict.notes.append("metrics and samples re-scored equal; data matches the record")
+
+
+def _check_other_row(name: str, sections: dict, record: dict, outcomes: dict, not_rescored: dict) -> Verdict:
+    """A row of ours whose name has no record entry: a group re-derived from its tasks' samples, or
+    a FAIL (a task whose entry was removed, a row added by hand)."""
+    verdict = Verdict(name)
+    benchmark = of_task(name)
+    outcome = outcomes.get(benchmark.name)
+    where = [s for s in SECTIONS if name in sections[s]]
+    if outcome is None or outcome[0] is None:
+        if benchmark.name in not_rescored:
+            verdict.unverified = f"not re-derived: its benchmark's tasks were not re-scored ({not_rescored[benchmark.name]})"
+        else:
+            verdict.problems.append(f"no record entry and no re-scored task back this row (in {', '.join(where)}): a task whose provenance entry is missing, or a row added to the file")
+        return verdict
+    rescored = outcome[0]
+    for section in where:
+        again = (rescored.get(section) or {}).get(name)
+        if again is None:
+            verdict.problems.append(
+                f"no record entry backs its row in {section!r}, and the re-score of the record's tasks does not give it: a task whose provenance entry is missing, a group with a task left out, or a row added to the file"
+            )
+        else:
+            verdict.problems += differences(name, sections[section][name], again, "" if section == "results" else f" (in {section!r})")
+    if not verdict.problems:
+        verdict.notes.append(f"group rows ({', '.join(where)}) re-derived equal from its tasks' samples")
+    return verdict
