@@ -34,6 +34,7 @@ from pathlib import Path
 
 from lmms_comparative.benchmarks import BENCHMARKS, BY_NAME
 from lmms_comparative.provenance import KEY
+from lmms_comparative.subsets import subset_of
 
 # lmms-eval writes a results file's ``date`` in UTC+8 whatever the machine's zone
 # (``lmms_eval/utils.py``, ``get_datetime_str(timezone="Asia/Singapore")``; 0.7.3): a test holds
@@ -97,53 +98,6 @@ def _notes(run, benchmark, variant: str, data: dict, subset: str | None) -> str:
     if data.get("source") == "local":
         parts.append(f"local copy of the data, fingerprint {str(data.get('fingerprint'))[:16]}")
     return "; ".join(parts)
-
-
-def _leaves(task_id: str, record: dict, groups: dict) -> list[str]:
-    """The record's tasks an exported value is computed from: a group's tasks, the task itself, or
-    the task whose metric it is (``subtlebench_caption_css`` is ``subtlebench_caption``'s CSS)."""
-    from lmms_comparative.rescoring.replies import group_leaves
-
-    if groups.get(task_id):
-        return group_leaves(task_id, groups)
-    tasks = record.get("tasks") or {}
-    if task_id in tasks:
-        return [task_id]
-    owners = [t for t in tasks if task_id.startswith(t + "_")]
-    return [max(owners, key=len)] if owners else []
-
-
-def subset_of(run, benchmark, task_id: str) -> str | None:
-    """Why the items behind ``task_id`` are not the release's item set (``N of M items``, a
-    ``--limit``, skips, an item set other than the release's), or None where they are."""
-    record = run.results.get(KEY) or {}
-    release = benchmark.release_items()
-    known = release.get("tasks") or {}
-    leaves = _leaves(task_id, record, run.results.get("group_subtasks") or {})
-    if not leaves:
-        return "items not known (no task of the record behind it)"
-    scored = expected = 0
-    why = []
-    for task in leaves:
-        entry = (record.get("tasks") or {}).get(task) or {}
-        items = entry.get("items") or {}
-        scored += items.get("count") or 0
-        full = known.get(task)
-        if full is None:
-            why.append(f"{task}: the release's item count is not known here")
-            continue
-        expected += full["count"]
-        if items.get("count") != full["count"] or (full.get("sha256") and items.get("sha256") != full["sha256"]):
-            why.append(f"{task}: {items.get('count')} of {full['count']} items")
-        if entry.get("skipped"):
-            why.append(f"{task}: {len(entry['skipped'])} item(s) skipped")
-    limit = (record.get("seeds") or {}).get("limit")
-    if limit is not None:
-        why.append(f"--limit {limit}")
-    if not why:
-        return None
-    source = (release.get("release") or benchmark.title) if expected else benchmark.title
-    return f"subset: {scored} of {expected or '?'} items of {source} ({'; '.join(why[:4])}{'; ...' if len(why) > 4 else ''})"
 
 
 def _data_source(data: dict) -> str:

@@ -1,0 +1,80 @@
+"""Which values stand for the release (lmms_comparative/subsets.py), and the exported date, on
+results dicts as lmms-eval and our provenance write them; no process is started."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import inspect
+from types import SimpleNamespace
+
+from lmms_comparative.benchmarks import BY_NAME
+from lmms_comparative.provenance import item_set
+from lmms_comparative.subsets import subset_of
+
+KEYS = [f"sp_{i}" for i in range(4)]
+
+
+def _run(tasks: dict, groups: dict | None = None, limit=None) -> SimpleNamespace:
+    record = {"tasks": tasks, "seeds": {} if limit is None else {"limit": limit}}
+    return SimpleNamespace(results={"lmms_comparative": record, "group_subtasks": groups or {}})
+
+
+def _benchmark(release_tasks: dict):
+    """SubtleBench's record with a release of ``release_tasks`` (the real one is counted from the paper)."""
+    real = BY_NAME["subtlebench"]
+    fake = dataclasses.replace(real)
+    object.__setattr__(fake, "release_items", lambda: {"release": "the release", "tasks": release_tasks})
+    return fake
+
+
+def test_the_full_item_set_is_the_release_and_anything_less_says_how_much_less():
+    full = item_set(KEYS)
+    benchmark = _benchmark({"subtlebench_sp": {"count": 4, "sha256": full["sha256"]}, "subtlebench_at": {"count": 3}})
+    run = _run({"subtlebench_sp": {"items": full}, "subtlebench_at": {"items": {"count": 3, "sha256": "x"}}}, {"subtlebench": ["subtlebench_sp", "subtlebench_at"]})
+    assert subset_of(run, benchmark, "subtlebench_sp") is None
+    assert subset_of(run, benchmark, "subtlebench") is None  # a group: its tasks
+    assert subset_of(run, benchmark, "subtlebench_sp_css") is None  # a metric of a task: that task
+    other = _run({"subtlebench_sp": {"items": item_set(["a", "b", "c", "d"])}})
+    assert "4 of 4 items" in subset_of(other, benchmark, "subtlebench_sp")  # the same count, other items
+    fewer = _run({"subtlebench_sp": {"items": item_set(KEYS[:2])}})
+    assert subset_of(fewer, benchmark, "subtlebench_sp").startswith("subset: 2 of 4 items of the release")
+    limited = _run({"subtlebench_sp": {"items": full}}, limit=2)
+    assert "--limit 2" in subset_of(limited, benchmark, "subtlebench_sp")
+    skipped = _run({"subtlebench_sp": {"items": full, "skipped": {"sp_1": "truncated image"}}})
+    assert "1 item(s) skipped" in subset_of(skipped, benchmark, "subtlebench_sp")
+    unknown = _benchmark({})
+    assert "not known here" in subset_of(_run({"subtlebench_sp": {"items": full}}), unknown, "subtlebench_sp")
+    assert "items not known" in subset_of(_run({}), benchmark, "subtlebench_sp")
+
+
+def test_every_release_file_cites_a_source_for_each_count():
+    from lmms_comparative.benchmarks import BENCHMARKS
+
+    for benchmark in BENCHMARKS:
+        release = benchmark.release_items()
+        for task, entry in release["tasks"].items():
+            assert benchmark.owns_task(task) and isinstance(entry["count"], int) and entry["count"] > 0, (benchmark.name, task)
+            assert entry["source"] in release["sources"], (benchmark.name, task)
+        assert release["tasks"] or release.get("unknown"), benchmark.name  # none known: it says why
+
+
+def test_the_exported_date_is_lmms_evals_utc_plus_8_in_utc():
+    """lmms-eval writes ``date`` in Asia/Singapore time whatever the machine's zone; a new
+    lmms-eval that changes it fails here, not in a wrong date on the hub."""
+    from lmms_eval.utils import get_datetime_str
+
+    from lmms_comparative.export import LMMS_EVAL_DATE_ZONE, _iso_date
+
+    assert inspect.signature(get_datetime_str).parameters["timezone"].default == "Asia/Singapore"
+    singapore = datetime.datetime(2026, 11, 27, 3, 49, 0, tzinfo=datetime.timezone.utc).astimezone(LMMS_EVAL_DATE_ZONE)
+    assert singapore.utcoffset() == datetime.timedelta(hours=8)
+    assert _iso_date({"date": "20261127_034900"}) == "2026-11-26T19:49:00Z"
+    assert _iso_date({"date": "not a date"}) is None
+
+
+def test_a_local_reader_path_never_reaches_the_notes():
+    from lmms_comparative.export import _model_name
+
+    assert _model_name({"model": "gpt-4o"}) == "gpt-4o"
+    assert "/home" not in _model_name({"model": "/home/me/models/smol", "gguf_file": "/home/me/models/smol/m.gguf"})
