@@ -11,14 +11,18 @@ four caption prompts, ...), each a list of entries written with ``huggingface_hu
   one (ViDi, MLLM-CompBench) the user names it with ``--dataset-id NAME=OWNER/REPO``, else the
   benchmark is left out and the command says so;
 - ``dataset.task_id``: the lmms-comparative task or group the value is of (``subtlebench_at``,
-  ``captionqa_simple``, ...): the hub repositories define no task ids of their own that we could
-  read;
+  ``captionqa_simple``, ...): the hub requires it to be a task of the benchmark dataset's
+  ``eval.yaml``, which none of the releases has yet (docs/submitting.md says what stands in the way);
 - ``dataset.revision``: the commit the run's loader pinned (a hub run); a run on a local copy has
   none, and its notes give the data fingerprint instead;
 - ``value``: at the paper's scale (as the report's paper tables print it: accuracies in %);
-- ``date``: when the run ran (ISO-8601, from the results file);
-- ``notes``: the protocol variant and the reader or judge model that scored it;
+- ``date``: when the run ran, in UTC with its zone (lmms-eval writes UTC+8 without one);
+- ``notes``: the protocol variant and the reader or judge model that scored it (never a local path);
+  for a subset (``--allow-subset``), "subset: N of M items" and where the data came from;
 - ``source``: ``--source-url`` (with ``--source-name``, ``--source-user``) where the user gives one.
+
+Nothing is exported that is not PASS under ``verify``'s checks, made here; and a value whose items
+are not the release's (``subsets.py``) is left out unless ``--allow-subset``.
 
 ``--push MODEL_REPO`` opens one pull request on the model repository with every file under
 ``.eval_results/``, through ``huggingface_hub`` (``HF_TOKEN``, ``HF_ENDPOINT`` apply).
