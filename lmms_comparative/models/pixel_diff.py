@@ -21,6 +21,9 @@ from lmms_comparative.benchmarks.subtlebench.synthetic import COLOURS
 from lmms_comparative.models.random_choice import RandomChoice
 
 _OPTION = re.compile(r"^\s*([A-Z])\.\s+(.*)$", re.MULTILINE)
+# A word where a rule cannot name the colour or the shape (nothing left to look at): the option is
+# then matched by the rest of its wording.
+_ANY_WORD = r"\w+"
 
 
 def _ink(image: np.ndarray) -> np.ndarray:
@@ -28,13 +31,17 @@ def _ink(image: np.ndarray) -> np.ndarray:
 
 
 def _colour_name(pixels: np.ndarray) -> str:
+    if not pixels.size:
+        return _ANY_WORD
     mean = pixels.reshape(-1, 3).mean(axis=0)
     return min(COLOURS, key=lambda name: float(np.sum((np.asarray(COLOURS[name]) - mean) ** 2)))
 
 
 def _shape_name(mask: np.ndarray) -> str:
     """An upright shape's type from how much of its bounding box it fills (square 1, circle pi/4,
-    triangle about 1/2)."""
+    triangle about 1/2); any word where no pixel is left (a shape that shrank to nothing)."""
+    if not mask.any():
+        return _ANY_WORD
     ys, xs = np.nonzero(mask)
     fill = mask.sum() / ((ys.max() - ys.min() + 1) * (xs.max() - xs.min() + 1))
     return "square" if fill > 0.9 else "circle" if fill > 0.65 else "triangle"
@@ -49,7 +56,10 @@ def _rotation_sign(first: np.ndarray, second: np.ndarray) -> int:
 
 
 def describe_change(first: np.ndarray, second: np.ndarray, category: str) -> list[str]:
-    """Phrases the change matches (in the synthetic generator's wording), most specific first."""
+    """Phrases the change matches (in the synthetic generator's wording), most specific first; none
+    where the pair defeats the rules (no change, images of different sizes, nothing drawn)."""
+    if first.shape != second.shape or first.ndim != 3:
+        return []
     changed = (first != second).any(axis=2)
     if not changed.any():
         return []
@@ -59,6 +69,8 @@ def describe_change(first: np.ndarray, second: np.ndarray, category: str) -> lis
 
         return ["second image" if ndimage.label(ink2)[1] > ndimage.label(ink1)[1] else "first image"]
     if category == "viewpoint":
+        if not ink1.any() or not ink2.any():
+            return []
         (y1, x1), (y2, x2) = np.argwhere(ink1).mean(axis=0), np.argwhere(ink2).mean(axis=0)
         dx, dy = x2 - x1, y2 - y1
         if max(abs(dx), abs(dy)) > 8:  # the scene shifted: the camera moved the other way
@@ -86,6 +98,8 @@ def describe_change(first: np.ndarray, second: np.ndarray, category: str) -> lis
             shape = _shape_name(region & (ink2 if area2 > area1 else ink1))
         else:
             both = region & ink1 & ink2
+            if not both.any():
+                return []
             word = "brighter" if first[both].mean() < second[both].mean() else "darker"
             shape = _shape_name(both)
         # upright shapes (the generator does not rotate attribute scenes): name the shape too
@@ -107,19 +121,28 @@ class PixelDiff(RandomChoice):
 
     supports_video = False  # it opens every visual as an image
 
+    def _read(self, context: str, doc: dict, doc_to_visual) -> str | None:
+        """The letter the pixels give, or None (the pair is not one the rules read)."""
+        images = doc_to_visual(doc)
+        if len(images) != 2:
+            return None
+        first, second = (np.asarray(im.convert("RGB"), dtype=int) for im in images)
+        return pick(dict(_OPTION.findall(context)), describe_change(first, second, doc.get("category", "")))
+
     def generate_until(self, requests: List[Instance]) -> List[str]:
-        answers, used = [], 0
+        answers, used, defeated = [], 0, 0
         for request in tqdm(requests, disable=self.rank != 0, desc="pixel_diff"):
             context, _gen_kwargs, doc_to_visual, doc_id, task, split = request.args
             doc = self.task_dict[task][split][doc_id]
             letter = None
             if doc_to_visual is not None and doc.get("domain") == "synthetic":
-                images = doc_to_visual(doc)
-                if len(images) == 2:
-                    first, second = (np.asarray(im.convert("RGB"), dtype=int) for im in images)
-                    letter = pick(dict(_OPTION.findall(context)), describe_change(first, second, doc.get("category", "")))
+                try:
+                    letter = self._read(context if isinstance(context, str) else "", doc, doc_to_visual)
+                except (ValueError, IndexError, ArithmeticError) as exc:  # a pair its rules were not made for: guess
+                    defeated += 1
+                    logger.debug(f"pixel_diff: doc {doc_id} of {task}: {type(exc).__name__}: {exc}; guessing")
             used += letter is not None
             answers.append(letter or self._answer(context if isinstance(context, str) else "", task, doc_id, doc, self._image_count(None, doc), split))
         if requests:
-            logger.info(f"pixel_diff answered {used} of {len(requests)} from the pixels; the rest are seeded guesses")
+            logger.info(f"pixel_diff answered {used} of {len(requests)} from the pixels; the rest are seeded guesses" + (f" ({defeated} pair(s) its rules could not read)" if defeated else ""))
         return answers
