@@ -40,11 +40,6 @@ from lmms_comparative.benchmarks import BENCHMARKS, BY_NAME
 from lmms_comparative.provenance import KEY
 from lmms_comparative.subsets import subset_of
 
-# lmms-eval writes a results file's ``date`` in UTC+8 whatever the machine's zone
-# (``lmms_eval/utils.py``, ``get_datetime_str(timezone="Asia/Singapore")``; 0.7.3): a test holds
-# the installed lmms-eval to it.
-LMMS_EVAL_DATE_ZONE = datetime.timezone(datetime.timedelta(hours=8))
-
 FOLDER = ".eval_results"
 
 
@@ -66,11 +61,18 @@ class ExportFile:
 
 
 def _iso_date(results: dict) -> str | None:
-    """When the run ran, in UTC with its zone (``2026-11-26T21:18:23Z``), from lmms-eval's ``date``."""
+    """When the run ran, in UTC with its zone (``2026-11-26T21:18:23Z``), from lmms-eval's ``date``:
+    written in the run's ``--timezone`` (the record's ``date_timezone``; lmms-eval's default,
+    Asia/Singapore, UTC+8, whatever the machine's zone), without a zone."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    from lmms_comparative.harness.provenance import DEFAULT_DATE_TIMEZONE
+
     raw = str(results.get("date") or "")
+    name = (results.get(KEY) or {}).get("date_timezone") or DEFAULT_DATE_TIMEZONE
     try:
-        when = datetime.datetime.strptime(raw, "%Y%m%d_%H%M%S").replace(tzinfo=LMMS_EVAL_DATE_ZONE)
-    except ValueError:
+        when = datetime.datetime.strptime(raw, "%Y%m%d_%H%M%S").replace(tzinfo=ZoneInfo(str(name)))
+    except (ValueError, ZoneInfoNotFoundError):
         return None
     return when.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 

@@ -15,6 +15,9 @@ import math
 from pathlib import Path
 
 _MARK = "_lmms_comparative_provenance"
+# lmms-eval's ``--timezone`` default, the zone its results' ``date`` is written in
+# (``lmms_eval/__main__.py`` and ``utils.get_datetime_str``, 0.7.3): a test holds lmms-eval to it.
+DEFAULT_DATE_TIMEZONE = "Asia/Singapore"
 
 
 def _selected(docs: list, limit, offset: int) -> list:
@@ -71,8 +74,12 @@ def build(results: dict) -> dict | None:
     seeds = {k: config.get(k) for k in ("random_seed", "numpy_seed", "torch_seed", "fewshot_seed") if k in config}
     seeds.update({k: config[k] for k in ("limit", "offset") if config.get(k) not in (None, 0)})
     index = task_index()
+    from lmms_comparative.harness.task_path import cli_value
+
     record = {
         "schema": provenance.SCHEMA,
+        # The zone of lmms-eval's ``date`` (its ``--timezone``; lmms-eval's default where not given).
+        "date_timezone": cli_value("--timezone") or DEFAULT_DATE_TIMEZONE,
         **provenance.environment(),
         "settings": provenance.settings(),
         "seeds": seeds,

@@ -59,18 +59,23 @@ def test_every_release_file_cites_a_source_for_each_count():
         assert release["tasks"] or release.get("unknown"), benchmark.name  # none known: it says why
 
 
-def test_the_exported_date_is_lmms_evals_utc_plus_8_in_utc():
-    """lmms-eval writes ``date`` in Asia/Singapore time whatever the machine's zone; a new
-    lmms-eval that changes it fails here, not in a wrong date on the hub."""
+def test_the_exported_date_is_lmms_evals_zone_turned_to_utc():
+    """lmms-eval writes ``date`` in its ``--timezone`` (Asia/Singapore by default) whatever the
+    machine's zone; a new lmms-eval that changes the default fails here, not in a wrong date on
+    the hub."""
+    import lmms_eval.__main__ as cli
     from lmms_eval.utils import get_datetime_str
 
-    from lmms_comparative.export import LMMS_EVAL_DATE_ZONE, _iso_date
+    from lmms_comparative.export import _iso_date
+    from lmms_comparative.harness.provenance import DEFAULT_DATE_TIMEZONE
 
-    assert inspect.signature(get_datetime_str).parameters["timezone"].default == "Asia/Singapore"
-    singapore = datetime.datetime(2026, 11, 27, 3, 49, 0, tzinfo=datetime.timezone.utc).astimezone(LMMS_EVAL_DATE_ZONE)
-    assert singapore.utcoffset() == datetime.timedelta(hours=8)
-    assert _iso_date({"date": "20261127_034900"}) == "2026-11-26T19:49:00Z"
+    assert inspect.signature(get_datetime_str).parameters["timezone"].default == DEFAULT_DATE_TIMEZONE
+    assert f'default="{DEFAULT_DATE_TIMEZONE}"' in inspect.getsource(cli)  # the CLI's --timezone
+    assert _iso_date({"date": "20261127_034900"}) == "2026-11-26T19:49:00Z"  # UTC+8
+    assert _iso_date({"date": "20260701_120000", "lmms_comparative": {"date_timezone": "America/New_York"}}) == "2026-07-01T16:00:00Z"  # summer time
     assert _iso_date({"date": "not a date"}) is None
+    assert _iso_date({"date": "20261127_034900", "lmms_comparative": {"date_timezone": "Nowhere/Else"}}) is None
+    assert datetime.datetime.fromisoformat("2026-11-26T19:49:00Z").utcoffset() == datetime.timedelta(0)
 
 
 def test_a_local_reader_path_never_reaches_the_notes():
