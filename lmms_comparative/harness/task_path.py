@@ -89,6 +89,27 @@ def cli_value(flag: str, argv: list[str] | None = None) -> str | None:
     return None
 
 
+def misspelt_task(requested: list[str], index: dict) -> str | None:
+    """The one-line message for a requested name that is not in the task index but looks like one
+    of ours (it has a benchmark's prefix, or is a few letters from one of our names), with the
+    closest of our names; None when every name is known or none looks like ours (lmms-eval's own
+    message then stands)."""
+    import difflib
+
+    from lmms_comparative.benchmarks import of_task  # the registry, read when used
+
+    ours = sorted(name for name in index if of_task(name) is not None)
+    for name in requested:
+        if name in index or "*" in name or os.path.isfile(name):
+            continue
+        close = difflib.get_close_matches(name, ours, n=1, cutoff=0.8)
+        if close:
+            return f"--tasks {name}: no such task; did you mean `{close[0]}`?"
+        if of_task(name) is not None:
+            return f"--tasks {name}: no task of {of_task(name).title} has that name (`lmms-eval --tasks list` lists them)"
+    return None
+
+
 def requested_tasks(argv: list[str] | None = None) -> list[str]:
     """The names of the current lmms-eval CLI process's ``--tasks``, as lmms-eval splits them;
     [] outside the CLI or without the flag."""
@@ -292,6 +313,9 @@ def install() -> bool:
             args, kwargs = (), {**kwargs, "include_defaults": False}
         result = original(self, _with_our_path(include_path), *args, **kwargs)
         _RunTasks.index = result if isinstance(result, dict) else {}
+        typo = misspelt_task(requested_tasks(), _RunTasks.index)
+        if typo:  # lmms-eval would print a traceback and exit 0, after loading for seconds
+            stop_run(ProtocolError(typo))
         _RunTasks.ours = names_ours(requested_tasks(), _RunTasks.index)
         if _RunTasks.ours:
             try:
