@@ -10,6 +10,7 @@ its results file stays as lmms-eval writes it.
 
 from __future__ import annotations
 
+import hashlib
 import inspect
 import math
 from pathlib import Path
@@ -39,8 +40,11 @@ def _task_record(name: str, task, benchmark, index: dict, config: dict) -> dict:
         key = ItemKey.of(benchmark)
         columns = [column_of(task.eval_docs, name, required=True) for name in key.columns]  # the key's columns only
         rows = [dict(zip(key.columns, values)) for values in zip(*columns)]
-        chosen = _selected(rows, config.get("limit"), int(config.get("offset") or 0))
-        record["items"] = provenance.item_set(key(row) for row in chosen)
+        chosen = [key(row) for row in _selected(rows, config.get("limit"), int(config.get("offset") or 0))]
+        record["items"] = provenance.item_set(chosen)
+        # The keys in doc order: a predict-only run's samples carry only doc ids, and ``score``
+        # matches them to items through the docs at hand, which must come in this order.
+        record["items"]["order_sha256"] = hashlib.sha256("\n".join(chosen).encode("utf-8")).hexdigest()
         # The items the task's loader skipped (an unusable image): which, and why, so that
         # ``lmms-comparative score`` of the samples keeps them skipped.
         skipped = getattr(getattr(task.config, "process_docs", None), "skipped_items", None)
@@ -64,8 +68,7 @@ def build(results: dict) -> dict | None:
     for name, task in sorted(loaded_tasks().items()):
         if name not in results.get("results", {}):
             continue
-        hook = getattr(getattr(task, "config", None), "process_results", None)
-        benchmark = of_module(getattr(hook, "__module__", "") or "")
+        benchmark = _benchmark_of(task, of_module)
         if benchmark is not None:
             ours[name] = (task, benchmark)
     if not ours:
@@ -85,11 +88,29 @@ def build(results: dict) -> dict | None:
         "seeds": seeds,
         "llm": provenance.llm_settings(),
     }
+    from lmms_comparative.harness.task_path import predict_only
+
+    if predict_only():
+        record["predict_only"] = True  # replies only: ``lmms-comparative score`` scores them
     predictions = _predictions()
     if predictions is not None:
         record["predictions"] = predictions
     record["tasks"] = {name: _task_record(name, task, benchmark, index, config) for name, (task, benchmark) in ours.items()}
     return record
+
+
+# The hooks that say a task is ours: ``--predict_only`` replaces ``process_results`` with
+# lmms-eval's own ``bypass``, so the others are asked too.
+_HOOKS = ("process_results", "doc_to_text", "doc_to_visual", "doc_to_messages", "process_docs")
+
+
+def _benchmark_of(task, of_module):
+    config = getattr(task, "config", None)
+    for name in _HOOKS:
+        found = of_module(getattr(getattr(config, name, None), "__module__", "") or "")
+        if found is not None:
+            return found
+    return None
 
 
 def _predictions() -> dict | None:
@@ -105,7 +126,10 @@ def _predictions() -> dict | None:
     if not path:
         return None
     replay = read_replay(path)
-    return {"benchmark": replay.get("benchmark"), "files": replay.get("files", []), "replay_sha256": provenance.file_sha256(path)}
+    found = {"benchmark": replay.get("benchmark"), "files": replay.get("files", []), "replay_sha256": provenance.file_sha256(path)}
+    if replay.get("generation"):  # a --predict_only run scored here: what generated the replies
+        found["generation"] = replay["generation"]
+    return found
 
 
 def _answers_log(record: dict, date_id: str) -> tuple[str, str] | None:

@@ -110,6 +110,15 @@ def misspelt_task(requested: list[str], index: dict) -> str | None:
     return None
 
 
+def predict_only(argv: list[str] | None = None) -> bool:
+    """Whether the current lmms-eval CLI process runs with ``--predict_only`` (generation only: no
+    metric is computed, the samples are scored later by ``lmms-comparative score``)."""
+    import sys
+
+    argv = sys.argv[1:] if argv is None else argv
+    return any(arg in ("--predict_only", "-x") for arg in argv)
+
+
 def requested_tasks(argv: list[str] | None = None) -> list[str]:
     """The names of the current lmms-eval CLI process's ``--tasks``, as lmms-eval splits them;
     [] outside the CLI or without the flag."""
@@ -185,6 +194,12 @@ def _preflight() -> None:
 
     from lmms_comparative import preflight
 
+    if predict_only():  # nothing is scored here: the scoring settings are checked by ``score`` later
+        needs = preflight.needs_of(ours)
+        if needs:
+            what = ", ".join(sorted({n.label for n in needs}))
+            logger.info(f"lmms-comparative preflight: --predict_only: nothing is scored in this run, so {what} is not checked; `lmms-comparative score BENCHMARK <output folder> -o OUT` will need it (docs/scoring.md)")
+        return
     try:
         lines = preflight.run(ours)
     except preflight.PreflightError as exc:

@@ -116,6 +116,33 @@ class Replay(lmms):
                 if wrong:
                     stop_run(DataError(f"replay: {len(wrong)} item(s) of {task} disagree with the data, so the files do not belong to this split or order: " + "; ".join(wrong[:SHOWN])))
 
+    def _by_doc(self, keys: dict[tuple[str, str], list[str]]) -> None:
+        """A ``--predict_only`` run's replies (by doc id) become replies by item key, through the
+        docs at hand: their keys, in doc order, must be the generating run's (its record's
+        ``order_sha256``), or the doc ids would name other items. lmms-eval's ``doc_hash`` is not
+        used: it hashes the doc as the generating process held it (decoded images included for
+        some benchmarks), which a scoring run that opens no image does not reproduce."""
+        import hashlib
+
+        by_doc, order = self.replay.get("by_doc") or {}, self.replay.get("order") or {}
+        for task, replies in by_doc.items():
+            split_keys = [k for (t, _split), k in keys.items() if t == task]
+            if not split_keys:
+                stop_run(DataError(f"replay: the predict-only run has replies for task {task!r}, which this run does not have"))
+            recorded = order.get(task) or {}
+            count = recorded.get("count") or 0
+            here = split_keys[0][:count]
+            if len(here) != count or hashlib.sha256("\n".join(here).encode("utf-8")).hexdigest() != recorded.get("order_sha256"):
+                stop_run(
+                    DataError(
+                        f"replay: the docs of {task} at hand are not the ones the predictions were generated on ({len(split_keys[0])} doc(s) here, {count} generated on; the items or their order differ): score with the data the run used (its record's data source and fingerprint)"
+                    )
+                )
+            unknown = [d for d in replies if not d.isdigit() or int(d) >= count]
+            if unknown:
+                stop_run(DataError(f"replay: {len(unknown)} predict-only sample(s) of {task} have doc ids the run did not generate ({_named(unknown)})"))
+            self.replay["replies"].setdefault(task, {}).update({here[int(d)]: value for d, value in replies.items()})
+
     def generate_until(self, requests: List[Instance]) -> List[str]:
         return [a if isinstance(a, str) else a[-1] for a in self._answers(requests)]
 
@@ -138,6 +165,7 @@ class Replay(lmms):
                 for split in getattr(splits, "keys", lambda: [])():
                     if all(c in getattr(splits[split], "column_names", ()) for c in columns):  # the docs, not a placeholder
                         every[(task, split)] = self._keys(task, split)
+            self._by_doc(every)
             self._check(every)
             self._checked = True
         replies = self.replay["replies"]

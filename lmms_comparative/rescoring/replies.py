@@ -58,6 +58,12 @@ class Replies:
     # Items the files record as skipped (the evaluator's skipped_items, a run's skipped images):
     # task -> key -> reason. They stay skipped, not failed (hooks.recorded_skips).
     skipped: dict[str, dict[str, str]] = field(default_factory=dict)
+    # A ``--predict_only`` run's replies: its samples carry doc ids, not item keys. task -> doc id
+    # -> replies; the replay model finds the items through the docs at hand, which must be the
+    # generating run's (``order``: task -> {count, order_sha256} of its record's item set).
+    by_doc: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    order: dict[str, dict] = field(default_factory=dict)
+    generation: dict | None = None  # the generating run's provenance record
 
     def add(self, task: str, key: str, replies: list | str, where: str) -> None:
         """One item's replies: one per repeat; a multi-step task's reply is the list of its rounds."""
@@ -81,17 +87,21 @@ class Replies:
         self.limit = self.limit if other.limit is None else other.limit
         for task, skipped in other.skipped.items():
             self.skipped.setdefault(task, {}).update(skipped)
+        for task, by_doc in other.by_doc.items():
+            self.by_doc.setdefault(task, {}).update(by_doc)
+        self.order.update(other.order)
+        self.generation = other.generation or self.generation
 
     def repeats(self) -> int:
         """How many replies each item has (the run's ``--repeats``); files must agree."""
-        counts = {len(v) for replies in self.by_task.values() for v in replies.values()}
+        counts = {len(v) for replies in (*self.by_task.values(), *self.by_doc.values()) for v in replies.values()}
         if len(counts) > 1:
             raise PredictionsError(f"items have different numbers of replies ({sorted(counts)}): give every item the same number (one per repeat)")
         return counts.pop() if counts else 1
 
     def count(self) -> int:
         """How many items have replies, over all tasks."""
-        return sum(len(r) for r in self.by_task.values())
+        return sum(len(r) for r in self.by_task.values()) + sum(len(r) for r in self.by_doc.values())
 
 
 def read_json(path: Path):
@@ -193,6 +203,9 @@ def read_samples(path: Path, key: ItemKey, owns: Callable[[str], bool] = lambda 
             item, replies = sample_key(row, key), _sample_replies(row["resps"] if "resps" in row else row.get("filtered_resps"))
             if replies is not None and _rounds_of(row):
                 replies = [replies]  # a multi-step task: the list is its rounds, not repeats
+            if item is None and replies is not None and "bypass" in row and isinstance(row.get("doc_id"), int):
+                out.by_doc.setdefault(task, {})[str(row["doc_id"])] = replies  # a --predict_only run's reply
+                continue
             if item is None or replies is None:
                 raise PredictionsError(f"{where}: a samples line needs 'resps' or 'filtered_resps' and a score carrying the item's {key.columns[0]!r} (an lmms-comparative task's samples log, written with --log_samples)")
             out.add(task, item, replies, where)
@@ -203,7 +216,23 @@ def read_samples(path: Path, key: ItemKey, owns: Callable[[str], bool] = lambda 
         out.tasks = _as_run(run, out.tasks, owns)
         out.limit = _run_limit(run)
         out.skipped = _run_skips(run, owns)
+        if out.by_doc:
+            _predict_only_run(out, run, path)
+    elif out.by_doc:
+        raise PredictionsError(f"{path}: a --predict_only run's samples carry doc ids, not items: give the run's folder (its results JSON says which items they are)")
     return out
+
+
+def _predict_only_run(out: Replies, run: dict, path: Path) -> None:
+    """The generating run's record, which says which items a predict-only run's doc ids are."""
+    record = run.get("lmms_comparative") or {}
+    tasks = record.get("tasks") or {}
+    for task in out.by_doc:
+        items = (tasks.get(task) or {}).get("items") or {}
+        if not items.get("order_sha256"):
+            raise PredictionsError(f"{path}: the samples of {task} are a --predict_only run's (doc ids, no scores) and its results JSON does not say which items they are (no lmms_comparative record with the item order: a run made without this package, or with a version before 0.1)")
+        out.order[task] = {"count": items.get("count"), "order_sha256": items["order_sha256"]}
+    out.generation = {k: v for k, v in record.items() if k != "llm"}
 
 
 def _run_results(folder: Path) -> dict:
@@ -271,6 +300,8 @@ def write_replay(replies: Replies, benchmark: str, path: Path, files: list[dict]
     results file's provenance."""
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = {"version": REPLAY_VERSION, "benchmark": benchmark, "sources": replies.sources, "files": files or [], "replies": replies.by_task, "expected": replies.expected, "skipped": replies.skipped}
+    if replies.by_doc:
+        payload.update(by_doc=replies.by_doc, order=replies.order, generation=replies.generation)
     path.write_text(json.dumps(payload, ensure_ascii=False), encoding="utf-8")
     return path
 

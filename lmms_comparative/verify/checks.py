@@ -170,6 +170,8 @@ def check_file(results_file: Path, scratch: Path) -> list[Verdict] | str:
             return "no task or group of lmms-comparative in it (lmms-eval's own tasks): nothing of ours to check"
         what = f"rows {', '.join(ours[:6])}{' ...' if len(ours) > 6 else ''}" if ours else "no rows"
         return [Verdict(results_file.name, problems=[f"no {KEY} record ({what}): not written by a run of lmms-comparative's tasks (or by a version before provenance)"])]
+    if record.get("predict_only"):
+        return [Verdict(results_file.name, unverified="a --predict_only run: replies, no scores to check; score it (lmms-comparative score BENCHMARK <this folder> -o OUT), then verify OUT")]
     sections = {s: results.get(s) or {} for s in SECTIONS}
     answers, answers_problem = _answers_state(results_file, record)
     verdicts: dict[str, Verdict] = {}
