@@ -117,7 +117,8 @@ def test_the_results_file_says_what_produced_it(single_process, subtlebench_root
         entry = record["tasks"][task]
         assert entry["benchmark"] == "subtlebench" and entry["data"] == data
         keys = sorted(s["accuracy"]["item_id"] for s in samples[task])
-        assert entry["items"] == {"count": len(keys), "sha256": hashlib.sha256("\n".join(keys).encode()).hexdigest()}
+        in_doc_order = [s["accuracy"]["item_id"] for s in sorted(samples[task], key=lambda s: s["doc_id"])]
+        assert entry["items"] == {"count": len(keys), "sha256": hashlib.sha256("\n".join(keys).encode()).hexdigest(), "order_sha256": hashlib.sha256("\n".join(in_doc_order).encode()).hexdigest()}
         assert len(entry["prompts"]) == 64
 
 
@@ -167,7 +168,7 @@ def _check_demo_report(out: Path) -> None:
             assert item["answer"] != original[key]["answer"] and item["answer_text"] != original[key]["answer_text"]
         consistent = sum(swapped[k]["picked"] != original[k]["picked"] for k in swapped) / len(swapped)
         acc_swapped = results["results"]["subtlebench_swap"]["accuracy,none"]
-        row = re.search(rf"^\| {model} \| all \| 45 \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \|", markdown, re.M)
+        row = re.search(rf"^\| {model} † \| all \| 45 \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \|", markdown, re.M)  # † generated items
         assert row, markdown
         assert [float(v) for v in row.groups()] == pytest.approx([results["results"]["subtlebench_qn"]["accuracy,none"] * 100, acc_swapped * 100, consistent * 100], abs=0.051)
         # Heatmaps: every item lands in one cell, and the cells add up to the task's accuracy.
@@ -186,6 +187,9 @@ def _check_demo_report(out: Path) -> None:
     assert "**Synthetic items.** Runs `random_choice`, `pixel_diff` scored pairs generated here" in markdown
     assert "AVG is empty for runs `random_choice`, `pixel_diff`: it is the `subtlebench` group's accuracy" in markdown
     assert "**What next.**" in markdown and "--tasks subtlebench --output_path results/" in markdown
+    # Beside the paper's models, the synthetic runs are marked and the footnote says why.
+    paper = markdown.split("your runs among the paper's models", 1)[1]
+    assert re.search(r"^\| \*\*pixel_diff\*\* † \| ", paper, re.M) and "- `pixel_diff`: not the release: 225 items made by lmms-comparative synthetic" in paper
     from lmms_comparative.benchmarks.subtlebench.charts import subtlebench_figure
     from lmms_comparative.report.runs import load_runs
 
@@ -215,7 +219,7 @@ def test_report_tables_and_chart_from_two_baseline_runs(subtlebench_root, hf_hom
     assert main(["report", str(tmp_path / "random_choice"), str(tmp_path / "pixel_diff"), "-o", str(tmp_path / "report")]) == 0
     markdown = (tmp_path / "report" / "report.md").read_text()
     results, samples = read_run(tmp_path / "random_choice")
-    row = re.search(r"^\| random_choice \| (.*) \|$", markdown, re.M).group(1).split(" | ")
+    row = re.search(r"^\| random_choice † \| (.*) \|$", markdown, re.M).group(1).split(" | ")  # † a fixture: 4 items a type
     assert len(row) == 11  # ten types and AVG
     avg = results["groups"]["subtlebench"]["accuracy,none"] * 100
     assert row[-1].startswith(f"{avg:.1f} ±")

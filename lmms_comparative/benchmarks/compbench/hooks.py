@@ -41,9 +41,45 @@ def _uid(doc: dict[str, Any]) -> str:
     return doc["uid"]
 
 
-for _name in data.COLUMN_BY_TASK:  # named in the YAML files
-    globals()[f"process_docs_{_name}"] = docs_hook(_name, partial(data.column_docs, _name, "test"), _image_paths, _uid, f"MLLM-CompBench {_name}")
-    globals()[f"process_docs_full_{_name}"] = docs_hook(f"full_{_name}", partial(data.column_docs, _name, "full"), _image_paths, _uid, f"MLLM-CompBench {_name} (full)")
+def _column(name: str, split: str):
+    """The ``process_docs`` of one column's task: its docs of ``split`` (``test``, or ``full``: test and val)."""
+    label = f"MLLM-CompBench {name}" + (" (full)" if split == "full" else "")
+    return docs_hook(name if split == "test" else f"full_{name}", partial(data.column_docs, name, split), _image_paths, _uid, label)
+
+
+# Named in the YAML files: each column's test split, and the full set (test and val).
+process_docs_attribute_mitstates = _column("attribute_mitstates", "test")
+process_docs_attribute_fashionpedia = _column("attribute_fashionpedia", "test")
+process_docs_attribute_vaw = _column("attribute_vaw", "test")
+process_docs_attribute_cub = _column("attribute_cub", "test")
+process_docs_attribute_wildfish = _column("attribute_wildfish", "test")
+process_docs_existence_magicbrush = _column("existence_magicbrush", "test")
+process_docs_existence_spotdiff = _column("existence_spotdiff", "test")
+process_docs_state_mitstates = _column("state_mitstates", "test")
+process_docs_state_vaw = _column("state_vaw", "test")
+process_docs_emotion_celeba = _column("emotion_celeba", "test")
+process_docs_emotion_fer2013 = _column("emotion_fer2013", "test")
+process_docs_temporality_soccernet = _column("temporality_soccernet", "test")
+process_docs_temporality_compcars = _column("temporality_compcars", "test")
+process_docs_spatiality_nyudepth = _column("spatiality_nyudepth", "test")
+process_docs_quantity_vqav2 = _column("quantity_vqav2", "test")
+process_docs_quality_qbench2 = _column("quality_qbench2", "test")
+process_docs_full_attribute_mitstates = _column("attribute_mitstates", "full")
+process_docs_full_attribute_fashionpedia = _column("attribute_fashionpedia", "full")
+process_docs_full_attribute_vaw = _column("attribute_vaw", "full")
+process_docs_full_attribute_cub = _column("attribute_cub", "full")
+process_docs_full_attribute_wildfish = _column("attribute_wildfish", "full")
+process_docs_full_existence_magicbrush = _column("existence_magicbrush", "full")
+process_docs_full_existence_spotdiff = _column("existence_spotdiff", "full")
+process_docs_full_state_mitstates = _column("state_mitstates", "full")
+process_docs_full_state_vaw = _column("state_vaw", "full")
+process_docs_full_emotion_celeba = _column("emotion_celeba", "full")
+process_docs_full_emotion_fer2013 = _column("emotion_fer2013", "full")
+process_docs_full_temporality_soccernet = _column("temporality_soccernet", "full")
+process_docs_full_temporality_compcars = _column("temporality_compcars", "full")
+process_docs_full_spatiality_nyudepth = _column("spatiality_nyudepth", "full")
+process_docs_full_quantity_vqav2 = _column("quantity_vqav2", "full")
+process_docs_full_quality_qbench2 = _column("quality_qbench2", "full")
 
 
 def doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> str:
@@ -229,5 +265,7 @@ def twostage_process_results(doc: dict[str, Any], results: list) -> dict[str, di
     return out
 
 
-for _name in TWO_STAGE_COLUMNS:
-    globals()[f"process_docs_twostage_{_name}"] = multi_round_docs(globals()[f"process_docs_{_name}"], f"compbench_twostage_{_name}")
+# Named in the two-stage YAML files (``TWO_STAGE_COLUMNS``).
+process_docs_twostage_existence_magicbrush = multi_round_docs(process_docs_existence_magicbrush, "compbench_twostage_existence_magicbrush")
+process_docs_twostage_emotion_celeba = multi_round_docs(process_docs_emotion_celeba, "compbench_twostage_emotion_celeba")
+process_docs_twostage_spatiality_nyudepth = multi_round_docs(process_docs_spatiality_nyudepth, "compbench_twostage_spatiality_nyudepth")

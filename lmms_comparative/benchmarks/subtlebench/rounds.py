@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lmms_comparative.benchmarks.subtlebench import data, hooks
+from lmms_comparative.benchmarks.subtlebench import hooks
 from lmms_comparative.benchmarks.subtlebench.hooks import doc_to_visual, process_results, user_text
 from lmms_comparative.benchmarks.subtlebench.prompts import (
     LANGUAGE_ONLY_PREAMBLE,
@@ -64,8 +64,17 @@ def twostep_process_results(doc: dict[str, Any], results: list) -> dict[str, dic
     return out
 
 
-for _code, _category in data.CATEGORIES.items():
-    globals()[f"process_docs_twostep_{_category}"] = multi_round_docs(getattr(hooks, f"process_docs_{_category}"), f"subtlebench_twostep_{_code}")
+# Named in the two-step YAML files: each type's docs, asked in two rounds.
+process_docs_twostep_attribute = multi_round_docs(hooks.process_docs_attribute, "subtlebench_twostep_at")
+process_docs_twostep_state = multi_round_docs(hooks.process_docs_state, "subtlebench_twostep_st")
+process_docs_twostep_emotion = multi_round_docs(hooks.process_docs_emotion, "subtlebench_twostep_em")
+process_docs_twostep_temporal = multi_round_docs(hooks.process_docs_temporal, "subtlebench_twostep_tm")
+process_docs_twostep_spatial = multi_round_docs(hooks.process_docs_spatial, "subtlebench_twostep_sp")
+process_docs_twostep_existence = multi_round_docs(hooks.process_docs_existence, "subtlebench_twostep_ex")
+process_docs_twostep_quantity = multi_round_docs(hooks.process_docs_quantity, "subtlebench_twostep_qn")
+process_docs_twostep_quality = multi_round_docs(hooks.process_docs_quality, "subtlebench_twostep_ql")
+process_docs_twostep_viewpoint = multi_round_docs(hooks.process_docs_viewpoint, "subtlebench_twostep_vp")
+process_docs_twostep_action = multi_round_docs(hooks.process_docs_action, "subtlebench_twostep_ac")
 
 
 # ---- language-only comparison (appendix C.2, Table 9) -----------------------------------------------
@@ -95,5 +104,7 @@ def langonly_doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | 
     return LANGUAGE_ONLY_QUESTIONS[doc["category"]]
 
 
-for _code, _category in (("em", "emotion"), ("ex", "existence"), ("ql", "quality")):
-    globals()[f"process_docs_langonly_{_category}"] = multi_round_docs(getattr(hooks, f"process_docs_{_category}"), f"subtlebench_langonly_{_code}")
+# Named in the language-only YAML files (the three types of Table 9).
+process_docs_langonly_emotion = multi_round_docs(hooks.process_docs_emotion, "subtlebench_langonly_em")
+process_docs_langonly_existence = multi_round_docs(hooks.process_docs_existence, "subtlebench_langonly_ex")
+process_docs_langonly_quality = multi_round_docs(hooks.process_docs_quality, "subtlebench_langonly_ql")

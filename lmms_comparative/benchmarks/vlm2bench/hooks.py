@@ -57,9 +57,22 @@ def _video_docs() -> list[dict]:
     return kept
 
 
-for _subtask in data.SUBTASKS:
-    _load = _video_docs if _subtask == "pc_vid" else partial(data.subtask_docs, _subtask)
-    globals()[f"process_docs_{_subtask}"] = docs_hook(_subtask, _load, lambda d: d["images"], lambda d: d["uid"], f"VLM2-Bench {_subtask}")  # named in the YAML files
+def _subtask_docs(subtask: str):
+    """The ``process_docs`` of one subtask's task (the video task loads its own way)."""
+    load = _video_docs if subtask == "pc_vid" else partial(data.subtask_docs, subtask)
+    return docs_hook(subtask, load, lambda d: d["images"], lambda d: d["uid"], f"VLM2-Bench {subtask}")
+
+
+# Named in the YAML files.
+process_docs_gc_mat = _subtask_docs("gc_mat")
+process_docs_gc_trk = _subtask_docs("gc_trk")
+process_docs_oc_cpr = _subtask_docs("oc_cpr")
+process_docs_oc_cnt = _subtask_docs("oc_cnt")
+process_docs_oc_grp = _subtask_docs("oc_grp")
+process_docs_pc_cpr = _subtask_docs("pc_cpr")
+process_docs_pc_cnt = _subtask_docs("pc_cnt")
+process_docs_pc_grp = _subtask_docs("pc_grp")
+process_docs_pc_vid = _subtask_docs("pc_vid")
 
 
 def doc_to_visual(doc: dict[str, Any]) -> list:
