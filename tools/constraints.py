@@ -22,7 +22,9 @@ resolves today), and prints which packages differ from ``constraints.txt``. Then
 environment, it runs the fast suite (``pytest -m "not e2e"``) and one CLI run (``lmms-comparative
 demo``: the real lmms-eval CLI on the synthetic SubtleBench pairs) and prints each verdict. With
 ``--write`` and both passing, it writes the new ``constraints.txt``; run the full suite (``.ci/run``)
-before committing it. The scratch environment is removed unless ``--keep``.
+before committing it. The scratch environment is removed unless ``--keep``; the two runs' logs are
+written outside it (a ``constraints-refresh-logs-*`` folder in the system's temporary folder, or
+``--logs DIR``) and kept, so the log paths it prints stay readable after it ends.
 """
 
 from __future__ import annotations
@@ -106,12 +108,17 @@ def _run(label: str, command: list[str], cwd: Path, log: Path) -> bool:
     return code == 0
 
 
-def refresh(write_new: bool, keep: bool) -> int:
+def refresh(write_new: bool, keep: bool, logs: Path | None = None) -> int:
     scratch = Path(tempfile.mkdtemp(prefix="constraints-refresh-"))
     venv = scratch / "venv"
     python = str(venv / "bin" / "python")
+    # The logs outlive the scratch environment: the paths printed below must still be there to read.
+    if logs is None:
+        logs = Path(tempfile.mkdtemp(prefix="constraints-refresh-logs-"))
+    logs.mkdir(parents=True, exist_ok=True)
     try:
         print(f"scratch environment: {venv}")
+        print(f"logs (kept): {logs}")
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
         start = time.monotonic()
         pip = [python, "-m", "pip", "install", "--quiet", "--progress-bar", "off"]
@@ -123,10 +130,10 @@ def refresh(write_new: bool, keep: bool) -> int:
         changes = diff(old, new)
         print(f"{len(changes)} of {len(new)} packages differ from {CONSTRAINTS.name}" + (":" if changes else "."))
         print("\n".join(changes))
-        suite = _run("fast suite (pytest -m 'not e2e')", [python, "-m", "pytest", "-q", "-m", "not e2e", "-p", "no:cacheprovider"], ROOT, scratch / "fast_suite.log")
+        suite = _run("fast suite (pytest -m 'not e2e')", [python, "-m", "pytest", "-q", "-m", "not e2e", "-p", "no:cacheprovider"], ROOT, logs / "fast_suite.log")
         demo_dir = scratch / "demo"
         demo_dir.mkdir()
-        cli = _run("CLI run (lmms-comparative demo)", [str(venv / "bin" / "lmms-comparative"), "demo"], demo_dir, scratch / "demo.log")
+        cli = _run("CLI run (lmms-comparative demo)", [str(venv / "bin" / "lmms-comparative"), "demo"], demo_dir, logs / "demo.log")
         if write_new and suite and cli:
             write(new, python)
             print("run the full suite (bash .ci/run) before committing the new constraints.")
@@ -138,6 +145,7 @@ def refresh(write_new: bool, keep: bool) -> int:
             print(f"kept {scratch}")
         else:
             shutil.rmtree(scratch, ignore_errors=True)
+        print(f"logs kept in {logs}")
 
 
 def main() -> int:
@@ -146,7 +154,8 @@ def main() -> int:
     sub.add_parser("freeze", help="write constraints.txt from the environment running this script")
     rf = sub.add_parser("refresh", help="install the newest resolve in a scratch venv, diff it against constraints.txt, run the fast suite and a CLI run")
     rf.add_argument("--write", action="store_true", help="write constraints.txt from the newest resolve if both pass")
-    rf.add_argument("--keep", action="store_true", help="keep the scratch environment and logs")
+    rf.add_argument("--keep", action="store_true", help="keep the scratch environment (the logs are kept either way)")
+    rf.add_argument("--logs", type=Path, default=None, metavar="DIR", help="folder for the two runs' logs (default: a new constraints-refresh-logs-* folder in the temporary folder)")
     sub.add_parser("check", help="exit 1 if this environment differs from constraints.txt")
     args = parser.parse_args()
     if args.command == "freeze":
@@ -157,7 +166,7 @@ def main() -> int:
         print(f"this environment against {CONSTRAINTS.name}: " + ("the same versions." if not changes else f"{len(changes)} difference(s):"))
         print("\n".join(changes))
         return 1 if changes else 0
-    return refresh(args.write, args.keep)
+    return refresh(args.write, args.keep, args.logs)
 
 
 if __name__ == "__main__":

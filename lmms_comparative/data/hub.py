@@ -10,7 +10,8 @@ parallel, with a progress bar, through ``huggingface_hub`` (which honours ``HF_T
 snapshot folder of that commit, laid out as in the repository: that folder is the data root.
 
 Every failure becomes one ``DataError`` that says what happened (a gated repository without a
-token, the rate limit, no network) and how to go on (``HF_TOKEN``, the ``*_ROOT`` variable).
+token, the rate limit, no network) and both ways on: through the hub (``HF_TOKEN``, a wait, a
+connection or an ``HF_ENDPOINT`` mirror), or a local copy in the benchmark's ``*_ROOT`` variable.
 """
 
 from __future__ import annotations
@@ -68,21 +69,30 @@ def _remember_commit(snap: Snapshot) -> None:
     os.replace(tmp, ref)
 
 
-def _explain(exc: BaseException, repo: str) -> str:
-    """One sentence on why the hub refused, and what to do."""
+def _explain(exc: BaseException, repo: str) -> tuple[str, str]:
+    """Why the hub refused, and the way on through the hub: two clauses. The way on is the first of
+    the alternatives ``_way_out`` gives; the other is always a local copy."""
     from huggingface_hub.errors import GatedRepoError, HfHubHTTPError, RepositoryNotFoundError
 
     status = getattr(getattr(exc, "response", None), "status_code", None)
     if isinstance(exc, GatedRepoError) or status in (401, 403):
-        token = "the token in HF_TOKEN was refused" if os.environ.get("HF_TOKEN") else "no token was sent: set HF_TOKEN (or run `hf auth login`)"
-        return f"the hub refused access to {repo} (HTTP {status or 401}); it needs a token with access to the repository, and {token}"
+        sent = "the token in HF_TOKEN was refused" if os.environ.get("HF_TOKEN") else "no token was sent"
+        return f"the hub refused access to {repo} (HTTP {status or 401}); it needs a token with access to the repository, and {sent}", "set HF_TOKEN to such a token (or run `hf auth login`)"
     if isinstance(exc, RepositoryNotFoundError):
-        return f"the hub has no dataset {repo}"
+        return f"the hub has no dataset {repo}", "point HF_ENDPOINT at a hub or mirror that has it"
     if status == 429:
-        return f"the hub's rate limit stopped the download of {repo} (HTTP 429, after retries); wait a few minutes or set HF_TOKEN, whose limit is higher; what was downloaded stays cached"
+        return f"the hub's rate limit stopped the download of {repo} (HTTP 429, after retries)", "wait a few minutes, or set HF_TOKEN, whose limit is higher (what was downloaded stays cached)"
     if isinstance(exc, HfHubHTTPError):
-        return f"the hub answered {status or 'an error'} for {repo} ({exc})"
-    return f"the hub could not be reached for {repo} ({type(exc).__name__}: {exc})"
+        return f"the hub answered {status or 'an error'} for {repo} ({exc})", "try again later (or set HF_ENDPOINT to a mirror)"
+    return f"the hub could not be reached for {repo} ({type(exc).__name__}: {exc})", "connect to the hub (or set HF_ENDPOINT to a mirror)"
+
+
+def _way_out(exc: BaseException, repo: str, env_var: str, fetched: str = "") -> str:
+    """The whole message: why, then both ways on, the hub's and a local copy
+    (``... . Connect to the hub (or set HF_ENDPOINT to a mirror), or download the files once and set
+    SUBTLEBENCH_ROOT to that folder.``)."""
+    why, way = _explain(exc, repo)
+    return f"{why}{fetched}. {way[0].upper()}{way[1:]}, or download the files once and set {env_var} to that folder."
 
 
 def _with_retries(call, attempts: int = 6):
@@ -131,10 +141,10 @@ def _snapshot(repo: str, env_var: str) -> Snapshot:
             from huggingface_hub.errors import HfHubHTTPError
 
             if cached is None or isinstance(exc, HfHubHTTPError):
-                raise DataError(f"{_explain(exc, repo)}. Or download the files once and set {env_var} to that folder.") from exc
+                raise DataError(_way_out(exc, repo, env_var)) from exc
             from loguru import logger
 
-            logger.warning(f"{_explain(exc, repo)}; using the cached copy at commit {cached[:8]}.")
+            logger.warning(f"{_explain(exc, repo)[0]}; using the cached copy at commit {cached[:8]}.")
             return Snapshot(repo, cached, None)
     cached = _cached_commit(repo)
     if cached is None:
@@ -204,5 +214,5 @@ def fetch(snap: Snapshot, paths: list[str], env_var: str, desc: str, workers: in
             for other in futures:
                 other.cancel()
             done = sum(1 for f in futures if f.done() and not f.cancelled() and f.exception() is None)
-            raise DataError(f"{_explain(exc, snap.repo)} ({done} of {len(missing)} file(s) fetched this run). Or set {env_var} to a local copy.") from exc
+            raise DataError(_way_out(exc, snap.repo, env_var, f" ({done} of {len(missing)} file(s) fetched this run)")) from exc
     return snap.folder

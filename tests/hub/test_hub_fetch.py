@@ -136,7 +136,8 @@ def test_a_gated_repo_without_a_token_says_to_set_hf_token_and_works_with_it(sub
         allowed = run_cli(["--model", "random_choice", "--tasks", "subtlebench_at", "--output_path", str(tmp_path / "b")], env={**env, "HF_TOKEN": hub.token})
         tokens = {r.authorized for r in hub.requests if "/resolve/" in r.path}
     assert refused.returncode == 1 and not list((tmp_path / "a").glob("**/*_results.json"))
-    assert "lmms-comparative: the hub refused access to KRAFTON/VLM-SubtleBench (HTTP 401)" in refused.stderr and "set HF_TOKEN" in refused.stderr
+    assert "lmms-comparative: the hub refused access to KRAFTON/VLM-SubtleBench (HTTP 401)" in refused.stderr
+    assert "Set HF_TOKEN to such a token (or run `hf auth login`), or download the files once and set SUBTLEBENCH_ROOT to that folder." in refused.stderr
     assert "Traceback" not in refused.stderr
     assert allowed.returncode == 0 and tokens == {True}  # every file request carried the token
     read_run(tmp_path / "b", allowed)
@@ -163,7 +164,8 @@ def test_no_network_and_no_cache_names_the_way_out(tmp_path):
     env.pop("SUBTLEBENCH_ROOT", None)
     proc = run_cli(["--model", "random_choice", "--tasks", "subtlebench_at", "--output_path", str(tmp_path / "a")], env=env)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
-    assert "lmms-comparative: the hub could not be reached for KRAFTON/VLM-SubtleBench" in proc.stderr and "SUBTLEBENCH_ROOT" in proc.stderr
+    assert "lmms-comparative: the hub could not be reached for KRAFTON/VLM-SubtleBench" in proc.stderr
+    assert "Connect to the hub (or set HF_ENDPOINT to a mirror), or download the files once and set SUBTLEBENCH_ROOT to that folder." in proc.stderr
     offline = run_cli(["--model", "random_choice", "--tasks", "subtlebench_at", "--output_path", str(tmp_path / "b")], env={**env, "HF_HUB_OFFLINE": "1"})
     assert offline.returncode == 1 and "HF_HUB_OFFLINE is set and the Hugging Face cache holds no copy of KRAFTON/VLM-SubtleBench" in offline.stderr
 
