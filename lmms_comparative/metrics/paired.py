@@ -1,0 +1,147 @@
+"""Paired comparison of two runs on the same scoring units: the statistics ``compare`` and the report
+use. Pure functions; no lmms-eval import.
+
+- **Paired bootstrap** (Efron & Tibshirani 1993, ch. 13; Koehn 2004 for evaluation): units are
+  resampled with replacement, the same draw for both runs, within each stratum where the metric is
+  stratified (SubtleBench's AVG over its types, CompBench's Avg over its columns); the interval is
+  the 2.5th and 97.5th percentiles of the resampled differences. Seeded.
+- **Exact McNemar test** (McNemar 1947; the exact form is the two-sided binomial test of the
+  discordant pairs, Fagerland, Lydersen & Laake 2013): where a unit is right or wrong.
+- **Paired permutation test** (Fisher 1935; sign flips of the per-unit differences): where a unit's
+  score is not binary (CaptionQA's partial credit, counting scores). Exact over all 2^n sign
+  patterns up to ``EXACT_UP_TO`` units, else Monte Carlo with the add-one estimate (Phipson & Smyth
+  2010).
+- **Holm's step-down adjustment** (Holm 1979) across one task's categories.
+- **Minimum detectable difference** at 80% power and a two-sided 5% level, from the normal
+  approximation of the paired difference: (z_0.975 + z_0.8) * sd(d) / sqrt(n).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, Sequence
+
+import numpy as np
+
+BOOTSTRAP_RESAMPLES = 10_000
+PERMUTATIONS = 10_000
+EXACT_UP_TO = 16  # 2^16 sign patterns
+SEED = 0
+Z_975 = 1.959963984540054
+Z_80 = 0.8416212335729143
+
+
+def mcnemar_exact(a_only: int, b_only: int) -> float:
+    """Two-sided exact McNemar p-value: ``a_only`` units right under A only, ``b_only`` under B only;
+    twice the smaller binomial tail at p = 1/2, at most 1 (1.0 without discordant units)."""
+    n = a_only + b_only
+    if n == 0:
+        return 1.0
+    from scipy.stats import binom
+
+    return float(min(1.0, 2.0 * binom.cdf(min(a_only, b_only), n, 0.5)))
+
+
+def permutation_test(differences: Sequence[float], resamples: int = PERMUTATIONS, seed: int = SEED) -> float:
+    """Two-sided paired permutation p-value of the mean of ``differences`` (B - A per unit) under
+    random sign flips: exact up to ``EXACT_UP_TO`` units, else ``resamples`` seeded draws."""
+    d = np.asarray(differences, dtype=float)
+    n = len(d)
+    if n == 0 or not np.any(d):
+        return 1.0
+    observed = abs(d.sum()) - 1e-12 * max(1.0, float(np.abs(d).sum()))  # a tie counts as extreme
+    if n <= EXACT_UP_TO:
+        signs = ((np.arange(2**n)[:, None] >> np.arange(n)) & 1) * 2 - 1
+        return float(np.mean(np.abs(signs @ d) >= observed))
+    rng = np.random.default_rng(seed)
+    hits = 0
+    for start in range(0, resamples, 1000):
+        signs = rng.integers(0, 2, size=(min(1000, resamples - start), n)) * 2 - 1
+        hits += int(np.sum(np.abs(signs @ d) >= observed))
+    return (hits + 1) / (resamples + 1)
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values, in the order given (each at most 1, monotone in rank)."""
+    order = sorted(range(len(p_values)), key=lambda i: p_values[i])
+    adjusted = [0.0] * len(p_values)
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (len(p_values) - rank) * p_values[i]))
+        adjusted[i] = running
+    return adjusted
+
+
+def _stratum_sums(values: np.ndarray, index: np.ndarray, resamples: int, rng) -> np.ndarray:
+    """Sums of ``values`` over ``resamples`` draws (with replacement) of the positions ``index``."""
+    picks = rng.integers(0, len(index), size=(resamples, len(index)))
+    return values[index[picks]].sum(axis=1)
+
+
+def paired_bootstrap(a: Sequence[float], b: Sequence[float], strata: Sequence[str] | None = None, macro: bool = False, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = SEED) -> tuple[float, float]:
+    """95% interval of B - A (the metric: the mean over units, or with ``macro`` the mean of the
+    strata's means), resampling units within each stratum, the same draw for both runs."""
+    a_arr, b_arr = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    labels = list(strata) if strata is not None else [""] * len(a_arr)
+    groups = {label: np.asarray([i for i, x in enumerate(labels) if x == label]) for label in dict.fromkeys(labels)}
+    rng = np.random.default_rng(seed)
+    differences = b_arr - a_arr
+    if macro:
+        means = [_stratum_sums(differences, index, resamples, rng) / len(index) for index in groups.values()]
+        replicates = np.mean(means, axis=0)
+    else:
+        replicates = sum(_stratum_sums(differences, index, resamples, rng) for index in groups.values()) / len(differences)
+    low, high = np.percentile(replicates, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def metric(values: Sequence[float], strata: Sequence[str] | None = None, macro: bool = False) -> float:
+    """The mean over units, or with ``macro`` the mean of the strata's means."""
+    if not macro or strata is None:
+        return float(np.mean(values)) if len(values) else float("nan")
+    by: dict[str, list[float]] = {}
+    for value, label in zip(values, strata):
+        by.setdefault(label, []).append(value)
+    return float(np.mean([np.mean(v) for v in by.values()]))
+
+
+def minimum_detectable_difference(differences: Sequence[float], a: Sequence[float]) -> float:
+    """The smallest |B - A| the unit count detects at 80% power (two-sided 5%): from the sd of the
+    paired differences, or, where they are all equal (identical runs), from A's own spread as if
+    the runs were independent (sd * sqrt(2))."""
+    d = np.asarray(differences, dtype=float)
+    n = len(d)
+    if n < 2:
+        return float("nan")
+    sd = float(d.std(ddof=1))
+    if sd == 0:
+        sd = float(np.asarray(a, dtype=float).std(ddof=1)) * math.sqrt(2)
+    return (Z_975 + Z_80) * sd / math.sqrt(n)
+
+
+def compare_units(a: Sequence[float], b: Sequence[float], binary: bool, strata: Sequence[str] | None = None, macro: bool = False, scale: float = 1.0, test: Callable | None = None) -> dict:
+    """One comparison row's numbers on paired units (``a[i]`` and ``b[i]`` the same unit): A, B,
+    B - A and its interval at ``scale`` (100 for a percentage), the p-value (exact McNemar where
+    ``binary``, else the permutation test), the flips, the minimum detectable difference."""
+    a_arr, b_arr = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    value_a, value_b = metric(a_arr, strata, macro), metric(b_arr, strata, macro)
+    low, high = paired_bootstrap(a_arr, b_arr, strata, macro)
+    a_only, b_only = int(np.sum(a_arr > b_arr)), int(np.sum(b_arr > a_arr))  # units better under A, under B
+    if test is not None:
+        p = test(a_arr, b_arr)
+    elif binary:
+        p = mcnemar_exact(a_only, b_only)
+    else:
+        p = permutation_test(b_arr - a_arr)
+    return {
+        "a": value_a * scale,
+        "b": value_b * scale,
+        "delta": (value_b - value_a) * scale,
+        "ci95": [low * scale, high * scale],
+        "p_value": p,
+        "n": int(len(a_arr)),
+        "a_only": a_only,
+        "b_only": b_only,
+        "mdd": minimum_detectable_difference(b_arr - a_arr, a_arr) * scale,
+        "test": "exact McNemar" if binary and test is None else "paired permutation" if test is None else getattr(test, "__name__", "test"),
+    }
