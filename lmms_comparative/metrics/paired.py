@@ -19,7 +19,7 @@ use. Pure functions; no lmms-eval import.
 from __future__ import annotations
 
 import math
-from typing import Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 
@@ -78,31 +78,39 @@ def _stratum_sums(values: np.ndarray, index: np.ndarray, resamples: int, rng) ->
     return values[index[picks]].sum(axis=1)
 
 
-def paired_bootstrap(a: Sequence[float], b: Sequence[float], strata: Sequence[str] | None = None, macro: bool = False, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = SEED) -> tuple[float, float]:
-    """95% interval of B - A (the metric: the mean over units, or with ``macro`` the mean of the
-    strata's means), resampling units within each stratum, the same draw for both runs."""
+def paired_bootstrap(a: Sequence[float], b: Sequence[float], strata: Sequence[str] | None = None, macro: bool = False, weights: Sequence[float] | None = None, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = SEED) -> tuple[float, float]:
+    """95% interval of B - A, resampling units within each stratum, the same draw for both runs.
+    The metric: the weighted mean over units (``weights``: a unit's share of the denominator, e.g.
+    a CaptionQA image's question count; 1 each by default), or with ``macro`` the mean of the
+    strata's weighted means."""
     a_arr, b_arr = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    w = np.ones(len(a_arr)) if weights is None else np.asarray(weights, dtype=float)
     labels = list(strata) if strata is not None else [""] * len(a_arr)
     groups = {label: np.asarray([i for i, x in enumerate(labels) if x == label]) for label in dict.fromkeys(labels)}
     rng = np.random.default_rng(seed)
-    differences = b_arr - a_arr
+    weighted = (b_arr - a_arr) * w
+    parts = []
+    for index in groups.values():
+        picks = index[rng.integers(0, len(index), size=(resamples, len(index)))]
+        parts.append((weighted[picks].sum(axis=1), w[picks].sum(axis=1)))
     if macro:
-        means = [_stratum_sums(differences, index, resamples, rng) / len(index) for index in groups.values()]
-        replicates = np.mean(means, axis=0)
+        replicates = np.mean([num / den for num, den in parts], axis=0)
     else:
-        replicates = sum(_stratum_sums(differences, index, resamples, rng) for index in groups.values()) / len(differences)
+        replicates = sum(num for num, _ in parts) / sum(den for _, den in parts)
     low, high = np.percentile(replicates, [2.5, 97.5])
     return float(low), float(high)
 
 
-def metric(values: Sequence[float], strata: Sequence[str] | None = None, macro: bool = False) -> float:
-    """The mean over units, or with ``macro`` the mean of the strata's means."""
+def metric(values: Sequence[float], strata: Sequence[str] | None = None, macro: bool = False, weights: Sequence[float] | None = None) -> float:
+    """The weighted mean over units, or with ``macro`` the mean of the strata's weighted means."""
+    v = np.asarray(values, dtype=float)
+    w = np.ones(len(v)) if weights is None else np.asarray(weights, dtype=float)
+    if not len(v):
+        return float("nan")
     if not macro or strata is None:
-        return float(np.mean(values)) if len(values) else float("nan")
-    by: dict[str, list[float]] = {}
-    for value, label in zip(values, strata):
-        by.setdefault(label, []).append(value)
-    return float(np.mean([np.mean(v) for v in by.values()]))
+        return float((v * w).sum() / w.sum())
+    labels = np.asarray(list(strata))
+    return float(np.mean([(v[labels == s] * w[labels == s]).sum() / w[labels == s].sum() for s in dict.fromkeys(strata)]))
 
 
 def minimum_detectable_difference(differences: Sequence[float], a: Sequence[float]) -> float:
@@ -119,20 +127,17 @@ def minimum_detectable_difference(differences: Sequence[float], a: Sequence[floa
     return (Z_975 + Z_80) * sd / math.sqrt(n)
 
 
-def compare_units(a: Sequence[float], b: Sequence[float], binary: bool, strata: Sequence[str] | None = None, macro: bool = False, scale: float = 1.0, test: Callable | None = None) -> dict:
+def compare_units(a: Sequence[float], b: Sequence[float], binary: bool, strata: Sequence[str] | None = None, macro: bool = False, weights: Sequence[float] | None = None, scale: float = 1.0) -> dict:
     """One comparison row's numbers on paired units (``a[i]`` and ``b[i]`` the same unit): A, B,
     B - A and its interval at ``scale`` (100 for a percentage), the p-value (exact McNemar where
-    ``binary``, else the permutation test), the flips, the minimum detectable difference."""
+    ``binary``, else the permutation test of the weighted differences), the flips (units better
+    under A, under B), the minimum detectable difference."""
     a_arr, b_arr = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    value_a, value_b = metric(a_arr, strata, macro), metric(b_arr, strata, macro)
-    low, high = paired_bootstrap(a_arr, b_arr, strata, macro)
-    a_only, b_only = int(np.sum(a_arr > b_arr)), int(np.sum(b_arr > a_arr))  # units better under A, under B
-    if test is not None:
-        p = test(a_arr, b_arr)
-    elif binary:
-        p = mcnemar_exact(a_only, b_only)
-    else:
-        p = permutation_test(b_arr - a_arr)
+    w = np.ones(len(a_arr)) if weights is None else np.asarray(weights, dtype=float)
+    value_a, value_b = metric(a_arr, strata, macro, w), metric(b_arr, strata, macro, w)
+    low, high = paired_bootstrap(a_arr, b_arr, strata, macro, w)
+    a_only, b_only = int(np.sum(a_arr > b_arr)), int(np.sum(b_arr > a_arr))
+    p = mcnemar_exact(a_only, b_only) if binary else permutation_test((b_arr - a_arr) * w)
     return {
         "a": value_a * scale,
         "b": value_b * scale,
@@ -142,6 +147,6 @@ def compare_units(a: Sequence[float], b: Sequence[float], binary: bool, strata: 
         "n": int(len(a_arr)),
         "a_only": a_only,
         "b_only": b_only,
-        "mdd": minimum_detectable_difference(b_arr - a_arr, a_arr) * scale,
-        "test": "exact McNemar" if binary and test is None else "paired permutation" if test is None else getattr(test, "__name__", "test"),
+        "mdd": minimum_detectable_difference((b_arr - a_arr) * w / w.mean(), a_arr) * scale,
+        "test": "exact McNemar" if binary else "paired permutation",
     }

@@ -81,3 +81,13 @@ def test_strata_and_the_macro_mean():
     low, high = row["ci95"]
     assert low <= row["delta"] <= high
     assert row["mdd"] > 0
+
+
+def test_weighted_units_give_the_ratio_of_sums():
+    """CaptionQA's score is over questions; its unit is an image with its questions' mean score,
+    weighted by how many it has."""
+    a, b, w = [0.5, 1.0], [1.0, 1.0], [2, 6]
+    assert paired.metric(a, weights=w) == pytest.approx((0.5 * 2 + 6) / 8)
+    row = paired.compare_units(a, b, binary=False, weights=w)
+    assert row["delta"] == pytest.approx(1.0 / 8)
+    assert row["test"] == "paired permutation" and row["p_value"] == 1.0  # one unit differs: every sign pattern is as extreme
