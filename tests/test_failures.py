@@ -22,7 +22,7 @@ from helpers import base_env, read_run, run_cli, run_report
 from helpers.fake_openai import FakeOpenAI, message_images, message_text
 from PIL import Image
 
-from lmms_comparative.benchmarks import BENCHMARKS, BY_NAME
+from lmms_comparative.benchmarks import BENCHMARKS
 from lmms_comparative.benchmarks.captionqa.fixture import build as build_captionqa
 from lmms_comparative.benchmarks.subtlebench.fixture import build as build_subtlebench
 from lmms_comparative.data import items
@@ -81,16 +81,18 @@ def test_usable_images_and_a_missing_one(tmp_path):
 
 # ---- run-level problems: one message, naming the variable and the path, no retries -------------
 
-# Per registered benchmark: a task's process_docs, and a data file under the root (None: no single file).
-DOCS_HOOKS = {
-    "subtlebench": ("process_docs_attribute", "data/test.jsonl"),
-    "vlm2bench": ("process_docs_oc_cnt", "jsonl/oc/vanilla/oc_cnt.jsonl"),
-    "captionqa": ("process_docs_natural", "data/natural-00000-of-00001.parquet"),
-    "compbench": ("process_docs_attribute_cub", "annotations/cub_label.json"),
-    "vidi": ("process_docs", None),
-}
-assert set(DOCS_HOOKS) == set(BY_NAME), "a registered benchmark without its case in test_failures.DOCS_HOOKS"
-HOOKS = {b.name: (b.root_variable, b.build_fixture, f"{b.package}.hooks", *DOCS_HOOKS[b.name]) for b in BENCHMARKS}
+
+def _smoke_docs(benchmark) -> tuple[str, str, str | None]:
+    """A registered benchmark's smoke task: the module and name of its process_docs (its YAML), and
+    the records file under the root that it reads (``fixture.SMOKE_RECORDS``; None: no single file)."""
+    from lmms_comparative.benchmarks.contract import configs
+
+    module, _, hook = configs(benchmark)[benchmark.smoke_task]["process_docs"].target.rpartition(".")
+    return module, hook, benchmark.optional("fixture", "SMOKE_RECORDS")
+
+
+# Read from the registry: a new benchmark gets every case below without an edit here.
+HOOKS = {b.name: (b.root_variable, b.build_fixture, *_smoke_docs(b)) for b in BENCHMARKS if b.root_variable}
 
 
 @pytest.fixture(scope="module")
@@ -117,9 +119,9 @@ CASES = ["missing root", "root is a file", "missing data file", "empty data file
 def test_run_level_problems_stop_with_one_message(pristine, tmp_path, monkeypatch, name, case):
     env_var, _, _, _, data_file = HOOKS[name]
     if data_file is None and case in ("missing data file", "empty data file", "malformed data file", "missing column"):
-        pytest.skip("ViDi has no data file: each pair's text file is an item (see the item-level test)")
-    if name in ("subtlebench", "vlm2bench") and case == "missing column":
-        pytest.skip("a JSON-lines record without a field is an item-level problem (skipped and counted)")
+        pytest.skip("no single records file (ViDi: each pair's text file is an item; see the item-level test)")
+    if case == "missing column" and (data_file.endswith(".jsonl") or name not in ("captionqa", "compbench")):
+        pytest.skip("a JSON-lines record without a field is an item-level problem (skipped and counted); no column case for this layout")
     root = tmp_path / "copy"
     shutil.copytree(pristine[name], root)
     target = root / data_file if data_file else None

@@ -10,6 +10,9 @@ from PIL import Image
 
 from lmms_comparative.data.fixture_images import draw_pair
 
+# The records file under the root that the smoke task reads (tests/test_failures.py damages it).
+SMOKE_RECORDS = "annotations/cub_label.json"
+
 
 def build(root: str | Path, per_source: int = 5, seed: int = 0, layout: str = "release", split_files: tuple[str, ...] | None = None) -> Path:
     """Write a CompBench copy under ``root`` and the images it names.
