@@ -12,6 +12,9 @@ The rules, each checked here:
 - the folder is the record's ``name``: lowercase letters and digits, the prefix of every task and
   group it defines (``<name>`` or ``<name>_...``), and no other benchmark's prefix;
 - every ``!function`` a YAML names imports;
+- every folder under ``benchmarks/`` with task YAMLs has a registry line (``unregistered``);
+- the doc hooks lmms-eval calls (``doc_to_visual``, ``doc_to_text``, ``doc_to_target``,
+  ``doc_to_messages``) work on the fixture's first docs of every task;
 - ``fixture.build`` exists when the data is not bundled (``root_variable`` is set);
 - ``task_families`` name tasks or groups of the folder, ``smoke_task`` one of its tasks; ``exports`` name tables of ``paper.json``,
   which with tables needs ``report.measure``; ``scoring_calls`` name attributes of ``hooks.py``;
@@ -193,6 +196,7 @@ def run_problems(benchmark, root: Path | None) -> list[str]:
             except BaseException as exc:  # noqa: BLE001 - SystemExit included: the fixture must load
                 out.append(f"{where}/yaml/{config['_file']}: {name} does not load its docs from the fixture: {type(exc).__name__}: {exc}")
                 continue
+            out += _doc_hook_problems(where, name, config, docs[:HOOK_DOCS], key)
             results = [process_results(doc, [FAILED_REPLY]) for doc in docs]
             lost = [i for i, (doc, result) in enumerate(zip(docs, results)) if not _carries_key(result, doc, key)]
             if lost:
@@ -211,6 +215,56 @@ def run_problems(benchmark, root: Path | None) -> list[str]:
             if not flagged:
                 out.append(f"{where}/hooks.py: {name}: every model request failed and the run was not flagged (the failure policy: an aggregation calls tasklib.check_model_failures, as tasklib.accuracy_aggregation does)")
     return out
+
+
+# The doc hooks lmms-eval calls on a task's docs, run on its first docs (what a model's request is
+# built from): each must work on the fixture's real docs.
+DOC_HOOKS = ("doc_to_visual", "doc_to_text", "doc_to_target", "doc_to_messages")
+HOOK_DOCS = 2
+
+
+def _hook_kwargs(config: dict) -> dict:
+    """``lmms_eval_specific_kwargs`` as lmms-eval hands them to a model without its own entry: the
+    ``default`` entry."""
+    found = config.get("lmms_eval_specific_kwargs") or {}
+    return dict(found.get("default") or {}) if isinstance(found, dict) else {}
+
+
+def _doc_hook_problems(where: str, name: str, config: dict, docs: list[dict], key) -> list[str]:
+    """Each doc hook the task's YAML names, called on its first docs as lmms-eval calls it (with the
+    task's ``lmms_eval_specific_kwargs`` where it takes them); one line per hook that raises."""
+    import inspect
+
+    out = []
+    multi_round = config.get("output_type") == "generate_until_multi_round"
+    for hook in DOC_HOOKS:
+        ref = config.get(hook)
+        if not isinstance(ref, FunctionRef):
+            continue
+        function = ref.resolve()
+        params = list(inspect.signature(function).parameters)
+        for doc in docs:
+            args = [doc] + ([_hook_kwargs(config)] if len(params) > 1 else [])
+            extra = {"round_idx": 0} if multi_round and "round_idx" in params else {}
+            try:
+                function(*args, **extra)
+            except Exception as exc:  # noqa: BLE001 - the contract names the hook and what it raised
+                try:
+                    item = key(doc)
+                except (KeyError, TypeError, ValueError):
+                    item = "?"
+                out.append(f"{where}/yaml/{config['_file']}: {name}'s {hook} ({ref.target}) raised {type(exc).__name__}: {exc} on item {item}")
+                break
+    return out
+
+
+def unregistered() -> list[str]:
+    """The folders under ``benchmarks/`` that hold task YAMLs but have no registry line: lmms-eval
+    would run their tasks with no provenance record, and nothing else would know them."""
+    from lmms_comparative.benchmarks import BY_NAME
+
+    here = Path(__file__).resolve().parent
+    return sorted(f"benchmarks/{d.name}: a folder with task YAMLs and no line in the registry (lmms_comparative/benchmarks/__init__.py); add its record there" for d in here.iterdir() if d.is_dir() and (d / "yaml").is_dir() and d.name not in BY_NAME)
 
 
 def _carries_key(result: dict, doc: dict, key) -> bool:
@@ -259,6 +313,10 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"not registered in lmms_comparative/benchmarks/__init__.py: {', '.join(unknown)}")
     failed = 0
+    if not args.names:
+        for line in unregistered():
+            failed += 1
+            print(line, flush=True)
     for benchmark in [BY_NAME[n] for n in args.names] or list(BENCHMARKS):
         found = check(benchmark)
         failed += bool(found)

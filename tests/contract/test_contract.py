@@ -103,6 +103,12 @@ REMOVALS = {
         "with TOYMCQ_ROOT unset, toymcq's process_docs loaded docs instead of stopping the run",
     ),
     "a task family": (_replace("__init__.py", 'task_families=("toymcq",)', 'task_families=("toymcq", "toymcq_hard")'), "task_families names 'toymcq_hard', which no YAML defines"),
+    # The hooks a request is built from, broken: the check runs them on the fixture's docs.
+    "a working doc_to_visual": (
+        _replace("hooks.py", "def doc_to_visual(doc: dict) -> list:\n    return []", "def doc_to_visual(doc: dict) -> list:\n    return [doc['image']]"),
+        "toymcq's doc_to_visual (lmms_comparative.benchmarks.toymcq.hooks.doc_to_visual) raised KeyError: 'image' on item q",
+    ),
+    "a working doc_to_text": (_replace("hooks.py", "doc['question']}", "doc['prompt']}"), "toymcq's doc_to_text (lmms_comparative.benchmarks.toymcq.hooks.doc_to_text) raised KeyError: 'prompt'"),
 }
 
 
@@ -157,3 +163,16 @@ def test_the_toy_runs_fails_scores_verifies_and_reports_through_the_cli(hf_home,
     proc = run_python(tool + ["score", "toymcq", str(replies), "--tasks", "toymcq", "-o", str(tmp_path / "partial")], env=env, timeout=600, cwd=tmp_path)
     assert proc.returncode == 1, proc.stderr[-3000:]
     assert "Toy MCQ: 3 of 4 item(s) got no answer from the model" in proc.stderr
+
+
+@pytest.mark.e2e
+def test_a_folder_without_its_registry_line_fails_the_check(tmp_path):
+    """The toy's folder copied in, the registry line forgotten: lmms-eval would run its tasks with
+    no provenance record; the check of every benchmark names the folder."""
+    package = toy_package(tmp_path)
+    registry = package / "lmms_comparative" / "benchmarks" / "__init__.py"
+    registry.write_text(registry.read_text().replace(", _toymcq)", ")"))
+    env = dict(base_env(package / "hf"), PYTHONPATH=str(package))
+    proc = subprocess.run([sys.executable, "-m", "lmms_comparative.benchmarks.contract"], env=env, capture_output=True, text=True, timeout=300, cwd=package)
+    assert proc.returncode == 1, proc.stdout + proc.stderr[-3000:]
+    assert "benchmarks/toymcq: a folder with task YAMLs and no line in the registry" in proc.stdout
