@@ -4,7 +4,8 @@ lmms-comparative include-path          print the folder to pass to lmms-eval --i
 lmms-comparative fixture subtlebench DIR
                                        write a small generated dataset in the official layout
 lmms-comparative demo [--output DIR]   the offline default run: synthetic SubtleBench pairs,
-                                       the real lmms-eval CLI, the random_choice baseline
+                                       the real lmms-eval CLI, the random_choice baseline (a
+                                       second demo into DIR replaces what the first one wrote)
 lmms-comparative synthetic DIR [--per-type N] [--param TYPE.FIELD=VALUE ...]
                                        the paper's synthetic pairs in the SubtleBench layout
 lmms-comparative report RESULTS_DIR [RESULTS_DIR ...] -o OUT
@@ -52,6 +53,22 @@ def _synthetic_types(value: str) -> tuple[str, ...]:
     return types
 
 
+def _synthetic_param(value: str) -> str:
+    """``--param TYPE.FIELD=VALUE``: a difficulty factor the generator knows, given a number or a
+    ``lo,hi`` range where the factor is one (a typo is one usage error, not a traceback)."""
+    from lmms_comparative.benchmarks.subtlebench.synthetic import PARAMS, parse_param
+
+    try:
+        category, name, parsed = parse_param(value)
+    except ValueError as exc:  # an unknown TYPE.FIELD: the message lists the known ones
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    default = getattr(PARAMS[category](), name)
+    if isinstance(default, tuple) and not isinstance(parsed, tuple):
+        example = ",".join(f"{v:g}" for v in default)
+        raise argparse.ArgumentTypeError(f"{category}.{name} takes a number or a lo,hi range (default {category}.{name}={example}), not {parsed!r}")
+    return value
+
+
 def find_results(output_path: str | Path) -> Path:
     """The newest ``*_results.json`` that lmms-eval wrote under ``output_path``."""
     found = sorted(glob.glob(os.path.join(str(output_path), "**", "*_results.json"), recursive=True), key=os.path.getmtime)
@@ -76,23 +93,80 @@ def _print_table(runs: dict[str, dict], tasks: list[str]) -> None:
 # 45 pairs per type: enough for a 3x3 difficulty grid per type in the report.
 DEMO_PER_TYPE = 45
 BASELINES = ("random_choice", "pixel_diff")
+# The files a demo wrote into its --output folder (relative paths): the next demo there removes
+# them first, so that it replaces the earlier one instead of adding its runs to the report.
+DEMO_MANIFEST = ".lmms_comparative_demo.json"
+
+
+def _files(folder: Path) -> dict[str, tuple[int, int]]:
+    """{path relative to ``folder``: (mtime_ns, size)} of every file under it."""
+    found = {}
+    for path in folder.rglob("*") if folder.is_dir() else ():
+        if path.is_file() and not path.is_symlink():
+            stat = path.stat()
+            found[path.relative_to(folder).as_posix()] = (stat.st_mtime_ns, stat.st_size)
+    return found
+
+
+def clear_previous_demo(output: Path) -> list[str]:
+    """Remove what the previous demo into ``output`` wrote (its manifest lists the files), and the
+    folders that leaves empty; nothing else. Returns the paths removed."""
+    manifest = output / DEMO_MANIFEST
+    try:
+        listed = json.loads(manifest.read_text(encoding="utf-8")).get("files") or []
+    except (OSError, ValueError, AttributeError):
+        return []
+    removed = []
+    for rel in listed:
+        path = output / rel
+        if ".." in Path(rel).parts or Path(rel).is_absolute() or not path.is_file():
+            continue  # only files inside the folder, as the demo wrote them
+        path.unlink()
+        removed.append(rel)
+        for parent in path.parents:  # the folders the demo made, once empty
+            if parent == output or output not in parent.parents:
+                break
+            try:
+                parent.rmdir()
+            except OSError:
+                break
+    manifest.unlink()
+    return removed
+
+
+def record_demo(output: Path, before: dict[str, tuple[int, int]]) -> None:
+    """List in the manifest every file under ``output`` that is new or changed since ``before``."""
+    written = sorted(rel for rel, stat in _files(output).items() if rel != DEMO_MANIFEST and before.get(rel) != stat)
+    (output / DEMO_MANIFEST).write_text(json.dumps({"files": written}, indent=1) + "\n", encoding="utf-8")
 
 
 def demo(output: str | None, seed: int) -> int:
-    """Synthetic SubtleBench pairs, then each bundled baseline through the real lmms-eval CLI."""
+    """Synthetic SubtleBench pairs, then each bundled baseline through the real lmms-eval CLI; a
+    demo into the same folder replaces the previous one (``clear_previous_demo``)."""
+    output = Path(output or "demo_output").resolve()
+    removed = clear_previous_demo(output)
+    if removed:
+        print(f"replacing the earlier demo in {output} ({len(removed)} files it wrote removed)")
+    before = _files(output)
+    try:
+        return _demo_runs(output, seed, before)
+    finally:
+        if output.is_dir():
+            record_demo(output, before)  # what this demo wrote, for the next one to replace
+
+
+def _demo_runs(output: Path, seed: int, before: dict[str, tuple[int, int]]) -> int:
     from lmms_comparative.benchmarks.subtlebench import synthetic
     from lmms_comparative.benchmarks.subtlebench.data import CATEGORIES
+    from lmms_comparative.harness.task_path import OURS_ONLY
 
     code_of = {category: code for code, category in CATEGORIES.items()}
     tasks = [f"subtlebench_{code_of[t]}" for t in synthetic.MAKERS]  # the synthetic types' tasks
-    output = Path(output or "demo_output").resolve()
     data_root = output / "subtlebench_synthetic"
     synthetic.generate(data_root, per_type=DEMO_PER_TYPE, seed=seed)
-    from lmms_comparative.harness.task_path import OURS_ONLY
-
     # Our tasks only: lmms-eval's own ~2,000 task files need not be indexed (about 9 s a run here).
     env = dict(os.environ, SUBTLEBENCH_ROOT=str(data_root), HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", **{OURS_ONLY: "1"})
-    runs = {}
+    runs, paths = {}, []
     for model in BASELINES:
         cmd = [
             sys.executable, "-m", "lmms_eval",
@@ -105,16 +179,24 @@ def demo(output: str | None, seed: int) -> int:
         proc = subprocess.run(cmd, env=env)
         try:
             path = find_results(output / "results" / model)
+            if path.relative_to(output).as_posix() in before:
+                raise FileNotFoundError(f"lmms-eval wrote no new *_results.json under {output / 'results' / model}")
         except FileNotFoundError as exc:
             print(f"demo failed: {exc} (lmms-eval exited {proc.returncode})", file=sys.stderr)
             return 1
         runs[model] = json.loads(path.read_text())
+        paths.append(str(path))
         print(f"results: {path}")
     print()
     _print_table(runs, tasks + ["subtlebench_swap"])
     from lmms_comparative.report import write_report
 
-    report = write_report([str(output / "results" / model) for model in BASELINES], output / "report")
+    # This demo's runs only: results that were there before (an older demo's, which kept no
+    # manifest, or anyone else's) stay where they are, out of the report.
+    report = write_report(paths, output / "report")
+    earlier = sorted(p for p in before if p.startswith("results/") and p.endswith("_results.json"))
+    if earlier:
+        print(f"\nnote: kept {len(earlier)} earlier results file(s) under {output / 'results'} that this demo did not write, and left them out of the report: " + ", ".join(earlier[:4]) + (" ..." if len(earlier) > 4 else ""))
     print(f"\nreport: {report} (tables, image-order check, difficulty heatmaps)")
     print(
         "\nThese were generated pairs, not the released benchmark. Next: your own model on the real items, e.g.\n"
@@ -137,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
     dm.add_argument("--output", default=None, help="folder for the data and results (default: ./demo_output)")
     dm.add_argument("--seed", type=int, default=0)
     rp = sub.add_parser("report", help="the papers' tables and charts from lmms-eval results directories")
-    rp.add_argument("results_dirs", nargs="+", help="lmms-eval --output_path folders (one or several models)")
+    rp.add_argument("results_dirs", nargs="+", help="lmms-eval --output_path folders (one or several models), or *_results.json files")
     rp.add_argument("-o", "--output", default="report", help="folder for report.md, report.json, tables/*.csv and the PNG charts")
     rp.add_argument(
         "--paper-rows", choices=("all", "matched", "none"), default="all", help="the papers' model rows to show beside the runs: all, only those of the models the runs matched, or none (ranks and reproduction checks are shown either way)"
@@ -149,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     syn.add_argument("--per-type", type=int, default=20)
     syn.add_argument("--seed", type=int, default=0)
     syn.add_argument("--types", default="attribute,existence,quantity,viewpoint,spatial", type=_synthetic_types, help="comma-separated difference types (default: all five)")
-    syn.add_argument("--param", action="append", default=[], metavar="TYPE.FIELD=VALUE", help="a difficulty factor, e.g. attribute.brightness_shift=0.25 or existence.n_shapes=4,8 (repeatable)")
+    syn.add_argument("--param", action="append", default=[], type=_synthetic_param, metavar="TYPE.FIELD=VALUE", help="a difficulty factor, e.g. attribute.brightness_shift=0.25 or existence.n_shapes=4,8 (repeatable)")
     ex = sub.add_parser("captionqa-export", help="write {id: caption} JSON from CaptionQA samples logs")
     ex.add_argument("results_dir", help="an lmms-eval --output_path of a run with --log_samples")
     ex.add_argument("-o", "--output", required=True)

@@ -176,7 +176,7 @@ def build(paths: list[str], dataset_ids: dict[str, str] | None = None, source: d
                         continue
                     subset = subset_of(run, benchmark, task_id)
                     if subset and not allow_subset:
-                        print(f"{run.name}: {task_id} left out: {subset}; not the release, so not under {dataset_id} (--allow-subset exports it with that note)", file=out)
+                        print(f"{run.name}: {task_id} left out of {dataset_id}: {subset} (--allow-subset exports it with that note)", file=out)
                         continue
                     if subset:
                         subset = f"{subset}; {_data_source(data)}"

@@ -20,7 +20,8 @@ It records, without a timestamp or anything else that differs between 1 and N pr
   sha256 (a folder of samples logs: its fingerprint);
 - ``tasks``: per task of ours, its benchmark, its data (``source``: ``hub`` with the repository and
   the commit pinned, or ``local`` with the root and its variable; ``fingerprint``: a sha256 over
-  the paths, sizes and contents of the files under the data root), its item set (``count``, and ``sha256`` of the sorted item keys
+  the paths, sizes and contents of the files under the data root; ``generated``: the marker of data
+  this package made up, ``data/generated.py``), its item set (``count``, and ``sha256`` of the sorted item keys
   scored) and ``prompts`` (a sha256 of the benchmark's prompt module and the task's YAML).
 
 The data the loaders found is recorded while they run (``note_local``, ``note_hub``); engines record
@@ -353,6 +354,12 @@ def data_of(variable: str) -> dict:
         return {"source": None}
     folder = found.pop("folder", None) or found.get("root")
     found["fingerprint"] = fingerprint(folder) if folder and os.path.isdir(folder) else None
+    if found.get("source") == "local":
+        from lmms_comparative.data.generated import read
+
+        made = read(folder)  # data this package made up (a fixture, synthetic pairs): its marker
+        if made:
+            found["generated"] = made
     return found
 
 

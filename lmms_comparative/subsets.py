@@ -1,10 +1,16 @@
 """Whether a run's value stands for the release: the items behind it against the release's item
 set (each benchmark's ``release.json``, ``Benchmark.release_items``). ``export`` keeps the release's
-dataset id for the release; ``report`` marks every value that is not."""
+dataset id for the release; ``report`` marks every value that is not. One rule (``_why``), asked of
+one exported value (``subset_of``) or of the values of several tasks a report table shows
+(``subset_of_tasks``)."""
 
 from __future__ import annotations
 
 from lmms_comparative.provenance import KEY
+
+# How a reason begins, by what it found: fewer or other items of the release; items this package
+# generated (a fixture, synthetic pairs); a release whose item count is not known here; no record.
+SUBSET, GENERATED, UNCONFIRMED, UNKNOWN = "subset:", "not the release:", "release not confirmed:", "items not known"
 
 
 def leaves(task_id: str, record: dict, groups: dict) -> list[str]:
@@ -23,19 +29,34 @@ def leaves(task_id: str, record: dict, groups: dict) -> list[str]:
 
 def subset_of(run, benchmark, task_id: str) -> str | None:
     """Why the items behind ``task_id`` are not the release's item set (``N of M items``, a
-    ``--limit``, skips, an item set other than the release's), or None where they are."""
+    ``--limit``, skips, an item set other than the release's, generated data), or None where they are."""
     record = run.results.get(KEY) or {}
+    return _why(run, benchmark, leaves(task_id, record, run.results.get("group_subtasks") or {}))
+
+
+def subset_of_tasks(run, benchmark, task_ids) -> str | None:
+    """``subset_of`` for the values of several tasks or groups at once (a report row): why the
+    items behind those of ``task_ids`` the run has are not the release's, or None where they are.
+    A run that has none of them (or no record) gets the reason of a value with no task behind it."""
+    record = run.results.get(KEY) or {}
+    groups = run.results.get("group_subtasks") or {}
+    behind = list(dict.fromkeys(leaf for task in task_ids for leaf in leaves(task, record, groups)))
+    return _why(run, benchmark, behind)
+
+
+def _why(run, benchmark, behind: list[str]) -> str | None:
+    record = run.results.get(KEY) or {}
+    if not behind:
+        return f"{UNKNOWN} (no task of the record behind it)" if record else f"{UNKNOWN} (the results carry no {KEY} record of the items scored)"
     release = benchmark.release_items()
     known = release.get("tasks") or {}
-    behind = leaves(task_id, record, run.results.get("group_subtasks") or {})
-    if not behind:
-        return "items not known (no task of the record behind it)"
     scored = expected = 0
-    why = []
+    why, short, made = [], [], None  # short: the reasons other than a count (a generated set has no release count to compare)
     for task in behind:
         entry = (record.get("tasks") or {}).get(task) or {}
         items = entry.get("items") or {}
         scored += items.get("count") or 0
+        made = made or (entry.get("data") or {}).get("generated")
         full = known.get(task)
         if full is None:
             why.append(f"{task}: the release's item count is not known here")
@@ -45,10 +66,20 @@ def subset_of(run, benchmark, task_id: str) -> str | None:
             why.append(f"{task}: {items.get('count')} of {full['count']} items")
         if entry.get("skipped"):
             why.append(f"{task}: {len(entry['skipped'])} item(s) skipped")
+            short.append(why[-1])
     limit = (record.get("seeds") or {}).get("limit")
     if limit is not None:
         why.append(f"--limit {limit}")
-    if not why:
+        short.append(why[-1])
+    if not why and not made:
         return None
     source = (release.get("release") or benchmark.title) if expected else benchmark.title
-    return f"subset: {scored} of {expected or '?'} items of {source} ({'; '.join(why[:4])}{'; ...' if len(why) > 4 else ''})"
+    if made:  # items this package made up: none of them is the release's, whatever their count
+        from lmms_comparative.data.generated import maker
+
+        extra = f" ({'; '.join(short[:4])}{'; ...' if len(short) > 4 else ''})" if short else ""
+        return f"{GENERATED} {scored} items made by {maker(made)}, none of them an item of {source}{extra}"
+    detail = f"{'; '.join(why[:4])}{'; ...' if len(why) > 4 else ''}"
+    if not expected:
+        return f"{UNCONFIRMED} {scored} items; {detail}"
+    return f"{SUBSET} {scored} of {expected} items of {source} ({detail})"

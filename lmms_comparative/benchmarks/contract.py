@@ -264,7 +264,9 @@ def unregistered() -> list[str]:
     from lmms_comparative.benchmarks import BY_NAME
 
     here = Path(__file__).resolve().parent
-    return sorted(f"benchmarks/{d.name}: a folder with task YAMLs and no line in the registry (lmms_comparative/benchmarks/__init__.py); add its record there" for d in here.iterdir() if d.is_dir() and (d / "yaml").is_dir() and d.name not in BY_NAME)
+    return sorted(
+        f"benchmarks/{d.name}: a folder with task YAMLs and no line in the registry (lmms_comparative/benchmarks/__init__.py); add its record there" for d in here.iterdir() if d.is_dir() and (d / "yaml").is_dir() and d.name not in BY_NAME
+    )
 
 
 def _carries_key(result: dict, doc: dict, key) -> bool:

@@ -87,8 +87,13 @@ class Benchmark:
 
     def build_fixture(self, directory: str | Path, **kwargs) -> Path:
         """A small generated copy in the official layout (``fixture.build``; required when the data
-        is not bundled, that is when ``root_variable`` is set)."""
-        return self.part("fixture", "build")(directory, **kwargs)
+        is not bundled, that is when ``root_variable`` is set), with the marker that says it is one
+        (``data/generated.py``: a run on it is not the release, and the report says so)."""
+        from lmms_comparative.data.generated import FIXTURE, mark
+
+        root = self.part("fixture", "build")(directory, **kwargs)
+        mark(root, FIXTURE, self.name, **{k: v for k, v in kwargs.items() if isinstance(v, (int, str))})
+        return root
 
     def key_columns(self) -> tuple[str, ...]:
         """The doc columns an item's key is made of (``predictions.KEY_COLUMNS``; default

@@ -3,9 +3,10 @@
 For each benchmark present in the runs it writes the paper's table layout in Markdown, the paper's
 reference rows (chance, human) at the paper's precision beside the models, 95% bootstrap intervals
 (± half-width; from the samples logs of ``--log_samples`` runs, or the ``ci95`` metric the task
-published) for every number that has per-item values, and PNG charts. Each benchmark's section,
-run summary and charts are in its folder (``benchmarks/<name>/report.py``); this package reads the
-runs, formats cells and puts the sections together, in the registry's order.
+published) for every number that has per-item values, and PNG charts. A run whose values are not
+the release's full item set (``subsets.py``) is marked wherever they stand (``marks.py``). Each
+benchmark's section, run summary and charts are in its folder (``benchmarks/<name>/report.py``);
+this package reads the runs, formats cells and puts the sections together, in the registry's order.
 """
 
 from __future__ import annotations
@@ -15,8 +16,10 @@ from pathlib import Path
 
 from lmms_comparative.report.cells import collecting, parse_cell
 from lmms_comparative.report.charts import model_colours
+from lmms_comparative.report.marks import kind
 from lmms_comparative.report.paper import PAPER_ROWS, Aliases, paper_block, paper_rows_shown
 from lmms_comparative.report.runs import ReportError, Run, load_runs
+from lmms_comparative.subsets import subset_of_tasks
 
 
 def run_summary(results: dict, output_path: str | None) -> list[str]:
@@ -47,7 +50,7 @@ def _paper_section(benchmark, runs: list[Run], mode: str, aliases: Aliases) -> l
     measure = benchmark.part("report", "measure")
     out: list[str] = []
     for table_id, spec in paper["tables"].items():
-        block = paper_block(benchmark.title, table_id, spec, runs, measure, paper["aliases"], aliases, mode)
+        block = paper_block(benchmark, table_id, spec, runs, measure, paper["aliases"], aliases, mode)
         if block:
             out += ["", *block]
     return out
@@ -79,9 +82,27 @@ def verification_of(run: Run) -> str:
     return f"{run.verified.get('verdict')} ({detail})"
 
 
-def _verification(runs: list[Run]) -> list[str]:
-    """The report's verification table: each run's verify verdict and data sources."""
-    lines = ["## Verification", "", "| run | verify | data |", "|---|---|---|"]
+def run_subsets(run: Run, benchmarks) -> dict[str, str | None]:
+    """Per benchmark the run has tasks of, why its items are not the release's (None: they are)."""
+    tasks = list(run.results.get("results") or {})
+    found = {}
+    for benchmark in benchmarks:
+        own = [t for t in tasks if benchmark.owns_task(t)]
+        if own:
+            found[benchmark.name] = subset_of_tasks(run, benchmark, own)
+    return found
+
+
+def _items(subsets: dict[str, str | None]) -> str:
+    from lmms_comparative.benchmarks import BY_NAME
+
+    return "; ".join(f"{BY_NAME[name].title}: {kind(reason) or 'the release'}" for name, reason in subsets.items()) or "-"
+
+
+def _verification(runs: list[Run], subsets: dict[str, dict]) -> list[str]:
+    """The report's verification table: each run's verify verdict, data sources and whether its
+    items are the release's (each table's footnotes say why not)."""
+    lines = ["## Verification", "", "| run | verify | data | items |", "|---|---|---|---|"]
     for run in runs:
         record = run.results.get("lmms_comparative") or {}
         sources = sorted(
@@ -90,7 +111,7 @@ def _verification(runs: list[Run]) -> list[str]:
                 for d in ((t.get("data") or {}) for t in (record.get("tasks") or {}).values())
             }
         )
-        lines.append(f"| `{run.name}` | {verification_of(run)} | {', '.join(sources) or '-'} |")
+        lines.append(f"| `{run.name}` | {verification_of(run)} | {', '.join(sources) or '-'} | {_items(subsets[run.name])} |")
     return lines + [""]
 
 
@@ -114,7 +135,8 @@ def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all",
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ReportError(f"{out}: cannot create the report folder ({exc.strerror or exc})") from None
-    parts = ["# lmms-comparative report", "", "Runs: " + ", ".join(f"`{r.name}`" for r in runs), "", *_verification(runs)]
+    subsets = {r.name: run_subsets(r, BENCHMARKS) for r in runs}
+    parts = ["# lmms-comparative report", "", "Runs: " + ", ".join(f"`{r.name}`" for r in runs), "", *_verification(runs, subsets)]
     with collecting() as tables, paper_rows_shown(paper_rows):
         for benchmark in BENCHMARKS:
             with collecting(benchmark.name):
@@ -135,13 +157,15 @@ def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all",
         if seen[entry["key"]] > 1:
             entry["key"] = f"{entry['key']}_{seen[entry['key']]}"
         entry["csv"] = f"tables/{entry['key']}.csv"
+        if "subset" in entry:  # a table of runs: each row's reason for not being the release ("" for the release and the paper's rows)
+            entry["columns"] = entry["columns"] + ["subset"]
         with open(out / entry["csv"], "w", newline="", encoding="utf-8") as handle:
             writer = csv.writer(handle)
             writer.writerow(entry["columns"])
-            writer.writerows([[plain_text(c) for c in row] for row in entry["rows"]])
+            writer.writerows([[plain_text(c) for c in row] + ([plain_text(entry["subset"][i] or "")] if "subset" in entry else []) for i, row in enumerate(entry["rows"])])
     document = {
         "version": REPORT_JSON_VERSION,
-        "runs": [{"name": r.name, "model": r.results.get("config", {}).get("model"), "model_args": r.results.get("config", {}).get("model_args"), "verify": verification_of(r)} for r in runs],
+        "runs": [{"name": r.name, "model": r.results.get("config", {}).get("model"), "model_args": r.results.get("config", {}).get("model_args"), "verify": verification_of(r), "subset": subsets[r.name]} for r in runs],
         "tables": [
             {
                 "key": e["key"],
@@ -149,7 +173,7 @@ def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all",
                 "title": e["title"],
                 "columns": e["columns"],
                 "csv": e["csv"],
-                "rows": [dict(zip(e["columns"], [plain_text(c) if i == 0 else parse_cell(c) for i, c in enumerate(row)])) for row in e["rows"]],
+                "rows": [{**dict(zip(e["columns"], [plain_text(c) if i == 0 else parse_cell(c) for i, c in enumerate(row)])), **({"subset": plain_text(e["subset"][n])} if "subset" in e else {})} for n, row in enumerate(e["rows"])],
             }
             for e in tables
         ],

@@ -6,6 +6,7 @@ import re
 from contextlib import contextmanager
 from contextvars import ContextVar
 
+from lmms_comparative.report.marks import plain_name
 from lmms_comparative.report.runs import Run
 
 SHARE = (0.0, 1.0)
@@ -83,17 +84,23 @@ def parse_cell(text: str) -> dict:
     return found
 
 
-def table(header: list[str], rows: list[list[str]], key: str | None = None, title: str | None = None) -> str:
+def table(header: list[str], rows: list[list[str]], key: str | None = None, title: str | None = None, marks=None) -> str:
     """A Markdown table; while a report is collected, also recorded as ``key`` (a file name) with
-    ``title``."""
+    ``title``. ``marks`` (``report.marks.Marks``): the runs of the rows whose values are not the
+    release's; their footnote goes under the table, and the recorded table gets a ``subset``
+    column (the reason, empty for the release and for the paper's rows)."""
     tables = _collected.get()
     if tables is not None:
         section = _section.get()
         name = key or f"{section or 'table'}_{sum(1 for t in tables if t['section'] == section) + 1}"
-        tables.append({"key": re.sub(r"[^A-Za-z0-9_.-]+", "_", name), "section": section, "title": title or name, "columns": list(header), "rows": [list(r) for r in rows]})
+        entry = {"key": re.sub(r"[^A-Za-z0-9_.-]+", "_", name), "section": section, "title": title or name, "columns": list(header), "rows": [list(r) for r in rows]}
+        if marks is not None:
+            entry["subset"] = [marks.subset_of_row(r[0]) for r in rows]
+            entry["rows"] = [[plain_name(r[0])] + list(r[1:]) for r in rows]
+        tables.append(entry)
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines)
+    return "\n".join(lines + (marks.notes() if marks is not None else []))
 
 
 def reference_rows(reference: dict[str, list], digits: int = 1) -> list[list[str]]:

@@ -4,6 +4,7 @@ the runs' tasks with their accuracy (or their first number) and their number of 
 from __future__ import annotations
 
 from lmms_comparative.report.cells import cell, table, text_table
+from lmms_comparative.report.marks import Marks, with_skips
 from lmms_comparative.report.runs import Run
 
 
@@ -22,23 +23,25 @@ def _main_metric(run: Run, task: str) -> tuple[str, object]:
     return "", None
 
 
-def _rows(benchmark, runs: list[Run]) -> list[list[str]]:
+def _rows(benchmark, runs: list[Run], marks: Marks | None = None) -> list[list[str]]:
     rows = []
     for run in runs:
         for task in _tasks(benchmark, [run]):
             metric, value = _main_metric(run, task)
             counts = run.mapping(task, "counts")
-            rows.append([run.name, task, metric, cell(value, run.ci(task, metric)) if metric else "-", str(counts.get("n", "-"))])
+            name = marks.name(run, [task]) if marks is not None else run.name
+            rows.append([name, task, metric, with_skips(cell(value, run.ci(task, metric)), run, [task]) if metric else "-", str(counts.get("n", "-"))])
     return rows
 
 
 def section(benchmark, runs: list[Run]) -> str | None:
     """The Markdown section: every run's tasks of this benchmark, with their main metric (x100)."""
-    rows = _rows(benchmark, runs)
+    marks = Marks(benchmark)
+    rows = _rows(benchmark, runs, marks)
     if not rows:
         return None
     caption = f"Each task's accuracy (or its first metric) x100; n is the number of items (the task's `counts`). {benchmark.title} has no report layout of its own (no report.py)."
-    return "\n".join([f"## {benchmark.title}", "", caption, "", table(["Model", "Task", "Metric", "Value", "n"], rows, key=f"{benchmark.name}_tasks", title=f"{benchmark.title}: tasks")])
+    return "\n".join([f"## {benchmark.title}", "", caption, "", table(["Model", "Task", "Metric", "Value", "n"], rows, key=f"{benchmark.name}_tasks", title=f"{benchmark.title}: tasks", marks=marks)])
 
 
 def summary(benchmark, run: Run) -> list[str]:

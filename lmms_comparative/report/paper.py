@@ -24,7 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lmms_comparative.report.cells import table
-from lmms_comparative.report.runs import ReportError, Run, model_args
+from lmms_comparative.report.marks import DAGGER, Marks, kind, with_skips
+from lmms_comparative.report.runs import ReadRun, ReportError, Run, model_args
+from lmms_comparative.subsets import subset_of_tasks
 
 PAPER_ROWS = ("all", "matched", "none")
 _mode: ContextVar[str] = ContextVar("lmms_comparative_paper_rows", default="all")
@@ -102,23 +104,39 @@ def _fmt(value, digits: int) -> str:
 
 @dataclass
 class Placement:
-    """A run in a paper table: its values, rank and (when matched) reproduction rows."""
+    """A run in a paper table: its values, the tasks read for each, why they are not the release's
+    items (None: they are), its rank and (when matched) reproduction rows."""
 
     run: Run
     values: list
     intervals: list
     matched: str | None
+    tasks: list = field(default_factory=list)  # per column, the tasks and groups its value was read from
+    subset: str | None = None
 
 
-def paper_block(benchmark_title: str, table_id: str, spec: dict, runs: list[Run], measure, aliases: dict[str, list[str]], user: Aliases, mode: str = "all") -> list[str]:
+def _place(run: Run, table_id: str, columns: list[str], measure) -> tuple[list, list]:
+    """``measure`` of each column, and the tasks each value was read from."""
+    reading = ReadRun.of(run)
+    measured, tasks = [], []
+    for column in columns:
+        reading.read = set()
+        measured.append(measure(reading, table_id, column))
+        tasks.append(sorted(reading.read))
+    return measured, tasks
+
+
+def paper_block(benchmark, table_id: str, spec: dict, runs: list[Run], measure, aliases: dict[str, list[str]], user: Aliases, mode: str = "all") -> list[str]:
     """Markdown lines for one paper table: the paper's rows with the runs ranked among them, and
-    the reproduction check of every matched run."""
+    the reproduction check of every matched run. A run whose values are not the release's items
+    (``subsets``) is marked in every one of them, and is not ranked as if comparable."""
+    title = benchmark.title
     columns = spec["columns"]
     digits = spec.get("column_digits") or [spec.get("digits", 1)] * len(columns)
     reference = set(spec.get("reference", ()))
     placements = []
     for run in runs:
-        measured = [measure(run, table_id, c) for c in columns]
+        measured, tasks = _place(run, table_id, columns, measure)
         if all(v is None or v != v for v, _ in measured):
             continue
         matched = matched_model(run, {table_id: spec}, aliases, user)
@@ -126,41 +144,52 @@ def paper_block(benchmark_title: str, table_id: str, spec: dict, runs: list[Run]
         strategy = spec.get("run_strategy")
         if strategy and matched and f"{matched} / {strategy}" in spec["rows"]:
             matched = f"{matched} / {strategy}"
-        placements.append(Placement(run, [v for v, _ in measured], [ci for _, ci in measured], matched))
+        behind = [t for read in tasks for t in read]
+        placements.append(Placement(run, [v for v, _ in measured], [ci for _, ci in measured], matched, tasks, subset_of_tasks(run, benchmark, behind)))
     if not placements:
         return []
     matched = {p.matched for p in placements if p.matched}
     shown = {m: v for m, v in spec["rows"].items() if mode == "all" or (mode == "matched" and m in matched)}
     models = {m: v for m, v in spec["rows"].items() if m not in reference}
+    marks = Marks(benchmark)
     # Reference rows (chance, human) first, then the paper's models and the runs in rank order by
     # the headline (last) column; a row without it goes last.
     ranked = [(v[-1], [f"{m} (paper)"] + [_fmt(x, d) for x, d in zip(v, digits)]) for m, v in shown.items() if m not in reference]
-    ranked += [(p.values[-1], [f"**{p.run.name}**"] + [_fmt(v, d) for v, d in zip(p.values, digits)]) for p in placements]
+    for p in placements:
+        marks.mark(p.run, p.subset)
+        name = f"**{p.run.name}**" + (f" {DAGGER}" if p.subset else "")
+        ranked.append((p.values[-1], [name] + [with_skips(_fmt(v, d), p.run, read) for v, d, read in zip(p.values, digits, p.tasks)]))
     ranked.sort(key=lambda item: -item[0] if isinstance(item[0], (int, float)) and item[0] == item[0] else float("inf"))
     rows = [[f"{m} (paper)"] + [_fmt(x, d) for x, d in zip(v, digits)] for m, v in shown.items() if m in reference] + [row for _, row in ranked]
     rank_rows = []
+    rank_marks = Marks(benchmark)
     for p in placements:
         headline = p.values[-1]
         scored = [v[-1] for v in models.values() if v[-1] is not None]
         if headline is not None and headline == headline and scored:
             rank = 1 + sum(1 for v in scored if v > headline)
-            rank_rows.append([p.run.name, columns[-1], _fmt(headline, digits[-1]), f"{rank} of {len(scored) + 1}"])
-    out = [f"### {benchmark_title}: your runs among the paper's models ({spec['source']})", "", spec.get("caption", ""), ""]
-    out += [table(["Model"] + columns, rows, key=f"paper_{table_id}", title=f"{benchmark_title}: {spec['source']}")]
+            rank_marks.mark(p.run, p.subset)
+            name = p.run.name + (f" {DAGGER}" if p.subset else "")
+            # Not the release's items: no rank among the paper's models, only where the value would fall.
+            place = f"not comparable: {kind(p.subset)} (its value would place {rank} of {len(scored) + 1})" if p.subset else f"{rank} of {len(scored) + 1}"
+            rank_rows.append([name, columns[-1], with_skips(_fmt(headline, digits[-1]), p.run, p.tasks[-1]), place])
+    out = [f"### {title}: your runs among the paper's models ({spec['source']})", "", spec.get("caption", ""), ""]
+    out += [table(["Model"] + columns, rows, key=f"paper_{table_id}", title=f"{title}: {spec['source']}", marks=marks)]
     if rank_rows:
-        out += ["", table(["Run", "Headline column", "Value", "Rank among the paper's models"], rank_rows, key=f"rank_{table_id}", title=f"{benchmark_title}: rank ({spec['source']})")]
+        out += ["", table(["Run", "Headline column", "Value", "Rank among the paper's models"], rank_rows, key=f"rank_{table_id}", title=f"{title}: rank ({spec['source']})", marks=rank_marks)]
     for p in placements:
         if p.matched:
-            out += ["", *reproduction(benchmark_title, table_id, spec, p)]
+            out += ["", *reproduction(benchmark, table_id, spec, p)]
     return out
 
 
-def reproduction(benchmark_title: str, table_id: str, spec: dict, p: Placement) -> list[str]:
-    """Per column: the paper's value, ours, the difference, the paper's value inside our interval."""
+def reproduction(benchmark, table_id: str, spec: dict, p: Placement) -> list[str]:
+    """Per column: the paper's value, ours, the difference, the paper's value inside our interval;
+    for a run not on the release's items, said at the head and under the table."""
     digits_of = spec.get("column_digits") or [spec.get("digits", 1)] * len(spec["columns"])
     paper = spec["rows"][p.matched]
     rows, checked, inside = [], 0, 0
-    for column, ref, ours, ci, digits in zip(spec["columns"], paper, p.values, p.intervals, digits_of):
+    for column, ref, ours, ci, digits, read in zip(spec["columns"], paper, p.values, p.intervals, digits_of, p.tasks):
         if ref is None or ours is None or ours != ours:
             rows.append([column, _fmt(ref, digits), _fmt(ours, digits), "-", "-"])
             continue
@@ -168,7 +197,13 @@ def reproduction(benchmark_title: str, table_id: str, spec: dict, p: Placement) 
         within = ci is not None and ci[0] - 0.5 * 10**-digits <= ref <= ci[1] + 0.5 * 10**-digits
         inside += within
         band = "-" if ci is None else f"{'yes' if within else 'no'} [{_fmt(ci[0], digits)}, {_fmt(ci[1], digits)}]"
-        rows.append([column, _fmt(ref, digits), _fmt(ours, digits), f"{ours - ref:+.{digits}f}", band])
+        rows.append([column, _fmt(ref, digits), with_skips(_fmt(ours, digits), p.run, read), f"{ours - ref:+.{digits}f}", band])
     verdict = f"reproduced in {inside} of {checked} columns" if checked else "no column to compare"
-    head = f"Reproduction check: `{p.run.name}` is the paper's **{p.matched}** ({spec['source']}): {verdict} (the paper's value inside our 95% interval, at the paper's precision)."
-    return [head, "", table(["Column", "Paper", "Ours", "Ours - paper", "Paper inside our 95% interval"], rows, key=f"reproduction_{table_id}_{p.run.name}", title=f"{benchmark_title}: reproduction of {p.matched} ({spec['source']})")]
+    name = f"`{p.run.name}`" + (f" {DAGGER}" if p.subset else "")
+    head = f"Reproduction check: {name} is the paper's **{p.matched}** ({spec['source']}): {verdict} (the paper's value inside our 95% interval, at the paper's precision)."
+    if p.subset:
+        head += f" Not a reproduction of the paper's setting: the run's items are not the release's ({kind(p.subset)})."
+    marks = Marks(benchmark)
+    marks.mark(p.run, p.subset)
+    text = table(["Column", "Paper", "Ours", "Ours - paper", "Paper inside our 95% interval"], rows, key=f"reproduction_{table_id}_{p.run.name}", title=f"{benchmark.title}: reproduction of {p.matched} ({spec['source']})")
+    return [head, "", text, *marks.notes()]

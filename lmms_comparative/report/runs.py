@@ -54,6 +54,29 @@ class Run:
         return [float(v) for v in values if isinstance(v, (int, float))] or None
 
 
+@dataclass
+class ReadRun(Run):
+    """A run that notes which of its tasks and groups were read (``row``, ``per_item``, and so every
+    lookup built on them): the tasks behind a value a benchmark's ``measure`` returned."""
+
+    read: set[str] = field(default_factory=set)
+
+    @classmethod
+    def of(cls, run: Run) -> "ReadRun":
+        return cls(run.name, run.results, run.samples, run.side, run.verified, run.path)
+
+    def row(self, task: str) -> dict:
+        found = super().row(task)
+        if found:
+            self.read.add(task)
+        return found
+
+    def per_item(self, task: str, metric: str = "accuracy", key: str = "correct") -> list[float] | None:
+        if self.samples.get(task):
+            self.read.add(task)
+        return super().per_item(task, metric, key)
+
+
 SIDE_LOGS = ("reader",)  # the side logs the report reads (CaptionQA's reader answers)
 
 
@@ -108,15 +131,18 @@ def _distinct_names(runs: list[Run], origins: list[tuple[str, Path]]) -> None:
 
 
 def load_runs(paths: list[str]) -> list[Run]:
-    """Every ``*_results.json`` under the given directories, with the samples logs beside it."""
+    """Every ``*_results.json`` under the given directories (or the given results file), with the samples logs beside it."""
     runs: list[Run] = []
     origins: list[tuple[str, Path]] = []
     for base in paths:
         if not os.path.exists(base):
             raise ReportError(f"{base}: no such results folder")
-        if not os.path.isdir(base):
-            raise ReportError(f"{base}: not a folder (give the --output_path folder of an lmms-eval run)")
-        found = sorted(glob.glob(os.path.join(glob.escape(base), "**", "*_results.json"), recursive=True))
+        if os.path.isfile(base) and base.endswith("_results.json"):  # one run of a folder that holds several
+            found, base = [base], os.path.dirname(base) or os.curdir
+        elif not os.path.isdir(base):
+            raise ReportError(f"{base}: not a folder (give the --output_path folder of an lmms-eval run, or one *_results.json in it)")
+        else:
+            found = sorted(glob.glob(os.path.join(glob.escape(base), "**", "*_results.json"), recursive=True))
         if not found:
             raise ReportError(f"{base}: no lmms-eval *_results.json under this folder")
         for result_file in found:

@@ -230,7 +230,9 @@ def _predict_only_run(out: Replies, run: dict, path: Path) -> None:
     for task in out.by_doc:
         items = (tasks.get(task) or {}).get("items") or {}
         if not items.get("order_sha256"):
-            raise PredictionsError(f"{path}: the samples of {task} are a --predict_only run's (doc ids, no scores) and its results JSON does not say which items they are (no lmms_comparative record with the item order: a run made without this package, or with a version before 0.1)")
+            raise PredictionsError(
+                f"{path}: the samples of {task} are a --predict_only run's (doc ids, no scores) and its results JSON does not say which items they are (no lmms_comparative record with the item order: a run made without this package, or with a version before 0.1)"
+            )
         out.order[task] = {"count": items.get("count"), "order_sha256": items["order_sha256"]}
     out.generation = {k: v for k, v in record.items() if k != "llm"}
 

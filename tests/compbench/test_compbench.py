@@ -454,8 +454,8 @@ def test_report_has_the_sixteen_columns_and_the_position_bias(cb_run, tmp_path):
 
     results, out = cb_run.results, cb_run.out
     markdown = write_report([str(out)], tmp_path).read_text()
-    header = re.search(r"^\| Model \| ST \| FA .*$", markdown, re.M).group(0)
+    header = re.search(r"^\| Model \| Attribute ST \| Attribute FA .*$", markdown, re.M).group(0)
     assert header.count("|") == 19  # Model, 16 columns, Avg
-    row = re.search(r"^\| vlm \| (.*) \|$", markdown, re.M).group(1).split(" | ")
+    row = re.search(r"^\| vlm † \| (.*) \|$", markdown, re.M).group(1).split(" | ")  # † a fixture run, not the release
     assert row[-1].startswith(f"{results['groups']['compbench']['accuracy,none'] * 100:.1f}")
     assert "| Chance level (paper) | 50.0 |" in markdown and "Truly Left" in markdown

@@ -30,7 +30,9 @@ def _write_run(folder: Path, results: dict, samples: dict[str, list[dict]] | Non
 
 
 def _row(markdown: str, name: str, setting: str | None = None) -> list[str]:
-    head = re.escape(name) + (r" \| " + setting if setting else "")
+    """A row's cells after the first; the run's name may carry the report's dagger (its items are
+    not shown to be the release's: these runs carry no record of them)."""
+    head = re.escape(name) + "(?: †)?" + (r" \| " + setting if setting else "")
     match = re.search(rf"^\| {head} \| (.*) \|$", markdown, re.M)
     assert match, markdown
     return match.group(1).split(" | ")

@@ -69,7 +69,7 @@ def test_export_writes_the_hubs_format_with_the_pinned_revision_and_paper_scale_
     # A fixture run: 2 items a type, not the release's 11,688. Not under the release's name...
     proc = _export(str(base / "run"), "-o", str(tmp_path / "refused"), env=env)
     assert proc.returncode == 1 and "nothing to export" in proc.stderr, proc.stderr[-3000:]
-    assert "subtlebench_at left out: subset: 2 of 1444 items of KRAFTON/VLM-SubtleBench" in proc.stderr
+    assert "subtlebench_at left out of KRAFTON/VLM-SubtleBench: subset: 2 of 1444 items of KRAFTON/VLM-SubtleBench" in proc.stderr
     assert not (tmp_path / "refused" / ".eval_results").exists()
     # ... unless asked, and then it says so in every entry.
     proc = _export(str(base / "run"), "-o", str(tmp_path), "--allow-subset", "--source-url", "https://example.org/logs", "--source-name", "Eval logs", env=env)
@@ -93,7 +93,7 @@ def test_export_writes_the_hubs_format_with_the_pinned_revision_and_paper_scale_
 def test_a_limit_run_is_a_subset(hub_run, tmp_path):
     base, _hub, env, _results = hub_run
     proc = _export(str(base / "limited"), "-o", str(tmp_path / "a"), env=env)
-    assert proc.returncode == 1 and "subtlebench_at left out: subset: 1 of 1444 items" in proc.stderr and "--limit 1" in proc.stderr, proc.stderr[-2000:]
+    assert proc.returncode == 1 and "subtlebench_at left out of KRAFTON/VLM-SubtleBench: subset: 1 of 1444 items" in proc.stderr and "--limit 1" in proc.stderr, proc.stderr[-2000:]
     proc = _export(str(base / "limited"), "-o", str(tmp_path / "b"), "--allow-subset", env=env)
     assert proc.returncode == 0, proc.stderr[-2000:]
     (entry,) = check_eval_results_file(tmp_path / "b" / ".eval_results" / "subtlebench.yaml")

@@ -191,13 +191,13 @@ def test_report_intervals_and_image_order_consistency(vidi_run, tmp_path):
 
     results = vidi_run.both_orders[0]["results"]
     markdown = write_report([str(vidi_run.dirs["both_orders"])], tmp_path).read_text()
-    avg = re.search(r"^\| vlm \| global \| (.*) \|$", markdown, re.M).group(1).split(" | ")
+    avg = re.search(r"^\| vlm † \| global \| (.*) \|$", markdown, re.M).group(1).split(" | ")
     assert len(avg) == 9 and all("±" in cell or "–" in cell for cell in avg)  # six caption metrics, judge P/R/F1
     # CIDEr (x100) near CIDEr-D's top: the interval of the two orders' average is clipped at 1000
     # and printed as its range.
     cider = vidi_run.both_orders[0]["groups"]["vidi_global_avg"]["ci95,none"]["cider"]
     assert cider["high"] == 1000.0 and avg[5] == f"{cider['value']:.1f} ({cider['low']:.1f}–1000.0)"
-    deltas = re.findall(r"^\| vlm \| global \| ([-\d. |]+) \|$", markdown, re.M)
+    deltas = re.findall(r"^\| vlm † \| global \| ([-\d. |]+) \|$", markdown, re.M)
     assert deltas, markdown
     expected = [results["vidi_global_swap"][f"{m},none"] - results["vidi_global"][f"{m},none"] for m in ("bleu1", "bleu2", "bleu3", "bleu4", "rougeL", "cider")]
     cells = [float(c) for c in deltas[-1].split(" | ")]

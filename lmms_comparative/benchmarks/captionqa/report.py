@@ -6,9 +6,11 @@ import hashlib
 import json
 from pathlib import Path
 
+from lmms_comparative.benchmarks.captionqa import BENCHMARK
 from lmms_comparative.benchmarks.captionqa.scoring import difficulty, reader_stability
 from lmms_comparative.report.cells import NO_CI95, cell, interval_note, table, text_table, unscored_notes
 from lmms_comparative.report.charts import model_colours
+from lmms_comparative.report.marks import CHART_NOTE, Marks, chart_label, with_skips
 from lmms_comparative.report.runs import Run
 
 CAPTIONQA_DOMAINS = [("natural", "Natural"), ("document", "Document"), ("ecommerce", "E-commerce"), ("embodiedai", "Embodied AI")]
@@ -20,22 +22,25 @@ def section(runs: list[Run]) -> str | None:
     if not runs:
         return None
     rows = []
+    marks = Marks(BENCHMARK)
     for run in runs:
         for prompt in prompts:
             if not any(run.row(f"captionqa_{prompt}_{d}") for d, _ in CAPTIONQA_DOMAINS):
                 continue
             group = f"captionqa_{prompt}"
-            domains = [cell(run.value(f"{group}_{d}", "score"), run.ci(f"{group}_{d}", "score")) for d, _ in CAPTIONQA_DOMAINS]
-            rows.append([run.name, prompt, cell(run.value(group, "score"), run.ci(group, "score"))] + domains)
+            tasks = [f"{group}_{d}" for d, _ in CAPTIONQA_DOMAINS]
+            domains = [with_skips(cell(run.value(t, "score"), run.ci(t, "score")), run, [t]) for t in tasks]
+            rows.append([marks.name(run, [t for t in tasks if run.row(t)]), prompt, with_skips(cell(run.value(group, "score"), run.ci(group, "score")), run, [group])] + domains)
     note = interval_note(rows, "± the half-width of a 95% bootstrap interval (images resampled with their questions; Overall: a normal interval from the domains' standard errors, clipped to 0-100).", NO_CI95)
     out = ["## CaptionQA", "", "The public hub set is the authors' validation set; the paper's tables score their private full set.", ""]
     if rows:
         out += [
             f"Score (%) per domain and Overall (their unweighted mean), paper Table 3. {note}",
             "",
-            table(["Model", "Prompt", "Overall"] + [label for _, label in CAPTIONQA_DOMAINS], rows, key="captionqa_table3", title="CaptionQA: score per prompt and domain (Table 3)"),
+            table(["Model", "Prompt", "Overall"] + [label for _, label in CAPTIONQA_DOMAINS], rows, key="captionqa_table3", title="CaptionQA: score per prompt and domain (Table 3)", marks=marks),
         ]
     gap_rows = []
+    gap_marks = Marks(BENCHMARK)
     for run in runs:
         image = [run.value(f"captionqa_image_{d}", "accuracy") for d, _ in CAPTIONQA_DOMAINS]
         if not any(isinstance(v, float) for v in image):
@@ -44,16 +49,25 @@ def section(runs: list[Run]) -> str | None:
             caption = [run.value(f"captionqa_{prompt}_{d}", "accuracy") for d, _ in CAPTIONQA_DOMAINS]
             if any(isinstance(v, float) for v in caption):
                 gaps = [(i - c) if isinstance(i, float) and isinstance(c, float) else None for i, c in zip(image, caption)]
-                gap_rows.append([run.name, prompt] + [cell(g) for g in gaps])
+                tasks = [f"captionqa_{kind}_{d}" for kind in ("image", prompt) for d, _ in CAPTIONQA_DOMAINS]
+                gap_rows.append([gap_marks.name(run, [t for t in tasks if run.row(t)]), prompt] + [cell(g) for g in gaps])
     if gap_rows:
         out += [
             "",
             "Caption-vs-image utility gap: QA-on-image accuracy minus QA-on-caption accuracy (points; paper Table 4).",
             "",
-            table(["Model", "Prompt"] + [label for _, label in CAPTIONQA_DOMAINS], gap_rows, key="captionqa_gap", title="CaptionQA: caption-vs-image gap (Table 4)"),
+            table(["Model", "Prompt"] + [label for _, label in CAPTIONQA_DOMAINS], gap_rows, key="captionqa_gap", title="CaptionQA: caption-vs-image gap (Table 4)", marks=gap_marks),
         ]
+    detail_marks = Marks(BENCHMARK)
     detail = [
-        [run.name, prompt, label, cell(run.value(f"captionqa_{prompt}_{d}", "score")), cell(run.value(f"captionqa_{prompt}_{d}", "accuracy")), cell(run.value(f"captionqa_{prompt}_{d}", "cannot_rate"))]
+        [
+            detail_marks.name(run, [f"captionqa_{prompt}_{d}"]),
+            prompt,
+            label,
+            with_skips(cell(run.value(f"captionqa_{prompt}_{d}", "score")), run, [f"captionqa_{prompt}_{d}"]),
+            cell(run.value(f"captionqa_{prompt}_{d}", "accuracy")),
+            cell(run.value(f"captionqa_{prompt}_{d}", "cannot_rate")),
+        ]
         for run in runs
         for prompt in prompts
         for d, label in CAPTIONQA_DOMAINS
@@ -64,11 +78,17 @@ def section(runs: list[Run]) -> str | None:
             "",
             'Score, accuracy and the share of "cannot answer from the caption" (%), per prompt and domain (the paper\'s per-model Tables 11-26).',
             "",
-            table(["Model", "Prompt", "Domain", "Score", "Acc", "Cannot"], detail, key="captionqa_detail", title="CaptionQA: score, accuracy, cannot (Tables 11-26)"),
+            table(["Model", "Prompt", "Domain", "Score", "Acc", "Cannot"], detail, key="captionqa_detail", title="CaptionQA: score, accuracy, cannot (Tables 11-26)", marks=detail_marks),
         ]
-    image = [[run.name, label, cell(run.value(f"captionqa_image_{d}", "accuracy"))] for run in runs for d, label in CAPTIONQA_DOMAINS if run.row(f"captionqa_image_{d}")]
+    image_marks = Marks(BENCHMARK)
+    image = [
+        [image_marks.name(run, [f"captionqa_image_{d}"]), label, with_skips(cell(run.value(f"captionqa_image_{d}", "accuracy")), run, [f"captionqa_image_{d}"])]
+        for run in runs
+        for d, label in CAPTIONQA_DOMAINS
+        if run.row(f"captionqa_image_{d}")
+    ]
     if image:
-        out += ["", "QA on the image itself (`captionqa_image`): accuracy (%).", "", table(["Model", "Domain", "Accuracy"], image, key="captionqa_image", title="CaptionQA: QA on the image")]
+        out += ["", "QA on the image itself (`captionqa_image`): accuracy (%).", "", table(["Model", "Domain", "Accuracy"], image, key="captionqa_image", title="CaptionQA: QA on the image", marks=image_marks)]
     out += _reader_tables(runs)
     out += unscored_notes(runs, "captionqa")
     return "\n".join(out)
@@ -168,11 +188,12 @@ def captionqa_radar(runs: list[Run], prompt: str, domain: str, path: Path) -> Pa
     for run, colour in zip(runs, model_colours(len(runs))):
         cats = run.mapping(task, "by_category")
         values = [(cats.get(c, {}).get("score") or 0) * 100 for c in categories]
-        ax.plot(angles + angles[:1], values + values[:1], linewidth=2, label=run.name, color=colour)
+        ax.plot(angles + angles[:1], values + values[:1], linewidth=2, label=chart_label(run, BENCHMARK, [task]), color=colour)
         ax.fill(angles + angles[:1], values + values[:1], alpha=0.15, color=colour)
     ax.set_xticks(angles, [c.replace(" ", "\n", 1) for c in categories], fontsize=7)
     ax.set_ylim(0, 100)
-    ax.set_title(f"CaptionQA {domain} ({prompt} prompt): score by category")
+    marked = any(chart_label(run, BENCHMARK, [task]) != run.name for run in runs)
+    ax.set_title(f"CaptionQA {domain} ({prompt} prompt): score by category" + (f"\n{CHART_NOTE}" if marked else ""))
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.08, 1.0))  # beside the plot, over no line
     fig.tight_layout()
     fig.savefig(path, bbox_inches="tight")  # tight_layout leaves a legend outside the axes cut off

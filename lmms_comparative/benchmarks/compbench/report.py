@@ -4,14 +4,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lmms_comparative.benchmarks.compbench import BENCHMARK
 from lmms_comparative.metrics.bootstrap import bootstrap_ci, grouped_bootstrap_ci
 from lmms_comparative.report.cells import SAMPLES_NEEDED, cell, family_prefixes, interval_note, reference_rows, table, text_table, unscored_notes
+from lmms_comparative.report.marks import Marks, with_skips
 from lmms_comparative.report.runs import Run
 
+# Table 2 heads each column with two lines, the relativity ("Attribute", "Exist.", "State", ...) over
+# the source ("ST", "FA", ...); MIT-States (ST) and VAW (VA) are columns of both Attribute and State,
+# so a one-line header joins the two lines as the paper prints them: "Attribute ST", "State ST".
 COMPBENCH_COLUMNS = [
-    ("attribute_mitstates", "ST"), ("attribute_fashionpedia", "FA"), ("attribute_vaw", "VA"), ("attribute_cub", "CU"), ("attribute_wildfish", "WF"),
-    ("existence_magicbrush", "MB"), ("existence_spotdiff", "SD"), ("state_mitstates", "ST"), ("state_vaw", "VA"), ("emotion_celeba", "CE"),
-    ("emotion_fer2013", "FE"), ("temporality_soccernet", "SN"), ("temporality_compcars", "CC"), ("spatiality_nyudepth", "ND"), ("quantity_vqav2", "VQ"), ("quality_qbench2", "QB"),
+    ("attribute_mitstates", "Attribute ST"), ("attribute_fashionpedia", "Attribute FA"), ("attribute_vaw", "Attribute VA"), ("attribute_cub", "Attribute CU"), ("attribute_wildfish", "Attribute WF"),
+    ("existence_magicbrush", "Exist. MB"), ("existence_spotdiff", "Exist. SD"), ("state_mitstates", "State ST"), ("state_vaw", "State VA"), ("emotion_celeba", "Emot. CE"),
+    ("emotion_fer2013", "Emot. FE"), ("temporality_soccernet", "Temp. SN"), ("temporality_compcars", "Temp. CC"), ("spatiality_nyudepth", "Spat. ND"), ("quantity_vqav2", "Quan. VQ"), ("quality_qbench2", "Qual. QB"),
 ]  # fmt: skip
 
 # MLLM-CompBench Table 2 (the paper has no human row over the sixteen columns).
@@ -40,46 +45,52 @@ def section(runs: list[Run]) -> str | None:
 def _protocol_table(runs: list[Run]) -> list[str]:
     keys = [c for c, _ in COMPBENCH_COLUMNS]
     rows = []
+    marks = Marks(BENCHMARK)
     for run in runs:
         families = [f for f in INPUTS if any(run.row(f"{f}_{c}") for c in keys)]
         if families == ["compbench"]:
             continue
         for family in families:
-            values = [run.value(f"{family}_{c}", "accuracy") for c in keys]
+            tasks = [f"{family}_{c}" for c in keys]
+            values = [run.value(t, "accuracy") for t in tasks]
             done = [v for v in values if isinstance(v, float) and v == v]
             avg = run.value(family, "accuracy") if run.row(family) else (sum(done) / len(done) if done else None)
-            rows.append([run.name, INPUTS[family]] + [cell(v) for v in values] + [cell(avg)])
+            present = [t for t in tasks if run.row(t)]
+            rows.append([marks.name(run, present), INPUTS[family]] + [with_skips(cell(v), run, [t]) for v, t in zip(values, tasks)] + [with_skips(cell(avg), run, present)])
     if not rows:
         return []
     return [
         "",
         "Input protocols side by side (%): concatenated pair (`compbench*`, the paper's protocol for most models), two images (`compbench_pair*`, Table 2's GPT-4V and Gemini rows), all records (`compbench_full*`). Avg: the mean of the columns the run has.",
         "",
-        table(["Model", "Input"] + [label for _, label in COMPBENCH_COLUMNS] + ["Avg"], rows, key="compbench_inputs", title="MLLM-CompBench: input protocols"),
+        table(["Model", "Input"] + [label for _, label in COMPBENCH_COLUMNS] + ["Avg"], rows, key="compbench_inputs", title="MLLM-CompBench: input protocols", marks=marks),
     ]
 
 
 def _main_table(runs: list[Run]) -> str:
     rows = reference_rows(COMPBENCH_REFERENCE)
     bias_rows = []
+    marks, bias_marks = Marks(BENCHMARK), Marks(BENCHMARK)
     for run in runs:
         groups = [run.per_item(f"compbench_{c}") or [] for c, _ in COMPBENCH_COLUMNS]
-        cells = [run.name] + [cell(run.value(f"compbench_{c}", "accuracy"), bootstrap_ci(g) if g else None) for (c, _), g in zip(COMPBENCH_COLUMNS, groups)]
-        cells.append(cell(run.value("compbench", "accuracy"), grouped_bootstrap_ci(groups)))
+        tasks = [f"compbench_{c}" for c, _ in COMPBENCH_COLUMNS]
+        cells = [marks.name(run, [t for t in tasks if run.row(t)] + ["compbench"])]
+        cells += [with_skips(cell(run.value(t, "accuracy"), bootstrap_ci(g) if g else None), run, [t]) for t, g in zip(tasks, groups)]
+        cells.append(with_skips(cell(run.value("compbench", "accuracy"), grouped_bootstrap_ci(groups)), run, ["compbench"]))
         rows.append(cells)
         for c, label in COMPBENCH_COLUMNS:
             bias = run.mapping(f"compbench_{c}", "left_bias")
             if bias:
-                bias_rows.append([run.name, f"{c} ({label})", cell(bias["predicted_left"]), cell(bias["true_left"]), cell(bias["gap"])])
+                bias_rows.append([bias_marks.name(run, [f"compbench_{c}"]), f"{c} ({label})", cell(bias["predicted_left"]), cell(bias["true_left"]), cell(bias["gap"])])
     header = ["Model"] + [label for _, label in COMPBENCH_COLUMNS] + ["Avg"]
     note = interval_note(rows, "± the half-width of a 95% bootstrap interval over items (Avg: each column resampled on its own).", SAMPLES_NEEDED)
     out = [
-        f"Accuracy (%) per column of the paper's Table 2 (attribute ST FA VA CU WF, existence MB SD, state ST VA, emotion CE FE, temporality SN CC, spatiality ND, quantity VQ, quality QB). {note}",
+        f"Accuracy (%) per column of the paper's Table 2, headed as the paper heads them: the relativity, then the source (ST MIT-States, FA Fashionpedia, VA VAW, CU CUB-200-2011, WF Wildfish++, MB MagicBrush, SD Spot-the-diff, CE CelebA, FE FER-2013, SN SoccerNet, CC CompCars, ND NYU-Depth V2, VQ VQAv2, QB Q-Bench2). {note}",
         "",
-        table(header, rows, key="compbench_table2", title="MLLM-CompBench: accuracy per column (Table 2)"),
+        table(header, rows, key="compbench_table2", title="MLLM-CompBench: accuracy per column (Table 2)", marks=marks),
     ]
     if bias_rows:
-        out += ["", 'Position bias: share of "Left" answers against the share of "Left" answers in the ground truth (%).', "", table(["Model", "Column", "Answered Left", "Truly Left", "Gap"], bias_rows)]
+        out += ["", 'Position bias: share of "Left" answers against the share of "Left" answers in the ground truth (%).', "", table(["Model", "Column", "Answered Left", "Truly Left", "Gap"], bias_rows, marks=bias_marks)]
     return "\n".join(out)
 
 

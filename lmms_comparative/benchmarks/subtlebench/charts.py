@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lmms_comparative.benchmarks.subtlebench.report import SUBTLEBENCH_REFERENCE, SUBTLEBENCH_TYPES
+from lmms_comparative.benchmarks.subtlebench import BENCHMARK
+from lmms_comparative.benchmarks.subtlebench.report import SUBTLEBENCH_REFERENCE, SUBTLEBENCH_TYPES, TABLE2_TASKS
 from lmms_comparative.report.charts import CHANCE_COLOUR, HUMAN_COLOUR, model_colours
+from lmms_comparative.report.marks import CHART_NOTE, chart_label
 from lmms_comparative.report.runs import Run
 
 
@@ -23,8 +25,10 @@ def subtlebench_chart(runs: list[Run], path: Path) -> Path | None:
 
 
 def subtlebench_figure(runs: list[Run]):
-    """Accuracy per difference type and AVG (the paper's Table 2 columns), one bar per model, the
-    paper's human and chance marks; the legend sits beside the axes, over no bar."""
+    """Accuracy per difference type and AVG (the paper's Table 2 columns; AVG only where a run has
+    it), one bar per model, the paper's human and chance marks; the legend sits beside the axes, over
+    no bar. A run not on the release's items is labelled so (``†`` and what its items are), and the
+    title says that its bars are not comparable with the paper's marks."""
     runs = [r for r in runs if any(r.row(f"subtlebench_{k}") for k, _ in SUBTLEBENCH_TYPES)]
     if not runs:
         return None
@@ -34,30 +38,37 @@ def subtlebench_figure(runs: list[Run]):
     import matplotlib.pyplot as plt
     import numpy as np
 
-    labels = [label for _, label in SUBTLEBENCH_TYPES] + ["AVG"]
+    with_avg = any(isinstance(r.value("subtlebench", "accuracy"), (int, float)) for r in runs)
+    labels = [label for _, label in SUBTLEBENCH_TYPES] + (["AVG"] if with_avg else [])
     x = np.arange(len(labels), dtype=float)
-    x[-1] += 0.5  # AVG set apart from the ten types
+    if with_avg:
+        x[-1] += 0.5  # AVG set apart from the ten types
     width = 0.8 / len(runs)
     fig, ax = plt.subplots(figsize=(12 + 0.1 * max(0, len(runs) - 4), 4.8), dpi=110)
-    for i, (run, colour) in enumerate(zip(runs, model_colours(len(runs)))):
-        values = [run.value(f"subtlebench_{k}", "accuracy") for k, _ in SUBTLEBENCH_TYPES] + [run.value("subtlebench", "accuracy")]
-        ax.bar(x - 0.4 + width * (i + 0.5), [(v or 0) * 100 for v in values], width, label=run.name, color=colour)
+    names = [chart_label(run, BENCHMARK, TABLE2_TASKS) for run in runs]
+    for i, (run, name, colour) in enumerate(zip(runs, names, model_colours(len(runs)))):
+        values = [run.value(f"subtlebench_{k}", "accuracy") for k, _ in SUBTLEBENCH_TYPES] + ([run.value("subtlebench", "accuracy")] if with_avg else [])
+        ax.bar(x - 0.4 + width * (i + 0.5), [v * 100 if isinstance(v, (int, float)) else np.nan for v in values], width, label=name, color=colour)
     for name, colour in (("Human Eval (paper)", HUMAN_COLOUR), ("Random Guess (paper)", CHANCE_COLOUR)):
-        ax.scatter(x, SUBTLEBENCH_REFERENCE[name], label=name, zorder=3, color=colour, marker="_", s=420, linewidths=2.5)
+        ax.scatter(x, SUBTLEBENCH_REFERENCE[name][: len(labels)], label=name, zorder=3, color=colour, marker="_", s=420, linewidths=2.5)
     # The runs' own chance (their items' option counts): the paper's Random Guess is over the
     # paper's items, and a run on other items (the synthetic ones) has its own level.
     drawn: list[list] = []
     for run in runs:
-        chance = [run.value(f"subtlebench_{k}", "chance") for k, _ in SUBTLEBENCH_TYPES] + [run.value("subtlebench", "chance")]
+        chance = [run.value(f"subtlebench_{k}", "chance") for k, _ in SUBTLEBENCH_TYPES] + ([run.value("subtlebench", "chance")] if with_avg else [])
         if any(c is not None for c in chance) and chance not in drawn:
             label = "chance on the run's items" if len(runs) == 1 or not drawn else f"chance on {run.name}'s items"
             ax.scatter(x, [c * 100 if c is not None else np.nan for c in chance], label=label, zorder=4, color="black", marker="_", s=420, linewidths=1.5)
             drawn.append(chance)
-    ax.axvline((x[-2] + x[-1]) / 2, color="0.6", linewidth=0.8)
+    if with_avg:
+        ax.axvline((x[-2] + x[-1]) / 2, color="0.6", linewidth=0.8)
     ax.set_xticks(x, labels)
     ax.set_ylim(0, 100)
     ax.set_ylabel("accuracy (%)")
-    ax.set_title("VLM-SubtleBench accuracy by difference type (AVG: all items)")
+    title = "VLM-SubtleBench accuracy by difference type" + (" (AVG: all items)" if with_avg else "")
+    if any(name != run.name for name, run in zip(names, runs)):
+        title += f"\n{CHART_NOTE}"
+    ax.set_title(title, fontsize=10)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()

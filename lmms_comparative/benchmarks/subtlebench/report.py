@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lmms_comparative.benchmarks.subtlebench import BENCHMARK
 from lmms_comparative.benchmarks.subtlebench.data import BINARY_IMAGE_OPTIONS, CATEGORIES
+from lmms_comparative.data.generated import FIXTURE, SYNTHETIC
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.bootstrap import bootstrap_ci
+from lmms_comparative.provenance import KEY
 from lmms_comparative.report.cells import SAMPLES_NEEDED, cell, family_prefixes, interval_note, reference_rows, table, text_table, unscored_notes
+from lmms_comparative.report.marks import Marks, with_skips
 from lmms_comparative.report.runs import Run
 
 # Table 2's columns: the type codes of data.CATEGORIES, as the paper heads them.
@@ -48,11 +52,18 @@ def section(runs: list[Run]) -> str | None:
     if not runs:
         return None
     out = ["## VLM-SubtleBench"]
-    synthetic = [r.name for r in runs if _synthetic(r)]
+    made = {r.name: _generated(r) for r in runs}
+    synthetic = [name for name, found in made.items() if found == SYNTHETIC]
+    fixture = [name for name, found in made.items() if found == FIXTURE]
     if synthetic:
         out += [
             "",
             f"**Synthetic items.** {_names(synthetic)} scored pairs generated here (`lmms-comparative synthetic`, the paper's five synthetic difference types), not the released benchmark: their numbers are not comparable with the paper's rows, and the chance row under each run is the level to read them against.",
+        ]
+    if fixture:
+        out += [
+            "",
+            f"**Fixture items.** {_names(fixture)} scored the small test copy that `lmms-comparative fixture subtlebench` writes (drawn shapes in the release's layout, a few items per type), not the released benchmark: their numbers test the pipeline and are not comparable with the paper's rows.",
         ]
     main = [r for r in runs if any(r.row(f"subtlebench_{k}") for k, _ in SUBTLEBENCH_TYPES)]
     if main:
@@ -60,7 +71,7 @@ def section(runs: list[Run]) -> str | None:
         no_avg = [r.name for r in main if r.value("subtlebench", "accuracy") is None]
         if no_avg:
             out += ["", f"AVG is empty for {_names(no_avg, start=False)}: it is the `subtlebench` group's accuracy over all ten types, and the run did not include that group (run `--tasks subtlebench` for it)."]
-    if synthetic:
+    if synthetic or fixture:
         out += ["", WHAT_NEXT]
     out += _strategy_table(runs) + _caption_table(runs) + _order_table(runs) + _breakdown_table(runs, "by_domain", "domain", "By domain (paper Table 10)") + _breakdown_table(runs, "by_source", "source", "By source dataset (paper Table 13)")
     out += unscored_notes(runs, "subtlebench")
@@ -76,9 +87,25 @@ WHAT_NEXT = (
 )
 
 
-def _synthetic(run: Run) -> bool:
-    """Whether the run scored generated items (their domain is ``synthetic``, synthetic.py)."""
-    return any("synthetic" in (run.mapping(f"subtlebench_{k}", "by_domain") or {}) for k, _ in SUBTLEBENCH_TYPES)
+def _generated(run: Run) -> str | None:
+    """What made the items the run scored, where this package did: ``synthetic`` (``lmms-comparative
+    synthetic``) or ``fixture`` (``lmms-comparative fixture``), from the data's marker in the run's
+    record (``data/generated.py``); None for a copy of the release. The release has a synthetic
+    domain of its own, so the items' domain does not tell. A record from before the marker: the
+    sources the two writers name (``synthetic_<type>``, ``fixture_<domain>``)."""
+    record = run.results.get(KEY) or {}
+    for task, entry in (record.get("tasks") or {}).items():
+        found = ((entry or {}).get("data") or {}).get("generated") if BENCHMARK.owns_task(task) else None
+        if found:
+            return found.get("generated")
+    sources = {s for k, _ in SUBTLEBENCH_TYPES for s in run.mapping(f"subtlebench_{k}", "by_source")}
+    for kind in (SYNTHETIC, FIXTURE):
+        if sources and all(s.startswith(f"{kind}_") for s in sources):
+            return kind
+    return None
+
+
+TABLE2_TASKS = [f"subtlebench_{k}" for k, _ in SUBTLEBENCH_TYPES] + ["subtlebench"]
 
 
 def _names(names: list[str], start: bool = True) -> str:
@@ -88,22 +115,27 @@ def _names(names: list[str], start: bool = True) -> str:
 
 def _main_table(runs: list[Run]) -> str:
     rows = reference_rows(SUBTLEBENCH_REFERENCE)
+    marks = Marks(BENCHMARK)
     for run in runs:
-        cells = [run.name]
+        cells = [marks.name(run, TABLE2_TASKS)]
         items_all = []
         for key, _ in SUBTLEBENCH_TYPES:
             task = f"subtlebench_{key}"
             items = run.per_item(task)
             items_all += items or []
-            cells.append(cell(run.value(task, "accuracy"), bootstrap_ci(items) if items else None))
+            cells.append(with_skips(cell(run.value(task, "accuracy"), bootstrap_ci(items) if items else None), run, [task]))
         avg = run.value("subtlebench", "accuracy")
-        cells.append(cell(avg, bootstrap_ci(items_all) if items_all and avg is not None else None))
+        cells.append(with_skips(cell(avg, bootstrap_ci(items_all) if items_all and avg is not None else None), run, ["subtlebench"]))
         rows.append(cells)
         chance = [run.value(f"subtlebench_{k}", "chance") for k, _ in SUBTLEBENCH_TYPES] + [run.value("subtlebench", "chance")]
         rows.append([f"chance on these items ({run.name})"] + [cell(c) for c in chance])
     note = interval_note(rows, "± the half-width of a 95% bootstrap interval over items (an interval that ± would carry past 0 or 100 is printed as its range).", SAMPLES_NEEDED)
     return "\n".join(
-        [f"Accuracy (%) by difference type, paper Table 2. {note}", "", table(["Model"] + [c for _, c in SUBTLEBENCH_TYPES] + ["AVG"], rows, key="subtlebench_table2", title="VLM-SubtleBench: accuracy by difference type (Table 2)")]
+        [
+            f"Accuracy (%) by difference type, paper Table 2. {note}",
+            "",
+            table(["Model"] + [c for _, c in SUBTLEBENCH_TYPES] + ["AVG"], rows, key="subtlebench_table2", title="VLM-SubtleBench: accuracy by difference type (Table 2)", marks=marks),
+        ]
     )
 
 
@@ -111,12 +143,15 @@ def _strategy_table(runs: list[Run]) -> list[str]:
     """A row per run and prompting strategy, the ten types and AVG (paper Table 4 / Table 12)."""
     codes = [k for k, _ in SUBTLEBENCH_TYPES]
     rows = []
+    marks = Marks(BENCHMARK)
     for run in runs:
         families = [f for f in family_prefixes(run, codes, "subtlebench") if f in STRATEGIES]
         if families == ["subtlebench"] or not families:
             continue
         for family in families:
-            rows.append([run.name, STRATEGIES[family]] + [cell(run.value(f"{family}_{k}", "accuracy"), _ci(run, f"{family}_{k}")) for k in codes] + [cell(run.value(family, "accuracy"))])
+            tasks = [f"{family}_{k}" for k in codes]
+            values = [with_skips(cell(run.value(t, "accuracy"), _ci(run, t)), run, [t]) for t in tasks] + [with_skips(cell(run.value(family, "accuracy")), run, [family])]
+            rows.append([marks.name(run, tasks + [family]), STRATEGIES[family]] + values)
         chance = [run.value(f"{families[0]}_{k}", "chance") for k in codes] + [run.value(families[0], "chance")]
         rows.append([f"chance on these items ({run.name})", "-"] + [cell(c) for c in chance])
     if not rows:
@@ -126,7 +161,7 @@ def _strategy_table(runs: list[Run]) -> list[str]:
         "",
         f"Prompting strategies (paper Table 4 / Table 12): accuracy (%) by difference type and AVG, one row per strategy a run has, then the paper's rows. {note}",
         "",
-        table(["Model", "Strategy"] + [c for _, c in SUBTLEBENCH_TYPES] + ["AVG"], rows + _paper_strategy_rows(), key="subtlebench_strategies", title="VLM-SubtleBench: prompting strategies (Tables 4 and 12)"),
+        table(["Model", "Strategy"] + [c for _, c in SUBTLEBENCH_TYPES] + ["AVG"], rows + _paper_strategy_rows(), key="subtlebench_strategies", title="VLM-SubtleBench: prompting strategies (Tables 4 and 12)", marks=marks),
     ]
 
 
@@ -161,8 +196,14 @@ def _ci(run: Run, task: str):
 
 def _caption_table(runs: list[Run]) -> list[str]:
     """Difference captions (paper Table 3): SBERT similarity (CSS) and the LLM judge's accuracy."""
+    marks, task = Marks(BENCHMARK), ["subtlebench_caption"]
     rows = [
-        [run.name, cell(run.value("subtlebench_caption", "css"), scale=1.0, digits=2), cell(run.value("subtlebench_caption", "judge_accuracy")), str(run.mapping("subtlebench_caption", "counts").get("n", "-"))]
+        [
+            marks.name(run, task),
+            with_skips(cell(run.value("subtlebench_caption", "css"), scale=1.0, digits=2), run, task),
+            cell(run.value("subtlebench_caption", "judge_accuracy")),
+            str(run.mapping("subtlebench_caption", "counts").get("n", "-")),
+        ]
         for run in runs
         if run.row("subtlebench_caption")
     ]
@@ -172,12 +213,13 @@ def _caption_table(runs: list[Run]) -> list[str]:
         "",
         "Difference captions (`subtlebench_caption`, paper Table 3): caption similarity score (CSS, cosine, as the paper prints it) and judge accuracy (%).",
         "",
-        table(["Model", "CSS", "Judge accuracy", "Items"], rows, key="subtlebench_captions", title="VLM-SubtleBench: difference captions (Table 3)"),
+        table(["Model", "CSS", "Judge accuracy", "Items"], rows, key="subtlebench_captions", title="VLM-SubtleBench: difference captions (Table 3)", marks=marks),
     ]
 
 
 def _order_table(runs: list[Run]) -> list[str]:
-    order_rows = [row for run in runs for row in _image_order_rows(run)]
+    marks = Marks(BENCHMARK)
+    order_rows = [[marks.name(run, ["subtlebench_swap"] + TABLE2_TASKS[:-1])] + row[1:] for run in runs for row in _image_order_rows(run)]
     if not order_rows:
         return []
     return [
@@ -186,7 +228,13 @@ def _order_table(runs: list[Run]) -> list[str]:
         'Consistent: both orders answered and the answers differ (the right behaviour). Answered first: share of "first image" answers; '
         "a model without position bias tracks the truth in both orders (%).",
         "",
-        table(["Model", "Type", "Items", "Acc original", "Acc swapped", "Consistent", "Answered first (orig / swap)", "Truly first (orig / swap)"], order_rows, key="subtlebench_image_order", title="VLM-SubtleBench: image-order check"),
+        table(
+            ["Model", "Type", "Items", "Acc original", "Acc swapped", "Consistent", "Answered first (orig / swap)", "Truly first (orig / swap)"],
+            order_rows,
+            key="subtlebench_image_order",
+            title="VLM-SubtleBench: image-order check",
+            marks=marks,
+        ),
     ]
 
 
@@ -197,15 +245,16 @@ def _breakdown_table(runs: list[Run], metric: str, field: str, title: str) -> li
     if not keys:
         return []
     rows = []
+    marks = Marks(BENCHMARK)
     for run in runs:
         breakdown = run.mapping("subtlebench", metric)
         if not breakdown:
             continue
-        rows.append([run.name] + [cell(breakdown.get(k, {}).get("accuracy")) for k in keys])
+        rows.append([marks.name(run, ["subtlebench"])] + [cell(breakdown.get(k, {}).get("accuracy")) for k in keys])
         samples = [s["accuracy"] for k, _ in SUBTLEBENCH_TYPES for s in run.samples.get(f"subtlebench_{k}", []) if isinstance(s.get("accuracy"), dict) and s["accuracy"].get("n_options")]
         if samples:
             rows.append([f"chance on these items ({run.name})"] + [cell(aggregate.chance_accuracy([s for s in samples if s.get(field) == k], True)) for k in keys])
-    return ["", f"{title}: accuracy (%) of the standard prompt.", "", table(["Model"] + keys, rows, key=f"subtlebench_{metric}", title=f"VLM-SubtleBench: {title}")]
+    return ["", f"{title}: accuracy (%) of the standard prompt.", "", table(["Model"] + keys, rows, key=f"subtlebench_{metric}", title=f"VLM-SubtleBench: {title}", marks=marks)]
 
 
 def _image_order_rows(run: Run) -> list[list[str]]:

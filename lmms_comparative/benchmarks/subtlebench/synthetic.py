@@ -19,6 +19,7 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from lmms_comparative.benchmarks.subtlebench.data import HUB_REPO
+from lmms_comparative.data.generated import SYNTHETIC, mark
 
 WIDTH, HEIGHT = 800, 600
 SHAPES = ("circle", "square", "triangle")
@@ -313,6 +314,7 @@ def generate(root: str | Path, per_type: int = 20, seed: int = 0, params: dict |
     with open(root / "data" / f"{split}.jsonl", "w", encoding="utf-8") as handle:
         for record in records:
             handle.write(json.dumps(record) + "\n")
+    mark(root, SYNTHETIC, "subtlebench", per_type=per_type, seed=seed, types=list(types))  # generated pairs, not the release
     return root
 
 

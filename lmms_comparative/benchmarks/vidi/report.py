@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lmms_comparative.benchmarks.vidi import BENCHMARK
 from lmms_comparative.report.cells import NO_CI95, cell, interval_note, table, text_table, unscored_notes
+from lmms_comparative.report.marks import Marks, with_skips
 from lmms_comparative.report.runs import Run
 
 # ViDi: the human study (7 subjects, 10 pairs, the global-setting instruction), paper appendix F
@@ -34,6 +36,7 @@ def section(runs: list[Run]) -> str | None:
     if not runs:
         return None
     rows = [[name, setting] + [f"{v:.1f}" for v in values] for name, (setting, values) in VIDI_REFERENCE.items()]
+    marks = Marks(BENCHMARK)
     for run in runs:
         for setting in ("granular", "global", "fewshot"):
             task = f"vidi_{setting}_avg" if run.row(f"vidi_{setting}_avg") else f"vidi_{setting}"
@@ -41,20 +44,26 @@ def section(runs: list[Run]) -> str | None:
                 task = f"vidi_{setting}_swap"
             if not run.row(task):
                 continue
-            judge = [_vidi_cell(run, task, m) for m in ("precision", "recall", "f1")] if setting == "global" else ["-"] * 3
+            judge = [with_skips(_vidi_cell(run, task, m), run, [task]) for m in ("precision", "recall", "f1")] if setting == "global" else ["-"] * 3
             label = {"fewshot": "few-shot (All, Table 7)"}.get(setting, setting) + (" (swapped order)" if task.endswith("_swap") else "")
-            rows.append([run.name, label] + [_vidi_cell(run, task, m) for m, _ in VIDI_METRICS] + judge)
+            rows.append([marks.name(run, [task]), label] + [with_skips(_vidi_cell(run, task, m), run, [task]) for m, _ in VIDI_METRICS] + judge)
     header = ["Model", "Setting"] + [label for _, label in VIDI_METRICS] + ["Judge P", "Judge R", "Judge F1"]
     order_rows = []
+    order_marks = Marks(BENCHMARK)
     for run in runs:
         for setting in ("granular", "global"):
             original, swapped = f"vidi_{setting}", f"vidi_{setting}_swap"
             if run.row(original) and run.row(swapped):
                 deltas = [run.value(swapped, m) - run.value(original, m) if isinstance(run.value(original, m), float) and isinstance(run.value(swapped, m), float) else None for m, _ in VIDI_METRICS]
-                order_rows.append([run.name, setting] + [cell(d, scale=_vidi_scale(run, original), bounds=None) for d in deltas])
+                order_rows.append([order_marks.name(run, [original, swapped]), setting] + [cell(d, scale=_vidi_scale(run, original), bounds=None) for d in deltas])
     extra = []
     if order_rows:
-        extra = ["", "Image-order consistency (paper Table 4's variation): swapped order minus original order, same pairs (points on the same x100 scale).", "", table(["Model", "Setting"] + [label for _, label in VIDI_METRICS], order_rows)]
+        extra = [
+            "",
+            "Image-order consistency (paper Table 4's variation): swapped order minus original order, same pairs (points on the same x100 scale).",
+            "",
+            table(["Model", "Setting"] + [label for _, label in VIDI_METRICS], order_rows, marks=order_marks),
+        ]
     note = interval_note(
         rows,
         "± the half-width of a 95% bootstrap interval over pairs (corpus BLEU recomputed per resample; CIDEr with the full corpus's document frequencies; the average of both orders: a normal interval, clipped to the metric's range).",
@@ -66,7 +75,7 @@ def section(runs: list[Run]) -> str | None:
         f"{note} The human row is the paper's study of 7 people on 10 of the 200 pairs, global setting (Table 8's average, Table 2's judge scores; "
         "their standard deviations over the subjects, as printed: P 4.9, R 6, F1 5.3)."
     )
-    return "\n".join(["## ViDi", "", caption, "", table(header, rows, key="vidi_tables1_2_7", title="ViDi: caption metrics and judge (Tables 1, 2, 7, 8)")] + extra + unscored_notes(runs, "vidi"))
+    return "\n".join(["## ViDi", "", caption, "", table(header, rows, key="vidi_tables1_2_7", title="ViDi: caption metrics and judge (Tables 1, 2, 7, 8)", marks=marks)] + extra + unscored_notes(runs, "vidi"))
 
 
 def summary(run: Run) -> list[str]:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lmms_comparative.benchmarks.vlm2bench import BENCHMARK
 from lmms_comparative.report.cells import NO_CI95, cell, interval_note, reference_rows, table, text_table, unscored_notes
+from lmms_comparative.report.marks import Marks, with_skips
 from lmms_comparative.report.runs import Run
 
 VLM2_SUBTASKS = [("gc_mat", "GC Mat"), ("gc_trk", "GC Trk"), ("oc_cpr", "OC Cpr"), ("oc_cnt", "OC Cnt"), ("oc_grp", "OC Grp"), ("pc_cpr", "PC Cpr"), ("pc_cnt", "PC Cnt"), ("pc_grp", "PC Grp"), ("pc_vid", "PC VID")]
@@ -25,12 +27,14 @@ STRATEGIES = {"vlm2bench": "Vanilla", "vlm2bench_cot": "CoT-normal", "vlm2bench_
 def _strategy_table(runs: list[Run]) -> list[str]:
     """A row per run and prompting strategy it has, when it has one besides the vanilla prompt."""
     rows = []
+    marks = Marks(BENCHMARK)
     for run in runs:
         families = [f for f in STRATEGIES if any(run.row(f"{f}_{t}") for t, _ in VLM2_SUBTASKS)]
         if families in ([], ["vlm2bench"]):
             continue
         for family in families:
-            rows.append([run.name, STRATEGIES[family]] + [cell(run.value(f"{family}_{t}", "score"), run.ci(f"{family}_{t}", "score"), digits=2) for t, _ in VLM2_SUBTASKS[:8]])
+            tasks = [f"{family}_{t}" for t, _ in VLM2_SUBTASKS[:8]]
+            rows.append([marks.name(run, [t for t in tasks if run.row(t)]), STRATEGIES[family]] + [with_skips(cell(run.value(t, "score"), run.ci(t, "score"), digits=2), run, [t]) for t in tasks])
     if not rows:
         return []
     return [
@@ -39,7 +43,7 @@ def _strategy_table(runs: list[Run]) -> list[str]:
         "A reasoning reply is scored on its answer segment (after the last MY_ANSWER:, else its last line; the authors published no extraction). "
         "The paper gives these results as a figure only: no paper rows are transcribed.",
         "",
-        table(["Model", "Strategy"] + [label for _, label in VLM2_SUBTASKS[:8]], rows, key="vlm2bench_strategies", title="VLM²-Bench: prompting strategies (§4, Fig. 5)"),
+        table(["Model", "Strategy"] + [label for _, label in VLM2_SUBTASKS[:8]], rows, key="vlm2bench_strategies", title="VLM²-Bench: prompting strategies (§4, Fig. 5)", marks=marks),
     ]
 
 
@@ -51,13 +55,16 @@ def section(runs: list[Run]) -> str | None:
     rows = reference_rows(VLM2_REFERENCE, digits=2)
     human = VLM2_REFERENCE["Human-Level (paper)"][-1]
     human_image = sum(VLM2_REFERENCE["Human-Level (paper)"][:8]) / 8  # the human row over the eight image subtasks
+    marks = Marks(BENCHMARK)
     for run in runs:
-        cells = [run.name] + [cell(run.value(f"vlm2bench_{t}", "score"), run.ci(f"vlm2bench_{t}", "score"), digits=2) for t, _ in VLM2_SUBTASKS]
+        tasks = [f"vlm2bench_{t}" for t, _ in VLM2_SUBTASKS]
         # Like with like: the nine-subtask Overall against the human 95.16, an image-only run's
         # eight-subtask Overall (vlm2bench_image, marked ⁸) against the human mean of those eight.
         group, reference, mark = ("vlm2bench", human, "") if run.value("vlm2bench", "score") is not None else ("vlm2bench_image", human_image, " ⁸")
+        cells = [marks.name(run, [t for t in tasks if run.row(t)] + ([group] if run.row(group) else []))]
+        cells += [with_skips(cell(run.value(t, "score"), run.ci(t, "score"), digits=2), run, [t]) for t in tasks]
         overall = run.value(group, "score")
-        cells.append(cell(overall, run.ci(group, "score"), digits=2) + (mark if overall is not None else ""))
+        cells.append(with_skips(cell(overall, run.ci(group, "score"), digits=2) + (mark if overall is not None else ""), run, [group]))
         cells.append(f"{overall * 100 - reference:+.2f}" if isinstance(overall, float) else "-")
         rows.append(cells)
         # Acc_num of uniform guessing on this run's own mix of sequence lengths (paper appendix D.1).
@@ -73,7 +80,7 @@ def section(runs: list[Run]) -> str | None:
             "",
             f"Scores (%) as the paper's Table 1, with its two decimals: pair accuracy (T/F), Acc_num (counting), accuracy (grouping), judge score (VID); Overall is the mean of the nine subtasks (⁸: of the eight image subtasks, from `vlm2bench_image`, and Δ human against the human mean of those eight, 94.56). {note}",
             "",
-            table(header, rows, key="vlm2bench_table1", title="VLM²-Bench: scores per subtask (Table 1)"),
+            table(header, rows, key="vlm2bench_table1", title="VLM²-Bench: scores per subtask (Table 1)", marks=marks),
         ]
         + strategy_lines
         + unscored_notes(runs, "vlm2bench")
