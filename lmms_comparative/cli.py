@@ -23,6 +23,11 @@ lmms-comparative export RESULTS_DIR -o OUT [--dataset-id NAME=OWNER/REPO] [--pus
                                        the scores as the hub's .eval_results/*.yaml files, one
                                        per benchmark and protocol variant (a pull request with
                                        --push)
+lmms-comparative compare RUN_A RUN_B [-o OUT]
+                                       is B better than A: per task, group and category, B - A
+                                       with a paired bootstrap interval, exact McNemar or
+                                       permutation p-values (Holm-adjusted), the flips, the
+                                       smallest detectable difference; OUT/compare.json
 lmms-comparative captionqa-export RESULTS_DIR -o captions.json
                                        {id: caption} from CaptionQA samples logs (the format
                                        the CaptionQA authors score on their private set)
@@ -250,6 +255,10 @@ def main(argv: list[str] | None = None) -> int:
     sc.add_argument("--with-images", action="store_true", help="check the data's image files as a model's run does (by default a scoring run never opens them)")
     vf = sub.add_parser("verify", help="check that every number of ours in a results folder follows from its samples (rows, item sets, re-scored metrics, skips, data)")
     vf.add_argument("results_dir", help="an lmms-eval --output_path (or one *_results.json) of a run with --log_samples")
+    cp = sub.add_parser("compare", help="compare two runs of the same tasks unit by unit (paired bootstrap, exact McNemar or permutation test, Holm, flips)")
+    cp.add_argument("run_a", help="the --output_path folder of run A (a model run or a score run)")
+    cp.add_argument("run_b", help="the --output_path folder of run B")
+    cp.add_argument("-o", "--output", default=None, help="folder to write compare.json into")
     xp = sub.add_parser("export", help="write a run's scores as the hub's .eval_results/*.yaml files (and open a pull request with --push)")
     xp.add_argument("results_dirs", nargs="+", help="lmms-eval --output_path folders of the run(s) to export")
     xp.add_argument("-o", "--output", required=True, help="the folder to write .eval_results/ into")
@@ -293,6 +302,10 @@ def main(argv: list[str] | None = None) -> int:
 
         options = Options(tuple(t for t in args.tasks.split(",") if t), args.family)
         return score(BY_NAME[args.benchmark], [Path(f) for f in args.files], args.format, options, Path(args.output), args.model_name, args.with_images, extra)
+    if args.command == "compare":
+        from lmms_comparative.compare import main as compare
+
+        return compare(args.run_a, args.run_b, args.output)
     if args.command == "export":
         from lmms_comparative.export import main as export
 

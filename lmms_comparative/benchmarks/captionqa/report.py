@@ -225,3 +225,20 @@ def measure(run: Run, table_id: str, column: str):
     if not isinstance(value, (int, float)) or value != value:
         return None, None
     return value * 100, (ci[0] * 100, ci[1] * 100) if ci else None
+
+
+def compare_units(run, task: str) -> dict | None:
+    """The scoring units of a caption task in one run: an image, scored by the mean of its
+    questions' scores (1, 0, or 1/K + 0.05 for "cannot answer") and weighted by how many it has,
+    since the task's score is over questions; read from the reader's answers beside the samples.
+    None where the run has no reader log (a run scored before the log, or no reader)."""
+    rows = run.side.get("reader", {}).get(task)
+    if not rows:
+        return None
+    sums: dict[str, float] = {}
+    counts: dict[str, float] = {}
+    for row in rows:
+        key = str(row["id"])
+        sums[key] = sums.get(key, 0.0) + float(row.get("score") or 0.0)
+        counts[key] = counts.get(key, 0.0) + 1
+    return {"values": {k: sums[k] / counts[k] for k in sums}, "weights": counts, "binary": False, "metric": "score"}

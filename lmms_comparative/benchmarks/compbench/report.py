@@ -137,3 +137,7 @@ def measure(run: Run, table_id: str, column: str):
     if not isinstance(value, (int, float)) or value != value:
         return None, None
     return value * 100, (ci[0] * 100, ci[1] * 100) if ci else None
+
+
+# ``lmms-comparative compare``: the Avg is the unweighted mean of the sixteen columns.
+COMPARE_GROUP = "macro"

@@ -106,3 +106,10 @@ def measure(run: Run, table_id: str, column: str):
     scale = _vidi_scale(run, task)
     ci = run.ci(task, column)
     return value * scale, (ci[0] * scale, ci[1] * scale) if ci else None
+
+
+def compare_units(run, task: str) -> None:
+    """``lmms-comparative compare``: ViDi's metrics are corpus-level (BLEU, ROUGE-L, CIDEr over the
+    whole set; the judge's precision and recall pooled over descriptions), so no unit carries a
+    score of its own to pair."""
+    return None

@@ -107,3 +107,31 @@ def measure(run: Run, table_id: str, column: str):
     if not isinstance(value, (int, float)) or value != value:
         return None, None
     return value * 100, (ci[0] * 100, ci[1] * 100) if ci else None
+
+
+# ``lmms-comparative compare``: the Overall is the mean of the subtasks' scores (weight_by_size: false).
+COMPARE_GROUP = "macro"
+
+
+def compare_units(run, task: str) -> dict | None:
+    """The scoring units of a task in one run: a T/F pair (right when both halves are: the
+    paper's pair accuracy, ``scoring.pair_accuracy``), a counting item with its Acc_num score (not
+    right or wrong), else an item with its ``correct``."""
+    rows = run.samples.get(task)
+    if not rows:
+        return None
+    values: dict[str, float] = {}
+    binary = True
+    for row in rows:
+        item = next((v for v in row.values() if isinstance(v, dict) and "uid" in v), None)
+        if item is None:
+            return None
+        if item.get("pair_id") is not None:
+            key = str(item["pair_id"])
+            values[key] = float(values.get(key, 1.0) and bool(item.get("correct")))
+        elif item.get("kind") == "cnt":
+            values[str(item["uid"])] = float(item.get("score") or 0.0)
+            binary = False
+        else:
+            values[str(item["uid"])] = float(item.get("correct") or 0)
+    return {"values": values, "binary": binary, "metric": "score"}

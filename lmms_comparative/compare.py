@@ -1,0 +1,227 @@
+"""``lmms-comparative compare RUN_A RUN_B [-o OUT]``: is B better than A, where, and on which units?
+
+Per task, group and category of the two runs (results folders of the same tasks: model runs or
+``score`` runs), on the units both runs scored (by item key): A, B and B - A at the paper's scale,
+a 95% paired bootstrap interval over the benchmark's scoring unit, a p-value (exact McNemar where a
+unit is right or wrong, a paired permutation test otherwise), Holm-adjusted across the categories
+of one task or group, the flips both ways, and the smallest difference the unit count can detect
+at 80% power (statistics: ``metrics/paired.py``; docs/reports.md cites them).
+
+A benchmark's units: an item by default (its ``correct``); a benchmark's ``report.compare_units``
+says otherwise (VLM²-Bench's T/F pairs, CaptionQA's images with their questions); ``None`` there
+means the task's metric has no per-unit score (corpus-level caption metrics), and the row says so.
+A group's units are its tasks' units, stratified by task: ``report.COMPARE_GROUP`` says whether
+its metric is the micro mean (SubtleBench's AVG, the default) or the mean of its tasks (``macro``:
+CompBench's Avg, VLM²-Bench's Overall).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lmms_comparative.benchmarks import of_task
+from lmms_comparative.provenance import KEY
+
+
+class CompareError(ValueError):
+    """Runs that cannot be compared: one line."""
+
+
+@dataclass
+class Units:
+    """A task's scoring units in one run: unit key -> score, each unit's weight, whether a score is
+    right or wrong, the metric the row stands for, its scale, and each unit's category."""
+
+    values: dict[str, float]
+    binary: bool = True
+    metric: str = "accuracy"
+    scale: float = 100.0
+    weights: dict[str, float] = field(default_factory=dict)
+    categories: dict[str, str] = field(default_factory=dict)
+
+
+def item_units(run, task: str) -> Units | None:
+    """The default: an item per unit, scored by its ``correct``, categorised by its ``domain``
+    where it has one (the per-item dict our ``process_results`` logs under every metric)."""
+    from lmms_comparative.rescoring.replies import ItemKey, sample_key
+
+    benchmark = of_task(task)
+    rows = run.samples.get(task)
+    if benchmark is None or not rows:
+        return None
+    key = ItemKey.of(benchmark)
+    units = Units({})
+    for row in rows:
+        unit = sample_key(row, key)
+        item = next((v for v in row.values() if isinstance(v, dict) and "correct" in v), None)
+        if unit is None or item is None:
+            return None
+        units.values[unit] = float(item.get("correct") or 0)
+        if item.get("domain"):
+            units.categories[unit] = str(item["domain"])
+    return units
+
+
+def units_of(run, task: str) -> Units | None:
+    """The benchmark's own units for ``task`` (``report.compare_units``: a dict of ``Units``'s
+    fields, or None), else the default."""
+    benchmark = of_task(task)
+    own = benchmark.optional("report", "compare_units") if benchmark else None
+    if own is None:
+        return item_units(run, task)
+    found = own(run, task)
+    return Units(**found) if found is not None else None
+
+
+def _protocol(run, task: str) -> tuple:
+    entry = ((run.results.get(KEY) or {}).get("tasks") or {}).get(task) or {}
+    data = entry.get("data") or {}
+    return (data.get("source"), data.get("repo"), data.get("commit"), data.get("fingerprint"), entry.get("prompts"))
+
+
+def _check_comparable(a, b, tasks: list[str]) -> None:
+    for task in tasks:
+        pa, pb = _protocol(a, task), _protocol(b, task)
+        if pa[:4] != pb[:4]:
+            raise CompareError(f"{task}: the runs read different data ({pa[0]} {pa[1] or ''}{(pa[2] or pa[3] or '')[:12]} vs {pb[0]} {pb[1] or ''}{(pb[2] or pb[3] or '')[:12]}): not comparable item by item")
+        if pa[4] != pb[4]:
+            raise CompareError(f"{task}: the runs used different prompts or protocol files (prompt sha256 {str(pa[4])[:12]} vs {str(pb[4])[:12]}): not comparable")
+
+
+def _row(task: str, metric: str, units_a: Units, units_b: Units, common: list[str], strata: list[str] | None = None, macro: bool = False, category: str | None = None) -> dict:
+    from lmms_comparative.metrics.paired import compare_units
+
+    weights = [units_a.weights.get(u, 1.0) for u in common]
+    binary = units_a.binary and units_b.binary
+    numbers = compare_units([units_a.values[u] for u in common], [units_b.values[u] for u in common], binary, strata, macro, weights, units_a.scale)
+    row = {"task": task, "metric": metric, "category": category, **numbers}
+    return row
+
+
+def compare(a, b) -> list[dict]:
+    """Comparison rows of runs ``a`` and ``b`` (report ``Run``s): groups and tasks both ran, each
+    with its categories; p-values Holm-adjusted within each group or task."""
+    from lmms_comparative.metrics.paired import holm
+    from lmms_comparative.rescoring.replies import group_leaves
+
+    tasks = sorted(t for t in set(a.samples) & set(b.samples) if of_task(t) is not None)
+    if not tasks:
+        raise CompareError(f"the runs share no task of ours with samples ({a.name}: {', '.join(sorted(a.samples)) or 'none'}; {b.name}: {', '.join(sorted(b.samples)) or 'none'}); run both with --log_samples")
+    _check_comparable(a, b, tasks)
+    units = {task: (units_of(a, task), units_of(b, task)) for task in tasks}
+    rows: list[dict] = []
+    groups = {**(b.results.get("group_subtasks") or {}), **(a.results.get("group_subtasks") or {})}
+    for group in sorted(g for g in groups if of_task(g) is not None and g in (a.results.get("groups") or {}) and g in (b.results.get("groups") or {})):
+        leaves = [t for t in group_leaves(group, groups) if t in units and None not in units[t]]
+        if not leaves:
+            continue
+        macro = of_task(group).optional("report", "COMPARE_GROUP", "micro") == "macro"
+        merged_a, merged_b, strata, common = Units({}), Units({}), [], []
+        for task in leaves:
+            ua, ub = units[task]
+            for unit in sorted(set(ua.values) & set(ub.values)):
+                key = f"{task}/{unit}"
+                merged_a.values[key], merged_b.values[key] = ua.values[unit], ub.values[unit]
+                merged_a.weights[key] = ua.weights.get(unit, 1.0)
+                strata.append(task)
+                common.append(key)
+            merged_a.binary &= ua.binary and ub.binary
+            merged_a.scale = ua.scale
+        merged_b.binary = merged_a.binary
+        head = _row(group, units[leaves[0]][0].metric, merged_a, merged_b, common, strata, macro)
+        head.update(a_alone=sum(len(set(units[t][0].values) - set(units[t][1].values)) for t in leaves), b_alone=sum(len(set(units[t][1].values) - set(units[t][0].values)) for t in leaves))
+        parts = [_task_row(task, units[task], group) for task in leaves]
+        _adjust(parts, holm)
+        head["p_adjusted"] = head["p_value"]
+        rows += [head, *parts]
+    for task in tasks:
+        if any(r["task"] == task for r in rows):
+            continue
+        if None in units[task]:
+            rows.append({"task": task, "metric": None, "note": "no per-unit score (corpus-level metrics): not compared unit by unit"})
+            continue
+        row = _task_row(task, units[task], None)
+        row["p_adjusted"] = row["p_value"]
+        rows.append(row)
+    for task in tasks:  # categories within a task (its items' domains), adjusted within the task
+        pair = units[task]
+        if None in pair or not pair[0].categories:
+            continue
+        common = sorted(set(pair[0].values) & set(pair[1].values))
+        found = sorted({pair[0].categories[u] for u in common if u in pair[0].categories})
+        if len(found) < 2:
+            continue
+        parts = [_row(task, pair[0].metric, pair[0], pair[1], [u for u in common if pair[0].categories.get(u) == c], category=c) for c in found]
+        _adjust(parts, holm)
+        rows += parts
+    return rows
+
+
+def _task_row(task: str, pair: tuple, group: str | None) -> dict:
+    ua, ub = pair
+    common = sorted(set(ua.values) & set(ub.values))
+    row = _row(task, ua.metric, ua, ub, common)
+    row.update(group=group, a_alone=len(set(ua.values) - set(ub.values)), b_alone=len(set(ub.values) - set(ua.values)))
+    return row
+
+
+def _adjust(rows: list[dict], holm) -> None:
+    for row, adjusted in zip(rows, holm([r["p_value"] for r in rows])):
+        row["p_adjusted"] = adjusted
+
+
+def flips(a, b, task: str) -> dict[str, list[str]]:
+    """The units of ``task`` right under A only (``a_only``) and under B only (``b_only``)."""
+    ua, ub = units_of(a, task), units_of(b, task)
+    if ua is None or ub is None:
+        return {"a_only": [], "b_only": []}
+    common = sorted(set(ua.values) & set(ub.values))
+    return {"a_only": [u for u in common if ua.values[u] > ub.values[u]], "b_only": [u for u in common if ub.values[u] > ua.values[u]]}
+
+
+def _cell(value, digits: int = 1) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def table(rows: list[dict], a_name: str, b_name: str) -> str:
+    """The printed table: one line per row."""
+    lines = [f"{'task':<34} {'category':<16} {'n':>6} {a_name[:10]:>10} {b_name[:10]:>10} {'B-A':>7} {'95% CI':>15} {'p':>8} {'p_holm':>8} {'A only':>7} {'B only':>7} {'MDD':>6}"]
+    for r in rows:
+        if r.get("metric") is None:
+            lines.append(f"{r['task']:<34} {r['note']}")
+            continue
+        ci = f"[{r['ci95'][0]:.1f}, {r['ci95'][1]:.1f}]"
+        lines.append(
+            f"{r['task']:<34} {str(r.get('category') or ''):<16} {r['n']:>6} {_cell(r['a']):>10} {_cell(r['b']):>10} {r['delta']:>+7.1f} {ci:>15} {r['p_value']:>8.3g} {r['p_adjusted']:>8.3g} {r['a_only']:>7} {r['b_only']:>7} {_cell(r['mdd']):>6}"
+        )
+    return "\n".join(lines)
+
+
+def main(run_a: str, run_b: str, output: str | None) -> int:
+    """``lmms-comparative compare``: print the table, write ``OUT/compare.json``; 2 on bad input."""
+    from lmms_comparative.report import ReportError, load_runs
+
+    try:
+        (a,), (b,) = _one(load_runs([run_a]), run_a), _one(load_runs([run_b]), run_b)
+        rows = compare(a, b)
+    except (CompareError, ReportError) as exc:
+        print(f"lmms-comparative compare: error: {exc}", file=sys.stderr)
+        return 2
+    print(f"A = {a.name} ({run_a}), B = {b.name} ({run_b}); units both runs scored")
+    print(table(rows, a.name, b.name))
+    if output:
+        out = Path(output)
+        out.mkdir(parents=True, exist_ok=True)
+        listed = [{**row, "run_a": a.name, "run_b": b.name} for row in rows]
+        (out / "compare.json").write_text(json.dumps(listed, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {out / 'compare.json'}")
+    return 0
+
+
+def _one(runs: list, path: str) -> list:
+    if len(runs) != 1:
+        raise CompareError(f"{path}: {len(runs)} results files under this folder; give the folder of one run")
+    return runs

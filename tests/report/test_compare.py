@@ -1,0 +1,96 @@
+"""``lmms-comparative compare`` through the CLI on two baselines over fixture data of every benchmark:
+the JSON's rows, their flips equal to a count from the two runs' samples logs, each group's A and B
+equal to the runs' own headline values, and the refusal of runs on other data."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+
+import pytest
+from helpers import base_env, build_roots, read_run, run_cli, run_tool
+from helpers.fake_openai import FakeOpenAI, message_text
+
+pytestmark = pytest.mark.e2e
+TASKS = ["subtlebench", "compbench", "vlm2bench_oc_cpr", "vlm2bench_oc_cnt", "captionqa_simple_natural", "vidi_granular"]
+REQUIRED = {"task", "metric", "a", "b", "delta", "ci95", "p_value", "p_adjusted", "n", "a_only", "b_only"}
+
+
+def _reader(body: dict) -> str:
+    text = message_text(body)
+    options = re.findall(r"^([A-Z])\. ", text, re.M)
+    return options[len(text) % len(options)] if options else "A"
+
+
+@pytest.fixture(scope="module")
+def compared(tmp_path_factory, hf_home):
+    base = tmp_path_factory.mktemp("compare")
+    roots = build_roots(base / "data", subtlebench={"per_category": 4}, compbench={"per_source": 4})
+    env = base_env(hf_home, **{k: str(v) for k, v in roots.items()}, LMMS_COMPARATIVE_LLM_CACHE="off")
+    with FakeOpenAI(_reader) as server:
+        served = {**env, **server.judge_env("CAPTIONQA_READER")}
+        for name, seed in (("a", 1), ("b", 2)):
+            proc = run_cli(["--model", "random_choice", "--model_args", f"seed={seed}", "--tasks", ",".join(TASKS), "--output_path", str(base / name), "--log_samples"], env=served)
+            read_run(base / name, proc)
+    proc = run_tool("compare", str(base / "a"), str(base / "b"), "-o", str(base / "out"), env=env)
+    return base, env, roots, proc
+
+
+def _correct_by_key(samples: list[dict], key: str) -> dict[str, float]:
+    found = {}
+    for row in samples:
+        item = next(v for v in row.values() if isinstance(v, dict) and "correct" in v)
+        found[item[key]] = float(item["correct"])
+    return found
+
+
+def test_compare_writes_every_row_and_its_flips_match_the_samples(compared):
+    base, _env, _roots, proc = compared
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = json.loads((base / "out" / "compare.json").read_text())
+    assert isinstance(rows, list) and rows
+    compared_rows = [r for r in rows if r.get("metric")]
+    assert all(REQUIRED <= set(r) for r in compared_rows)
+    by_task = {r["task"]: r for r in compared_rows if not r.get("category")}
+    results_a, samples_a = read_run(base / "a")
+    results_b, samples_b = read_run(base / "b")
+    # Flips of a plain item task, counted from the samples logs directly.
+    for task in ("subtlebench_sp", "compbench_attribute_cub"):
+        key = "item_id" if task.startswith("subtlebench") else "uid"
+        ca, cb = _correct_by_key(samples_a[task], key), _correct_by_key(samples_b[task], key)
+        assert by_task[task]["a_only"] == sum(ca[k] > cb[k] for k in ca) and by_task[task]["b_only"] == sum(cb[k] > ca[k] for k in ca)
+        assert by_task[task]["n"] == len(ca)
+    # VLM2's T/F task compares pairs: a pair is right when both halves are.
+    pairs_a, pairs_b = {}, {}
+    for pairs, samples in ((pairs_a, samples_a), (pairs_b, samples_b)):
+        for row in samples["vlm2bench_oc_cpr"]:
+            item = next(v for v in row.values() if isinstance(v, dict) and "pair_id" in v)
+            pairs[item["pair_id"]] = pairs.get(item["pair_id"], True) and bool(item["correct"])
+    assert by_task["vlm2bench_oc_cpr"]["n"] == len(pairs_a)
+    assert by_task["vlm2bench_oc_cpr"]["b_only"] == sum(pairs_b[p] and not pairs_a[p] for p in pairs_a)
+    # A group's A and B are the runs' own headline values, at the paper's scale.
+    for group in ("subtlebench", "compbench"):
+        assert by_task[group]["a"] == pytest.approx(100 * results_a["groups"][group]["accuracy,none"])
+        assert by_task[group]["b"] == pytest.approx(100 * results_b["groups"][group]["accuracy,none"])
+        assert by_task[group]["ci95"][0] <= by_task[group]["delta"] <= by_task[group]["ci95"][1]
+    assert by_task["captionqa_simple_natural"]["a"] == pytest.approx(100 * results_a["results"]["captionqa_simple_natural"]["score,none"])
+    assert by_task["vlm2bench_oc_cnt"]["test"] == "paired permutation" and by_task["subtlebench_sp"]["test"] == "exact McNemar"
+    # Holm within the group: adjusted p-values are at least the raw ones.
+    parts = [r for r in compared_rows if r.get("group") == "subtlebench"]
+    assert len(parts) == 10 and all(r["p_adjusted"] >= r["p_value"] for r in parts)
+    assert any(r["task"] == "vidi_granular" and "not compared" in r.get("note", "") for r in rows)
+    assert "B-A" in proc.stdout and "subtlebench_sp" in proc.stdout
+
+
+def test_runs_on_other_data_are_refused_in_one_line(compared, tmp_path):
+    base, _env, _roots, _proc = compared
+    other = tmp_path / "b"
+    shutil.copytree(base / "b", other)
+    results_file = next(other.glob("**/*_results.json"))
+    results = json.loads(results_file.read_text())
+    results["lmms_comparative"]["tasks"]["subtlebench_sp"]["data"]["fingerprint"] = "0" * 64
+    results_file.write_text(json.dumps(results))
+    proc = run_tool("compare", str(base / "a"), str(other), env=_env)
+    assert proc.returncode == 2 and proc.stderr.strip().splitlines() == [proc.stderr.strip().splitlines()[-1]]
+    assert "subtlebench_sp: the runs read different data" in proc.stderr
