@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from lmms_comparative.report import html
 from lmms_comparative.report.cells import collecting, parse_cell
 from lmms_comparative.report.charts import model_colours
 from lmms_comparative.report.marks import kind
@@ -115,9 +116,21 @@ def _verification(runs: list[Run], subsets: dict[str, dict]) -> list[str]:
     return lines + [""]
 
 
+def _compared(runs: list) -> tuple[list[dict] | None, str | None]:
+    """The first two runs compared (``compare.compare``), or why they cannot be."""
+    if len(runs) < 2:
+        return None, None
+    from lmms_comparative.compare import CompareError, compare
+
+    try:
+        return compare(runs[0], runs[1]), None
+    except CompareError as exc:
+        return None, str(exc)
+
+
 def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all", aliases: Aliases | None = None) -> Path:
-    """Write report.md, report.json, one CSV per table (``tables/``) and the charts under
-    ``out_dir``; returns the Markdown file. ``paper_rows``: the papers' model rows to show (all,
+    """Write report.md, report.json, one CSV per table (``tables/``), the charts and the HTML
+    report (``index.html``, with the item browser) under ``out_dir``; returns the Markdown file. ``paper_rows``: the papers' model rows to show (all,
     matched: only those of models the runs matched, none)."""
     import csv
     import json
@@ -136,19 +149,27 @@ def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all",
     except OSError as exc:
         raise ReportError(f"{out}: cannot create the report folder ({exc.strerror or exc})") from None
     subsets = {r.name: run_subsets(r, BENCHMARKS) for r in runs}
-    parts = ["# lmms-comparative report", "", "Runs: " + ", ".join(f"`{r.name}`" for r in runs), "", *_verification(runs, subsets)]
+    verification = _verification(runs, subsets)
+    parts = ["# lmms-comparative report", "", "Runs: " + ", ".join(f"`{r.name}`" for r in runs), "", *verification]
+    compared, problem = _compared(runs)
+    sections = []
     with collecting() as tables, paper_rows_shown(paper_rows):
         for benchmark in BENCHMARKS:
             with collecting(benchmark.name):
                 text = benchmark.report_section(runs)
                 extra = _paper_section(benchmark, runs, paper_rows, aliases)
+                if len(runs) > 1 and (text or extra):
+                    extra += html.comparison_section(benchmark, compared, runs[0].name, runs[1].name, problem)
             if text or extra:
-                parts += [text or f"## {benchmark.title}", *extra, ""]
-    charts = [chart for benchmark in BENCHMARKS for chart in benchmark.charts(runs, out)]
-    if charts:
-        parts += ["## Charts", ""] + [f"![{c.stem}]({c.name})" for c in charts] + [""]
+                section = [text or f"## {benchmark.title}", *extra, ""]
+                parts += section
+                sections.append((benchmark, "\n".join(section)))
+    charts = {benchmark.name: benchmark.charts(runs, out) for benchmark in BENCHMARKS}
+    if any(charts.values()):
+        parts += ["## Charts", ""] + [f"![{c.stem}]({c.name})" for found in charts.values() for c in found] + [""]
     report = out / "report.md"
     report.write_text("\n".join(parts), encoding="utf-8")
+    html.write_page(out, runs, verification, sections, charts)
     folder = out / "tables"
     folder.mkdir(exist_ok=True)
     seen: dict[str, int] = {}
@@ -177,7 +198,7 @@ def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all",
             }
             for e in tables
         ],
-        "charts": [c.name for c in charts],
+        "charts": [c.name for found in charts.values() for c in found],
     }
     (out / "report.json").write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return report

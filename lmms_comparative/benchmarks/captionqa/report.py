@@ -242,3 +242,19 @@ def compare_units(run, task: str) -> dict | None:
         sums[key] = sums.get(key, 0.0) + float(row.get("score") or 0.0)
         counts[key] = counts.get(key, 0.0) + 1
     return {"values": {k: sums[k] / counts[k] for k in sums}, "weights": counts, "binary": False, "metric": "score"}
+
+
+def item_images(task: str, keys: list[str]) -> dict[str, list]:
+    """The report's item browser: an image set's images, which CaptionQA's release embeds in its
+    parquet files (the samples name no file), read from the data at hand (``CAPTIONQA_ROOT`` or the
+    hub cache); {} where the data is not at hand."""
+    from lmms_comparative.benchmarks.captionqa import data
+    from lmms_comparative.failures import DataError
+
+    domain = task.rsplit("_", 1)[-1]
+    try:
+        split = data.load_split(data.root(), domain)
+    except (DataError, OSError, ValueError, SystemExit):
+        return {}
+    where = {str(item): row for row, item in enumerate(split.ids)}
+    return {key: [image.convert("RGB") for image in split.images(where[key])] for key in keys if key in where}

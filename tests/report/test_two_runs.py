@@ -1,0 +1,194 @@
+"""``lmms-comparative compare`` through the CLI on two baselines over fixture data of every benchmark:
+the JSON's rows, their flips equal to a count from the two runs' samples logs, each group's A and B
+equal to the runs' own headline values, and the refusal of runs on other data."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+
+import pytest
+from helpers import base_env, build_roots, read_run, run_cli, run_tool
+from helpers.fake_openai import FakeOpenAI, message_text
+
+pytestmark = pytest.mark.e2e
+TASKS = ["subtlebench", "compbench", "vlm2bench_oc_cpr", "vlm2bench_oc_cnt", "captionqa_simple_natural", "vidi_granular"]
+REQUIRED = {"task", "metric", "a", "b", "delta", "ci95", "p_value", "p_adjusted", "n", "a_only", "b_only"}
+
+
+def _reader(body: dict) -> str:
+    text = message_text(body)
+    options = re.findall(r"^([A-Z])\. ", text, re.M)
+    return options[len(text) % len(options)] if options else "A"
+
+
+@pytest.fixture(scope="module")
+def compared(tmp_path_factory, hf_home):
+    base = tmp_path_factory.mktemp("compare")
+    roots = build_roots(base / "data", subtlebench={"per_category": 4}, compbench={"per_source": 4})
+    env = base_env(hf_home, **{k: str(v) for k, v in roots.items()}, LMMS_COMPARATIVE_LLM_CACHE="off")
+    with FakeOpenAI(_reader) as server:
+        served = {**env, **server.judge_env("CAPTIONQA_READER")}
+        for name, seed in (("a", 1), ("b", 2)):
+            proc = run_cli(["--model", "random_choice", "--model_args", f"seed={seed}", "--tasks", ",".join(TASKS), "--output_path", str(base / name), "--log_samples"], env=served)
+            read_run(base / name, proc)
+    proc = run_tool("compare", str(base / "a"), str(base / "b"), "-o", str(base / "out"), env=env)
+    return base, env, roots, proc
+
+
+def _correct_by_key(samples: list[dict], key: str) -> dict[str, float]:
+    found = {}
+    for row in samples:
+        item = next(v for v in row.values() if isinstance(v, dict) and "correct" in v)
+        found[item[key]] = float(item["correct"])
+    return found
+
+
+def test_compare_writes_every_row_and_its_flips_match_the_samples(compared):
+    base, _env, _roots, proc = compared
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = json.loads((base / "out" / "compare.json").read_text())
+    assert isinstance(rows, list) and rows
+    compared_rows = [r for r in rows if r.get("metric")]
+    assert all(REQUIRED <= set(r) for r in compared_rows)
+    by_task = {r["task"]: r for r in compared_rows if not r.get("category")}
+    results_a, samples_a = read_run(base / "a")
+    results_b, samples_b = read_run(base / "b")
+    # Flips of a plain item task, counted from the samples logs directly.
+    for task in ("subtlebench_sp", "compbench_attribute_cub"):
+        key = "item_id" if task.startswith("subtlebench") else "uid"
+        ca, cb = _correct_by_key(samples_a[task], key), _correct_by_key(samples_b[task], key)
+        assert by_task[task]["a_only"] == sum(ca[k] > cb[k] for k in ca) and by_task[task]["b_only"] == sum(cb[k] > ca[k] for k in ca)
+        assert by_task[task]["n"] == len(ca)
+    # VLM2's T/F task compares pairs: a pair is right when both halves are.
+    pairs_a, pairs_b = {}, {}
+    for pairs, samples in ((pairs_a, samples_a), (pairs_b, samples_b)):
+        for row in samples["vlm2bench_oc_cpr"]:
+            item = next(v for v in row.values() if isinstance(v, dict) and "pair_id" in v)
+            pairs[item["pair_id"]] = pairs.get(item["pair_id"], True) and bool(item["correct"])
+    assert by_task["vlm2bench_oc_cpr"]["n"] == len(pairs_a)
+    assert by_task["vlm2bench_oc_cpr"]["b_only"] == sum(pairs_b[p] and not pairs_a[p] for p in pairs_a)
+    # A group's A and B are the runs' own headline values, at the paper's scale.
+    for group in ("subtlebench", "compbench"):
+        assert by_task[group]["a"] == pytest.approx(100 * results_a["groups"][group]["accuracy,none"])
+        assert by_task[group]["b"] == pytest.approx(100 * results_b["groups"][group]["accuracy,none"])
+        assert by_task[group]["ci95"][0] <= by_task[group]["delta"] <= by_task[group]["ci95"][1]
+    assert by_task["captionqa_simple_natural"]["a"] == pytest.approx(100 * results_a["results"]["captionqa_simple_natural"]["score,none"])
+    assert by_task["vlm2bench_oc_cnt"]["test"] == "paired permutation" and by_task["subtlebench_sp"]["test"] == "exact McNemar"
+    # Holm within the group: adjusted p-values are at least the raw ones.
+    parts = [r for r in compared_rows if r.get("group") == "subtlebench"]
+    assert len(parts) == 10 and all(r["p_adjusted"] >= r["p_value"] for r in parts)
+    assert any(r["task"] == "vidi_granular" and "not compared" in r.get("note", "") for r in rows)
+    assert "B-A" in proc.stdout and "subtlebench_sp" in proc.stdout
+
+
+def test_runs_on_other_data_are_refused_in_one_line(compared, tmp_path):
+    base, _env, _roots, _proc = compared
+    other = tmp_path / "b"
+    shutil.copytree(base / "b", other)
+    results_file = next(other.glob("**/*_results.json"))
+    results = json.loads(results_file.read_text())
+    results["lmms_comparative"]["tasks"]["subtlebench_sp"]["data"]["fingerprint"] = "0" * 64
+    results_file.write_text(json.dumps(results))
+    proc = run_tool("compare", str(base / "a"), str(other), env=_env)
+    assert proc.returncode == 2 and proc.stderr.strip().splitlines() == [proc.stderr.strip().splitlines()[-1]]
+    assert "subtlebench_sp: the runs read different data" in proc.stderr
+
+
+# ---- the HTML report, in a real browser ---------------------------------------------------------
+
+CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Chromium driven by Selenium, with its console and network logs (Debian's chromium
+    and chromium-driver: .ci/run installs them)."""
+    import os
+
+    if not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)):
+        if os.environ.get("CI"):
+            pytest.fail("chromium and chromium-driver are not installed (.ci/run installs them)")
+        pytest.skip("chromium and chromium-driver are not installed")
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--window-size=1400,1000"):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    yield driver
+    driver.quit()
+
+
+def _wait(driver, script: str, timeout: float = 15):
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = driver.execute_script(script)
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for: {script}")
+
+
+def _requests(driver) -> set[str]:
+    found = set()
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message["method"] == "Network.requestWillBeSent":
+            found.add(message["params"]["request"]["url"])
+    return found
+
+
+def _choose(driver, benchmark: str, name: str, value: str) -> None:
+    driver.execute_script("var s = document.querySelector(`.browser[data-benchmark='${arguments[0]}'] select[name='${arguments[1]}']`); s.value = arguments[2]; s.dispatchEvent(new Event('change', {bubbles: true}));", benchmark, name, value)
+
+
+def test_the_html_report_in_a_real_browser(compared, browser, tmp_path):
+    base, env, _roots, _proc = compared
+    out = tmp_path / "report"
+    proc = run_tool("report", str(base / "a"), str(base / "b"), "-o", str(out), env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    page = (out / "index.html").resolve()
+    _, samples_a = read_run(base / "a")
+    _, samples_b = read_run(base / "b")
+    for benchmark in ("subtlebench", "compbench", "vlm2bench", "captionqa"):
+        browser.get(page.as_uri() + f"#b-{benchmark}")
+        shown = _wait(browser, f"var c = document.querySelector(\".browser[data-benchmark='{benchmark}'] .count\"); return c && c.textContent")
+        assert " of " in shown
+        # Every thumbnail of the first page decodes.
+        _wait(browser, f"var t = Array.from(document.querySelectorAll(\".browser[data-benchmark='{benchmark}'] img.thumb\")); return t.length > 0 && t.every(i => i.complete)")
+        widths = browser.execute_script(f"return Array.from(document.querySelectorAll(\".browser[data-benchmark='{benchmark}'] img.thumb\")).map(i => i.naturalWidth)")
+        assert widths and all(w > 0 for w in widths), (benchmark, widths)
+        browser.execute_script(f"document.querySelector(\".browser[data-benchmark='{benchmark}']\").scrollIntoView()")
+        browser.save_screenshot(str(tmp_path / f"{benchmark}.png"))
+    # "B right, A wrong" shows exactly the items B got right and A wrong (SubtleBench: one unit an item).
+    browser.get(page.as_uri() + "#b-subtlebench")
+    _wait(browser, "return document.querySelector(\".browser[data-benchmark='subtlebench'] .count\")")
+    for name, value in (("flipA", "0"), ("flipB", "1"), ("flip", "b_only")):
+        _choose(browser, "subtlebench", name, value)
+    expected = 0
+    for task in (t for t in samples_a if t.startswith("subtlebench_")):
+        a, b = _correct_by_key(samples_a[task], "item_id"), _correct_by_key(samples_b[task], "item_id")
+        expected += sum(b[k] > a[k] for k in a)
+    total = sum(len(v) for t, v in samples_a.items() if t.startswith("subtlebench_"))
+    assert browser.execute_script("return document.querySelector(\".browser[data-benchmark='subtlebench'] .count\").textContent") == f"{expected} of {total} items"
+    cards = browser.execute_script("return document.querySelectorAll(\".browser[data-benchmark='subtlebench'] article.item\").length")
+    assert cards == min(expected, 50)
+    # Clicking an item shows its images and both runs' replies.
+    browser.execute_script("document.querySelector(\".browser[data-benchmark='subtlebench'] article.item .head\").click()")
+    _wait(
+        browser,
+        "var b = document.querySelector(\".browser[data-benchmark='subtlebench'] article.item .body\"); return b && !b.hidden && b.querySelectorAll('img.full').length === 2 && Array.from(b.querySelectorAll('img.full')).every(i => i.complete && i.naturalWidth > 0)",
+    )
+    replies = browser.execute_script("return Array.from(document.querySelector(\".browser[data-benchmark='subtlebench'] article.item .body\").querySelectorAll('pre.reply')).map(p => p.textContent)")
+    assert len(replies) == 2 and all(r.strip() for r in replies)
+    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert errors == [], errors
+    outside = {u for u in _requests(browser) if not u.startswith(out.resolve().as_uri() + "/") and not u.startswith("data:")}
+    assert outside == set(), outside
