@@ -202,7 +202,7 @@ def table(rows: list[dict], a_name: str, b_name: str) -> str:
 
 def main(run_a: str, run_b: str, output: str | None) -> int:
     """``lmms-comparative compare``: print the table, write ``OUT/compare.json``; 2 on bad input."""
-    from lmms_comparative.report import ReportError, load_runs
+    from lmms_comparative.report.runs import ReportError, load_runs
 
     try:
         (a,), (b,) = _one(load_runs([run_a]), run_a), _one(load_runs([run_b]), run_b)

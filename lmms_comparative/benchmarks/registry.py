@@ -123,25 +123,6 @@ class Benchmark:
         path = Path(__file__).resolve().parent / self.name / "release.json"
         return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {"tasks": {}}
 
-    def report_section(self, runs: list) -> str | None:
-        """The Markdown section of ``lmms-comparative report`` (``report.section``; default: a
-        table of the runs' tasks, ``report/generic.py``)."""
-        own = self.optional("report", "section")
-        if own is not None:
-            return own(runs)
-        from lmms_comparative.report import generic
-
-        return generic.section(self, runs)
-
-    def run_summary(self, run) -> list[str]:
-        """The lines the run log ends with (``report.summary``; default: the run's tasks)."""
-        own = self.optional("report", "summary")
-        if own is not None:
-            return own(run)
-        from lmms_comparative.report import generic
-
-        return generic.summary(self, run)
-
     def paper(self) -> dict:
         """The paper's transcribed model rows (``paper.json``: ``tables``, each with its source,
         caption, notes, columns, the paper's precision, rows and reference rows; ``aliases``, paper
@@ -151,8 +132,3 @@ class Benchmark:
 
         path = Path(__file__).resolve().parent / self.name / "paper.json"
         return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {"tables": {}, "aliases": {}}
-
-    def charts(self, runs: list, out_dir: Path) -> list[Path]:
-        """PNG charts for the report (``report.charts``; default: none)."""
-        own = self.optional("report", "charts")
-        return own(runs, out_dir) if own is not None else []

@@ -353,3 +353,12 @@ def install() -> bool:
     setattr(TaskManager, _MARKER, True)
     _read_ours_with_libyaml()
     return True
+
+
+def _hand_over() -> None:
+    from lmms_comparative.harness import exit_status
+
+    exit_status.set_includes_ours(run_includes_ours)
+
+
+_hand_over()  # the exit status asks this module whether the run includes our tasks

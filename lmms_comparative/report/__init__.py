@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from lmms_comparative.report import html
+from lmms_comparative.report import generic, html
 from lmms_comparative.report.cells import collecting, parse_cell
 from lmms_comparative.report.charts import model_colours
 from lmms_comparative.report.marks import kind
@@ -36,7 +36,7 @@ def run_summary(results: dict, output_path: str | None) -> list[str]:
         pointer = "Nothing was saved (no --output_path): run with --output_path DIR --log_samples, then lmms-comparative report DIR -o report/ for the full tables."
     blocks = []
     for benchmark in BENCHMARKS:
-        lines = benchmark.run_summary(run)
+        lines = summary_of(benchmark, run)
         if lines:
             blocks.append("\n".join(lines + [pointer]))
     return blocks
@@ -116,6 +116,28 @@ def _verification(runs: list[Run], subsets: dict[str, dict]) -> list[str]:
     return lines + [""]
 
 
+# A benchmark's report parts, where it has them (``report.section``, ``report.summary``,
+# ``report.charts``), else the defaults, which live here with the report that applies them.
+
+
+def section_of(benchmark, runs: list) -> str | None:
+    """The benchmark's Markdown section (``report.section``; default: a table of the runs' tasks, ``generic.section``)."""
+    own = benchmark.optional("report", "section")
+    return own(runs) if own is not None else generic.section(benchmark, runs)
+
+
+def summary_of(benchmark, run) -> list[str]:
+    """The lines a run's log ends with (``report.summary``; default: the run's tasks, ``generic.summary``)."""
+    own = benchmark.optional("report", "summary")
+    return own(run) if own is not None else generic.summary(benchmark, run)
+
+
+def charts_of(benchmark, runs: list, out_dir: Path) -> list[Path]:
+    """The benchmark's PNG charts (``report.charts``; default: none)."""
+    own = benchmark.optional("report", "charts")
+    return own(runs, out_dir) if own is not None else []
+
+
 def _compared(runs: list) -> tuple[list[dict] | None, str | None]:
     """The first two runs compared (``compare.compare``), or why they cannot be."""
     if len(runs) < 2:
@@ -128,10 +150,10 @@ def _compared(runs: list) -> tuple[list[dict] | None, str | None]:
         return None, str(exc)
 
 
-def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all", aliases: Aliases | None = None) -> Path:
+def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all", aliases: Aliases | None = None, with_html: bool = True) -> Path:
     """Write report.md, report.json, one CSV per table (``tables/``), the charts and the HTML
     report (``index.html``, with the item browser) under ``out_dir``; returns the Markdown file. ``paper_rows``: the papers' model rows to show (all,
-    matched: only those of models the runs matched, none)."""
+    matched: only those of models the runs matched, none); ``with_html``: also ``index.html``."""
     import csv
     import json
 
@@ -156,7 +178,7 @@ def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all",
     with collecting() as tables, paper_rows_shown(paper_rows):
         for benchmark in BENCHMARKS:
             with collecting(benchmark.name):
-                text = benchmark.report_section(runs)
+                text = section_of(benchmark, runs)
                 extra = _paper_section(benchmark, runs, paper_rows, aliases)
                 if len(runs) > 1 and (text or extra):
                     extra += html.comparison_section(benchmark, compared, runs[0].name, runs[1].name, problem)
@@ -164,12 +186,13 @@ def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all",
                 section = [text or f"## {benchmark.title}", *extra, ""]
                 parts += section
                 sections.append((benchmark, "\n".join(section)))
-    charts = {benchmark.name: benchmark.charts(runs, out) for benchmark in BENCHMARKS}
+    charts = {benchmark.name: charts_of(benchmark, runs, out) for benchmark in BENCHMARKS}
     if any(charts.values()):
         parts += ["## Charts", ""] + [f"![{c.stem}]({c.name})" for found in charts.values() for c in found] + [""]
     report = out / "report.md"
     report.write_text("\n".join(parts), encoding="utf-8")
-    html.write_page(out, runs, verification, sections, charts)
+    if with_html:
+        html.write_page(out, runs, verification, sections, charts)
     folder = out / "tables"
     folder.mkdir(exist_ok=True)
     seen: dict[str, int] = {}
@@ -204,4 +227,4 @@ def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all",
     return report
 
 
-__all__ = ["Aliases", "PAPER_ROWS", "ReportError", "Run", "load_runs", "model_colours", "run_summary", "write_report"]
+__all__ = ["Aliases", "PAPER_ROWS", "ReportError", "Run", "charts_of", "load_runs", "model_colours", "run_summary", "section_of", "summary_of", "write_report"]

@@ -12,7 +12,7 @@ from helpers import run_report
 from lmms_comparative.benchmarks.subtlebench import charts as subtlebench_charts
 from lmms_comparative.benchmarks.subtlebench import report as subtlebench_report
 from lmms_comparative.benchmarks.vlm2bench import report as vlm2bench_report
-from lmms_comparative.report import Run, load_runs, model_colours, write_report
+from lmms_comparative.report import Run, charts_of, load_runs, model_colours, section_of, write_report
 from lmms_comparative.report.cells import cell
 
 TYPES = [k for k, _ in subtlebench_report.SUBTLEBENCH_TYPES]
@@ -225,8 +225,8 @@ def test_every_section_reads_tasks_that_were_not_scored(tmp_path):
     results = {"results": {name: _Unscored(alias=name) for name in names}, "groups": {}, "config": {"model": "m", "model_args": "pretrained=x"}}
     runs = [Run("m", results)]
     for benchmark in BENCHMARKS:
-        assert benchmark.report_section(runs), benchmark.name
-        benchmark.charts(runs, tmp_path)
+        assert section_of(benchmark, runs), benchmark.name
+        charts_of(benchmark, runs, tmp_path)
     assert run_summary(results["results"], "out/")
 
 

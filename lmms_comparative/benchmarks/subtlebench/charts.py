@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lmms_comparative.benchmarks.subtlebench import BENCHMARK
-from lmms_comparative.benchmarks.subtlebench.report import SUBTLEBENCH_REFERENCE, SUBTLEBENCH_TYPES, TABLE2_TASKS
+from lmms_comparative.benchmarks.subtlebench.columns import SUBTLEBENCH_REFERENCE, SUBTLEBENCH_TYPES, TABLE2_TASKS
 from lmms_comparative.report.charts import CHANCE_COLOUR, HUMAN_COLOUR, model_colours
 from lmms_comparative.report.marks import CHART_NOTE, chart_label
 from lmms_comparative.report.runs import Run

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from lmms_comparative.benchmarks.subtlebench import BENCHMARK
-from lmms_comparative.benchmarks.subtlebench.data import BINARY_IMAGE_OPTIONS, CATEGORIES
+from lmms_comparative.benchmarks.subtlebench.columns import SUBTLEBENCH_REFERENCE, SUBTLEBENCH_TYPES, TABLE2_TASKS
+from lmms_comparative.benchmarks.subtlebench.data import BINARY_IMAGE_OPTIONS
 from lmms_comparative.data.generated import FIXTURE, SYNTHETIC
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.bootstrap import bootstrap_ci
@@ -13,15 +14,6 @@ from lmms_comparative.provenance import KEY
 from lmms_comparative.report.cells import SAMPLES_NEEDED, cell, family_prefixes, interval_note, reference_rows, table, text_table, unscored_notes
 from lmms_comparative.report.marks import Marks, with_skips
 from lmms_comparative.report.runs import Run
-
-# Table 2's columns: the type codes of data.CATEGORIES, as the paper heads them.
-SUBTLEBENCH_TYPES = [(code, code.upper()) for code in CATEGORIES]
-
-# VLM-SubtleBench Table 2.
-SUBTLEBENCH_REFERENCE = {
-    "Random Guess (paper)": [35.9, 50.0, 50.0, 50.0, 36.6, 23.2, 48.9, 50.0, 42.1, 50.0, 43.3],
-    "Human Eval (paper)": [92.0, 93.0, 93.0, 93.0, 95.0, 97.0, 97.0, 99.0, 98.0, 98.0, 95.5],
-}
 
 SUBTLEBENCH_DOMAINS = [("natural", "Natural"), ("game", "Game"), ("industry", "Industry"), ("aerial", "Aerial"), ("synthetic", "Synthetic"), ("medical", "Medical")]
 
@@ -103,9 +95,6 @@ def _generated(run: Run) -> str | None:
         if sources and all(s.startswith(f"{kind}_") for s in sources):
             return kind
     return None
-
-
-TABLE2_TASKS = [f"subtlebench_{k}" for k, _ in SUBTLEBENCH_TYPES] + ["subtlebench"]
 
 
 def _names(names: list[str], start: bool = True) -> str:
