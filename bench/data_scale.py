@@ -58,8 +58,8 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from lmms_comparative.benchmarks import BENCHMARKS as ALL_BENCHMARKS  # the registry: light, no lmms-eval
-from lmms_comparative.benchmarks import BY_NAME
+from lmms_comparative.registry import BENCHMARKS as ALL_BENCHMARKS  # the registry: light, no lmms-eval
+from lmms_comparative.registry import BY_NAME
 
 TARGET = 1.5  # ours / plain, wall time
 MARK = "DATA_SCALE_RESULT "

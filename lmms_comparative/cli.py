@@ -44,7 +44,7 @@ import sys
 from pathlib import Path
 
 from lmms_comparative import yaml_dir
-from lmms_comparative.benchmarks import BY_NAME
+from lmms_comparative.registry import BY_NAME
 
 
 def _synthetic_types(value: str) -> tuple[str, ...]:
@@ -225,12 +225,13 @@ def main(argv: list[str] | None = None) -> int:
     dm.add_argument("--seed", type=int, default=0)
     rp = sub.add_parser("report", help="the papers' tables and charts from lmms-eval results directories")
     rp.add_argument("results_dirs", nargs="+", help="lmms-eval --output_path folders (one or several models), or *_results.json files")
-    rp.add_argument("-o", "--output", default="report", help="folder for report.md, report.json, tables/*.csv and the PNG charts")
+    rp.add_argument("-o", "--output", default="report", help="folder for report.md, report.json, tables/*.csv, the PNG charts and index.html")
     rp.add_argument(
         "--paper-rows", choices=("all", "matched", "none"), default="all", help="the papers' model rows to show beside the runs: all, only those of the models the runs matched, or none (ranks and reproduction checks are shown either way)"
     )
     rp.add_argument("--alias", action="append", default=[], metavar="PAPER_MODEL=MODEL_ID", help="treat runs of MODEL_ID (a pretrained= or model_version= value) as the paper's PAPER_MODEL for the reproduction check (repeatable)")
     rp.add_argument("--aliases", default=None, metavar="FILE", help="a JSON file {paper model name: [model ids]} extending the bundled alias tables")
+    rp.add_argument("--no-html", action="store_true", help="skip index.html and its item browser (thumbnails of every image)")
     syn = sub.add_parser("synthetic", help="generate VLM-SubtleBench synthetic pairs in the SubtleBench layout")
     syn.add_argument("directory")
     syn.add_argument("--per-type", type=int, default=20)
@@ -284,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
         from lmms_comparative.report import Aliases, ReportError, write_report
 
         try:
-            path = write_report(args.results_dirs, args.output, paper_rows=args.paper_rows, aliases=Aliases.from_options(args.alias, args.aliases))
+            path = write_report(args.results_dirs, args.output, paper_rows=args.paper_rows, aliases=Aliases.from_options(args.alias, args.aliases), with_html=not args.no_html)
         except ReportError as exc:  # bad input: one line naming the file, no traceback
             print(f"lmms-comparative report: error: {exc}", file=sys.stderr)
             return 2

@@ -22,8 +22,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lmms_comparative.benchmarks import of_task
 from lmms_comparative.provenance import KEY
+from lmms_comparative.registry import of_task
 
 
 class CompareError(ValueError):

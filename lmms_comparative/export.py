@@ -36,8 +36,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from lmms_comparative.benchmarks import BENCHMARKS, BY_NAME
 from lmms_comparative.provenance import KEY
+from lmms_comparative.registry import BENCHMARKS, BY_NAME
 from lmms_comparative.subsets import subset_of
 
 FOLDER = ".eval_results"

@@ -56,7 +56,7 @@ class Need:
 
 def needs_of(tasks: list[str]) -> list[Need]:
     """What the scoring of ``tasks`` calls, one entry per reader, judge or model, in task order."""
-    from lmms_comparative.benchmarks import of_task
+    from lmms_comparative.registry import of_task
 
     found: dict[tuple, Need] = {}
     for task in tasks:

@@ -22,10 +22,10 @@ from helpers import base_env, read_run, run_cli, run_report
 from helpers.fake_openai import FakeOpenAI, message_images, message_text
 from PIL import Image
 
-from lmms_comparative.benchmarks import BENCHMARKS
 from lmms_comparative.benchmarks.captionqa.fixture import build as build_captionqa
 from lmms_comparative.benchmarks.subtlebench.fixture import build as build_subtlebench
 from lmms_comparative.data import items
+from lmms_comparative.registry import BENCHMARKS
 
 # ---- images: every way a file can be unusable ---------------------------------------------------
 

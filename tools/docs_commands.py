@@ -101,7 +101,7 @@ def problems(found: list[Block]) -> list[str]:
 def environment(scratch: Path) -> dict[str, str]:
     """Offline, every benchmark's root at its generated fixture, this environment's tools first."""
     sys.path.insert(0, str(ROOT))
-    from lmms_comparative.benchmarks import BENCHMARKS
+    from lmms_comparative.registry import BENCHMARKS
 
     env = dict(os.environ)
     for benchmark in BENCHMARKS:

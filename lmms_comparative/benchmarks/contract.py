@@ -97,7 +97,7 @@ def _refs(value) -> list[FunctionRef]:
 
 def problems(benchmark) -> list[str]:
     """What the benchmark's folder lacks or gets wrong, one line each (none: it holds)."""
-    from lmms_comparative.benchmarks import BENCHMARKS
+    from lmms_comparative.registry import BENCHMARKS
 
     out = []
     where = f"benchmarks/{benchmark.name}"
@@ -261,11 +261,11 @@ def _doc_hook_problems(where: str, name: str, config: dict, docs: list[dict], ke
 def unregistered() -> list[str]:
     """The folders under ``benchmarks/`` that hold task YAMLs but have no registry line: lmms-eval
     would run their tasks with no provenance record, and nothing else would know them."""
-    from lmms_comparative.benchmarks import BY_NAME
+    from lmms_comparative.registry import BY_NAME
 
     here = Path(__file__).resolve().parent
     return sorted(
-        f"benchmarks/{d.name}: a folder with task YAMLs and no line in the registry (lmms_comparative/benchmarks/__init__.py); add its record there" for d in here.iterdir() if d.is_dir() and (d / "yaml").is_dir() and d.name not in BY_NAME
+        f"benchmarks/{d.name}: a folder with task YAMLs and no line in the registry (NAMES in lmms_comparative/registry.py); add its name there" for d in here.iterdir() if d.is_dir() and (d / "yaml").is_dir() and d.name not in BY_NAME
     )
 
 
@@ -303,7 +303,7 @@ def main(argv: list[str] | None = None) -> int:
     (default: every registered one); exit status 1 when one fails."""
     import argparse
 
-    from lmms_comparative.benchmarks import BENCHMARKS, BY_NAME
+    from lmms_comparative.registry import BENCHMARKS, BY_NAME
 
     parser = argparse.ArgumentParser(prog="python -m lmms_comparative.benchmarks.contract", description="Check that benchmark folders hold the contract (docs/adding-a-benchmark.md).")
     parser.add_argument("names", nargs="*", help=f"benchmarks to check (default: all of {', '.join(BY_NAME)})")
@@ -313,7 +313,7 @@ def main(argv: list[str] | None = None) -> int:
     logger.disable("lmms_comparative")  # the checks provoke the errors the hooks log: the verdicts say it
     unknown = [n for n in args.names if n not in BY_NAME]
     if unknown:
-        parser.error(f"not registered in lmms_comparative/benchmarks/__init__.py: {', '.join(unknown)}")
+        parser.error(f"not registered in lmms_comparative/registry.py (NAMES): {', '.join(unknown)}")
     failed = 0
     if not args.names:
         for line in unregistered():

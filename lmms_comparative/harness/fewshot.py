@@ -20,7 +20,7 @@ _MARK = "_lmms_comparative_fewshot"
 
 def benchmark_of(hook) -> str | None:
     """Our benchmark's name for a task whose hooks live in its folder, else None."""
-    from lmms_comparative.benchmarks import of_module  # the registry sits above the harness: read when used
+    from lmms_comparative.registry import of_module  # the registry sits above the harness: read when used
 
     found = of_module(getattr(hook, "__module__", "") or "")
     return found.name if found else None
@@ -30,7 +30,7 @@ def fewshot_message(task: str, benchmark: str, num_fewshot: int) -> str | None:
     """The message that stops ``--num_fewshot`` on one of our tasks, or None when it may go on."""
     if not num_fewshot:
         return None
-    from lmms_comparative.benchmarks import BY_NAME
+    from lmms_comparative.registry import BY_NAME
 
     record = BY_NAME[benchmark]
     name, variant = record.title, record.fewshot_variant

@@ -44,7 +44,7 @@ def _columns_of(task) -> tuple[str, ...] | None:
     name = benchmark_of(getattr(config, "process_results", None))
     if name is None:
         return None
-    from lmms_comparative.benchmarks import BY_NAME
+    from lmms_comparative.registry import BY_NAME
 
     return BY_NAME[name].key_columns()
 

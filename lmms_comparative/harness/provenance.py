@@ -61,8 +61,8 @@ def build(results: dict) -> dict | None:
     """The ``lmms_comparative`` record for ``results`` (lmms-eval's results dict), or None when the
     run scored none of our tasks."""
     from lmms_comparative import provenance
-    from lmms_comparative.benchmarks import of_module
     from lmms_comparative.harness.task_path import loaded_tasks, task_index
+    from lmms_comparative.registry import of_module
 
     ours = {}
     for name, task in sorted(loaded_tasks().items()):

@@ -96,7 +96,7 @@ def misspelt_task(requested: list[str], index: dict) -> str | None:
     message then stands)."""
     import difflib
 
-    from lmms_comparative.benchmarks import of_task  # the registry, read when used
+    from lmms_comparative.registry import of_task  # the registry, read when used
 
     ours = sorted(name for name in index if of_task(name) is not None)
     for name in requested:
@@ -183,7 +183,7 @@ def _preflight() -> None:
     their scoring will call (``lmms_comparative/preflight.py``); stop the run on a problem."""
     import sys
 
-    from lmms_comparative.benchmarks import of_task
+    from lmms_comparative.registry import of_task
 
     if not requested_tasks():
         return  # the Python API or a test: the caller decides (preflight.run)

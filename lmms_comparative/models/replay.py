@@ -15,9 +15,9 @@ from lmms_eval.api.instance import Instance
 from lmms_eval.api.model import lmms
 from loguru import logger
 
-from lmms_comparative.benchmarks import of_task
 from lmms_comparative.failures import DataError, stop_run
 from lmms_comparative.models import HARNESS_SETTINGS
+from lmms_comparative.registry import of_task
 from lmms_comparative.rescoring.replies import ALL_TASKS, MISSING_REPLY, ItemKey, PredictionsError, read_replay
 from lmms_comparative.tasklib.docs import column_of
 

@@ -27,7 +27,7 @@ def run_summary(results: dict, output_path: str | None) -> list[str]:
     """A few lines per benchmark of one run, in its paper's layout, for the end of the run log:
     ``results`` maps task and group names to lmms-eval's metric values (``"accuracy,none"``);
     ``output_path`` is the run's ``--output_path`` (None: nothing was saved)."""
-    from lmms_comparative.benchmarks import BENCHMARKS  # the registry sits above the report package
+    from lmms_comparative.registry import BENCHMARKS  # the registry sits above the report package
 
     run = Run("this run", {"results": dict(results)})
     if output_path:
@@ -95,7 +95,7 @@ def run_subsets(run: Run, benchmarks) -> dict[str, str | None]:
 
 
 def _items(subsets: dict[str, str | None]) -> str:
-    from lmms_comparative.benchmarks import BY_NAME
+    from lmms_comparative.registry import BY_NAME
 
     return "; ".join(f"{BY_NAME[name].title}: {kind(reason) or 'the release'}" for name, reason in subsets.items()) or "-"
 
@@ -157,7 +157,7 @@ def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all",
     import csv
     import json
 
-    from lmms_comparative.benchmarks import BENCHMARKS
+    from lmms_comparative.registry import BENCHMARKS
 
     if paper_rows not in PAPER_ROWS:
         raise ReportError(f"--paper-rows {paper_rows!r}: choose one of {', '.join(PAPER_ROWS)}")

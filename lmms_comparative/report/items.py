@@ -60,7 +60,7 @@ def collect(runs: list, benchmarks) -> list[dict]:
     """One record per (task, item key) that any run scored: the task, benchmark, category,
     domain, question, gold answer, media paths, and per run its reply, parsed answer, outcome,
     score and fields (CaptionQA: the reader's questions for that image)."""
-    from lmms_comparative.benchmarks import of_task
+    from lmms_comparative.registry import of_task
     from lmms_comparative.rescoring.replies import ItemKey
 
     found: dict[tuple[str, str], dict] = {}
@@ -143,7 +143,7 @@ def _embedded(records: list[dict], out: Path, made: dict[str, bool]) -> None:
     """Items whose samples name no image file (CaptionQA embeds its images in parquet): the
     benchmark's ``report.item_images(task, keys)`` reads them from the data at hand; each is
     saved once under the sha256 of its pixels, and stands in the record as a pseudo-path."""
-    from lmms_comparative.benchmarks import of_task
+    from lmms_comparative.registry import of_task
 
     wanted: dict[str, list[dict]] = {}
     for record in records:

@@ -87,7 +87,7 @@ def another_benchmarks(benchmark, path: Path, detected: str) -> str | None:
     """Why ``path`` is another benchmark's file, when it is: a samples log (or a folder of them)
     of other benchmarks' tasks only, or a file that another benchmark's ``SIGNATURES`` (the
     formats recognisable for certain: a name, a first line) recognise. None otherwise."""
-    from lmms_comparative.benchmarks import BENCHMARKS, of_task
+    from lmms_comparative.registry import BENCHMARKS, of_task
 
     if detected == "samples":
         files = sorted(path.rglob("*_samples_*.jsonl")) if path.is_dir() else [path]

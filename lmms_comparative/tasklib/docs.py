@@ -205,7 +205,7 @@ def rows_of(docs) -> list[dict]:
 
 def _item_key(load: Callable) -> Callable[[dict], str] | None:
     """The item key rule of the benchmark whose module defines ``load`` (predictions.ItemKey)."""
-    from lmms_comparative.benchmarks import of_module
+    from lmms_comparative.registry import of_module
     from lmms_comparative.rescoring.replies import ItemKey
 
     while isinstance(load, functools.partial):

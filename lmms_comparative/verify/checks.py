@@ -10,8 +10,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lmms_comparative.benchmarks import BY_NAME, of_task
 from lmms_comparative.provenance import KEY, item_set
+from lmms_comparative.registry import BY_NAME, of_task
 from lmms_comparative.verify import rescore as rs
 
 # Fields of a samples line that differ between two runs of the same replies (lmms-eval's hashes of

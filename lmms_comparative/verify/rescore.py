@@ -10,7 +10,7 @@ import shutil
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from lmms_comparative.benchmarks import BY_NAME
+from lmms_comparative.registry import BY_NAME
 from lmms_comparative.tasklib.docs import CHECK_SKIPS_ENV  # recorded skips checked at hand
 
 

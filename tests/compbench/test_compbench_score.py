@@ -75,7 +75,7 @@ def test_the_published_replies_give_the_paper_cells(model, reference_root, hf_ho
             assert round(100 * row["accuracy,none"], 1) == pytest.approx(cell["paper"], abs=0.05 + 1e-9), cell["cell"]
     # Files that cover every task of the family's group run as the group: its Avg row is written,
     # and the report sets the run beside the paper's row of the same model, with the check.
-    from lmms_comparative.benchmarks import BY_NAME
+    from lmms_comparative.registry import BY_NAME
     from lmms_comparative.rescoring.run import benchmark_groups
 
     covered = {f"{family}_{c['project_task']}" for c in cells}

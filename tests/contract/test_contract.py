@@ -18,7 +18,8 @@ import pytest
 from helpers import base_env, read_run, run_cli, run_python
 
 import lmms_comparative
-from lmms_comparative.benchmarks import BENCHMARKS, contract
+from lmms_comparative.benchmarks import contract
+from lmms_comparative.registry import BENCHMARKS
 
 TOY = Path(__file__).resolve().parent / "toymcq"
 
@@ -39,11 +40,10 @@ def toy_package(base: Path, edit=None) -> Path:
     source = Path(lmms_comparative.__file__).resolve().parent
     shutil.copytree(source, base / "lmms_comparative", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(TOY, base / "lmms_comparative" / "benchmarks" / "toymcq", ignore=shutil.ignore_patterns("__pycache__"))
-    registry = base / "lmms_comparative" / "benchmarks" / "__init__.py"
+    registry = base / "lmms_comparative" / "registry.py"
     text = registry.read_text()
-    text = text.replace("from lmms_comparative.benchmarks.vidi import BENCHMARK as _vidi\n", "from lmms_comparative.benchmarks.toymcq import BENCHMARK as _toymcq\nfrom lmms_comparative.benchmarks.vidi import BENCHMARK as _vidi\n")
-    text, added = re.subn(r"(BENCHMARKS: tuple\[Benchmark, \.\.\.\] = \([^)]*)\)", r"\1, _toymcq)", text)
-    assert added == 1, "the registry's BENCHMARKS line moved: update toy_package"
+    text, added = re.subn(r"(NAMES: tuple\[str, \.\.\.\] = \([^)]*)\)", r'\1, "toymcq")', text)
+    assert added == 1, "the registry's NAMES line moved: update toy_package"
     registry.write_text(text)
     if edit:
         edit(base / "lmms_comparative" / "benchmarks" / "toymcq")
@@ -82,7 +82,7 @@ def _delete(path: str):
 # Each required part or key, removed from the toy; what the check must then name.
 REMOVALS = {
     # The registry line imports the record: Python's own error names it before any check runs.
-    "the record": (_replace("__init__.py", "BENCHMARK = Benchmark(", "RECORD = Benchmark("), "cannot import name 'BENCHMARK' from 'lmms_comparative.benchmarks.toymcq'"),
+    "the record": (_replace("__init__.py", "BENCHMARK = Benchmark(", "RECORD = Benchmark("), "the registry lists 'toymcq' (NAMES in lmms_comparative/registry.py), but benchmarks/toymcq/__init__.py defines no BENCHMARK"),
     "the task YAMLs": (_delete("yaml"), "benchmarks/toymcq/yaml: no task YAML"),
     "the prefix": (_replace("yaml/toymcq.yaml", "task: toymcq", "task: mcq_toy"), "'mcq_toy' does not start with the prefix toymcq_"),
     "a hook the YAML names": (_replace("hooks.py", "def doc_to_target(", "def target_of("), "!function lmms_comparative.benchmarks.toymcq.hooks.doc_to_target does not import"),
@@ -170,8 +170,8 @@ def test_a_folder_without_its_registry_line_fails_the_check(tmp_path):
     """The toy's folder copied in, the registry line forgotten: lmms-eval would run its tasks with
     no provenance record; the check of every benchmark names the folder."""
     package = toy_package(tmp_path)
-    registry = package / "lmms_comparative" / "benchmarks" / "__init__.py"
-    registry.write_text(registry.read_text().replace(", _toymcq)", ")"))
+    registry = package / "lmms_comparative" / "registry.py"
+    registry.write_text(registry.read_text().replace(', "toymcq")', ")"))
     env = dict(base_env(package / "hf"), PYTHONPATH=str(package))
     proc = subprocess.run([sys.executable, "-m", "lmms_comparative.benchmarks.contract"], env=env, capture_output=True, text=True, timeout=300, cwd=package)
     assert proc.returncode == 1, proc.stdout + proc.stderr[-3000:]

@@ -7,7 +7,7 @@ import itertools
 import re
 from pathlib import Path
 
-from lmms_comparative.benchmarks import BENCHMARKS
+from lmms_comparative.registry import BENCHMARKS
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

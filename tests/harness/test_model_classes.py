@@ -20,8 +20,8 @@ from helpers import base_env, build_roots, read_run, run_cli
 from helpers.fake_openai import FakeOpenAI, message_images, message_text
 from helpers.tiny_models import build_qwen_vl
 
-from lmms_comparative.benchmarks import BENCHMARKS, of_task
 from lmms_comparative.benchmarks.vlm2bench.fixture import FRAMES_PER_SCENE
+from lmms_comparative.registry import BENCHMARKS, of_task
 
 
 def needs_decord():

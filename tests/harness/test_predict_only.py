@@ -14,7 +14,7 @@ from helpers import base_env, build_roots, read_run, run_cli, run_score
 from helpers.fake_openai import FakeOpenAI, message_text
 from helpers.verifying import verdicts, verify
 
-from lmms_comparative.benchmarks import BENCHMARKS, of_task
+from lmms_comparative.registry import BENCHMARKS, of_task
 
 pytestmark = pytest.mark.e2e
 TASKS = [b.smoke_task for b in BENCHMARKS]  # CaptionQA's asks the reader

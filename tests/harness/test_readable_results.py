@@ -15,11 +15,11 @@ from helpers import base_env, read_run, run_cli
 from helpers.fake_openai import FakeOpenAI, message_text
 
 from lmms_comparative import yaml_dir
-from lmms_comparative.benchmarks import BENCHMARKS
 from lmms_comparative.benchmarks.subtlebench import hooks as sb_task
 from lmms_comparative.benchmarks.vidi import hooks as vidi_task
 from lmms_comparative.benchmarks.vlm2bench import hooks as v2_task
 from lmms_comparative.presentation import CELL_WIDTH, compact, readable_results
+from lmms_comparative.registry import BENCHMARKS
 from lmms_comparative.tasklib import Share, group_share
 
 # ---- one-line cells ------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import pytest
 from helpers import base_env, build_roots, read_run, run_cli
 from helpers.fake_openai import FakeOpenAI, message_text
 
-from lmms_comparative.benchmarks import BENCHMARKS
+from lmms_comparative.registry import BENCHMARKS
 
 # Every registered benchmark's smoke task (CaptionQA's asks the reader), VLM2-Bench's T/F pairs, and
 # the groups whose rows fold floats over many tasks' items (SubtleBench's chance, CompBench's Avg).

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from helpers.warm_python import SOCKET_ENV, server_for
-from lmms_comparative.benchmarks import BENCHMARKS
 from lmms_comparative.benchmarks.subtlebench.data import TYPE_TASKS
+from lmms_comparative.registry import BENCHMARKS
 
 SUBTLEBENCH_TASKS = list(TYPE_TASKS)
 # The tasks of the shared run that score and verify are tested on (conftest.four_benchmarks_run).

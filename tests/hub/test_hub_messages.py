@@ -9,9 +9,9 @@ import httpx
 import pytest
 from huggingface_hub.errors import GatedRepoError, HfHubHTTPError
 
-from lmms_comparative.benchmarks import BENCHMARKS
 from lmms_comparative.data import hub
 from lmms_comparative.failures import DataError
+from lmms_comparative.registry import BENCHMARKS
 
 ON_THE_HUB = [b for b in BENCHMARKS if b.hub_repo]
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from lmms_comparative.benchmarks import BY_NAME
+from lmms_comparative.registry import BY_NAME
 
 PAPERS = Path(__file__).resolve().parents[2].parent / "shared" / "papers"
 

@@ -217,8 +217,8 @@ class _Unscored(dict):
 def test_every_section_reads_tasks_that_were_not_scored(tmp_path):
     """Whatever a task wrote NaN for (its scores, ci95, breakdowns), every benchmark's section and
     run summary read it, and the report is written."""
-    from lmms_comparative.benchmarks import BENCHMARKS
     from lmms_comparative.presentation import our_task_names
+    from lmms_comparative.registry import BENCHMARKS
     from lmms_comparative.report import run_summary
 
     names = sorted(our_task_names())

@@ -16,7 +16,7 @@ import pytest
 from helpers import base_env, read_run, run_cli, run_report
 from helpers.fake_openai import FakeOpenAI, message_text
 
-from lmms_comparative.benchmarks import BY_NAME
+from lmms_comparative.registry import BY_NAME
 
 SUBTLEBENCH_PAPER = BY_NAME["subtlebench"].paper()["tables"]
 VLM2_PAPER = BY_NAME["vlm2bench"].paper()["tables"]

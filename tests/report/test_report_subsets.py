@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from lmms_comparative.benchmarks import BY_NAME
 from lmms_comparative.benchmarks.compbench.report import COMPBENCH_COLUMNS
 from lmms_comparative.benchmarks.subtlebench.report import SUBTLEBENCH_TYPES
 from lmms_comparative.provenance import KEY, item_set
+from lmms_comparative.registry import BY_NAME
 from lmms_comparative.report import write_report
 from lmms_comparative.report.runs import load_runs
 

@@ -8,8 +8,8 @@ import datetime
 import inspect
 from types import SimpleNamespace
 
-from lmms_comparative.benchmarks import BY_NAME
 from lmms_comparative.provenance import item_set
+from lmms_comparative.registry import BY_NAME
 from lmms_comparative.subsets import subset_of
 
 KEYS = [f"sp_{i}" for i in range(4)]
@@ -49,7 +49,7 @@ def test_the_full_item_set_is_the_release_and_anything_less_says_how_much_less()
 
 
 def test_every_release_file_cites_a_source_for_each_count():
-    from lmms_comparative.benchmarks import BENCHMARKS
+    from lmms_comparative.registry import BENCHMARKS
 
     for benchmark in BENCHMARKS:
         release = benchmark.release_items()

@@ -1,6 +1,6 @@
 """CaptionQA: a caption, then a text-only reader answers the image's questions from it alone."""
 
-from lmms_comparative.benchmarks.registry import Benchmark, ScoringCall
+from lmms_comparative.registry import Benchmark, ScoringCall
 
 BENCHMARK = Benchmark(
     name="captionqa",

@@ -1,6 +1,6 @@
 """MLLM-CompBench: which of two images has more of a relative property (8 relativities, 16 sources)."""
 
-from lmms_comparative.benchmarks.registry import Benchmark
+from lmms_comparative.registry import Benchmark
 
 BENCHMARK = Benchmark(
     name="compbench",

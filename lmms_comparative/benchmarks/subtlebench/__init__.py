@@ -1,6 +1,6 @@
 """VLM-SubtleBench: which subtle difference between two images (10 types, 6 domains); difference captions."""
 
-from lmms_comparative.benchmarks.registry import Benchmark, ScoringCall
+from lmms_comparative.registry import Benchmark, ScoringCall
 
 BENCHMARK = Benchmark(
     name="subtlebench",

@@ -158,7 +158,7 @@ def _paper_strategy_rows() -> list[list[str]]:
     """The paper's strategy rows (Table 4: GPT-5-main; Table 12: Qwen2.5-VL-72B, no AVG printed),
     a row per model and strategy ("Standard" where the paper names none), unless the report
     shows no paper rows."""
-    from lmms_comparative.benchmarks import BY_NAME
+    from lmms_comparative.registry import BY_NAME
     from lmms_comparative.report.paper import shown_paper_rows
 
     if shown_paper_rows() == "none":

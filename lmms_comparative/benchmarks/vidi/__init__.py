@@ -1,6 +1,6 @@
 """ViDi: describe one (granular) or all (global) differences of a spot-the-difference pair."""
 
-from lmms_comparative.benchmarks.registry import Benchmark, ScoringCall
+from lmms_comparative.registry import Benchmark, ScoringCall
 
 BENCHMARK = Benchmark(
     name="vidi",

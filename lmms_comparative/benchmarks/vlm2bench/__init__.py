@@ -1,6 +1,6 @@
 """VLM²-Bench: link matching cues across images or a video (T/F, counting, grouping, description)."""
 
-from lmms_comparative.benchmarks.registry import Benchmark, ScoringCall
+from lmms_comparative.registry import Benchmark, ScoringCall
 
 BENCHMARK = Benchmark(
     name="vlm2bench",

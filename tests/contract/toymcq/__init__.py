@@ -1,7 +1,7 @@
 """Toy MCQ: a text-only multiple-choice benchmark of four questions, the example of
 docs/adding-a-benchmark.md (the contract tests add it to a copy of the package)."""
 
-from lmms_comparative.benchmarks.registry import Benchmark
+from lmms_comparative.registry import Benchmark
 
 BENCHMARK = Benchmark(
     name="toymcq",

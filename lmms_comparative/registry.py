@@ -1,10 +1,14 @@
-"""What a benchmark record is, and the lookups over the records (``benchmarks/__init__.py`` lists them).
+"""The registry: what a benchmark record is, which benchmarks there are, and the lookups over them.
+The ground floor of the package: the harness, report, verify, export, preflight, rescoring and the
+benchmarks' own code import it downward, and it imports nothing of the package.
 
-A record names a benchmark's fixed facts and where its parts are. The parts live in the
-benchmark's own folder under fixed module names and are imported only when used, so that reading
-the registry imports neither lmms-eval nor a benchmark's code. docs/adding-a-benchmark.md has the
-table of parts, which are required and what an optional one defaults to; the contract
-(``benchmarks/contract.py``) checks them.
+A record names a benchmark's fixed facts and where its parts are. It lives in the benchmark's own
+folder (``benchmarks/<name>/__init__.py`` defines ``BENCHMARK``), and is read by name, as every
+part is: its folder's parts (hooks, report, predictions, fixture, ...) live under fixed module
+names and are imported only when used, so that reading the registry imports neither lmms-eval nor a
+benchmark's code. Adding a benchmark: its folder, then its name in ``NAMES`` below (the registry
+line). docs/adding-a-benchmark.md has the table of parts, which are required and what an optional
+one defaults to; the contract (``benchmarks/contract.py``) checks them.
 """
 
 from __future__ import annotations
@@ -12,6 +16,9 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 from pathlib import Path
+
+BENCHMARKS_PACKAGE = "lmms_comparative.benchmarks"
+FOLDER = Path(__file__).resolve().parent / "benchmarks"  # a folder per benchmark
 
 
 @dataclass(frozen=True)
@@ -57,7 +64,7 @@ class Benchmark:
     @property
     def package(self) -> str:
         """The Python package of the benchmark's folder: ``lmms_comparative.benchmarks.<name>``."""
-        return f"{__package__}.{self.name}"
+        return f"{BENCHMARKS_PACKAGE}.{self.name}"
 
     def owns_task(self, task: str) -> bool:
         """Whether a task or group name is this benchmark's (``<name>`` or ``<name>_...``)."""
@@ -120,7 +127,7 @@ class Benchmark:
         ``unknown``); an empty ``tasks`` where none could be established here."""
         import json
 
-        path = Path(__file__).resolve().parent / self.name / "release.json"
+        path = FOLDER / self.name / "release.json"
         return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {"tasks": {}}
 
     def paper(self) -> dict:
@@ -130,5 +137,49 @@ class Benchmark:
         is required: it reads a run's value in a table's column."""
         import json
 
-        path = Path(__file__).resolve().parent / self.name / "paper.json"
+        path = FOLDER / self.name / "paper.json"
         return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {"tables": {}, "aliases": {}}
+
+
+# The registry line: every benchmark, in the order the report and the run summary show them.
+NAMES: tuple[str, ...] = ("subtlebench", "captionqa", "vlm2bench", "compbench", "vidi")
+
+_loaded: dict[str, tuple] = {}
+
+
+class RegistryError(Exception):
+    """A name in ``NAMES`` whose folder holds no record: one line naming both."""
+
+
+def _records() -> tuple[Benchmark, ...]:
+    """Each name's record (``benchmarks/<name>/__init__.py``'s ``BENCHMARK``), read once."""
+    if "records" not in _loaded:
+        records = []
+        for name in NAMES:
+            record = getattr(importlib.import_module(f"{BENCHMARKS_PACKAGE}.{name}"), "BENCHMARK", None)
+            if not isinstance(record, Benchmark) or record.name != name:
+                raise RegistryError(f"the registry lists {name!r} (NAMES in lmms_comparative/registry.py), but benchmarks/{name}/__init__.py defines no BENCHMARK = Benchmark(name={name!r}, ...)")
+            records.append(record)
+        _loaded["records"] = tuple(records)
+    return _loaded["records"]
+
+
+def __getattr__(name: str):
+    """``BENCHMARKS`` (the records in order) and ``BY_NAME`` ({name: record}), read on first use:
+    a record imports this module for ``Benchmark``, so the records cannot be read while it loads."""
+    if name == "BENCHMARKS":
+        return _records()
+    if name == "BY_NAME":
+        return {b.name: b for b in _records()}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def of_task(task: str) -> Benchmark | None:
+    """The benchmark a task or group name belongs to (the longest matching prefix), or None."""
+    found = [b for b in _records() if b.owns_task(task)]
+    return max(found, key=lambda b: len(b.name)) if found else None
+
+
+def of_module(module: str) -> Benchmark | None:
+    """The benchmark whose folder holds the Python module ``module``, or None."""
+    return next((b for b in _records() if b.owns_module(module)), None)
