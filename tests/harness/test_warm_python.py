@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 from helpers import base_env, python_for, read_run, run_cli, run_python
-from helpers.warm_python import COLD_ENV, NEVER, PRELOAD_LMMS_EVAL, SOCKET_ENV, Server, never_imported, server_for, startup_differences
+from helpers.warm_python import COLD_ENV, NEVER, PRELOAD_LMMS_EVAL, SOCKET_ENV, never_imported, startup_differences
+from helpers.warm_servers import Server, server_for
 
 ARGS = ["--model", "random_choice", "--model_args", "seed=3", "--tasks", "subtlebench_at,subtlebench_vp", "--log_samples"]
 # What differs between any two runs: when they ran, how long they took, where functions live.

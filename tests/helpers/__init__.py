@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from helpers.warm_python import SOCKET_ENV, server_for
+from helpers.warm_python import SOCKET_ENV
+from helpers.warm_servers import server_for
 from lmms_comparative.benchmarks.subtlebench.data import TYPE_TASKS
 from lmms_comparative.registry import BENCHMARKS
 

@@ -19,7 +19,8 @@ the libraries read nothing at import that the run sets otherwise. Two kinds of s
 An "hf" server also imports lmms-eval's filters (``PRELOAD_LMMS_EVAL``: 1.4 s of each run).
 Neither imports openai, this package, or the lmms-eval modules that load our entry point or that
 our patches wait for (``NEVER``). A request that does not fit its server is run cold.
-``server_for`` picks the server.
+``warm_servers.server_for`` picks the server (the test process's side: starting, keeping and
+stopping servers).
 
 How: the tests start ``python -m lmms_eval ARGS``, ``python -m lmms_comparative ARGS``,
 ``python -c CODE ARGS`` and the console scripts as ``<shim> ARGS``, where the shim is a small
@@ -45,7 +46,6 @@ This module is imported by the shim and run as the server, so it imports the sta
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import re
@@ -302,19 +302,26 @@ def _wait_on(conn: socket.socket, server_env: dict, set_by_preload: dict, tier: 
         os.close(fd)
     print(f"warm {pid}: {what}", file=sys.stderr, flush=True)
     conn.sendall((json.dumps({"pid": pid}) + "\n").encode())
-    pidfd = os.pidfd_open(pid)
-    while True:
-        ready, _, _ = select.select([conn, pidfd], [], [])
-        if pidfd in ready:
-            break
-        if not conn.recv(1):  # the shim is gone (killed on a timeout): so is its run
+    # The run's end, seen through a pidfd (Linux 5.3 and newer), or else by polling ``waitpid``.
+    try:
+        pidfd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        pidfd = None
+    status = None
+    while status is None:
+        ready, _, _ = select.select([conn] + ([pidfd] if pidfd is not None else []), [], [], None if pidfd is not None else 0.1)
+        if pidfd is None or pidfd in ready:
+            done, raw = os.waitpid(pid, os.WNOHANG)
+            if done:
+                status = raw
+                break
+        if conn in ready and not conn.recv(1):  # the shim is gone (killed on a timeout): so is its run
             for kill in (os.killpg, os.kill):
                 try:
                     kill(pid, signal.SIGKILL)
                 except OSError:
                     pass
-            break
-    _, status = os.waitpid(pid, 0)
+            _, status = os.waitpid(pid, 0)
     try:
         conn.sendall((json.dumps({"status": status}) + "\n").encode())
     except OSError:
@@ -365,115 +372,6 @@ def _run(request: dict, fds: list[int]) -> None:
         sys.path[0] = os.path.dirname(request["script"])
         runpy.run_path(request["script"], run_name="__main__")
     sys.exit(0)
-
-
-# ---- starting it, from a test process --------------------------------------------------------
-
-
-# One "base" server per set of start-up variables (the tests' process changes some as it imports
-# libraries: cv2 adds to LD_LIBRARY_PATH, sklearn sets KMP_*) and one "hf" server per environment
-# (HF_AFTER), the least recently used stopped beyond this many.
-MAX_SERVERS = 4
-
-
-class Server:
-    """A started server: the shim to run (shared by all), its socket and its log (a line per
-    request: ``warm PID: WHAT`` or ``cold (VARIABLES): WHAT``)."""
-
-    def __init__(self, folder: str, env: dict, tier: str = "base"):
-        import subprocess
-
-        index = next(_numbers)
-        self.shim = os.path.join(folder, "python")
-        self.socket = os.path.join(folder, f"socket-{index}")
-        self.log = os.path.join(folder, f"server-{index}.log")
-        with open(self.log, "w") as log:
-            self.process = subprocess.Popen([sys.executable, os.path.abspath(__file__), self.socket, tier], env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
-
-    def ready(self, timeout: float = 300) -> bool:
-        import time
-
-        deadline = time.monotonic() + timeout
-        while not os.path.exists(self.socket):
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                with open(self.log) as f:
-                    print(f"warm_python: a server did not start; its runs start cold\n{f.read()[-2000:]}", file=sys.stderr)
-                self.stop()
-                return False
-            time.sleep(0.1)
-        return True
-
-    def stop(self) -> None:
-        """Stop serving; runs already forked go on."""
-        self.process.kill()
-        self.process.wait()
-
-
-_servers: dict = {}  # (tier, the variables it shares with its runs) -> Server, or None where it did not start
-_requests: dict = {}  # an "hf" server's key -> how many runs asked for it
-_numbers = itertools.count(1)  # each server's socket and log
-_folder: list[str] = []
-
-
-def server_for(env: dict, tier: str | None = None) -> Server | None:
-    """The server for a run with environment ``env``, started on first need (its preload takes a
-    few seconds): an "hf" server once its environment has had ``HF_AFTER`` requests, else a "base"
-    one (``tier`` asks for one). None where the run must start cold: ``WARM_PYTHON_OFF`` is set,
-    the run sets a ``PYTHON*`` variable of its own but ``PYTHONPATH`` (which the server checks:
-    ``plain_path``), or no server started."""
-    if os.environ.get(COLD_ENV) or env.get(COLD_ENV):
-        return None
-    if any(env.get(k) != os.environ.get(k) for k in {*env, *os.environ} if k.startswith("PYTHON") and k != "PYTHONPATH"):
-        return None
-    hf = ("hf", _key(env, "hf"))
-    _requests[hf] = _requests.get(hf, 0) + 1
-    if tier == "hf" or (tier is None and (hf in _servers or _requests[hf] >= HF_AFTER)):
-        server = _started(hf, env)
-        if server is not None or tier == "hf":
-            return server
-    return _started(("base", _key(env, "base")), env)
-
-
-def _key(env: dict, tier: str) -> tuple:
-    return tuple(sorted((k, v) for k, v in env.items() if _keyed(k, tier)))
-
-
-def _started(key: tuple, env: dict) -> Server | None:
-    if key in _servers:
-        _servers[key] = _servers.pop(key)  # the most recently used last
-        return _servers[key]
-    while len(_servers) >= MAX_SERVERS:
-        old = _servers.pop(next(iter(_servers)))
-        if old is not None:
-            old.stop()
-    server = Server(_shim_folder(), {k: v for k, v in env.items() if k != SOCKET_ENV}, key[0])
-    _servers[key] = server if server.ready() else None
-    return _servers[key]
-
-
-def _shim_folder() -> str:
-    if not _folder:
-        import atexit
-        import tempfile
-
-        folder = tempfile.mkdtemp(prefix="warm-python-")
-        with open(os.path.join(folder, "python"), "w") as f:
-            f.write(f"#!{sys.executable}\nimport sys\nsys.path.insert(0, {os.path.dirname(os.path.abspath(__file__))!r})\n")
-            f.write(f"import warm_python\nwarm_python.shim_main({sys.executable!r})\n")
-        os.chmod(os.path.join(folder, "python"), 0o755)
-        _folder.append(folder)
-        atexit.register(_stop_all)
-    return _folder[0]
-
-
-def _stop_all() -> None:
-    import shutil
-
-    for server in _servers.values():
-        if server is not None:
-            server.stop()
-    if not os.environ.get("WARM_PYTHON_KEEP"):
-        shutil.rmtree(_folder[0], ignore_errors=True)
 
 
 if __name__ == "__main__":
