@@ -4,7 +4,7 @@ lmms-comparative include-path          print the folder to pass to lmms-eval --i
 lmms-comparative fixture subtlebench DIR
                                        write a small generated dataset in the official layout
 lmms-comparative demo [--output DIR]   the offline default run: synthetic SubtleBench pairs,
-                                       the real lmms-eval CLI, the random_choice baseline (a
+                                       the real lmms-eval CLI, the random_choice and pixel_diff baselines (a
                                        second demo into DIR replaces what the first one wrote)
 lmms-comparative synthetic DIR [--per-type N] [--param TYPE.FIELD=VALUE ...]
                                        the paper's synthetic pairs in the SubtleBench layout
@@ -220,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
     fx = sub.add_parser("fixture", help="write a small generated dataset in a benchmark's official layout")
     fx.add_argument("benchmark", choices=sorted(BY_NAME))
     fx.add_argument("directory")
-    dm = sub.add_parser("demo", help="offline run of the SubtleBench tasks on synthetic pairs with the random_choice baseline")
+    dm = sub.add_parser("demo", help="offline run of the SubtleBench tasks on synthetic pairs with the two bundled baselines, random_choice and pixel_diff (a second demo replaces the first)")
     dm.add_argument("--output", default=None, help="folder for the data and results (default: ./demo_output)")
     dm.add_argument("--seed", type=int, default=0)
     rp = sub.add_parser("report", help="the papers' tables and charts from lmms-eval results directories")

@@ -19,6 +19,8 @@ THUMB = 160  # thumbnail's longest side, pixels
 FULL = 1024  # the view on click: longest side, pixels
 _FIELDS_SKIPPED = {"item_id", "uid", "id", "skipped", "answer_text"}  # shown elsewhere, or noise
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".webp", ".bmp", ".gif", ".tif", ".tiff"}
+VIDEO_SUFFIXES = {".mp4", ".avi", ".mov", ".mkv", ".webm"}
+FRAMES = 8  # a video item's frames shown: sampled uniformly, as lmms-eval's video models sample theirs
 
 
 def _item_of(row: dict, key) -> tuple[str | None, dict]:
@@ -139,6 +141,41 @@ def _make_views(path: str, name: str, out: Path) -> bool:
     return True
 
 
+def _video_frames(path: str, out: Path) -> list[str]:
+    """``FRAMES`` frames of a video, sampled uniformly over its length (lmms-eval's video models
+    sample ``max_frames_num`` frames the same way; the model's own count may differ), saved as
+    thumbnails and full views once (named by the file's path, size, mtime and frame index)."""
+    base = _media_name(path)
+    if base is None:
+        return []
+    names = [f"{base[:-4]}_f{i}.jpg" for i in range(FRAMES)]
+    if all((out / "thumbs" / n).is_file() for n in names):
+        return names
+    import cv2
+    from PIL import Image
+
+    capture = cv2.VideoCapture(path)
+    try:
+        count = int(capture.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
+        if count <= 0:
+            return []
+        found = []
+        for name, index in zip(names, sorted({round(i * (count - 1) / max(1, FRAMES - 1)) for i in range(FRAMES)})):
+            capture.set(cv2.CAP_PROP_POS_FRAMES, index)
+            ok, frame = capture.read()
+            if not ok:
+                continue
+            image = Image.fromarray(cv2.cvtColor(frame, cv2.COLOR_BGR2RGB))
+            for folder, side in (("full", FULL), ("thumbs", THUMB)):
+                view = image.copy()
+                view.thumbnail((side, side))
+                view.save(out / folder / name, "JPEG", quality=85)
+            found.append(name)
+        return found
+    finally:
+        capture.release()
+
+
 def _embedded(records: list[dict], out: Path, made: dict[str, bool]) -> None:
     """Items whose samples name no image file (CaptionQA embeds its images in parquet): the
     benchmark's ``report.item_images(task, keys)`` reads them from the data at hand; each is
@@ -183,6 +220,11 @@ def write(records: list[dict], runs: list, out: Path, workers: int | None = None
         for path, ok in zip(images, pool.map(lambda p: _make_views(p, images[p], out), images)):
             made[path] = ok
     _embedded(records, out, made)
+    for record in records:  # a video item: the frames, in the record's media, after the video's own entry
+        for path in [m for m in record["media"] if Path(m).suffix.lower() in VIDEO_SUFFIXES]:
+            for name in _video_frames(path, out):
+                record["media"].append(f"embedded:{name}")
+                made[f"embedded:{name}"] = True
     tasks = sorted({r["task"] for r in records})
     categories = sorted({r["category"] for r in records})
     domains = sorted({r["domain"] for r in records})
