@@ -46,8 +46,10 @@ def four_benchmarks_run(hf_home, fixture_roots, tmp_path_factory) -> Path:
 LONGEST_FIRST = (  # worker-seconds of a full run, most first (test_score and test_verify run as one unit)
     "compbench/test_compbench_score.py",
     "captionqa/test_captionqa_score.py",
-    "harness/test_score.py",
+    "rescoring/test_score.py",
     "verify/test_verify.py",
+    "verify/test_forgeries.py",
+    "rescoring/test_predict_only.py",
     "captionqa/test_captionqa_e2e.py",
     "harness/test_cli.py",
     "test_failures.py",
@@ -55,10 +57,11 @@ LONGEST_FIRST = (  # worker-seconds of a full run, most first (test_score and te
     "harness/test_good_guest.py",
     "vlm2bench/test_vlm2bench.py",
     "subtlebench/test_subtlebench_twostep.py",
-    "harness/test_preflight.py",
+    "preflight/test_preflight.py",
     "harness/test_model_classes.py",
     "harness/test_warm_python.py",
     "report/test_report_families.py",
+    "report/test_two_runs.py",
     "judges/test_judges_local.py",
     "test_docs_commands.py",
 )
@@ -75,8 +78,8 @@ def pytest_collection_modifyitems(session, config, items):
 
 
 # Files that read the same session run (a session fixture is built once per worker): one work unit,
-# so the run is made once. test_score and test_verify both read four_benchmarks_run.
-SAME_WORKER = {"harness/test_score.py": "four_benchmarks_run", "verify/test_verify.py": "four_benchmarks_run"}
+# so the run is made once. test_score, test_verify and test_forgeries read four_benchmarks_run.
+SAME_WORKER = {"rescoring/test_score.py": "four_benchmarks_run", "verify/test_verify.py": "four_benchmarks_run", "verify/test_forgeries.py": "four_benchmarks_run"}
 
 
 @pytest.hookimpl(optionalhook=True)

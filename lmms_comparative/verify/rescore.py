@@ -35,18 +35,9 @@ class BadLine(ValueError):
 
 def read_lines(path: Path) -> list[dict]:
     """The JSON objects of a samples log, one per line; ``BadLine`` names the first line that is not one."""
-    rows = []
-    for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except ValueError as exc:
-            raise BadLine(f"{path.name}, line {number}: not JSON ({exc.msg})") from None
-        if not isinstance(row, dict):
-            raise BadLine(f"{path.name}, line {number}: a JSON {type(row).__name__}, not an object")
-        rows.append(row)
-    return rows
+    from lmms_comparative.data.jsonl import json_lines
+
+    return json_lines(path, BadLine, "samples log")
 
 
 def _env(answers: Path | None, scratch: Path) -> dict:

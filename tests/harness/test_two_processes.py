@@ -5,14 +5,13 @@ equal to the last bit, and both runs verify PASS (verify compares exactly)."""
 
 from __future__ import annotations
 
-import re
 import socket
 import sys
 from pathlib import Path
 
 import pytest
 from helpers import base_env, build_roots, read_run, run_cli
-from helpers.fake_openai import FakeOpenAI, message_text
+from helpers.fake_openai import FakeOpenAI, question_reader
 
 from lmms_comparative.registry import BENCHMARKS
 
@@ -20,15 +19,6 @@ from lmms_comparative.registry import BENCHMARKS
 # the groups whose rows fold floats over many tasks' items (SubtleBench's chance, CompBench's Avg).
 GROUPS = ["subtlebench", "compbench"]
 TASKS = [b.smoke_task for b in BENCHMARKS if not any(b.owns_task(g) for g in GROUPS)] + ["vlm2bench_pc_cpr"] + GROUPS
-
-
-def _reader(body: dict) -> str:
-    """A reader whose answer depends only on the question: right, wrong or unusable."""
-    text = message_text(body)
-    options = re.findall(r"^([A-Z])\. ", text, re.M)
-    question = re.search(r"Question:\n(.*)\n", text).group(1)
-    pick = sum(map(ord, question)) % (len(options) + 1)
-    return options[pick] if pick < len(options) else "unsure"
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +33,7 @@ def runs(tmp_path_factory, hf_home) -> dict[str, tuple]:
                 sock.bind(("127.0.0.1", 0))
                 port = sock.getsockname()[1]
             launcher = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", str(port)]
-        with FakeOpenAI(_reader) as server:
+        with FakeOpenAI(question_reader) as server:
             env = base_env(hf_home, **{k: str(v) for k, v in roots.items()}, **server.judge_env("CAPTIONQA_READER"), LMMS_COMPARATIVE_LLM_CACHE="off")
             proc = run_cli(["--model", "random_choice", "--model_args", "seed=3", "--tasks", ",".join(TASKS), "--output_path", str(base / name), "--log_samples"], env=env, launcher=launcher)
             reader_calls = len(server.requests)

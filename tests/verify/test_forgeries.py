@@ -137,4 +137,4 @@ def test_a_malformed_samples_line_names_its_file_and_line(four_benchmarks_run, h
     samples["subtlebench_qn"].write_text(samples["subtlebench_qn"].read_text() + "[]\n")
     proc = verify(tmp_path / "run", roots_env(hf_home, fixture_roots))
     line = verdicts(proc)["subtlebench_qn"]
-    assert proc.returncode == 1 and line.startswith("FAIL") and "_samples_subtlebench_qn.jsonl, line 2: a JSON list, not an object" in line
+    assert proc.returncode == 1 and line.startswith("FAIL") and "_samples_subtlebench_qn.jsonl, line 2: expected a JSON object, got list" in line

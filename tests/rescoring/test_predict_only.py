@@ -6,13 +6,12 @@ scored folders verify PASS. A predict-only folder scored against other data is r
 from __future__ import annotations
 
 import json
-import re
 import shutil
 
 import pytest
 from helpers import base_env, build_roots, read_run, run_cli, run_score
-from helpers.fake_openai import FakeOpenAI, message_text
-from helpers.verifying import verdicts, verify
+from helpers.fake_openai import FakeOpenAI, question_reader
+from helpers.verifying import export, verdicts, verify
 
 from lmms_comparative.registry import BENCHMARKS, of_task
 
@@ -20,15 +19,6 @@ pytestmark = pytest.mark.e2e
 TASKS = [b.smoke_task for b in BENCHMARKS]  # CaptionQA's asks the reader
 # Fields of a samples line that are not scores (lmms-eval's hashes and inputs; predict-only's bypass).
 NOT_SCORES = {"doc_id", "doc_hash", "input_media", "token_counts", "arguments", "input", "target", "resps", "filtered_resps", "bypass"}
-
-
-def _reader(body: dict) -> str:
-    """A reader whose answer depends only on the question: right, wrong or unusable."""
-    text = message_text(body)
-    options = re.findall(r"^([A-Z])\. ", text, re.M)
-    question = re.search(r"Question:\n(.*)\n", text)
-    pick = sum(map(ord, question.group(1) if question else text)) % (len(options) + 1)
-    return options[pick] if pick < len(options) else "unsure"
 
 
 def _scores(samples: list[dict]) -> dict[int, dict]:
@@ -40,7 +30,7 @@ def runs(tmp_path_factory, hf_home):
     base = tmp_path_factory.mktemp("predict_only")
     roots = build_roots(base / "data", subtlebench={"per_category": 3}, compbench={"per_source": 3})
     env = base_env(hf_home, **{k: str(v) for k, v in roots.items()}, LMMS_COMPARATIVE_LLM_CACHE="off")
-    with FakeOpenAI(_reader) as server:
+    with FakeOpenAI(question_reader) as server:
         served = {**env, **server.judge_env("CAPTIONQA_READER"), **server.judge_env("LMMS_COMPARATIVE_LLM")}
         generated = run_cli(["--model", "random_choice", "--tasks", ",".join(TASKS), "--output_path", str(base / "generated"), "--log_samples", "--predict_only"], env=served)
         calls = (len(server.requests), server.listings, server.rejected)
@@ -82,6 +72,9 @@ def test_score_of_the_predict_only_samples_equals_the_direct_run_item_by_item(ru
     proc = verify(base / "scored", env)  # the reader's server is gone: answered from the logs
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     assert set(TASKS) <= set(verdicts(proc)) and all(v.startswith("PASS") for v in verdicts(proc).values())
+    # export takes a scored folder like any other (fixture items: a subset, so --allow-subset).
+    proc = export(str(base / "scored" / "subtlebench"), "-o", str(base / "exported"), "--allow-subset", env=env)
+    assert proc.returncode == 0 and (base / "exported" / ".eval_results" / "subtlebench.yaml").is_file(), proc.stderr[-3000:]
 
 
 def test_a_predict_only_folder_scored_against_other_data_is_refused(runs, tmp_path):
