@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import socket
 import subprocess
@@ -150,6 +151,18 @@ def test_readme_demo_runs_offline_on_synthetic_pairs(hf_home, tmp_path):
     pixel_mean = sum(pixels["results"][t]["accuracy,none"] for t in tasks) / 5
     chance_mean = sum(guess["results"][t]["chance,none"] for t in tasks) / 5
     assert pixel_mean > chance_mean + 0.3
+    _check_demo_report(tmp_path)
+    # A second demo into the same folder replaces the first one's files: one run per baseline in
+    # the report and its chart, not two; a file the demo did not write is left alone.
+    (tmp_path / "results" / "mine.txt").write_text("a file of the user's")
+    again = run_python(["-m", "lmms_comparative", "demo", "--output", str(tmp_path)], env=env, timeout=600)
+    assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
+    assert "replacing the earlier demo" in again.stdout + again.stderr
+    for model in ("random_choice", "pixel_diff"):
+        assert len(list((tmp_path / "results" / model).glob("**/*_results.json"))) == 1, model
+    assert (tmp_path / "results" / "mine.txt").read_text() == "a file of the user's"
+    report = json.loads((tmp_path / "report" / "report.json").read_text())
+    assert [r["name"] for r in report["runs"]] == ["random_choice", "pixel_diff"]
     _check_demo_report(tmp_path)
 
 
