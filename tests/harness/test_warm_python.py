@@ -176,10 +176,41 @@ def test_a_run_whose_test_times_out_is_killed(hf_home):
         assert shim.stdout.readline() == "started\n", shim.stderr.read()[-3000:]
         (line,) = _lines_of(log)[len(before) :]
         pid = _pid(line)
-        assert os.path.exists(f"/proc/{pid}")
+        started = _start_time(pid)
+        assert started is not None
         shim.kill()  # what subprocess.run does on TimeoutExpired
         shim.wait()
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and os.path.exists(f"/proc/{pid}"):
+    while time.monotonic() < deadline and _start_time(pid) == started:
         time.sleep(0.2)
-    assert not os.path.exists(f"/proc/{pid}"), f"run {pid} outlived its shim"
+    assert _start_time(pid) != started, f"run {pid} outlived its shim"
+
+
+def _start_time(pid: int) -> str | None:
+    """When the process ``pid`` started (``/proc/PID/stat``), None when no live process has that
+    pid: a zombie counts as gone, and a later process that got the pid back has another time."""
+    try:
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return None if fields[0] in ("Z", "X") else fields[19]
+
+
+@pytest.mark.e2e  # starts a server
+def test_a_server_first_asked_with_a_python_path_serves_runs_without_one_warm(tmp_path):
+    """The server keys leave PYTHONPATH out (each run's own is added by the server): a server
+    started for a run with one must not carry it, or every later run of its key starts cold."""
+    env = base_env(tmp_path / "hf")  # a key of its own: this test starts its server
+    folder = tmp_path / "plain"
+    folder.mkdir()
+    (folder / "path_probe.py").write_text("")
+    server = server_for(dict(env, PYTHONPATH=str(folder)), "hf")  # started for a run with a path
+    if server is None:
+        pytest.skip(f"the warm server is off ({COLD_ENV}) or did not start")
+    log = Path(server.log)
+    for run_env, code in ((dict(env, PYTHONPATH=str(folder)), "import path_probe"), (env, "print('ok')")):
+        before = _lines_of(log)
+        proc = subprocess.run([server.shim, "-c", code], env=dict(run_env, **{SOCKET_ENV: server.socket}), capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        (line,) = _lines_of(log)[len(before) :]
+        assert line.startswith("warm "), line

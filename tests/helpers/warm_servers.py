@@ -92,7 +92,10 @@ def _started(key: tuple, env: dict) -> Server | None:
         old = _servers.pop(next(iter(_servers)))
         if old is not None:
             old.stop()
-    server = Server(_shim_folder(), {k: v for k, v in env.items() if k != SOCKET_ENV}, key[0])
+    # Started without the run's PYTHONPATH: the key leaves it out, and each run's own is added to
+    # its module path by the server (``plain_path``); a server started with one would send every
+    # later run of its key without it cold.
+    server = Server(_shim_folder(), {k: v for k, v in env.items() if k not in (SOCKET_ENV, "PYTHONPATH")}, key[0])
     _servers[key] = server if server.ready() else None
     return _servers[key]
 
