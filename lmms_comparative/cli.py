@@ -163,7 +163,7 @@ def demo(output: str | None, seed: int) -> int:
 def _demo_runs(output: Path, seed: int, before: dict[str, tuple[int, int]]) -> int:
     from lmms_comparative.benchmarks.subtlebench import synthetic
     from lmms_comparative.benchmarks.subtlebench.data import CATEGORIES
-    from lmms_comparative.harness.task_path import OURS_ONLY
+    from lmms_comparative.switches import OURS_ONLY
 
     code_of = {category: code for code, category in CATEGORIES.items()}
     tasks = [f"subtlebench_{code_of[t]}" for t in synthetic.MAKERS]  # the synthetic types' tasks

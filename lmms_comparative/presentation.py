@@ -109,7 +109,7 @@ def readable_results(result_dict: dict, column: str = "results") -> dict:
 
 def output_path_hint() -> str | None:
     """The run's ``--output_path`` as given on the command line, else None (nothing was saved)."""
-    from lmms_comparative.harness.task_path import cli_value
+    from lmms_comparative.switches import cli_value
 
     return cli_value("--output_path")
 

@@ -77,7 +77,7 @@ def build(results: dict) -> dict | None:
     seeds = {k: config.get(k) for k in ("random_seed", "numpy_seed", "torch_seed", "fewshot_seed") if k in config}
     seeds.update({k: config[k] for k in ("limit", "offset") if config.get(k) not in (None, 0)})
     index = task_index()
-    from lmms_comparative.harness.task_path import cli_value
+    from lmms_comparative.switches import cli_value
 
     record = {
         "schema": provenance.SCHEMA,

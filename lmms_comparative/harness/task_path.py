@@ -25,13 +25,13 @@ import os
 
 from lmms_comparative import yaml_dir
 from lmms_comparative.failures import ModelCapabilityError, ProtocolError, stop_run
+from lmms_comparative.switches import OURS_ONLY, cli_value  # noqa: F401 - handed on: other modules read them here
 
 _MARKER = "_lmms_comparative_task_path"
 OPT_OUT = "LMMS_COMPARATIVE_NO_TASK_HOOK"
 # Index our folder only, not lmms-eval's own ~3,600 task YAMLs (parsed with the pure-Python YAML
 # loader on every run: about 9 s on a 2-core machine). For runs of our tasks only; ``score`` and
 # ``verify`` set it for the lmms-eval runs they start. lmms-eval's own tasks are then unknown.
-OURS_ONLY = "LMMS_COMPARATIVE_OUR_TASKS_ONLY"
 
 
 def ours_only() -> bool:
@@ -73,20 +73,6 @@ def _note_loaded(tree) -> None:
             name = getattr(getattr(value, "config", None), "task", None)
             if isinstance(name, str):
                 _RunTasks.loaded[name] = value
-
-
-def cli_value(flag: str, argv: list[str] | None = None) -> str | None:
-    """The value of ``flag`` (``--tasks X`` or ``--tasks=X``) on the current process's command line
-    (the lmms-eval CLI's, under torchrun each rank's), or None without it."""
-    import sys
-
-    argv = sys.argv[1:] if argv is None else argv
-    for i, arg in enumerate(argv):
-        if arg == flag and i + 1 < len(argv):
-            return argv[i + 1]
-        if arg.startswith(flag + "="):
-            return arg.split("=", 1)[1]
-    return None
 
 
 def misspelt_task(requested: list[str], index: dict) -> str | None:

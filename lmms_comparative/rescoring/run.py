@@ -191,7 +191,7 @@ def replay(replies: Replies, label: str, tasks: list[str], output: Path, files: 
     import sys
 
     from lmms_comparative.data.items import NO_IMAGES_ENV
-    from lmms_comparative.harness.task_path import OURS_ONLY
+    from lmms_comparative.switches import OURS_ONLY, RECORDED_SKIPS_ENV
 
     def say(text: str) -> None:
         if not quiet:
@@ -205,8 +205,6 @@ def replay(replies: Replies, label: str, tasks: list[str], output: Path, files: 
     if not with_images:
         env[NO_IMAGES_ENV] = "1"
     if replies.skipped:
-        from lmms_comparative.tasklib import RECORDED_SKIPS_ENV
-
         env[RECORDED_SKIPS_ENV] = str(replay_file)
         count = sum(len(v) for v in replies.skipped.values())
         say(f"{count} item(s) the files record as skipped stay skipped (not scored, not counted as failed)")

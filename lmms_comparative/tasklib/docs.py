@@ -11,6 +11,7 @@ from PIL import Image
 
 from lmms_comparative.data import items
 from lmms_comparative.failures import DataError, RunStopped, stop_run
+from lmms_comparative.switches import CHECK_SKIPS_ENV, RECORDED_SKIPS_ENV
 
 
 def load_images(doc: dict[str, Any], fields: Iterable[str]) -> list[Image.Image]:
@@ -153,11 +154,6 @@ def docs_hook(name: str, load: Callable[[], Any], image_paths: Callable[[dict], 
     process_docs.__name__ = f"process_docs_{name}"
     process_docs.skipped_items = recorded  # shared with the wrapper below (functools.wraps copies it)
     return stops_run_on_bad_input(process_docs)
-
-
-RECORDED_SKIPS_ENV = "LMMS_COMPARATIVE_RECORDED_SKIPS"
-# Set by ``verify``'s re-scoring run (verify/rescore.py): recorded skips are checked at hand.
-CHECK_SKIPS_ENV = "LMMS_COMPARATIVE_CHECK_SKIPS"
 
 
 def checks_skips() -> bool:

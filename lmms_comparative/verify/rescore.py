@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from lmms_comparative.registry import BY_NAME
-from lmms_comparative.tasklib.docs import CHECK_SKIPS_ENV  # recorded skips checked at hand
+from lmms_comparative.switches import CHECK_SKIPS_ENV  # recorded skips checked at hand
 
 
 def date_id(results_file: Path) -> str:
