@@ -51,6 +51,7 @@ LONGEST_FIRST = (  # worker-seconds of a full run, most first (test_score and te
     "verify/test_forgeries.py",
     "rescoring/test_predict_only.py",
     "captionqa/test_captionqa_e2e.py",
+    "captionqa/test_captionqa_runs.py",
     "harness/test_cli.py",
     "test_failures.py",
     "hub/test_hub_fetch.py",
