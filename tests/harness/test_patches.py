@@ -239,6 +239,9 @@ def test_item_order_patch_aggregates_our_items_in_one_order_whatever_the_ranks_g
     random.Random(0).shuffle(shuffled)
     assert output_of(hooks.process_results, shuffled) == one
     assert seen[0] == seen[1] == seen[2] == sorted(seen[0])
+    # Items that share a key (a task's repeats) are ordered by their whole content, too.
+    twins = [{"item_id": "spatial_0", "correct": c, "n_options": 2, "status": "ok"} for c in (1, 0, 1)] + items[:5]
+    assert item_order.ordered(twins, ("item_id",)) == item_order.ordered(twins[::-1], ("item_id",)) == item_order.ordered(twins[2:] + twins[:2], ("item_id",))
     # Not ours: lmms-eval's order, as gathered.
     output_of(str, two_ranks)
     assert seen[-1] == [v["item_id"] for v in two_ranks]
