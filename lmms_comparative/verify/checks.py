@@ -175,6 +175,7 @@ def check_file(results_file: Path, scratch: Path) -> list[Verdict] | str:
     sections = {s: results.get(s) or {} for s in SECTIONS}
     answers, answers_problem = _answers_state(results_file, record)
     verdicts: dict[str, Verdict] = {}
+    logged: dict[str, list[dict]] = {}  # each task's samples log, read once
     by_benchmark: dict[str, list[str]] = {}
     for task, entry in sorted(record["tasks"].items()):
         verdict = verdicts[task] = Verdict(task)
@@ -188,7 +189,8 @@ def check_file(results_file: Path, scratch: Path) -> list[Verdict] | str:
             verdict.problems.append(f"no samples log {samples_file.name} (run with --log_samples)")
             continue
         try:
-            _check_items(verdict, rs.read_lines(samples_file), benchmark, entry.get("items") or {})
+            logged[task] = rs.read_lines(samples_file)
+            _check_items(verdict, logged[task], benchmark, entry.get("items") or {})
         except rs.BadLine as exc:
             verdict.problems.append(f"malformed samples log: {exc}")
             continue
@@ -218,7 +220,7 @@ def check_file(results_file: Path, scratch: Path) -> list[Verdict] | str:
                 verdicts[task].unverified = reason
             not_rescored[name] = reason
             continue
-        _compare_tasks(verdicts, ready, results, record, rescored, rescored_samples, results_file)
+        _compare_tasks(verdicts, ready, results, record, rescored, rescored_samples, logged)
     for name in ours:  # the rows no record entry backs: groups, or rows that should not be there
         if name in record["tasks"]:
             continue
@@ -226,17 +228,25 @@ def check_file(results_file: Path, scratch: Path) -> list[Verdict] | str:
     return list(verdicts.values())
 
 
-def _compare_tasks(verdicts, ready, results, record, rescored, rescored_samples, results_file) -> None:
+def _row_problems(name: str, original: dict, rescored: dict, missing: str) -> list[str]:
+    """What differs between ``name``'s rows in the results file's sections (``original``: section ->
+    rows) and the re-score's; ``missing`` (given the section) where the re-score has no such row."""
+    found = []
+    for section in SECTIONS:
+        if name in (original.get(section) or {}):
+            again = (rescored.get(section) or {}).get(name)
+            if again is None:
+                found.append(missing.format(section=repr(section)))
+            else:
+                found += differences(name, original[section][name], again, "" if section == "results" else f" (in {section!r})")
+    return found
+
+
+def _compare_tasks(verdicts, ready, results, record, rescored, rescored_samples, logged) -> None:
     used = (rescored.get(KEY) or {}).get("tasks") or {}
     for task in ready:
         verdict = verdicts[task]
-        for section in SECTIONS:
-            if task in (results.get(section) or {}):
-                again = (rescored.get(section) or {}).get(task)
-                if again is None:
-                    verdict.problems.append(f"its row in {section!r} is not re-derived from the samples")
-                else:
-                    verdict.problems += differences(task, results[section][task], again, "" if section == "results" else f" (in {section!r})")
+        verdict.problems += _row_problems(task, results, rescored, "its row in {section} is not re-derived from the samples")
         n_original, n_again = (results.get("n-samples") or {}).get(task), (rescored.get("n-samples") or {}).get(task)
         if n_original is not None and not same(n_original, n_again):
             verdict.problems.append(f"n-samples: the results JSON says {json.dumps(n_original)}, its samples give {json.dumps(n_again)}")
@@ -245,7 +255,7 @@ def _compare_tasks(verdicts, ready, results, record, rescored, rescored_samples,
         if mismatch:
             verdict.problems.append(mismatch)
         _check_skips(verdict, entry.get("skipped") or {}, (used.get(task) or {}).get("skipped") or {}, (entry.get("data") or {}).get("source"))
-        original = sorted((_strip(r) for r in rs.read_lines(rs.samples_of(results_file, task))), key=lambda r: r.get("doc_id", 0))
+        original = sorted((_strip(r) for r in logged[task]), key=lambda r: r.get("doc_id", 0))
         again = sorted((_strip(r) for r in rescored_samples.get(task, [])), key=lambda r: r.get("doc_id", 0))
         changed = [o.get("doc_id") for o, a in zip(original, again) if not same(o, a)]
         if changed or len(original) != len(again):
@@ -267,15 +277,9 @@ def _check_other_row(name: str, sections: dict, record: dict, outcomes: dict, no
         else:
             verdict.problems.append(f"no record entry and no re-scored task back this row (in {', '.join(where)}): a task whose provenance entry is missing, or a row added to the file")
         return verdict
-    rescored = outcome[0]
-    for section in where:
-        again = (rescored.get(section) or {}).get(name)
-        if again is None:
-            verdict.problems.append(
-                f"no record entry backs its row in {section!r}, and the re-score of the record's tasks does not give it: a task whose provenance entry is missing, a group with a task left out, or a row added to the file"
-            )
-        else:
-            verdict.problems += differences(name, sections[section][name], again, "" if section == "results" else f" (in {section!r})")
+    verdict.problems += _row_problems(
+        name, sections, outcome[0], "no record entry backs its row in {section}, and the re-score of the record's tasks does not give it: a task whose provenance entry is missing, a group with a task left out, or a row added to the file"
+    )
     if not verdict.problems:
         verdict.notes.append(f"group rows ({', '.join(where)}) re-derived equal from its tasks' samples")
     return verdict
