@@ -122,6 +122,14 @@ def _media_name(path: str) -> str | None:
     return hashlib.sha256(f"{os.path.abspath(path)}\0{stat.st_size}\0{stat.st_mtime_ns}".encode()).hexdigest()[:24] + ".jpg"
 
 
+def _save_views(image, name: str, out: Path) -> None:
+    """An RGB image's full view (``FULL``) and thumbnail (``THUMB``), as ``full/NAME`` and ``thumbs/NAME``."""
+    for folder, side in (("full", FULL), ("thumbs", THUMB)):
+        view = image.copy()
+        view.thumbnail((side, side))
+        view.save(out / folder / name, "JPEG", quality=85)
+
+
 def _make_views(path: str, name: str, out: Path) -> bool:
     """The thumbnail and the full view of one image, unless both exist from an earlier report."""
     thumb, full = out / "thumbs" / name, out / "full" / name
@@ -131,11 +139,7 @@ def _make_views(path: str, name: str, out: Path) -> bool:
 
     try:
         with Image.open(path) as image:
-            image = image.convert("RGB")
-            for target, side in ((full, FULL), (thumb, THUMB)):
-                view = image.copy()
-                view.thumbnail((side, side))
-                view.save(target, "JPEG", quality=85)
+            _save_views(image.convert("RGB"), name, out)
     except (OSError, ValueError, Image.DecompressionBombError):
         return False
     return True
@@ -166,10 +170,7 @@ def _video_frames(path: str, out: Path) -> list[str]:
             if not ok:
                 continue
             image = Image.fromarray(cv2.cvtColor(frame, cv2.COLOR_BGR2RGB))
-            for folder, side in (("full", FULL), ("thumbs", THUMB)):
-                view = image.copy()
-                view.thumbnail((side, side))
-                view.save(out / folder / name, "JPEG", quality=85)
+            _save_views(image, name, out)
             found.append(name)
         return found
     finally:
@@ -196,10 +197,7 @@ def _embedded(records: list[dict], out: Path, made: dict[str, bool]) -> None:
                 name = hashlib.sha256(image.tobytes()).hexdigest()[:24] + ".jpg"
                 pseudo = f"embedded:{name}"
                 if not (out / "thumbs" / name).is_file():
-                    for folder, side in (("full", FULL), ("thumbs", THUMB)):
-                        view = image.copy()
-                        view.thumbnail((side, side))
-                        view.save(out / folder / name, "JPEG", quality=85)
+                    _save_views(image, name, out)
                 record["media"].append(pseudo)
                 made[pseudo] = True
 
