@@ -97,8 +97,7 @@ def _row(task: str, metric: str, units_a: Units, units_b: Units, common: list[st
     weights = [units_a.weights.get(u, 1.0) for u in common]
     binary = units_a.binary and units_b.binary
     numbers = compare_units([units_a.values[u] for u in common], [units_b.values[u] for u in common], binary, strata, macro, weights, units_a.scale)
-    row = {"task": task, "metric": metric, "category": category, **numbers}
-    return row
+    return {"task": task, "metric": metric, "category": category, **numbers}
 
 
 def compare(a, b) -> list[dict]:

@@ -33,14 +33,13 @@ def comparison_section(benchmark, rows: list[dict] | None, a_name: str, b_name: 
     mine = [r for r in rows or [] if benchmark.owns_task(r["task"])]
     if not mine:
         return []
+    groups = {r.get("group") for r in mine}  # the names of the groups whose tasks have rows here
     body = []
     for r in mine:
         if r.get("metric") is None:
             body.append([f"`{r['task']}`", "", "-", "-", "-", "-", "-", "-", "-", "-", r.get("note", "")])
             continue
-        what = (
-            f"`{r['task']}`" + (f" ({r['category']})" if r.get("category") else "") + (" *(group)*" if not r.get("group") and not r.get("category") and r.get("a_alone") is not None and any(x.get("group") == r["task"] for x in mine) else "")
-        )
+        what = f"`{r['task']}`" + (f" ({r['category']})" if r.get("category") else " *(group)*" if r["task"] in groups else "")
         body.append(
             [
                 what,
