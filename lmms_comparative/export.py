@@ -107,10 +107,9 @@ def _notes(run, benchmark, variant: str, data: dict, subset: str | None) -> str:
 
 
 def _data_source(data: dict) -> str:
+    """Where a subset's data came from, for its notes (a local copy's fingerprint ``_notes`` gives)."""
     if data.get("source") == "hub":
         return f"data from the hub, {data.get('repo')}@{str(data.get('commit'))[:12]}"
-    if data.get("source") == "local":
-        return f"a local copy of the data (fingerprint {str(data.get('fingerprint'))[:16]})"
     return "data source not recorded"
 
 
@@ -178,7 +177,7 @@ def build(paths: list[str], dataset_ids: dict[str, str] | None = None, source: d
                     if subset and not allow_subset:
                         print(f"{run.name}: {task_id} left out of {dataset_id}: {subset} (--allow-subset exports it with that note)", file=out)
                         continue
-                    if subset:
+                    if subset and data.get("source") != "local":  # a local copy's fingerprint is in the notes already
                         subset = f"{subset}; {_data_source(data)}"
                     entries.append(
                         EvalResultEntry(

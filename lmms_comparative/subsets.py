@@ -31,7 +31,7 @@ def subset_of(run, benchmark, task_id: str) -> str | None:
     """Why the items behind ``task_id`` are not the release's item set (``N of M items``, a
     ``--limit``, skips, an item set other than the release's, generated data), or None where they are."""
     record = run.results.get(KEY) or {}
-    return _why(run, benchmark, leaves(task_id, record, run.results.get("group_subtasks") or {}))
+    return _why(record, benchmark, leaves(task_id, record, run.results.get("group_subtasks") or {}))
 
 
 def subset_of_tasks(run, benchmark, task_ids) -> str | None:
@@ -41,11 +41,10 @@ def subset_of_tasks(run, benchmark, task_ids) -> str | None:
     record = run.results.get(KEY) or {}
     groups = run.results.get("group_subtasks") or {}
     behind = list(dict.fromkeys(leaf for task in task_ids for leaf in leaves(task, record, groups)))
-    return _why(run, benchmark, behind)
+    return _why(record, benchmark, behind)
 
 
-def _why(run, benchmark, behind: list[str]) -> str | None:
-    record = run.results.get(KEY) or {}
+def _why(record: dict, benchmark, behind: list[str]) -> str | None:
     if not behind:
         return f"{UNKNOWN} (no task of the record behind it)" if record else f"{UNKNOWN} (the results carry no {KEY} record of the items scored)"
     release = benchmark.release_items()
