@@ -77,22 +77,27 @@ def _note_loaded(tree) -> None:
 
 def misspelt_task(requested: list[str], index: dict) -> str | None:
     """The one-line message for a requested name that is not in the task index but looks like one
-    of ours (it has a benchmark's prefix, or is a few letters from one of our names), with the
-    closest of our names; None when every name is known or none looks like ours (lmms-eval's own
-    message then stands)."""
+    of ours: the closest indexed name is ours (a few letters away), or it has one of our benchmarks'
+    prefixes that no task of anyone else's shares (upstream lmms-eval has ``captionqa_*`` tasks of its
+    own). None when every name is known or none looks like ours: lmms-eval's own message stands."""
     import difflib
 
     from lmms_comparative.registry import of_task  # the registry, read when used
 
-    ours = sorted(name for name in index if of_task(name) is not None)
-    for name in requested:
-        if name in index or "*" in name or os.path.isfile(name):
-            continue
-        close = difflib.get_close_matches(name, ours, n=1, cutoff=0.8)
+    missing = [name for name in requested if name not in index and "*" not in name and not os.path.isfile(name)]
+    if not missing:
+        return None
+    ours = our_names(index)
+    names = sorted(index)
+    for name in missing:
+        close = difflib.get_close_matches(name, names, n=1, cutoff=0.8)
         if close:
-            return f"--tasks {name}: no such task; did you mean `{close[0]}`?"
-        if of_task(name) is not None:
-            return f"--tasks {name}: no task of {of_task(name).title} has that name (`lmms-eval --tasks list` lists them)"
+            if close[0] in ours:
+                return f"--tasks {name}: no such task; did you mean `{close[0]}`?"
+            continue  # someone else's name, misspelt
+        benchmark = of_task(name)
+        if benchmark is not None and not any(benchmark.owns_task(other) for other in names if other not in ours):
+            return f"--tasks {name}: no task of {benchmark.title} has that name (`lmms-eval --tasks list` lists them)"
     return None
 
 
@@ -112,20 +117,25 @@ def requested_tasks(argv: list[str] | None = None) -> list[str]:
     return [name for name in value.split(",") if name] if value is not None else []
 
 
+def _under_ours(path) -> bool:
+    """Whether ``path`` (a YAML file) lies in our task folder."""
+    return isinstance(path, str) and os.path.realpath(path).startswith(os.path.realpath(yaml_dir()) + os.sep)
+
+
+def our_names(task_index: dict) -> set[str]:
+    """The names of the task index that are ours: indexed from our folder, or a tag whose tasks are."""
+    ours = {name for name, entry in task_index.items() if _under_ours(entry.get("yaml_path"))}
+    return ours | {name for name, entry in task_index.items() if entry.get("type") == "tag" and set(entry.get("task") or ()) & ours}
+
+
 def names_ours(requested: list[str], task_index: dict) -> bool:
     """Whether any requested name (a task, group or tag name, a wildcard as lmms-eval matches them,
     or a YAML path) is one of ours: indexed from our folder, or a tag whose tasks are."""
     import fnmatch
 
-    ours_dir = os.path.realpath(yaml_dir())
-
-    def under_ours(path) -> bool:
-        return isinstance(path, str) and os.path.realpath(path).startswith(ours_dir + os.sep)
-
-    ours = {name for name, entry in task_index.items() if under_ours(entry.get("yaml_path"))}
-    ours |= {name for name, entry in task_index.items() if entry.get("type") == "tag" and set(entry.get("task") or ()) & ours}
+    ours = our_names(task_index)
     for name in requested:
-        if under_ours(name) or any(fnmatch.fnmatchcase(task, name) for task in ours):
+        if _under_ours(name) or any(fnmatch.fnmatchcase(task, name) for task in ours):
             return True
     return False
 

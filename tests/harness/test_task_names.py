@@ -3,12 +3,18 @@ is nothing of ours keeps lmms-eval's own message and exit status."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from helpers import base_env, run_cli
 
+from lmms_comparative import yaml_dir
 from lmms_comparative.harness.task_path import misspelt_task
 
-INDEX = {name: {"type": "task"} for name in ("subtlebench_sp", "subtlebench_at", "subtlebench", "compbench_attribute_cub", "mme")}
+# Ours indexed from our folder; lmms-eval's own from its (upstream has captionqa_* tasks too).
+OURS = ("subtlebench_sp", "subtlebench_at", "subtlebench", "compbench_attribute_cub")
+INDEX = {name: {"type": "task", "yaml_path": os.path.join(yaml_dir(), name.split("_")[0], "yaml", f"{name}.yaml")} for name in OURS}
+INDEX.update({name: {"type": "task", "yaml_path": f"/site-packages/lmms_eval/tasks/{name}/{name}.yaml"} for name in ("mme", "captionqa_natural")})
 
 
 def test_a_name_close_to_ours_gets_our_closest_name():
@@ -18,6 +24,9 @@ def test_a_name_close_to_ours_gets_our_closest_name():
     assert misspelt_task(["subtlebench_sp", "mme"], INDEX) is None  # every name known
     assert misspelt_task(["mmee"], INDEX) is None  # not ours: lmms-eval's message
     assert misspelt_task(["subtlebench_*"], INDEX) is None  # a wildcard: lmms-eval matches it
+    # lmms-eval's own captionqa_natural, misspelt: its message, not ours, although the prefix is ours.
+    assert misspelt_task(["captionqa_natrual"], INDEX) is None
+    assert misspelt_task(["captionqa_whatever"], INDEX) is None  # a prefix upstream shares: not only ours
 
 
 @pytest.mark.e2e
