@@ -124,7 +124,7 @@ def browser():
     driver.quit()
 
 
-def _wait(driver, script: str, timeout: float = 15):
+def _wait(driver, script: str, timeout: float = 120):
     import time
 
     deadline = time.monotonic() + timeout
