@@ -45,6 +45,7 @@ from pathlib import Path
 
 from lmms_comparative import yaml_dir
 from lmms_comparative.registry import BY_NAME
+from lmms_comparative.switches import OURS_ONLY
 
 
 def _synthetic_types(value: str) -> tuple[str, ...]:
@@ -163,7 +164,6 @@ def demo(output: str | None, seed: int) -> int:
 def _demo_runs(output: Path, seed: int, before: dict[str, tuple[int, int]]) -> int:
     from lmms_comparative.benchmarks.subtlebench import synthetic
     from lmms_comparative.benchmarks.subtlebench.data import CATEGORIES
-    from lmms_comparative.switches import OURS_ONLY
 
     code_of = {category: code for code, category in CATEGORIES.items()}
     tasks = [f"subtlebench_{code_of[t]}" for t in synthetic.MAKERS]  # the synthetic types' tasks
@@ -304,7 +304,7 @@ def main(argv: list[str] | None = None) -> int:
         options = Options(tuple(t for t in args.tasks.split(",") if t), args.family)
         return score(BY_NAME[args.benchmark], [Path(f) for f in args.files], args.format, options, Path(args.output), args.model_name, args.with_images, extra)
     if args.command == "compare":
-        from lmms_comparative.compare import main as compare
+        from lmms_comparative.report.compare import main as compare
 
         return compare(args.run_a, args.run_b, args.output)
     if args.command == "export":

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lmms_comparative.failures import ProtocolError
+from lmms_comparative.registry import of_task
 
 SKIP_ENV = "LMMS_COMPARATIVE_NO_PREFLIGHT"
 TIMEOUT = 10.0  # seconds per check request: an endpoint that needs longer to say hello is not ready
@@ -56,7 +57,6 @@ class Need:
 
 def needs_of(tasks: list[str]) -> list[Need]:
     """What the scoring of ``tasks`` calls, one entry per reader, judge or model, in task order."""
-    from lmms_comparative.registry import of_task
 
     found: dict[tuple, Need] = {}
     for task in tasks:

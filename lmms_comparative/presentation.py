@@ -23,6 +23,9 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
+from lmms_comparative import yaml_dir
+from lmms_comparative.switches import cli_value
+
 CELL_WIDTH = 72  # within the ~80 a cell may take; a table line then stays under ~180
 
 
@@ -84,7 +87,6 @@ _NAME = re.compile(r"^(?:task|group):\s*([A-Za-z0-9_]+)\s*$", re.M)
 @functools.lru_cache(maxsize=1)
 def our_task_names() -> frozenset[str]:
     """Every task and group name that our YAML folder defines."""
-    from lmms_comparative import yaml_dir
 
     names = set()
     for path in Path(yaml_dir()).rglob("*.yaml"):
@@ -109,7 +111,6 @@ def readable_results(result_dict: dict, column: str = "results") -> dict:
 
 def output_path_hint() -> str | None:
     """The run's ``--output_path`` as given on the command line, else None (nothing was saved)."""
-    from lmms_comparative.switches import cli_value
 
     return cli_value("--output_path")
 

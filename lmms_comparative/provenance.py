@@ -40,6 +40,8 @@ from pathlib import Path
 from stat import S_ISREG
 from urllib.parse import urlparse
 
+from lmms_comparative import __version__
+
 KEY = "lmms_comparative"
 # The record's layout version. 2: the data fingerprint hashes every file's content (1: images and
 # videos counted by path and size only), so a schema-1 fingerprint is not comparable with a later one.
@@ -66,10 +68,13 @@ _llm: dict[str, dict] = {}  # engine prefix -> settings
 _fingerprints: dict[str, str] = {}  # folder -> its fingerprint (computed once per process)
 
 
-def note_local(variable: str, root: Path) -> None:
-    """A loader read its data from the local copy ``variable`` names."""
+def note_local(variable: str, root: Path, generated: dict | None = None) -> None:
+    """A loader read its data from the local copy ``variable`` names; ``generated``: the marker of
+    data this package made up, found at the root (``data.generated.read``), or None for a release's copy."""
     with _lock:
         _sources[variable] = {"source": "local", "variable": variable, "root": str(root)}
+        if generated:
+            _sources[variable]["generated"] = generated
 
 
 def note_hub(variable: str, repo: str, commit: str, folder: Path) -> None:
@@ -159,7 +164,6 @@ def _version(distribution: str) -> str | None:
 
 def package() -> dict:
     """This package's version, and its checkout's commit when it runs from one."""
-    from lmms_comparative import __version__
 
     found = {"version": __version__}
     checkout = Path(__file__).resolve().parents[1]
@@ -354,12 +358,6 @@ def data_of(variable: str) -> dict:
         return {"source": None}
     folder = found.pop("folder", None) or found.get("root")
     found["fingerprint"] = fingerprint(folder) if folder and os.path.isdir(folder) else None
-    if found.get("source") == "local":
-        from lmms_comparative.data.generated import read
-
-        made = read(folder)  # data this package made up (a fixture, synthetic pairs): its marker
-        if made:
-            found["generated"] = made
     return found
 
 

@@ -17,6 +17,8 @@ import importlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from lmms_comparative.data.generated import FIXTURE, mark
+
 BENCHMARKS_PACKAGE = "lmms_comparative.benchmarks"
 FOLDER = Path(__file__).resolve().parent / "benchmarks"  # a folder per benchmark
 
@@ -96,7 +98,6 @@ class Benchmark:
         """A small generated copy in the official layout (``fixture.build``; required when the data
         is not bundled, that is when ``root_variable`` is set), with the marker that says it is one
         (``data/generated.py``: a run on it is not the release, and the report says so)."""
-        from lmms_comparative.data.generated import FIXTURE, mark
 
         root = self.part("fixture", "build")(directory, **kwargs)
         mark(root, FIXTURE, self.name, **{k: v for k, v in kwargs.items() if isinstance(v, (int, str))})

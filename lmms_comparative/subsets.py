@@ -7,6 +7,7 @@ one exported value (``subset_of``) or of the values of several tasks a report ta
 from __future__ import annotations
 
 from lmms_comparative.provenance import KEY
+from lmms_comparative.rescoring.replies import group_leaves
 
 # How a reason begins, by what it found: fewer or other items of the release; items this package
 # generated (a fixture, synthetic pairs); a release whose item count is not known here; no record.
@@ -16,7 +17,6 @@ SUBSET, GENERATED, UNCONFIRMED, UNKNOWN = "subset:", "not the release:", "releas
 def leaves(task_id: str, record: dict, groups: dict) -> list[str]:
     """The record's tasks an exported value is computed from: a group's tasks, the task itself, or
     the task whose metric it is (``subtlebench_caption_css`` is ``subtlebench_caption``'s CSS)."""
-    from lmms_comparative.rescoring.replies import group_leaves
 
     if groups.get(task_id):
         return group_leaves(task_id, groups)

@@ -37,6 +37,9 @@ from pathlib import Path
 
 import yaml
 
+from lmms_comparative import failures
+from lmms_comparative.rescoring.replies import ItemKey
+
 # What lmms-eval's API models answer when a request exhausted its retries (metrics/aggregate.py).
 FAILED_REPLY = "[LMMS_EVAL_REQUEST_FAILED after 0 retries] contract check"
 _NAME = re.compile(r"^[a-z][a-z0-9]*$")
@@ -164,8 +167,6 @@ def run_problems(benchmark, root: Path | None) -> list[str]:
     """What the hooks get wrong when run on ``root`` (the fixture; None for bundled data): the
     missing-root stop, the item key in every per-item result, the failure policy. Offline: every
     LLM setting points at a closed local port, without retries."""
-    from lmms_comparative import failures
-    from lmms_comparative.rescoring.replies import ItemKey
     from lmms_comparative.tasklib import rows_of
 
     where = f"benchmarks/{benchmark.name}"

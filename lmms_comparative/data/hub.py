@@ -21,6 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from lmms_comparative import provenance
 from lmms_comparative.failures import DataError
 
 REPO_TYPE = "dataset"
@@ -120,7 +121,6 @@ def _with_retries(call, attempts: int = 6):
 def snapshot(repo: str, env_var: str) -> Snapshot:
     """The repository's current commit and file list; offline, the commit the cache holds. The
     commit is noted as the run's data source for ``env_var`` (``provenance``)."""
-    from lmms_comparative import provenance
 
     snap = _snapshot(repo, env_var)
     provenance.note_hub(env_var, snap.repo, snap.commit, snap.folder)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from lmms_comparative import provenance
+from lmms_comparative.data.generated import read
 from lmms_comparative.failures import DataError
 
 
@@ -18,9 +20,9 @@ def local_root(env_var: str, expected: str) -> Path | None:
     root = Path(value).expanduser()
     if not root.is_dir():
         raise DataError(f"{env_var}={value!r} is not a directory. It should point at a local copy of the release laid out as the official release: {expected}.")
-    from lmms_comparative import provenance
 
-    provenance.note_local(env_var, root.resolve())
+    # Data this package made up (a fixture, synthetic pairs) carries a marker: the record keeps it.
+    provenance.note_local(env_var, root.resolve(), generated=read(root))
     return root.resolve()
 
 

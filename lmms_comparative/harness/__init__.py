@@ -48,97 +48,9 @@ Tasks that need the run's model ask ``run_model()`` (and ``run_model_args()``).
 
 from __future__ import annotations
 
-import importlib
-
+from lmms_comparative.harness.install import PATCHED_MODULES, PATCHES, checks, install_all, install_on_import
+from lmms_comparative.harness.patch import CHECKED_AGAINST, WITHOUT, unpatched, wrap_method
 from lmms_comparative.harness.task_path import run_model, run_model_args
-
-CHECKED_AGAINST = "0.7.3"
-PATCHES = ("task_path", "fewshot", "exit_status", "table", "side_logs", "provenance", "item_order", "capabilities")
-# The lmms-eval module whose first import installs each patch (exit_status and capabilities need
-# none: the first wraps sys.exit at once, the second patches nothing).
-PATCHED_MODULES = {
-    "task_path": ("lmms_eval.tasks",),
-    "fewshot": ("lmms_eval.api.task",),
-    "table": ("lmms_eval.utils", "lmms_eval.evaluator_utils"),
-    "side_logs": ("lmms_eval.loggers.evaluation_tracker",),
-    "provenance": ("lmms_eval.loggers.evaluation_tracker",),
-    "item_order": ("lmms_eval.evaluator_utils",),
-}
-
-
-def checks() -> dict[str, str | None]:
-    """Each patch's check against the installed lmms-eval: None where it holds, else the reason."""
-    return {name: importlib.import_module(f"{__name__}.{name}").check() for name in PATCHES}
-
-
-# What will not work when a patch's check fails (the table's last column), for the warning.
-WITHOUT = {
-    "task_path": 'our tasks are not registered automatically: pass --include_path "$(lmms-comparative include-path)"',
-    "fewshot": "--num_fewshot on our tasks reaches lmms-eval, which fails on them instead of stopping with the protocol's reason",
-    "exit_status": "a run that lmms-eval's CLI catches failing exits 0 again (our own flags still give status 1)",
-    "table": "lmms-eval's own table is printed, without the closing summary",
-    "side_logs": "CaptionQA's reader answers are not written beside the samples log (the scores are unaffected)",
-    "provenance": "the results JSON does not say what produced it (no lmms_comparative key); the scores are unaffected",
-    "item_order": "our aggregations see items in the order the ranks gathered them: a run on several processes can differ from a one-process run (and fail verify) in the last bits",
-    "capabilities": "the video-input and decoder checks cannot tell the model class: the run goes on",
-}
-_warned: set[str] = set()
-
-
-def unpatched(name: str, problem: str) -> None:
-    """One warning line, once per process: patch ``name`` is not installed because ``problem``."""
-    if name in _warned:
-        return
-    _warned.add(name)
-    from loguru import logger
-
-    logger.warning(f"lmms-comparative: the {name} patch is not installed ({problem}; checked against lmms-eval {CHECKED_AGAINST}): {WITHOUT[name]}.")
-
-
-def wrap_method(patch: str, owner: type, attr: str, mark: str, check, make) -> bool:
-    """Replace ``owner.attr`` by ``make(original)`` once (idempotent: the wrapper carries ``mark``),
-    where the patch's ``check()`` holds; else warn (``unpatched``) and leave it. Returns whether
-    the wrapper is in place."""
-    if getattr(getattr(owner, attr), mark, False):
-        return True
-    problem = check()
-    if problem:
-        unpatched(patch, problem)
-        return False
-    original = getattr(owner, attr)
-    wrapper = make(original)
-    wrapper.__wrapped__ = original
-    setattr(wrapper, mark, True)
-    setattr(owner, attr, wrapper)
-    return True
-
-
-def _installer(name: str):
-    module = importlib.import_module(f"{__name__}.{name}")
-    if name == "table":
-        return lambda: module.install(load=False)  # only the halves whose module is imported
-    return module.install
-
-
-def install_all() -> None:
-    """Install every patch now (idempotent), importing the lmms-eval modules they patch. Each
-    installs itself only where its check holds."""
-    from lmms_comparative.harness import exit_status
-
-    for name in PATCHED_MODULES:
-        importlib.import_module(f"{__name__}.{name}").install()
-    exit_status.install_exit_status()
-
-
-def install_on_import() -> None:
-    """What the entry point does: wrap ``sys.exit`` (an lmms-eval CLI process only), and install
-    each other patch when its lmms-eval module is first imported (at once where it already is)."""
-    from lmms_comparative.harness import exit_status, on_import
-
-    exit_status.install_exit_status()
-    for name, modules in PATCHED_MODULES.items():
-        for module in modules:
-            on_import.when_imported(module, name, _installer(name))
 
 
 def model_manifests():
@@ -160,4 +72,4 @@ def register():
     return model_manifests()
 
 
-__all__ = ["CHECKED_AGAINST", "PATCHED_MODULES", "PATCHES", "WITHOUT", "checks", "install_all", "install_on_import", "register", "run_model", "run_model_args", "unpatched"]
+__all__ = ["CHECKED_AGAINST", "PATCHED_MODULES", "PATCHES", "WITHOUT", "checks", "install_all", "install_on_import", "register", "run_model", "run_model_args", "unpatched", "wrap_method"]

@@ -152,7 +152,7 @@ def watch_evaluation_errors() -> None:
         _checked = True
         problem = check()
         if problem:
-            from lmms_comparative.harness import unpatched
+            from lmms_comparative.harness.patch import unpatched
 
             unpatched("exit_status", problem)
             return

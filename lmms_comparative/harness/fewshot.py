@@ -14,13 +14,14 @@ from __future__ import annotations
 import inspect
 
 from lmms_comparative.failures import ProtocolError
+from lmms_comparative.harness.patch import wrap_method
+from lmms_comparative.registry import of_module
 
 _MARK = "_lmms_comparative_fewshot"
 
 
 def benchmark_of(hook) -> str | None:
     """Our benchmark's name for a task whose hooks live in its folder, else None."""
-    from lmms_comparative.registry import of_module  # the registry sits above the harness: read when used
 
     found = of_module(getattr(hook, "__module__", "") or "")
     return found.name if found else None
@@ -55,7 +56,6 @@ def install() -> bool:
         from lmms_eval.api.task import ConfigurableTask
     except Exception:
         return False
-    from lmms_comparative.harness import wrap_method
 
     def make(original):
         def set_config(self, key, value, update=False):

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import json
 
+from lmms_comparative.harness.patch import wrap_method
+
 _MARK = "_lmms_comparative_item_order"
 
 
@@ -80,7 +82,6 @@ def install() -> bool:
         from lmms_eval.evaluator_utils import TaskOutput
     except Exception:
         return False
-    from lmms_comparative.harness import wrap_method
 
     def make(original):
         def aggregate(self, *args, **kwargs):

@@ -15,6 +15,13 @@ import inspect
 import math
 from pathlib import Path
 
+from lmms_comparative import provenance
+from lmms_comparative.harness.patch import wrap_method
+from lmms_comparative.provenance import KEY
+from lmms_comparative.registry import of_module
+from lmms_comparative.rescoring.replies import ItemKey, read_replay
+from lmms_comparative.switches import cli_value
+
 _MARK = "_lmms_comparative_provenance"
 # lmms-eval's ``--timezone`` default, the zone its results' ``date`` is written in
 # (``lmms_eval/__main__.py`` and ``utils.get_datetime_str``, 0.7.3): a test holds lmms-eval to it.
@@ -31,8 +38,6 @@ def _selected(docs: list, limit, offset: int) -> list:
 
 
 def _task_record(name: str, task, benchmark, index: dict, config: dict) -> dict:
-    from lmms_comparative import provenance
-    from lmms_comparative.rescoring.replies import ItemKey
     from lmms_comparative.tasklib.docs import column_of
 
     record = {"benchmark": benchmark.name, "data": provenance.data_of(benchmark.root_variable)}
@@ -60,9 +65,7 @@ def _task_record(name: str, task, benchmark, index: dict, config: dict) -> dict:
 def build(results: dict) -> dict | None:
     """The ``lmms_comparative`` record for ``results`` (lmms-eval's results dict), or None when the
     run scored none of our tasks."""
-    from lmms_comparative import provenance
     from lmms_comparative.harness.task_path import loaded_tasks, task_index
-    from lmms_comparative.registry import of_module
 
     ours = {}
     for name, task in sorted(loaded_tasks().items()):
@@ -77,7 +80,6 @@ def build(results: dict) -> dict | None:
     seeds = {k: config.get(k) for k in ("random_seed", "numpy_seed", "torch_seed", "fewshot_seed") if k in config}
     seeds.update({k: config[k] for k in ("limit", "offset") if config.get(k) not in (None, 0)})
     index = task_index()
-    from lmms_comparative.switches import cli_value
 
     record = {
         "schema": provenance.SCHEMA,
@@ -119,8 +121,6 @@ def _predictions() -> dict | None:
 
     if run_model() != "replay":
         return None
-    from lmms_comparative import provenance
-    from lmms_comparative.rescoring.replies import read_replay
 
     path = run_model_args().get("predictions")
     if not path:
@@ -137,8 +137,6 @@ def _answers_log(record: dict, date_id: str) -> tuple[str, str] | None:
     its count and sha256 in the record; None when no judge or reader answered."""
     import hashlib
     import json
-
-    from lmms_comparative import provenance
 
     rows = provenance.logged_answers()
     if not rows:
@@ -166,11 +164,9 @@ def install() -> bool:
         from lmms_eval.loggers.evaluation_tracker import EvaluationTracker
     except Exception:
         return False
-    from lmms_comparative.harness import wrap_method
 
     def make(original):
         def save_results_aggregated(self, results, samples, *args, **kwargs):
-            from lmms_comparative.provenance import KEY
 
             answers = None
             try:

@@ -16,6 +16,8 @@ import json
 import threading
 from pathlib import Path
 
+from lmms_comparative.harness.patch import wrap_method
+
 _MARK = "_lmms_comparative_side_logs"
 _pending: dict[str, dict[str, list[dict]]] = {}
 _lock = threading.Lock()
@@ -67,7 +69,6 @@ def install() -> bool:
         from lmms_eval.loggers.evaluation_tracker import EvaluationTracker
     except Exception:
         return False
-    from lmms_comparative.harness import wrap_method
 
     def make(original):
         def save_results_samples(self, task_name, samples):

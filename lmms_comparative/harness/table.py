@@ -77,7 +77,7 @@ def install(load: bool = True) -> bool:
     if utils is not None and evaluator_utils is not None and not _checked:
         _checked.append(check())  # once both halves can be checked
         if _checked[0]:
-            from lmms_comparative.harness import unpatched
+            from lmms_comparative.harness.patch import unpatched
 
             unpatched("table", _checked[0])
     if _checked and _checked[0]:

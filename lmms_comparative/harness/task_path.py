@@ -25,6 +25,7 @@ import os
 
 from lmms_comparative import yaml_dir
 from lmms_comparative.failures import ModelCapabilityError, ProtocolError, stop_run
+from lmms_comparative.registry import of_task
 from lmms_comparative.switches import OURS_ONLY, cli_value  # noqa: F401 - handed on: other modules read them here
 
 _MARKER = "_lmms_comparative_task_path"
@@ -81,8 +82,6 @@ def misspelt_task(requested: list[str], index: dict) -> str | None:
     prefixes that no task of anyone else's shares (upstream lmms-eval has ``captionqa_*`` tasks of its
     own). None when every name is known or none looks like ours: lmms-eval's own message stands."""
     import difflib
-
-    from lmms_comparative.registry import of_task  # the registry, read when used
 
     missing = [name for name in requested if name not in index and "*" not in name and not os.path.isfile(name)]
     if not missing:
@@ -178,8 +177,6 @@ def _preflight() -> None:
     """In the lmms-eval CLI, once our tasks are loaded and before any is evaluated: check what
     their scoring will call (``lmms_comparative/preflight.py``); stop the run on a problem."""
     import sys
-
-    from lmms_comparative.registry import of_task
 
     if not requested_tasks():
         return  # the Python API or a test: the caller decides (preflight.run)
@@ -289,6 +286,17 @@ def _read_ours_with_libyaml() -> bool:
     return True
 
 
+_RUN_START: list = []  # called when a run starts: harness.install.install_all, handed here
+
+
+def when_run_starts(function) -> None:
+    """Call ``function`` when a run starts (before lmms-eval indexes its tasks), once per run
+    however often it is handed: ``install.install_all``, which this module cannot import (it imports
+    this one)."""
+    if function not in _RUN_START:
+        _RUN_START.append(function)
+
+
 def install() -> bool:
     """Make every lmms-eval TaskManager index our tasks. Returns whether the hook is in place."""
     if os.environ.get(OPT_OUT, "").strip() not in ("", "0"):
@@ -301,7 +309,7 @@ def install() -> bool:
         return True
     problem = check()
     if problem:
-        from lmms_comparative.harness import unpatched
+        from lmms_comparative.harness.patch import unpatched
 
         unpatched("task_path", problem)
         return False
@@ -310,7 +318,7 @@ def install() -> bool:
     @functools.wraps(original)
     def initialize_tasks(self, include_path=None, *args, **kwargs):
         _RunModel.value = getattr(self, "model_name", None) or _RunModel.value
-        from lmms_comparative.harness import capabilities, exit_status, install_all
+        from lmms_comparative.harness import capabilities, exit_status
 
         try:
             exit_status.mode()
@@ -318,7 +326,8 @@ def install() -> bool:
             stop_run(exc)
         # A run starts: every patch in place, whatever the process imported so far (the table
         # patch included, again: the CLI module has bound make_table by name by now).
-        install_all()
+        for start in _RUN_START:
+            start()
         exit_status.watch_evaluation_errors()
         if ours_only():
             args, kwargs = (), {**kwargs, "include_defaults": False}

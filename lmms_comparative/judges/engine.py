@@ -31,6 +31,7 @@ from typing import Sequence, Union
 from loguru import logger
 from tqdm import tqdm
 
+from lmms_comparative import provenance
 from lmms_comparative.failures import MAX_FAILED_ENV, TooManyFailures, exceeds, share_of
 from lmms_comparative.judges.cache import AnswerCache, encode_requests
 from lmms_comparative.judges.config import EngineConfig
@@ -201,7 +202,6 @@ class Engine:
     def from_env(cls, prefix: str | None = None, defaults: dict | None = None, **overrides) -> "Engine":
         """The engine of a benchmark's judge or reader (``prefix``), its settings noted for the
         results file's provenance."""
-        from lmms_comparative import provenance
 
         config = EngineConfig.from_env(prefix, defaults, **overrides)
         provenance.note_llm(prefix, config)
@@ -230,7 +230,6 @@ class Engine:
 
     def run(self, requests: Sequence[Request], desc: str = "LLM calls", progress: bool = True, **overrides) -> list[ChatResult]:
         """One ``ChatResult`` per request, in order: identical requests asked once, cached answers not asked again, the rest sent with bounded concurrency and retries (or answered from ``LMMS_COMPARATIVE_LLM_ANSWERS`` when it is set)."""
-        from lmms_comparative import provenance
 
         messages = [_as_messages(r) for r in requests]
         answer_keys = [provenance.answer_key(m) for m in messages]
@@ -244,7 +243,6 @@ class Engine:
     def _replay(self, answer_keys: list[str], path: str) -> list[ChatResult]:
         """Every answer from a run's answers log (``provenance.ANSWERS_ENV``), no endpoint called;
         a request the log lacks fails, as an unanswered call does."""
-        from lmms_comparative import provenance
 
         answers = _logged_answers(path)
         results = [ChatResult(normalize_reply(answers[k]), cached=True) if k in answers else ChatResult(None, f"not in the logged answers ({path})") for k in answer_keys]

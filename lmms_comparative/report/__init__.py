@@ -142,7 +142,7 @@ def _compared(runs: list) -> tuple[list[dict] | None, str | None]:
     """The first two runs compared (``compare.compare``), or why they cannot be."""
     if len(runs) < 2:
         return None, None
-    from lmms_comparative.compare import CompareError, compare
+    from lmms_comparative.report.compare import CompareError, compare
 
     try:
         return compare(runs[0], runs[1]), None

@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 from typing import Callable
 
+from lmms_comparative import provenance, yaml_dir
 from lmms_comparative.rescoring.replies import (
     SAMPLES_NAME,
     ItemKey,
@@ -19,13 +20,12 @@ from lmms_comparative.rescoring.replies import (
     read_samples,
     write_replay,
 )
+from lmms_comparative.switches import OURS_ONLY, RECORDED_SKIPS_ENV
 
 
 def benchmark_groups(benchmark) -> dict[str, list[str]]:
     """{group: its tasks} of the benchmark's group YAMLs (``group:`` with a ``task:`` list of names)."""
     import yaml
-
-    from lmms_comparative import yaml_dir
 
     class _Tolerant(yaml.SafeLoader):  # a task YAML's !function tags are not needed here
         pass
@@ -166,7 +166,6 @@ def score(benchmark, paths: list[Path], fmt: str | None, options: Options, outpu
     except PredictionsError as exc:
         print(f"lmms-comparative score: error: {exc}", file=sys.stderr)
         return 2
-    from lmms_comparative import provenance
 
     files = [{"path": str(path), "format": name, "sha256": provenance.fingerprint(path) if path.is_dir() else provenance.file_sha256(path)} for path, name in zip(paths, used)]
     for path, name in zip(paths, used):
@@ -191,7 +190,6 @@ def replay(replies: Replies, label: str, tasks: list[str], output: Path, files: 
     import sys
 
     from lmms_comparative.data.items import NO_IMAGES_ENV
-    from lmms_comparative.switches import OURS_ONLY, RECORDED_SKIPS_ENV
 
     def say(text: str) -> None:
         if not quiet:

@@ -34,7 +34,7 @@ from lmms_comparative.tasklib.results import (
     response_text,
     skip_counts,
 )
-from lmms_comparative.tasklib.rounds import END_OF_ROUNDS, flatten, multi_round_docs, next_round, round_replies
+from lmms_comparative.tasklib.rounds import END_OF_ROUNDS, flatten, next_round, round_replies
 
 __all__ = [
     "END_OF_ROUNDS",
@@ -58,7 +58,6 @@ __all__ = [
     "load_image_paths",
     "load_images",
     "metric_of",
-    "multi_round_docs",
     "next_round",
     "once_per_run",
     "recorded_skips",

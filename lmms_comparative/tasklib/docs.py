@@ -9,8 +9,11 @@ from typing import Any, Callable, Iterable
 
 from PIL import Image
 
+from lmms_comparative import failures
 from lmms_comparative.data import items
 from lmms_comparative.failures import DataError, RunStopped, stop_run
+from lmms_comparative.registry import of_module
+from lmms_comparative.rescoring.replies import ItemKey, read_replay
 from lmms_comparative.switches import CHECK_SKIPS_ENV, RECORDED_SKIPS_ENV
 
 
@@ -61,8 +64,6 @@ def stops_run_on_bad_input(process_docs):
 def report_skips(what: str, skips, total: int) -> None:
     """Name every skipped item (one line each) in one warning; flag the run past the allowed share."""
     from loguru import logger
-
-    from lmms_comparative import failures
 
     lines = "\n".join(f"  {reason}: {what_}" for reason, whats in sorted(skips.by_reason.items()) for what_ in whats)
     logger.warning(f"{what}: skipped {len(skips)} of {total} item(s) that cannot be used; the rest are scored:\n{lines}")
@@ -186,7 +187,6 @@ def recorded_skips() -> dict[str, str]:
     path = os.environ.get(RECORDED_SKIPS_ENV, "").strip()
     if not path:
         return {}
-    from lmms_comparative.rescoring.replies import read_replay
 
     return {key: reason for by_key in (read_replay(path).get("skipped") or {}).values() for key, reason in by_key.items()}
 
@@ -201,8 +201,6 @@ def rows_of(docs) -> list[dict]:
 
 def _item_key(load: Callable) -> Callable[[dict], str] | None:
     """The item key rule of the benchmark whose module defines ``load`` (predictions.ItemKey)."""
-    from lmms_comparative.registry import of_module
-    from lmms_comparative.rescoring.replies import ItemKey
 
     while isinstance(load, functools.partial):
         load = load.func

@@ -10,8 +10,10 @@ import json
 import threading
 from typing import Any, Callable, Iterable
 
+from lmms_comparative import failures
 from lmms_comparative.data import items as _items
 from lmms_comparative.failures import RunStopped, stop_run
+from lmms_comparative.metrics.aggregate import STATUS_FAILED, accuracy, counts, sum_counts
 
 
 def response_text(results: list) -> str:
@@ -73,7 +75,6 @@ def guard_scoring(fn):
       logs are still written, so the model's replies are kept and can be scored again
       (``lmms-comparative score``) once the cause is fixed.
     """
-    from lmms_comparative import failures
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -98,8 +99,6 @@ def guard_scoring(fn):
 def check_model_failures(items: list, what: str) -> None:
     """Flag the run when more of a task's model requests failed than the allowed share (the
     items stay counted as ``failed`` and are scored by the benchmark's own rule)."""
-    from lmms_comparative import failures
-    from lmms_comparative.metrics.aggregate import STATUS_FAILED
 
     failed = sum(1 for it in items if it.get("status") == STATUS_FAILED)
     failures.check_share(what, failed, len(items), "got no answer from the model (failed requests)")
@@ -174,7 +173,6 @@ def group_share(values: list, sizes: list, weight_by_size: bool = False) -> floa
 def group_sum_counts(values: list, sizes: list, weight_by_size: bool = False) -> dict:
     """Group aggregation of the tasks' ``counts``: the integer fields summed (others, such as
     rates or model names, do not add up and are left out)."""
-    from lmms_comparative.metrics.aggregate import sum_counts
 
     return sum_counts([{k: v for k, v in part.items() if isinstance(v, int)} for part in values])
 
@@ -224,7 +222,6 @@ def accuracy_aggregation(label: str) -> Callable[[list], float]:
     """An aggregation for the ``accuracy`` metric that applies the failure policy: more failed model
     requests than ``LMMS_COMPARATIVE_MAX_FAILED`` allows flag the run (exit status 1); the share
     correct is taken over the answered items. ``label`` names the task in the message."""
-    from lmms_comparative.metrics.aggregate import accuracy
 
     def aggregate_accuracy(items: list) -> float:
         check_model_failures(items, label)
@@ -236,7 +233,6 @@ def accuracy_aggregation(label: str) -> Callable[[list], float]:
 def counts_aggregation(label: str) -> Callable[[list], dict]:
     """An aggregation for the ``counts`` metric (items, scored, correct, unparsed, failed, skipped)
     that applies the failure policy as ``accuracy_aggregation`` does."""
-    from lmms_comparative.metrics.aggregate import counts
 
     def aggregate_counts(items: list) -> dict:
         check_model_failures(items, label)

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import functools
-
-from lmms_comparative.failures import RunStopped, stop_run
 from lmms_comparative.tasklib.results import response_text
 
 # What a multi-round doc_to_messages returns for round k >= 1 (lmms-eval's protocol, as its vLLM
@@ -24,28 +21,6 @@ def round_replies(results: list) -> list[str]:
     if isinstance(response, (list, tuple)):
         return [response_text([r]) for r in response]
     return [response_text(results)]
-
-
-def multi_round_docs(process_docs, task: str):
-    """A ``process_docs`` that first checks that the run's model can run rounds (``--model
-    multiround`` can, with any inner model; lmms-eval's vLLM and SGLang chat classes can)."""
-
-    @functools.wraps(process_docs)
-    def wrapper(dataset):
-        from lmms_comparative.harness import run_model
-        from lmms_comparative.harness.capabilities import require_multi_round
-
-        try:
-            require_multi_round(run_model(), task)
-        except RunStopped as exc:
-            from loguru import logger
-
-            logger.error(str(exc))
-            stop_run(exc)
-        return process_docs(dataset)
-
-    wrapper.__name__ = f"{getattr(process_docs, '__name__', 'process_docs')}_multi_round"
-    return wrapper
 
 
 def flatten(messages: list[dict]) -> tuple[str, list]:

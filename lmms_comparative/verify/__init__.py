@@ -42,6 +42,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from lmms_comparative import __version__
 from lmms_comparative.verify.checks import BadFile, Verdict, check_file
 from lmms_comparative.verify.rescore import date_id
 
@@ -60,7 +61,6 @@ def overall(verdicts: list[Verdict]) -> str:
 def write_verdicts(results_file: Path, verdicts: list[Verdict]) -> Path | None:
     """``<date>_verify.json`` beside the results: the overall verdict and each task's, with the
     sha256 of the results file they were made on (``report`` shows them while it still matches)."""
-    from lmms_comparative import __version__
 
     document = {
         "verified_with": __version__,

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from lmms_comparative.provenance import KEY, item_set
 from lmms_comparative.registry import BY_NAME, of_task
+from lmms_comparative.rescoring.replies import ItemKey, sample_key
 from lmms_comparative.verify import rescore as rs
 
 # Fields of a samples line that differ between two runs of the same replies (lmms-eval's hashes of
@@ -70,7 +71,6 @@ def rows_of_ours(results: dict) -> list[str]:
 
 
 def _check_items(verdict: Verdict, rows: list[dict], benchmark, recorded: dict) -> None:
-    from lmms_comparative.rescoring.replies import ItemKey, sample_key
 
     key = ItemKey.of(benchmark)
     keys = [sample_key(row, key) for row in rows]

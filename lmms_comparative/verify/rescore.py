@@ -10,7 +10,10 @@ import shutil
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from lmms_comparative.data.jsonl import json_lines
+from lmms_comparative.provenance import ANSWERS_ENV
 from lmms_comparative.registry import BY_NAME
+from lmms_comparative.rescoring.replies import PredictionsError
 from lmms_comparative.switches import CHECK_SKIPS_ENV  # recorded skips checked at hand
 
 
@@ -35,7 +38,6 @@ class BadLine(ValueError):
 
 def read_lines(path: Path) -> list[dict]:
     """The JSON objects of a samples log, one per line; ``BadLine`` names the first line that is not one."""
-    from lmms_comparative.data.jsonl import json_lines
 
     return json_lines(path, BadLine, "samples log")
 
@@ -44,7 +46,6 @@ def _env(answers: Path | None, scratch: Path) -> dict:
     """The re-scoring run's environment: every judge and reader answers from ``answers`` (an empty
     log when the run has none, so that no endpoint is ever called, whatever the shell has set),
     no answer cache, recorded skips checked."""
-    from lmms_comparative.provenance import ANSWERS_ENV
 
     if answers is None:
         answers = scratch / "no_llm_answers.jsonl"
@@ -60,7 +61,6 @@ def rescore(names: list[str], results_file: Path, tasks: list[str], scratch: Pat
     lmms-eval run with the ``replay`` model; judges and readers answer from the run's ``answers``
     log only. The re-scored results, samples, and the run's last output lines when it wrote no
     results."""
-    from lmms_comparative.rescoring.replies import PredictionsError
     from lmms_comparative.rescoring.run import read_run, replay
 
     folder = scratch / "run"

@@ -192,7 +192,7 @@ def test_a_failed_check_warns_once_naming_the_patch_and_what_will_not_work(monke
 
         monkeypatch.setattr(EvaluationTracker, "save_results_samples", lambda self, task_name, samples: None)  # an lmms-eval whose method changed
         monkeypatch.setattr(side_logs, "check", lambda: "EvaluationTracker.save_results_samples takes ['self', 'name']")
-        monkeypatch.setattr(harness, "_warned", set())
+        monkeypatch.setattr(harness.patch, "_warned", set())
         assert side_logs.install() is False and side_logs.install() is False
     finally:
         logger.remove(sink)

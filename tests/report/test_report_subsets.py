@@ -155,6 +155,7 @@ def test_fixture_and_synthetic_items_get_their_own_heading(tmp_path, data, by_so
 def test_the_writers_leave_a_marker_that_the_record_and_the_rule_read(tmp_path, monkeypatch):
     from lmms_comparative import provenance
     from lmms_comparative.benchmarks.subtlebench import synthetic
+    from lmms_comparative.data.roots import local_root
     from lmms_comparative.subsets import subset_of
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
@@ -162,7 +163,8 @@ def test_the_writers_leave_a_marker_that_the_record_and_the_rule_read(tmp_path, 
     roots = {"fixture": BY_NAME["subtlebench"].build_fixture(tmp_path / "fx", per_category=1), "synthetic": synthetic.generate(tmp_path / "syn", per_type=1, types=("attribute",))}
     try:
         for kind, root in roots.items():
-            provenance.note_local("SUBTLEBENCH_ROOT", root)
+            monkeypatch.setenv("SUBTLEBENCH_ROOT", str(root))
+            local_root("SUBTLEBENCH_ROOT", "the release's layout")
             data = provenance.data_of("SUBTLEBENCH_ROOT")
             assert data["generated"]["generated"] == kind and data["fingerprint"]
     finally:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from lmms_comparative.benchmarks.captionqa import BENCHMARK
 from lmms_comparative.benchmarks.captionqa.scoring import difficulty, reader_stability
+from lmms_comparative.failures import DataError
 from lmms_comparative.report.cells import NO_CI95, cell, interval_note, table, text_table, unscored_notes
 from lmms_comparative.report.charts import model_colours
 from lmms_comparative.report.marks import CHART_NOTE, Marks, chart_label, with_skips
@@ -249,7 +250,6 @@ def item_images(task: str, keys: list[str]) -> dict[str, list]:
     parquet files (the samples name no file), read from the data at hand (``CAPTIONQA_ROOT`` or the
     hub cache); {} where the data is not at hand."""
     from lmms_comparative.benchmarks.captionqa import data
-    from lmms_comparative.failures import DataError
 
     domain = task.rsplit("_", 1)[-1]
     try:

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from lmms_comparative.provenance import KEY
 from lmms_comparative.registry import of_task
+from lmms_comparative.rescoring.replies import ItemKey, group_leaves, sample_key
 
 
 class CompareError(ValueError):
@@ -46,7 +47,6 @@ class Units:
 def item_units(run, task: str) -> Units | None:
     """The default: an item per unit, scored by its ``correct``, categorised by its ``domain``
     where it has one (the per-item dict our ``process_results`` logs under every metric)."""
-    from lmms_comparative.rescoring.replies import ItemKey, sample_key
 
     benchmark = of_task(task)
     rows = run.samples.get(task)
@@ -104,7 +104,6 @@ def compare(a, b) -> list[dict]:
     """Comparison rows of runs ``a`` and ``b`` (report ``Run``s): groups and tasks both ran, each
     with its categories; p-values Holm-adjusted within each group or task."""
     from lmms_comparative.metrics.paired import holm
-    from lmms_comparative.rescoring.replies import group_leaves
 
     tasks = sorted(t for t in set(a.samples) & set(b.samples) if of_task(t) is not None)
     if not tasks:

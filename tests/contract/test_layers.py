@@ -1,0 +1,55 @@
+"""The package imports downward only: no circle of files, none of parts (tools/import_graph.py).
+Function-level imports count: they are dependencies too, only later ones."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _tool():
+    spec = importlib.util.spec_from_file_location("import_graph", ROOT / "tools" / "import_graph.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_package_has_no_circle_of_files_or_parts():
+    found = _tool().measure(ROOT)
+    assert found["circles of files"] == [] and found["circles of parts"] == [], found["arrows that close a circle of parts"]
+    floors = found["floors"]
+    # The registry is the ground floor of everything that reads a benchmark's record.
+    for part in ("harness", "report", "verify", "preflight", "rescoring", "cli"):
+        assert floors[part] > floors["registry"], (part, floors)
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / "lmms_comparative" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def test_a_function_level_import_that_runs_back_up_is_found(tmp_path):
+    tool = _tool()
+    files = {
+        "__init__.py": "",
+        "registry.py": "X = 1\n",
+        "report/__init__.py": "from lmms_comparative.registry import X\n",
+        "report/runs.py": "from . import cells\n",
+        "report/cells.py": "def f():\n    return 1\n",
+    }
+    _write(tmp_path / "honest", files)
+    honest = tool.measure(tmp_path / "honest")
+    assert honest["circles of files"] == [] and honest["circles of parts"] == []
+    assert honest["floors"] == {"report": 2, "registry": 1}
+    # The same tree, with one import inside a function from the registry up to the report.
+    _write(tmp_path / "forged", {**files, "registry.py": "X = 1\n\ndef g():\n    from lmms_comparative.report import runs\n    return runs\n", "report/cells.py": "from .runs import *\n"})
+    forged = tool.measure(tmp_path / "forged")
+    assert forged["imports inside functions"] == 1
+    assert forged["circles of parts"] == [["registry", "report"]]
+    assert ["lmms_comparative.report.cells", "lmms_comparative.report.runs"] in forged["circles of files"]
+    assert any(a.startswith("registry -> report: lmms_comparative.registry -> lmms_comparative.report.runs") for a in forged["arrows that close a circle of parts"])
+    assert tool.main(["--root", str(tmp_path / "forged")]) == 1 and tool.main(["--root", str(tmp_path / "honest")]) == 0
