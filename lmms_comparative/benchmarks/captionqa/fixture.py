@@ -8,7 +8,7 @@ from pathlib import Path
 
 from lmms_comparative.data.fixture_images import COLOURS, draw_pair
 
-# The records file under the root that the smoke task reads (tests/test_failures.py damages it).
+# The records file under the root that the smoke task reads (tests/failures/test_failures.py damages it).
 SMOKE_RECORDS = "data/natural-00000-of-00001.parquet"
 
 _CAPTIONQA_PREFIX = {"natural": "nat", "document": "doc", "ecommerce": "eco", "embodiedai": "emb"}

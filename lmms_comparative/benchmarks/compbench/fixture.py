@@ -10,7 +10,7 @@ from PIL import Image
 
 from lmms_comparative.data.fixture_images import draw_pair
 
-# The records file under the root that the smoke task reads (tests/test_failures.py damages it).
+# The records file under the root that the smoke task reads (tests/failures/test_failures.py damages it).
 SMOKE_RECORDS = "annotations/cub_label.json"
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from lmms_comparative.benchmarks.subtlebench.data import CATEGORIES, HUB_REPO
 from lmms_comparative.data.fixture_images import COLOURS, draw_pair
 
-# The records file under the root that the smoke task reads (tests/test_failures.py damages it).
+# The records file under the root that the smoke task reads (tests/failures/test_failures.py damages it).
 SMOKE_RECORDS = "data/test.jsonl"
 
 SUBTLEBENCH_DOMAINS = ("natural", "industrial", "medical", "aerial", "synthetic")

@@ -13,7 +13,7 @@ from PIL import Image
 
 from lmms_comparative.data.fixture_images import draw_pair
 
-# The records file under the root that the smoke task reads (tests/test_failures.py damages it).
+# The records file under the root that the smoke task reads (tests/failures/test_failures.py damages it).
 SMOKE_RECORDS = "jsonl/oc/vanilla/oc_cnt.jsonl"
 
 # Frames per person: an AB video has 12 frames, an ABA video 18, more than the 10 that lmms-eval's

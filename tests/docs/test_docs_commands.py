@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from helpers import python_for
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 
 import docs_commands  # noqa: E402

@@ -327,7 +327,7 @@ def test_a_metric_nothing_was_judged_for_is_nan_never_zero(monkeypatch):
 def test_a_model_class_that_needs_an_undeclared_video_decoder_stops_early_naming_the_extra(hf_home, tmp_path):
     import os
 
-    hide = str(Path(__file__).parent / "no_decord")
+    hide = str(Path(__file__).parents[1] / "no_decord")
     env = base_env(hf_home, PYTHONPATH=os.pathsep.join(p for p in (hide, os.environ.get("PYTHONPATH", "")) if p))
     proc = run_cli(["--model", "qwen2_5_vl", "--model_args", "pretrained=/nonexistent", "--tasks", "vlm2bench_oc_cnt", "--output_path", str(tmp_path)], env=env)
     assert proc.returncode == 1
