@@ -1,6 +1,7 @@
 """The registry: what a benchmark record is, which benchmarks there are, and the lookups over them.
 The ground floor of the package: the harness, report, verify, export, preflight, rescoring and the
-benchmarks' own code import it downward, and it imports nothing of the package.
+benchmarks' own code import it downward, and it imports of the package only ``data.generated``
+(the marker a fixture gets; ``tools/import_graph.py`` shows the floors).
 
 A record names a benchmark's fixed facts and where its parts are. It lives in the benchmark's own
 folder (``benchmarks/<name>/__init__.py`` defines ``BENCHMARK``), and is read by name, as every

@@ -188,6 +188,10 @@ def run_problems(benchmark, root: Path | None) -> list[str]:
                         out.append(f"{where}: with {variable} {setting}, the run stops without naming {variable}: {exc.code}")
                 except Exception as exc:  # noqa: BLE001 - the contract names what happened instead
                     out.append(f"{where}: with {variable} {setting}, process_docs raised {type(exc).__name__} instead of stopping the run (failures.DataError through tasklib.docs_hook): {exc}")
+    # Before any load of the intact fixture: a loader may keep what it read for the process.
+    records = benchmark.optional("fixture", "SMOKE_RECORDS")
+    if variable and root and records and benchmark.smoke_task in tasks:
+        out += _damaged_records_problems(where, tasks[benchmark.smoke_task], Path(root), records, {variable: str(root), **offline})
     key = ItemKey.of(benchmark)
     with _environment(**({variable: str(root)} if variable else {}), **offline):
         for name, config in tasks.items():
@@ -215,6 +219,36 @@ def run_problems(benchmark, root: Path | None) -> list[str]:
                             pass
             if not flagged:
                 out.append(f"{where}/hooks.py: {name}: every model request failed and the run was not flagged (the failure policy: an aggregation calls tasklib.check_model_failures, as tasklib.accuracy_aggregation does)")
+    return out
+
+
+# What a release's records file can hold instead of records (tests/failures/test_failures.py runs
+# the same cases through the CLI): each must stop the run with one line that names the file.
+DAMAGED = {"empty": b"", "malformed": b"\x00\x01 this is not what the release holds {\n"}
+
+
+def _damaged_records_problems(where: str, config: dict, root: Path, records: str, environment: dict) -> list[str]:
+    """The smoke task's ``process_docs`` on the fixture with its records file (``fixture.SMOKE_RECORDS``)
+    emptied, then garbled: each must stop the run naming the file (``data.jsonl.json_lines`` and an
+    empty check give that); the file is restored after."""
+    path = root / records
+    if not path.is_file():
+        return [f"{where}/fixture.py: SMOKE_RECORDS names {path.name}, which the fixture does not write"]
+    out, original = [], path.read_bytes()
+    try:
+        for case, content in DAMAGED.items():
+            path.write_bytes(content)
+            with _environment(**environment):
+                try:
+                    config["process_docs"].resolve()(None)
+                    out.append(f"{where}: with {path.name} {case}, {config['task']}'s process_docs loaded docs instead of stopping the run")
+                except SystemExit as exc:
+                    if path.name not in str(exc.code):
+                        out.append(f"{where}: with {path.name} {case}, the run stops without naming the file: {exc.code}")
+                except Exception as exc:  # noqa: BLE001 - the contract names what happened instead
+                    out.append(f"{where}: with {path.name} {case}, process_docs raised {type(exc).__name__} instead of stopping the run with one line naming the file (failures.DataError; data.jsonl.json_lines gives it): {exc}")
+    finally:
+        path.write_bytes(original)
     return out
 
 
@@ -316,10 +350,9 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"not registered in lmms_comparative/registry.py (NAMES): {', '.join(unknown)}")
     failed = 0
-    if not args.names:
-        for line in unregistered():
-            failed += 1
-            print(line, flush=True)
+    for line in unregistered():  # whichever benchmarks are named: the package has a stray folder
+        failed += 1
+        print(line, flush=True)
     for benchmark in [BY_NAME[n] for n in args.names] or list(BENCHMARKS):
         found = check(benchmark)
         failed += bool(found)

@@ -1,9 +1,10 @@
 """The benchmark contract (lmms_comparative/benchmarks/contract.py, docs/adding-a-benchmark.md):
-every registered benchmark holds it; so does the toy benchmark of the guide (tests/contract/toymcq),
-added to a copy of the package the way a contributor adds one (its folder and one registry line);
-removing any required part or key from the toy fails the check, naming the part; and through the
-real CLI the toy runs, fails a run whose replies failed, is scored from its samples, verified and
-reported, without a line of code outside its folder."""
+every registered benchmark holds it; so do the guide's two toy benchmarks (tests/contract/toymcq,
+text multiple choice; tests/contract/toyjudge, image pairs and an LLM judge), each added to a copy
+of the package the way a contributor adds one (its folder and one registry line); removing any
+required part or key from a toy fails the check, naming the part; and through the real CLI each toy
+runs, is scored from its samples, verified and reported, without a line of code outside its folder
+(Toy MCQ also fails a run whose replies failed; Toy Judge asks its judge on a local endpoint)."""
 
 from __future__ import annotations
 
@@ -16,12 +17,14 @@ from pathlib import Path
 
 import pytest
 from helpers import base_env, read_run, run_cli, run_python
+from helpers.fake_openai import FakeOpenAI, any_scorer, message_text
 
 import lmms_comparative
 from lmms_comparative.benchmarks import contract
 from lmms_comparative.registry import BENCHMARKS
 
-TOY = Path(__file__).resolve().parent / "toymcq"
+TOYS = {name: Path(__file__).resolve().parent / name for name in ("toymcq", "toyjudge")}
+TOY = TOYS["toymcq"]
 
 
 @pytest.mark.slow
@@ -33,32 +36,33 @@ def test_every_registered_benchmark_holds_the_contract(benchmark, tmp_path, monk
     assert contract.run_problems(benchmark, root) == []
 
 
-def toy_package(base: Path, edit=None) -> Path:
-    """A copy of the package with the toy benchmark added as the guide says: its folder under
+def toy_package(base: Path, edit=None, toy: str = "toymcq") -> Path:
+    """A copy of the package with a toy benchmark added as the guide says: its folder under
     benchmarks/ and one line in the registry. ``edit(folder)`` then changes the toy's folder.
     Returns the folder to put first on PYTHONPATH."""
     source = Path(lmms_comparative.__file__).resolve().parent
     shutil.copytree(source, base / "lmms_comparative", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(TOY, base / "lmms_comparative" / "benchmarks" / "toymcq", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(TOYS[toy], base / "lmms_comparative" / "benchmarks" / toy, ignore=shutil.ignore_patterns("__pycache__"))
     registry = base / "lmms_comparative" / "registry.py"
     text = registry.read_text()
-    text, added = re.subn(r"(NAMES: tuple\[str, \.\.\.\] = \([^)]*)\)", r'\1, "toymcq")', text)
+    text, added = re.subn(r"(NAMES: tuple\[str, \.\.\.\] = \([^)]*)\)", rf'\1, "{toy}")', text)
     assert added == 1, "the registry's NAMES line moved: update toy_package"
     registry.write_text(text)
     if edit:
-        edit(base / "lmms_comparative" / "benchmarks" / "toymcq")
+        edit(base / "lmms_comparative" / "benchmarks" / toy)
     return base
 
 
-def _check(pythonpath: Path) -> subprocess.CompletedProcess:
+def _check(pythonpath: Path, *names: str) -> subprocess.CompletedProcess:
     env = dict(base_env(pythonpath / "hf"), PYTHONPATH=str(pythonpath))
-    return subprocess.run([sys.executable, "-m", "lmms_comparative.benchmarks.contract", "toymcq"], env=env, capture_output=True, text=True, timeout=300, cwd=pythonpath)
+    return subprocess.run([sys.executable, "-m", "lmms_comparative.benchmarks.contract", *(names or ("toymcq",))], env=env, capture_output=True, text=True, timeout=300, cwd=pythonpath)
 
 
 @pytest.mark.e2e
-def test_the_toy_holds_the_contract(tmp_path):
-    proc = _check(toy_package(tmp_path))
-    assert proc.returncode == 0 and "toymcq: the contract holds" in proc.stdout, proc.stdout + proc.stderr[-3000:]
+@pytest.mark.parametrize("toy", sorted(TOYS))
+def test_the_toys_hold_the_contract(tmp_path, toy):
+    proc = _check(toy_package(tmp_path, toy=toy), toy)
+    assert proc.returncode == 0 and f"{toy}: the contract holds" in proc.stdout, proc.stdout + proc.stderr[-3000:]
 
 
 def _replace(path: str, old: str, new: str):
@@ -109,6 +113,12 @@ REMOVALS = {
         "toymcq's doc_to_visual (lmms_comparative.benchmarks.toymcq.hooks.doc_to_visual) raised KeyError: 'image' on item q",
     ),
     "a working doc_to_text": (_replace("hooks.py", "doc['question']}", "doc['prompt']}"), "toymcq's doc_to_text (lmms_comparative.benchmarks.toymcq.hooks.doc_to_text) raised KeyError: 'prompt'"),
+    # A loader that reads lines with json.loads: a garbled records file raises deep in it instead
+    # of stopping the run with one line naming the file.
+    "a loader that names a garbled file": (
+        _replace("hooks.py", 'rows = json_lines(path, DataError, "Toy MCQ record")', "rows = [__import__('json').loads(line) for line in path.read_text().splitlines() if line.strip()]"),
+        "benchmarks/toymcq: with test.jsonl malformed, process_docs raised JSONDecodeError instead of stopping the run with one line naming the file",
+    ),
 }
 
 
@@ -118,7 +128,7 @@ def test_removing_a_required_part_fails_the_check_naming_it(tmp_path, part):
     edit, named = REMOVALS[part]
     if part == "the stop on a missing root":
         inner = edit
-        edit = lambda folder: (inner(folder), _replace("hooks.py", "import json\n", "import json\nimport os\nfrom pathlib import Path\n")(folder))  # noqa: E731
+        edit = lambda folder: (inner(folder), _replace("hooks.py", "import re\n", "import os\nimport re\nfrom pathlib import Path\n")(folder))  # noqa: E731
     proc = _check(toy_package(tmp_path, edit))
     assert proc.returncode == 1, proc.stdout + proc.stderr[-3000:]
     assert named in proc.stdout + proc.stderr, proc.stdout + proc.stderr[-3000:]
@@ -166,6 +176,52 @@ def test_the_toy_runs_fails_scores_verifies_and_reports_through_the_cli(hf_home,
 
 
 @pytest.mark.e2e
+def test_the_judged_toy_runs_scores_verifies_and_reports_through_the_cli(hf_home, tmp_path):
+    """Toy Judge: an image pair per item and an LLM judge declared in its record's scoring_calls.
+    The run checks the judge's endpoint first and logs its answers; verify re-scores from that log
+    with no endpoint; the judge's breakage is named by the contract like any hook's."""
+    package = toy_package(tmp_path / "pkg", toy="toyjudge")
+    data = tmp_path / "toy_data"
+    sys.path.insert(0, str(TOYS["toyjudge"].parent))
+    try:
+        from toyjudge.fixture import build
+    finally:
+        sys.path.pop(0)
+    build(data)
+    env = base_env(hf_home, PYTHONPATH=str(package), TOYJUDGE_ROOT=str(data), LMMS_COMPARATIVE_LLM_CACHE="off")
+    tool = ["-m", "lmms_comparative"]
+    out = tmp_path / "run"
+    with FakeOpenAI(any_scorer, models=["toy-judge", "vlm"]) as server:
+        served = {**env, **server.judge_env("TOYJUDGE_JUDGE")}
+        proc = run_cli(["--model", "random_choice", "--tasks", "toyjudge", "--output_path", str(out), "--log_samples"], env=served, cwd=tmp_path)
+        judged = [message_text(body) for body in server.requests]
+        # Scored again from the samples: the judge is asked again.
+        rescored = run_python(tool + ["score", "toyjudge", str(out), "-o", str(tmp_path / "scored")], env=served, timeout=600, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "the Toy Judge judge (for toyjudge): 'toy-judge' listed by" in proc.stdout + proc.stderr, proc.stderr[-3000:]
+    results, samples = read_run(out, proc)
+    row = results["results"]["toyjudge"]
+    # random_choice answers a caption; the endpoint says "Yes" to each: every item judged a match.
+    assert row["accuracy,none"] == 1.0 and row["counts,none"]["judged"] == 3 and len(judged) == 3
+    assert all("Does the model reply match the gold answer?" in text for text in judged)
+    assert {"p1", "p2", "p3"} == {s["accuracy"]["item_id"] for s in samples["toyjudge"]}
+
+    assert rescored.returncode == 0, rescored.stderr[-3000:]
+    assert read_run(tmp_path / "scored")[0]["results"]["toyjudge"]["accuracy,none"] == 1.0
+    # Verified with no endpoint at all: the judge's answers come from the run's log.
+    proc = run_python(tool + ["verify", str(out)], env=env, timeout=600, cwd=tmp_path)
+    assert proc.returncode == 0 and re.search(r"PASS +toyjudge: 3 items", proc.stdout), proc.stdout + proc.stderr[-3000:]
+    proc = run_python(tool + ["report", str(out), "-o", str(tmp_path / "report"), "--no-html"], env=env, timeout=300, cwd=tmp_path)
+    assert proc.returncode == 0 and "## Toy Judge" in (tmp_path / "report" / "report.md").read_text(), proc.stderr[-3000:]
+
+    # Its image pair's hook, broken: the check names the hook, the error and the item.
+    _replace("hooks.py", 'load_images(doc, ("image_1", "image_2"))', 'load_images(doc, ("image_1", "image_3"))')(package / "lmms_comparative" / "benchmarks" / "toyjudge")
+    proc = _check(package, "toyjudge")
+    assert proc.returncode == 1, proc.stdout + proc.stderr[-3000:]
+    assert "benchmarks/toyjudge/yaml/toyjudge.yaml: toyjudge's doc_to_visual (lmms_comparative.benchmarks.toyjudge.hooks.doc_to_visual) raised KeyError: 'image_3' on item p1" in proc.stdout, proc.stdout
+
+
+@pytest.mark.e2e
 def test_a_folder_without_its_registry_line_fails_the_check(tmp_path):
     """The toy's folder copied in, the registry line forgotten: lmms-eval would run its tasks with
     no provenance record; the check of every benchmark names the folder."""
@@ -173,6 +229,7 @@ def test_a_folder_without_its_registry_line_fails_the_check(tmp_path):
     registry = package / "lmms_comparative" / "registry.py"
     registry.write_text(registry.read_text().replace(', "toymcq")', ")"))
     env = dict(base_env(package / "hf"), PYTHONPATH=str(package))
-    proc = subprocess.run([sys.executable, "-m", "lmms_comparative.benchmarks.contract"], env=env, capture_output=True, text=True, timeout=300, cwd=package)
-    assert proc.returncode == 1, proc.stdout + proc.stderr[-3000:]
-    assert "benchmarks/toymcq: a folder with task YAMLs and no line in the registry" in proc.stdout
+    for names in ([], ["subtlebench"]):  # the check of every benchmark, and of one
+        proc = subprocess.run([sys.executable, "-m", "lmms_comparative.benchmarks.contract", *names], env=env, capture_output=True, text=True, timeout=300, cwd=package)
+        assert proc.returncode == 1, proc.stdout + proc.stderr[-3000:]
+        assert "benchmarks/toymcq: a folder with task YAMLs and no line in the registry" in proc.stdout

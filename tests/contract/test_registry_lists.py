@@ -52,17 +52,19 @@ def test_the_table_check_catches_a_missing_family():
 
 
 GUIDE = Path(__file__).resolve().parents[2] / "docs" / "adding-a-benchmark.md"
-TOY = Path(__file__).resolve().parent / "toymcq"
+TOYS = [Path(__file__).resolve().parent / name for name in ("toymcq", "toyjudge")]
 
 
 def test_the_guides_code_is_the_toys_code():
-    """Every Python block of docs/adding-a-benchmark.md is an excerpt of the toy benchmark's files,
-    which the contract tests run: the guide cannot show code that does not work."""
-    blocks = re.findall(r"```python\n(.*?)```", GUIDE.read_text(encoding="utf-8"), re.S)
-    toy = "\n".join(p.read_text(encoding="utf-8") for p in sorted(TOY.rglob("*.py")))
-    assert len(blocks) >= 3
-    for block in blocks:
-        assert block.strip() in toy, block
+    """Every Python and YAML block of docs/adding-a-benchmark.md is an excerpt of the toy
+    benchmarks' files, which the contract tests run: the guide cannot show code that does not work."""
+    text = GUIDE.read_text(encoding="utf-8")
+    for language, suffix, at_least in (("python", "py", 6), ("yaml", "yaml", 1)):
+        blocks = re.findall(rf"```{language}\n(.*?)```", text, re.S)
+        toys = "\n".join(p.read_text(encoding="utf-8") for toy in TOYS for p in sorted(toy.rglob(f"*.{suffix}")))
+        assert len(blocks) >= at_least, language
+        for block in blocks:
+            assert block.strip() in toys, block
 
 
 PACKAGE = Path(__file__).resolve().parents[2] / "lmms_comparative"

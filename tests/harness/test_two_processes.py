@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from helpers import base_env, build_roots, read_run, run_cli
-from helpers.fake_openai import FakeOpenAI, question_reader
+from helpers.fake_openai import FakeOpenAI, any_scorer
 
 from lmms_comparative.registry import BENCHMARKS
 
@@ -33,8 +33,8 @@ def runs(tmp_path_factory, hf_home) -> dict[str, tuple]:
                 sock.bind(("127.0.0.1", 0))
                 port = sock.getsockname()[1]
             launcher = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", str(port)]
-        with FakeOpenAI(question_reader) as server:
-            env = base_env(hf_home, **{k: str(v) for k, v in roots.items()}, **server.judge_env("CAPTIONQA_READER"), LMMS_COMPARATIVE_LLM_CACHE="off")
+        with FakeOpenAI(any_scorer) as server:
+            env = base_env(hf_home, **{k: str(v) for k, v in roots.items()}, **server.every_llm_env(), LMMS_COMPARATIVE_LLM_CACHE="off")
             proc = run_cli(["--model", "random_choice", "--model_args", "seed=3", "--tasks", ",".join(TASKS), "--output_path", str(base / name), "--log_samples"], env=env, launcher=launcher)
             reader_calls = len(server.requests)
         out[name] = (proc, read_run(base / name, proc), reader_calls, base / name)

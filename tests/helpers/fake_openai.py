@@ -10,8 +10,8 @@ header on ``/openai/deployments/<deployment>/chat/completions?api-version=...``.
 the right credentials never reaches the responder.
 
 Like vLLM, SGLang or a LiteLLM proxy it lists the models it serves at ``GET /v1/models`` (with the
-key): by default the names the benchmarks' readers and judges use by default and ``vlm`` (the model
-under test in ``model_cli``); ``models=[...]`` serves others, ``models=None`` has no such route
+key): by default the names the registered benchmarks' readers and judges use by default
+(``scoring_calls``) and ``vlm`` (the model under test in ``model_cli``); ``models=[...]`` serves others, ``models=None`` has no such route
 (404, as some servers do). Those GETs are counted in ``listings``, not in ``requests``.
 """
 
@@ -76,8 +76,17 @@ class _QuietServer(ThreadingHTTPServer):
 
 
 TEST_KEY = "sk-x"  # the key the tests configure, for the model under test and for the judges
-# The readers' and judges' default models (benchmarks/*/hooks.py) and the model under test.
-DEFAULT_MODELS = ["Qwen/Qwen2.5-72B-Instruct", "gpt-4o", "gemini-2.0-flash", "vlm"]
+
+
+def _default_models() -> list[str]:
+    """The default model of every reader and judge the registry's benchmarks declare
+    (``scoring_calls``), and the model under test: what the server lists unless told otherwise."""
+    from lmms_comparative.registry import BENCHMARKS
+
+    return sorted({c.values(b)[1]["model"] for b in BENCHMARKS for c in b.scoring_calls if c.kind == "llm"}) + ["vlm"]
+
+
+DEFAULT_MODELS = _default_models()
 
 
 class FakeOpenAI(Loopback):
@@ -167,6 +176,25 @@ class FakeOpenAI(Loopback):
     def judge_env(self, prefix: str) -> dict[str, str]:
         """The variables that point a benchmark's judge (or reader) at this server with its key."""
         return {f"{prefix}_BASE_URL": self.base_url, f"{prefix}_API_KEY": self.api_key}
+
+    def every_llm_env(self) -> dict[str, str]:
+        """Every reader and judge of every registered benchmark pointed at this server (each
+        ``scoring_calls`` prefix, and the shared ``LMMS_COMPARATIVE_LLM`` fallback)."""
+        from lmms_comparative.registry import BENCHMARKS
+
+        env = self.judge_env("LMMS_COMPARATIVE_LLM")
+        for benchmark in BENCHMARKS:
+            for prefix in benchmark.llm_prefixes():
+                env.update(self.judge_env(prefix))
+        return env
+
+
+def any_scorer(body: dict) -> str:
+    """A reply for any benchmark's scoring call: a lettered option for a read with options (the
+    CaptionQA reader: ``question_reader``), else "Yes" (a judge asked whether a reply matches)."""
+    import re
+
+    return question_reader(body) if re.search(r"^[A-Z]\. ", message_text(body), re.M) else "Yes"
 
 
 def question_reader(body: dict) -> str:

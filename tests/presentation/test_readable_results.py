@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 from helpers import base_env, read_run, run_cli
-from helpers.fake_openai import FakeOpenAI, message_text
+from helpers.fake_openai import FakeOpenAI, any_scorer, message_text
 
 from lmms_comparative import yaml_dir
 from lmms_comparative.benchmarks.subtlebench import hooks as sb_task
@@ -112,7 +112,7 @@ def _judge(body: dict) -> str:
         return "Precision Score: 1/2\nRecall Score: 1/2"
     if "Score:" in text:
         return "Score: 1"
-    return "A"  # the CaptionQA reader
+    return any_scorer(body)  # the CaptionQA reader (a letter); any other judge: "Yes"
 
 
 def _wandb_summary(run_dir: Path) -> dict:
@@ -148,8 +148,7 @@ def test_every_benchmark_prints_a_readable_table_and_summary(subtlebench_root, f
     out = tmp_path / "out"
     with FakeOpenAI(_judge) as server:
         env = base_env(hf_home, **{k: str(v) for k, v in roots.items()}, LMMS_COMPARATIVE_LLM_CACHE="off", WANDB_MODE="offline", WANDB_DIR=str(tmp_path), WANDB_SILENT="true")
-        for prefix in ("CAPTIONQA_READER", "VIDI_JUDGE", "VLM2BENCH_JUDGE"):
-            env.update(server.judge_env(prefix))
+        env.update(server.every_llm_env())
         proc = run_cli(["--model", "random_choice", "--tasks", ",".join(tasks), "--output_path", str(out), "--wandb_args", "project=lmms-comparative-test"], env=env)
     results, _ = read_run(out, proc)
     assert proc.returncode == 0, proc.stderr[-3000:]

@@ -10,7 +10,7 @@ import shutil
 
 import pytest
 from helpers import base_env, build_roots, read_run, run_cli, run_score
-from helpers.fake_openai import FakeOpenAI, question_reader
+from helpers.fake_openai import FakeOpenAI, any_scorer
 from helpers.verifying import export, verdicts, verify
 
 from lmms_comparative.registry import BENCHMARKS, of_task
@@ -30,8 +30,8 @@ def runs(tmp_path_factory, hf_home):
     base = tmp_path_factory.mktemp("predict_only")
     roots = build_roots(base / "data", subtlebench={"per_category": 3}, compbench={"per_source": 3})
     env = base_env(hf_home, **{k: str(v) for k, v in roots.items()}, LMMS_COMPARATIVE_LLM_CACHE="off")
-    with FakeOpenAI(question_reader) as server:
-        served = {**env, **server.judge_env("CAPTIONQA_READER"), **server.judge_env("LMMS_COMPARATIVE_LLM")}
+    with FakeOpenAI(any_scorer) as server:
+        served = {**env, **server.every_llm_env()}
         generated = run_cli(["--model", "random_choice", "--tasks", ",".join(TASKS), "--output_path", str(base / "generated"), "--log_samples", "--predict_only"], env=served)
         calls = (len(server.requests), server.listings, server.rejected)
         direct = run_cli(["--model", "random_choice", "--tasks", ",".join(TASKS), "--output_path", str(base / "direct"), "--log_samples"], env=served)

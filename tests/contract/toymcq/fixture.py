@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+SMOKE_RECORDS = "test.jsonl"  # the records file the smoke task reads (the contract damages it)
 QUESTIONS = [
     ("q1", "Which is a colour?", ["red", "seven"], "A"),
     ("q2", "Which is a number?", ["blue", "three"], "B"),
@@ -17,5 +18,5 @@ def build(directory: str | Path, **_) -> Path:
     root = Path(directory)
     root.mkdir(parents=True, exist_ok=True)
     rows = [{"item_id": i, "question": q, "options": o, "answer": a} for i, q, o, a in QUESTIONS]
-    (root / "test.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    (root / SMOKE_RECORDS).write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return root

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import re
 
 from lmms_comparative.benchmarks.toymcq import BENCHMARK
 
+from lmms_comparative.data.jsonl import json_lines
 from lmms_comparative.data.roots import dataset_root
 from lmms_comparative.failures import DataError
 from lmms_comparative.metrics.aggregate import mcq_outcome
@@ -19,7 +19,10 @@ def _load() -> list[dict]:
     path = dataset_root(BENCHMARK.root_variable, None, LAYOUT) / "test.jsonl"
     if not path.is_file():
         raise DataError(f"{BENCHMARK.root_variable}: no {path}. Expected {LAYOUT}.")
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = json_lines(path, DataError, "Toy MCQ record")  # a garbled line: one message naming the file and line
+    if not rows:
+        raise DataError(f"{path}: no records. Expected {LAYOUT}.")
+    return rows
 
 
 process_docs = docs_hook("toymcq", _load)
