@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import socket
 import sys
 
 from helpers.warm_python import COLD_ENV, HF_AFTER, SOCKET_ENV, _keyed
@@ -55,6 +56,9 @@ class Server:
         self.process.wait()
 
 
+# What the server needs of the platform: fork, and passing file descriptors over a Unix socket
+# (POSIX; not Windows). Elsewhere every run starts cold.
+_PORTABLE = hasattr(os, "fork") and hasattr(socket, "send_fds")
 _servers: dict = {}  # (tier, the variables it shares with its runs) -> Server, or None where it did not start
 _requests: dict = {}  # an "hf" server's key -> how many runs asked for it
 _numbers = itertools.count(1)  # each server's socket and log
@@ -64,10 +68,11 @@ _folder: list[str] = []
 def server_for(env: dict, tier: str | None = None) -> Server | None:
     """The server for a run with environment ``env``, started on first need (its preload takes a
     few seconds): an "hf" server once its environment has had ``HF_AFTER`` requests, else a "base"
-    one (``tier`` asks for one). None where the run must start cold: ``WARM_PYTHON_OFF`` is set,
+    one (``tier`` asks for one). None where the run must start cold: ``WARM_PYTHON_OFF`` is set, the
+    platform has no fork or descriptor passing,
     the run sets a ``PYTHON*`` variable of its own but ``PYTHONPATH`` (which the server checks:
     ``plain_path``), or no server started."""
-    if os.environ.get(COLD_ENV) or env.get(COLD_ENV):
+    if os.environ.get(COLD_ENV) or env.get(COLD_ENV) or not _PORTABLE:
         return None
     if any(env.get(k) != os.environ.get(k) for k in {*env, *os.environ} if k.startswith("PYTHON") and k != "PYTHONPATH"):
         return None
