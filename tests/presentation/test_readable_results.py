@@ -107,12 +107,8 @@ def test_metrics_that_do_not_apply_are_not_returned():
 
 
 def _judge(body: dict) -> str:
-    text = message_text(body)
-    if "Precision Score" in text or "Recall Score" in text:
-        return "Precision Score: 1/2\nRecall Score: 1/2"
-    if "Score:" in text:
-        return "Score: 1"
-    return any_scorer(body)  # the CaptionQA reader (a letter); any other judge: "Yes"
+    # The CaptionQA reader always answers A; every judge as any_scorer does.
+    return any_scorer(body) if "Score" in message_text(body) or not re.search(r"^[A-Z]\. ", message_text(body), re.M) else "A"
 
 
 def _wandb_summary(run_dir: Path) -> dict:

@@ -13,6 +13,7 @@ from helpers import base_env, build_roots, read_run, run_cli, run_score
 from helpers.fake_openai import FakeOpenAI, any_scorer
 from helpers.verifying import export, verdicts, verify
 
+from lmms_comparative import preflight
 from lmms_comparative.registry import BENCHMARKS, of_task
 
 pytestmark = pytest.mark.e2e
@@ -43,7 +44,8 @@ def test_a_predict_only_run_calls_no_endpoint_and_records_what_score_needs(runs)
     base, _env, _roots, generated, calls, _direct, _scored = runs
     assert generated.returncode == 0, generated.stderr[-3000:]
     assert calls == (0, 0, 0)  # no reader call, no preflight listing: the endpoint was never asked
-    assert "nothing is scored in this run, so the CaptionQA reader is not checked" in generated.stdout + generated.stderr
+    labels = ", ".join(sorted({n.label for n in preflight.needs_of(TASKS)}))  # the CaptionQA reader, and any judge a smoke task asks
+    assert f"nothing is scored in this run, so {labels} is not checked" in generated.stdout + generated.stderr
     results, samples = read_run(base / "generated", generated)
     record = results["lmms_comparative"]
     assert record["predict_only"] is True and set(record["tasks"]) == set(TASKS)
