@@ -127,6 +127,22 @@ def our_names(task_index: dict) -> set[str]:
     return ours | {name for name, entry in task_index.items() if entry.get("type") == "tag" and set(entry.get("task") or ()) & ours}
 
 
+def unregistered_task(requested: list[str], task_index: dict) -> str | None:
+    """The one-line message for a requested task of ours whose folder has no registry line (a
+    benchmark added without its name in ``NAMES``): its run would have no preflight and no
+    provenance record, so it stops instead. None when every requested task of ours is registered."""
+    import fnmatch
+
+    folder = os.path.realpath(yaml_dir())
+    for name, entry in sorted(task_index.items()):
+        path = entry.get("yaml_path")
+        if not any(name == r or fnmatch.fnmatchcase(name, r) for r in requested) or not _under_ours(path) or of_task(name) is not None:
+            continue
+        where = os.path.relpath(os.path.realpath(path), folder).split(os.sep)[0]
+        return f"lmms-comparative: --tasks {name}: benchmarks/{where} has no line in the registry (NAMES in lmms_comparative/registry.py), so the run would have no preflight and no provenance record; add its name there (docs/adding-a-benchmark.md)"
+    return None
+
+
 def names_ours(requested: list[str], task_index: dict) -> bool:
     """Whether any requested name (a task, group or tag name, a wildcard as lmms-eval matches them,
     or a YAML path) is one of ours: indexed from our folder, or a tag whose tasks are."""
@@ -337,6 +353,9 @@ def install() -> bool:
         if typo:  # lmms-eval would print a traceback and exit 0, after loading for seconds
             stop_run(ProtocolError(typo))
         _RunTasks.ours = names_ours(requested_tasks(), _RunTasks.index)
+        stray = unregistered_task(requested_tasks(), _RunTasks.index) if _RunTasks.ours else None
+        if stray:
+            stop_run(ProtocolError(stray))
         if _RunTasks.ours:
             try:
                 capabilities.require_model_dependencies(_RunModel.value)

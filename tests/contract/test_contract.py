@@ -233,3 +233,15 @@ def test_a_folder_without_its_registry_line_fails_the_check(tmp_path):
         proc = subprocess.run([sys.executable, "-m", "lmms_comparative.benchmarks.contract", *names], env=env, capture_output=True, text=True, timeout=300, cwd=package)
         assert proc.returncode == 1, proc.stdout + proc.stderr[-3000:]
         assert "benchmarks/toymcq: a folder with task YAMLs and no line in the registry" in proc.stdout
+    # A run of its task stops before any item, naming the folder (it would have no provenance record).
+    data = tmp_path / "toy_data"
+    sys.path.insert(0, str(TOY.parent))
+    try:
+        from toymcq.fixture import build
+    finally:
+        sys.path.pop(0)
+    build(data)
+    proc = run_cli(["--model", "random_choice", "--tasks", "toymcq", "--output_path", str(tmp_path / "run")], env={**env, "TOYMCQ_ROOT": str(data)}, cwd=tmp_path)
+    assert proc.returncode == 1, proc.stdout[-2000:] + proc.stderr[-3000:]
+    assert "--tasks toymcq: benchmarks/toymcq has no line in the registry" in proc.stdout + proc.stderr
+    assert not list((tmp_path / "run").rglob("*_results.json"))
