@@ -53,6 +53,18 @@ def toy_package(base: Path, edit=None, toy: str = "toymcq") -> Path:
     return base
 
 
+def toy_data(directory: Path, toy: str = "toymcq") -> Path:
+    """The toy's data, built by its own fixture (as the package copy has it)."""
+    import importlib
+
+    sys.path.insert(0, str(TOYS[toy].parent))
+    try:
+        build = importlib.import_module(f"{toy}.fixture").build
+    finally:
+        sys.path.pop(0)
+    return build(directory)
+
+
 def _check(pythonpath: Path, *names: str) -> subprocess.CompletedProcess:
     env = dict(base_env(pythonpath / "hf"), PYTHONPATH=str(pythonpath))
     return subprocess.run([sys.executable, "-m", "lmms_comparative.benchmarks.contract", *(names or ("toymcq",))], env=env, capture_output=True, text=True, timeout=300, cwd=pythonpath)
@@ -137,13 +149,7 @@ def test_removing_a_required_part_fails_the_check_naming_it(tmp_path, part):
 @pytest.mark.e2e
 def test_the_toy_runs_fails_scores_verifies_and_reports_through_the_cli(hf_home, tmp_path):
     package = toy_package(tmp_path / "pkg")
-    data = tmp_path / "toy_data"
-    sys.path.insert(0, str(TOY.parent))
-    try:
-        from toymcq.fixture import build  # the toy's own fixture, as the package copy has it
-    finally:
-        sys.path.pop(0)
-    build(data)
+    data = toy_data(tmp_path / "toy_data")
     env = base_env(hf_home, PYTHONPATH=str(package), TOYMCQ_ROOT=str(data))  # the session's cache: its warm server
     tool = ["-m", "lmms_comparative"]
 
@@ -181,13 +187,7 @@ def test_the_judged_toy_runs_scores_verifies_and_reports_through_the_cli(hf_home
     The run checks the judge's endpoint first and logs its answers; verify re-scores from that log
     with no endpoint; the judge's breakage is named by the contract like any hook's."""
     package = toy_package(tmp_path / "pkg", toy="toyjudge")
-    data = tmp_path / "toy_data"
-    sys.path.insert(0, str(TOYS["toyjudge"].parent))
-    try:
-        from toyjudge.fixture import build
-    finally:
-        sys.path.pop(0)
-    build(data)
+    data = toy_data(tmp_path / "toy_data", "toyjudge")
     env = base_env(hf_home, PYTHONPATH=str(package), TOYJUDGE_ROOT=str(data), LMMS_COMPARATIVE_LLM_CACHE="off")
     tool = ["-m", "lmms_comparative"]
     out = tmp_path / "run"
@@ -234,13 +234,7 @@ def test_a_folder_without_its_registry_line_fails_the_check(tmp_path):
         assert proc.returncode == 1, proc.stdout + proc.stderr[-3000:]
         assert "benchmarks/toymcq: a folder with task YAMLs and no line in the registry" in proc.stdout
     # A run of its task stops before any item, naming the folder (it would have no provenance record).
-    data = tmp_path / "toy_data"
-    sys.path.insert(0, str(TOY.parent))
-    try:
-        from toymcq.fixture import build
-    finally:
-        sys.path.pop(0)
-    build(data)
+    data = toy_data(tmp_path / "toy_data")
     proc = run_cli(["--model", "random_choice", "--tasks", "toymcq", "--output_path", str(tmp_path / "run")], env={**env, "TOYMCQ_ROOT": str(data)}, cwd=tmp_path)
     assert proc.returncode == 1, proc.stdout[-2000:] + proc.stderr[-3000:]
     assert "--tasks toymcq: benchmarks/toymcq has no line in the registry" in proc.stdout + proc.stderr
