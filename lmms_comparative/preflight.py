@@ -57,7 +57,6 @@ class Need:
 
 def needs_of(tasks: list[str]) -> list[Need]:
     """What the scoring of ``tasks`` calls, one entry per reader, judge or model, in task order."""
-
     found: dict[tuple, Need] = {}
     for task in tasks:
         benchmark = of_task(task)

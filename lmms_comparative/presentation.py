@@ -87,7 +87,6 @@ _NAME = re.compile(r"^(?:task|group):\s*([A-Za-z0-9_]+)\s*$", re.M)
 @functools.lru_cache(maxsize=1)
 def our_task_names() -> frozenset[str]:
     """Every task and group name that our YAML folder defines."""
-
     names = set()
     for path in Path(yaml_dir()).rglob("*.yaml"):
         names.update(_NAME.findall(path.read_text(encoding="utf-8")))
@@ -111,7 +110,6 @@ def readable_results(result_dict: dict, column: str = "results") -> dict:
 
 def output_path_hint() -> str | None:
     """The run's ``--output_path`` as given on the command line, else None (nothing was saved)."""
-
     return cli_value("--output_path")
 
 

@@ -164,7 +164,6 @@ def _version(distribution: str) -> str | None:
 
 def package() -> dict:
     """This package's version, and its checkout's commit when it runs from one."""
-
     found = {"version": __version__}
     checkout = Path(__file__).resolve().parents[1]
     if (checkout / ".git").exists():

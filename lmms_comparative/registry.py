@@ -99,7 +99,6 @@ class Benchmark:
         """A small generated copy in the official layout (``fixture.build``; required when the data
         is not bundled, that is when ``root_variable`` is set), with the marker that says it is one
         (``data/generated.py``: a run on it is not the release, and the report says so)."""
-
         root = self.part("fixture", "build")(directory, **kwargs)
         mark(root, FIXTURE, self.name, **{k: v for k, v in kwargs.items() if isinstance(v, (int, str))})
         return root

@@ -17,7 +17,6 @@ SUBSET, GENERATED, UNCONFIRMED, UNKNOWN = "subset:", "not the release:", "releas
 def leaves(task_id: str, record: dict, groups: dict) -> list[str]:
     """The record's tasks an exported value is computed from: a group's tasks, the task itself, or
     the task whose metric it is (``subtlebench_caption_css`` is ``subtlebench_caption``'s CSS)."""
-
     if groups.get(task_id):
         return group_leaves(task_id, groups)
     tasks = record.get("tasks") or {}

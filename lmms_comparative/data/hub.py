@@ -121,7 +121,6 @@ def _with_retries(call, attempts: int = 6):
 def snapshot(repo: str, env_var: str) -> Snapshot:
     """The repository's current commit and file list; offline, the commit the cache holds. The
     commit is noted as the run's data source for ``env_var`` (``provenance``)."""
-
     snap = _snapshot(repo, env_var)
     provenance.note_hub(env_var, snap.repo, snap.commit, snap.folder)
     return snap

@@ -22,7 +22,6 @@ _MARK = "_lmms_comparative_fewshot"
 
 def benchmark_of(hook) -> str | None:
     """Our benchmark's name for a task whose hooks live in its folder, else None."""
-
     found = of_module(getattr(hook, "__module__", "") or "")
     return found.name if found else None
 

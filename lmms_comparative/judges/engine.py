@@ -202,7 +202,6 @@ class Engine:
     def from_env(cls, prefix: str | None = None, defaults: dict | None = None, **overrides) -> "Engine":
         """The engine of a benchmark's judge or reader (``prefix``), its settings noted for the
         results file's provenance."""
-
         config = EngineConfig.from_env(prefix, defaults, **overrides)
         provenance.note_llm(prefix, config)
         return cls(config, prefix)
@@ -230,7 +229,6 @@ class Engine:
 
     def run(self, requests: Sequence[Request], desc: str = "LLM calls", progress: bool = True, **overrides) -> list[ChatResult]:
         """One ``ChatResult`` per request, in order: identical requests asked once, cached answers not asked again, the rest sent with bounded concurrency and retries (or answered from ``LMMS_COMPARATIVE_LLM_ANSWERS`` when it is set)."""
-
         messages = [_as_messages(r) for r in requests]
         answer_keys = [provenance.answer_key(m) for m in messages]
         logged = os.environ.get(provenance.ANSWERS_ENV, "").strip()
@@ -243,7 +241,6 @@ class Engine:
     def _replay(self, answer_keys: list[str], path: str) -> list[ChatResult]:
         """Every answer from a run's answers log (``provenance.ANSWERS_ENV``), no endpoint called;
         a request the log lacks fails, as an unanswered call does."""
-
         answers = _logged_answers(path)
         results = [ChatResult(normalize_reply(answers[k]), cached=True) if k in answers else ChatResult(None, f"not in the logged answers ({path})") for k in answer_keys]
         missing = sum(r.failed for r in results)

@@ -143,7 +143,6 @@ def answer_space(prompt: str, doc: dict | None = None, n_images: int | None = No
 def task_answer_kinds(task: str) -> tuple[str, ...]:
     """The answer kinds of the benchmark a task belongs to (its registry record); all kinds for a
     task that is not ours."""
-
     benchmark = of_task(task)
     return benchmark.answer_spaces if benchmark else ANSWER_KINDS
 

@@ -28,7 +28,6 @@ FRAMES = 8  # a video item's frames shown: sampled uniformly, as lmms-eval's vid
 
 def _item_of(row: dict, key) -> tuple[str | None, dict]:
     """A samples line's item key and its per-item dict (what our process_results logs per metric)."""
-
     unit = sample_key(row, key)
     item = next((v for v in row.values() if isinstance(v, dict) and key.columns[0] in v), {})
     return unit, item
@@ -64,7 +63,6 @@ def collect(runs: list, benchmarks) -> list[dict]:
     """One record per (task, item key) that any run scored: the task, benchmark, category,
     domain, question, gold answer, media paths, and per run its reply, parsed answer, outcome,
     score and fields (CaptionQA: the reader's questions for that image)."""
-
     found: dict[tuple[str, str], dict] = {}
     for index, run in enumerate(runs):
         for task, rows in sorted(run.samples.items()):
@@ -181,7 +179,6 @@ def _embedded(records: list[dict], out: Path, made: dict[str, bool]) -> None:
     """Items whose samples name no image file (CaptionQA embeds its images in parquet): the
     benchmark's ``report.item_images(task, keys)`` reads them from the data at hand; each is
     saved once under the sha256 of its pixels, and stands in the record as a pseudo-path."""
-
     wanted: dict[str, list[dict]] = {}
     for record in records:
         if not record["media"]:

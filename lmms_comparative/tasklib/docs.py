@@ -201,7 +201,6 @@ def rows_of(docs) -> list[dict]:
 
 def _item_key(load: Callable) -> Callable[[dict], str] | None:
     """The item key rule of the benchmark whose module defines ``load`` (predictions.ItemKey)."""
-
     while isinstance(load, functools.partial):
         load = load.func
     benchmark = of_module(getattr(load, "__module__", "") or "")

@@ -99,7 +99,6 @@ def guard_scoring(fn):
 def check_model_failures(items: list, what: str) -> None:
     """Flag the run when more of a task's model requests failed than the allowed share (the
     items stay counted as ``failed`` and are scored by the benchmark's own rule)."""
-
     failed = sum(1 for it in items if it.get("status") == STATUS_FAILED)
     failures.check_share(what, failed, len(items), "got no answer from the model (failed requests)")
 
@@ -173,7 +172,6 @@ def group_share(values: list, sizes: list, weight_by_size: bool = False) -> floa
 def group_sum_counts(values: list, sizes: list, weight_by_size: bool = False) -> dict:
     """Group aggregation of the tasks' ``counts``: the integer fields summed (others, such as
     rates or model names, do not add up and are left out)."""
-
     return sum_counts([{k: v for k, v in part.items() if isinstance(v, int)} for part in values])
 
 

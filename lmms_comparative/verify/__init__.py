@@ -61,7 +61,6 @@ def overall(verdicts: list[Verdict]) -> str:
 def write_verdicts(results_file: Path, verdicts: list[Verdict]) -> Path | None:
     """``<date>_verify.json`` beside the results: the overall verdict and each task's, with the
     sha256 of the results file they were made on (``report`` shows them while it still matches)."""
-
     document = {
         "verified_with": __version__,
         "results_sha256": hashlib.sha256(results_file.read_bytes()).hexdigest(),

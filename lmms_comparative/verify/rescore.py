@@ -38,7 +38,6 @@ class BadLine(ValueError):
 
 def read_lines(path: Path) -> list[dict]:
     """The JSON objects of a samples log, one per line; ``BadLine`` names the first line that is not one."""
-
     return json_lines(path, BadLine, "samples log")
 
 
@@ -46,7 +45,6 @@ def _env(answers: Path | None, scratch: Path) -> dict:
     """The re-scoring run's environment: every judge and reader answers from ``answers`` (an empty
     log when the run has none, so that no endpoint is ever called, whatever the shell has set),
     no answer cache, recorded skips checked."""
-
     if answers is None:
         answers = scratch / "no_llm_answers.jsonl"
         answers.parent.mkdir(parents=True, exist_ok=True)
