@@ -21,6 +21,7 @@ from helpers.image_bytes import BAD_IMAGES
 from helpers.image_bytes import png as _png
 
 from lmms_comparative.benchmarks.captionqa.fixture import build as build_captionqa
+from lmms_comparative.benchmarks.contract import DAMAGED  # the contract damages the records file the same way
 from lmms_comparative.benchmarks.subtlebench.fixture import build as build_subtlebench
 from lmms_comparative.data import items
 from lmms_comparative.registry import BENCHMARKS
@@ -82,10 +83,10 @@ def test_run_level_problems_stop_with_one_message(pristine, tmp_path, monkeypatc
     elif case == "missing data file":
         target.unlink()
     elif case == "empty data file":
-        target.write_bytes(b"")
+        target.write_bytes(DAMAGED["empty"])
         expect.append(target.name)
     elif case == "malformed data file":
-        target.write_bytes(b"\x00\x01 this is not what the release holds {\n")
+        target.write_bytes(DAMAGED["malformed"])
         expect.append(target.name)
     elif case == "missing column":
         if name == "captionqa":

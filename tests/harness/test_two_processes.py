@@ -34,11 +34,11 @@ def runs(tmp_path_factory, hf_home) -> dict[str, tuple]:
                 port = sock.getsockname()[1]
             launcher = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", str(port)]
         with FakeOpenAI(any_scorer) as server:
-            env = base_env(hf_home, **{k: str(v) for k, v in roots.items()}, **server.every_llm_env(), LMMS_COMPARATIVE_LLM_CACHE="off")
+            env = base_env(hf_home, **roots, **server.every_llm_env(), LMMS_COMPARATIVE_LLM_CACHE="off")
             proc = run_cli(["--model", "random_choice", "--model_args", "seed=3", "--tasks", ",".join(TASKS), "--output_path", str(base / name), "--log_samples"], env=env, launcher=launcher)
             reader_calls = len(server.requests)
         out[name] = (proc, read_run(base / name, proc), reader_calls, base / name)
-    out["env"] = base_env(hf_home, **{k: str(v) for k, v in roots.items()})  # no endpoint: verify needs none
+    out["env"] = base_env(hf_home, **roots)  # no endpoint: verify needs none
     return out
 
 

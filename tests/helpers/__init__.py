@@ -30,15 +30,16 @@ FOUR_BENCHMARKS = "subtlebench,compbench,vlm2bench_image,vidi_granular"
 FULL_INDEX = {"LMMS_COMPARATIVE_OUR_TASKS_ONLY": ""}
 
 
-def base_env(hf_home: Path, **extra: str) -> dict:
+def base_env(hf_home: Path, **extra: str | Path) -> dict:
     """The environment of a test's subprocess: offline, its own HF cache, no OpenAI settings of the
-    machine, our task folder indexed alone unless ``extra`` says otherwise (FULL_INDEX)."""
+    machine, our task folder indexed alone unless ``extra`` says otherwise (FULL_INDEX); ``extra``'s
+    values as strings (data roots may be given as paths)."""
     env = dict(os.environ)
     env["LMMS_COMPARATIVE_OUR_TASKS_ONLY"] = "1"
     for key in ("OPENAI_API_KEY", "OPENAI_API_BASE", "OPENAI_API_URL"):
         env.pop(key, None)
     env.update(HF_HOME=str(hf_home), HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
-    env.update(extra)
+    env.update({k: str(v) for k, v in extra.items()})
     return env
 
 

@@ -119,6 +119,7 @@ def other_images(roots: dict[str, Path]) -> list[list]:
     ``BY_KIND`` (none today; a new benchmark's), as its own ``doc_to_visual`` gives them: with no
     layout of its known here, the check is that the model class receives those images, in order."""
     import os
+    from unittest import mock
 
     from PIL import Image
 
@@ -130,12 +131,8 @@ def other_images(roots: dict[str, Path]) -> list[list]:
         if any(of_task(t) is benchmark for t in BY_KIND):
             continue
         config = configs(benchmark)[benchmark.smoke_task]
-        before = os.environ.get(benchmark.root_variable)
-        os.environ[benchmark.root_variable] = str(roots[benchmark.root_variable])
-        try:
+        with mock.patch.dict(os.environ, {benchmark.root_variable: str(roots[benchmark.root_variable])}):
             docs = rows_of(config["process_docs"].resolve()(None))
-        finally:
-            os.environ.pop(benchmark.root_variable) if before is None else os.environ.update({benchmark.root_variable: before})
         visual = config["doc_to_visual"].resolve()
         out += [[thumbnail(image) for image in visual(doc) if isinstance(image, Image.Image)] for doc in docs]
     return out
@@ -167,7 +164,7 @@ def model_run(request, roots, tiny_checkpoints, hf_home, tmp_path_factory):
     with FakeOpenAI(any_scorer) as judge:
         env = base_env(
             hf_home,
-            **{k: str(v) for k, v in roots.items()},
+            **roots,
             **judge.every_llm_env(),
             LMMS_COMPARATIVE_LLM_CACHE="off",
             TINY_VLM_RECORD=str(out / "record"),

@@ -107,8 +107,12 @@ def test_metrics_that_do_not_apply_are_not_returned():
 
 
 def _judge(body: dict) -> str:
-    # The CaptionQA reader always answers A; every judge as any_scorer does.
-    return any_scorer(body) if "Score" in message_text(body) or not re.search(r"^[A-Z]\. ", message_text(body), re.M) else "A"
+    """The CaptionQA reader (lettered options, no score asked) always answers A; every judge as
+    ``any_scorer`` answers it."""
+    text = message_text(body)
+    if re.search(r"^[A-Z]\. ", text, re.M) and "Score" not in text:
+        return "A"
+    return any_scorer(body)
 
 
 def _wandb_summary(run_dir: Path) -> dict:
@@ -143,7 +147,7 @@ def test_every_benchmark_prints_a_readable_table_and_summary(subtlebench_root, f
         tasks += ["vidi_global_avg"]
     out = tmp_path / "out"
     with FakeOpenAI(_judge) as server:
-        env = base_env(hf_home, **{k: str(v) for k, v in roots.items()}, LMMS_COMPARATIVE_LLM_CACHE="off", WANDB_MODE="offline", WANDB_DIR=str(tmp_path), WANDB_SILENT="true")
+        env = base_env(hf_home, **roots, LMMS_COMPARATIVE_LLM_CACHE="off", WANDB_MODE="offline", WANDB_DIR=str(tmp_path), WANDB_SILENT="true")
         env.update(server.every_llm_env())
         proc = run_cli(["--model", "random_choice", "--tasks", ",".join(tasks), "--output_path", str(out), "--wandb_args", "project=lmms-comparative-test"], env=env)
     results, _ = read_run(out, proc)

@@ -27,7 +27,7 @@ def _reader(body: dict) -> str:
 def compared(tmp_path_factory, hf_home):
     base = tmp_path_factory.mktemp("compare")
     roots = build_roots(base / "data", subtlebench={"per_category": 4}, compbench={"per_source": 4})
-    env = base_env(hf_home, **{k: str(v) for k, v in roots.items()}, LMMS_COMPARATIVE_LLM_CACHE="off")
+    env = base_env(hf_home, **roots, LMMS_COMPARATIVE_LLM_CACHE="off")
     with FakeOpenAI(_reader) as server:
         served = {**env, **server.judge_env("CAPTIONQA_READER")}
         for name, seed in (("a", 1), ("b", 2)):

@@ -30,7 +30,7 @@ def _scores(samples: list[dict]) -> dict[int, dict]:
 def runs(tmp_path_factory, hf_home):
     base = tmp_path_factory.mktemp("predict_only")
     roots = build_roots(base / "data", subtlebench={"per_category": 3}, compbench={"per_source": 3})
-    env = base_env(hf_home, **{k: str(v) for k, v in roots.items()}, LMMS_COMPARATIVE_LLM_CACHE="off")
+    env = base_env(hf_home, **roots, LMMS_COMPARATIVE_LLM_CACHE="off")
     with FakeOpenAI(any_scorer) as server:
         served = {**env, **server.every_llm_env()}
         generated = run_cli(["--model", "random_choice", "--tasks", ",".join(TASKS), "--output_path", str(base / "generated"), "--log_samples", "--predict_only"], env=served)
