@@ -90,7 +90,7 @@ DEFAULT_MODELS = _default_models()
 
 
 class FakeOpenAI(Loopback):
-    def __init__(self, responder: Responder, api_key: str = TEST_KEY, azure: bool = False, models: list[str] | None = DEFAULT_MODELS):
+    def __init__(self, responder: Responder, api_key: str = TEST_KEY, azure: bool = False, models: list[str] | None = DEFAULT_MODELS, port: int = 0):
         self.responder = responder
         self.api_key, self.azure, self.models = api_key, azure, models
         self.listings = 0  # GET /v1/models answered 200
@@ -154,7 +154,7 @@ class FakeOpenAI(Loopback):
             def _send(self, status: int, obj: dict, headers: dict | None = None, raw: bytes | None = None) -> None:
                 send_json(self, status, obj, headers, raw)
 
-        self.httpd = _QuietServer(("127.0.0.1", 0), Handler)
+        self.httpd = _QuietServer(("127.0.0.1", port), Handler)  # port 0: any free one
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
     def authorized(self, headers, path: str) -> bool:
