@@ -14,6 +14,7 @@ one defaults to; the contract (``benchmarks/contract.py``) checks them.
 
 from __future__ import annotations
 
+import functools
 import importlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -145,24 +146,26 @@ class Benchmark:
 # The registry line: every benchmark, in the order the report and the run summary show them.
 NAMES: tuple[str, ...] = ("subtlebench", "captionqa", "vlm2bench", "compbench", "vidi")
 
-_loaded: dict[str, tuple] = {}
-
 
 class RegistryError(Exception):
     """A name in ``NAMES`` whose folder holds no record: one line naming both."""
 
 
+@functools.cache
 def _records() -> tuple[Benchmark, ...]:
     """Each name's record (``benchmarks/<name>/__init__.py``'s ``BENCHMARK``), read once."""
-    if "records" not in _loaded:
-        records = []
-        for name in NAMES:
-            record = getattr(importlib.import_module(f"{BENCHMARKS_PACKAGE}.{name}"), "BENCHMARK", None)
-            if not isinstance(record, Benchmark) or record.name != name:
-                raise RegistryError(f"the registry lists {name!r} (NAMES in lmms_comparative/registry.py), but benchmarks/{name}/__init__.py defines no BENCHMARK = Benchmark(name={name!r}, ...)")
-            records.append(record)
-        _loaded["records"] = tuple(records)
-    return _loaded["records"]
+    records = []
+    for name in NAMES:
+        record = getattr(importlib.import_module(f"{BENCHMARKS_PACKAGE}.{name}"), "BENCHMARK", None)
+        if not isinstance(record, Benchmark) or record.name != name:
+            raise RegistryError(f"the registry lists {name!r} (NAMES in lmms_comparative/registry.py), but benchmarks/{name}/__init__.py defines no BENCHMARK = Benchmark(name={name!r}, ...)")
+        records.append(record)
+    return tuple(records)
+
+
+@functools.cache
+def _by_name() -> dict[str, Benchmark]:
+    return {b.name: b for b in _records()}
 
 
 def __getattr__(name: str):
@@ -171,7 +174,7 @@ def __getattr__(name: str):
     if name == "BENCHMARKS":
         return _records()
     if name == "BY_NAME":
-        return {b.name: b for b in _records()}
+        return _by_name()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
