@@ -6,6 +6,7 @@ one exported value (``subset_of``) or of the values of several tasks a report ta
 
 from __future__ import annotations
 
+from lmms_comparative.data.generated import maker
 from lmms_comparative.provenance import KEY
 from lmms_comparative.rescoring.replies import group_leaves
 
@@ -73,8 +74,6 @@ def _why(record: dict, benchmark, behind: list[str]) -> str | None:
         return None
     source = (release.get("release") or benchmark.title) if expected else benchmark.title
     if made:  # items this package made up: none of them is the release's, whatever their count
-        from lmms_comparative.data.generated import maker
-
         extra = f" ({'; '.join(short[:4])}{'; ...' if len(short) > 4 else ''})" if short else ""
         return f"{GENERATED} {scored} items made by {maker(made)}, none of them an item of {source}{extra}"
     detail = f"{'; '.join(why[:4])}{'; ...' if len(why) > 4 else ''}"

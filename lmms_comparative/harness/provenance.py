@@ -167,7 +167,6 @@ def install() -> bool:
 
     def make(original):
         def save_results_aggregated(self, results, samples, *args, **kwargs):
-
             answers = None
             try:
                 record = build(results)

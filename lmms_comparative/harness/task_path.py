@@ -25,6 +25,8 @@ import os
 
 from lmms_comparative import yaml_dir
 from lmms_comparative.failures import ModelCapabilityError, ProtocolError, stop_run
+from lmms_comparative.harness import capabilities, exit_status
+from lmms_comparative.harness.patch import unpatched
 from lmms_comparative.registry import of_task
 from lmms_comparative.switches import OURS_ONLY, cli_value  # noqa: F401 - handed on: other modules read them here
 
@@ -325,8 +327,6 @@ def install() -> bool:
         return True
     problem = check()
     if problem:
-        from lmms_comparative.harness.patch import unpatched
-
         unpatched("task_path", problem)
         return False
     original = TaskManager.initialize_tasks
@@ -334,8 +334,6 @@ def install() -> bool:
     @functools.wraps(original)
     def initialize_tasks(self, include_path=None, *args, **kwargs):
         _RunModel.value = getattr(self, "model_name", None) or _RunModel.value
-        from lmms_comparative.harness import capabilities, exit_status
-
         try:
             exit_status.mode()
         except ProtocolError as exc:  # a setting of ours the user chose: stop before anything runs
@@ -379,10 +377,4 @@ def install() -> bool:
     return True
 
 
-def _hand_over() -> None:
-    from lmms_comparative.harness import exit_status
-
-    exit_status.set_includes_ours(run_includes_ours)
-
-
-_hand_over()  # the exit status asks this module whether the run includes our tasks
+exit_status.set_includes_ours(run_includes_ours)  # the exit status asks this module whether the run includes our tasks

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from lmms_comparative.registry import BENCHMARKS, BY_NAME
 from lmms_comparative.report import generic, html
 from lmms_comparative.report.cells import collecting, parse_cell
 from lmms_comparative.report.charts import model_colours
@@ -27,8 +28,6 @@ def run_summary(results: dict, output_path: str | None) -> list[str]:
     """A few lines per benchmark of one run, in its paper's layout, for the end of the run log:
     ``results`` maps task and group names to lmms-eval's metric values (``"accuracy,none"``);
     ``output_path`` is the run's ``--output_path`` (None: nothing was saved)."""
-    from lmms_comparative.registry import BENCHMARKS  # the registry sits above the report package
-
     run = Run("this run", {"results": dict(results)})
     if output_path:
         pointer = f"Full tables with 95% intervals, runs side by side: lmms-comparative report {output_path} -o report/"
@@ -95,8 +94,6 @@ def run_subsets(run: Run, benchmarks) -> dict[str, str | None]:
 
 
 def _items(subsets: dict[str, str | None]) -> str:
-    from lmms_comparative.registry import BY_NAME
-
     return "; ".join(f"{BY_NAME[name].title}: {kind(reason) or 'the release'}" for name, reason in subsets.items()) or "-"
 
 
@@ -156,8 +153,6 @@ def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all",
     matched: only those of models the runs matched, none); ``with_html``: also ``index.html``."""
     import csv
     import json
-
-    from lmms_comparative.registry import BENCHMARKS
 
     if paper_rows not in PAPER_ROWS:
         raise ReportError(f"--paper-rows {paper_rows!r}: choose one of {', '.join(PAPER_ROWS)}")

@@ -22,8 +22,10 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lmms_comparative.metrics.paired import compare_units, holm
 from lmms_comparative.provenance import KEY
 from lmms_comparative.registry import of_task
+from lmms_comparative.report.runs import ReportError, load_runs
 from lmms_comparative.rescoring.replies import ItemKey, group_leaves, sample_key
 
 
@@ -47,7 +49,6 @@ class Units:
 def item_units(run, task: str) -> Units | None:
     """The default: an item per unit, scored by its ``correct``, categorised by its ``domain``
     where it has one (the per-item dict our ``process_results`` logs under every metric)."""
-
     benchmark = of_task(task)
     rows = run.samples.get(task)
     if benchmark is None or not rows:
@@ -92,8 +93,6 @@ def _check_comparable(a, b, tasks: list[str]) -> None:
 
 
 def _row(task: str, metric: str, units_a: Units, units_b: Units, common: list[str], strata: list[str] | None = None, macro: bool = False, category: str | None = None) -> dict:
-    from lmms_comparative.metrics.paired import compare_units
-
     weights = [units_a.weights.get(u, 1.0) for u in common]
     binary = units_a.binary and units_b.binary
     numbers = compare_units([units_a.values[u] for u in common], [units_b.values[u] for u in common], binary, strata, macro, weights, units_a.scale)
@@ -103,8 +102,6 @@ def _row(task: str, metric: str, units_a: Units, units_b: Units, common: list[st
 def compare(a, b) -> list[dict]:
     """Comparison rows of runs ``a`` and ``b`` (report ``Run``s): groups and tasks both ran, each
     with its categories; p-values Holm-adjusted within each group or task."""
-    from lmms_comparative.metrics.paired import holm
-
     tasks = sorted(t for t in set(a.samples) & set(b.samples) if of_task(t) is not None)
     if not tasks:
         raise CompareError(f"the runs share no task of ours with samples ({a.name}: {', '.join(sorted(a.samples)) or 'none'}; {b.name}: {', '.join(sorted(b.samples)) or 'none'}); run both with --log_samples")
@@ -200,8 +197,6 @@ def table(rows: list[dict], a_name: str, b_name: str) -> str:
 
 def main(run_a: str, run_b: str, output: str | None) -> int:
     """``lmms-comparative compare``: print the table, write ``OUT/compare.json``; 2 on bad input."""
-    from lmms_comparative.report.runs import ReportError, load_runs
-
     try:
         (a,), (b,) = _one(load_runs([run_a]), run_a), _one(load_runs([run_b]), run_b)
         rows = compare(a, b)

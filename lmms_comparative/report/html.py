@@ -14,6 +14,9 @@ import html
 import shutil
 from pathlib import Path
 
+from lmms_comparative.report import items
+from lmms_comparative.report.cells import table
+
 STATIC = Path(__file__).resolve().parent / "static"
 
 
@@ -25,8 +28,6 @@ def _markdown(text: str) -> str:
 
 def comparison_section(benchmark, rows: list[dict] | None, a_name: str, b_name: str, problem: str | None) -> list[str]:
     """The Markdown comparison of the first two runs for one benchmark (``compare.compare`` rows)."""
-    from lmms_comparative.report.cells import table
-
     title = f"### Comparison: `{b_name}` (B) against `{a_name}` (A)"
     if problem:
         return [title, "", f"Not compared: {problem}", ""]
@@ -64,8 +65,6 @@ def write_page(out: Path, runs: list, verification: list[str], sections: list[tu
     """``index.html`` with its assets and the item browser's data under ``out``; ``sections``:
     (benchmark, its Markdown) in report order; ``charts``: PNGs by benchmark name. Returns the
     browser's counts."""
-    from lmms_comparative.report import items
-
     assets = out / "assets"
     assets.mkdir(parents=True, exist_ok=True)
     for name in ("browser.js", "report.css"):

@@ -71,7 +71,6 @@ def rows_of_ours(results: dict) -> list[str]:
 
 
 def _check_items(verdict: Verdict, rows: list[dict], benchmark, recorded: dict) -> None:
-
     key = ItemKey.of(benchmark)
     keys = [sample_key(row, key) for row in rows]
     if any(k is None for k in keys):
