@@ -20,6 +20,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+import re
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -28,6 +29,7 @@ from typing import Callable, Union
 from PIL import Image
 
 from helpers.loopback import Loopback, send_json
+from lmms_comparative.registry import BENCHMARKS
 
 
 @dataclass
@@ -81,8 +83,6 @@ TEST_KEY = "sk-x"  # the key the tests configure, for the model under test and f
 def _default_models() -> list[str]:
     """The default model of every reader and judge the registry's benchmarks declare
     (``scoring_calls``), and the model under test: what the server lists unless told otherwise."""
-    from lmms_comparative.registry import BENCHMARKS
-
     return sorted({c.values(b)[1]["model"] for b in BENCHMARKS for c in b.scoring_calls if c.kind == "llm"}) + ["vlm"]
 
 
@@ -180,8 +180,6 @@ class FakeOpenAI(Loopback):
     def every_llm_env(self) -> dict[str, str]:
         """Every reader and judge of every registered benchmark pointed at this server (each
         ``scoring_calls`` prefix, and the shared ``LMMS_COMPARATIVE_LLM`` fallback)."""
-        from lmms_comparative.registry import BENCHMARKS
-
         env = self.judge_env("LMMS_COMPARATIVE_LLM")
         for benchmark in BENCHMARKS:
             for prefix in benchmark.llm_prefixes():
@@ -193,8 +191,6 @@ def any_scorer(body: dict) -> str:
     """A usable reply for any registered benchmark's scoring call: ViDi's judge gets precision and
     recall scores, VLM2-Bench's a score, a read with lettered options (the CaptionQA reader) a letter
     (``question_reader``), and any other judge "Yes" (asked whether a reply matches)."""
-    import re
-
     text = message_text(body)
     if "Precision Score" in text or "Recall Score" in text:
         return "Precision Score: 1/2\nRecall Score: 1/2"
@@ -206,8 +202,6 @@ def any_scorer(body: dict) -> str:
 def question_reader(body: dict) -> str:
     """A CaptionQA reader whose answer depends only on the question (right, wrong or unusable), so
     that two runs of the same captions get the same answers however the calls are ordered."""
-    import re
-
     text = message_text(body)
     options = re.findall(r"^([A-Z])\. ", text, re.M)
     question = re.search(r"Question:\n(.*)\n", text)
