@@ -4,17 +4,19 @@ environment (``server_for``), stop them all at exit."""
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import os
+import shutil
 import socket
+import subprocess
 import sys
+import tempfile
+import time
 
 from helpers.warm_python import COLD_ENV, HF_AFTER, SOCKET_ENV, _keyed
 
 SERVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "warm_python.py")
-
-
-# ---- starting it, from a test process --------------------------------------------------------
 
 
 # One "base" server per set of start-up variables (the tests' process changes some as it imports
@@ -28,8 +30,6 @@ class Server:
     request: ``warm PID: WHAT`` or ``cold (VARIABLES): WHAT``)."""
 
     def __init__(self, folder: str, env: dict, tier: str = "base"):
-        import subprocess
-
         index = next(_numbers)
         self.shim = os.path.join(folder, "python")
         self.socket = os.path.join(folder, f"socket-{index}")
@@ -38,8 +38,6 @@ class Server:
             self.process = subprocess.Popen([sys.executable, SERVER, self.socket, tier], env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
 
     def ready(self, timeout: float = 300) -> bool:
-        import time
-
         deadline = time.monotonic() + timeout
         while not os.path.exists(self.socket):
             if self.process.poll() is not None or time.monotonic() > deadline:
@@ -69,9 +67,8 @@ def server_for(env: dict, tier: str | None = None) -> Server | None:
     """The server for a run with environment ``env``, started on first need (its preload takes a
     few seconds): an "hf" server once its environment has had ``HF_AFTER`` requests, else a "base"
     one (``tier`` asks for one). None where the run must start cold: ``WARM_PYTHON_OFF`` is set, the
-    platform has no fork or descriptor passing,
-    the run sets a ``PYTHON*`` variable of its own but ``PYTHONPATH`` (which the server checks:
-    ``plain_path``), or no server started."""
+    platform has no fork or descriptor passing, the run sets a ``PYTHON*`` variable of its own but
+    ``PYTHONPATH`` (which the server checks: ``plain_path``), or no server started."""
     if os.environ.get(COLD_ENV) or env.get(COLD_ENV) or not _PORTABLE:
         return None
     if any(env.get(k) != os.environ.get(k) for k in {*env, *os.environ} if k.startswith("PYTHON") and k != "PYTHONPATH"):
@@ -107,9 +104,6 @@ def _started(key: tuple, env: dict) -> Server | None:
 
 def _shim_folder() -> str:
     if not _folder:
-        import atexit
-        import tempfile
-
         folder = tempfile.mkdtemp(prefix="warm-python-")
         with open(os.path.join(folder, "python"), "w") as f:
             f.write(f"#!{sys.executable}\nimport sys\nsys.path.insert(0, {os.path.dirname(SERVER)!r})\n")
@@ -121,8 +115,6 @@ def _shim_folder() -> str:
 
 
 def _stop_all() -> None:
-    import shutil
-
     for server in _servers.values():
         if server is not None:
             server.stop()
