@@ -58,10 +58,9 @@ def _targets(name: str, is_package: bool, node: ast.Import | ast.ImportFrom, kno
     return out
 
 
-def imports(root: Path) -> tuple[dict[str, set[str]], int, int]:
-    """File-level arrows (module -> modules it imports), and the counts of package imports made at
-    module level and inside a function or method."""
-    known = modules(root)
+def imports(known: dict[str, Path]) -> tuple[dict[str, set[str]], int, int]:
+    """File-level arrows (module -> modules it imports) among the ``known`` modules (``modules``),
+    and the counts of package imports made at module level and inside a function or method."""
     arrows: dict[str, set[str]] = defaultdict(set)
     top = inside = 0
     for name, path in known.items():
@@ -151,7 +150,8 @@ def floors(graph: dict[str, set[str]], nodes: set[str]) -> dict[str, int]:
 
 
 def measure(root: Path) -> dict:
-    arrows, top, inside = imports(root)
+    known = modules(root)
+    arrows, top, inside = imports(known)
     parts: dict[str, set[str]] = defaultdict(set)
     why: dict[tuple[str, str], list[str]] = defaultdict(list)
     for source, targets in arrows.items():
@@ -160,12 +160,12 @@ def measure(root: Path) -> dict:
             if a != b and "(package face)" not in (a, b):
                 parts[a].add(b)
                 why[(a, b)].append(f"{source} -> {target}")
-    names = {part_of(m) for m in modules(root)} - {"(package face)"}
+    names = {part_of(m) for m in known} - {"(package face)"}
     part_circles = circles(parts)
     in_circle = {p: i for i, c in enumerate(part_circles) for p in c}
     back_up = sorted(f"{a} -> {b}: {', '.join(why[(a, b)])}" for a, targets in parts.items() for b in targets if a in in_circle and in_circle.get(b) == in_circle[a])
     return {
-        "files": len(modules(root)),
+        "files": len(known),
         "parts": len(names),
         "arrows between parts": sum(len(t) for t in parts.values()),
         "imports at module level": top,

@@ -8,6 +8,7 @@ runs, is scored from its samples, verified and reported, without a line of code 
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 import shutil
@@ -55,8 +56,6 @@ def toy_package(base: Path, edit=None, toy: str = "toymcq") -> Path:
 
 def toy_data(directory: Path, toy: str = "toymcq") -> Path:
     """The toy's data, built by its own fixture (as the package copy has it)."""
-    import importlib
-
     sys.path.insert(0, str(TOYS[toy].parent))
     try:
         build = importlib.import_module(f"{toy}.fixture").build
