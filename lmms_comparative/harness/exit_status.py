@@ -38,6 +38,7 @@ from typing import Callable
 from loguru import logger
 
 from lmms_comparative.failures import ProtocolError, add_flag, flags
+from lmms_comparative.harness.patch import unpatched
 
 _installed = False
 MODE_ENV = "LMMS_COMPARATIVE_EXIT_STATUS"
@@ -152,8 +153,6 @@ def watch_evaluation_errors() -> None:
         _checked = True
         problem = check()
         if problem:
-            from lmms_comparative.harness.patch import unpatched
-
             unpatched("exit_status", problem)
             return
     handlers = getattr(getattr(logger, "_core", None), "handlers", {})

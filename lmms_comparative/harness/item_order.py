@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 
+from lmms_comparative.harness.fewshot import benchmark_of
 from lmms_comparative.harness.patch import wrap_method
 
 _MARK = "_lmms_comparative_item_order"
@@ -43,8 +44,6 @@ def ordered(items: list, columns: tuple[str, ...]) -> list:
 def _columns_of(task) -> tuple[str, ...] | None:
     """The item key columns of one of our tasks (its ``process_results`` lives in a benchmark's
     folder), None for anyone else's task."""
-    from lmms_comparative.harness.fewshot import benchmark_of  # the registry, read when used
-
     config = getattr(task, "config", None)
     name = benchmark_of(getattr(config, "process_results", None))
     if name is None:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from lmms_comparative import provenance
 from lmms_comparative.harness.patch import wrap_method
+from lmms_comparative.harness.task_path import loaded_tasks, predict_only, run_model, run_model_args, task_index
 from lmms_comparative.provenance import KEY
 from lmms_comparative.registry import of_module
 from lmms_comparative.rescoring.replies import ItemKey, read_replay
@@ -65,8 +66,6 @@ def _task_record(name: str, task, benchmark, index: dict, config: dict) -> dict:
 def build(results: dict) -> dict | None:
     """The ``lmms_comparative`` record for ``results`` (lmms-eval's results dict), or None when the
     run scored none of our tasks."""
-    from lmms_comparative.harness.task_path import loaded_tasks, task_index
-
     ours = {}
     for name, task in sorted(loaded_tasks().items()):
         if name not in results.get("results", {}):
@@ -90,8 +89,6 @@ def build(results: dict) -> dict | None:
         "seeds": seeds,
         "llm": provenance.llm_settings(),
     }
-    from lmms_comparative.harness.task_path import predict_only
-
     if predict_only():
         record["predict_only"] = True  # replies only: ``lmms-comparative score`` scores them
     predictions = _predictions()
@@ -117,8 +114,6 @@ def _benchmark_of(task, of_module):
 
 def _predictions() -> dict | None:
     """For a ``lmms-comparative score`` run (the ``replay`` model): the prediction files it read."""
-    from lmms_comparative.harness.task_path import run_model, run_model_args
-
     if run_model() != "replay":
         return None
 

@@ -17,6 +17,7 @@ import functools
 import inspect
 import sys
 
+from lmms_comparative.harness.patch import unpatched
 from lmms_comparative.presentation import log_summary, readable_results
 
 _MARK = "_lmms_comparative_wrapped"
@@ -77,8 +78,6 @@ def install(load: bool = True) -> bool:
     if utils is not None and evaluator_utils is not None and not _checked:
         _checked.append(check())  # once both halves can be checked
         if _checked[0]:
-            from lmms_comparative.harness.patch import unpatched
-
             unpatched("table", _checked[0])
     if _checked and _checked[0]:
         return False

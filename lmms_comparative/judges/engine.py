@@ -100,8 +100,6 @@ _ANSWER_LOGS: dict[str, dict[str, str]] = {}
 def _logged_answers(path: str) -> dict[str, str]:
     """An answers log, read once per process."""
     if path not in _ANSWER_LOGS:
-        from lmms_comparative import provenance
-
         _ANSWER_LOGS[path] = provenance.load_answers(path)
     return _ANSWER_LOGS[path]
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Callable
 
 from lmms_comparative import provenance, yaml_dir
+from lmms_comparative.data.items import NO_IMAGES_ENV
 from lmms_comparative.rescoring.replies import (
     SAMPLES_NAME,
     ItemKey,
@@ -188,8 +189,6 @@ def replay(replies: Replies, label: str, tasks: list[str], output: Path, files: 
     benchmark(s) in the replay file and the results' provenance."""
     import subprocess
     import sys
-
-    from lmms_comparative.data.items import NO_IMAGES_ENV
 
     def say(text: str) -> None:
         if not quiet:

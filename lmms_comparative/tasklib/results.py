@@ -14,6 +14,7 @@ from lmms_comparative import failures
 from lmms_comparative.data import items as _items
 from lmms_comparative.failures import RunStopped, stop_run
 from lmms_comparative.metrics.aggregate import STATUS_FAILED, accuracy, counts, sum_counts
+from lmms_comparative.metrics.bootstrap import combine_ci95
 
 
 def response_text(results: list) -> str:
@@ -178,15 +179,11 @@ def group_sum_counts(values: list, sizes: list, weight_by_size: bool = False) ->
 def group_ci95(values: list, sizes: list, weight_by_size: bool = False) -> dict:
     """Group aggregation of the tasks' ``ci95``: the interval of the unweighted mean of the
     tasks' values (an Overall), from their bootstrap standard errors."""
-    from lmms_comparative.metrics.bootstrap import combine_ci95
-
     return combine_ci95(values)
 
 
 def group_ci95_same_items(values: list, sizes: list, weight_by_size: bool = False) -> dict:
     """``group_ci95`` for tasks that score the same items (both image orders of ViDi)."""
-    from lmms_comparative.metrics.bootstrap import combine_ci95
-
     return combine_ci95(values, correlated=True)
 
 
