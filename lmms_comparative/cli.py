@@ -284,13 +284,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "report":
         from lmms_comparative.report import Aliases, ReportError, write_report
 
+        notes: list[str] = []
         try:
-            path = write_report(args.results_dirs, args.output, paper_rows=args.paper_rows, aliases=Aliases.from_options(args.alias, args.aliases), with_html=not args.no_html)
+            path = write_report(args.results_dirs, args.output, paper_rows=args.paper_rows, aliases=Aliases.from_options(args.alias, args.aliases), with_html=not args.no_html, notes=notes)
         except ReportError as exc:  # bad input: one line naming the file, no traceback
             print(f"lmms-comparative report: error: {exc}", file=sys.stderr)
             return 2
+        for note in notes:
+            print(f"lmms-comparative report: {note}", file=sys.stderr)
         print(f"report: {path}")
-        return 0
+        # A results file passed over is a run missing from the report: exit 1 (the report of the others is written).
+        return 1 if any(n.startswith("passed over: ") for n in notes) else 0
     if args.command == "synthetic":
         from lmms_comparative.benchmarks.subtlebench import synthetic
 
@@ -317,8 +321,10 @@ def main(argv: list[str] | None = None) -> int:
         return verify(args.results_dir)
     if args.command == "captionqa-export":
         from lmms_comparative.benchmarks.captionqa.hooks import export_captions
+        from lmms_comparative.data import untrusted
 
-        files = sorted(glob.glob(os.path.join(args.results_dir, "**", "*_samples_captionqa_*.jsonl"), recursive=True))
+        found, _links = untrusted.results_files(args.results_dir, "*_samples_captionqa_*.jsonl")  # no link followed
+        files = [str(f) for f in found]
         if not files:
             print(f"no CaptionQA samples logs (*_samples_captionqa_*.jsonl) under {args.results_dir}; run with --log_samples", file=sys.stderr)
             return 1

@@ -36,6 +36,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from lmms_comparative.data import untrusted
 from lmms_comparative.provenance import KEY
 from lmms_comparative.registry import BENCHMARKS, BY_NAME
 from lmms_comparative.subsets import subset_of
@@ -205,13 +206,15 @@ def write(files: list[ExportFile], out_dir: Path) -> list[Path]:
     import yaml
     from huggingface_hub import eval_result_entries_to_yaml
 
-    folder = Path(out_dir) / FOLDER
-    folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    for file in files:
-        path = folder / file.name
-        path.write_text(yaml.safe_dump(eval_result_entries_to_yaml(file.entries), sort_keys=False, allow_unicode=True), encoding="utf-8")
-        written.append(path)
+    try:
+        folder = untrusted.make_folder(Path(out_dir) / FOLDER)
+        written = []
+        for file in files:
+            path = folder / file.name
+            untrusted.write_file(path, yaml.safe_dump(eval_result_entries_to_yaml(file.entries), sort_keys=False, allow_unicode=True))
+            written.append(path)
+    except untrusted.Unsafe as exc:  # a link where a file goes: never written through
+        raise ExportError(str(exc)) from None
     return written
 
 
@@ -268,7 +271,11 @@ def main(paths: list[str], output: str, dataset_id_args: list[str], source_url: 
     if not files:
         print("lmms-comparative export: nothing to export (no value of the release's item set on a benchmark with a hub dataset; see above)", file=sys.stderr)
         return 1
-    written = write(files, Path(output))
+    try:
+        written = write(files, Path(output))
+    except ExportError as exc:
+        print(f"lmms-comparative export: error: {exc}", file=sys.stderr)
+        return 1
     for path in written:
         print(f"wrote {path}")
     if push_to:

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Iterator
 
+from lmms_comparative.data.untrusted import MAX_JSON_BYTES, MAX_LOG_BYTES, Unsafe, loads, read_text
 from lmms_comparative.failures import DataError
 
 
@@ -26,19 +27,24 @@ def read_records(path: str | Path) -> Iterator[tuple[str, dict]]:
             yield where, record
 
 
-def json_file(path: str | Path, error: type[Exception], what: str):
-    """A whole JSON file; ``error`` (one line naming the file) if it cannot be read or parsed."""
+def json_file(path: str | Path, error: type[Exception], what: str, limit: int = MAX_JSON_BYTES):
+    """A whole JSON file; ``error`` (one line naming the file) if it cannot be read or parsed, or is
+    a link, past ``limit`` bytes or nested past ``untrusted.MAX_DEPTH`` (``data/untrusted.py``)."""
     try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
+        return loads(read_text(path, limit))
+    except Unsafe as exc:
+        raise error(f"{path}: {exc}") from None
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise error(f"{path}: not a readable {what} ({exc.__class__.__name__}: {exc})") from None
 
 
-def json_lines(path: str | Path, error: type[Exception], what: str) -> list[dict]:
+def json_lines(path: str | Path, error: type[Exception], what: str, limit: int = MAX_LOG_BYTES) -> list[dict]:
     """Every non-blank line of a JSON-lines file, each a JSON object; ``error`` naming the file
-    and line otherwise."""
+    and line otherwise (a link, a file past ``limit`` bytes, a line nested too deep included)."""
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
+        lines = read_text(path, limit).splitlines()
+    except Unsafe as exc:
+        raise error(f"{path}: {exc}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise error(f"{path}: not a readable {what} ({exc})") from None
     rows = []
@@ -46,7 +52,9 @@ def json_lines(path: str | Path, error: type[Exception], what: str) -> list[dict
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            row = loads(line)
+        except Unsafe as exc:
+            raise error(f"{path}, line {number}: {exc}") from None
         except ValueError as exc:
             raise error(f"{path}, line {number}: not a readable {what} line ({exc})") from None
         if not isinstance(row, dict):

@@ -20,7 +20,7 @@ from lmms_comparative.report.cells import collecting, parse_cell
 from lmms_comparative.report.charts import model_colours
 from lmms_comparative.report.marks import kind
 from lmms_comparative.report.paper import PAPER_ROWS, Aliases, paper_block, paper_rows_shown
-from lmms_comparative.report.runs import ReportError, Run, load_runs
+from lmms_comparative.report.runs import ReportError, Run, folder, load_runs, write_file
 from lmms_comparative.subsets import subset_of_tasks
 
 
@@ -130,9 +130,32 @@ def summary_of(benchmark, run) -> list[str]:
 
 
 def charts_of(benchmark, runs: list, out_dir: Path) -> list[Path]:
-    """The benchmark's PNG charts (``report.charts``; default: none)."""
+    """The benchmark's PNG charts (``report.charts``; default: none), with matplotlib's mathtext and
+    TeX off: a model name is the submitter's text (``my$\\model$v2`` would be parsed as math and fail)."""
     own = benchmark.optional("report", "charts")
-    return own(runs, out_dir) if own is not None else []
+    if own is None:
+        return []
+    import matplotlib
+
+    with matplotlib.rc_context({"text.parse_math": False, "text.usetex": False}):
+        return own(runs, out_dir)
+
+
+# Spreadsheets evaluate a cell that starts with one of these (CSV injection); a number such as
+# -3.2 or +1.5 is left as it is.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+# A value cell of ours: a number, with its ± half-width or its (low–high) interval; or "-", no value.
+_VALUE_CELL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?( ±[\d.]+| \(-?[\d.]+–-?[\d.]+\))?|-", re.I)
+
+
+def csv_cell(value):
+    """A CSV cell no spreadsheet evaluates: text that starts like a formula gets a leading ``'``
+    (OWASP's advice on CSV injection); numbers, our value cells and other text as they are."""
+    if not isinstance(value, str) or not value.startswith(_FORMULA_START) or _VALUE_CELL.fullmatch(value):
+        return value
+    return "'" + value
 
 
 def _compared(runs: list) -> tuple[list[dict] | None, str | None]:
@@ -147,11 +170,15 @@ def _compared(runs: list) -> tuple[list[dict] | None, str | None]:
         return None, str(exc)
 
 
-def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all", aliases: Aliases | None = None, with_html: bool = True) -> Path:
+def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all", aliases: Aliases | None = None, with_html: bool = True, notes: list[str] | None = None) -> Path:
     """Write report.md, report.json, one CSV per table (``tables/``), the charts and the HTML
     report (``index.html``, with the item browser) under ``out_dir``; returns the Markdown file. ``paper_rows``: the papers' model rows to show (all,
-    matched: only those of models the runs matched, none); ``with_html``: also ``index.html``."""
+    matched: only those of models the runs matched, none); ``with_html``: also ``index.html``.
+    ``notes`` (given): filled with a line per file passed over (unreadable, a link, too large or
+    too deep) and per kind of media not shown; the report is made of the other runs. Every file
+    is written anew, never through a link (``data/untrusted.py``)."""
     import csv
+    import io
     import json
 
     if paper_rows not in PAPER_ROWS:
@@ -160,7 +187,10 @@ def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all",
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise ReportError(f"{out}: exists and is not a folder (-o names the folder for report.md and the charts)")
-    runs = load_runs(paths)
+    passed: list[tuple[Path, str]] = []
+    runs = load_runs(paths, passed)
+    notes = notes if notes is not None else []
+    notes += [f"passed over: {why}" if why.startswith(str(path)) else f"passed over: {path}: {why}" for path, why in passed]
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -185,11 +215,12 @@ def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all",
     if any(charts.values()):
         parts += ["## Charts", ""] + [f"![{c.stem}]({c.name})" for found in charts.values() for c in found] + [""]
     report = out / "report.md"
-    report.write_text("\n".join(parts), encoding="utf-8")
     if with_html:
-        html.write_page(out, runs, verification, sections, charts)
-    folder = out / "tables"
-    folder.mkdir(exist_ok=True)
+        notes += html.media_notes(html.write_page(out, runs, verification, sections, charts, list(notes)))
+    if notes:
+        parts += ["## Notes", "", *[f"- {' '.join(n.split())}" for n in notes], ""]
+    write_file(report, "\n".join(parts))
+    tables_folder = folder(out / "tables")
     seen: dict[str, int] = {}
     for entry in tables:
         seen[entry["key"]] = seen.get(entry["key"], 0) + 1
@@ -198,10 +229,11 @@ def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all",
         entry["csv"] = f"tables/{entry['key']}.csv"
         if "subset" in entry:  # a table of runs: each row's reason for not being the release ("" for the release and the paper's rows)
             entry["columns"] = entry["columns"] + ["subset"]
-        with open(out / entry["csv"], "w", newline="", encoding="utf-8") as handle:
-            writer = csv.writer(handle)
-            writer.writerow(entry["columns"])
-            writer.writerows([[plain_text(c) for c in row] + ([plain_text(entry["subset"][i] or "")] if "subset" in entry else []) for i, row in enumerate(entry["rows"])])
+        handle = io.StringIO(newline="")
+        writer = csv.writer(handle)
+        writer.writerow([csv_cell(c) for c in entry["columns"]])
+        writer.writerows([[csv_cell(plain_text(c)) for c in row] + ([csv_cell(plain_text(entry["subset"][i] or ""))] if "subset" in entry else []) for i, row in enumerate(entry["rows"])])
+        write_file(tables_folder / Path(entry["csv"]).name, handle.getvalue())
     document = {
         "version": REPORT_JSON_VERSION,
         "runs": [{"name": r.name, "model": r.results.get("config", {}).get("model"), "model_args": r.results.get("config", {}).get("model_args"), "verify": verification_of(r), "subset": subsets[r.name]} for r in runs],
@@ -218,7 +250,7 @@ def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all",
         ],
         "charts": [c.name for found in charts.values() for c in found],
     }
-    (out / "report.json").write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_file(out / "report.json", json.dumps(document, indent=1, ensure_ascii=False) + "\n")
     return report
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from lmms_comparative.metrics.paired import compare_units, holm
 from lmms_comparative.provenance import KEY
 from lmms_comparative.registry import of_task
-from lmms_comparative.report.runs import ReportError, load_runs
+from lmms_comparative.report.runs import ReportError, folder, load_runs, write_file
 from lmms_comparative.rescoring.replies import ItemKey, group_leaves, sample_key
 
 
@@ -206,11 +206,13 @@ def main(run_a: str, run_b: str, output: str | None) -> int:
     print(f"A = {a.name} ({run_a}), B = {b.name} ({run_b}); units both runs scored")
     print(table(rows, a.name, b.name))
     if output:
-        out = Path(output)
-        out.mkdir(parents=True, exist_ok=True)
         listed = [{**row, "run_a": a.name, "run_b": b.name} for row in rows]
-        (out / "compare.json").write_text(json.dumps(listed, indent=1) + "\n", encoding="utf-8")
-        print(f"wrote {out / 'compare.json'}")
+        try:
+            write_file(folder(Path(output)) / "compare.json", json.dumps(listed, indent=1) + "\n")
+        except ReportError as exc:  # a link where compare.json goes: never written through
+            print(f"lmms-comparative compare: error: {exc}", file=sys.stderr)
+            return 1
+        print(f"wrote {Path(output) / 'compare.json'}")
     return 0
 
 

@@ -6,24 +6,57 @@ nothing from outside it (no CDN: the script and the style are this package's fil
 Markdown is rendered with markdown-it-py (CommonMark with GitHub's tables), already installed with
 lmms-eval's dependencies; the browser is plain JavaScript (``static/browser.js``), no framework:
 the page's job is a table, filters and a pager, and a framework would be a second thing to vendor.
+
+Every string of the page that came from a results folder (model names and args, variables, task
+and category names, replies, notes) is a stranger's text (docs/security.md): the Markdown renderer
+makes no links, images or raw HTML at all (none of our own tables needs one), the browser sets
+text only as text (``textContent``), and the page's Content Security Policy (``CSP``) lets it load
+nothing but its own folder's files, so that a string that slipped through would still fetch nothing.
 """
 
 from __future__ import annotations
 
 import html
-import shutil
 from pathlib import Path
 
+from lmms_comparative.data import untrusted
 from lmms_comparative.report import items
 from lmms_comparative.report.cells import table
+from lmms_comparative.report.runs import folder, write_file
 
 STATIC = Path(__file__).resolve().parent / "static"
 
+# The page's Content Security Policy: nothing is loaded but the folder's own scripts, styles and
+# images (``'self'``: the report's folder, opened from disk or served); no connection, no frame,
+# no form, no <base>, no plugin; nothing inline.
+CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+# markdown-it rules that would turn a string into active markup: links and images (inline and by
+# reference), autolinks and raw HTML. Our own Markdown uses none of them in the sections it renders.
+_ACTIVE_RULES = ["link", "image", "autolink", "reference", "html_inline", "html_block", "linkify"]
+
 
 def _markdown(text: str) -> str:
+    """Markdown as HTML with no link, image or raw HTML: such syntax in a submitted string stays text."""
     from markdown_it import MarkdownIt
 
-    return MarkdownIt("commonmark", {"html": False}).enable("table").render(text)
+    renderer = MarkdownIt("commonmark", {"html": False}).enable("table")
+    renderer.disable([r for r in _ACTIVE_RULES if r in _rules(renderer)])
+    return renderer.render(text)
+
+
+def _rules(renderer) -> set[str]:
+    return {rule for chain in renderer.get_all_rules().values() for rule in chain}
+
+
+def media_notes(counts: dict) -> list[str]:
+    """The report's notes on media it did not show: named outside the data roots, or images past the pixel budget."""
+    found = []
+    if counts.get("media_withheld"):
+        found.append(f"{counts['media_withheld']} media file(s) that the samples logs name lie outside the data roots set here ({items.roots_phrase()}): not read, not shown (the item browser says which)")
+    if counts.get("images_too_large"):
+        found.append(f"{counts['images_too_large']} image(s) declare more than {untrusted.MAX_IMAGE_PIXELS:,} pixels: not decoded, not shown")
+    return found
 
 
 def comparison_section(benchmark, rows: list[dict] | None, a_name: str, b_name: str, problem: str | None) -> list[str]:
@@ -61,26 +94,27 @@ def comparison_section(benchmark, rows: list[dict] | None, a_name: str, b_name: 
     return [title, "", note, "", table(header, body, key=f"{benchmark.name}_comparison", title=f"{benchmark.title}: {b_name} against {a_name}"), ""]
 
 
-def write_page(out: Path, runs: list, verification: list[str], sections: list[tuple], charts: dict[str, list[Path]]) -> dict:
+def write_page(out: Path, runs: list, verification: list[str], sections: list[tuple], charts: dict[str, list[Path]], notes: list[str] | None = None) -> dict:
     """``index.html`` with its assets and the item browser's data under ``out``; ``sections``:
-    (benchmark, its Markdown) in report order; ``charts``: PNGs by benchmark name. Returns the
-    browser's counts."""
-    assets = out / "assets"
-    assets.mkdir(parents=True, exist_ok=True)
+    (benchmark, its Markdown) in report order; ``charts``: PNGs by benchmark name; ``notes``:
+    lines for the Overview (files passed over). Returns the browser's counts."""
+    assets = folder(out / "assets")
     for name in ("browser.js", "report.css"):
-        shutil.copyfile(STATIC / name, assets / name)
+        write_file(assets / name, (STATIC / name).read_bytes())
     benchmarks = [b for b, _ in sections]
     records = items.collect(runs, benchmarks)
     counts = items.write(records, runs, out)
+    notes = list(notes or []) + media_notes(counts)
+    overview = verification + (["## Notes", "", *[f"- {' '.join(n.split())}" for n in notes], ""] if notes else [])
     present = {r["benchmark"] for r in records}
     tabs = ['<a href="#overview" data-tab="overview">Overview</a>'] + [f'<a href="#b-{b.name}" data-tab="b-{b.name}">{html.escape(b.title)}</a>' for b in benchmarks]
     parts = [
         "<!doctype html>",
-        '<html lang="en"><head><meta charset="utf-8"><title>lmms-comparative report</title>',
+        f'<html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="{CSP}"><title>lmms-comparative report</title>',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         '<link rel="stylesheet" href="assets/report.css"></head><body>',
         f"<header><h1>lmms-comparative report</h1><p>Runs: {', '.join(f'<code>{html.escape(r.name)}</code>' for r in runs)}</p><nav>{''.join(tabs)}</nav></header>",
-        f'<section id="overview" class="tab">{_markdown(chr(10).join(verification))}</section>',
+        f'<section id="overview" class="tab">{_markdown(chr(10).join(overview))}</section>',
     ]
     for benchmark, markdown in sections:
         pictures = "".join(f'<figure><img src="{html.escape(p.name)}" alt="{html.escape(p.stem)}"></figure>' for p in charts.get(benchmark.name, []))
@@ -91,5 +125,5 @@ def write_page(out: Path, runs: list, verification: list[str], sections: list[tu
         '<script src="items/index.js"></script><script src="assets/browser.js"></script>',
         "</body></html>",
     ]
-    (out / "index.html").write_text("\n".join(parts) + "\n", encoding="utf-8")
+    write_file(out / "index.html", "\n".join(parts) + "\n")
     return counts

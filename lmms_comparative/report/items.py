@@ -4,17 +4,29 @@ JSON, but it can load a script): ``items/index.js`` with what the filters need f
 ``items/chunk_<n>.js`` with each item's question, gold answer and every run's reply, parsed answer,
 score and per-item fields, loaded when a page shows them. Thumbnails and full-size views of each
 image are made once (named by the file's path, size and mtime, so a second report reuses them),
-in parallel, under ``thumbs/`` and ``full/``: the page requests nothing outside its folder."""
+in parallel, under ``thumbs/`` and ``full/``: the page requests nothing outside its folder.
+
+The media paths come from the samples logs, which a stranger may have written (docs/security.md):
+a file is read only when it resolves (links and ``..`` followed) inside a data root set here (a
+benchmark's ``*_ROOT`` variable, the hub cache of a release) or inside the run's own folder, is a
+regular file, and declares at most ``untrusted.MAX_IMAGE_PIXELS`` pixels; anything else is
+"outside the data roots, not shown" in the browser and counted in the report's notes."""
 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
+import re
+import stat
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from lmms_comparative.registry import of_task
+from lmms_comparative.data import untrusted
+from lmms_comparative.registry import BENCHMARKS, of_task
+from lmms_comparative.report.runs import folder, write_file
 from lmms_comparative.rescoring.replies import ItemKey, sample_key
 
 CHUNK = 200  # items per detail file
@@ -111,34 +123,70 @@ def _reader_questions(run, task: str) -> dict[str, list[dict]] | None:
     return out
 
 
+def media_roots(runs: list = ()) -> list[Path]:
+    """The folders media may be read from: each benchmark's local copy set here (its ``*_ROOT``
+    variable; a file's folder where it names a file), the hub cache folder of each release, and
+    the runs' own folders (``runs``)."""
+    found: list[Path] = []
+    for benchmark in BENCHMARKS:
+        value = os.environ.get(benchmark.root_variable or "", "")
+        if value:
+            found.append(Path(value) if os.path.isdir(value) else Path(value).parent)
+    repos = [b.hub_repo for b in BENCHMARKS if b.hub_repo]
+    if repos:
+        from huggingface_hub import constants
+
+        found += [Path(constants.HF_HUB_CACHE) / f"datasets--{repo.replace('/', '--')}" for repo in repos]
+    return found + [run.path.parent for run in runs if getattr(run, "path", None) is not None]
+
+
+def roots_phrase() -> str:
+    """The data roots in words, for the report's note."""
+    set_here = [b.root_variable for b in BENCHMARKS if b.root_variable and os.environ.get(b.root_variable)]
+    return ", ".join(set_here + ["the hub cache of each release", "the run's own folder"])
+
+
 def _media_name(path: str) -> str | None:
-    """The cached file name of an image (its path, size and mtime), None for a file not at hand."""
+    """The cached file name of an image (its resolved path, size and mtime), None for a file not
+    at hand or not a regular file (a pipe would block the read)."""
     try:
-        stat = os.stat(path)
-    except OSError:
+        real = os.path.realpath(path)
+        info = os.stat(real)
+    except (OSError, ValueError):
         return None
-    return hashlib.sha256(f"{os.path.abspath(path)}\0{stat.st_size}\0{stat.st_mtime_ns}".encode()).hexdigest()[:24] + ".jpg"
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    return hashlib.sha256(f"{real}\0{info.st_size}\0{info.st_mtime_ns}".encode()).hexdigest()[:24] + ".jpg"
 
 
 def _save_views(image, name: str, out: Path) -> None:
     """An RGB image's full view (``FULL``) and thumbnail (``THUMB``), as ``full/NAME`` and ``thumbs/NAME``."""
-    for folder, side in (("full", FULL), ("thumbs", THUMB)):
+    for sub, side in (("full", FULL), ("thumbs", THUMB)):
         view = image.copy()
         view.thumbnail((side, side))
-        view.save(out / folder / name, "JPEG", quality=85)
+        data = io.BytesIO()
+        view.save(data, "JPEG", quality=85)
+        write_file(out / sub / name, data.getvalue())
 
 
-def _make_views(path: str, name: str, out: Path) -> bool:
-    """The thumbnail and the full view of one image, unless both exist from an earlier report."""
+def _make_views(path: str, name: str, out: Path) -> bool | None:
+    """The thumbnail and the full view of one image, unless both exist from an earlier report;
+    False for an image that does not decode, None for one that declares more than
+    ``MAX_IMAGE_PIXELS`` pixels (read from its header, before any pixel is decoded)."""
     thumb, full = out / "thumbs" / name, out / "full" / name
     if thumb.is_file() and full.is_file():
         return True
     from PIL import Image
 
     try:
-        with Image.open(path) as image:
+        with Image.open(os.path.realpath(path)) as image:
+            width, height = image.size
+            if width * height > untrusted.MAX_IMAGE_PIXELS:
+                return None
             _save_views(image.convert("RGB"), name, out)
-    except (OSError, ValueError, Image.DecompressionBombError):
+    except Image.DecompressionBombError:
+        return None
+    except (OSError, ValueError):
         return False
     return True
 
@@ -156,10 +204,10 @@ def _video_frames(path: str, out: Path) -> list[str]:
     import cv2
     from PIL import Image
 
-    capture = cv2.VideoCapture(path)
+    capture = cv2.VideoCapture(os.path.realpath(path))
     try:
         count = int(capture.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
-        if count <= 0:
+        if count <= 0 or capture.get(cv2.CAP_PROP_FRAME_WIDTH) * capture.get(cv2.CAP_PROP_FRAME_HEIGHT) > untrusted.MAX_IMAGE_PIXELS:
             return []
         found = []
         for name, index in zip(names, sorted({round(i * (count - 1) / max(1, FRAMES - 1)) for i in range(FRAMES)})):
@@ -198,24 +246,56 @@ def _embedded(records: list[dict], out: Path, made: dict[str, bool]) -> None:
                 made[pseudo] = True
 
 
-def write(records: list[dict], runs: list, out: Path, workers: int | None = None) -> dict:
-    """The browser's files under ``out``; returns counts (items, images made or reused)."""
-    for folder in ("items", "thumbs", "full"):
-        (out / folder).mkdir(parents=True, exist_ok=True)
+# The names this module gives the files it makes (``_media_name``, a video's frames, an embedded
+# image's sha256): an ``embedded:`` entry of a samples log is shown only when it is one of them
+# and this report made it.
+_OWN_NAME = re.compile(r"[0-9a-f]{24}(_f\d+)?\.jpg")
+
+
+def _shown(path: str, images: dict[str, str], made: dict[str, bool]) -> str | None:
+    """The file name under ``thumbs/`` and ``full/`` that shows a media entry, None where none does:
+    an ``embedded:`` entry only when this report made it (a samples log's own ``embedded:../..``
+    would point the page outside its folder)."""
+    if path.startswith("embedded:"):
+        name = path.split(":", 1)[1]
+        return name if made.get(path) and _OWN_NAME.fullmatch(name) else None
+    return images[path] if made.get(path) and path in images else None
+
+
+def write(records: list[dict], runs: list, out: Path, workers: int | None = None, roots: list[Path] | None = None) -> dict:
+    """The browser's files under ``out``; returns counts (items, images made or reused, media
+    withheld: named outside the data roots ``roots``, by default ``media_roots(runs)``)."""
+    for sub in ("items", "thumbs", "full"):
+        folder(out / sub)
+    roots = media_roots(runs) if roots is None else roots
     images: dict[str, str] = {}
+    withheld: set[str] = set()
     for record in records:
         for path in record["media"]:
-            if Path(path).suffix.lower() in IMAGE_SUFFIXES and path not in images:
+            suffix = Path(path).suffix.lower()
+            if path.startswith("embedded:") or suffix not in IMAGE_SUFFIXES | VIDEO_SUFFIXES or path in images:
+                continue
+            if not untrusted.under(path, roots):
+                withheld.add(path)
+                continue
+            if suffix in IMAGE_SUFFIXES:
                 name = _media_name(path)
                 if name:
                     images[path] = name
+    from PIL import Image
+
     made: dict[str, bool] = {}
-    with ThreadPoolExecutor(max_workers=workers or min(8, os.cpu_count() or 1)) as pool:
+    too_large = 0
+    # Pillow warns of a "decompression bomb" between its own limit and twice it; ours is checked
+    # first (``_make_views``), so its warning would only repeat that on the console.
+    with warnings.catch_warnings(), ThreadPoolExecutor(max_workers=workers or min(8, os.cpu_count() or 1)) as pool:
+        warnings.simplefilter("ignore", Image.DecompressionBombWarning)
         for path, ok in zip(images, pool.map(lambda p: _make_views(p, images[p], out), images)):
-            made[path] = ok
+            made[path] = bool(ok)
+            too_large += ok is None
     _embedded(records, out, made)
     for record in records:  # a video item: the frames, in the record's media, after the video's own entry
-        for path in [m for m in record["media"] if Path(m).suffix.lower() in VIDEO_SUFFIXES]:
+        for path in [m for m in record["media"] if Path(m).suffix.lower() in VIDEO_SUFFIXES and m not in withheld]:
             for name in _video_frames(path, out):
                 record["media"].append(f"embedded:{name}")
                 made[f"embedded:{name}"] = True
@@ -225,15 +305,16 @@ def write(records: list[dict], runs: list, out: Path, workers: int | None = None
     outcomes = ["right", "wrong", "partial", "failed", "unscored", "absent"]
     rows = []
     for number, record in enumerate(records):
-        record["images"] = [p.split(":", 1)[1] if p.startswith("embedded:") else images[p] if made.get(p) else None for p in record["media"]]
+        record["images"] = [_shown(p, images, made) for p in record["media"]]
+        record["withheld"] = [k for k, p in enumerate(record["media"]) if p in withheld]
         state = [outcomes.index(record["runs"][i]["outcome"]) if i in record["runs"] else outcomes.index("absent") for i in range(len(runs))]
         scores = [record["runs"][i]["score"] if i in record["runs"] else None for i in range(len(runs))]
         first = next((name for name in record["images"] if name), None)
         rows.append([tasks.index(record["task"]), categories.index(record["category"]), domains.index(record["domain"]), record["benchmark"], state, scores, first])
     index = {"runs": [r.name for r in runs], "tasks": tasks, "categories": categories, "domains": domains, "outcomes": outcomes, "chunk": CHUNK, "rows": rows}
-    (out / "items" / "index.js").write_text("window.LC_INDEX = " + json.dumps(index, separators=(",", ":")) + ";\n", encoding="utf-8")
+    write_file(out / "items" / "index.js", "window.LC_INDEX = " + json.dumps(index, separators=(",", ":")).replace("</", "<\\/") + ";\n")
     for start in range(0, len(records), CHUNK):
         part = [{k: v for k, v in r.items() if k != "media"} | {"media": [os.path.basename(m) for m in r["media"]]} for r in records[start : start + CHUNK]]
         text = f"window.LC_CHUNK({start // CHUNK}, " + json.dumps(part, separators=(",", ":"), ensure_ascii=False).replace("</", "<\\/") + ");\n"
-        (out / "items" / f"chunk_{start // CHUNK:05d}.js").write_text(text, encoding="utf-8")
-    return {"items": len(records), "images": len(images), "images_unreadable": sum(1 for ok in made.values() if not ok)}
+        write_file(out / "items" / f"chunk_{start // CHUNK:05d}.js", text)
+    return {"items": len(records), "images": len(images), "images_unreadable": sum(1 for ok in made.values() if not ok), "media_withheld": len(withheld), "images_too_large": too_large}

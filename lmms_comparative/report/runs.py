@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lmms_comparative.data import untrusted
 from lmms_comparative.data.jsonl import json_file, json_lines
 
 
@@ -84,18 +86,41 @@ class ReportError(Exception):
     """Bad input to the report (a missing folder, no results, an unreadable file): one message."""
 
 
+def write_file(path: Path, data: str | bytes) -> None:
+    """A report file written anew, never through a link (``untrusted.write_file``); a link or
+    another kind of file in its place is a ``ReportError``."""
+    try:
+        untrusted.write_file(path, data)
+    except untrusted.Unsafe as exc:
+        raise ReportError(f"{path}: {exc}") from None
+
+
+def folder(path: Path) -> Path:
+    """A folder of the report, made where missing; a link in its place is a ``ReportError``."""
+    try:
+        return untrusted.make_folder(path)
+    except untrusted.Unsafe as exc:
+        raise ReportError(str(exc)) from None
+
+
 def model_args(results: dict) -> dict[str, str]:
     """The run's ``--model_args`` as a dict (``config.model_args`` of the results JSON)."""
     args = str(results.get("config", {}).get("model_args") or "")
     return dict(part.split("=", 1) if "=" in part else (part, "") for part in args.split(",") if part.strip())
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
+
+
 def _run_name(results: dict, path: Path) -> str:
+    """The run's name as the submitter gave it (``pretrained=`` and the like): a claim, shown as
+    text; control characters and line breaks (which would break a table row or a terminal line)
+    become spaces, and a name past 200 characters is cut."""
     args = model_args(results)
-    for key in ("pretrained", "model_version", "inner", "model"):  # inner: the model a multiround run wraps
-        if args.get(key):
-            return args[key]
-    return str(results.get("config", {}).get("model") or path.parent.name)
+    name = next((args[key] for key in ("pretrained", "model_version", "inner", "model") if args.get(key)), None)  # inner: the model a multiround run wraps
+    name = name or str((results.get("config") or {}).get("model") or path.parent.name)
+    name = " ".join(_CONTROL.sub(" ", name).split()) or "?"
+    return name if len(name) <= 200 else name[:199] + "…"
 
 
 def _read_json(path: Path, what: str):
@@ -130,10 +155,14 @@ def _distinct_names(runs: list[Run], origins: list[tuple[str, Path]]) -> None:
             runs[i].name = f"{name} ({label})"
 
 
-def load_runs(paths: list[str]) -> list[Run]:
-    """Every ``*_results.json`` under the given directories (or the given results file), with the samples logs beside it."""
+def load_runs(paths: list[str], passed: list[tuple[Path, str]] | None = None) -> list[Run]:
+    """Every ``*_results.json`` under the given directories (or the given results file), with the
+    samples logs beside it; no link inside a folder is followed (``data/untrusted.py``). A file
+    that cannot be read stops with ``ReportError``, unless ``passed`` is given: then it (and every
+    link passed over) is added there with why, and the other runs are still read."""
     runs: list[Run] = []
     origins: list[tuple[str, Path]] = []
+    noted = passed if passed is not None else []
     for base in paths:
         if not os.path.exists(base):
             raise ReportError(f"{base}: no such results folder")
@@ -142,25 +171,41 @@ def load_runs(paths: list[str]) -> list[Run]:
         elif not os.path.isdir(base):
             raise ReportError(f"{base}: not a folder (give the --output_path folder of an lmms-eval run, or one *_results.json in it)")
         else:
-            found = sorted(glob.glob(os.path.join(glob.escape(base), "**", "*_results.json"), recursive=True))
+            walked, links = untrusted.results_files(base)
+            found = [str(p) for p in walked]
+            noted += links
         if not found:
-            raise ReportError(f"{base}: no lmms-eval *_results.json under this folder")
+            raise ReportError(f"{base}: no lmms-eval *_results.json under this folder" + (" (links inside it are not followed)" if noted else ""))
         for result_file in found:
             path = Path(result_file)
-            results = _read_json(path, "lmms-eval results JSON")
-            if not isinstance(results, dict) or not isinstance(results.get("results"), dict):
-                raise ReportError(f'{path}: not an lmms-eval results JSON (no "results" table)')
-            prefix = path.name[: -len("_results.json")]
-            samples, side = {}, {}
-            for sample_file in sorted(path.parent.glob(f"{glob.escape(prefix)}_samples_*.jsonl")):
-                task = sample_file.stem.split("_samples_", 1)[1]
-                samples[task] = _read_samples(sample_file)
-            for name in SIDE_LOGS:
-                for side_file in sorted(path.parent.glob(f"{glob.escape(prefix)}_{name}_*.jsonl")):
-                    side.setdefault(name, {})[side_file.stem.split(f"_{name}_", 1)[1]] = _read_samples(side_file)
-            from lmms_comparative.verify import read_verdicts
-
-            runs.append(Run(_run_name(results, path), results, samples, side, read_verdicts(path), path))
+            try:
+                run = _read_run(path)
+            except ReportError as exc:
+                if passed is None:
+                    raise
+                passed.append((path, str(exc)))
+                continue
+            runs.append(run)
             origins.append((Path(base).resolve().name or str(base), path.relative_to(base)))
+    if not runs:
+        raise ReportError(f"no readable lmms-eval results under {', '.join(paths)}: " + "; ".join(f"{p}: {why}" for p, why in noted[:3]))
     _distinct_names(runs, origins)
     return runs
+
+
+def _read_run(path: Path) -> Run:
+    """One results file with its samples and side logs (``ReportError`` naming a file that cannot be read)."""
+    results = _read_json(path, "lmms-eval results JSON")
+    if not isinstance(results, dict) or not isinstance(results.get("results"), dict):
+        raise ReportError(f'{path}: not an lmms-eval results JSON (no "results" table)')
+    prefix = path.name[: -len("_results.json")]
+    samples, side = {}, {}
+    for sample_file in sorted(path.parent.glob(f"{glob.escape(prefix)}_samples_*.jsonl")):
+        task = sample_file.stem.split("_samples_", 1)[1]
+        samples[task] = _read_samples(sample_file)
+    for name in SIDE_LOGS:
+        for side_file in sorted(path.parent.glob(f"{glob.escape(prefix)}_{name}_*.jsonl")):
+            side.setdefault(name, {})[side_file.stem.split(f"_{name}_", 1)[1]] = _read_samples(side_file)
+    from lmms_comparative.verify import read_verdicts
+
+    return Run(_run_name(results, path), results, samples, side, read_verdicts(path), path)

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Callable
 
 from lmms_comparative.data.jsonl import json_file, json_lines
+from lmms_comparative.data.untrusted import MAX_LOG_BYTES
 
 # The reply of an item the prediction files do not have: lmms-eval's API models' failed-request
 # marker (metrics/aggregate.py FAILED_REQUEST_PREFIX), so every benchmark counts it as failed.
@@ -106,7 +107,7 @@ class Replies:
 
 def read_json(path: Path):
     """A JSON file's content; PredictionsError naming the file if it cannot be read."""
-    return json_file(path, PredictionsError, "JSON file")
+    return json_file(path, PredictionsError, "JSON file", MAX_LOG_BYTES)
 
 
 def read_jsonl(path: Path) -> list[dict]:

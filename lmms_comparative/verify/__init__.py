@@ -31,7 +31,12 @@ answers log is missing, is UNVERIFIED with that reason.
 It prints one verdict per task and group, writes them beside each results file
 (``<date>_verify.json``, which ``report`` shows), and exits 0 only when every one passes (1
 otherwise; 2 when there is nothing to check). A malformed file (truncated JSON, not an object, a
-malformed samples line) is one line naming it; the other files are still checked.
+malformed samples line, JSON nested past a sane depth, a file past the size a real run writes)
+is one line naming it; the other files are still checked.
+
+The folder may come from a stranger (docs/security.md): no link in it is followed (a linked
+results file or folder is passed over, and said so), and a link standing where a verdict file goes
+is refused in one line (exit 1), never written through (``data/untrusted.py``).
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ import tempfile
 from pathlib import Path
 
 from lmms_comparative import __version__
+from lmms_comparative.data import untrusted
 from lmms_comparative.verify.checks import BadFile, Verdict, check_file
 from lmms_comparative.verify.rescore import date_id
 
@@ -58,18 +64,26 @@ def overall(verdicts: list[Verdict]) -> str:
     return "FAIL" if "FAIL" in statuses else "UNVERIFIED" if "UNVERIFIED" in statuses else "PASS"
 
 
+def _sha256(path: Path, limit: int = untrusted.MAX_JSON_BYTES) -> str:
+    return hashlib.sha256(untrusted.read_bytes(path, limit)).hexdigest()
+
+
 def write_verdicts(results_file: Path, verdicts: list[Verdict]) -> Path | None:
     """``<date>_verify.json`` beside the results: the overall verdict and each task's, with the
-    sha256 of the results file they were made on (``report`` shows them while it still matches)."""
+    sha256 of the results file they were made on (``report`` shows them while it still matches).
+    None when the folder cannot be written; ``untrusted.Unsafe`` when a link stands where the file
+    goes (it is never written through)."""
     document = {
         "verified_with": __version__,
-        "results_sha256": hashlib.sha256(results_file.read_bytes()).hexdigest(),
+        "results_sha256": _sha256(results_file),
         "verdict": overall(verdicts),
         "tasks": {v.task: {"status": v.status, "detail": v.line().split(": ", 1)[-1]} for v in verdicts},
     }
     path = verdict_file(results_file)
     try:
-        path.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        untrusted.write_file(path, json.dumps(document, indent=1, ensure_ascii=False) + "\n")
+    except untrusted.Unsafe:
+        raise
     except OSError:
         return None
     return path
@@ -80,21 +94,21 @@ def read_verdicts(results_file: Path) -> dict | None:
     checks for itself): their document with ``current`` (whether the results file is still the one
     verified), or None when it was never verified."""
     path = verdict_file(results_file)
-    if not path.is_file():
-        return None
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        document = untrusted.loads(untrusted.read_text(path, untrusted.MAX_JSON_BYTES))
+        current = _sha256(results_file)
+    except (OSError, ValueError):  # absent, a link, too large or too deep, not JSON: no verdict to show
         return None
     if not isinstance(document, dict):
         return None
-    document["current"] = document.get("results_sha256") == hashlib.sha256(results_file.read_bytes()).hexdigest()
+    document["current"] = document.get("results_sha256") == current
     return document
 
 
-def results_files(root: Path) -> list[Path]:
-    """Every ``*_results.json`` under ``root`` at any depth (``root`` itself when it is one)."""
-    return sorted(root.rglob("*_results.json")) if root.is_dir() else [root]
+def results_files(root: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
+    """Every ``*_results.json`` under ``root`` at any depth, each once, no link followed
+    (``root`` itself when it is a file), and the links passed over with why."""
+    return untrusted.results_files(root) if root.is_dir() else ([root], [])
 
 
 def check(results_file: Path) -> list[Verdict] | str:
@@ -110,7 +124,9 @@ def verify(results_dir: str | Path, out=sys.stdout) -> int:
     if not root.exists():
         print(f"lmms-comparative verify: error: {results_dir}: no such file or folder", file=sys.stderr)
         return 2
-    files = results_files(root)
+    files, links = results_files(root)
+    for link, why in links:
+        print(f"{link}: passed over: {why}", file=out)
     if not files:
         print(f"lmms-comparative verify: error: no *_results.json under {results_dir} (the --output_path of an lmms-eval run)", file=sys.stderr)
         return 2
@@ -123,6 +139,10 @@ def verify(results_dir: str | Path, out=sys.stdout) -> int:
             print(f"  BAD FILE   {results_file.name}: {exc}", file=out)
             failed = True
             continue
+        except Exception as exc:  # whatever a forged file provokes stops this file only, the others are still checked
+            print(f"  BAD FILE   {results_file.name}: could not be checked ({type(exc).__name__}: {' '.join(str(exc).split())[:300]})", file=out)
+            failed = True
+            continue
         if isinstance(verdicts, str):
             print(f"  passed over: {verdicts}", file=out)
             continue
@@ -130,7 +150,13 @@ def verify(results_dir: str | Path, out=sys.stdout) -> int:
         for verdict in verdicts:
             print(f"  {verdict.line()}", file=out)
             failed |= verdict.status != "PASS"
-        if write_verdicts(results_file, verdicts) is None:
+        try:
+            written = write_verdicts(results_file, verdicts)
+        except (untrusted.Unsafe, OSError) as exc:  # a link where the verdict goes: refused, never written through
+            print(f"  REFUSED    {verdict_file(results_file).name}: {exc}", file=out)
+            failed = True
+            continue
+        if written is None:
             print(f"  (the verdicts could not be written beside {results_file.name}: the folder is read-only)", file=out)
     if not checked and not failed:
         print(f"verify: no results file of lmms-comparative's tasks under {results_dir}", file=out)

@@ -10,6 +10,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lmms_comparative.data import untrusted
 from lmms_comparative.provenance import KEY, item_set
 from lmms_comparative.registry import BY_NAME, of_task
 from lmms_comparative.rescoring.replies import ItemKey, sample_key
@@ -51,8 +52,10 @@ def read_results(results_file: Path) -> dict:
     """The results JSON as a dict; ``BadFile`` for a file that is not one (truncated, not an object,
     a ``results`` section that is not a mapping)."""
     try:
-        results = json.loads(results_file.read_text(encoding="utf-8", errors="replace"))
-    except ValueError as exc:
+        results = untrusted.loads(untrusted.read_bytes(results_file, untrusted.MAX_JSON_BYTES).decode("utf-8", errors="replace"))
+    except untrusted.Unsafe as exc:
+        raise BadFile(str(exc)) from None
+    except json.JSONDecodeError as exc:
         raise BadFile(f"not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}): truncated or not a results file") from None
     except OSError as exc:
         raise BadFile(f"cannot be read ({exc.strerror})") from None
@@ -119,10 +122,14 @@ def _strip(row: dict) -> dict:
 def _answers_state(results_file: Path, record: dict) -> tuple[Path | None, str | None]:
     """The run's LLM answers log (None when absent) and what is wrong with it (None when it is the recorded one)."""
     answers = rs.answers_file(results_file)
-    if not answers.is_file():
+    if not answers.is_file() and not untrusted.is_link(answers):
         return None, f"its answers log {answers.name} is not beside the results"
+    try:
+        content = untrusted.read_bytes(answers, untrusted.MAX_LOG_BYTES)
+    except (untrusted.Unsafe, OSError) as exc:
+        return None, f"its answers log {answers.name} is not read: {exc}"
     logged = record.get("llm_answers") or {}
-    if hashlib.sha256(answers.read_bytes()).hexdigest() != logged.get("sha256"):
+    if hashlib.sha256(content).hexdigest() != logged.get("sha256"):
         return answers, f"the answers log {answers.name} is not the one the run wrote (sha256 differs from the record's)"
     return answers, None
 

@@ -33,7 +33,7 @@ def test_a_video_item_gets_its_frames_and_an_image_item_its_views(tmp_path):
     Image.new("RGB", (300, 200), (200, 30, 30)).save(image)
     records = [_record("vlm2bench_pc_vid", [video]), _record("subtlebench_sp", [str(image), str(tmp_path / "gone.png")])]
     out = tmp_path / "report"
-    counts = items.write(records, [SimpleNamespace(name="run")], out)
+    counts = items.write(records, [SimpleNamespace(name="run")], out, roots=[tmp_path])  # the data roots set
     frames = [n for n in records[0]["images"] if n]
     assert records[0]["images"][0] is None and 2 <= len(frames) <= items.FRAMES  # the video's own entry, then its frames
     for name in frames:
@@ -42,9 +42,9 @@ def test_a_video_item_gets_its_frames_and_an_image_item_its_views(tmp_path):
     assert records[1]["images"][0] and records[1]["images"][1] is None  # a file not at hand has no view
     with Image.open(out / "full" / records[1]["images"][0]) as full:
         assert full.size == (300, 200)
-    assert counts["items"] == 2
+    assert counts["items"] == 2 and counts["media_withheld"] == 0
     # A second report reuses the views: same names, nothing made again.
     stamp = (out / "thumbs" / frames[0]).stat().st_mtime_ns
     again = [_record("vlm2bench_pc_vid", [video])]
-    items.write(again, [SimpleNamespace(name="run")], out)
+    items.write(again, [SimpleNamespace(name="run")], out, roots=[tmp_path])
     assert [n for n in again[0]["images"] if n] == frames and (out / "thumbs" / frames[0]).stat().st_mtime_ns == stamp

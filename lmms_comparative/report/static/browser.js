@@ -193,7 +193,8 @@
     body.appendChild(el("div", { class: "images" }, (item.images || []).map(function (n, k) {
       if (n) return el("img", { src: "full/" + n, alt: "image " + (k + 1), class: "full", loading: "lazy" });
       var video = /\.(mp4|avi|mov|mkv|webm)$/i.test(item.media[k] || "");
-      return el("span", { class: "missing", text: "(" + item.media[k] + (video ? ": a video; frames sampled uniformly over it follow)" : ": not an image at hand)") });
+      var withheld = (item.withheld || []).indexOf(k) >= 0;
+      return el("span", { class: "missing", text: "(" + item.media[k] + (withheld ? ": media outside the data roots, not shown)" : video ? ": a video; frames sampled uniformly over it follow)" : ": not an image at hand)") });
     })));
     if (item.question) body.appendChild(el("pre", { class: "question", text: item.question }));
     body.appendChild(el("p", {}, [el("b", { text: "gold: " }), document.createTextNode(item.target)]));

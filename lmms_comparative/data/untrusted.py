@@ -1,0 +1,194 @@
+"""A results folder as untrusted input (docs/security.md): ``verify``, ``report``, ``compare`` and
+``export`` run on folders that strangers send, so what they read there and write there goes
+through these functions, as a web server treats an upload.
+
+- **No link is followed inside a submitted folder.** The walk (``results_files``) descends into
+  no linked folder and takes no linked file, so a loop (``loop -> ..``) is walked once and a link
+  out of the folder is never read; a file is opened with ``O_NOFOLLOW`` (a link in its place is
+  refused) and must be a regular file (a FIFO would block the read forever).
+- **Bounded reads.** A file past the size a real run writes is refused before it is read; JSON
+  nested deeper than ``MAX_DEPTH`` is refused before it is parsed (Python's parser would raise
+  ``RecursionError`` near depth 1,000, and every recursive function after it sooner).
+- **No write through a link.** ``write_file`` writes a new file beside the target and renames it
+  over the target: a link standing where the file goes is refused (``Unsafe``) and its target is
+  never opened.
+
+Every refusal is ``Unsafe`` with a one-line reason; callers put the file's name in front.
+"""
+
+from __future__ import annotations
+
+import errno
+import fnmatch
+import json
+import os
+import re
+import secrets
+import stat
+from pathlib import Path
+
+# lmms-eval's results JSON nests about 8 levels (configs -> task -> metadata -> ...), a samples
+# line about 6: 64 leaves room for any honest file and stops a forged one long before Python's limit.
+MAX_DEPTH = 64
+MIB = 1 << 20
+# A results JSON of every task of ours with their configs is under 2 MiB; a verdict file smaller.
+MAX_JSON_BYTES = 64 * MIB
+# A samples log of the largest release (MLLM-CompBench's test split, about 40,000 items of a few
+# KB each) is some 200 MiB; an answers or reader log is smaller.
+MAX_LOG_BYTES = 1024 * MIB
+# An image the report decodes for its thumbnails: 8192 x 8192 pixels (a 13000 x 13000 PNG of 37 KB
+# takes 3 GB to decode; Pillow's own limit, 89.5 MP, only warns below twice that).
+MAX_IMAGE_PIXELS = 8192 * 8192
+
+
+class Unsafe(ValueError):
+    """A file of a submitted folder that is not read or written as asked: the reason in one line."""
+
+
+def _size(n: int) -> str:
+    return f"{n / MIB:.1f} MiB" if n >= MIB else f"{n} bytes"
+
+
+def read_bytes(path: str | Path, limit: int) -> bytes:
+    """The bytes of a regular file that is not a link and holds at most ``limit`` bytes; ``Unsafe``
+    otherwise; ``OSError`` (missing, unreadable) as ``open`` raises it."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise Unsafe("a link: links inside a submitted folder are not followed") from None
+        raise
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise Unsafe("not a regular file (a pipe, a device or a socket): not read")
+        if info.st_size > limit:
+            raise Unsafe(f"{_size(info.st_size)}, past the {_size(limit)} a real run writes: not read")
+        chunks, total = [], 0
+        while total <= limit:
+            chunk = os.read(fd, min(limit + 1 - total, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        if total > limit:  # grew while being read
+            raise Unsafe(f"past the {_size(limit)} a real run writes: not read")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def read_text(path: str | Path, limit: int) -> str:
+    """``read_bytes`` decoded as UTF-8 (``UnicodeDecodeError`` for a file that is not)."""
+    return read_bytes(path, limit).decode("utf-8")
+
+
+# A JSON string (escapes included), and everything that is not a bracket.
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
+
+def check_depth(text: str, limit: int = MAX_DEPTH) -> None:
+    """``Unsafe`` when the JSON ``text`` nests arrays and objects deeper than ``limit``: its
+    brackets outside strings, innermost pairs removed ``limit`` times, leave some behind."""
+    if text.count("[") + text.count("{") <= limit:
+        return
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text)).translate(str.maketrans("[{]}", "(())"))
+    for _ in range(limit):
+        shorter = brackets.replace("()", "")
+        if shorter == brackets:
+            return
+        brackets = shorter
+        if not brackets:
+            return
+    if "()" in brackets:
+        raise Unsafe(f"JSON nested deeper than {limit} levels (no lmms-eval file nests so deep): not parsed")
+
+
+def loads(text: str, limit: int = MAX_DEPTH):
+    """``json.loads`` of ``text`` nested at most ``limit`` deep; ``Unsafe`` for deeper, ``ValueError``
+    for text that is not JSON."""
+    check_depth(text, limit)
+    try:
+        return json.loads(text)
+    except RecursionError:  # only below the check's own limit if MAX_DEPTH were raised past Python's
+        raise Unsafe(f"JSON nested deeper than Python's parser takes (limit {limit}): not parsed") from None
+
+
+def results_files(root: str | Path, pattern: str = "*_results.json") -> tuple[list[Path], list[tuple[Path, str]]]:
+    """Every file whose name matches ``pattern`` under the folder ``root`` at any depth, each once, in name
+    order, with no link followed; and the links passed over with why (a link to a folder is not
+    walked into, a linked file not taken). ``root`` itself is the caller's and may be a link."""
+    found: list[Path] = []
+    passed: list[tuple[Path, str]] = []
+    for folder, subfolders, names in os.walk(root, followlinks=False):
+        subfolders.sort()
+        for name in subfolders:
+            if os.path.islink(os.path.join(folder, name)):
+                passed.append((Path(folder) / name, "a link to a folder: not followed (links inside a submitted folder are never followed)"))
+        for name in sorted(names):
+            if fnmatch.fnmatchcase(name, pattern):
+                path = Path(folder) / name
+                if path.is_symlink():
+                    passed.append((path, "a link: not followed (links inside a submitted folder are never followed)"))
+                else:
+                    found.append(path)
+    return found, passed
+
+
+def is_link(path: str | Path) -> bool:
+    """Whether ``path`` itself is a link (dangling or not)."""
+    return os.path.islink(path)
+
+
+def write_file(path: str | Path, data: str | bytes) -> None:
+    """``data`` (text as UTF-8) as the file ``path``, never through a link: a new file beside it
+    (created exclusively, no link followed) renamed over it. ``Unsafe`` when a link or anything
+    but a regular file stands at ``path``; ``OSError`` when the folder cannot be written."""
+    path = Path(path)
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        info = None
+    if info is not None and stat.S_ISLNK(info.st_mode):
+        raise Unsafe("a link stands where this file goes: not written through it (remove the link)")
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        raise Unsafe(f"{path.name} exists and is not a regular file: not written")
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    temporary = path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(temporary, flags, 0o666)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+
+
+def make_folder(path: str | Path) -> Path:
+    """The folder ``path`` (made with its parents where missing); ``Unsafe`` when a link or a file
+    stands there (a report's ``thumbs/`` linked elsewhere would write there)."""
+    path = Path(path)
+    if os.path.islink(path):
+        raise Unsafe(f"{path}: a link stands where this folder goes: not written through it")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def under(path: str | Path, roots: list[str | Path]) -> bool:
+    """Whether ``path``, every link in it resolved, lies inside one of ``roots`` (resolved too)."""
+    try:
+        real = Path(os.path.realpath(path))
+    except (OSError, ValueError):
+        return False
+    for root in roots:
+        base = Path(os.path.realpath(root))
+        if real == base or base in real.parents:
+            return True
+    return False
