@@ -282,6 +282,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{benchmark.root_variable}={root}")
         return 0
     if args.command == "report":
+        from lmms_comparative.data import untrusted
         from lmms_comparative.report import Aliases, ReportError, write_report
 
         notes: list[str] = []
@@ -291,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"lmms-comparative report: error: {exc}", file=sys.stderr)
             return 2
         for note in notes:
-            print(f"lmms-comparative report: {note}", file=sys.stderr)
+            print(f"lmms-comparative report: {untrusted.printable(note)}", file=sys.stderr)
         print(f"report: {path}")
         # A results file passed over is a run missing from the report: exit 1 (the report of the others is written).
         return 1 if any(n.startswith("passed over: ") for n in notes) else 0

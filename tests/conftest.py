@@ -9,6 +9,9 @@ from helpers import FOUR_BENCHMARKS, base_env, build_roots, read_run, run_cli
 
 from lmms_comparative.benchmarks.subtlebench.fixture import build as build_subtlebench
 
+# The ``browser`` fixture (headless Chromium) of the HTML report's tests.
+pytest_plugins = ["helpers.browser"]
+
 
 @pytest.fixture(scope="session")
 def hf_home(tmp_path_factory) -> Path:
@@ -35,6 +38,17 @@ def four_benchmarks_run(hf_home, fixture_roots, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("four_benchmarks_run")
     env = base_env(hf_home, **{k: str(v) for k, v in fixture_roots.items()})
     proc = run_cli(["--model", "random_choice", "--tasks", FOUR_BENCHMARKS, "--output_path", str(out), "--log_samples"], env=env)
+    read_run(out, proc)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return out
+
+
+@pytest.fixture(scope="session")
+def subtlebench_pass_run(hf_home, subtlebench_root, tmp_path_factory) -> Path:
+    """A small ``random_choice`` run (with samples) of two SubtleBench tasks that verifies PASS: the
+    untouched folder the hostile-folder tests copy and edit. Read it, never change it."""
+    out = tmp_path_factory.mktemp("subtlebench_pass_run")
+    proc = run_cli(["--model", "random_choice", "--tasks", "subtlebench_at,subtlebench_sp", "--output_path", str(out), "--log_samples"], env=base_env(hf_home, SUBTLEBENCH_ROOT=subtlebench_root))
     read_run(out, proc)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return out

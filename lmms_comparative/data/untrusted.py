@@ -117,8 +117,8 @@ def loads(text: str, limit: int = MAX_DEPTH):
 
 
 def results_files(root: str | Path, pattern: str = "*_results.json") -> tuple[list[Path], list[tuple[Path, str]]]:
-    """Every file whose name matches ``pattern`` under the folder ``root`` at any depth, each once, in name
-    order, with no link followed; and the links passed over with why (a link to a folder is not
+    """Every file whose name matches ``pattern`` under the folder ``root`` at any depth, each once, in
+    path order, with no link followed; and the links passed over with why (a link to a folder is not
     walked into, a linked file not taken). ``root`` itself is the caller's and may be a link."""
     found: list[Path] = []
     passed: list[tuple[Path, str]] = []
@@ -134,7 +134,16 @@ def results_files(root: str | Path, pattern: str = "*_results.json") -> tuple[li
                     passed.append((path, "a link: not followed (links inside a submitted folder are never followed)"))
                 else:
                     found.append(path)
-    return found, passed
+    return sorted(found, key=str), passed
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """``text`` for a terminal: control characters (an escape sequence in a file name could rewrite
+    the maintainer's screen) shown as ``\\xNN``; tabs and line breaks kept."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 def is_link(path: str | Path) -> bool:

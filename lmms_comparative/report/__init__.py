@@ -188,9 +188,15 @@ def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all",
     if out.exists() and not out.is_dir():
         raise ReportError(f"{out}: exists and is not a folder (-o names the folder for report.md and the charts)")
     passed: list[tuple[Path, str]] = []
-    runs = load_runs(paths, passed)
+    links: list[tuple[Path, str]] = []
+    # The charts are saved by matplotlib, which would write through a link: none may stand where a file of the report goes.
+    if out.is_dir():
+        linked = sorted(p.name for p in out.iterdir() if p.is_symlink() and (p.suffix in (".png", ".md", ".json", ".html") or p.name in ("assets", "items", "thumbs", "full", "tables")))
+        if linked:
+            raise ReportError(f"{out}: {', '.join(linked)}: a link stands where a file of the report goes: not written through it (remove the link)")
+    runs = load_runs(paths, passed, links)
     notes = notes if notes is not None else []
-    notes += [f"passed over: {why}" if why.startswith(str(path)) else f"passed over: {path}: {why}" for path, why in passed]
+    notes += [f"passed over: {why}" for _, why in passed] + [f"{path}: {why}" for path, why in links]
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -28,8 +28,8 @@ STATIC = Path(__file__).resolve().parent / "static"
 
 # The page's Content Security Policy: nothing is loaded but the folder's own scripts, styles and
 # images (``'self'``: the report's folder, opened from disk or served); no connection, no frame,
-# no form, no <base>, no plugin; nothing inline.
-CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+# no form, no <base>, no plugin; nothing inline. (frame-ancestors is ignored in a <meta> policy, so it is not set.)
+CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'"
 
 # markdown-it rules that would turn a string into active markup: links and images (inline and by
 # reference), autolinks and raw HTML. Our own Markdown uses none of them in the sections it renders.

@@ -155,14 +155,15 @@ def _distinct_names(runs: list[Run], origins: list[tuple[str, Path]]) -> None:
             runs[i].name = f"{name} ({label})"
 
 
-def load_runs(paths: list[str], passed: list[tuple[Path, str]] | None = None) -> list[Run]:
+def load_runs(paths: list[str], passed: list[tuple[Path, str]] | None = None, links: list[tuple[Path, str]] | None = None) -> list[Run]:
     """Every ``*_results.json`` under the given directories (or the given results file), with the
-    samples logs beside it; no link inside a folder is followed (``data/untrusted.py``). A file
-    that cannot be read stops with ``ReportError``, unless ``passed`` is given: then it (and every
-    link passed over) is added there with why, and the other runs are still read."""
+    samples logs beside it; no link inside a folder is followed (``data/untrusted.py``; ``links``,
+    given, gets each link passed over with why). A file that cannot be read stops with
+    ``ReportError``, unless ``passed`` is given: then it is added there with why, and the other
+    runs are still read."""
     runs: list[Run] = []
     origins: list[tuple[str, Path]] = []
-    noted = passed if passed is not None else []
+    noted = links if links is not None else []
     for base in paths:
         if not os.path.exists(base):
             raise ReportError(f"{base}: no such results folder")
@@ -188,7 +189,7 @@ def load_runs(paths: list[str], passed: list[tuple[Path, str]] | None = None) ->
             runs.append(run)
             origins.append((Path(base).resolve().name or str(base), path.relative_to(base)))
     if not runs:
-        raise ReportError(f"no readable lmms-eval results under {', '.join(paths)}: " + "; ".join(f"{p}: {why}" for p, why in noted[:3]))
+        raise ReportError(f"no readable lmms-eval results under {', '.join(paths)}: " + "; ".join(why for _, why in (passed or [])[:3]))
     _distinct_names(runs, origins)
     return runs
 

@@ -118,8 +118,23 @@ def check(results_file: Path) -> list[Verdict] | str:
         return check_file(results_file, Path(scratch))
 
 
+class _Printable:
+    """A stream whose text has its control characters shown as escapes (``untrusted.printable``):
+    file names and values of a submitted folder reach the maintainer's terminal."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        return self.stream.write(untrusted.printable(text))
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
 def verify(results_dir: str | Path, out=sys.stdout) -> int:
     """Print a verdict per task and group for every results JSON under ``results_dir``; 0 only if all pass."""
+    out = _Printable(out)
     root = Path(results_dir)
     if not root.exists():
         print(f"lmms-comparative verify: error: {results_dir}: no such file or folder", file=sys.stderr)

@@ -10,6 +10,7 @@ import shutil
 
 import pytest
 from helpers import base_env, build_roots, read_run, run_cli, run_tool
+from helpers.browser import requests_made, wait_for
 from helpers.fake_openai import FakeOpenAI, message_text
 
 pytestmark = pytest.mark.e2e
@@ -98,52 +99,6 @@ def test_runs_on_other_data_are_refused_in_one_line(compared, tmp_path):
 
 # ---- the HTML report, in a real browser ---------------------------------------------------------
 
-CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    """Headless Chromium driven by Selenium, with its console and network logs (Debian's chromium
-    and chromium-driver: .ci/run installs them)."""
-    import os
-
-    if not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)):
-        if os.environ.get("CI"):
-            pytest.fail("chromium and chromium-driver are not installed (.ci/run installs them)")
-        pytest.skip("chromium and chromium-driver are not installed")
-    webdriver = pytest.importorskip("selenium.webdriver")
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--window-size=1400,1000"):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    yield driver
-    driver.quit()
-
-
-def _wait(driver, script: str, timeout: float = 120):
-    import time
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = driver.execute_script(script)
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for: {script}")
-
-
-def _requests(driver) -> set[str]:
-    found = set()
-    for entry in driver.get_log("performance"):
-        message = json.loads(entry["message"])["message"]
-        if message["method"] == "Network.requestWillBeSent":
-            found.add(message["params"]["request"]["url"])
-    return found
-
 
 def _choose(driver, benchmark: str, name: str, value: str) -> None:
     driver.execute_script("var s = document.querySelector(`.browser[data-benchmark='${arguments[0]}'] select[name='${arguments[1]}']`); s.value = arguments[2]; s.dispatchEvent(new Event('change', {bubbles: true}));", benchmark, name, value)
@@ -159,17 +114,17 @@ def test_the_html_report_in_a_real_browser(compared, browser, tmp_path):
     _, samples_b = read_run(base / "b")
     for benchmark in ("subtlebench", "compbench", "vlm2bench", "captionqa"):
         browser.get(page.as_uri() + f"#b-{benchmark}")
-        shown = _wait(browser, f"var c = document.querySelector(\".browser[data-benchmark='{benchmark}'] .count\"); return c && c.textContent")
+        shown = wait_for(browser, f"var c = document.querySelector(\".browser[data-benchmark='{benchmark}'] .count\"); return c && c.textContent")
         assert " of " in shown
         # Every thumbnail of the first page decodes.
-        _wait(browser, f"var t = Array.from(document.querySelectorAll(\".browser[data-benchmark='{benchmark}'] img.thumb\")); return t.length > 0 && t.every(i => i.complete)")
+        wait_for(browser, f"var t = Array.from(document.querySelectorAll(\".browser[data-benchmark='{benchmark}'] img.thumb\")); return t.length > 0 && t.every(i => i.complete)")
         widths = browser.execute_script(f"return Array.from(document.querySelectorAll(\".browser[data-benchmark='{benchmark}'] img.thumb\")).map(i => i.naturalWidth)")
         assert widths and all(w > 0 for w in widths), (benchmark, widths)
         browser.execute_script(f"document.querySelector(\".browser[data-benchmark='{benchmark}']\").scrollIntoView()")
         browser.save_screenshot(str(tmp_path / f"{benchmark}.png"))
     # "B right, A wrong" shows exactly the items B got right and A wrong (SubtleBench: one unit an item).
     browser.get(page.as_uri() + "#b-subtlebench")
-    _wait(browser, "return document.querySelector(\".browser[data-benchmark='subtlebench'] .count\")")
+    wait_for(browser, "return document.querySelector(\".browser[data-benchmark='subtlebench'] .count\")")
     for name, value in (("flipA", "0"), ("flipB", "1"), ("flip", "b_only")):
         _choose(browser, "subtlebench", name, value)
     expected = 0
@@ -182,7 +137,7 @@ def test_the_html_report_in_a_real_browser(compared, browser, tmp_path):
     assert cards == min(expected, 50)
     # Clicking an item shows its images and both runs' replies.
     browser.execute_script("document.querySelector(\".browser[data-benchmark='subtlebench'] article.item .head\").click()")
-    _wait(
+    wait_for(
         browser,
         "var b = document.querySelector(\".browser[data-benchmark='subtlebench'] article.item .body\"); return b && !b.hidden && b.querySelectorAll('img.full').length === 2 && Array.from(b.querySelectorAll('img.full')).every(i => i.complete && i.naturalWidth > 0)",
     )
@@ -190,5 +145,5 @@ def test_the_html_report_in_a_real_browser(compared, browser, tmp_path):
     assert len(replies) == 2 and all(r.strip() for r in replies)
     errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     assert errors == [], errors
-    outside = {u for u in _requests(browser) if not u.startswith(out.resolve().as_uri() + "/") and not u.startswith("data:")}
+    outside = {u for u in requests_made(browser) if not u.startswith(out.resolve().as_uri() + "/") and not u.startswith("data:")}
     assert outside == set(), outside
