@@ -18,7 +18,7 @@ from lmms_comparative.registry import BENCHMARKS, BY_NAME
 from lmms_comparative.report import generic, html
 from lmms_comparative.report.cells import collecting, parse_cell
 from lmms_comparative.report.charts import model_colours
-from lmms_comparative.report.marks import kind
+from lmms_comparative.report.marks import code, kind
 from lmms_comparative.report.paper import PAPER_ROWS, Aliases, paper_block, paper_rows_shown
 from lmms_comparative.report.runs import ReportError, Run, folder, load_runs, write_file
 from lmms_comparative.subsets import subset_of_tasks
@@ -109,7 +109,7 @@ def _verification(runs: list[Run], subsets: dict[str, dict]) -> list[str]:
                 for d in ((t.get("data") or {}) for t in (record.get("tasks") or {}).values())
             }
         )
-        lines.append(f"| `{run.name}` | {verification_of(run)} | {', '.join(sources) or '-'} | {_items(subsets[run.name])} |")
+        lines.append(f"| {code(run.name, in_table=True)} | {verification_of(run)} | {', '.join(sources) or '-'} | {_items(subsets[run.name])} |")
     return lines + [""]
 
 
@@ -203,7 +203,7 @@ def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all",
         raise ReportError(f"{out}: cannot create the report folder ({exc.strerror or exc})") from None
     subsets = {r.name: run_subsets(r, BENCHMARKS) for r in runs}
     verification = _verification(runs, subsets)
-    parts = ["# lmms-comparative report", "", "Runs: " + ", ".join(f"`{r.name}`" for r in runs), "", *verification]
+    parts = ["# lmms-comparative report", "", "Runs: " + ", ".join(code(r.name) for r in runs), "", *verification]
     compared, problem = _compared(runs)
     sections = []
     with collecting() as tables, paper_rows_shown(paper_rows):

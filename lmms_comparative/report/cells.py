@@ -6,7 +6,7 @@ import re
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from lmms_comparative.report.marks import plain_name
+from lmms_comparative.report.marks import code, plain_name
 from lmms_comparative.report.runs import Run
 
 SHARE = (0.0, 1.0)
@@ -132,5 +132,5 @@ def unscored_notes(runs: list[Run], prefix: str) -> list[str]:
             if task == prefix or task.startswith(prefix + "_"):
                 reason = run.mapping(task, "counts").get("failure") or run.mapping(task, "counts").get("judge_failure")
                 if reason:
-                    lines.append(f"- `{run.name}` / `{task}`: not scored ({' '.join(str(reason).split())})")
+                    lines.append(f"- {code(run.name)} / {code(task)}: not scored ({' '.join(str(reason).split())})")
     return ["", "Unscored tasks (their cells show -):", "", *lines] if lines else []

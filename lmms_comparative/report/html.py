@@ -22,6 +22,7 @@ from pathlib import Path
 from lmms_comparative.data import untrusted
 from lmms_comparative.report import items
 from lmms_comparative.report.cells import table
+from lmms_comparative.report.marks import code
 from lmms_comparative.report.runs import folder, write_file
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -61,7 +62,7 @@ def media_notes(counts: dict) -> list[str]:
 
 def comparison_section(benchmark, rows: list[dict] | None, a_name: str, b_name: str, problem: str | None) -> list[str]:
     """The Markdown comparison of the first two runs for one benchmark (``compare.compare`` rows)."""
-    title = f"### Comparison: `{b_name}` (B) against `{a_name}` (A)"
+    title = f"### Comparison: {code(b_name)} (B) against {code(a_name)} (A)"
     if problem:
         return [title, "", f"Not compared: {problem}", ""]
     mine = [r for r in rows or [] if benchmark.owns_task(r["task"])]

@@ -10,6 +10,7 @@ of (``with_skips``). Charts label such runs the same way (``chart_label``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from lmms_comparative.provenance import KEY
@@ -17,6 +18,18 @@ from lmms_comparative.report.runs import Run
 from lmms_comparative.subsets import GENERATED, SUBSET, UNCONFIRMED, UNKNOWN, leaves, subset_of_tasks
 
 DAGGER = "†"
+
+
+def code(text: str, in_table: bool = False) -> str:
+    """``text`` as a Markdown code span whatever it holds (a submitted name may hold backticks):
+    a fence one backtick longer than its longest run, padded where it starts or ends with one;
+    in a table cell, ``|`` escaped so that it does not end the cell."""
+    text = str(text)
+    fence = "`" * (max((len(r) for r in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    body = text.replace("|", "\\|") if in_table else text
+    return f"{fence}{pad}{body}{pad}{fence}"
+
 
 # A reason's first words -> what a short cell says (a rank, a chart's legend).
 _KINDS = ((GENERATED, "generated items"), (SUBSET, "subset"), (UNCONFIRMED, "release not confirmed"), (UNKNOWN, "items not recorded"))
@@ -60,7 +73,7 @@ class Marks:
         """The footnote lines under the table (after a blank line), or []."""
         if not self._notes:
             return []
-        return ["", f"{DAGGER} Not the released benchmark's full item set, or not shown to be, so not comparable with the paper's numbers:", ""] + [f"- `{name}`: {reason}" for name, reason in self._notes]
+        return ["", f"{DAGGER} Not the released benchmark's full item set, or not shown to be, so not comparable with the paper's numbers:", ""] + [f"- {code(name)}: {reason}" for name, reason in self._notes]
 
     def subset_of_row(self, first_cell: str) -> str | None:
         """The reason of a row, by its first cell (with or without emphasis and dagger)."""

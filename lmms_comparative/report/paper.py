@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lmms_comparative.report.cells import table
-from lmms_comparative.report.marks import DAGGER, Marks, kind, with_skips
+from lmms_comparative.report.marks import DAGGER, Marks, code, kind, with_skips
 from lmms_comparative.report.runs import ReadRun, ReportError, Run, model_args
 from lmms_comparative.subsets import subset_of_tasks
 
@@ -199,7 +199,7 @@ def reproduction(benchmark, table_id: str, spec: dict, p: Placement) -> list[str
         band = "-" if ci is None else f"{'yes' if within else 'no'} [{_fmt(ci[0], digits)}, {_fmt(ci[1], digits)}]"
         rows.append([column, _fmt(ref, digits), with_skips(_fmt(ours, digits), p.run, read), f"{ours - ref:+.{digits}f}", band])
     verdict = f"reproduced in {inside} of {checked} columns" if checked else "no column to compare"
-    name = f"`{p.run.name}`" + (f" {DAGGER}" if p.subset else "")
+    name = code(p.run.name) + (f" {DAGGER}" if p.subset else "")
     head = f"Reproduction check: {name} is the paper's **{p.matched}** ({spec['source']}): {verdict} (the paper's value inside our 95% interval, at the paper's precision)."
     if p.subset:
         head += f" Not a reproduction of the paper's setting: the run's items are not the release's ({kind(p.subset)})."
