@@ -83,6 +83,12 @@ def note_hub(variable: str, repo: str, commit: str, folder: Path) -> None:
         _sources[variable] = {"source": "hub", "repo": repo, "commit": commit, "folder": str(folder)}
 
 
+def forget_source(variable: str) -> None:
+    """Forget the data source noted for ``variable`` (the contract asks each task's loader again)."""
+    with _lock:
+        _sources.pop(variable, None)
+
+
 def source(variable: str) -> dict | None:
     """The data source recorded for a benchmark's root variable in this process (local folder or hub snapshot), or None."""
     with _lock:
@@ -356,7 +362,8 @@ def data_of(variable: str) -> dict:
     if not found:
         return {"source": None}
     folder = found.pop("folder", None) or found.get("root")
-    found["fingerprint"] = fingerprint(folder) if folder and os.path.isdir(folder) else None
+    # A folder's fingerprint; a local copy that is one file (VLM2-Bench's TSV): that file's sha256.
+    found["fingerprint"] = fingerprint(folder) if folder and os.path.isdir(folder) else file_sha256(folder) if folder and os.path.isfile(folder) else None
     return found
 
 

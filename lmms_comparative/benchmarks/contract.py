@@ -22,6 +22,8 @@ The rules, each checked here:
   that names ``root_variable``;
 - every per-item result (what ``process_results`` returns, per metric) carries the item key
   (``predictions.KEY_COLUMNS``, default ``item_id``): ``score`` and ``verify`` find items by it;
+- loading from the fixture notes the local copy as the data source (``provenance.note_local``;
+  ``data.roots.local_root`` does it), which the record and ``verify`` compare;
 - the failure policy: when every model request failed, the task's aggregations flag the run
   (``tasklib.check_model_failures``, exit status 1).
 """
@@ -37,7 +39,7 @@ from pathlib import Path
 
 import yaml
 
-from lmms_comparative import failures
+from lmms_comparative import failures, provenance
 from lmms_comparative.rescoring.replies import ItemKey
 
 # What lmms-eval's API models answer when a request exhausted its retries (metrics/aggregate.py).
@@ -201,6 +203,11 @@ def run_problems(benchmark, root: Path | None) -> list[str]:
             except BaseException as exc:  # noqa: BLE001 - SystemExit included: the fixture must load
                 out.append(f"{where}/yaml/{config['_file']}: {name} does not load its docs from the fixture: {type(exc).__name__}: {exc}")
                 continue
+            if variable and (provenance.source(variable) or {}).get("source") != "local":
+                # verify compares the record's data source with the data at hand; a loader that notes none records "source": null.
+                out.append(f"{where}: {name}'s process_docs read the fixture in {variable} without noting it as the data source (provenance.note_local; data.roots.local_root does it)")
+            if variable:
+                provenance.forget_source(variable)  # each task's loader must note it again
             out += _doc_hook_problems(where, name, config, docs[:HOOK_DOCS], key)
             results = [process_results(doc, [FAILED_REPLY]) for doc in docs]
             lost = [i for i, (doc, result) in enumerate(zip(docs, results)) if not _carries_key(result, doc, key)]

@@ -56,6 +56,7 @@ class Replies:
     tasks: list[str] = field(default_factory=list)  # the lmms-eval tasks to run (readers that know them)
     sources: list[str] = field(default_factory=list)
     limit: int | float | None = None  # the earlier run's --limit (samples logs): the same docs are scored
+    offset: int = 0  # the earlier run's --offset: the docs it skipped before its first
     # Items the files record as skipped (the evaluator's skipped_items, a run's skipped images):
     # task -> key -> reason. They stay skipped, not failed (hooks.recorded_skips).
     skipped: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -86,6 +87,7 @@ class Replies:
         self.tasks += [t for t in other.tasks if t not in self.tasks]
         self.sources += other.sources
         self.limit = self.limit if other.limit is None else other.limit
+        self.offset = other.offset or self.offset
         for task, skipped in other.skipped.items():
             self.skipped.setdefault(task, {}).update(skipped)
         for task, by_doc in other.by_doc.items():
@@ -216,6 +218,7 @@ def read_samples(path: Path, key: ItemKey, owns: Callable[[str], bool] = lambda 
         run = _run_results(path)  # read once for the run's groups, --limit and skipped items
         out.tasks = _as_run(run, out.tasks, owns)
         out.limit = _run_limit(run)
+        out.offset = _run_offset(run)
         out.skipped = _run_skips(run, owns)
         if out.by_doc:
             _predict_only_run(out, run, path)
@@ -259,6 +262,13 @@ def _run_limit(run: dict) -> int | float | None:
     docs of each task, and a rescoring run must take the same ones, or the rest count as failed."""
     limit = (run.get("config") or {}).get("limit")
     return limit if isinstance(limit, (int, float)) and not isinstance(limit, bool) else None
+
+
+def _run_offset(run: dict) -> int:
+    """The ``--offset`` of the earlier run (its results JSON's ``config``; 0 where none): its docs
+    start there, and a rescoring run must start there too."""
+    offset = (run.get("config") or {}).get("offset")
+    return offset if isinstance(offset, int) and not isinstance(offset, bool) and offset > 0 else 0
 
 
 def _as_run(run: dict, tasks: list[str], owns: Callable[[str], bool]) -> list[str]:

@@ -209,6 +209,9 @@ def replay(replies: Replies, label: str, tasks: list[str], output: Path, files: 
     if replies.limit is not None and "--limit" not in extra:
         extra += ["--limit", f"{replies.limit:g}"]
         say(f"the scored run had --limit {replies.limit:g}: the same first docs of each task are scored")
+    if replies.offset and "--offset" not in extra:
+        extra += ["--offset", str(replies.offset)]
+        say(f"the scored run had --offset {replies.offset}: its docs start at the same one")
     cmd = score_command(replay_file, tasks, output, repeats, model_name, extra)
     say("$ lmms-eval " + " ".join(cmd[3:]))
     if quiet:

@@ -191,8 +191,9 @@ def check_file(results_file: Path, scratch: Path) -> list[Verdict] | str:
             verdict.problems.append(f"the record names benchmark {entry.get('benchmark')!r}, which does not own {task}")
             continue
         samples_file = rs.samples_of(results_file, task)
-        if not samples_file.is_file():
-            verdict.problems.append(f"no samples log {samples_file.name} (run with --log_samples)")
+        if not samples_file.is_file() and not untrusted.is_link(samples_file):
+            # Nothing to re-derive the row from: not shown to be wrong, not shown to be right.
+            verdict.unverified = f"no samples log {samples_file.name}: its numbers cannot be re-derived (run with --log_samples)"
             continue
         try:
             logged[task] = rs.read_lines(samples_file)
@@ -230,7 +231,7 @@ def check_file(results_file: Path, scratch: Path) -> list[Verdict] | str:
     for name in ours:  # the rows no record entry backs: groups, or rows that should not be there
         if name in record["tasks"]:
             continue
-        verdicts[name] = _check_other_row(name, sections, record, outcomes, not_rescored)
+        verdicts[name] = _check_other_row(name, sections, record, outcomes, not_rescored, results)
     return list(verdicts.values())
 
 
@@ -260,6 +261,7 @@ def _compare_tasks(verdicts, ready, results, record, rescored, rescored_samples,
         mismatch = rs.data_matches(entry.get("data") or {}, (used.get(task) or {}).get("data") or {}, record.get("schema"))
         if mismatch:
             verdict.problems.append(mismatch)
+        verdict.problems += _label_problems(task, results, rescored, entry, used.get(task) or {})
         _check_skips(verdict, entry.get("skipped") or {}, (used.get(task) or {}).get("skipped") or {}, (entry.get("data") or {}).get("source"))
         original = sorted((_strip(r) for r in logged[task]), key=lambda r: r.get("doc_id", 0))
         again = sorted((_strip(r) for r in rescored_samples.get(task, [])), key=lambda r: r.get("doc_id", 0))
@@ -270,7 +272,25 @@ def _compare_tasks(verdicts, ready, results, record, rescored, rescored_samples,
             verdict.notes.append("metrics and samples re-scored equal; data matches the record")
 
 
-def _check_other_row(name: str, sections: dict, record: dict, outcomes: dict, not_rescored: dict) -> Verdict:
+# The fields around a row's numbers that the report, compare and export read to say what a
+# number means, each re-derived by the re-score: lmms-eval's task and group ``versions`` (ViDi's
+# version 2 reports its corpus metrics on the 0-100 scale), a group's ``group_subtasks`` (the
+# report's "(n skipped)" notes), and the record entry's prompt hash (compare's same-protocol check).
+def _label_problems(name: str, results: dict, rescored: dict, entry: dict | None = None, used: dict | None = None) -> list[str]:
+    found = []
+    for section in ("versions", "group_subtasks"):
+        original = (results.get(section) or {}).get(name)
+        again = (rescored.get(section) or {}).get(name)
+        if section == "group_subtasks":  # a task is listed with no members, or not at all, as the run was given it
+            original, again = sorted(map(str, original or [])) or None, sorted(map(str, again or [])) or None
+        if (original is not None or again is not None) and not same(original, again):
+            found.append(f"{section}: the results JSON says {json.dumps(original)}, the installed package gives {json.dumps(again)}")
+    if entry is not None and used is not None and entry.get("prompts") != used.get("prompts"):
+        found.append(f"prompts: the record's prompt hash {str(entry.get('prompts'))[:12]}... is not the installed package's {str(used.get('prompts'))[:12]}... (the prompts or the task YAML differ from the ones verify re-scores with)")
+    return found
+
+
+def _check_other_row(name: str, sections: dict, record: dict, outcomes: dict, not_rescored: dict, results: dict) -> Verdict:
     """A row of ours whose name has no record entry: a group re-derived from its tasks' samples, or
     a FAIL (a task whose entry was removed, a row added by hand)."""
     verdict = Verdict(name)
@@ -286,6 +306,8 @@ def _check_other_row(name: str, sections: dict, record: dict, outcomes: dict, no
     verdict.problems += _row_problems(
         name, sections, outcome[0], "no record entry backs its row in {section}, and the re-score of the record's tasks does not give it: a task whose provenance entry is missing, a group with a task left out, or a row added to the file"
     )
+    if not verdict.problems:
+        verdict.problems += _label_problems(name, results, outcome[0])
     if not verdict.problems:
         verdict.notes.append(f"group rows ({', '.join(where)}) re-derived equal from its tasks' samples")
     return verdict

@@ -119,6 +119,10 @@ def data_matches(recorded: dict, used: dict, schema: int | None = None) -> str |
     record's layout version; before 2 the fingerprint counted images by path and size only)."""
     if recorded.get("source") != used.get("source"):
         return f"the results were scored on {recorded.get('source')} data, the data at hand is {used.get('source')} ({used.get('repo') or used.get('root')})"
+    if (schema or 1) >= 2 and (recorded.get("generated") or None) != (used.get("generated") or None):
+        # The report and export read it to tell generated items from the release's.
+        shown = lambda g: f"generated ({g.get('generated')}, {g.get('benchmark')})" if isinstance(g, dict) else "not generated" if not g else json.dumps(g)[:60]  # noqa: E731
+        return f"data.generated: the record says the data was {shown(recorded.get('generated'))}, the data at hand ({used.get('variable') or used.get('repo')}) is {shown(used.get('generated'))}"
     if recorded.get("source") == "hub" and (recorded.get("repo"), recorded.get("commit")) != (used.get("repo"), used.get("commit")):
         return f"the results were scored on {recorded.get('repo')}@{str(recorded.get('commit'))[:12]}, the hub now gives {used.get('repo')}@{str(used.get('commit'))[:12]}: another data revision"
     if recorded.get("source") == "local" and recorded.get("fingerprint") != used.get("fingerprint") and (schema or 1) < 2:

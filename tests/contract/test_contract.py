@@ -117,6 +117,15 @@ REMOVALS = {
         ),
         "with TOYMCQ_ROOT unset, toymcq's process_docs loaded docs instead of stopping the run",
     ),
+    # A loader that reads the root without noting it (VLM2-Bench's did): the record's data source is null.
+    "the data source note": (
+        _replace(
+            "hooks.py",
+            'path = dataset_root(BENCHMARK.root_variable, None, LAYOUT) / "test.jsonl"',
+            'path = dataset_root(BENCHMARK.root_variable, None, LAYOUT) / "test.jsonl"\n    __import__("lmms_comparative.provenance").provenance.forget_source(BENCHMARK.root_variable)',
+        ),
+        "toymcq's process_docs read the fixture in TOYMCQ_ROOT without noting it as the data source",
+    ),
     "a task family": (_replace("__init__.py", 'task_families=("toymcq",)', 'task_families=("toymcq", "toymcq_hard")'), "task_families names 'toymcq_hard', which no YAML defines"),
     # The hooks a request is built from, broken: the check runs them on the fixture's docs.
     "a working doc_to_visual": (

@@ -26,9 +26,10 @@ import threading
 from pathlib import Path
 from typing import NamedTuple
 
+from lmms_comparative import provenance
 from lmms_comparative.benchmarks.vlm2bench import BENCHMARK
 from lmms_comparative.benchmarks.vlm2bench.records import SUBTASKS, record_doc
-from lmms_comparative.data import items
+from lmms_comparative.data import generated, items
 from lmms_comparative.data.jsonl import read_records
 from lmms_comparative.failures import DataError
 
@@ -58,6 +59,8 @@ def source() -> Source:
     value = os.environ.get(ENV_VAR, "").strip()
     if value:
         found = _classify(Path(value).expanduser(), f"{ENV_VAR}={value!r}")
+        # The record's data source, as every local copy's (data/roots.py): the folder, or the TSV file.
+        provenance.note_local(ENV_VAR, found.path, generated=generated.read(found.path if found.path.is_dir() else found.path.parent))
     else:
         found = _classify(_hub_source(), "the hub")
     _announce(found)
