@@ -260,6 +260,7 @@ def main(argv: list[str] | None = None) -> int:
     cp.add_argument("run_a", help="the --output_path folder of run A (a model run or a score run)")
     cp.add_argument("run_b", help="the --output_path folder of run B")
     cp.add_argument("-o", "--output", default=None, help="folder to write compare.json into")
+    cp.add_argument("--unverified", action="store_true", help="compare even when a run's verify verdict is FAIL (its numbers do not follow from its samples)")
     xp = sub.add_parser("export", help="write a run's scores as the hub's .eval_results/*.yaml files (and open a pull request with --push)")
     xp.add_argument("results_dirs", nargs="+", help="lmms-eval --output_path folders of the run(s) to export")
     xp.add_argument("-o", "--output", required=True, help="the folder to write .eval_results/ into")
@@ -311,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "compare":
         from lmms_comparative.report.compare import main as compare
 
-        return compare(args.run_a, args.run_b, args.output)
+        return compare(args.run_a, args.run_b, args.output, args.unverified)
     if args.command == "export":
         from lmms_comparative.export import main as export
 

@@ -20,7 +20,7 @@ from lmms_comparative.report.cells import collecting, parse_cell
 from lmms_comparative.report.charts import model_colours
 from lmms_comparative.report.marks import code, kind
 from lmms_comparative.report.paper import PAPER_ROWS, Aliases, paper_block, paper_rows_shown
-from lmms_comparative.report.runs import ReportError, Run, folder, load_runs, write_file
+from lmms_comparative.report.runs import ReportError, Run, folder, load_runs, verify_state, write_file
 from lmms_comparative.subsets import subset_of_tasks
 
 
@@ -68,14 +68,16 @@ def plain_text(cell):
 
 
 def verification_of(run: Run) -> str:
-    """A run's verification in one phrase: verify's verdict while the results are the ones it
-    checked, else why there is none."""
-    if "lmms_comparative" not in run.results:
+    """A run's verification in one phrase: verify's verdict while every file of the run is the one
+    it checked, else why there is none."""
+    state = verify_state(run)
+    if state == "no provenance":
         return "no provenance (not a run of lmms-comparative's tasks, or made before provenance)"
-    if run.verified is None:
+    if state == "not verified":
         return "not verified (run `lmms-comparative verify` on its folder)"
-    if not run.verified.get("current"):
-        return "STALE: the results file changed after `lmms-comparative verify` checked it"
+    if state == "STALE":
+        changed = run.verified.get("changed") or []
+        return f"STALE: {', '.join(changed[:3])}{' ...' if len(changed) > 3 else ''} changed after `lmms-comparative verify` checked the run"
     tasks = run.verified.get("tasks") or {}
     counts = {s: sum(1 for t in tasks.values() if t.get("status") == s) for s in ("PASS", "FAIL", "UNVERIFIED")}
     detail = ", ".join(f"{n} {s.lower()}" for s, n in counts.items() if n)
@@ -212,7 +214,7 @@ def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all",
                 text = section_of(benchmark, runs)
                 extra = _paper_section(benchmark, runs, paper_rows, aliases)
                 if len(runs) > 1 and (text or extra):
-                    extra += html.comparison_section(benchmark, compared, runs[0].name, runs[1].name, problem)
+                    extra += html.comparison_section(benchmark, compared, runs[0].name, runs[1].name, problem, (verify_state(runs[0]), verify_state(runs[1])))
             if text or extra:
                 section = [text or f"## {benchmark.title}", *extra, ""]
                 parts += section

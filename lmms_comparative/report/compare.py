@@ -25,7 +25,7 @@ from pathlib import Path
 from lmms_comparative.metrics.paired import compare_units, holm
 from lmms_comparative.provenance import KEY
 from lmms_comparative.registry import of_task
-from lmms_comparative.report.runs import ReportError, folder, load_runs, write_file
+from lmms_comparative.report.runs import ReportError, folder, load_runs, verify_state, write_file
 from lmms_comparative.rescoring.replies import ItemKey, group_leaves, sample_key
 
 
@@ -195,18 +195,28 @@ def table(rows: list[dict], a_name: str, b_name: str) -> str:
     return "\n".join(lines)
 
 
-def main(run_a: str, run_b: str, output: str | None) -> int:
-    """``lmms-comparative compare``: print the table, write ``OUT/compare.json``; 2 on bad input."""
+def main(run_a: str, run_b: str, output: str | None, unverified: bool = False) -> int:
+    """``lmms-comparative compare``: print the table, write ``OUT/compare.json``; 2 on bad input;
+    1 when a run's verdict is FAIL (``verify``'s, current), unless ``unverified``."""
     try:
         (a,), (b,) = _one(load_runs([run_a]), run_a), _one(load_runs([run_b]), run_b)
-        rows = compare(a, b)
     except (CompareError, ReportError) as exc:
         print(f"lmms-comparative compare: error: {exc}", file=sys.stderr)
         return 2
-    print(f"A = {a.name} ({run_a}), B = {b.name} ({run_b}); units both runs scored")
+    states = {"a": verify_state(a), "b": verify_state(b)}
+    print(f"A = {a.name} ({run_a}; verify: {states['a']}), B = {b.name} ({run_b}; verify: {states['b']}); units both runs scored")
+    failed = [f"{label.upper()} ({path})" for label, path in (("a", run_a), ("b", run_b)) if states[label] == "FAIL"]
+    if failed and not unverified:
+        print(f"lmms-comparative compare: {' and '.join(failed)} FAIL{'S' if len(failed) == 1 else ''} verify: its numbers do not follow from its samples; not compared (--unverified compares anyway)", file=sys.stderr)
+        return 1
+    try:
+        rows = compare(a, b)
+    except CompareError as exc:
+        print(f"lmms-comparative compare: error: {exc}", file=sys.stderr)
+        return 2
     print(table(rows, a.name, b.name))
     if output:
-        listed = [{**row, "run_a": a.name, "run_b": b.name} for row in rows]
+        listed = [{**row, "run_a": a.name, "run_b": b.name, "verify_a": states["a"], "verify_b": states["b"]} for row in rows]
         try:
             write_file(folder(Path(output)) / "compare.json", json.dumps(listed, indent=1) + "\n")
         except ReportError as exc:  # a link where compare.json goes: never written through

@@ -60,9 +60,12 @@ def media_notes(counts: dict) -> list[str]:
     return found
 
 
-def comparison_section(benchmark, rows: list[dict] | None, a_name: str, b_name: str, problem: str | None) -> list[str]:
-    """The Markdown comparison of the first two runs for one benchmark (``compare.compare`` rows)."""
+def comparison_section(benchmark, rows: list[dict] | None, a_name: str, b_name: str, problem: str | None, states: tuple[str, str] | None = None) -> list[str]:
+    """The Markdown comparison of the first two runs for one benchmark (``compare.compare`` rows);
+    ``states``: what ``verify`` said of A and of B (``runs.verify_state``)."""
     title = f"### Comparison: {code(b_name)} (B) against {code(a_name)} (A)"
+    if states:
+        title += f" (verify: A {states[0]}, B {states[1]})"
     if problem:
         return [title, "", f"Not compared: {problem}", ""]
     mine = [r for r in rows or [] if benchmark.owns_task(r["task"])]

@@ -103,6 +103,21 @@ def folder(path: Path) -> Path:
         raise ReportError(str(exc)) from None
 
 
+def verify_state(run: Run) -> str:
+    """What ``verify`` said of a run, in a word: its verdict (PASS, FAIL, UNVERIFIED) while every
+    file of the run is the one it checked, STALE after, "not verified", or "no provenance" (not a
+    run of our tasks). Read from the verdict file, for display: it decides nothing that a forger
+    could want (``compare`` refuses only a FAIL; ``export`` checks for itself)."""
+    if "lmms_comparative" not in run.results:
+        return "no provenance"
+    if run.verified is None:
+        return "not verified"
+    if not run.verified.get("current"):
+        return "STALE"
+    verdict = run.verified.get("verdict")
+    return verdict if verdict in ("PASS", "FAIL", "UNVERIFIED") else "not verified"
+
+
 def model_args(results: dict) -> dict[str, str]:
     """The run's ``--model_args`` as a dict (``config.model_args`` of the results JSON)."""
     args = str(results.get("config", {}).get("model_args") or "")

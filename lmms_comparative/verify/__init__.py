@@ -68,14 +68,32 @@ def _sha256(path: Path, limit: int = untrusted.MAX_JSON_BYTES) -> str:
     return hashlib.sha256(untrusted.read_bytes(path, limit)).hexdigest()
 
 
+def covered_files(results_file: Path) -> dict[str, str]:
+    """The sha256 of every file of the run beside ``results_file`` (``<date>_*``: the results JSON,
+    the samples logs, the answers log and the side logs; the verdict file aside), by file name. A
+    link or an unreadable file is listed with what it is instead of a hash."""
+    prefix = f"{date_id(results_file)}_"
+    found = {}
+    for path in sorted(results_file.parent.iterdir()):
+        if not path.name.startswith(prefix) or path.name == verdict_file(results_file).name or path.is_dir():
+            continue
+        try:
+            found[path.name] = _sha256(path, untrusted.MAX_LOG_BYTES)
+        except (untrusted.Unsafe, OSError) as exc:
+            found[path.name] = f"not read: {exc}"
+    return found
+
+
 def write_verdicts(results_file: Path, verdicts: list[Verdict]) -> Path | None:
     """``<date>_verify.json`` beside the results: the overall verdict and each task's, with the
-    sha256 of the results file they were made on (``report`` shows them while it still matches).
+    sha256 of every file of the run they were made on (``covered_files``; ``report`` and
+    ``compare`` show them while every file still matches, STALE after).
     None when the folder cannot be written; ``untrusted.Unsafe`` when a link stands where the file
     goes (it is never written through)."""
     document = {
         "verified_with": __version__,
         "results_sha256": _sha256(results_file),
+        "files": covered_files(results_file),
         "verdict": overall(verdicts),
         "tasks": {v.task: {"status": v.status, "detail": v.line().split(": ", 1)[-1]} for v in verdicts},
     }
@@ -90,18 +108,26 @@ def write_verdicts(results_file: Path, verdicts: list[Verdict]) -> Path | None:
 
 
 def read_verdicts(results_file: Path) -> dict | None:
-    """The verdicts ``verify`` wrote beside ``results_file``, for display only (``report``; ``export``
-    checks for itself): their document with ``current`` (whether the results file is still the one
-    verified), or None when it was never verified."""
+    """The verdicts ``verify`` wrote beside ``results_file``, for display only (``report``,
+    ``compare``; ``export`` checks for itself): their document with ``current`` (whether every
+    file of the run is still the one verified) and ``changed`` (the files that are not: changed,
+    added or removed since), or None when it was never verified."""
     path = verdict_file(results_file)
     try:
         document = untrusted.loads(untrusted.read_text(path, untrusted.MAX_JSON_BYTES))
-        current = _sha256(results_file)
     except (OSError, ValueError):  # absent, a link, too large or too deep, not JSON: no verdict to show
         return None
     if not isinstance(document, dict):
         return None
-    document["current"] = document.get("results_sha256") == current
+    recorded = document.get("files")
+    now = covered_files(results_file)
+    if not isinstance(recorded, dict):  # a verdict of a version that hashed the results file only
+        recorded = {results_file.name: document.get("results_sha256")}
+        document["changed"] = [f"{name} (not covered by this older verdict)" for name in sorted(now) if name != results_file.name]
+    else:
+        document["changed"] = []
+    document["changed"] += sorted(name for name in set(recorded) | set(now) if recorded.get(name) != now.get(name))
+    document["current"] = not document["changed"]
     return document
 
 
