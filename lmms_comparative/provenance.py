@@ -83,6 +83,12 @@ def note_hub(variable: str, repo: str, commit: str, folder: Path) -> None:
         _sources[variable] = {"source": "hub", "repo": repo, "commit": commit, "folder": str(folder)}
 
 
+# The per-item logs a scoring pass writes beside a task's samples log (``<date>_<name>_<task>.jsonl``,
+# harness/side_logs.py): CaptionQA's reader answers. ``report`` and ``compare`` read them; ``verify``
+# re-derives them.
+SIDE_LOGS = ("reader",)
+
+
 def forget_source(variable: str) -> None:
     """Forget the data source noted for ``variable`` (the contract asks each task's loader again)."""
     with _lock:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from lmms_comparative.data import untrusted
 from lmms_comparative.data.jsonl import json_file, json_lines
+from lmms_comparative.provenance import SIDE_LOGS
 
 
 @dataclass
@@ -77,9 +78,6 @@ class ReadRun(Run):
         if self.samples.get(task):
             self.read.add(task)
         return super().per_item(task, metric, key)
-
-
-SIDE_LOGS = ("reader",)  # the side logs the report reads (CaptionQA's reader answers)
 
 
 class ReportError(Exception):

@@ -210,6 +210,13 @@ def check_file(results_file: Path, scratch: Path) -> list[Verdict] | str:
             verdict.unverified = unverified
             continue
         by_benchmark.setdefault(benchmark.name, []).append(task)
+    # A samples log of one of our tasks that no record entry names: the report would read it (its
+    # item browser, SubtleBench's image-order table), so it is a row of ours nothing backs.
+    prefix = f"{rs.date_id(results_file)}_samples_"
+    for path in sorted(results_file.parent.glob(f"{rs.date_id(results_file)}_samples_*.jsonl")):
+        task = path.name[len(prefix) : -len(".jsonl")]
+        if task not in record["tasks"] and of_task(task) is not None:
+            verdicts[task] = Verdict(task, problems=[f"a samples log {path.name} that no record entry backs: the run did not write it for this task (the report would read it)"])
     jobs = {name: ready for name, tasks in by_benchmark.items() if (ready := [t for t in tasks if not verdicts[t].problems])}
     not_rescored: dict[str, str] = {}
     for name in list(jobs):
@@ -219,6 +226,10 @@ def check_file(results_file: Path, scratch: Path) -> list[Verdict] | str:
                 verdicts[task].unverified = absent
             not_rescored[name] = absent
     outcomes = rs.rescore_all(jobs, results_file, scratch, answers)
+    try:
+        side = rs.side_logs(results_file) if outcomes else {}
+    except rs.BadLine as exc:  # a malformed or linked side log: every task it could belong to fails on it
+        side = {name: {t: [{"malformed": str(exc)}] for t in record["tasks"]} for name in rs.SIDE_LOGS}
     for name, ready in jobs.items():
         rescored, rescored_samples, failure = outcomes[name]
         if rescored is None:
@@ -227,11 +238,15 @@ def check_file(results_file: Path, scratch: Path) -> list[Verdict] | str:
                 verdicts[task].unverified = reason
             not_rescored[name] = reason
             continue
-        _compare_tasks(verdicts, ready, results, record, rescored, rescored_samples, logged)
+        _compare_tasks(verdicts, ready, results, record, rescored, rescored_samples, logged, side)
     for name in ours:  # the rows no record entry backs: groups, or rows that should not be there
         if name in record["tasks"]:
             continue
-        verdicts[name] = _check_other_row(name, sections, record, outcomes, not_rescored, results)
+        found = _check_other_row(name, sections, record, outcomes, not_rescored, results)
+        if name in verdicts:  # its samples log was named above: one verdict with both problems
+            verdicts[name].problems += found.problems
+        else:
+            verdicts[name] = found
     return list(verdicts.values())
 
 
@@ -249,7 +264,23 @@ def _row_problems(name: str, original: dict, rescored: dict, missing: str) -> li
     return found
 
 
-def _compare_tasks(verdicts, ready, results, record, rescored, rescored_samples, logged) -> None:
+def _side_log_problems(task: str, original: dict, again: dict) -> list[str]:
+    """A task's side logs (CaptionQA's reader answers, which its compare and item browser read)
+    against the re-score's, row by row in a fixed order; a log the run has and the re-score does
+    not give (or the other way round) is a problem too."""
+    found = []
+    for name in sorted(set(original) | set(again)):
+        mine, theirs = (original.get(name) or {}).get(task), (again.get(name) or {}).get(task)
+        if mine is None and theirs is None:
+            continue
+        key = lambda r: json.dumps(r, sort_keys=True)  # noqa: E731
+        if mine is None or theirs is None or not same(sorted(mine, key=key), sorted(theirs, key=key)):
+            found.append(f"its {name} log ({len(mine or [])} rows) is not the one the re-score writes ({len(theirs or [])} rows): edited after the run, or not this run's")
+    return found
+
+
+def _compare_tasks(verdicts, ready, results, record, rescored, rescored_samples, logged, side=None) -> None:
+    side = side or {}
     used = (rescored.get(KEY) or {}).get("tasks") or {}
     for task in ready:
         verdict = verdicts[task]
@@ -263,6 +294,7 @@ def _compare_tasks(verdicts, ready, results, record, rescored, rescored_samples,
             verdict.problems.append(mismatch)
         verdict.problems += _label_problems(task, results, rescored, entry, used.get(task) or {})
         _check_skips(verdict, entry.get("skipped") or {}, (used.get(task) or {}).get("skipped") or {}, (entry.get("data") or {}).get("source"))
+        verdict.problems += _side_log_problems(task, side, rescored.get(rs.SIDE_KEY) or {})
         original = sorted((_strip(r) for r in logged[task]), key=lambda r: r.get("doc_id", 0))
         again = sorted((_strip(r) for r in rescored_samples.get(task, [])), key=lambda r: r.get("doc_id", 0))
         changed = [o.get("doc_id") for o, a in zip(original, again) if not same(o, a)]

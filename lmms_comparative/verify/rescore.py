@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from lmms_comparative.data.jsonl import json_lines
-from lmms_comparative.provenance import ANSWERS_ENV
+from lmms_comparative.provenance import ANSWERS_ENV, SIDE_LOGS
 from lmms_comparative.registry import BY_NAME
 from lmms_comparative.rescoring.replies import PredictionsError
 from lmms_comparative.switches import CHECK_SKIPS_ENV  # recorded skips checked at hand
@@ -81,7 +81,20 @@ def rescore(names: list[str], results_file: Path, tasks: list[str], scratch: Pat
     samples = {}
     for file in found[-1].parent.glob(f"{date_id(found[-1])}_samples_*.jsonl"):
         samples[file.stem.split("_samples_", 1)[1]] = read_lines(file)
+    rescored[SIDE_KEY] = side_logs(found[-1])
     return rescored, samples, ""
+
+
+SIDE_KEY = "_lmms_comparative_side_logs"  # where ``rescore`` puts the re-score's side logs in its results dict
+
+
+def side_logs(results_file: Path) -> dict[str, dict[str, list[dict]]]:
+    """The side logs beside ``results_file`` (``provenance.SIDE_LOGS``), by log name and task."""
+    found: dict[str, dict[str, list[dict]]] = {}
+    for name in SIDE_LOGS:
+        for file in sorted(results_file.parent.glob(f"{date_id(results_file)}_{name}_*.jsonl")):
+            found.setdefault(name, {})[file.stem.split(f"_{name}_", 1)[1]] = read_lines(file)
+    return found
 
 
 def rescore_all(jobs: dict[str, list[str]], results_file: Path, scratch: Path, answers: Path | None) -> dict[str, tuple]:

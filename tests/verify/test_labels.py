@@ -58,3 +58,17 @@ def test_vlm2bench_records_its_local_copy_and_a_changed_copy_fails(four_benchmar
     assert proc.returncode == 1, proc.stdout[-3000:]
     assert found["vlm2bench_gc_mat"].startswith("FAIL") and "another copy or revision of the data" in found["vlm2bench_gc_mat"], found["vlm2bench_gc_mat"]
     assert found["subtlebench_at"].startswith("PASS"), found["subtlebench_at"]  # the honest twin: the other benchmarks' data is untouched
+
+
+def test_a_samples_log_no_record_entry_backs_fails(subtlebench_pass_run, hf_home, subtlebench_root, tmp_path):
+    from helpers import base_env
+    from helpers.hostile import copy
+
+    copy(subtlebench_pass_run, tmp_path / "added")
+    sp = next((tmp_path / "added").glob("*_samples_subtlebench_sp.jsonl"))
+    shutil.copy(sp, sp.with_name(sp.name.replace("subtlebench_sp", "subtlebench_st")))
+    proc = verify(tmp_path / "added", base_env(hf_home, SUBTLEBENCH_ROOT=subtlebench_root))
+    found = verdicts(proc)
+    assert proc.returncode == 1, proc.stdout[-3000:]
+    assert found["subtlebench_st"].startswith("FAIL") and "that no record entry backs" in found["subtlebench_st"], found
+    assert found["subtlebench_at"].startswith("PASS") and found["subtlebench_sp"].startswith("PASS"), found  # the honest twins beside it

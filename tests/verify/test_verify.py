@@ -132,6 +132,17 @@ def test_an_llm_scored_run_is_re_scored_from_its_logged_answers_without_the_endp
     assert all(line.startswith("PASS") for line in verdicts.values()), verdicts
     proc = _verify(tmp_path / "scored", env)  # the score run, re-scored from its own answers log
     assert proc.returncode == 0 and _verdicts(proc) and all(line.startswith("PASS") for line in _verdicts(proc).values()), proc.stdout
+    # The reader's log (what CaptionQA's compare and item browser read), edited after the run: re-derived, so it fails.
+    edited = tmp_path / "reader_edited"
+    shutil.copytree(out, edited, ignore=shutil.ignore_patterns("*_verify.json"))
+    reader = next(edited.glob("**/*_reader_captionqa_simple_natural.jsonl"))
+    rows = _lines(reader)
+    rows[0]["score"] = 0.0 if rows[0].get("score") else 1.0
+    _write(reader, rows)
+    proc = _verify(edited, env)
+    found = _verdicts(proc)
+    assert proc.returncode == 1 and found["captionqa_simple_natural"].startswith("FAIL") and "its reader log" in found["captionqa_simple_natural"], proc.stdout
+    assert found["captionqa_simple_document"].startswith("PASS"), found  # the untouched logs beside it
     # The record's llm entry deleted, an endpoint configured in the maintainer's shell (OPENAI_* and
     # the reader's own settings): verify calls nothing and says why it cannot re-score.
     forged = tmp_path / "no_llm_entry"
