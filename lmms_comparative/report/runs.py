@@ -207,6 +207,14 @@ def load_runs(paths: list[str], passed: list[tuple[Path, str]] | None = None, li
     return runs
 
 
+def in_doc_order(rows: list[dict]) -> list[dict]:
+    """A samples log's rows by doc id (then as written): the order lmms-eval writes them in depends
+    on how many processes ran and how their items were gathered, and the report's bootstrap
+    intervals, which resample by position, must not (a one- and a two-process run of the same
+    replies give the same intervals)."""
+    return sorted(rows, key=lambda r: (0, r["doc_id"]) if isinstance(r.get("doc_id"), int) and not isinstance(r.get("doc_id"), bool) else (1, 0))
+
+
 def _read_run(path: Path) -> Run:
     """One results file with its samples and side logs (``ReportError`` naming a file that cannot be read)."""
     results = _read_json(path, "lmms-eval results JSON")
@@ -216,7 +224,7 @@ def _read_run(path: Path) -> Run:
     samples, side = {}, {}
     for sample_file in sorted(path.parent.glob(f"{glob.escape(prefix)}_samples_*.jsonl")):
         task = sample_file.stem.split("_samples_", 1)[1]
-        samples[task] = _read_samples(sample_file)
+        samples[task] = in_doc_order(_read_samples(sample_file))
     for name in SIDE_LOGS:
         for side_file in sorted(path.parent.glob(f"{glob.escape(prefix)}_{name}_*.jsonl")):
             side.setdefault(name, {})[side_file.stem.split(f"_{name}_", 1)[1]] = _read_samples(side_file)

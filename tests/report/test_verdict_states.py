@@ -69,3 +69,20 @@ def test_compare_refuses_a_run_that_fails_verify_unless_asked(subtlebench_pass_r
     # The honest twin: two passing runs compare with exit 0.
     proc = run_tool("compare", str(tmp_path / "honest"), str(tmp_path / "honest"), env=env)
     assert proc.returncode == 0 and "verify: PASS), B = " in proc.stdout, proc.stderr[-2000:]
+
+
+def test_the_report_does_not_depend_on_the_order_of_samples_lines(four_benchmarks_run, hf_home, fixture_roots, tmp_path):
+    """A one-process and a multi-process run of the same replies write their samples lines in other
+    orders; the report's intervals (a bootstrap that resamples by position) must be the same."""
+    env = base_env(hf_home, **fixture_roots)
+    reversed_run = tmp_path / "reversed"
+    shutil.copytree(four_benchmarks_run, reversed_run, ignore=shutil.ignore_patterns("*_verify.json"))
+    for samples in reversed_run.glob("*_samples_*.jsonl"):
+        write_rows(samples, rows(samples)[::-1])
+    reports = []
+    for name, run in (("original", four_benchmarks_run), ("reversed", reversed_run)):
+        proc = run_tool("report", str(run), "-o", str(tmp_path / name), "--no-html", env=env)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        reports.append(json.loads((tmp_path / name / "report.json").read_text())["tables"])
+    assert any('"low"' in json.dumps(table) for table in reports[0])  # intervals were drawn
+    assert reports[0] == reports[1]
