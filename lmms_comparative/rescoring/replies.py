@@ -24,6 +24,7 @@ Formats every benchmark reads besides its own (``formats_of``):
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import re
@@ -134,9 +135,29 @@ def read_mapping(path: Path, tasks: list[str]) -> Replies:
 SAMPLES_NAME = re.compile(r"_samples_(?P<task>.+)\.jsonl$")
 
 
+def run_results_file(folder: Path) -> Path | None:
+    """The results JSON of the run a folder holds: the newest at the shallowest depth where any is
+    (lmms-eval writes into ``<output_path>/`` or ``<output_path>/<model>/``), so that a score run
+    written inside the folder (``score RUN -o RUN/rescored``) is not taken for it; None when there is none."""
+    found = sorted(folder.rglob("*_results.json"))
+    if not found:
+        return None
+    depth = min(len(p.relative_to(folder).parts) for p in found)
+    shallowest = [p for p in found if len(p.relative_to(folder).parts) == depth]
+    return max(shallowest, key=lambda p: (p.name, str(p)))
+
+
 def samples_files(path: Path) -> list[Path]:
-    """The samples logs a path names: the file itself, or every ``*_samples_*.jsonl`` under a folder."""
-    files = sorted(path.rglob("*_samples_*.jsonl")) if path.is_dir() else [path]
+    """The samples logs a path names: the file itself; in a run's folder, the samples logs of its
+    run (``run_results_file``: beside its results JSON, of the same date); in a folder without a
+    results JSON, every ``*_samples_*.jsonl`` under it."""
+    if not path.is_dir():
+        files = [path]
+    elif (results := run_results_file(path)) is not None:
+        date = results.name[: -len("_results.json")]
+        files = sorted(results.parent.glob(f"{glob.escape(date)}_samples_*.jsonl"))
+    else:
+        files = sorted(path.rglob("*_samples_*.jsonl"))
     if not files:
         raise PredictionsError(f"{path}: no lmms-eval samples logs (*_samples_<task>.jsonl) in this folder; the run needs --log_samples")
     return files
@@ -242,10 +263,10 @@ def _predict_only_run(out: Replies, run: dict, path: Path) -> None:
 
 
 def _run_results(folder: Path) -> dict:
-    """The earlier run's results JSON beside its samples logs (the newest), or {}."""
-    results = sorted(folder.rglob("*_results.json"))
+    """The earlier run's results JSON beside its samples logs (``run_results_file``), or {}."""
+    results = run_results_file(folder)
     try:
-        found = json.loads(results[-1].read_text(encoding="utf-8")) if results else {}
+        found = json.loads(results.read_text(encoding="utf-8")) if results else {}
     except (OSError, ValueError):
         return {}
     return found if isinstance(found, dict) else {}

@@ -30,3 +30,22 @@ def test_a_run_without_samples_is_unverified_not_failed(hf_home, subtlebench_roo
     found = verdicts(proc)
     assert proc.returncode == 1 and found["subtlebench_at"].startswith("UNVERIFIED subtlebench_at: no samples log"), proc.stdout[-3000:]
     assert "FAIL" not in proc.stdout
+
+
+def test_a_second_score_of_a_folder_that_holds_the_first_scores_the_run_again(subtlebench_pass_run, hf_home, subtlebench_root, tmp_path):
+    """``score RUN -o RUN/rescored`` writes a second run inside the folder: a later ``score RUN``
+    must read the run's own samples, not those too (it stopped on "a second prediction for item")."""
+    import shutil
+
+    from helpers import run_score
+
+    env = base_env(hf_home, SUBTLEBENCH_ROOT=subtlebench_root)
+    run = tmp_path / "run"
+    shutil.copytree(subtlebench_pass_run, run, ignore=shutil.ignore_patterns("*_verify.json"))
+    original, _ = read_run(run)
+    for out in (run / "rescored", tmp_path / "second"):
+        proc = run_score("subtlebench", str(run), "-o", str(out), env=env)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        scored, _ = read_run(out)
+        for task in ("subtlebench_at", "subtlebench_sp"):
+            assert scored["results"][task]["accuracy,none"] == original["results"][task]["accuracy,none"]
