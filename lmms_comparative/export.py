@@ -101,7 +101,7 @@ def _notes(run, benchmark, variant: str, data: dict, subset: str | None) -> str:
     labels = benchmark.llm_prefixes() if benchmark.scoring_calls else {}
     for prefix, settings in sorted((record.get("llm") or {}).items()):
         if prefix in labels:
-            parts.append(f"{labels[prefix]}: {_model_name(settings)}")
+            parts.append(f"{labels[prefix]}: {_model_name(settings)} (as the run's settings name it)")
     if data.get("source") == "local":
         parts.append(f"local copy of the data, fingerprint {str(data.get('fingerprint'))[:16]}")
     return "; ".join(parts)

@@ -102,7 +102,7 @@ def _items(subsets: dict[str, str | None]) -> str:
 def _verification(runs: list[Run], subsets: dict[str, dict]) -> list[str]:
     """The report's verification table: each run's verify verdict, data sources and whether its
     items are the release's (each table's footnotes say why not)."""
-    lines = ["## Verification", "", "| run | verify | data | items |", "|---|---|---|---|"]
+    lines = ["## Verification", "", "Runs are named by the model their `--model_args` name: the submitter's claim, which `verify` cannot check.", "", "| run | verify | data | items |", "|---|---|---|---|"]
     for run in runs:
         record = run.results.get("lmms_comparative") or {}
         sources = sorted(

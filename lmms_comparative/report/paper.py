@@ -200,7 +200,10 @@ def reproduction(benchmark, table_id: str, spec: dict, p: Placement) -> list[str
         rows.append([column, _fmt(ref, digits), with_skips(_fmt(ours, digits), p.run, read), f"{ours - ref:+.{digits}f}", band])
     verdict = f"reproduced in {inside} of {checked} columns" if checked else "no column to compare"
     name = code(p.run.name) + (f" {DAGGER}" if p.subset else "")
-    head = f"Reproduction check: {name} is the paper's **{p.matched}** ({spec['source']}): {verdict} (the paper's value inside our 95% interval, at the paper's precision)."
+    head = (
+        f"Reproduction check: {name} is the paper's **{p.matched}** ({spec['source']}): {verdict} (the paper's value inside our 95% interval, at the paper's precision)."
+        " The match is by the model the run's `--model_args` name, the submitter's claim: nothing checks which weights answered."
+    )
     if p.subset:
         head += f" Not a reproduction of the paper's setting: the run's items are not the release's ({kind(p.subset)})."
     marks = Marks(benchmark)
