@@ -20,7 +20,7 @@ from lmms_comparative.report.cells import collecting, parse_cell
 from lmms_comparative.report.charts import model_colours
 from lmms_comparative.report.marks import code, kind
 from lmms_comparative.report.paper import PAPER_ROWS, Aliases, paper_block, paper_rows_shown
-from lmms_comparative.report.runs import ReportError, Run, folder, load_runs, verify_state, write_file
+from lmms_comparative.report.runs import ReportError, Run, folder, load_runs, overrides, verify_state, write_file
 from lmms_comparative.subsets import subset_of_tasks
 
 
@@ -84,6 +84,14 @@ def verification_of(run: Run) -> str:
     return f"{run.verified.get('verdict')} ({detail})"
 
 
+def protocol_of(run: Run, in_table: bool = False) -> str:
+    """The run's protocol in a phrase: the tasks' own, or the overrides its command line gave."""
+    found = overrides(run.results)
+    if not found:
+        return "the tasks' own"
+    return "overridden: " + ", ".join(code(f"--{k} {v}", in_table=in_table) for k, v in found.items())
+
+
 def run_subsets(run: Run, benchmarks) -> dict[str, str | None]:
     """Per benchmark the run has tasks of, why its items are not the release's (None: they are)."""
     tasks = list(run.results.get("results") or {})
@@ -102,7 +110,14 @@ def _items(subsets: dict[str, str | None]) -> str:
 def _verification(runs: list[Run], subsets: dict[str, dict]) -> list[str]:
     """The report's verification table: each run's verify verdict, data sources and whether its
     items are the release's (each table's footnotes say why not)."""
-    lines = ["## Verification", "", "Runs are named by the model their `--model_args` name: the submitter's claim, which `verify` cannot check.", "", "| run | verify | data | items |", "|---|---|---|---|"]
+    lines = [
+        "## Verification",
+        "",
+        "Runs are named by the model their `--model_args` name: the submitter's claim, which `verify` cannot check. Protocol: the decoding and prompts the tasks set (the papers'), or what the run's command line overrode.",
+        "",
+        "| run | verify | data | items | protocol |",
+        "|---|---|---|---|---|",
+    ]
     for run in runs:
         record = run.results.get("lmms_comparative") or {}
         sources = sorted(
@@ -111,7 +126,7 @@ def _verification(runs: list[Run], subsets: dict[str, dict]) -> list[str]:
                 for d in ((t.get("data") or {}) for t in (record.get("tasks") or {}).values())
             }
         )
-        lines.append(f"| {code(run.name, in_table=True)} | {verification_of(run)} | {', '.join(sources) or '-'} | {_items(subsets[run.name])} |")
+        lines.append(f"| {code(run.name, in_table=True)} | {verification_of(run)} | {', '.join(sources) or '-'} | {_items(subsets[run.name])} | {protocol_of(run, in_table=True)} |")
     return lines + [""]
 
 
@@ -244,7 +259,10 @@ def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all",
         write_file(tables_folder / Path(entry["csv"]).name, handle.getvalue())
     document = {
         "version": REPORT_JSON_VERSION,
-        "runs": [{"name": r.name, "model": r.results.get("config", {}).get("model"), "model_args": r.results.get("config", {}).get("model_args"), "verify": verification_of(r), "subset": subsets[r.name]} for r in runs],
+        "runs": [
+            {"name": r.name, "model": r.results.get("config", {}).get("model"), "model_args": r.results.get("config", {}).get("model_args"), "verify": verification_of(r), "overrides": overrides(r.results), "subset": subsets[r.name]}
+            for r in runs
+        ],
         "tables": [
             {
                 "key": e["key"],

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from lmms_comparative.report.cells import table
 from lmms_comparative.report.marks import DAGGER, Marks, code, kind, with_skips
-from lmms_comparative.report.runs import ReadRun, ReportError, Run, model_args
+from lmms_comparative.report.runs import ReadRun, ReportError, Run, model_args, overrides
 from lmms_comparative.subsets import subset_of_tasks
 
 PAPER_ROWS = ("all", "matched", "none")
@@ -206,6 +206,9 @@ def reproduction(benchmark, table_id: str, spec: dict, p: Placement) -> list[str
     )
     if p.subset:
         head += f" Not a reproduction of the paper's setting: the run's items are not the release's ({kind(p.subset)})."
+    changed = overrides(p.run.results)
+    if changed:
+        head += " Not the paper's protocol: the run overrode " + ", ".join(code(f"--{k} {v}") for k, v in changed.items()) + "."
     marks = Marks(benchmark)
     marks.mark(p.run, p.subset)
     text = table(["Column", "Paper", "Ours", "Ours - paper", "Paper inside our 95% interval"], rows, key=f"reproduction_{table_id}_{p.run.name}", title=f"{benchmark.title}: reproduction of {p.matched} ({spec['source']})")

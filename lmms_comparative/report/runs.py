@@ -116,6 +116,25 @@ def verify_state(run: Run) -> str:
     return verdict if verdict in ("PASS", "FAIL", "UNVERIFIED") else "not verified"
 
 
+# lmms-eval's command-line settings that change what the tasks ask the model, away from the
+# papers' protocol (each task's YAML sets its decoding; these override it for every task).
+PROTOCOL_OVERRIDES = ("gen_kwargs", "system_instruction", "num_fewshot", "apply_chat_template", "fewshot_as_multiturn")
+
+
+def overrides(results: dict) -> dict[str, str]:
+    """The protocol overrides a run was given (``--gen_kwargs temperature=0.7``, ...), as its
+    results' ``config`` says: {} for a run with the tasks' own decoding."""
+    config = results.get("config") or {}
+    cli = config.get("resolved_cli_args") if isinstance(config.get("resolved_cli_args"), dict) else {}
+    found = {}
+    for name in PROTOCOL_OVERRIDES:
+        value = config.get(name, cli.get(name))
+        if value not in (None, "", False, [], {}):
+            text = ",".join(f"{k}={v}" for k, v in value.items()) if isinstance(value, dict) else str(value)  # lmms-eval keeps --gen_kwargs parsed
+            found[name] = " ".join(text.split())[:200]
+    return found
+
+
 def model_args(results: dict) -> dict[str, str]:
     """The run's ``--model_args`` as a dict (``config.model_args`` of the results JSON)."""
     args = str(results.get("config", {}).get("model_args") or "")
