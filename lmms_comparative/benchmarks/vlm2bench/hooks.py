@@ -9,6 +9,8 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
+from loguru import logger
+
 from lmms_comparative.benchmarks.vlm2bench import data, dot_matrix
 from lmms_comparative.benchmarks.vlm2bench import scoring as rules
 from lmms_comparative.benchmarks.vlm2bench.prompts import PROMPT_AB, PROMPT_ABA, STRATEGY_PROMPTS
@@ -139,6 +141,14 @@ def _judge_video(items: list[dict]) -> dict:
     return {**rules.video_scores(scored), "unjudged": unjudged, "judged": scored}
 
 
+def _incomplete_pairs(items: list[dict]) -> int:
+    """How many T/F pairs have only one of their two halves among ``items``."""
+    halves: dict[str, set] = {}
+    for it in items:
+        halves.setdefault(it["pair_id"], set()).add(it.get("half"))
+    return sum(1 for found in halves.values() if len(found) < 2)
+
+
 @once_per_run()
 def summarize(items: list[dict]) -> dict:
     """Every metric of one subtask's samples (lmms-eval asks once per metric; this runs once)."""
@@ -154,6 +164,13 @@ def summarize(items: list[dict]) -> dict:
         pairs = rules.pair_accuracy(done, drop_incomplete=drop)
         out.update(score=pairs["pair"], positive=pairs["positive"], negative=pairs["negative"])
         out["counts"].update(pairs=pairs["pairs"], failed_pairs=failed_pairs)
+        incomplete = _incomplete_pairs(done)
+        if incomplete:  # a --limit or --offset that cut a pair in two: said, and counted
+            out["counts"]["incomplete_pairs"] = incomplete
+            rule = "dropped, as the official OC/PC script drops them" if drop else "counted as not right, as the official GC script counts them"
+            logger.warning(
+                f"VLM2-Bench T/F pairs (questions {items[0]['uid']}, ...): {incomplete} pair(s) have only one of their two questions in this run (a --limit or --offset that splits pairs): {rule}; run without --limit for the paper's score"
+            )
         by_pair: dict[str, list] = {}
         for it in done:
             by_pair.setdefault(it["pair_id"], []).append(it)
