@@ -388,6 +388,15 @@ def prompts_sha256(benchmark_package: str, yaml_path: str | None) -> str:
     return digest.hexdigest()
 
 
+def end_of_run() -> None:
+    """Forget the judges' and readers' settings and answers of the run whose results were just
+    written: the next entry of a multi-entry ``--config`` runs in the same process, and its record
+    must hold only what its own tasks called (the data sources stay: each loader notes its own)."""
+    with _lock:
+        _llm.clear()
+        _answers.clear()
+
+
 def reset() -> None:
     """Forget what was noted (tests run several runs in one process)."""
     with _lock:

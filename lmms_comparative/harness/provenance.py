@@ -175,12 +175,15 @@ def install() -> bool:
                 record = {"error": f"{type(exc).__name__}: {exc}"}
             if record is not None:
                 results[KEY] = record
-            outcome = original(self, results, samples, *args, **kwargs)
-            if answers is not None and self.output_path:
-                name, text = answers
-                folder = Path(self.output_path) / self.general_config_tracker.model_name_sanitized
-                folder.mkdir(parents=True, exist_ok=True)
-                (folder / name).write_text(text, encoding="utf-8")
+            try:
+                outcome = original(self, results, samples, *args, **kwargs)
+                if answers is not None and self.output_path:
+                    name, text = answers
+                    folder = Path(self.output_path) / self.general_config_tracker.model_name_sanitized
+                    folder.mkdir(parents=True, exist_ok=True)
+                    (folder / name).write_text(text, encoding="utf-8")
+            finally:
+                provenance.end_of_run()  # a --config file's next entry starts with none of this run's judges
             return outcome
 
         return save_results_aggregated
