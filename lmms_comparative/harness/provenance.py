@@ -13,7 +13,10 @@ from __future__ import annotations
 import hashlib
 import inspect
 import math
+import os
 from pathlib import Path
+
+import yaml
 
 from lmms_comparative import provenance
 from lmms_comparative.harness.patch import wrap_method
@@ -60,7 +63,44 @@ def _task_record(name: str, task, benchmark, index: dict, config: dict) -> dict:
         record["items"] = {"count": None, "sha256": None, "error": f"{type(exc).__name__}: {exc}"}
     yaml_path = (index.get(name) or {}).get("yaml_path")
     record["prompts"] = provenance.prompts_sha256(benchmark.package, yaml_path if isinstance(yaml_path, str) else None)
+    if not benchmark.owns_task(name):  # a team's own task built on one of ours: which one
+        base = variant_base(yaml_path if isinstance(yaml_path, str) else None, benchmark)
+        if base:
+            record["variant_of"] = base
     return record
+
+
+class _AnyTagLoader(yaml.SafeLoader):
+    """A YAML loader that reads lmms-eval's ``!function`` (any tag) as its plain value."""
+
+
+_AnyTagLoader.add_multi_constructor("!", lambda loader, suffix, node: None)
+
+
+def variant_base(yaml_path: str | None, benchmark, depth: int = 8) -> str | None:
+    """The task of ``benchmark`` that a team's task YAML includes (its ``include:`` chain, resolved
+    as lmms-eval resolves it: a path, else beside the including file), or None: a team's variant
+    (``task: team_sp_greedy`` with ``include: .../subtlebench_sp.yaml``) is verified and labelled
+    as a variant of that task."""
+    path = yaml_path
+    for _ in range(depth):
+        if not path or not os.path.isfile(path):
+            return None
+        try:
+            with open(path, encoding="utf-8") as handle:
+                config = yaml.load(handle, Loader=_AnyTagLoader)  # noqa: S506 - a SafeLoader subclass
+        except (OSError, yaml.YAMLError):
+            return None
+        if not isinstance(config, dict):
+            return None
+        task = config.get("task")
+        if path != yaml_path and isinstance(task, str) and benchmark.owns_task(task):
+            return task
+        include = config.get("include")
+        if not isinstance(include, str):
+            return None
+        path = include if os.path.isfile(include) else os.path.join(os.path.dirname(path), include)
+    return None
 
 
 def build(results: dict) -> dict | None:

@@ -127,7 +127,13 @@ def _verification(runs: list[Run], subsets: dict[str, dict]) -> list[str]:
             }
         )
         lines.append(f"| {code(run.name, in_table=True)} | {verification_of(run)} | {', '.join(sources) or '-'} | {_items(subsets[run.name])} | {protocol_of(run, in_table=True)} |")
-    return lines + [""]
+    variants = [
+        f"- {code(run.name)}: {code(task)} is a variant of {code(entry['variant_of'])} (a task of the run's own that builds on ours; its prompts and decoding are its own): `verify` re-scores it as one, the paper's tables do not show it"
+        for run in runs
+        for task, entry in sorted(((run.results.get("lmms_comparative") or {}).get("tasks") or {}).items())
+        if isinstance(entry, dict) and isinstance(entry.get("variant_of"), str)
+    ]
+    return lines + ([""] + variants if variants else []) + [""]
 
 
 # A benchmark's report parts, where it has them (``report.section``, ``report.summary``,

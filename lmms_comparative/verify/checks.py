@@ -182,12 +182,14 @@ def check_file(results_file: Path, scratch: Path) -> list[Verdict] | str:
     answers, answers_problem = _answers_state(results_file, record)
     verdicts: dict[str, Verdict] = {}
     logged: dict[str, list[dict]] = {}  # each task's samples log, read once
+    variants: dict[str, tuple[str, str]] = {}  # a team's variant task -> (benchmark, the task of ours it builds on)
     by_benchmark: dict[str, list[str]] = {}
     for task, entry in sorted(record["tasks"].items()):
         verdict = verdicts[task] = Verdict(task)
         entry = entry if isinstance(entry, dict) else {}
         benchmark = BY_NAME.get(entry.get("benchmark"))
-        if benchmark is None or not benchmark.owns_task(task):
+        base = variant_base_of(task, entry, benchmark)
+        if benchmark is None or not (benchmark.owns_task(task) or base):
             verdict.problems.append(f"the record names benchmark {entry.get('benchmark')!r}, which does not own {task}")
             continue
         samples_file = rs.samples_of(results_file, task)
@@ -203,13 +205,16 @@ def check_file(results_file: Path, scratch: Path) -> list[Verdict] | str:
             continue
         if task not in sections["results"]:
             verdict.problems.append("the results JSON has no row for this task")
-        unverified, problem = _llm_reason(benchmark, task, record, answers, answers_problem)
+        unverified, problem = _llm_reason(benchmark, base or task, record, answers, answers_problem)
         if problem:
             verdict.problems.append(problem)
         if unverified or problem:
             verdict.unverified = unverified
             continue
-        by_benchmark.setdefault(benchmark.name, []).append(task)
+        if base:
+            variants[task] = (benchmark.name, base)
+        else:
+            by_benchmark.setdefault(benchmark.name, []).append(task)
     # A samples log of one of our tasks that no record entry names: the report would read it (its
     # item browser, SubtleBench's image-order table), so it is a row of ours nothing backs.
     prefix = f"{rs.date_id(results_file)}_samples_"
@@ -239,6 +244,8 @@ def check_file(results_file: Path, scratch: Path) -> list[Verdict] | str:
             not_rescored[name] = reason
             continue
         _compare_tasks(verdicts, ready, results, record, rescored, rescored_samples, logged, side)
+    for number, (task, (name, base)) in enumerate(sorted(variants.items())):
+        _check_variant(verdicts[task], task, name, base, results_file, scratch / f"variant_{number}", answers, results, record, logged, side)
     for name in ours:  # the rows no record entry backs: groups, or rows that should not be there
         if name in record["tasks"]:
             continue
@@ -264,6 +271,30 @@ def _row_problems(name: str, original: dict, rescored: dict, missing: str) -> li
     return found
 
 
+def variant_base_of(task: str, entry: dict, benchmark) -> str | None:
+    """The task of ours a team's variant builds on (the record's ``variant_of``), when the task is
+    one: not a name of ours (``of_task``), built on a task the recorded benchmark owns. None otherwise."""
+    base = entry.get("variant_of")
+    if benchmark is None or not isinstance(base, str) or not benchmark.owns_task(base) or of_task(task) is not None:
+        return None
+    return base
+
+
+def _check_variant(verdict: Verdict, task: str, name: str, base: str, results_file: Path, scratch: Path, answers, results: dict, record: dict, logged: dict, side: dict) -> None:
+    """A team's variant of one of our tasks (``task: team_sp_greedy``, ``include: subtlebench_sp.yaml``):
+    its samples re-scored through ``base``'s hooks in a run of their own, compared as any task's,
+    but for its prompt hash and version, which are the team's (said in the verdict)."""
+    if local := rs.local_data_absent(BY_NAME[name], [record["tasks"][task]]):
+        verdict.unverified = local
+        return
+    rescored, rescored_samples, failure = rs.rescore([name], results_file, [task], scratch, answers, renames={task: base})
+    if rescored is None:
+        verdict.unverified = f"could not be re-scored as a variant of {base} (is the data at hand? set {BY_NAME[name].root_variable}): {failure}"
+        return
+    _compare_tasks({task: verdict}, [task], results, record, rescored, rescored_samples, logged, side, variant=True)
+    verdict.notes.insert(0, f"variant of {base}: re-scored through {base}'s hooks; its prompts and decoding are its own, not the paper's")
+
+
 def _side_log_problems(task: str, original: dict, again: dict) -> list[str]:
     """A task's side logs (CaptionQA's reader answers, which its compare and item browser read)
     against the re-score's, row by row in a fixed order; a log the run has and the re-score does
@@ -279,7 +310,7 @@ def _side_log_problems(task: str, original: dict, again: dict) -> list[str]:
     return found
 
 
-def _compare_tasks(verdicts, ready, results, record, rescored, rescored_samples, logged, side=None) -> None:
+def _compare_tasks(verdicts, ready, results, record, rescored, rescored_samples, logged, side=None, variant: bool = False) -> None:
     side = side or {}
     used = (rescored.get(KEY) or {}).get("tasks") or {}
     for task in ready:
@@ -292,7 +323,8 @@ def _compare_tasks(verdicts, ready, results, record, rescored, rescored_samples,
         mismatch = rs.data_matches(entry.get("data") or {}, (used.get(task) or {}).get("data") or {}, record.get("schema"))
         if mismatch:
             verdict.problems.append(mismatch)
-        verdict.problems += _label_problems(task, results, rescored, entry, used.get(task) or {})
+        if not variant:  # a variant's version and prompts are the team's own: not compared with ours
+            verdict.problems += _label_problems(task, results, rescored, entry, used.get(task) or {})
         _check_skips(verdict, entry.get("skipped") or {}, (used.get(task) or {}).get("skipped") or {}, (entry.get("data") or {}).get("source"))
         verdict.problems += _side_log_problems(task, side, rescored.get(rs.SIDE_KEY) or {})
         original = sorted((_strip(r) for r in logged[task]), key=lambda r: r.get("doc_id", 0))

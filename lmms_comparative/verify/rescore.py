@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from lmms_comparative.data.jsonl import json_lines
-from lmms_comparative.provenance import ANSWERS_ENV, SIDE_LOGS
+from lmms_comparative.provenance import ANSWERS_ENV, KEY, SIDE_LOGS
 from lmms_comparative.registry import BY_NAME
 from lmms_comparative.rescoring.replies import PredictionsError
 from lmms_comparative.switches import CHECK_SKIPS_ENV  # recorded skips checked at hand
@@ -54,18 +54,41 @@ def _env(answers: Path | None, scratch: Path) -> dict:
     return env
 
 
-def rescore(names: list[str], results_file: Path, tasks: list[str], scratch: Path, answers: Path | None) -> tuple[dict | None, dict[str, list[dict]], str]:
+def _renamed(document: dict, renames: dict[str, str]) -> dict:
+    """A results dict with each task name ``renames`` maps renamed, in every section keyed by task
+    and in the record's tasks (a variant re-scored as the task it builds on, and back)."""
+    out = dict(document)
+    for section in ("results", "versions", "n-samples", "configs", "group_subtasks", "higher_is_better", "n-shot"):
+        if isinstance(out.get(section), dict):
+            out[section] = {renames.get(k, k): v for k, v in out[section].items()}
+    record = out.get(KEY)
+    if isinstance(record, dict) and isinstance(record.get("tasks"), dict):
+        out[KEY] = {**record, "tasks": {renames.get(k, k): v for k, v in record["tasks"].items()}}
+    if isinstance(out.get(SIDE_KEY), dict):
+        out[SIDE_KEY] = {name: {renames.get(k, k): v for k, v in logs.items()} for name, logs in out[SIDE_KEY].items()}
+    return out
+
+
+def rescore(names: list[str], results_file: Path, tasks: list[str], scratch: Path, answers: Path | None, renames: dict[str, str] | None = None) -> tuple[dict | None, dict[str, list[dict]], str]:
     """Score this run's samples logs of ``tasks`` (of the benchmarks ``names``) again, in one
     lmms-eval run with the ``replay`` model; judges and readers answer from the run's ``answers``
     log only. The re-scored results, samples, and the run's last output lines when it wrote no
-    results."""
+    results. ``renames``: a team's variant task -> the task of ours it builds on; the variant's
+    samples are re-scored as that task (the maintainer has no copy of the team's YAML, and the
+    scoring hooks are that task's), and the outcome is named after the variant again."""
     from lmms_comparative.rescoring.run import read_run, replay
 
+    renames = renames or {}
     folder = scratch / "run"
     folder.mkdir(parents=True)
-    shutil.copy2(results_file, folder / results_file.name)  # its groups are re-scored too
+    if renames:
+        document = json.loads(results_file.read_text(encoding="utf-8"))
+        (folder / results_file.name).write_text(json.dumps(_renamed(document, renames)), encoding="utf-8")
+    else:
+        shutil.copy2(results_file, folder / results_file.name)  # its groups are re-scored too
     for task in tasks:
-        shutil.copy2(samples_of(results_file, task), folder / samples_of(results_file, task).name)
+        shutil.copy2(samples_of(results_file, task), folder / samples_of(results_file, renames.get(task, task)).name)
+    back = {base: variant for variant, base in renames.items()}
     out = scratch / "rescored"
     try:
         replies = read_run([BY_NAME[name] for name in names], folder)
@@ -80,9 +103,10 @@ def rescore(names: list[str], results_file: Path, tasks: list[str], scratch: Pat
     rescored = json.loads(found[-1].read_text(encoding="utf-8"))
     samples = {}
     for file in found[-1].parent.glob(f"{date_id(found[-1])}_samples_*.jsonl"):
-        samples[file.stem.split("_samples_", 1)[1]] = read_lines(file)
+        task = file.stem.split("_samples_", 1)[1]
+        samples[back.get(task, task)] = read_lines(file)
     rescored[SIDE_KEY] = side_logs(found[-1])
-    return rescored, samples, ""
+    return (_renamed(rescored, back) if back else rescored), samples, ""
 
 
 SIDE_KEY = "_lmms_comparative_side_logs"  # where ``rescore`` puts the re-score's side logs in its results dict

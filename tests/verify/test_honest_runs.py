@@ -49,3 +49,50 @@ def test_a_second_score_of_a_folder_that_holds_the_first_scores_the_run_again(su
         scored, _ = read_run(out)
         for task in ("subtlebench_at", "subtlebench_sp"):
             assert scored["results"][task]["accuracy,none"] == original["results"][task]["accuracy,none"]
+
+
+def test_a_teams_variant_of_our_task_verifies_as_a_variant_and_is_never_exported_as_ours(hf_home, subtlebench_root, tmp_path):
+    """A team's own task that includes ours with its own decoding (``task: team_sp_greedy``,
+    ``include: .../subtlebench_sp.yaml``) is re-scored as a variant of subtlebench_sp and labelled
+    so; it FAILed ("the record names benchmark 'subtlebench', which does not own team_sp_greedy"),
+    which pushed teams to shadow our names. A forged metric of the variant still fails."""
+    import json
+    import shutil
+    from pathlib import Path
+
+    from helpers import run_tool
+    from helpers.verifying import export
+
+    import lmms_comparative.benchmarks.subtlebench as subtlebench
+
+    env = base_env(hf_home, SUBTLEBENCH_ROOT=subtlebench_root)
+    team = tmp_path / "team_tasks"
+    team.mkdir()
+    ours = Path(subtlebench.__file__).parent / "yaml" / "subtlebench_sp.yaml"
+    (team / "team_sp_greedy.yaml").write_text(f"include: {ours}\ntask: team_sp_greedy\ngeneration_kwargs:\n  max_new_tokens: 512\n  temperature: 0\n  until: []\n")
+    out = tmp_path / "run"
+    proc = run_cli(["--model", "random_choice", "--tasks", "team_sp_greedy,subtlebench_sp", "--include_path", str(team), "--output_path", str(out), "--log_samples"], env=env)
+    results, _ = read_run(out, proc)
+    assert results["lmms_comparative"]["tasks"]["team_sp_greedy"]["variant_of"] == "subtlebench_sp"
+    assert "variant_of" not in results["lmms_comparative"]["tasks"]["subtlebench_sp"]
+
+    proc = verify(out, env)
+    found = verdicts(proc)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert found["team_sp_greedy"].startswith("PASS       team_sp_greedy: variant of subtlebench_sp: re-scored through subtlebench_sp's hooks") and found["subtlebench_sp"].startswith("PASS")
+
+    forged = tmp_path / "forged"
+    shutil.copytree(out, forged, ignore=shutil.ignore_patterns("*_verify.json"))
+    results_file = next(forged.glob("*_results.json"))
+    document = json.loads(results_file.read_text())
+    document["results"]["team_sp_greedy"]["accuracy,none"] = 1.0
+    results_file.write_text(json.dumps(document))
+    found = verdicts(verify(forged, env))
+    assert found["team_sp_greedy"].startswith("FAIL") and "team_sp_greedy accuracy,none: the results JSON says 1.0" in found["team_sp_greedy"], found
+    assert found["subtlebench_sp"].startswith("PASS"), found
+
+    proc = export(str(out), "-o", str(tmp_path / "export"), "--allow-subset", env=env)
+    exported = "".join(p.read_text() for p in (tmp_path / "export").rglob("*.yaml"))
+    assert proc.returncode == 0 and "subtlebench_sp" in exported and "team_sp_greedy" not in exported, proc.stderr[-2000:]
+    proc = run_tool("report", str(out), "-o", str(tmp_path / "report"), "--no-html", env=env)
+    assert proc.returncode == 0 and "`team_sp_greedy` is a variant of `subtlebench_sp`" in (tmp_path / "report" / "report.md").read_text(), proc.stderr[-2000:]
