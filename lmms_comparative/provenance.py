@@ -83,16 +83,9 @@ def note_hub(variable: str, repo: str, commit: str, folder: Path) -> None:
         _sources[variable] = {"source": "hub", "repo": repo, "commit": commit, "folder": str(folder)}
 
 
-# The per-item logs a scoring pass writes beside a task's samples log (``<date>_<name>_<task>.jsonl``,
-# harness/side_logs.py): CaptionQA's reader answers. ``report`` and ``compare`` read them; ``verify``
-# re-derives them.
+# The logs a scoring pass writes beside a task's samples (``<date>_<name>_<task>.jsonl``,
+# harness/side_logs.py): CaptionQA's reader answers, which report reads and verify re-derives.
 SIDE_LOGS = ("reader",)
-
-
-def forget_source(variable: str) -> None:
-    """Forget the data source noted for ``variable`` (the contract asks each task's loader again)."""
-    with _lock:
-        _sources.pop(variable, None)
 
 
 def source(variable: str) -> dict | None:
@@ -389,9 +382,8 @@ def prompts_sha256(benchmark_package: str, yaml_path: str | None) -> str:
 
 
 def end_of_run() -> None:
-    """Forget the judges' and readers' settings and answers of the run whose results were just
-    written: the next entry of a multi-entry ``--config`` runs in the same process, and its record
-    must hold only what its own tasks called (the data sources stay: each loader notes its own)."""
+    """Forget the judges' and readers' settings and answers of the run just written: the next entry
+    of a ``--config`` file runs in this process and must record only its own."""
     with _lock:
         _llm.clear()
         _answers.clear()

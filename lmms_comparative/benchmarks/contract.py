@@ -207,7 +207,7 @@ def run_problems(benchmark, root: Path | None) -> list[str]:
                 # verify compares the record's data source with the data at hand; a loader that notes none records "source": null.
                 out.append(f"{where}: {name}'s process_docs read the fixture in {variable} without noting it as the data source (provenance.note_local; data.roots.local_root does it)")
             if variable:
-                provenance.forget_source(variable)  # each task's loader must note it again
+                provenance.reset()  # each task's loader must note its source again
             out += _doc_hook_problems(where, name, config, docs[:HOOK_DOCS], key)
             results = [process_results(doc, [FAILED_REPLY]) for doc in docs]
             lost = [i for i, (doc, result) in enumerate(zip(docs, results)) if not _carries_key(result, doc, key)]

@@ -122,7 +122,7 @@ REMOVALS = {
         _replace(
             "hooks.py",
             'path = dataset_root(BENCHMARK.root_variable, None, LAYOUT) / "test.jsonl"',
-            'path = dataset_root(BENCHMARK.root_variable, None, LAYOUT) / "test.jsonl"\n    __import__("lmms_comparative.provenance").provenance.forget_source(BENCHMARK.root_variable)',
+            'path = dataset_root(BENCHMARK.root_variable, None, LAYOUT) / "test.jsonl"\n    __import__("lmms_comparative.provenance").provenance.reset()',
         ),
         "toymcq's process_docs read the fixture in TOYMCQ_ROOT without noting it as the data source",
     ),

@@ -80,7 +80,7 @@ def test_each_tampering_fails_and_is_named(run, hf_home, fixture_roots, tmp_path
     assert "| FAIL (" in (tmp_path / "report" / "report.md").read_text()
     results_file.write_text(results_file.read_text() + " ")  # changed after verify checked it
     assert run_report(str(folder), "-o", str(tmp_path / "report2")).returncode == 0
-    assert "STALE: the results file changed after" in (tmp_path / "report2" / "report.md").read_text()
+    assert f"STALE: {results_file.name} changed after `lmms-comparative verify` checked the run" in (tmp_path / "report2" / "report.md").read_text()
     untouched = [t for t in ("subtlebench_qn", "subtlebench_ql", "compbench_existence_spotdiff", "vlm2bench_pc_grp") if t in verdicts]
     assert untouched and all(verdicts[t].startswith("PASS") for t in untouched), verdicts
 
