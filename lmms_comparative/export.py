@@ -206,15 +206,16 @@ def write(files: list[ExportFile], out_dir: Path) -> list[Path]:
     import yaml
     from huggingface_hub import eval_result_entries_to_yaml
 
+    path = Path(out_dir) / FOLDER
     try:
-        folder = untrusted.make_folder(Path(out_dir) / FOLDER)
+        folder = untrusted.make_folder(path)
         written = []
         for file in files:
             path = folder / file.name
             untrusted.write_file(path, yaml.safe_dump(eval_result_entries_to_yaml(file.entries), sort_keys=False, allow_unicode=True))
             written.append(path)
     except untrusted.Unsafe as exc:  # a link where a file goes: never written through
-        raise ExportError(str(exc)) from None
+        raise ExportError(f"{path}: {exc}" if not str(exc).startswith(str(path)) else str(exc)) from None
     return written
 
 
