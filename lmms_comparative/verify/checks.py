@@ -88,7 +88,7 @@ def _check_items(verdict: Verdict, rows: list[dict], benchmark, recorded: dict) 
             f"the samples hold {found['count']} distinct item(s), not the recorded item set ({recorded.get('count')} item(s), sha256 {str(recorded.get('sha256'))[:12]}...; another task's samples, or items dropped or added)"
         )
     else:
-        verdict.notes.append(f"{found['count']} items, each once")
+        verdict.notes.append(f"{found['count']} item{'' if found['count'] == 1 else 's'}, each once")
 
 
 def same(a, b) -> bool:
