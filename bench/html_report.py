@@ -96,8 +96,8 @@ def main() -> None:
         shutil.rmtree(work / "report_md", ignore_errors=True)
         shutil.rmtree(work / "report_html", ignore_errors=True)
         markdown.append(_timed(lambda: write_report(runs, work / "report_md", with_html=False)))
-        cold.append(_timed(lambda: write_report(runs, work / "report_html")))
-        warm.append(_timed(lambda: write_report(runs, work / "report_html")))
+        cold.append(_timed(lambda: write_report(runs, work / "report_html", data_roots=[root])))  # the copy's images are shown
+        warm.append(_timed(lambda: write_report(runs, work / "report_html", data_roots=[root])))
         render, flip = _first_render(work / "report_html" / "index.html")
         first.append(render)
         flips.append(flip)

@@ -198,7 +198,7 @@ def _demo_runs(output: Path, seed: int, before: dict[str, tuple[int, int]]) -> i
 
     # This demo's runs only: results that were there before (an older demo's, which kept no
     # manifest, or anyone else's) stay where they are, out of the report.
-    report = write_report(paths, output / "report")
+    report = write_report(paths, output / "report", data_roots=[data_root])  # the synthetic pairs' images are shown
     earlier = sorted(p for p in before if p.startswith("results/") and p.endswith("_results.json"))
     if earlier:
         print(f"\nnote: kept {len(earlier)} earlier results file(s) under {output / 'results'} that this demo did not write, and left them out of the report: " + ", ".join(earlier[:4]) + (" ..." if len(earlier) > 4 else ""))

@@ -193,13 +193,14 @@ def _compared(runs: list) -> tuple[list[dict] | None, str | None]:
         return None, str(exc)
 
 
-def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all", aliases: Aliases | None = None, with_html: bool = True, notes: list[str] | None = None) -> Path:
+def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all", aliases: Aliases | None = None, with_html: bool = True, notes: list[str] | None = None, data_roots: list[Path] = ()) -> Path:
     """Write report.md, report.json, one CSV per table (``tables/``), the charts and the HTML
     report (``index.html``, with the item browser) under ``out_dir``; returns the Markdown file. ``paper_rows``: the papers' model rows to show (all,
     matched: only those of models the runs matched, none); ``with_html``: also ``index.html``.
     ``notes`` (given): filled with a line per file passed over (unreadable, a link, too large or
     too deep) and per kind of media not shown; the report is made of the other runs. Every file
-    is written anew, never through a link (``data/untrusted.py``)."""
+    is written anew, never through a link (``data/untrusted.py``). ``data_roots``: folders the
+    item browser may read media from besides the ``*_ROOT`` variables set (the demo's data)."""
     import csv
     import io
     import json
@@ -245,7 +246,7 @@ def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all",
         parts += ["## Charts", ""] + [f"![{c.stem}]({c.name})" for found in charts.values() for c in found] + [""]
     report = out / "report.md"
     if with_html:
-        notes += html.media_notes(html.write_page(out, runs, verification, sections, charts, list(notes)))
+        notes += html.media_notes(html.write_page(out, runs, verification, sections, charts, list(notes), data_roots))
     if notes:
         parts += ["## Notes", "", *[f"- {' '.join(n.split())}" for n in notes], ""]
     write_file(report, "\n".join(parts))

@@ -98,7 +98,7 @@ def comparison_section(benchmark, rows: list[dict] | None, a_name: str, b_name: 
     return [title, "", note, "", table(header, body, key=f"{benchmark.name}_comparison", title=f"{benchmark.title}: {b_name} against {a_name}"), ""]
 
 
-def write_page(out: Path, runs: list, verification: list[str], sections: list[tuple], charts: dict[str, list[Path]], notes: list[str] | None = None) -> dict:
+def write_page(out: Path, runs: list, verification: list[str], sections: list[tuple], charts: dict[str, list[Path]], notes: list[str] | None = None, data_roots: list[Path] = ()) -> dict:
     """``index.html`` with its assets and the item browser's data under ``out``; ``sections``:
     (benchmark, its Markdown) in report order; ``charts``: PNGs by benchmark name; ``notes``:
     lines for the Overview (files passed over). Returns the browser's counts."""
@@ -107,7 +107,7 @@ def write_page(out: Path, runs: list, verification: list[str], sections: list[tu
         write_file(assets / name, (STATIC / name).read_bytes())
     benchmarks = [b for b, _ in sections]
     records = items.collect(runs, benchmarks)
-    counts = items.write(records, runs, out)
+    counts = items.write(records, runs, out, roots=items.media_roots(runs) + list(data_roots))
     notes = list(notes or []) + media_notes(counts)
     overview = verification + (["## Notes", "", *[f"- {' '.join(n.split())}" for n in notes], ""] if notes else [])
     present = {r["benchmark"] for r in records}

@@ -171,6 +171,8 @@ def _check_demo_report(out: Path) -> None:
     from lmms_comparative.benchmarks.subtlebench.charts import HEATMAP_FACTORS, difficulty_grid
 
     markdown = (out / "report" / "report.md").read_text()
+    # The item browser shows the demo's own pairs: its data folder is a data root of the report.
+    assert "outside the data roots" not in markdown and len(list((out / "report" / "thumbs").iterdir())) > 0
     for model in ("random_choice", "pixel_diff"):
         results, samples = read_run(out / "results" / model)
         # subtlebench_swap: the quantity items ("first image"/"second image"), images swapped.
