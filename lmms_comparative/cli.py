@@ -232,6 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     rp.add_argument("--alias", action="append", default=[], metavar="PAPER_MODEL=MODEL_ID", help="treat runs of MODEL_ID (a pretrained= or model_version= value) as the paper's PAPER_MODEL for the reproduction check (repeatable)")
     rp.add_argument("--aliases", default=None, metavar="FILE", help="a JSON file {paper model name: [model ids]} extending the bundled alias tables")
     rp.add_argument("--no-html", action="store_true", help="skip index.html and its item browser (thumbnails of every image)")
+    rp.add_argument("--data-root", action="append", default=[], metavar="DIR", help="a folder the item browser may read images from, besides the *_ROOT variables set and the hub cache (repeatable)")
     syn = sub.add_parser("synthetic", help="generate VLM-SubtleBench synthetic pairs in the SubtleBench layout")
     syn.add_argument("directory")
     syn.add_argument("--per-type", type=int, default=20)
@@ -288,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
 
         notes: list[str] = []
         try:
-            path = write_report(args.results_dirs, args.output, paper_rows=args.paper_rows, aliases=Aliases.from_options(args.alias, args.aliases), with_html=not args.no_html, notes=notes)
+            path = write_report(args.results_dirs, args.output, paper_rows=args.paper_rows, aliases=Aliases.from_options(args.alias, args.aliases), with_html=not args.no_html, notes=notes, data_roots=[Path(d) for d in args.data_root])
         except ReportError as exc:  # bad input: one line naming the file, no traceback
             print(f"lmms-comparative report: error: {exc}", file=sys.stderr)
             return 2

@@ -205,3 +205,16 @@ def test_the_listener_is_real(listener):
         assert connection.recv(12).startswith(b"HTTP/1.")
     assert listener.paths[-1] == "/probe"
     listener.paths.clear()
+
+
+def test_a_local_copy_is_shown_when_its_root_is_given(subtlebench_pass_run, hf_home, subtlebench_root, tmp_path):
+    """The same run reported from a shell without SUBTLEBENCH_ROOT: its pairs are outside every data
+    root (withheld, and said so) until ``--data-root`` names the copy."""
+    env = base_env(hf_home)
+    images = {m for samples in subtlebench_pass_run.glob("*_samples_*.jsonl") for r in rows(samples) for m in r["input_media"]}
+    proc = _report([subtlebench_pass_run], tmp_path / "unset", env)
+    assert proc.returncode == 0 and f"{len(images)} media file(s) that the samples logs name lie outside the data roots" in proc.stderr, proc.stderr[-2000:]
+    assert not list((tmp_path / "unset" / "full").iterdir())
+    proc = run_tool("report", str(subtlebench_pass_run), "-o", str(tmp_path / "given"), "--data-root", str(subtlebench_root), env=env, timeout=300)
+    assert proc.returncode == 0 and "outside the data roots" not in proc.stderr, proc.stderr[-2000:]
+    assert len(list((tmp_path / "given" / "full").iterdir())) == len(images)
