@@ -232,7 +232,7 @@ def check_file(results_file: Path, scratch: Path) -> list[Verdict] | str:
             not_rescored[name] = absent
     outcomes = rs.rescore_all(jobs, results_file, scratch, answers)
     try:
-        side = rs.side_logs(results_file) if outcomes else {}
+        side = rs.side_logs(results_file) if outcomes or variants else {}
     except rs.BadLine as exc:  # a malformed or linked side log: every task it could belong to fails on it
         side = {name: {t: [{"malformed": str(exc)}] for t in record["tasks"]} for name in rs.SIDE_LOGS}
     for name, ready in jobs.items():
