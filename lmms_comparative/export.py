@@ -215,7 +215,7 @@ def write(files: list[ExportFile], out_dir: Path) -> list[Path]:
             untrusted.write_file(path, yaml.safe_dump(eval_result_entries_to_yaml(file.entries), sort_keys=False, allow_unicode=True))
             written.append(path)
     except untrusted.Unsafe as exc:  # a link where a file goes: never written through
-        raise ExportError(f"{path}: {exc}" if not str(exc).startswith(str(path)) else str(exc)) from None
+        raise ExportError(f"{path}: {exc}") from None
     return written
 
 

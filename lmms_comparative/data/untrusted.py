@@ -163,7 +163,7 @@ def write_file(path: str | Path, data: str | bytes) -> None:
     if info is not None and stat.S_ISLNK(info.st_mode):
         raise Unsafe("a link stands where this file goes: not written through it (remove the link)")
     if info is not None and not stat.S_ISREG(info.st_mode):
-        raise Unsafe(f"{path.name} exists and is not a regular file: not written")
+        raise Unsafe("something that is not a regular file stands where this file goes: not written")
     payload = data.encode("utf-8") if isinstance(data, str) else data
     temporary = path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -185,7 +185,7 @@ def make_folder(path: str | Path) -> Path:
     stands there (a report's ``thumbs/`` linked elsewhere would write there)."""
     path = Path(path)
     if os.path.islink(path):
-        raise Unsafe(f"{path}: a link stands where this folder goes: not written through it")
+        raise Unsafe("a link stands where this folder goes: not written through it (remove the link)")
     path.mkdir(parents=True, exist_ok=True)
     return path
 

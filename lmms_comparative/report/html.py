@@ -42,12 +42,8 @@ def _markdown(text: str) -> str:
     from markdown_it import MarkdownIt
 
     renderer = MarkdownIt("commonmark", {"html": False}).enable("table")
-    renderer.disable([r for r in _ACTIVE_RULES if r in _rules(renderer)])
+    renderer.disable(_ACTIVE_RULES, ignoreInvalid=True)  # linkify is not in the commonmark preset
     return renderer.render(text)
-
-
-def _rules(renderer) -> set[str]:
-    return {rule for chain in renderer.get_all_rules().values() for rule in chain}
 
 
 def media_notes(counts: dict) -> list[str]:

@@ -98,7 +98,7 @@ def folder(path: Path) -> Path:
     try:
         return untrusted.make_folder(path)
     except untrusted.Unsafe as exc:
-        raise ReportError(str(exc)) from None
+        raise ReportError(f"{path}: {exc}") from None
 
 
 def verify_state(run: Run) -> str:
@@ -204,9 +204,9 @@ def load_runs(paths: list[str], passed: list[tuple[Path, str]] | None = None, li
         elif not os.path.isdir(base):
             raise ReportError(f"{base}: not a folder (give the --output_path folder of an lmms-eval run, or one *_results.json in it)")
         else:
-            walked, links = untrusted.results_files(base)
+            walked, passed_links = untrusted.results_files(base)
             found = [str(p) for p in walked]
-            noted += links
+            noted += passed_links
         if not found:
             raise ReportError(f"{base}: no lmms-eval *_results.json under this folder" + (" (links inside it are not followed)" if noted else ""))
         for result_file in found:

@@ -64,8 +64,8 @@ def overall(verdicts: list[Verdict]) -> str:
     return "FAIL" if "FAIL" in statuses else "UNVERIFIED" if "UNVERIFIED" in statuses else "PASS"
 
 
-def _sha256(path: Path, limit: int = untrusted.MAX_JSON_BYTES) -> str:
-    return hashlib.sha256(untrusted.read_bytes(path, limit)).hexdigest()
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(untrusted.read_bytes(path, untrusted.MAX_LOG_BYTES)).hexdigest()
 
 
 def covered_files(results_file: Path) -> dict[str, str]:
@@ -78,7 +78,7 @@ def covered_files(results_file: Path) -> dict[str, str]:
         if not path.name.startswith(prefix) or path.name == verdict_file(results_file).name or path.is_dir():
             continue
         try:
-            found[path.name] = _sha256(path, untrusted.MAX_LOG_BYTES)
+            found[path.name] = _sha256(path)
         except (untrusted.Unsafe, OSError) as exc:
             found[path.name] = f"not read: {exc}"
     return found
@@ -90,19 +90,18 @@ def write_verdicts(results_file: Path, verdicts: list[Verdict]) -> Path | None:
     ``compare`` show them while every file still matches, STALE after).
     None when the folder cannot be written; ``untrusted.Unsafe`` when a link stands where the file
     goes (it is never written through)."""
+    files = covered_files(results_file)
     document = {
         "verified_with": __version__,
-        "results_sha256": _sha256(results_file),
-        "files": covered_files(results_file),
+        "results_sha256": files.get(results_file.name),
+        "files": files,
         "verdict": overall(verdicts),
         "tasks": {v.task: {"status": v.status, "detail": v.line().split(": ", 1)[-1]} for v in verdicts},
     }
     path = verdict_file(results_file)
     try:
         untrusted.write_file(path, json.dumps(document, indent=1, ensure_ascii=False) + "\n")
-    except untrusted.Unsafe:
-        raise
-    except OSError:
+    except OSError:  # a read-only folder (a link in the verdict's place is untrusted.Unsafe, a ValueError: raised)
         return None
     return path
 
