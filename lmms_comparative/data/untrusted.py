@@ -23,7 +23,6 @@ import fnmatch
 import json
 import os
 import re
-import secrets
 import stat
 from pathlib import Path
 
@@ -165,7 +164,7 @@ def write_file(path: str | Path, data: str | bytes) -> None:
     if info is not None and not stat.S_ISREG(info.st_mode):
         raise Unsafe("something that is not a regular file stands where this file goes: not written")
     payload = data.encode("utf-8") if isinstance(data, str) else data
-    temporary = path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp"
+    temporary = path.parent / f".{path.name}.{os.urandom(6).hex()}.tmp"  # os, not secrets: the entry point imports this module
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     fd = os.open(temporary, flags, 0o666)
     try:

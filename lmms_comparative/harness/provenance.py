@@ -14,9 +14,8 @@ import hashlib
 import inspect
 import math
 import os
+from functools import cache
 from pathlib import Path
-
-import yaml
 
 from lmms_comparative import provenance
 from lmms_comparative.harness.patch import wrap_method
@@ -70,11 +69,17 @@ def _task_record(name: str, task, benchmark, index: dict, config: dict) -> dict:
     return record
 
 
-class _AnyTagLoader(yaml.SafeLoader):
-    """A YAML loader that reads lmms-eval's ``!function`` (any tag) as its plain value."""
+@cache
+def _any_tag_loader():
+    """A YAML loader that reads lmms-eval's ``!function`` (any tag) as None; built on first use,
+    so that the entry point, which imports this module, does not import yaml."""
+    import yaml
 
+    class AnyTagLoader(yaml.SafeLoader):
+        pass
 
-_AnyTagLoader.add_multi_constructor("!", lambda loader, suffix, node: None)
+    AnyTagLoader.add_multi_constructor("!", lambda loader, suffix, node: None)
+    return AnyTagLoader
 
 
 def variant_base(yaml_path: str | None, benchmark, depth: int = 8) -> str | None:
@@ -82,13 +87,15 @@ def variant_base(yaml_path: str | None, benchmark, depth: int = 8) -> str | None
     as lmms-eval resolves it: a path, else beside the including file), or None: a team's variant
     (``task: team_sp_greedy`` with ``include: .../subtlebench_sp.yaml``) is verified and labelled
     as a variant of that task."""
+    import yaml
+
     path = yaml_path
     for _ in range(depth):
         if not path or not os.path.isfile(path):
             return None
         try:
             with open(path, encoding="utf-8") as handle:
-                config = yaml.load(handle, Loader=_AnyTagLoader)  # noqa: S506 - a SafeLoader subclass
+                config = yaml.load(handle, Loader=_any_tag_loader())  # noqa: S506 - a SafeLoader subclass
         except (OSError, yaml.YAMLError):
             return None
         if not isinstance(config, dict):
