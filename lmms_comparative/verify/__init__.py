@@ -120,12 +120,11 @@ def read_verdicts(results_file: Path) -> dict | None:
         return None
     recorded = document.get("files")
     now = covered_files(results_file)
-    if not isinstance(recorded, dict):  # a verdict of a version that hashed the results file only
-        recorded = {results_file.name: document.get("results_sha256")}
-        document["changed"] = [f"{name} (not covered by this older verdict)" for name in sorted(now) if name != results_file.name]
-    else:
-        document["changed"] = []
-    document["changed"] += sorted(name for name in set(recorded) | set(now) if recorded.get(name) != now.get(name))
+    if isinstance(recorded, dict):
+        document["changed"] = sorted(name for name in set(recorded) | set(now) if recorded.get(name) != now.get(name))
+    else:  # a verdict of a version that hashed the results file only: every other file is uncovered
+        document["changed"] = [results_file.name] if document.get("results_sha256") != now.get(results_file.name) else []
+        document["changed"] += [f"{name} (not covered by this older verdict)" for name in sorted(now) if name != results_file.name]
     document["current"] = not document["changed"]
     return document
 
