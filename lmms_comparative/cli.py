@@ -44,35 +44,8 @@ import sys
 from pathlib import Path
 
 from lmms_comparative import yaml_dir
-from lmms_comparative.registry import BY_NAME
+from lmms_comparative.registry import BENCHMARKS, BY_NAME
 from lmms_comparative.switches import OURS_ONLY
-
-
-def _synthetic_types(value: str) -> tuple[str, ...]:
-    """``--types attribute,quantity``: the synthetic difference types, each one the generator knows."""
-    from lmms_comparative.benchmarks.subtlebench.synthetic import MAKERS
-
-    types = tuple(t.strip() for t in value.split(",") if t.strip())
-    unknown = [t for t in types if t not in MAKERS]
-    if unknown or not types:
-        raise argparse.ArgumentTypeError(f"unknown type(s) {', '.join(unknown) or '(none given)'}; choose from {','.join(MAKERS)} (comma-separated, no spaces)")
-    return types
-
-
-def _synthetic_param(value: str) -> str:
-    """``--param TYPE.FIELD=VALUE``: a difficulty factor the generator knows, given a number or a
-    ``lo,hi`` range where the factor is one (a typo is one usage error, not a traceback)."""
-    from lmms_comparative.benchmarks.subtlebench.synthetic import PARAMS, parse_param
-
-    try:
-        category, name, parsed = parse_param(value)
-    except ValueError as exc:  # an unknown TYPE.FIELD: the message lists the known ones
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    default = getattr(PARAMS[category](), name)
-    if isinstance(default, tuple) and not isinstance(parsed, tuple):
-        example = ",".join(f"{v:g}" for v in default)
-        raise argparse.ArgumentTypeError(f"{category}.{name} takes a number or a lo,hi range (default {category}.{name}={example}), not {parsed!r}")
-    return value
 
 
 def find_results(output_path: str | Path) -> Path:
@@ -162,25 +135,22 @@ def demo(output: str | None, seed: int) -> int:
 
 
 def _demo_runs(output: Path, seed: int, before: dict[str, tuple[int, int]]) -> int:
-    from lmms_comparative.benchmarks.subtlebench import synthetic
-    from lmms_comparative.benchmarks.subtlebench.data import CATEGORIES
-
-    code_of = {category: code for code, category in CATEGORIES.items()}
-    tasks = [f"subtlebench_{code_of[t]}" for t in synthetic.MAKERS]  # the synthetic types' tasks
-    data_root = output / "subtlebench_synthetic"
-    synthetic.generate(data_root, per_type=DEMO_PER_TYPE, seed=seed)
+    benchmark, data = next((b, b.demo_part()) for b in BENCHMARKS if b.demo is not None)  # the first record that offers demo data
+    tasks = list(data.tasks())
+    data_root = output / data.folder
+    data.generate(data_root, DEMO_PER_TYPE, seed)
     # Our tasks only: lmms-eval's own ~2,000 task files need not be indexed (about 9 s a run here).
-    env = dict(os.environ, SUBTLEBENCH_ROOT=str(data_root), HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", **{OURS_ONLY: "1"})
+    env = dict(os.environ, **{benchmark.root_variable: str(data_root)}, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", **{OURS_ONLY: "1"})
     runs, paths = {}, []
     for model in BASELINES:
         cmd = [
             sys.executable, "-m", "lmms_eval",
             "--model", model, "--model_args", f"seed={seed}",
-            "--tasks", ",".join(tasks + ["subtlebench_swap"]),
+            "--tasks", ",".join(tasks),
             "--output_path", str(output / "results" / model), "--log_samples",
             "--verbosity", "WARNING",
         ]  # fmt: skip
-        print(f"$ SUBTLEBENCH_ROOT={data_root} {OURS_ONLY}=1 lmms-eval " + " ".join(cmd[3:]), flush=True)
+        print(f"$ {benchmark.root_variable}={data_root} {OURS_ONLY}=1 lmms-eval " + " ".join(cmd[3:]), flush=True)
         proc = subprocess.run(cmd, env=env)
         try:
             path = find_results(output / "results" / model)
@@ -193,7 +163,7 @@ def _demo_runs(output: Path, seed: int, before: dict[str, tuple[int, int]]) -> i
         paths.append(str(path))
         print(f"results: {path}")
     print()
-    _print_table(runs, tasks + ["subtlebench_swap"])
+    _print_table(runs, tasks)
     from lmms_comparative.report import write_report
 
     # This demo's runs only: results that were there before (an older demo's, which kept no
@@ -233,15 +203,11 @@ def main(argv: list[str] | None = None) -> int:
     rp.add_argument("--aliases", default=None, metavar="FILE", help="a JSON file {paper model name: [model ids]} extending the bundled alias tables")
     rp.add_argument("--no-html", action="store_true", help="skip index.html and its item browser (thumbnails of every image)")
     rp.add_argument("--data-root", action="append", default=[], metavar="DIR", help="a folder the item browser may read images from, besides the *_ROOT variables set and the hub cache (repeatable)")
-    syn = sub.add_parser("synthetic", help="generate VLM-SubtleBench synthetic pairs in the SubtleBench layout")
-    syn.add_argument("directory")
-    syn.add_argument("--per-type", type=int, default=20)
-    syn.add_argument("--seed", type=int, default=0)
-    syn.add_argument("--types", default="attribute,existence,quantity,viewpoint,spatial", type=_synthetic_types, help="comma-separated difference types (default: all five)")
-    syn.add_argument("--param", action="append", default=[], type=_synthetic_param, metavar="TYPE.FIELD=VALUE", help="a difficulty factor, e.g. attribute.brightness_shift=0.25 or existence.n_shapes=4,8 (repeatable)")
-    ex = sub.add_parser("captionqa-export", help="write {id: caption} JSON from CaptionQA samples logs")
-    ex.add_argument("results_dir", help="an lmms-eval --output_path of a run with --log_samples")
-    ex.add_argument("-o", "--output", required=True)
+    own = {}  # the benchmarks' own commands (their records' ``commands``): synthetic, captionqa-export, ...
+    for benchmark in BENCHMARKS:
+        for command in benchmark.command_parts():
+            command.arguments(sub.add_parser(command.name, help=command.help))
+            own[command.name] = command
     sc = sub.add_parser("score", help="score prediction files made elsewhere through an lmms-eval run (results JSON and samples logs)")
     sc.add_argument("benchmark", choices=sorted(BY_NAME))
     sc.add_argument("files", nargs="+", help="prediction files (or folders of lmms-eval samples logs)")
@@ -298,14 +264,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"report: {path}")
         # A results file passed over is a run missing from the report: exit 1 (the report of the others is written).
         return 1 if any(n.startswith("passed over: ") for n in notes) else 0
-    if args.command == "synthetic":
-        from lmms_comparative.benchmarks.subtlebench import synthetic
-
-        root = synthetic.generate(args.directory, args.per_type, args.seed, synthetic.params_from_specs(args.param), args.types)
-        print(f"SUBTLEBENCH_ROOT={root}")
-        return 0
     if args.command == "score":
-        from lmms_comparative.rescoring.replies import Options
+        from lmms_comparative.data.replies import Options
         from lmms_comparative.rescoring.run import score
 
         options = Options(tuple(t for t in args.tasks.split(",") if t), args.family)
@@ -322,19 +282,8 @@ def main(argv: list[str] | None = None) -> int:
         from lmms_comparative.verify import verify
 
         return verify(args.results_dir)
-    if args.command == "captionqa-export":
-        from lmms_comparative.benchmarks.captionqa.hooks import export_captions
-        from lmms_comparative.data import untrusted
-
-        found, _links = untrusted.results_files(args.results_dir, "*_samples_captionqa_*.jsonl")  # no link followed
-        files = [str(f) for f in found]
-        if not files:
-            print(f"no CaptionQA samples logs (*_samples_captionqa_*.jsonl) under {args.results_dir}; run with --log_samples", file=sys.stderr)
-            return 1
-        captions = export_captions(files)
-        Path(args.output).write_text(json.dumps(captions, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        print(f"{len(captions)} captions from {len(files)} samples log(s) -> {args.output}")
-        return 0
+    if args.command in own:
+        return own[args.command].run(args)
     return demo(args.output, args.seed)
 
 

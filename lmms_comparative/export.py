@@ -165,7 +165,7 @@ def build(paths: list[str], dataset_ids: dict[str, str] | None = None, source: d
             if not dataset_id:
                 print(f"{benchmark.title}: no hub dataset to attach the scores to (the release is not on the hub); give one with --dataset-id {benchmark.name}=OWNER/REPO: left out", file=out)
                 continue
-            measure = benchmark.part("report", "measure")
+            measure = benchmark.report_part().measure
             data = _data(record, benchmark)
             revision = data.get("commit") if data.get("source") == "hub" and dataset_id == data.get("repo") else None
             for variant, table_id, columns in benchmark.exports:

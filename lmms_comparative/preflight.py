@@ -63,12 +63,12 @@ def needs_of(tasks: list[str]) -> list[Need]:
         for call in benchmark.scoring_calls if benchmark else ():
             if not any(fnmatch.fnmatchcase(task, pattern) for pattern in call.tasks):
                 continue
-            key = (benchmark.name, call.kind, call.settings)
+            key = (benchmark.name, call.kind, call.setting)
             if key in found:
                 need = found[key]
                 found[key] = Need(need.kind, need.label, need.settings, need.tasks + (task,))
             else:
-                found[key] = Need(call.kind, call.label, call.values(benchmark), (task,))
+                found[key] = Need(call.kind, call.label, (call.setting, call.default), (task,))
     return list(found.values())
 
 

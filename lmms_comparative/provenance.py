@@ -83,11 +83,6 @@ def note_hub(variable: str, repo: str, commit: str, folder: Path) -> None:
         _sources[variable] = {"source": "hub", "repo": repo, "commit": commit, "folder": str(folder)}
 
 
-# The logs a scoring pass writes beside a task's samples (``<date>_<name>_<task>.jsonl``,
-# harness/side_logs.py): CaptionQA's reader answers, which report reads and verify re-derives.
-SIDE_LOGS = ("reader",)
-
-
 def source(variable: str) -> dict | None:
     """The data source recorded for a benchmark's root variable in this process (local folder or hub snapshot), or None."""
     with _lock:

@@ -7,8 +7,8 @@ one exported value (``subset_of``) or of the values of several tasks a report ta
 from __future__ import annotations
 
 from lmms_comparative.data.generated import maker
+from lmms_comparative.data.replies import group_leaves
 from lmms_comparative.provenance import KEY
-from lmms_comparative.rescoring.replies import group_leaves
 
 # How a reason begins, by what it found: fewer or other items of the release; items this package
 # generated (a fixture, synthetic pairs); a release whose item count is not known here; no record.

@@ -7,9 +7,20 @@ A part is a top-level module or subpackage of ``lmms_comparative`` (``benchmarks
 its folders together). An arrow A -> B: some file of A imports some file of B, at module level or
 inside a function (both count: a function-level import is still a dependency, only a later one).
 A part's floor is one above the highest part it imports (floor 1 imports no other part). An arrow
-runs back up when it closes a circle of parts. Exit 1 when there is a circle of files or of parts:
-the registry is the ground floor and everything imports downward (docs/adding-a-benchmark.md).
-Standard library only, so it also runs on an old checkout for a before-and-after.
+runs back up when it closes a circle of parts.
+
+A lookup by name is an arrow too: ``importlib.import_module("lmms_comparative.x")`` to that module;
+an ``import_module`` whose name is built at run time, in a file that names the benchmarks' package,
+to every benchmark's record (``benchmarks/<name>/__init__.py``); ``benchmark.part("report", ...)``
+or ``.optional("report", ...)`` (the registry's lookups before the parts were typed) to every
+benchmark's module of that name. ``--no-lookups`` leaves them out (imports only).
+
+The three layers (docs/adding-a-benchmark.md): the kit, which benchmarks import and which never
+calls a benchmark (``KIT`` below); the benchmarks; the drivers, which call benchmarks (everything
+else: the registry, CLI, report, verify, export, rescoring, preflight, harness, models). An arrow
+that runs up a layer (kit to benchmark or driver, benchmark to driver) is listed. Exit 1 when there
+is a circle of files or of parts, or an arrow up a layer. Standard library only, so it also runs on
+an old checkout for a before-and-after.
 """
 
 from __future__ import annotations
@@ -22,6 +33,20 @@ from collections import defaultdict
 from pathlib import Path
 
 PACKAGE = "lmms_comparative"
+BENCHMARKS = f"{PACKAGE}.benchmarks"
+# The kit: modules and folders that benchmarks import and that never call a benchmark.
+KIT = ("data", "judges", "metrics", "tasklib", "reportlib", "record", "failures", "switches", "provenance", "subsets")
+# Modules of the benchmarks' folder that are drivers (they call every benchmark).
+DRIVERS_IN_BENCHMARKS = (f"{BENCHMARKS}.contract", f"{BENCHMARKS}.contract_parts")
+
+
+def layer(module: str) -> int:
+    """0 the kit, 1 a benchmark, 2 a driver; the package face (``lmms_comparative``) counts as the kit."""
+    if module == PACKAGE or any(module == f"{PACKAGE}.{k}" or module.startswith(f"{PACKAGE}.{k}.") for k in KIT):
+        return 0
+    if module.startswith(BENCHMARKS + ".") and not any(module == d for d in DRIVERS_IN_BENCHMARKS):
+        return 1
+    return 2
 
 
 def modules(root: Path) -> dict[str, Path]:
@@ -82,7 +107,39 @@ def imports(known: dict[str, Path]) -> tuple[dict[str, set[str]], int, int]:
     return arrows, top, inside
 
 
+def _benchmark_records(known: dict[str, Path]) -> list[str]:
+    return [m for m in known if m.startswith(BENCHMARKS + ".") and m.count(".") == 2 and known[m].name == "__init__.py"]
+
+
+def lookups(known: dict[str, Path]) -> dict[str, set[str]]:
+    """File-level arrows made by name, not by an import statement (the module docstring says which)."""
+    arrows: dict[str, set[str]] = defaultdict(set)
+    records = _benchmark_records(known)
+    for name, path in known.items():
+        text = path.read_text(encoding="utf-8")
+        for node in ast.walk(ast.parse(text, filename=str(path))):
+            if not isinstance(node, ast.Call) or not node.args:
+                continue
+            func = node.func
+            called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            first = node.args[0]
+            if called == "import_module":
+                if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                    target = first.value
+                    while target not in known and "." in target:
+                        target = target.rsplit(".", 1)[0]
+                    if target in known and target != name:
+                        arrows[name].add(target)
+                elif "BENCHMARKS_PACKAGE" in text or BENCHMARKS in text:
+                    arrows[name].update(r for r in records if r != name)
+            elif called in ("part", "optional") and isinstance(func, ast.Attribute) and isinstance(first, ast.Constant) and isinstance(first.value, str):
+                arrows[name].update(f"{r}.{first.value}" for r in records if f"{r}.{first.value}" in known and f"{r}.{first.value}" != name)
+    return arrows
+
+
 def part_of(module: str) -> str:
+    if module in DRIVERS_IN_BENCHMARKS:
+        return "contract"  # a driver that lives beside the benchmarks
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else "(package face)"
 
@@ -149,9 +206,13 @@ def floors(graph: dict[str, set[str]], nodes: set[str]) -> dict[str, int]:
     return result
 
 
-def measure(root: Path) -> dict:
+def measure(root: Path, with_lookups: bool = True) -> dict:
     known = modules(root)
     arrows, top, inside = imports(known)
+    by_name = lookups(known) if with_lookups else {}
+    for source, targets in by_name.items():
+        arrows[source] = arrows.get(source, set()) | targets
+    up = sorted(f"{s} -> {t}" for s, ts in arrows.items() for t in ts if layer(t) > layer(s))
     parts: dict[str, set[str]] = defaultdict(set)
     why: dict[tuple[str, str], list[str]] = defaultdict(list)
     for source, targets in arrows.items():
@@ -170,6 +231,9 @@ def measure(root: Path) -> dict:
         "arrows between parts": sum(len(t) for t in parts.values()),
         "imports at module level": top,
         "imports inside functions": inside,
+        "lookups by name": sum(len(t) for t in by_name.values()),
+        "files the registry imports": sorted(t for t in arrows.get(f"{PACKAGE}.registry", ()) if t not in _benchmark_records(known)),
+        "arrows up a layer": up,
         "circles of files": circles(arrows),
         "circles of parts": part_circles,
         "arrows that close a circle of parts": back_up,
@@ -181,13 +245,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parents[1], help="the checkout to read (default: this one)")
     parser.add_argument("--json", action="store_true", help="print the whole measure as JSON")
+    parser.add_argument("--no-lookups", action="store_true", help="count import statements only, not lookups by name")
     args = parser.parse_args(argv)
-    found = measure(args.root)
+    found = measure(args.root, with_lookups=not args.no_lookups)
     if args.json:
         print(json.dumps(found, indent=1))
     else:
-        for key in ("files", "parts", "arrows between parts", "imports at module level", "imports inside functions"):
+        for key in ("files", "parts", "arrows between parts", "imports at module level", "imports inside functions", "lookups by name"):
             print(f"{key}: {found[key]}")
+        print(f"files the registry imports: {len(found['files the registry imports'])}")
+        print(f"arrows up a layer: {len(found['arrows up a layer'])}")
+        for arrow in found["arrows up a layer"]:
+            print("  " + arrow)
         print(f"circles of files: {len(found['circles of files'])} ({sum(len(c) for c in found['circles of files'])} files)")
         for circle in found["circles of files"]:
             print("  " + " <-> ".join(circle))
@@ -196,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
             print("  " + arrow)
         for part, floor in found["floors"].items():
             print(f"  floor {floor:2d}  {part}")
-    return 1 if found["circles of files"] or found["circles of parts"] else 0
+    return 1 if found["circles of files"] or found["circles of parts"] or found["arrows up a layer"] else 0
 
 
 if __name__ == "__main__":

@@ -15,13 +15,15 @@ The rules, each checked here:
 - every folder under ``benchmarks/`` with task YAMLs has a registry line (``unregistered``);
 - the doc hooks lmms-eval calls (``doc_to_visual``, ``doc_to_text``, ``doc_to_target``,
   ``doc_to_messages``) work on the fixture's first docs of every task;
-- ``fixture.build`` exists when the data is not bundled (``root_variable`` is set);
+- every part the record offers loads, is of its type (``record.ReportPart``, ...), and each function in
+  it takes what its caller gives (the protocols of ``record.py``); a fixture part exists when the data
+  is not bundled (``root_variable`` is set);
 - ``task_families`` name tasks or groups of the folder, ``smoke_task`` one of its tasks; ``exports`` name tables of ``paper.json``,
-  which with tables needs ``report.measure``; ``scoring_calls`` name attributes of ``hooks.py``;
+  which with tables needs the report part's ``measure``; each ``scoring_calls`` entry names its setting;
 - with the root unset or missing, ``process_docs`` stops the run (``SystemExit``) with a message
   that names ``root_variable``;
 - every per-item result (what ``process_results`` returns, per metric) carries the item key
-  (``predictions.KEY_COLUMNS``, default ``item_id``): ``score`` and ``verify`` find items by it;
+  (the record's ``item_key``, default ``item_id``): ``score`` and ``verify`` find items by it;
 - loading from the fixture notes the local copy as the data source (``provenance.note_local``;
   ``data.roots.local_root`` does it), which the record and ``verify`` compare;
 - the failure policy: when every model request failed, the task's aggregations flag the run
@@ -40,7 +42,7 @@ from pathlib import Path
 import yaml
 
 from lmms_comparative import failures, provenance
-from lmms_comparative.rescoring.replies import ItemKey
+from lmms_comparative.benchmarks.contract_parts import part_problems
 
 # What lmms-eval's API models answer when a request exhausted its retries (metrics/aggregate.py).
 FAILED_REPLY = "[LMMS_EVAL_REQUEST_FAILED after 0 retries] contract check"
@@ -133,19 +135,17 @@ def problems(benchmark) -> list[str]:
     out += [f"{where}/__init__.py: task_families names {t!r}, which no YAML defines" for t in benchmark.task_families if t not in found]
     if benchmark.smoke_task not in found or found[benchmark.smoke_task].get("task") != benchmark.smoke_task:
         out.append(f"{where}/__init__.py: smoke_task {benchmark.smoke_task!r} is not a task of the folder's YAMLs")
-    if benchmark.root_variable and not callable(benchmark.optional("fixture", "build")):
-        out.append(f"{where}/fixture.py: no build(directory) (required: the data is not bundled, {benchmark.root_variable} names it)")
-    key = benchmark.key_columns()
+    out += part_problems(benchmark)
+    key = benchmark.item_key.columns
     if not key or not all(isinstance(c, str) and c for c in key):
-        out.append(f"{where}/predictions.py: KEY_COLUMNS must be a non-empty tuple of column names, not {key!r}")
+        out.append(f"{where}/__init__.py: item_key must name a non-empty tuple of column names, not {key!r}")
     tables = benchmark.paper()["tables"]
-    if tables and not callable(benchmark.optional("report", "measure")):
-        out.append(f"{where}/report.py: no measure(run, table_id, column) (required: paper.json has tables)")
+    if tables and benchmark.report_part().measure is None:
+        out.append(f"{where}/report.py: no measure(run, table_id, column) in its ReportPart (required: paper.json has tables)")
     out += [f"{where}/__init__.py: exports name the table {table!r}, which paper.json lacks" for _, table, _ in benchmark.exports if table not in tables]
     for call in benchmark.scoring_calls:
-        missing = [name for name in call.settings if benchmark.optional("hooks", name) is None]
-        if missing:
-            out.append(f"{where}/hooks.py: scoring_calls name {', '.join(missing)}, which hooks.py lacks")
+        if call.kind not in ("llm", "sbert") or not _VARIABLE.match(call.setting or ""):
+            out.append(f"{where}/__init__.py: a ScoringCall must be of kind llm or sbert with a variable name as its setting, not {call.kind!r}, {call.setting!r}")
     return out
 
 
@@ -191,10 +191,11 @@ def run_problems(benchmark, root: Path | None) -> list[str]:
                 except Exception as exc:  # noqa: BLE001 - the contract names what happened instead
                     out.append(f"{where}: with {variable} {setting}, process_docs raised {type(exc).__name__} instead of stopping the run (failures.DataError through tasklib.docs_hook): {exc}")
     # Before any load of the intact fixture: a loader may keep what it read for the process.
-    records = benchmark.optional("fixture", "SMOKE_RECORDS")
+    fixture = benchmark.fixture_part()
+    records = fixture.smoke_records if fixture else None
     if variable and root and records and benchmark.smoke_task in tasks:
         out += _damaged_records_problems(where, tasks[benchmark.smoke_task], Path(root), records, {variable: str(root), **offline})
-    key = ItemKey.of(benchmark)
+    key = benchmark.item_key
     with _environment(**({variable: str(root)} if variable else {}), **offline):
         for name, config in tasks.items():
             try:
@@ -212,7 +213,7 @@ def run_problems(benchmark, root: Path | None) -> list[str]:
             results = [process_results(doc, [FAILED_REPLY]) for doc in docs]
             lost = [i for i, (doc, result) in enumerate(zip(docs, results)) if not _carries_key(result, doc, key)]
             if lost:
-                out.append(f"{where}/hooks.py: {name}'s per-item results do not carry the item key {', '.join(key.columns)} ({len(lost)} of {len(docs)} items; predictions.KEY_COLUMNS; tasklib.item_results adds it)")
+                out.append(f"{where}/hooks.py: {name}'s per-item results do not carry the item key {', '.join(key.columns)} ({len(lost)} of {len(docs)} items; the record's item_key; tasklib.item_results adds it)")
             # Scoring passes are memoised on their items (tasklib.once_per_run): tag them with the
             # task, so that a task whose items equal an earlier task's is checked on its own.
             results = [{m: {**v, "_contract_task": name} if isinstance(v, dict) else v for m, v in r.items()} for r in results]
@@ -235,12 +236,12 @@ DAMAGED = {"empty": b"", "malformed": b"\x00\x01 this is not what the release ho
 
 
 def _damaged_records_problems(where: str, config: dict, root: Path, records: str, environment: dict) -> list[str]:
-    """The smoke task's ``process_docs`` on the fixture with its records file (``fixture.SMOKE_RECORDS``)
+    """The smoke task's ``process_docs`` on the fixture with its records file (the fixture part's ``smoke_records``)
     emptied, then garbled: each must stop the run naming the file (``data.jsonl.json_lines`` and an
     empty check give that); the file is restored after."""
     path = root / records
     if not path.is_file():
-        return [f"{where}/fixture.py: SMOKE_RECORDS names {path.name}, which the fixture does not write"]
+        return [f"{where}/fixture.py: smoke_records names {path.name}, which the fixture does not write"]
     out, original = [], path.read_bytes()
     try:
         for case, content in DAMAGED.items():

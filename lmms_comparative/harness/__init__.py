@@ -43,14 +43,13 @@ capabilities       nothing patched; reads lmms-eval's model       ``MODEL_REGIST
                    video input and a missing decoder
 =================  =============================================  ==============================================  ===========================================
 
-Tasks that need the run's model ask ``run_model()`` (and ``run_model_args()``).
+Tasks that need the run's model ask ``tasklib.host.run_model()`` (and ``run_model_args()``).
 """
 
 from __future__ import annotations
 
 from lmms_comparative.harness.install import PATCHED_MODULES, PATCHES, checks, install_all, install_on_import
 from lmms_comparative.harness.patch import CHECKED_AGAINST, WITHOUT, unpatched, wrap_method
-from lmms_comparative.harness.task_path import run_model, run_model_args
 
 
 def model_manifests():
@@ -72,4 +71,4 @@ def register():
     return model_manifests()
 
 
-__all__ = ["CHECKED_AGAINST", "PATCHED_MODULES", "PATCHES", "WITHOUT", "checks", "install_all", "install_on_import", "register", "run_model", "run_model_args", "unpatched", "wrap_method"]
+__all__ = ["CHECKED_AGAINST", "PATCHED_MODULES", "PATCHES", "WITHOUT", "checks", "install_all", "install_on_import", "register", "unpatched", "wrap_method"]

@@ -5,7 +5,8 @@ above it)."""
 
 from __future__ import annotations
 
-from lmms_comparative.harness import capabilities, exit_status, fewshot, item_order, on_import, provenance, side_logs, table, task_path
+from lmms_comparative.harness import exit_status, fewshot, item_order, on_import, provenance, side_logs, table, task_path
+from lmms_comparative.tasklib import capabilities
 
 PATCHES = ("task_path", "fewshot", "exit_status", "table", "side_logs", "provenance", "item_order", "capabilities")
 # The lmms-eval module whose first import installs each patch (exit_status and capabilities need

@@ -18,12 +18,13 @@ from functools import cache
 from pathlib import Path
 
 from lmms_comparative import provenance
+from lmms_comparative.data.replies import read_replay
 from lmms_comparative.harness.patch import wrap_method
-from lmms_comparative.harness.task_path import loaded_tasks, predict_only, run_model, run_model_args, task_index
+from lmms_comparative.harness.task_path import loaded_tasks, predict_only, task_index
 from lmms_comparative.provenance import KEY
 from lmms_comparative.registry import of_module
-from lmms_comparative.rescoring.replies import ItemKey, read_replay
 from lmms_comparative.switches import cli_value
+from lmms_comparative.tasklib.host import run_model, run_model_args
 
 _MARK = "_lmms_comparative_provenance"
 # lmms-eval's ``--timezone`` default, the zone its results' ``date`` is written in
@@ -45,7 +46,7 @@ def _task_record(name: str, task, benchmark, index: dict, config: dict) -> dict:
 
     record = {"benchmark": benchmark.name, "data": provenance.data_of(benchmark.root_variable)}
     try:
-        key = ItemKey.of(benchmark)
+        key = benchmark.item_key
         columns = [column_of(task.eval_docs, name, required=True) for name in key.columns]  # the key's columns only
         rows = [dict(zip(key.columns, values)) for values in zip(*columns)]
         chosen = [key(row) for row in _selected(rows, config.get("limit"), int(config.get("offset") or 0))]

@@ -5,46 +5,19 @@ per question) is written beside the samples log: ``<date>_<name>_<task>.jsonl`` 
 The samples log holds what ``process_results`` returned per doc. A scoring pass that runs in the
 aggregation (the CaptionQA reader) has its own rows; they cannot go into the samples, which on a
 multi-process run are copies gathered before the aggregation. So the pass hands them to ``add``
-(on the rank that aggregates), and the tracker writes them when it writes that task's samples
+(``tasklib.side_logs.add``, on the rank that aggregates), and the tracker writes them when it writes that task's samples
 (``--log_samples``; without it nothing is written, as with the samples).
 """
 
 from __future__ import annotations
 
 import inspect
-import json
-import threading
 from pathlib import Path
 
 from lmms_comparative.harness.patch import wrap_method
+from lmms_comparative.tasklib.side_logs import pending, write
 
 _MARK = "_lmms_comparative_side_logs"
-_pending: dict[str, dict[str, list[dict]]] = {}
-_lock = threading.Lock()
-
-
-def add(task: str, name: str, rows: list[dict]) -> None:
-    """Rows to write beside ``task``'s samples log as ``<date>_<name>_<task>.jsonl``."""
-    with _lock:
-        _pending.setdefault(task, {})[name] = list(rows)
-
-
-def pending(task: str) -> dict[str, list[dict]]:
-    """The rows handed over for ``task`` and not yet written, by log name (a copy; empty when none)."""
-    with _lock:
-        return dict(_pending.get(task, {}))
-
-
-def write(folder: Path, date_id: str, task: str) -> list[Path]:
-    """Write (and forget) the rows handed over for ``task``; the paths written."""
-    with _lock:
-        logs = _pending.pop(task, {})
-    written = []
-    for name, rows in logs.items():
-        path = folder / f"{date_id}_{name}_{task}.jsonl"
-        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-        written.append(path)
-    return written
 
 
 def check() -> str | None:

@@ -25,10 +25,11 @@ import os
 
 from lmms_comparative import yaml_dir
 from lmms_comparative.failures import ModelCapabilityError, ProtocolError, stop_run
-from lmms_comparative.harness import capabilities, exit_status
+from lmms_comparative.harness import exit_status
 from lmms_comparative.harness.patch import unpatched
 from lmms_comparative.registry import of_task
 from lmms_comparative.switches import OURS_ONLY, cli_value  # noqa: F401 - handed on: other modules read them here
+from lmms_comparative.tasklib import capabilities, host
 
 _MARKER = "_lmms_comparative_task_path"
 OPT_OUT = "LMMS_COMPARATIVE_NO_TASK_HOOK"
@@ -40,12 +41,6 @@ OPT_OUT = "LMMS_COMPARATIVE_NO_TASK_HOOK"
 def ours_only() -> bool:
     """Whether ``LMMS_COMPARATIVE_OUR_TASKS_ONLY`` asks for our task folder alone."""
     return os.environ.get(OURS_ONLY, "").strip() not in ("", "0")
-
-
-class _RunModel:
-    """The ``--model`` of the current run, as the evaluator hands it to its TaskManager."""
-
-    value: object = None
 
 
 class _RunTasks:
@@ -170,25 +165,6 @@ def run_includes_ours() -> bool:
     (read when the TaskManager indexed the tasks), or lmms-eval has loaded one of our task configs
     (a ``--config`` file, a group of the user's that includes ours, the Python API)."""
     return bool(_RunTasks.ours) or _our_task_configs_loaded()
-
-
-def run_model():
-    """The model name (or lmms object) of the current lmms-eval run, or None if unknown."""
-    return _RunModel.value
-
-
-def run_model_args() -> dict[str, str]:
-    """The ``--model_args`` of the current lmms-eval CLI process (under torchrun too: each rank has
-    the same command line), parsed as lmms-eval parses them; {} outside the CLI or without them."""
-    value = cli_value("--model_args")
-    if value is None:
-        return {}
-    try:
-        from lmms_eval.utils import simple_parse_args_string
-
-        return {str(k): v for k, v in simple_parse_args_string(value).items()}
-    except Exception:  # noqa: BLE001 - lmms-eval reports malformed model_args itself
-        return {}
 
 
 def _preflight() -> None:
@@ -333,7 +309,7 @@ def install() -> bool:
 
     @functools.wraps(original)
     def initialize_tasks(self, include_path=None, *args, **kwargs):
-        _RunModel.value = getattr(self, "model_name", None) or _RunModel.value
+        host.RunModel.value = getattr(self, "model_name", None) or host.RunModel.value
         try:
             exit_status.mode()
         except ProtocolError as exc:  # a setting of ours the user chose: stop before anything runs
@@ -356,7 +332,7 @@ def install() -> bool:
             stop_run(ProtocolError(stray))
         if _RunTasks.ours:
             try:
-                capabilities.require_model_dependencies(_RunModel.value)
+                capabilities.require_model_dependencies(host.RunModel.value)
             except ModelCapabilityError as exc:  # before any data or weights load; not retried
                 stop_run(exc)
         return result

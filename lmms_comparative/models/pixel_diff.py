@@ -1,6 +1,7 @@
-"""``pixel_diff``: a no-weights baseline that reads the pixel difference of a SubtleBench pair.
+"""``pixel_diff``: a no-weights baseline that reads the pixel difference of a generated pair.
 
-Built for the synthetic primitives (white canvas, flat-coloured shapes; see benchmarks/subtlebench/synthetic.py): it
+Built for generated primitives (white canvas, flat-coloured shapes, in the named colours a
+benchmark's record lists: ``Benchmark.colours``, SubtleBench's synthetic pairs): it
 finds what changed between the two images and picks the option that names it. Where its rules do
 not apply (other types, real photographs, an option it cannot match) it falls back to the seeded
 uniform guess of ``random_choice``, so it never scores below chance in expectation.
@@ -17,8 +18,8 @@ from loguru import logger
 from PIL import Image
 from tqdm import tqdm
 
-from lmms_comparative.benchmarks.subtlebench.synthetic import COLOURS
 from lmms_comparative.models.random_choice import RandomChoice
+from lmms_comparative.registry import BENCHMARKS
 
 _OPTION = re.compile(r"^\s*([A-Z])\.\s+(.*)$", re.MULTILINE)
 # A word where a rule cannot name the colour or the shape (nothing left to look at): the option is
@@ -30,11 +31,17 @@ def _ink(image: np.ndarray) -> np.ndarray:
     return (image < 245).any(axis=2)
 
 
+def _colours() -> dict[str, tuple[int, int, int]]:
+    """Every registered benchmark's named colours (the records' ``colours``)."""
+    return {name: rgb for benchmark in BENCHMARKS for name, rgb in benchmark.colours.items()}
+
+
 def _colour_name(pixels: np.ndarray) -> str:
-    if not pixels.size:
+    colours = _colours()
+    if not pixels.size or not colours:
         return _ANY_WORD
     mean = pixels.reshape(-1, 3).mean(axis=0)
-    return min(COLOURS, key=lambda name: float(np.sum((np.asarray(COLOURS[name]) - mean) ** 2)))
+    return min(colours, key=lambda name: float(np.sum((np.asarray(colours[name]) - mean) ** 2)))
 
 
 def _shape_name(mask: np.ndarray) -> str:

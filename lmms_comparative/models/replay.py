@@ -15,10 +15,10 @@ from lmms_eval.api.instance import Instance
 from lmms_eval.api.model import lmms
 from loguru import logger
 
+from lmms_comparative.data.replies import ALL_TASKS, MISSING_REPLY, ItemKey, PredictionsError, read_replay
 from lmms_comparative.failures import DataError, stop_run
 from lmms_comparative.models import HARNESS_SETTINGS
 from lmms_comparative.registry import of_task
-from lmms_comparative.rescoring.replies import ALL_TASKS, MISSING_REPLY, ItemKey, PredictionsError, read_replay
 from lmms_comparative.tasklib.docs import column_of
 
 SHOWN = 5  # keys named in a message
@@ -34,7 +34,7 @@ def item_key(task: str) -> ItemKey:
     benchmark = of_task(task)
     if benchmark is None:
         stop_run(DataError(f"replay: task {task!r} is not one of lmms-comparative's tasks"))
-    return ItemKey.of(benchmark)
+    return benchmark.item_key
 
 
 def _text(value) -> str:

@@ -16,11 +16,12 @@ from pathlib import Path
 
 from lmms_comparative.registry import BENCHMARKS, BY_NAME
 from lmms_comparative.report import generic, html
-from lmms_comparative.report.cells import collecting, parse_cell
-from lmms_comparative.report.charts import model_colours
-from lmms_comparative.report.marks import code, kind
-from lmms_comparative.report.paper import PAPER_ROWS, Aliases, paper_block, paper_rows_shown
-from lmms_comparative.report.runs import ReportError, Run, folder, load_runs, overrides, verify_state, write_file
+from lmms_comparative.report.runs import folder, load_runs, verify_state, write_file
+from lmms_comparative.reportlib.cells import collecting, parse_cell
+from lmms_comparative.reportlib.charts import model_colours
+from lmms_comparative.reportlib.marks import code, kind
+from lmms_comparative.reportlib.paper import PAPER_ROWS, Aliases, paper_block, paper_rows_shown
+from lmms_comparative.reportlib.runs import ReportError, Run, overrides
 from lmms_comparative.subsets import subset_of_tasks
 
 
@@ -47,7 +48,7 @@ def _paper_section(benchmark, runs: list[Run], mode: str, aliases: Aliases) -> l
     paper = benchmark.paper()
     if not paper["tables"]:
         return []
-    measure = benchmark.part("report", "measure")
+    measure = benchmark.report_part().measure
     out: list[str] = []
     for table_id, spec in paper["tables"].items():
         block = paper_block(benchmark, table_id, spec, runs, measure, paper["aliases"], aliases, mode)
@@ -137,25 +138,25 @@ def _verification(runs: list[Run], subsets: dict[str, dict]) -> list[str]:
 
 
 # A benchmark's report parts, where it has them (``report.section``, ``report.summary``,
-# ``report.charts``), else the defaults, which live here with the report that applies them.
+# ``reportlib.charts``), else the defaults, which live here with the report that applies them.
 
 
 def section_of(benchmark, runs: list) -> str | None:
     """The benchmark's Markdown section (``report.section``; default: a table of the runs' tasks, ``generic.section``)."""
-    own = benchmark.optional("report", "section")
+    own = benchmark.report_part().section
     return own(runs) if own is not None else generic.section(benchmark, runs)
 
 
 def summary_of(benchmark, run) -> list[str]:
     """The lines a run's log ends with (``report.summary``; default: the run's tasks, ``generic.summary``)."""
-    own = benchmark.optional("report", "summary")
+    own = benchmark.report_part().summary
     return own(run) if own is not None else generic.summary(benchmark, run)
 
 
 def charts_of(benchmark, runs: list, out_dir: Path) -> list[Path]:
-    """The benchmark's PNG charts (``report.charts``; default: none), with matplotlib's mathtext and
+    """The benchmark's PNG charts (``reportlib.charts``; default: none), with matplotlib's mathtext and
     TeX off: a model name is the submitter's text (``my$\\model$v2`` would be parsed as math and fail)."""
-    own = benchmark.optional("report", "charts")
+    own = benchmark.report_part().charts
     if own is None:
         return []
     import matplotlib

@@ -10,7 +10,7 @@ at 80% power (statistics: ``metrics/paired.py``; docs/reports.md cites them).
 A benchmark's units: an item by default (its ``correct``); a benchmark's ``report.compare_units``
 says otherwise (VLM²-Bench's T/F pairs, CaptionQA's images with their questions); ``None`` there
 means the task's metric has no per-unit score (corpus-level caption metrics), and the row says so.
-A group's units are its tasks' units, stratified by task: ``report.COMPARE_GROUP`` says whether
+A group's units are its tasks' units, stratified by task: the report part's ``compare_group`` says whether
 its metric is the micro mean (SubtleBench's AVG, the default) or the mean of its tasks (``macro``:
 CompBench's Avg, VLM²-Bench's Overall).
 """
@@ -22,11 +22,12 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lmms_comparative.data.replies import group_leaves, sample_key
 from lmms_comparative.metrics.paired import compare_units, holm
 from lmms_comparative.provenance import KEY
 from lmms_comparative.registry import of_task
-from lmms_comparative.report.runs import ReportError, folder, load_runs, verify_state, write_file
-from lmms_comparative.rescoring.replies import ItemKey, group_leaves, sample_key
+from lmms_comparative.report.runs import folder, load_runs, verify_state, write_file
+from lmms_comparative.reportlib.runs import ReportError
 
 
 class CompareError(ValueError):
@@ -53,7 +54,7 @@ def item_units(run, task: str) -> Units | None:
     rows = run.samples.get(task)
     if benchmark is None or not rows:
         return None
-    key = ItemKey.of(benchmark)
+    key = benchmark.item_key
     units = Units({})
     for row in rows:
         unit = sample_key(row, key)
@@ -70,7 +71,7 @@ def units_of(run, task: str) -> Units | None:
     """The benchmark's own units for ``task`` (``report.compare_units``: a dict of ``Units``'s
     fields, or None), else the default."""
     benchmark = of_task(task)
-    own = benchmark.optional("report", "compare_units") if benchmark else None
+    own = benchmark.report_part().compare_units if benchmark else None
     if own is None:
         return item_units(run, task)
     found = own(run, task)
@@ -113,7 +114,7 @@ def compare(a, b) -> list[dict]:
         leaves = [t for t in group_leaves(group, groups) if t in units and None not in units[t]]
         if not leaves:
             continue
-        macro = of_task(group).optional("report", "COMPARE_GROUP", "micro") == "macro"
+        macro = of_task(group).report_part().compare_group == "macro"
         merged_a, merged_b, strata, common = Units({}), Units({}), [], []
         for task in leaves:
             ua, ub = units[task]

@@ -3,9 +3,9 @@ the runs' tasks with their accuracy (or their first number) and their number of 
 
 from __future__ import annotations
 
-from lmms_comparative.report.cells import cell, table, text_table
-from lmms_comparative.report.marks import Marks, with_skips
-from lmms_comparative.report.runs import Run
+from lmms_comparative.reportlib.cells import cell, table, text_table
+from lmms_comparative.reportlib.marks import Marks, with_skips
+from lmms_comparative.reportlib.runs import Run
 
 
 def _tasks(benchmark, runs: list[Run]) -> list[str]:

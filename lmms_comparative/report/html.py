@@ -21,9 +21,9 @@ from pathlib import Path
 
 from lmms_comparative.data import untrusted
 from lmms_comparative.report import items
-from lmms_comparative.report.cells import table
-from lmms_comparative.report.marks import code
 from lmms_comparative.report.runs import folder, write_file
+from lmms_comparative.reportlib.cells import table
+from lmms_comparative.reportlib.marks import code
 
 STATIC = Path(__file__).resolve().parent / "static"
 

@@ -25,9 +25,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from lmms_comparative.data import untrusted
+from lmms_comparative.data.replies import sample_key
 from lmms_comparative.registry import BENCHMARKS, of_task
 from lmms_comparative.report.runs import folder, write_file
-from lmms_comparative.rescoring.replies import ItemKey, sample_key
 
 CHUNK = 200  # items per detail file
 THUMB = 160  # thumbnail's longest side, pixels
@@ -81,7 +81,7 @@ def collect(runs: list, benchmarks) -> list[dict]:
             benchmark = of_task(task)
             if benchmark is None or benchmark not in benchmarks:
                 continue
-            key = ItemKey.of(benchmark)
+            key = benchmark.item_key
             questions = _reader_questions(run, task)
             for row in sorted(rows, key=lambda r: r.get("doc_id", 0)):
                 unit, item = _item_of(row, key)
@@ -232,7 +232,7 @@ def _embedded(records: list[dict], out: Path, made: dict[str, bool]) -> None:
         if not record["media"]:
             wanted.setdefault(record["task"], []).append(record)
     for task, found in wanted.items():
-        reader = of_task(task).optional("report", "item_images")
+        reader = of_task(task).report_part().item_images
         if reader is None:
             continue
         images = reader(task, [r["key"] for r in found])

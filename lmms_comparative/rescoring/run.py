@@ -10,9 +10,8 @@ from typing import Callable
 
 from lmms_comparative import provenance, yaml_dir
 from lmms_comparative.data.items import NO_IMAGES_ENV
-from lmms_comparative.rescoring.replies import (
+from lmms_comparative.data.replies import (
     SAMPLES_NAME,
-    ItemKey,
     Options,
     PredictionsError,
     Replies,
@@ -63,8 +62,8 @@ def with_groups(tasks: list[str], groups: dict[str, list[str]]) -> list[str]:
 def formats_of(benchmark) -> dict[str, Callable]:
     """The formats a benchmark reads: its own (``predictions.FORMATS``, in the order they are
     tried when no format is named), then the common ones."""
-    key = ItemKey.of(benchmark)
-    own = dict(benchmark.optional("predictions", "FORMATS", {}))  # none: samples logs and mappings only
+    key = benchmark.item_key
+    own = dict(benchmark.predictions_part().formats)  # none: samples logs and mappings only
     common = {
         "samples": lambda path, options: read_samples(path, key, benchmark.owns_task),
         "mapping": lambda path, options: read_mapping(path, list(options.tasks)),
@@ -77,7 +76,7 @@ def detect(benchmark, path: Path) -> str:
     benchmark's formats whose ``detect`` accepts it, else ``mapping``."""
     if path.is_dir() or SAMPLES_NAME.search(path.name):
         return "samples"
-    sniffers = benchmark.optional("predictions", "DETECT", {})
+    sniffers = benchmark.predictions_part().detect
     for name, accepts in sniffers.items():
         if accepts(path):
             return name
@@ -102,7 +101,7 @@ def another_benchmarks(benchmark, path: Path, detected: str) -> str | None:
     for other in BENCHMARKS:
         if other.name == benchmark.name:
             continue
-        for name, accepts in other.optional("predictions", "SIGNATURES", {}).items():
+        for name, accepts in other.predictions_part().signatures.items():
             try:
                 if accepts(path):
                     return f"this looks like a {other.title} {name} file, not a {benchmark.title} one: score it with lmms-comparative score {other.name} {path} -o ..."
@@ -179,7 +178,7 @@ def read_run(benchmarks: list, folder: Path) -> Replies:
     ``benchmarks``, as one set (``verify`` re-scores them in one lmms-eval run)."""
     merged = Replies()
     for benchmark in benchmarks:
-        merged.merge(read_samples(folder, ItemKey.of(benchmark), benchmark.owns_task))
+        merged.merge(read_samples(folder, benchmark.item_key, benchmark.owns_task))
     return merged
 
 

@@ -11,9 +11,9 @@ from PIL import Image
 
 from lmms_comparative import failures
 from lmms_comparative.data import items
+from lmms_comparative.data.replies import read_replay
 from lmms_comparative.failures import DataError, RunStopped, stop_run
-from lmms_comparative.registry import of_module
-from lmms_comparative.rescoring.replies import ItemKey, read_replay
+from lmms_comparative.record import of_module
 from lmms_comparative.switches import CHECK_SKIPS_ENV, RECORDED_SKIPS_ENV
 
 
@@ -200,16 +200,14 @@ def rows_of(docs) -> list[dict]:
 
 
 def _item_key(load: Callable) -> Callable[[dict], str] | None:
-    """The item key rule of the benchmark whose module defines ``load`` (predictions.ItemKey)."""
+    """The item key rule of the benchmark whose module defines ``load`` (its record's ``item_key``:
+    the record its package made when it was imported; the kit looks up no benchmark by name)."""
     while isinstance(load, functools.partial):
         load = load.func
     benchmark = of_module(getattr(load, "__module__", "") or "")
     if benchmark is None:
         return None
-    try:
-        rule = ItemKey.of(benchmark)
-    except (ImportError, AttributeError):
-        return None
+    rule = benchmark.item_key
 
     def key(doc: dict) -> str | None:
         try:

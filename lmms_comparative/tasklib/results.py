@@ -199,14 +199,14 @@ def skip_counts(items_: list) -> dict:
 def item_results(doc: dict, outcome: dict, metrics: Iterable[str], key: Iterable[str] = ("item_id",), **fields) -> dict[str, dict]:
     """What ``process_results`` returns: one per-item result under each of the task's metric names.
 
-    The result carries the doc's ``key`` columns (the benchmark's ``predictions.KEY_COLUMNS``, by
+    The result carries the doc's ``key`` columns (the benchmark's record's ``item_key`` columns, by
     which ``lmms-comparative score`` and ``verify`` find the item again in a samples log), the
     doc's ``skipped`` counts (``docs_hook`` puts them on every doc), the ``fields`` a breakdown
     needs, and the ``outcome``: ``status``, ``correct`` and ``parsed``, as
     ``metrics.aggregate.mcq_outcome`` gives them (a failed model request has status ``failed``)."""
     missing = [column for column in key if doc.get(column) in (None, "")]
     if missing:
-        raise KeyError(f"item_results: the doc has no {', '.join(missing)} (the item key: predictions.KEY_COLUMNS)")
+        raise KeyError(f"item_results: the doc has no {', '.join(missing)} (the item key: the record's item_key)")
     sample = {column: doc[column] for column in key}
     sample.update(fields, skipped=doc.get("skipped", ""))
     sample.update(outcome)

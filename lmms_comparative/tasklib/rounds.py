@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+
+from lmms_comparative.failures import RunStopped, stop_run
+from lmms_comparative.tasklib.capabilities import require_multi_round
+from lmms_comparative.tasklib.host import run_model
 from lmms_comparative.tasklib.results import response_text
 
 # What a multi-round doc_to_messages returns for round k >= 1 (lmms-eval's protocol, as its vLLM
@@ -35,3 +40,22 @@ def flatten(messages: list[dict]) -> tuple[str, list]:
             elif part.get("type") in ("image", "video", "audio"):
                 visuals.append(part.get("url"))
     return "\n\n".join(t for t in texts if t), visuals
+
+
+def multi_round_docs(process_docs, task: str):
+    """Tasks asked in several rounds need a model class that runs rounds: a ``process_docs`` that first checks that the run's model can run rounds (``--model
+    multiround`` can, with any inner model; lmms-eval's vLLM and SGLang chat classes can)."""
+
+    @functools.wraps(process_docs)
+    def wrapper(dataset):
+        try:
+            require_multi_round(run_model(), task)
+        except RunStopped as exc:
+            from loguru import logger
+
+            logger.error(str(exc))
+            stop_run(exc)
+        return process_docs(dataset)
+
+    wrapper.__name__ = f"{getattr(process_docs, '__name__', 'process_docs')}_multi_round"
+    return wrapper

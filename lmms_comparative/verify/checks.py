@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lmms_comparative.data import untrusted
+from lmms_comparative.data.replies import sample_key
 from lmms_comparative.provenance import KEY, item_set
-from lmms_comparative.registry import BY_NAME, of_task
-from lmms_comparative.rescoring.replies import ItemKey, sample_key
+from lmms_comparative.registry import BY_NAME, of_task, side_log_names
 from lmms_comparative.verify import rescore as rs
 
 # Fields of a samples line that differ between two runs of the same replies (lmms-eval's hashes of
@@ -74,7 +74,7 @@ def rows_of_ours(results: dict) -> list[str]:
 
 
 def _check_items(verdict: Verdict, rows: list[dict], benchmark, recorded: dict) -> None:
-    key = ItemKey.of(benchmark)
+    key = benchmark.item_key
     keys = [sample_key(row, key) for row in rows]
     if any(k is None for k in keys):
         verdict.problems.append(f"{sum(k is None for k in keys)} samples line(s) carry no {key.columns[0]!r}: not this benchmark's samples")
@@ -142,7 +142,7 @@ def _llm_reason(benchmark, task: str, record: dict, answers: Path | None, proble
         return None, None
     recorded = record.get("llm") or {}
     for call in calls:
-        prefix = call.values(benchmark)[0]
+        prefix = call.setting
         if prefix not in recorded:
             return f"item set checked; metrics not re-scored: scored by {call.label} and the record has no llm entry for {prefix} (what answered is unknown; verify calls no endpoint)", None
     if answers is None:
@@ -234,7 +234,7 @@ def check_file(results_file: Path, scratch: Path) -> list[Verdict] | str:
     try:
         side = rs.side_logs(results_file) if outcomes or variants else {}
     except rs.BadLine as exc:  # a malformed or linked side log: every task it could belong to fails on it
-        side = {name: {t: [{"malformed": str(exc)}] for t in record["tasks"]} for name in rs.SIDE_LOGS}
+        side = {name: {t: [{"malformed": str(exc)}] for t in record["tasks"]} for name in side_log_names()}
     for name, ready in jobs.items():
         rescored, rescored_samples, failure = outcomes[name]
         if rescored is None:

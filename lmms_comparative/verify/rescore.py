@@ -11,9 +11,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from lmms_comparative.data.jsonl import json_lines
-from lmms_comparative.provenance import ANSWERS_ENV, KEY, SIDE_LOGS
-from lmms_comparative.registry import BY_NAME
-from lmms_comparative.rescoring.replies import PredictionsError
+from lmms_comparative.data.replies import PredictionsError
+from lmms_comparative.provenance import ANSWERS_ENV, KEY
+from lmms_comparative.registry import BY_NAME, side_log_names
 from lmms_comparative.switches import CHECK_SKIPS_ENV  # recorded skips checked at hand
 
 
@@ -113,9 +113,9 @@ SIDE_KEY = "_lmms_comparative_side_logs"  # where ``rescore`` puts the re-score'
 
 
 def side_logs(results_file: Path) -> dict[str, dict[str, list[dict]]]:
-    """The side logs beside ``results_file`` (``provenance.SIDE_LOGS``), by log name and task."""
+    """The side logs beside ``results_file`` (``registry.side_log_names``), by log name and task."""
     found: dict[str, dict[str, list[dict]]] = {}
-    for name in SIDE_LOGS:
+    for name in side_log_names():
         for file in sorted(results_file.parent.glob(f"{date_id(results_file)}_{name}_*.jsonl")):
             found.setdefault(name, {})[file.stem.split(f"_{name}_", 1)[1]] = read_lines(file)
     return found

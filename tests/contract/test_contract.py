@@ -9,6 +9,7 @@ runs, is scored from its samples, verified and reported, without a line of code 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 import re
 import shutil
@@ -56,12 +57,10 @@ def toy_package(base: Path, edit=None, toy: str = "toymcq") -> Path:
 
 def toy_data(directory: Path, toy: str = "toymcq") -> Path:
     """The toy's data, built by its own fixture (as the package copy has it)."""
-    sys.path.insert(0, str(TOYS[toy].parent))
-    try:
-        build = importlib.import_module(f"{toy}.fixture").build
-    finally:
-        sys.path.pop(0)
-    return build(directory)
+    spec = importlib.util.spec_from_file_location(f"{toy}_fixture", TOYS[toy] / "fixture.py")  # the file alone: its package is the copy's
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.build(directory)
 
 
 def _check(pythonpath: Path, *names: str) -> subprocess.CompletedProcess:
@@ -97,11 +96,13 @@ def _delete(path: str):
 # Each required part or key, removed from the toy; what the check must then name.
 REMOVALS = {
     # The registry line imports the record: Python's own error names it before any check runs.
-    "the record": (_replace("__init__.py", "BENCHMARK = Benchmark(", "RECORD = Benchmark("), "the registry lists 'toymcq' (NAMES in lmms_comparative/registry.py), but benchmarks/toymcq/__init__.py defines no BENCHMARK"),
+    "the record": (_replace("__init__.py", "BENCHMARK = replace(", "RECORD = replace("), "the registry lists 'toymcq' (NAMES in lmms_comparative/registry.py), but benchmarks/toymcq/__init__.py defines no BENCHMARK"),
     "the task YAMLs": (_delete("yaml"), "benchmarks/toymcq/yaml: no task YAML"),
     "the prefix": (_replace("yaml/toymcq.yaml", "task: toymcq", "task: mcq_toy"), "'mcq_toy' does not start with the prefix toymcq_"),
     "a hook the YAML names": (_replace("hooks.py", "def doc_to_target(", "def target_of("), "!function lmms_comparative.benchmarks.toymcq.hooks.doc_to_target does not import"),
-    "the fixture": (_delete("fixture.py"), "fixture.py: no build(directory)"),
+    "the fixture": (_delete("fixture.py"), "its fixture part does not load: ImportError: cannot import name 'fixture'"),
+    "the fixture part": (_replace("__init__.py", "BENCHMARK = replace(FACTS, fixture=_fixture)", "BENCHMARK = replace(FACTS)"), "no fixture part (required: the data is not bundled, TOYMCQ_ROOT names it)"),
+    "a part's shape": (_replace("fixture.py", "def build(directory: str | Path, **_) -> Path:", "def build() -> Path:"), "fixture.py: build takes (), not (root)"),
     "the item key": (_replace("hooks.py", 'return item_results(doc, outcome, ("accuracy", "counts"))', 'return {"accuracy": outcome, "counts": outcome}'), "toymcq's per-item results do not carry the item key item_id"),
     "the failure policy": (
         _replace(
@@ -126,7 +127,7 @@ REMOVALS = {
         ),
         "toymcq's process_docs read the fixture in TOYMCQ_ROOT without noting it as the data source",
     ),
-    "a task family": (_replace("__init__.py", 'task_families=("toymcq",)', 'task_families=("toymcq", "toymcq_hard")'), "task_families names 'toymcq_hard', which no YAML defines"),
+    "a task family": (_replace("facts.py", 'task_families=("toymcq",)', 'task_families=("toymcq", "toymcq_hard")'), "task_families names 'toymcq_hard', which no YAML defines"),
     # The hooks a request is built from, broken: the check runs them on the fixture's docs.
     "a working doc_to_visual": (
         _replace("hooks.py", "def doc_to_visual(doc: dict) -> list:\n    return []", "def doc_to_visual(doc: dict) -> list:\n    return [doc['image']]"),

@@ -17,8 +17,13 @@ def _tool():
 
 
 def test_the_package_has_no_circle_of_files_or_parts():
+    """Read with the lookups by name as arrows (the registry's, and any ``import_module``): no
+    circle, no arrow up a layer (kit -> benchmark or driver, benchmark -> driver), and the registry
+    imports nothing of the package."""
     found = _tool().measure(ROOT)
     assert found["circles of files"] == [] and found["circles of parts"] == [], found["arrows that close a circle of parts"]
+    assert found["arrows up a layer"] == [] and found["files the registry imports"] == []
+    assert found["lookups by name"] >= 5  # the registry's reads of the records are counted
     floors = found["floors"]
     # The registry is the ground floor of everything that reads a benchmark's record.
     for part in ("harness", "report", "verify", "preflight", "rescoring", "cli"):
@@ -52,4 +57,30 @@ def test_a_function_level_import_that_runs_back_up_is_found(tmp_path):
     assert forged["circles of parts"] == [["registry", "report"]]
     assert ["lmms_comparative.report.cells", "lmms_comparative.report.runs"] in forged["circles of files"]
     assert any(a.startswith("registry -> report: lmms_comparative.registry -> lmms_comparative.report.runs") for a in forged["arrows that close a circle of parts"])
+    assert tool.main(["--root", str(tmp_path / "forged")]) == 1 and tool.main(["--root", str(tmp_path / "honest")]) == 0
+
+
+def test_a_lookup_by_name_is_an_arrow(tmp_path):
+    """A benchmark's report reached by ``benchmark.part("report", ...)`` (the registry's lookups
+    before the parts were typed) from a kit module that the benchmark's report imports: a circle
+    read with the lookups, none without; the typed call (``report_part().section``) draws none."""
+    tool = _tool()
+    files = {
+        "__init__.py": "",
+        "reportlib/__init__.py": "",
+        "reportlib/cells.py": "def table(rows, benchmark=None):\n    return benchmark.report_part().section(rows)\n",
+        "benchmarks/__init__.py": "",
+        "benchmarks/toy/__init__.py": "BENCHMARK = None\n",
+        "benchmarks/toy/report.py": "from lmms_comparative.reportlib.cells import table\n",
+    }
+    _write(tmp_path / "honest", files)
+    honest = tool.measure(tmp_path / "honest")
+    assert honest["circles of files"] == [] and honest["arrows up a layer"] == [] and honest["lookups by name"] == 0
+    forged_cells = "def table(rows, benchmark=None):\n    return benchmark.part('report', 'section')(rows)\n"
+    _write(tmp_path / "forged", {**files, "reportlib/cells.py": forged_cells})
+    forged = tool.measure(tmp_path / "forged")
+    assert forged["lookups by name"] == 1
+    assert ["lmms_comparative.benchmarks.toy.report", "lmms_comparative.reportlib.cells"] in forged["circles of files"]
+    assert "lmms_comparative.reportlib.cells -> lmms_comparative.benchmarks.toy.report" in forged["arrows up a layer"]
+    assert tool.measure(tmp_path / "forged", with_lookups=False)["circles of files"] == []
     assert tool.main(["--root", str(tmp_path / "forged")]) == 1 and tool.main(["--root", str(tmp_path / "honest")]) == 0

@@ -31,11 +31,11 @@ from lmms_comparative.registry import BENCHMARKS
 
 def _smoke_docs(benchmark) -> tuple[str, str, str | None]:
     """A registered benchmark's smoke task: the module and name of its process_docs (its YAML), and
-    the records file under the root that it reads (``fixture.SMOKE_RECORDS``; None: no single file)."""
+    the records file under the root that it reads (the fixture part's ``smoke_records``; None: no single file)."""
     from lmms_comparative.benchmarks.contract import configs
 
     module, _, hook = configs(benchmark)[benchmark.smoke_task]["process_docs"].target.rpartition(".")
-    return module, hook, benchmark.optional("fixture", "SMOKE_RECORDS")
+    return module, hook, benchmark.fixture_part().smoke_records
 
 
 # Read from the registry: a new benchmark gets every case below without an edit here.

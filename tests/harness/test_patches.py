@@ -63,6 +63,7 @@ def test_task_path_patch_indexes_our_tasks_and_records_the_model():
     from lmms_eval.tasks import TaskManager
 
     from lmms_comparative.harness import task_path
+    from lmms_comparative.tasklib import host
 
     assert task_path.check() is None
     assert task_path.install()
@@ -70,7 +71,7 @@ def test_task_path_patch_indexes_our_tasks_and_records_the_model():
     manager.model_name = "random_choice"
     manager.initialize_tasks()
     assert {"subtlebench_at", "captionqa_simple", "vlm2bench", "compbench", "vidi_granular"} <= set(manager.all_tasks)
-    assert harness.run_model() == "random_choice"
+    assert host.run_model() == "random_choice"
     assert task_path._with_our_path(["/elsewhere"]) == ["/elsewhere", yaml_dir()]
 
 
@@ -129,7 +130,7 @@ def test_table_patch_prints_our_dict_cells_on_one_line():
 
 
 def test_capabilities_reads_the_model_registry():
-    from lmms_comparative.harness import capabilities
+    from lmms_comparative.tasklib import capabilities
 
     assert capabilities.check() is None
     classes = capabilities._model_classes("random_choice")
@@ -139,18 +140,18 @@ def test_capabilities_reads_the_model_registry():
 
 
 def test_frames_a_model_samples_and_the_runs_model_args(monkeypatch):
-    from lmms_comparative.harness import capabilities, task_path
+    from lmms_comparative.tasklib import capabilities, host
 
     assert capabilities.frames_sampled("openai") == 10  # lmms-eval's default max_frames_num
     assert capabilities.frames_sampled("openai", {"max_frames_num": "4"}) == 4
     assert capabilities.frames_sampled("openai", {"video_fps": "1"}) is None  # samples by frame rate
     assert capabilities.frames_sampled("random_choice") is None
     monkeypatch.setattr("sys.argv", ["lmms-eval", "--model", "openai", "--model_args", "model_version=x,max_frames_num=6", "--tasks", "t"])
-    assert task_path.run_model_args() == {"model_version": "x", "max_frames_num": 6}
+    assert host.run_model_args() == {"model_version": "x", "max_frames_num": 6}
     monkeypatch.setattr("sys.argv", ["lmms-eval", "--model_args=max_frames_num=8"])
-    assert task_path.run_model_args() == {"max_frames_num": 8}
+    assert host.run_model_args() == {"max_frames_num": 8}
     monkeypatch.setattr("sys.argv", ["pytest"])
-    assert task_path.run_model_args() == {}
+    assert host.run_model_args() == {}
 
 
 def test_side_logs_patch_writes_a_tasks_rows_beside_its_samples_log(tmp_path):
@@ -159,13 +160,14 @@ def test_side_logs_patch_writes_a_tasks_rows_beside_its_samples_log(tmp_path):
     from lmms_eval.loggers.evaluation_tracker import EvaluationTracker
 
     from lmms_comparative.harness import side_logs
+    from lmms_comparative.tasklib import side_logs as rows
 
     assert side_logs.check() is None
     assert side_logs.install() and side_logs.install()  # idempotent
     tracker = EvaluationTracker(output_path=str(tmp_path))
     tracker.general_config_tracker.model_name_sanitized = "m"
     tracker.date_id = "20260101_000000"
-    side_logs.add("captionqa_simple_natural", "reader", [{"id": "nat_001", "q_idx": 0, "letter": "B"}])
+    rows.add("captionqa_simple_natural", "reader", [{"id": "nat_001", "q_idx": 0, "letter": "B"}])
 
     def sample():
         return {"doc_id": 0, "doc": {}, "target": "x", "arguments": [("prompt",)], "resps": [["r"]], "filtered_resps": ["r"]}
@@ -174,7 +176,7 @@ def test_side_logs_patch_writes_a_tasks_rows_beside_its_samples_log(tmp_path):
     folder = tmp_path / "m"
     assert (folder / "20260101_000000_samples_captionqa_simple_natural.jsonl").is_file()
     assert [json.loads(line) for line in (folder / "20260101_000000_reader_captionqa_simple_natural.jsonl").read_text().splitlines()] == [{"id": "nat_001", "q_idx": 0, "letter": "B"}]
-    assert side_logs.pending("captionqa_simple_natural") == {}
+    assert rows.pending("captionqa_simple_natural") == {}
     tracker.save_results_samples("other_task", [sample()])
     assert sorted(p.name for p in folder.iterdir()) == ["20260101_000000_reader_captionqa_simple_natural.jsonl", "20260101_000000_samples_captionqa_simple_natural.jsonl", "20260101_000000_samples_other_task.jsonl"]
 

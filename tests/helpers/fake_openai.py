@@ -83,7 +83,7 @@ TEST_KEY = "sk-x"  # the key the tests configure, for the model under test and f
 def _default_models() -> list[str]:
     """The default model of every reader and judge the registry's benchmarks declare
     (``scoring_calls``), and the model under test: what the server lists unless told otherwise."""
-    return sorted({c.values(b)[1]["model"] for b in BENCHMARKS for c in b.scoring_calls if c.kind == "llm"}) + ["vlm"]
+    return sorted({c.default["model"] for b in BENCHMARKS for c in b.scoring_calls if c.kind == "llm"}) + ["vlm"]
 
 
 DEFAULT_MODELS = _default_models()

@@ -285,7 +285,7 @@ def test_pc_vid_real_videos_through_the_openai_model(roots, hf_home, tmp_path):
 
 
 def test_missing_video_decoder_is_named_before_the_run(monkeypatch):
-    from lmms_comparative.harness import capabilities
+    from lmms_comparative.tasklib import capabilities
 
     monkeypatch.setattr(capabilities, "video_decoder_available", lambda: False)
     import importlib.util

@@ -161,7 +161,7 @@ def test_every_scoring_call_names_settings_its_hooks_define_and_tasks_that_exist
     calls = [(b, c) for b in BENCHMARKS for c in b.scoring_calls]
     assert calls and not BY_NAME["compbench"].scoring_calls  # CompBench's rules call nothing
     for benchmark, call in calls:
-        first, second = call.values(benchmark)
+        first, second = (call.setting, call.default)
         assert isinstance(first, str) and first
         assert isinstance(second, dict if call.kind == "llm" else str)
         tasks = [n for n in names if preflight.needs_of([n]) and benchmark.owns_task(n)]

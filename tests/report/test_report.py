@@ -13,7 +13,7 @@ from lmms_comparative.benchmarks.subtlebench import charts as subtlebench_charts
 from lmms_comparative.benchmarks.subtlebench import report as subtlebench_report
 from lmms_comparative.benchmarks.vlm2bench import report as vlm2bench_report
 from lmms_comparative.report import Run, charts_of, load_runs, model_colours, section_of, write_report
-from lmms_comparative.report.cells import cell
+from lmms_comparative.reportlib.cells import cell
 
 TYPES = [k for k, _ in subtlebench_report.SUBTLEBENCH_TYPES]
 

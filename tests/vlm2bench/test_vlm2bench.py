@@ -218,8 +218,8 @@ def test_missing_video_and_missing_image_count_are_skipped_and_named(tmp_path, m
 def test_video_capability_rule(monkeypatch):
     from lmms_eval.api.model import lmms
 
-    from lmms_comparative.harness import capabilities
-    from lmms_comparative.harness.capabilities import ModelCapabilityError, class_supports_video, require_video_input
+    from lmms_comparative.tasklib import capabilities
+    from lmms_comparative.tasklib.capabilities import ModelCapabilityError, class_supports_video, require_video_input
 
     monkeypatch.setattr(capabilities, "video_decoder_available", lambda: True)  # the decoder check: test_model_classes.py
 

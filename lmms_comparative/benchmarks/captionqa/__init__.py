@@ -1,20 +1,33 @@
 """CaptionQA: a caption, then a text-only reader answers the image's questions from it alone."""
 
-from lmms_comparative.registry import Benchmark, ScoringCall
+from dataclasses import replace
 
-BENCHMARK = Benchmark(
-    name="captionqa",
-    title="CaptionQA",
-    root_variable="CAPTIONQA_ROOT",
-    hub_repo="Borise/CaptionQA",
-    task_families=("captionqa_simple", "captionqa_short", "captionqa_long", "captionqa_taxonomy", "captionqa_image"),
-    answer_spaces=("letters",),
-    scoring_calls=(
-        ScoringCall(tuple(f"captionqa_{p}_*" for p in ("simple", "short", "long", "taxonomy")), "llm", "the CaptionQA reader", ("READER_PREFIX", "READER_DEFAULTS")),
-    ),  # not captionqa_image (the model answers)  # QA on the image; captions are free-form
-    exports=tuple(
-        (prompt, f"table3_{prompt}", tuple((c, f"captionqa_{prompt}" if c == "overall" else f"captionqa_{prompt}_{c}") for c in ("overall", "natural", "document", "ecommerce", "embodiedai")))
-        for prompt in ("simple", "short", "long", "taxonomy")
-    ),
-    smoke_task="captionqa_simple_natural",  # one small task: what the tests that touch every benchmark run
-)
+from lmms_comparative.benchmarks.captionqa.facts import FACTS
+from lmms_comparative.record import Command, FixturePart, PredictionsPart, ReportPart
+
+
+def _report() -> ReportPart:
+    from lmms_comparative.benchmarks.captionqa import report
+
+    return report.PART
+
+
+def _predictions() -> PredictionsPart:
+    from lmms_comparative.benchmarks.captionqa import predictions
+
+    return predictions.PART
+
+
+def _fixture() -> FixturePart:
+    from lmms_comparative.benchmarks.captionqa import fixture
+
+    return fixture.PART
+
+
+def _commands() -> tuple[Command, ...]:
+    from lmms_comparative.benchmarks.captionqa import commands
+
+    return commands.COMMANDS
+
+
+BENCHMARK = replace(FACTS, report=_report, predictions=_predictions, fixture=_fixture, commands=_commands)

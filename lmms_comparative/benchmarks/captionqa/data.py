@@ -30,7 +30,7 @@ from typing import Any
 
 from loguru import logger
 
-from lmms_comparative.benchmarks.captionqa import BENCHMARK
+from lmms_comparative.benchmarks.captionqa.facts import FACTS as BENCHMARK
 from lmms_comparative.benchmarks.captionqa.scoring import (
     DOMAINS,
     first_category,

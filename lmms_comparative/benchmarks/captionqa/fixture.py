@@ -7,6 +7,7 @@ import random
 from pathlib import Path
 
 from lmms_comparative.data.fixture_images import COLOURS, draw_pair
+from lmms_comparative.record import FixturePart
 
 # The records file under the root that the smoke task reads (tests/failures/test_failures.py damages it).
 SMOKE_RECORDS = "data/natural-00000-of-00001.parquet"
@@ -83,3 +84,6 @@ def build(root: str | Path, per_domain: int = 3, seed: int = 0, all_order: tuple
     (root / "README.md").write_text(card, encoding="utf-8")
     (root / "annotations.jsonl").write_text("".join(json.dumps({"id": row["id"]}) + "\n" for row in everything), encoding="utf-8")
     return root
+
+
+PART = FixturePart(build, SMOKE_RECORDS)

@@ -20,20 +20,14 @@ from loguru import logger
 from lmms_comparative import failures
 from lmms_comparative.benchmarks.captionqa import data
 from lmms_comparative.benchmarks.captionqa import scoring as rules
+from lmms_comparative.benchmarks.captionqa.facts import READER
 from lmms_comparative.benchmarks.captionqa.prompts import READER_SYSTEM_PROMPT, build_qa_prompt, caption_prompt
 from lmms_comparative.data import items
-from lmms_comparative.harness import side_logs
 from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.bootstrap import cluster_mean_intervals
-from lmms_comparative.tasklib import check_model_failures, docs_hook, once_per_run, response_text, skip_counts
+from lmms_comparative.tasklib import check_model_failures, docs_hook, once_per_run, response_text, side_logs, skip_counts
 
-READER_PREFIX = "CAPTIONQA_READER"
-# qa.py: EVAL_MODEL, temperature=0.0, --max-tokens default 4. qa.py runs that open model itself
-# (vLLM); here it is a server of the user's, by default where `vllm serve` listens (port 8000): no
-# public API serves it, so api.openai.com (the other LLMs' default) would not do.
-READER_BASE_URL = "http://localhost:8000/v1"
-READER_DEFAULTS = {"model": "Qwen/Qwen2.5-72B-Instruct", "temperature": 0.0, "max_tokens": 4, "base_url": READER_BASE_URL}
 METRICS = ("score", "accuracy", "cannot_rate", "by_category", "counts", "ci95")
 
 _split_lock = threading.Lock()
@@ -117,7 +111,7 @@ def process_results_taxonomy(doc: dict[str, Any], results: list) -> dict[str, di
 
 def reader_engine() -> Engine:
     """The engine of the CaptionQA reader (``CAPTIONQA_READER_*``; defaults: Qwen2.5-72B-Instruct at a local vLLM server)."""
-    return Engine.from_env(READER_PREFIX, defaults=READER_DEFAULTS)
+    return Engine.from_env(READER.setting, defaults=READER.default)
 
 
 def reader_messages(caption: str, question: str, options: list[str]) -> list[dict]:

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lmms_comparative.rescoring.replies import Options, Replies, is_json, needs_tasks, read_mapping
+from lmms_comparative.data.replies import Options, Replies, is_json, needs_tasks, read_mapping
+from lmms_comparative.record import PredictionsPart
 
-KEY_COLUMNS = ("id",)
 PROMPTS = ("simple", "short", "long", "taxonomy")
 _without_folder = needs_tasks("a captions file", "captionqa_simple, captionqa_short, captionqa_long, captionqa_taxonomy")
 
@@ -30,3 +30,6 @@ def read_captions(path: Path, options: Options) -> Replies:
 
 FORMATS = {"captions": read_captions}
 DETECT = {"captions": is_json}
+
+
+PART = PredictionsPart(formats=FORMATS, detect=DETECT)

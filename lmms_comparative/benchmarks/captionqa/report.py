@@ -6,13 +6,14 @@ import hashlib
 import json
 from pathlib import Path
 
-from lmms_comparative.benchmarks.captionqa import BENCHMARK
+from lmms_comparative.benchmarks.captionqa.facts import FACTS as BENCHMARK
 from lmms_comparative.benchmarks.captionqa.scoring import difficulty, reader_stability
 from lmms_comparative.failures import DataError
-from lmms_comparative.report.cells import NO_CI95, cell, interval_note, table, text_table, unscored_notes
-from lmms_comparative.report.charts import model_colours
-from lmms_comparative.report.marks import CHART_NOTE, Marks, chart_label, with_skips
-from lmms_comparative.report.runs import Run
+from lmms_comparative.record import ReportPart
+from lmms_comparative.reportlib.cells import NO_CI95, cell, interval_note, table, text_table, unscored_notes
+from lmms_comparative.reportlib.charts import model_colours
+from lmms_comparative.reportlib.marks import CHART_NOTE, Marks, chart_label, with_skips
+from lmms_comparative.reportlib.runs import Run
 
 CAPTIONQA_DOMAINS = [("natural", "Natural"), ("document", "Document"), ("ecommerce", "E-commerce"), ("embodiedai", "Embodied AI")]
 
@@ -258,3 +259,6 @@ def item_images(task: str, keys: list[str]) -> dict[str, list]:
         return {}
     where = {str(item): row for row, item in enumerate(split.ids)}
     return {key: [image.convert("RGB") for image in split.images(where[key])] for key in keys if key in where}
+
+
+PART = ReportPart(section=section, summary=summary, charts=charts, measure=measure, compare_units=compare_units, item_images=item_images)

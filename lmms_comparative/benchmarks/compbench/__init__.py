@@ -1,37 +1,27 @@
 """MLLM-CompBench: which of two images has more of a relative property (8 relativities, 16 sources)."""
 
-from lmms_comparative.registry import Benchmark
+from dataclasses import replace
 
-BENCHMARK = Benchmark(
-    name="compbench",
-    title="MLLM-CompBench",
-    root_variable="COMPBENCH_ROOT",
-    task_families=("compbench", "compbench_full", "compbench_pair", "compbench_twostage") + tuple(f"compbench_{r}" for r in ("attribute", "existence", "state", "emotion", "temporality", "spatiality", "quantity", "quality")),
-    answer_spaces=("options", "words", "which"),
-    exports=(
-        (
-            "",
-            "table2",
-            tuple(
-                (c, f"compbench_{c}")
-                for c in (
-                    "attribute_mitstates",
-                    "attribute_fashionpedia",
-                    "attribute_vaw",
-                    "attribute_cub",
-                    "attribute_wildfish",
-                    "existence_magicbrush",
-                    "existence_spotdiff",
-                    "state_mitstates",
-                    "state_vaw",
-                    "emotion_celeba",
-                    "emotion_fer2013",
-                    "temporality_soccernet",
-                    "temporality_compcars",
-                    "spatiality_nyudepth",
-                )
-            ),
-        ),
-    ),
-    smoke_task="compbench_attribute_cub",  # one small task: what the tests that touch every benchmark run
-)
+from lmms_comparative.benchmarks.compbench.facts import FACTS
+from lmms_comparative.record import FixturePart, PredictionsPart, ReportPart
+
+
+def _report() -> ReportPart:
+    from lmms_comparative.benchmarks.compbench import report
+
+    return report.PART
+
+
+def _predictions() -> PredictionsPart:
+    from lmms_comparative.benchmarks.compbench import predictions
+
+    return predictions.PART
+
+
+def _fixture() -> FixturePart:
+    from lmms_comparative.benchmarks.compbench import fixture
+
+    return fixture.PART
+
+
+BENCHMARK = replace(FACTS, report=_report, predictions=_predictions, fixture=_fixture)

@@ -36,7 +36,7 @@ from typing import Any
 
 from loguru import logger
 
-from lmms_comparative.benchmarks.compbench import BENCHMARK
+from lmms_comparative.benchmarks.compbench.facts import FACTS as BENCHMARK
 from lmms_comparative.failures import DataError
 
 ENV_VAR = BENCHMARK.root_variable

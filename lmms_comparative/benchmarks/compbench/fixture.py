@@ -9,6 +9,7 @@ from pathlib import Path
 from PIL import Image
 
 from lmms_comparative.data.fixture_images import draw_pair
+from lmms_comparative.record import FixturePart
 
 # The records file under the root that the smoke task reads (tests/failures/test_failures.py damages it).
 SMOKE_RECORDS = "annotations/cub_label.json"
@@ -158,3 +159,6 @@ def _authors_split(labels: dict[str, list], label: str) -> dict[str, tuple[list,
         if other == label:
             return out
     raise AssertionError(label)
+
+
+PART = FixturePart(build, SMOKE_RECORDS)

@@ -27,9 +27,9 @@ from lmms_comparative.benchmarks.compbench.prompts import (
     TWO_STAGE_MAGICBRUSH_1,
     TWO_STAGE_MAGICBRUSH_2,
 )
-from lmms_comparative.harness.rounds import multi_round_docs
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.tasklib import END_OF_ROUNDS, check_model_failures, docs_hook, load_image_paths, next_round, response_text, round_replies, skip_counts
+from lmms_comparative.tasklib.rounds import multi_round_docs
 
 SIDES = {"binary", "cars", "soccer", "quantity"}  # kinds answered with Left/Right (Same)
 

@@ -25,9 +25,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lmms_comparative.rescoring.replies import Options, PredictionsError, Replies, read_jsonl
-
-KEY_COLUMNS = ("uid",)
+from lmms_comparative.data.replies import Options, PredictionsError, Replies, read_jsonl
+from lmms_comparative.record import PredictionsPart
 
 # The paper's column codes (Table 2) -> the column task (``files.COLUMN_BY_TASK``).
 COLUMN_CODES = {
@@ -83,3 +82,6 @@ def _looks_like_authors(path: Path) -> bool:
 FORMATS = {"authors": read_authors}
 DETECT = {"authors": _looks_like_authors}
 SIGNATURES = DETECT  # the first record's fields are the authors' own: another benchmark's score names it
+
+
+PART = PredictionsPart(formats=FORMATS, detect=DETECT, signatures=SIGNATURES)

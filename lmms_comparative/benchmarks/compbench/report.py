@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lmms_comparative.benchmarks.compbench import BENCHMARK
+from lmms_comparative.benchmarks.compbench.facts import FACTS as BENCHMARK
 from lmms_comparative.metrics.bootstrap import bootstrap_ci, grouped_bootstrap_ci
-from lmms_comparative.report.cells import SAMPLES_NEEDED, cell, family_prefixes, interval_note, reference_rows, table, text_table, unscored_notes
-from lmms_comparative.report.marks import Marks, with_skips
-from lmms_comparative.report.runs import Run
+from lmms_comparative.record import ReportPart
+from lmms_comparative.reportlib.cells import SAMPLES_NEEDED, cell, family_prefixes, interval_note, reference_rows, table, text_table, unscored_notes
+from lmms_comparative.reportlib.marks import Marks, with_skips
+from lmms_comparative.reportlib.runs import Run
 
 # Table 2 heads each column with two lines, the relativity ("Attribute", "Exist.", "State", ...) over
 # the source ("ST", "FA", ...); MIT-States (ST) and VAW (VA) are columns of both Attribute and State,
@@ -140,4 +141,6 @@ def measure(run: Run, table_id: str, column: str):
 
 
 # ``lmms-comparative compare``: the Avg is the unweighted mean of the sixteen columns.
-COMPARE_GROUP = "macro"
+
+
+PART = ReportPart(section=section, summary=summary, charts=charts, measure=measure, compare_group="macro")

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lmms_comparative.benchmarks.subtlebench import BENCHMARK
 from lmms_comparative.benchmarks.subtlebench.columns import SUBTLEBENCH_REFERENCE, SUBTLEBENCH_TYPES, TABLE2_TASKS
-from lmms_comparative.report.charts import CHANCE_COLOUR, HUMAN_COLOUR, model_colours
-from lmms_comparative.report.marks import CHART_NOTE, chart_label
-from lmms_comparative.report.runs import Run
+from lmms_comparative.benchmarks.subtlebench.facts import FACTS as BENCHMARK
+from lmms_comparative.reportlib.charts import CHANCE_COLOUR, HUMAN_COLOUR, model_colours
+from lmms_comparative.reportlib.marks import CHART_NOTE, chart_label
+from lmms_comparative.reportlib.runs import Run
 
 
 def subtlebench_chart(runs: list[Run], path: Path) -> Path | None:

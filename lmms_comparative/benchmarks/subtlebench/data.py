@@ -19,7 +19,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from lmms_comparative.benchmarks.subtlebench import BENCHMARK
+from lmms_comparative.benchmarks.subtlebench.facts import FACTS as BENCHMARK
 from lmms_comparative.data import hub, items
 from lmms_comparative.data.jsonl import read_records
 from lmms_comparative.data.roots import local_root

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from lmms_comparative.benchmarks.subtlebench.data import CATEGORIES, HUB_REPO
 from lmms_comparative.data.fixture_images import COLOURS, draw_pair
+from lmms_comparative.record import FixturePart
 
 # The records file under the root that the smoke task reads (tests/failures/test_failures.py damages it).
 SMOKE_RECORDS = "data/test.jsonl"
@@ -89,3 +90,6 @@ configs:
 ---
 # VLM-SubtleBench (generated fixture)
 """
+
+
+PART = FixturePart(build, SMOKE_RECORDS)

@@ -13,6 +13,7 @@ from typing import Any
 
 from lmms_comparative.benchmarks.subtlebench import data
 from lmms_comparative.benchmarks.subtlebench import image_transforms as transforms
+from lmms_comparative.benchmarks.subtlebench.facts import JUDGE, SBERT
 from lmms_comparative.benchmarks.subtlebench.prompts import (
     CAPTION_JUDGE,
     CAPTION_SYSTEM,
@@ -260,10 +261,6 @@ def group_merge_breakdowns(values: list, sizes: list, weight_by_size: bool = Fal
 # ---- difference captions (paper §3.3, appendix B.3) ---------------------------------------------
 
 CAPTION_METRICS = ("css", "judge_accuracy", "counts")
-SBERT_ENV = "SUBTLEBENCH_SBERT_MODEL"
-SBERT_DEFAULT = "sentence-transformers/paraphrase-MiniLM-L6-v2"  # paper appendix B.3
-JUDGE_PREFIX = "SUBTLEBENCH_JUDGE"
-JUDGE_DEFAULTS = {"model": "gpt-4o", "temperature": 0.0, "max_tokens": 8}  # paper: GPT-4o, Yes/No
 
 
 def _caption_docs() -> list[dict[str, Any]]:
@@ -321,9 +318,9 @@ def caption_scores(items: list) -> dict:
     """CSS and judge accuracy over the run's captions (once per task, shared by its metrics)."""
     check_model_failures(items, "VLM-SubtleBench captions")
     done = sorted(aggregate.scored(items), key=lambda it: it["item_id"])
-    model = os.environ.get(SBERT_ENV, "").strip() or SBERT_DEFAULT
+    model = os.environ.get(SBERT.setting, "").strip() or SBERT.default
     css = cosine_similarities([it["reference"] for it in done], [it["prediction"] for it in done], model)
-    engine = Engine.from_env(JUDGE_PREFIX, defaults=JUDGE_DEFAULTS)
+    engine = Engine.from_env(JUDGE.setting, defaults=JUDGE.default)
     answers = engine.run([CAPTION_JUDGE.format(reference=it["reference"], candidate=it["prediction"]) for it in done], desc="SubtleBench caption judge")
     verdict = judge_accuracy([None if a.failed else (a.text or "") for a in answers])
     check_failures(verdict["unjudged"], len(answers), engine.config.max_failed, "SubtleBench caption judge")

@@ -35,11 +35,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lmms_comparative.data.replies import Options, PredictionsError, Replies, read_json
 from lmms_comparative.metrics.aggregate import FAILED_REQUEST_PREFIX
 from lmms_comparative.metrics.mcq import LETTERS
-from lmms_comparative.rescoring.replies import Options, PredictionsError, Replies, read_json
+from lmms_comparative.record import PredictionsPart
 
-KEY_COLUMNS = ("item_id",)
 # The evaluator's prompt types (its path segment) -> our task family (prompts.py names them).
 FAMILY_OF_PROMPT_TYPE = {"no_reasoning": "subtlebench", "standard": "subtlebench_reasoning", "grid": "subtlebench_grid"}
 
@@ -119,3 +119,6 @@ def _looks_like_evaluator(path: Path) -> bool:
 FORMATS = {"evaluator": read_evaluator}
 DETECT = {"evaluator": _looks_like_evaluator}
 SIGNATURES = DETECT  # the file name is the evaluator's own: another benchmark's score names it
+
+
+PART = PredictionsPart(formats=FORMATS, detect=DETECT, signatures=SIGNATURES)

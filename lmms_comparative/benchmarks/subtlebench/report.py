@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lmms_comparative.benchmarks.subtlebench import BENCHMARK
 from lmms_comparative.benchmarks.subtlebench.columns import SUBTLEBENCH_REFERENCE, SUBTLEBENCH_TYPES, TABLE2_TASKS
 from lmms_comparative.benchmarks.subtlebench.data import BINARY_IMAGE_OPTIONS
+from lmms_comparative.benchmarks.subtlebench.facts import FACTS as BENCHMARK
 from lmms_comparative.data.generated import FIXTURE, SYNTHETIC
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.bootstrap import bootstrap_ci
 from lmms_comparative.provenance import KEY
-from lmms_comparative.report.cells import SAMPLES_NEEDED, cell, family_prefixes, interval_note, reference_rows, table, text_table, unscored_notes
-from lmms_comparative.report.marks import Marks, with_skips
-from lmms_comparative.report.runs import Run
+from lmms_comparative.record import ReportPart
+from lmms_comparative.reportlib.cells import SAMPLES_NEEDED, cell, family_prefixes, interval_note, reference_rows, table, text_table, unscored_notes
+from lmms_comparative.reportlib.marks import Marks, with_skips
+from lmms_comparative.reportlib.runs import Run
 
 SUBTLEBENCH_DOMAINS = [("natural", "Natural"), ("game", "Game"), ("industry", "Industry"), ("aerial", "Aerial"), ("synthetic", "Synthetic"), ("medical", "Medical")]
 
@@ -158,15 +159,14 @@ def _paper_strategy_rows() -> list[list[str]]:
     """The paper's strategy rows (Table 4: GPT-5-main; Table 12: Qwen2.5-VL-72B, no AVG printed),
     a row per model and strategy ("Standard" where the paper names none), unless the report
     shows no paper rows."""
-    from lmms_comparative.registry import BY_NAME
-    from lmms_comparative.report.paper import shown_paper_rows
+    from lmms_comparative.reportlib.paper import shown_paper_rows
 
     if shown_paper_rows() == "none":
         return []
     codes = [k for k, _ in SUBTLEBENCH_TYPES] + ["avg"]
     rows = []
     for key in ("table4", "table12"):
-        spec = BY_NAME["subtlebench"].paper()["tables"].get(key)
+        spec = BENCHMARK.paper()["tables"].get(key)
         if not spec:
             continue
         for name, values in spec["rows"].items():
@@ -334,3 +334,6 @@ def _percent(value, ci):
     if not isinstance(value, (int, float)) or value != value:
         return None, None
     return value * 100, (ci[0] * 100, ci[1] * 100) if ci else None
+
+
+PART = ReportPart(section=section, summary=summary, charts=charts, measure=measure)

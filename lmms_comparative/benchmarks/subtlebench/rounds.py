@@ -17,10 +17,10 @@ from lmms_comparative.benchmarks.subtlebench.prompts import (
     TWO_STEP_USER_1,
     TWO_STEP_USER_2,
 )
-from lmms_comparative.harness.rounds import multi_round_docs
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.mcq import format_options
 from lmms_comparative.tasklib import END_OF_ROUNDS, flatten, load_images, next_round, round_replies
+from lmms_comparative.tasklib.rounds import multi_round_docs
 
 # ---- two-step reasoning (paper §4.3, Table 4; Figure 10) ------------------------------------------
 

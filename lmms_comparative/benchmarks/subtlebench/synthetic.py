@@ -19,14 +19,11 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from lmms_comparative.benchmarks.subtlebench.data import HUB_REPO
+from lmms_comparative.benchmarks.subtlebench.facts import COLOURS
 from lmms_comparative.data.generated import SYNTHETIC, mark
 
 WIDTH, HEIGHT = 800, 600
 SHAPES = ("circle", "square", "triangle")
-COLOURS = {
-    "red": (220, 40, 40), "green": (40, 160, 60), "blue": (40, 80, 210), "orange": (240, 140, 20), "purple": (140, 60, 180),
-    "yellow": (230, 200, 30), "cyan": (30, 190, 200), "magenta": (210, 40, 170), "brown": (140, 90, 40), "gray": (120, 120, 120),
-}  # fmt: skip
 Range = tuple[float, float]
 
 

@@ -1,19 +1,27 @@
 """ViDi: describe one (granular) or all (global) differences of a spot-the-difference pair."""
 
-from lmms_comparative.registry import Benchmark, ScoringCall
+from dataclasses import replace
 
-BENCHMARK = Benchmark(
-    name="vidi",
-    title="ViDi",
-    root_variable="VIDI_ROOT",
-    task_families=("vidi_granular", "vidi_global", "vidi_granular_swap", "vidi_global_swap", "vidi_granular_avg", "vidi_global_avg", "vidi_fewshot"),
-    answer_spaces=(),  # free-form descriptions
-    scoring_calls=(ScoringCall(("vidi_global*",), "llm", "the ViDi judge", ("JUDGE_PREFIX", "JUDGE_DEFAULTS")),),  # precision/recall/F1: global only
-    fewshot_variant="vidi_fewshot",
-    exports=(
-        ("granular", "table1_granular", tuple((c, f"vidi_granular_{c}") for c in ("bleu1", "bleu4", "rougeL", "cider"))),
-        ("global", "table1_global", tuple((c, f"vidi_global_{c}") for c in ("bleu1", "bleu4", "rougeL", "cider"))),
-        ("judge", "table2", tuple((c, f"vidi_global_{c}") for c in ("precision", "recall", "f1"))),
-    ),
-    smoke_task="vidi_granular",  # one small task: what the tests that touch every benchmark run
-)
+from lmms_comparative.benchmarks.vidi.facts import FACTS
+from lmms_comparative.record import FixturePart, PredictionsPart, ReportPart
+
+
+def _report() -> ReportPart:
+    from lmms_comparative.benchmarks.vidi import report
+
+    return report.PART
+
+
+def _predictions() -> PredictionsPart:
+    from lmms_comparative.benchmarks.vidi import predictions
+
+    return predictions.PART
+
+
+def _fixture() -> FixturePart:
+    from lmms_comparative.benchmarks.vidi import fixture
+
+    return fixture.PART
+
+
+BENCHMARK = replace(FACTS, report=_report, predictions=_predictions, fixture=_fixture)

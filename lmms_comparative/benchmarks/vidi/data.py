@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lmms_comparative.benchmarks.vidi import BENCHMARK
+from lmms_comparative.benchmarks.vidi.facts import FACTS as BENCHMARK
 from lmms_comparative.data import items
 from lmms_comparative.data.roots import dataset_root
 from lmms_comparative.failures import DataError

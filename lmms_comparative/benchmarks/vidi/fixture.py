@@ -6,6 +6,7 @@ import random
 from pathlib import Path
 
 from lmms_comparative.data.fixture_images import draw_pair
+from lmms_comparative.record import FixturePart
 
 _VIDI_DIFFERENCES = [
     "The car parked on the left side of the street is red or blue.",
@@ -39,3 +40,6 @@ def build(root: str | Path, pairs: int = 4, seed: int = 0) -> Path:
             second.save(folder / "2.png")
             (folder / "differences.txt").write_text(text, encoding="utf-8")
     return root
+
+
+PART = FixturePart(build)

@@ -18,6 +18,7 @@ import numpy as np
 
 from lmms_comparative import failures
 from lmms_comparative.benchmarks.vidi import data
+from lmms_comparative.benchmarks.vidi.facts import JUDGE
 from lmms_comparative.benchmarks.vidi.prompts import (
     FEWSHOT,
     GLOBAL,
@@ -37,8 +38,6 @@ JUDGE_METRICS = ("precision", "recall", "f1")
 # pycocoevalcap is at most 10, the tables print 17.2 for InternVL2.5-78B). Results are on that scale.
 PAPER_SCALE = 100.0
 BOUNDS = {**{m: (0.0, PAPER_SCALE) for m in (*CAPTION_METRICS, *JUDGE_METRICS)}, "cider": (0.0, 10 * PAPER_SCALE)}
-JUDGE_PREFIX = "VIDI_JUDGE"
-JUDGE_DEFAULTS = {"model": "gemini-2.0-flash", "temperature": 0.0, "max_tokens": 512}  # the paper's judge
 
 
 # ---- docs ---------------------------------------------------------------------------------------
@@ -159,7 +158,7 @@ def parse_judge_score(text: str | None) -> float | None:
 
 @guard_scoring
 def _judge(items: list[dict]) -> dict:
-    engine = Engine.from_env(JUDGE_PREFIX, defaults=JUDGE_DEFAULTS)
+    engine = Engine.from_env(JUDGE.setting, defaults=JUDGE.default)
     plan, requests = [], []
     for item, sample in enumerate(items):
         refs = json.dumps(sample["differences"], ensure_ascii=False)

@@ -11,8 +11,11 @@ sentence, keyed ``<pair id>#<k>``).
 
 from __future__ import annotations
 
-from lmms_comparative.rescoring.replies import is_json, needs_tasks
+from lmms_comparative.data.replies import is_json, needs_tasks
+from lmms_comparative.record import PredictionsPart
 
-KEY_COLUMNS = ("item_id",)
 FORMATS = {"descriptions": needs_tasks("a descriptions file", "vidi_granular or vidi_global")}
 DETECT = {"descriptions": is_json}
+
+
+PART = PredictionsPart(formats=FORMATS, detect=DETECT)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lmms_comparative.benchmarks.vidi import BENCHMARK
-from lmms_comparative.report.cells import NO_CI95, cell, interval_note, table, text_table, unscored_notes
-from lmms_comparative.report.marks import Marks, with_skips
-from lmms_comparative.report.runs import Run
+from lmms_comparative.benchmarks.vidi.facts import FACTS as BENCHMARK
+from lmms_comparative.record import ReportPart
+from lmms_comparative.reportlib.cells import NO_CI95, cell, interval_note, table, text_table, unscored_notes
+from lmms_comparative.reportlib.marks import Marks, with_skips
+from lmms_comparative.reportlib.runs import Run
 
 # ViDi: the human study (7 subjects, 10 pairs, the global-setting instruction), paper appendix F
 # Table 8 "(avg) Human" (BLEU-1..4, ROUGE-L, CIDEr; CIDEr on the model rows' x100 scale: Table 8's
@@ -113,3 +114,6 @@ def compare_units(run, task: str) -> None:
     whole set; the judge's precision and recall pooled over descriptions), so no unit carries a
     score of its own to pair."""
     return None
+
+
+PART = ReportPart(section=section, summary=summary, charts=charts, measure=measure, compare_units=compare_units)

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from lmms_comparative import provenance
-from lmms_comparative.benchmarks.vlm2bench import BENCHMARK
+from lmms_comparative.benchmarks.vlm2bench.facts import FACTS as BENCHMARK
 from lmms_comparative.benchmarks.vlm2bench.records import SUBTASKS, record_doc
 from lmms_comparative.data import generated, items
 from lmms_comparative.data.jsonl import read_records

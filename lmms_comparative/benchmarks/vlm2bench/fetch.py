@@ -17,7 +17,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from lmms_comparative.benchmarks.vlm2bench import BENCHMARK
+from lmms_comparative.benchmarks.vlm2bench.facts import FACTS as BENCHMARK
 from lmms_comparative.data import hub
 from lmms_comparative.failures import DataError
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from PIL import Image
 
 from lmms_comparative.data.fixture_images import draw_pair
+from lmms_comparative.record import FixturePart
 
 # The records file under the root that the smoke task reads (tests/failures/test_failures.py damages it).
 SMOKE_RECORDS = "jsonl/oc/vanilla/oc_cnt.jsonl"
@@ -169,3 +170,6 @@ def write_tsv(zip_root: str | Path, dest: str | Path, quoting: int = csv.QUOTE_M
                 encoded = [base64.b64encode((zip_root / media / name).read_bytes()).decode("ascii") for name in record["images"]]
                 writer.writerow([index, record["question"], record["gt_answer"], category, encoded[0] if len(encoded) == 1 else str(encoded)])
     return path
+
+
+PART = FixturePart(build, SMOKE_RECORDS)

@@ -13,19 +13,16 @@ from loguru import logger
 
 from lmms_comparative.benchmarks.vlm2bench import data, dot_matrix
 from lmms_comparative.benchmarks.vlm2bench import scoring as rules
+from lmms_comparative.benchmarks.vlm2bench.facts import JUDGE
 from lmms_comparative.benchmarks.vlm2bench.prompts import PROMPT_AB, PROMPT_ABA, STRATEGY_PROMPTS
 from lmms_comparative.data import items
-from lmms_comparative.harness import run_model, run_model_args
-from lmms_comparative.harness.capabilities import frames_sampled, require_video_input
 from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.bootstrap import unit_bootstrap
 from lmms_comparative.tasklib import check_model_failures, docs_hook, load_image_paths, metric_of, once_per_run, response_text, skip_counts
+from lmms_comparative.tasklib.capabilities import frames_sampled, require_video_input
+from lmms_comparative.tasklib.host import run_model, run_model_args
 
-JUDGE_PREFIX = "VLM2BENCH_JUDGE"
-# eval_pc-v_open-ended.py: gpt-4o, max_tokens=300 and no temperature (the API's default applies;
-# the engine sends ``"temperature": null``, which servers read as not set).
-JUDGE_DEFAULTS = {"model": "gpt-4o", "temperature": None, "max_tokens": 300}
 METRICS = ("score", "positive", "negative", "exact", "counts", "ci95")
 # What each kind of subtask reports (the metric lists of its YAML file): positive and negative
 # accuracy belong to T/F pairs, exact accuracy to counting.
@@ -37,11 +34,14 @@ KIND_METRICS = {
     "vid": ("score", "counts", "ci95"),
 }
 
+# What a run without a video-capable model can do instead (capabilities.require_video_input).
+WITHOUT_VIDEO = "run vlm2bench_image instead of vlm2bench: its eight image subtasks without vlm2bench_pc_vid (the paper's Overall is the mean of all nine, so vlm2bench_image's is not the paper's)"
+
 
 def _video_docs() -> list[dict]:
     # Checked before any data is read: a model without a video path would otherwise fail deep in
     # its preprocessing, or answer without having seen the video.
-    require_video_input("vlm2bench_pc_vid", run_model())
+    require_video_input("vlm2bench_pc_vid", run_model(), WITHOUT_VIDEO)
     docs = data.subtask_docs("pc_vid")
     # A model that samples a fixed number of frames (lmms-eval's openai model: max_frames_num, 10)
     # cannot take a shorter video: qwen_vl_utils refuses it and the whole run would end. Such a
@@ -129,7 +129,7 @@ def process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
 
 
 def _judge_video(items: list[dict]) -> dict:
-    engine = Engine.from_env(JUDGE_PREFIX, defaults=JUDGE_DEFAULTS)
+    engine = Engine.from_env(JUDGE.setting, defaults=JUDGE.default)
     prompts = [(PROMPT_ABA if it["type"] == "ABA" else PROMPT_AB).format(description=it["description"]) for it in items]
     answers = engine.run(prompts, desc="VLM2-Bench video judge")
     scored, unjudged = [], 0

@@ -30,15 +30,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from lmms_comparative.rescoring.replies import Options, PredictionsError, Replies, read_jsonl
+from lmms_comparative.data.replies import Options, PredictionsError, Replies, read_jsonl
+from lmms_comparative.record import PredictionsPart
 
-KEY_COLUMNS = ("uid", "kind", "half")
 _GC = ("gc_mat", "gc_trk")
-
-
-def doc_key(fields: dict) -> str:
-    """``uid``; for a GC T/F item ``uid#half``."""
-    return f"{fields['uid']}#{fields.get('half', '')}" if fields.get("kind") == "tf_gc" else str(fields["uid"])
 
 
 def _half(answer: str) -> str:
@@ -131,3 +126,6 @@ def _looks_vlmevalkit(path: Path) -> bool:
 
 FORMATS = {"official": read_official, "vlmevalkit": read_vlmevalkit}
 DETECT = {"official": _looks_official, "vlmevalkit": _looks_vlmevalkit}
+
+
+PART = PredictionsPart(formats=FORMATS, detect=DETECT)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lmms_comparative.benchmarks.vlm2bench import BENCHMARK
-from lmms_comparative.report.cells import NO_CI95, cell, interval_note, reference_rows, table, text_table, unscored_notes
-from lmms_comparative.report.marks import Marks, with_skips
-from lmms_comparative.report.runs import Run
+from lmms_comparative.benchmarks.vlm2bench.facts import FACTS as BENCHMARK
+from lmms_comparative.record import ReportPart
+from lmms_comparative.reportlib.cells import NO_CI95, cell, interval_note, reference_rows, table, text_table, unscored_notes
+from lmms_comparative.reportlib.marks import Marks, with_skips
+from lmms_comparative.reportlib.runs import Run
 
 VLM2_SUBTASKS = [("gc_mat", "GC Mat"), ("gc_trk", "GC Trk"), ("oc_cpr", "OC Cpr"), ("oc_cnt", "OC Cnt"), ("oc_grp", "OC Grp"), ("pc_cpr", "PC Cpr"), ("pc_cnt", "PC Cnt"), ("pc_grp", "PC Grp"), ("pc_vid", "PC VID")]
 
@@ -110,7 +111,6 @@ def measure(run: Run, table_id: str, column: str):
 
 
 # ``lmms-comparative compare``: the Overall is the mean of the subtasks' scores (weight_by_size: false).
-COMPARE_GROUP = "macro"
 
 
 def compare_units(run, task: str) -> dict | None:
@@ -135,3 +135,6 @@ def compare_units(run, task: str) -> dict | None:
         else:
             values[str(item["uid"])] = float(item.get("correct") or 0)
     return {"values": values, "binary": binary, "metric": "score"}
+
+
+PART = ReportPart(section=section, summary=summary, charts=charts, measure=measure, compare_units=compare_units, compare_group="macro")

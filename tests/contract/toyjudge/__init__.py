@@ -2,17 +2,17 @@
 answer; the guide's second example (docs/adding-a-benchmark.md: images and an LLM judge). The
 contract tests add it to a copy of the package."""
 
-from lmms_comparative.registry import Benchmark, ScoringCall
+from dataclasses import replace
 
-BENCHMARK = Benchmark(
-    name="toyjudge",
-    title="Toy Judge",
-    root_variable="TOYJUDGE_ROOT",
-    task_families=("toyjudge",),
-    smoke_task="toyjudge",
-    # Its task's scoring asks an LLM: the preflight checks the endpoint before generation, verify
-    # re-scores from the run's logged answers, export's notes name the judge. The two names are
-    # attributes of hooks.py: the settings' variable prefix (TOYJUDGE_JUDGE_BASE_URL, ..._API_KEY,
-    # ..._MODEL) and the defaults.
-    scoring_calls=(ScoringCall(("toyjudge",), "llm", "the Toy Judge judge", ("JUDGE_PREFIX", "JUDGE_DEFAULTS")),),
-)
+from lmms_comparative.benchmarks.toyjudge.facts import FACTS
+
+from lmms_comparative.record import FixturePart
+
+
+def _fixture() -> FixturePart:
+    from lmms_comparative.benchmarks.toyjudge import fixture
+
+    return fixture.PART
+
+
+BENCHMARK = replace(FACTS, fixture=_fixture)

@@ -7,6 +7,8 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
+from lmms_comparative.record import FixturePart
+
 SMOKE_RECORDS = "test.jsonl"  # the records file the smoke task reads (the contract damages it)
 
 # (item id, the first image's square and colour, the second's, the gold answer)
@@ -33,3 +35,6 @@ def build(directory: str | Path, **_) -> Path:
         rows.append({"item_id": item_id, "image_1": f"images/{item_id}_a.png", "image_2": f"images/{item_id}_b.png", "question": "What differs between the two images?", "answer": answer})
     (root / SMOKE_RECORDS).write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return root
+
+
+PART = FixturePart(build, SMOKE_RECORDS)

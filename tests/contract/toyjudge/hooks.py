@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 
-from lmms_comparative.benchmarks.toyjudge import BENCHMARK
+from lmms_comparative.benchmarks.toyjudge.facts import FACTS as BENCHMARK
+from lmms_comparative.benchmarks.toyjudge.facts import JUDGE
 
 from lmms_comparative.data.jsonl import json_lines
 from lmms_comparative.data.roots import dataset_root
@@ -15,10 +16,6 @@ from lmms_comparative.metrics import aggregate
 from lmms_comparative.tasklib import check_model_failures, docs_hook, item_results, load_images, metric_of, once_per_run, response_text, skip_counts
 
 LAYOUT = "test.jsonl: one JSON object per line with item_id, image_1, image_2 (paths under the root), question and answer"
-# The judge's settings: TOYJUDGE_JUDGE_BASE_URL, _API_KEY, _MODEL, ... (docs/engine.md), over
-# these defaults; the record's scoring_calls names both attributes.
-JUDGE_PREFIX = "TOYJUDGE_JUDGE"
-JUDGE_DEFAULTS = {"model": "toy-judge", "temperature": 0.0, "max_tokens": 8}
 JUDGE_PROMPT = "Question: {question}\nGold answer: {gold}\nModel reply: {reply}\nDoes the model reply match the gold answer? Answer Yes or No."
 _YES_NO = re.compile(r"\b(yes|no)\b", re.I)
 
@@ -76,7 +73,7 @@ def score_run(items: list) -> dict:
     flagged), the run's replies kept for ``lmms-comparative score``."""
     check_model_failures(items, "Toy Judge")
     done = sorted(aggregate.scored(items), key=lambda it: it["item_id"])
-    engine = Engine.from_env(JUDGE_PREFIX, defaults=JUDGE_DEFAULTS)
+    engine = Engine.from_env(JUDGE.setting, defaults=JUDGE.default)  # TOYJUDGE_JUDGE_BASE_URL, _API_KEY, _MODEL, ... (docs/engine.md)
     answers = engine.run([JUDGE_PROMPT.format(question=it["question"], gold=it["gold"], reply=it["prediction"]) for it in done], desc="Toy Judge judge")
     verdicts = [None if a.failed else parse_yes_no(a.text) for a in answers]
     unjudged = sum(v is None for v in verdicts)

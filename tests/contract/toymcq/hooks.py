@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from lmms_comparative.benchmarks.toymcq import BENCHMARK
+from lmms_comparative.benchmarks.toymcq.facts import FACTS as BENCHMARK
 
 from lmms_comparative.data.jsonl import json_lines
 from lmms_comparative.data.roots import dataset_root

@@ -23,9 +23,9 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lmms_comparative.report.cells import table
-from lmms_comparative.report.marks import DAGGER, Marks, code, kind, with_skips
-from lmms_comparative.report.runs import ReadRun, ReportError, Run, model_args, overrides
+from lmms_comparative.reportlib.cells import table
+from lmms_comparative.reportlib.marks import DAGGER, Marks, code, kind, with_skips
+from lmms_comparative.reportlib.runs import ReadRun, ReportError, Run, model_args, overrides
 from lmms_comparative.subsets import subset_of_tasks
 
 PAPER_ROWS = ("all", "matched", "none")

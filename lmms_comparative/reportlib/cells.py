@@ -6,8 +6,8 @@ import re
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from lmms_comparative.report.marks import code, plain_name
-from lmms_comparative.report.runs import Run
+from lmms_comparative.reportlib.marks import code, plain_name
+from lmms_comparative.reportlib.runs import Run
 
 SHARE = (0.0, 1.0)
 
@@ -86,7 +86,7 @@ def parse_cell(text: str) -> dict:
 
 def table(header: list[str], rows: list[list[str]], key: str | None = None, title: str | None = None, marks=None) -> str:
     """A Markdown table; while a report is collected, also recorded as ``key`` (a file name) with
-    ``title``. ``marks`` (``report.marks.Marks``): the runs of the rows whose values are not the
+    ``title``. ``marks`` (``reportlib.marks.Marks``): the runs of the rows whose values are not the
     release's; their footnote goes under the table, and the recorded table gets a ``subset``
     column (the reason, empty for the release and for the paper's rows)."""
     tables = _collected.get()

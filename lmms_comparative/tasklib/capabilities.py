@@ -128,9 +128,10 @@ def video_decoder_available() -> bool:
     return any(importlib.util.find_spec(name) is not None for name in VIDEO_DECODERS)
 
 
-def require_video_input(task: str, model) -> None:
+def require_video_input(task: str, model, instead: str = "") -> None:
     """Raise a clear error if the run's model cannot take video input, or if nothing on this
-    machine can decode the video for it; pass when the model is unknown."""
+    machine can decode the video for it; pass when the model is unknown. ``instead``: what the
+    benchmark advises to run without video (a sentence, given by its hooks)."""
     if os.environ.get(_ASSUME_VIDEO, "").strip() not in ("", "0"):
         return
     classes = _model_classes(model)
@@ -144,8 +145,7 @@ def require_video_input(task: str, model) -> None:
             raise ModelCapabilityError(
                 f"{task} gives the model a video, and lmms-eval model {model!r} decodes video files with "
                 f"decord (or torchcodec), which is not installed. Install the video extra from the lmms-comparative clone: {VIDEO_EXTRA} "
-                f"(it adds decord), or run vlm2bench_image instead of vlm2bench: its eight image subtasks without {task} "
-                f"(the paper's Overall is the mean of all nine, so vlm2bench_image's is not the paper's). "
+                f"(it adds decord){', or ' + instead if instead else ''}. "
                 f"If this model does not decode the file itself, set {_ASSUME_VIDEO}=1."
             )
         return
@@ -153,9 +153,7 @@ def require_video_input(task: str, model) -> None:
     raise ModelCapabilityError(
         f"{task} gives the model a video, and lmms-eval model {model!r} ({names}) has no video input. "
         f"Run {task} with a video-capable model (for example qwen2_5_vl, llava_onevision, or openai "
-        f"against a server that takes video), or run vlm2bench_image instead of vlm2bench: its eight image "
-        f"subtasks without {task} (the paper's Overall is the mean of all nine, so vlm2bench_image's is not the "
-        f"paper's). If this model does take video, set {_ASSUME_VIDEO}=1."
+        f"against a server that takes video){', or ' + instead if instead else ''}. If this model does take video, set {_ASSUME_VIDEO}=1."
     )
 
 

@@ -9,7 +9,7 @@ its own results JSON and samples logs: ``report`` and every tool that reads lmms
 unchanged, and a reply is scored exactly as in a run of a model.
 
 An item is found by its key: one field of the task's docs (the first of the benchmark's
-``KEY_COLUMNS``), or what its ``doc_key`` makes of those columns. A reply for an
+``item_key`` columns), or what its key rule makes of those columns. A reply for an
 item no task of the run has stops the run with the keys named; an item without a reply is answered
 with lmms-eval's failed-request marker, so it is counted (``failed``) and scored by the
 benchmark's own rule for failed requests, and past ``LMMS_COMPARATIVE_MAX_FAILED`` flags the run.
@@ -165,22 +165,14 @@ def samples_files(path: Path) -> list[Path]:
 
 @dataclass(frozen=True)
 class ItemKey:
-    """How a benchmark finds an item: the doc columns its key is made of, and the rule."""
+    """How a benchmark finds an item: the doc columns its key is made of, and the rule (none: the
+    first column as it stands). A benchmark's record holds its own (``Benchmark.item_key``)."""
 
     columns: tuple[str, ...]
-    rule: Callable[[dict], str]
-
-    @classmethod
-    def of(cls, benchmark) -> "ItemKey":
-        """The benchmark's key: its ``KEY_COLUMNS`` and ``doc_key`` rule (defaults: ``item_id``, the column as it stands)."""
-        columns = benchmark.key_columns()
-        rule = benchmark.optional("predictions", "doc_key")
-        if rule is None:  # the key is the first column as it stands
-            rule = lambda fields: str(fields[columns[0]])  # noqa: E731
-        return cls(columns, rule)
+    rule: Callable[[dict], str] | None = None
 
     def __call__(self, fields: dict) -> str:
-        return self.rule(fields)
+        return self.rule(fields) if self.rule is not None else str(fields[self.columns[0]])
 
 
 def sample_key(row: dict, key: ItemKey) -> str | None:

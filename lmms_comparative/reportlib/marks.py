@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable
 
 from lmms_comparative.provenance import KEY
-from lmms_comparative.report.runs import Run
+from lmms_comparative.reportlib.runs import Run
 from lmms_comparative.subsets import GENERATED, SUBSET, UNCONFIRMED, UNKNOWN, leaves, subset_of_tasks
 
 DAGGER = "†"

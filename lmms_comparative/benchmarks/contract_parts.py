@@ -1,0 +1,67 @@
+"""The contract's check of a record's parts (``benchmarks/contract.py`` runs it): each part the
+record offers loads, is of its type, and every function in it takes what its caller gives (the
+protocols of ``record.py``)."""
+
+from __future__ import annotations
+
+from lmms_comparative.record import (
+    Arguments,
+    BuildFixture,
+    Charts,
+    Command,
+    CompareUnits,
+    FixturePart,
+    ItemImages,
+    Measure,
+    PredictionsPart,
+    ReportPart,
+    RunCommand,
+    Section,
+    Summary,
+    signature_problems,
+)
+
+# Each part's functions and the protocol (record.py) they are called as.
+_SHAPES = {
+    "report": (ReportPart, {"section": Section, "summary": Summary, "charts": Charts, "measure": Measure, "compare_units": CompareUnits, "item_images": ItemImages}),
+    "fixture": (FixturePart, {"build": BuildFixture}),
+    "predictions": (PredictionsPart, {}),
+}
+
+
+def part_problems(benchmark) -> list[str]:
+    """Each part the record offers: it loads, is of its type, and every function in it takes what
+    the caller gives (``record.signature_problems``); a fixture where the data is not bundled."""
+    where = f"benchmarks/{benchmark.name}"
+    out = []
+    for name, (kind, shapes) in _SHAPES.items():
+        load = getattr(benchmark, name)
+        if load is None:
+            if name == "fixture" and benchmark.root_variable:
+                out.append(f"{where}/__init__.py: no fixture part (required: the data is not bundled, {benchmark.root_variable} names it)")
+            continue
+        try:
+            part = load()
+        except Exception as exc:  # noqa: BLE001 - the contract names what happened instead
+            out.append(f"{where}/__init__.py: its {name} part does not load: {type(exc).__name__}: {exc}")
+            continue
+        if not isinstance(part, kind):
+            out.append(f"{where}/__init__.py: its {name} part is a {type(part).__name__}, not a {kind.__name__}")
+            continue
+        for field_name, shape in shapes.items():
+            function = getattr(part, field_name)
+            problem = None if function is None else ("is not callable" if not callable(function) else signature_problems(function, shape))
+            if problem:
+                out.append(f"{where}/{name}.py: {field_name} {problem} ({shape.__name__} in lmms_comparative/record.py)")
+        if name == "predictions":
+            for table in ("formats", "detect", "signatures"):
+                out += [f"{where}/predictions.py: {table}[{k!r}] is not callable" for k, v in getattr(part, table).items() if not callable(v)]
+    for command in benchmark.command_parts():
+        if not isinstance(command, Command):
+            out.append(f"{where}/__init__.py: its commands hold a {type(command).__name__}, not a Command")
+            continue
+        for field_name, shape in (("arguments", Arguments), ("run", RunCommand)):
+            problem = signature_problems(getattr(command, field_name), shape)
+            if problem:
+                out.append(f"{where}: command {command.name}: {field_name} {problem}")
+    return out

@@ -1,0 +1,319 @@
+"""What a benchmark is, as the rest of the package sees it: its record (``Benchmark``), the parts it
+may offer as typed objects, and the shapes of the functions a part holds (``typing.Protocol``s).
+
+A benchmark's folder defines ``BENCHMARK = Benchmark(...)`` in its ``__init__.py``: the fixed facts
+(name, title, data variable, task families, ...) and, for each part, a function that imports the
+part's module and returns its object (``report=_report`` with ``def _report() -> ReportPart``). The
+drivers (report, verify, export, score, the CLI, the preflight) call ``benchmark.report_part()``
+and the other accessors below; a type checker and grep follow every call from there to the
+benchmark's code, and reading a record imports neither lmms-eval nor the benchmark's parts.
+
+This module is the kit's (benchmarks import it; it never imports a benchmark). The registry
+(``registry.py``) lists the benchmarks; the contract (``benchmarks/contract.py``) checks each part
+against the protocols here (``signature_problems``)."""
+
+from __future__ import annotations
+
+import inspect
+import json
+from argparse import ArgumentParser, Namespace
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol
+
+from lmms_comparative.data.replies import ItemKey
+
+if TYPE_CHECKING:
+    from lmms_comparative.data.replies import Options, Replies
+    from lmms_comparative.reportlib.runs import Run
+
+FOLDER = Path(__file__).resolve().parent / "benchmarks"  # a folder per benchmark
+
+
+# ---- the shapes of the parts' functions ----------------------------------------------------------
+
+
+class Section(Protocol):
+    """The benchmark's part of the report: Markdown, or None when no run has its tasks."""
+
+    def __call__(self, runs: list[Run]) -> str | None: ...
+
+
+class Summary(Protocol):
+    """A run's lines in the run summary (lmms-eval's closing table and the report's first lines)."""
+
+    def __call__(self, run: Run) -> list[str]: ...
+
+
+class Charts(Protocol):
+    """The benchmark's charts of ``runs`` written into ``out``: the PNG files written."""
+
+    def __call__(self, runs: list[Run], out: Path) -> list[Path]: ...
+
+
+class Measure(Protocol):
+    """A run's value in a column of a paper table (``paper.json``): (value, (low, high) or None);
+    a value of None where the run lacks it."""
+
+    def __call__(self, run: Run, table_id: str, column: str) -> tuple: ...
+
+
+class CompareUnits(Protocol):
+    """The units ``compare`` pairs for a task (items by default): {unit key: outcome}, or None."""
+
+    def __call__(self, run: Run, task: str) -> dict | None: ...
+
+
+class ItemImages(Protocol):
+    """The images an item browser shows for each key of a task: {key: [image path or PIL image]}."""
+
+    def __call__(self, task: str, keys: list[str]) -> dict[str, list]: ...
+
+
+class BuildFixture(Protocol):
+    """A small generated copy of the release in its layout under ``root``: the root to set."""
+
+    def __call__(self, root: str | Path, **sizes: Any) -> Path: ...
+
+
+class ReadPredictions(Protocol):
+    """Replies made elsewhere, in one of the benchmark's file formats (``lmms-comparative score``)."""
+
+    def __call__(self, path: Path, options: Options) -> Replies: ...
+
+
+class Detect(Protocol):
+    """Whether a file is in a format (from its name and first record)."""
+
+    def __call__(self, path: Path) -> bool: ...
+
+
+class Arguments(Protocol):
+    """Adds a command's arguments to its parser."""
+
+    def __call__(self, parser: ArgumentParser) -> None: ...
+
+
+class RunCommand(Protocol):
+    """Runs a command: the exit status."""
+
+    def __call__(self, args: Namespace) -> int: ...
+
+
+# ---- the parts -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReportPart:
+    """What the report, ``compare`` and ``export`` call of a benchmark (``report.py``). A benchmark
+    without one gets a table of each task's accuracy (or first metric) and n (``report/generic.py``)."""
+
+    section: Section | None = None
+    summary: Summary | None = None
+    charts: Charts | None = None
+    measure: Measure | None = None  # required when paper.json has tables
+    compare_units: CompareUnits | None = None
+    compare_group: str = "micro"  # how compare pools a group: "micro" (items) or "macro" (tasks' means)
+    item_images: ItemImages | None = None
+
+
+@dataclass(frozen=True)
+class FixturePart:
+    """A small generated copy in the release's layout (``fixture.py``): required when the data is
+    not bundled. ``smoke_records``: the records file under the root the smoke task reads (the
+    contract damages it to see the run stop naming it); None where no such file exists."""
+
+    build: BuildFixture
+    smoke_records: str | None = None
+
+
+@dataclass(frozen=True)
+class PredictionsPart:
+    """The files ``lmms-comparative score`` reads beside samples logs and {key: reply} mappings
+    (``predictions.py``): readers by format name, how each format is recognised, and the formats
+    whose look names this benchmark when another benchmark is scored."""
+
+    formats: Mapping[str, ReadPredictions] = field(default_factory=dict)
+    detect: Mapping[str, Detect] = field(default_factory=dict)
+    signatures: Mapping[str, Detect] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Command:
+    """A command of the benchmark's own: ``lmms-comparative NAME ...`` (the CLI adds it)."""
+
+    name: str
+    help: str
+    arguments: Arguments
+    run: RunCommand
+
+
+@dataclass(frozen=True)
+class Demo:
+    """The data ``lmms-comparative demo`` runs offline: what it is (``label``), the folder it is
+    generated into (under the demo's output), the generator ``generate(root, per_type, seed) ->
+    root`` and the tasks to run on it."""
+
+    label: str
+    folder: str
+    generate: Callable[[Path, int, int], Path]
+    tasks: Callable[[], tuple[str, ...]]
+
+
+@dataclass(frozen=True)
+class ScoringCall:
+    """Something a task's scoring calls besides the model under test, which the preflight checks
+    before generation: an LLM (a reader or judge, through the engine; ``setting`` is the engine's
+    variable prefix and ``default`` its defaults) or an SBERT model (``setting`` the variable naming
+    the model, ``default`` the default model). The hooks read both from here."""
+
+    tasks: tuple[str, ...]  # the task names it serves, as fnmatch patterns
+    kind: str  # "llm" or "sbert"
+    label: str  # what messages call it: "the CaptionQA reader"
+    setting: str
+    default: Any = field(hash=False)
+
+
+_NO_PREDICTIONS = PredictionsPart()
+_NO_REPORT = ReportPart()
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """One benchmark's fixed facts and its parts (docs/adding-a-benchmark.md)."""
+
+    name: str  # the folder and the task-name prefix: subtlebench, captionqa, ...
+    title: str  # as the paper writes it
+    root_variable: str  # the environment variable naming a local copy of the release
+    task_families: tuple[str, ...]  # the groups and family tasks a user runs (README, docs)
+    # One small task: what the tests and scripts that touch every benchmark run of it.
+    smoke_task: str = ""
+    # What random_choice draws from, by kind (models/random_choice.py: letters, choices, options,
+    # words, tf, count, which); anything else is answered with a short caption.
+    answer_spaces: tuple[str, ...] = ()
+    fewshot_variant: str | None = None  # the task that defines the paper's few-shot protocol
+    hub_repo: str | None = None  # the release's dataset repository on the Hugging Face hub, if any
+    # What ``lmms-comparative export`` writes: per protocol variant ("" the default), the paper
+    # table (paper.json) whose columns it measures, and the task or group each column's value is of.
+    exports: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = ()
+    scoring_calls: tuple[ScoringCall, ...] = ()  # LLMs and models scoring calls (the preflight checks them)
+    # How an item is found again in a samples log or a predictions file: the doc columns of its key
+    # and the rule (default: ``item_id``, as it stands). Every per-item result carries the columns.
+    item_key: ItemKey = ItemKey(("item_id",))
+    # The side logs a task's scoring writes beside its samples (``tasklib.side_logs``): the report
+    # reads them, ``verify`` re-derives them.
+    side_logs: tuple[str, ...] = ()
+    # Named colours of the benchmark's generated images ({name: (r, g, b)}), which the pixel_diff
+    # baseline names a difference by; empty where the benchmark generates none.
+    colours: Mapping[str, tuple[int, int, int]] = field(default_factory=dict, hash=False)
+    # The parts: each a function that imports its module and returns the part (None: the default).
+    report: Callable[[], ReportPart] | None = None
+    predictions: Callable[[], PredictionsPart] | None = None
+    fixture: Callable[[], FixturePart] | None = None
+    commands: Callable[[], tuple[Command, ...]] | None = None
+    demo: Callable[[], Demo] | None = None
+
+    def __post_init__(self) -> None:
+        _RECORDS[self.package] = self
+
+    @property
+    def package(self) -> str:
+        """The Python package of the benchmark's folder: ``lmms_comparative.benchmarks.<name>``."""
+        return f"lmms_comparative.benchmarks.{self.name}"
+
+    def owns_task(self, task: str) -> bool:
+        """Whether a task or group name is this benchmark's (``<name>`` or ``<name>_...``)."""
+        return task == self.name or task.startswith(self.name + "_")
+
+    def owns_module(self, module: str) -> bool:
+        """Whether a Python module lives in this benchmark's folder."""
+        return module == self.package or module.startswith(self.package + ".")
+
+    # ---- the parts, with the defaults of a benchmark that leaves one out ------------------------
+
+    def report_part(self) -> ReportPart:
+        return self.report() if self.report else _NO_REPORT
+
+    def predictions_part(self) -> PredictionsPart:
+        return self.predictions() if self.predictions else _NO_PREDICTIONS
+
+    def fixture_part(self) -> FixturePart | None:
+        return self.fixture() if self.fixture else None
+
+    def command_parts(self) -> tuple[Command, ...]:
+        return self.commands() if self.commands else ()
+
+    def demo_part(self) -> Demo | None:
+        return self.demo() if self.demo else None
+
+    def build_fixture(self, directory: str | Path, **kwargs) -> Path:
+        """A small generated copy in the official layout, with the marker that says it is one
+        (``data/generated.py``: a run on it is not the release, and the report says so)."""
+        from lmms_comparative.data.generated import FIXTURE, mark
+
+        part = self.fixture_part()
+        if part is None:
+            raise ValueError(f"{self.name} has no fixture (its data is bundled)")
+        root = part.build(directory, **kwargs)
+        mark(root, FIXTURE, self.name, **{k: v for k, v in kwargs.items() if isinstance(v, (int, str))})
+        return root
+
+    def key_columns(self) -> tuple[str, ...]:
+        """The doc columns an item's key is made of."""
+        return self.item_key.columns
+
+    def llm_calls(self, task: str) -> list[ScoringCall]:
+        """The LLM scoring calls (readers, judges) that ``task`` makes: ``verify`` re-scores these
+        tasks only from the run's logged answers."""
+        return [c for c in self.scoring_calls if c.kind == "llm" and any(fnmatchcase(task, p) for p in c.tasks)]
+
+    def llm_prefixes(self) -> dict[str, str]:
+        """{settings prefix: the call's label} of every LLM this benchmark's scoring calls."""
+        return {c.setting: c.label for c in self.scoring_calls if c.kind == "llm"}
+
+    def release_items(self) -> dict:
+        """The real release's item counts per leaf task (``release.json`` beside the record:
+        ``release``, ``split``, ``sources``, ``tasks`` {task: {count, source[, sha256]}},
+        ``unknown``); an empty ``tasks`` where none could be established here."""
+        path = FOLDER / self.name / "release.json"
+        return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {"tasks": {}}
+
+    def paper(self) -> dict:
+        """The paper's transcribed model rows (``paper.json``: ``tables``, each with its source,
+        caption, notes, columns, the paper's precision, rows and reference rows; ``aliases``, paper
+        model name -> model ids); empty where none are transcribed. With tables, the report part's
+        ``measure`` is required."""
+        path = FOLDER / self.name / "paper.json"
+        return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {"tables": {}, "aliases": {}}
+
+
+# Every record made so far, by package: a record enters when its benchmark's package is imported
+# (so any module of the benchmark finds it). The kit reads it, through ``of_module``, only for a
+# module whose package is already loaded; it never imports a benchmark.
+_RECORDS: dict[str, Benchmark] = {}
+
+
+def of_module(module: str) -> Benchmark | None:
+    """The record of the benchmark whose folder holds the (loaded) Python module ``module``."""
+    return next((b for b in _RECORDS.values() if b.owns_module(module)), None)
+
+
+def signature_problems(function: Callable, shape: type) -> str | None:
+    """None if ``function`` can be called as the protocol ``shape``'s ``__call__`` is (the same
+    positional parameters, by name; keyword-only ones of the protocol accepted), else what differs."""
+    wanted = [p for name, p in inspect.signature(shape.__call__).parameters.items() if name != "self"]
+    try:
+        found = inspect.signature(function)
+    except (TypeError, ValueError):
+        return None  # a builtin or C function: nothing to compare
+    params = list(found.parameters.values())
+    has_var_kw = any(p.kind is p.VAR_KEYWORD for p in params)
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    names = [p.name for p in wanted if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    required = [p.name for p in positional if p.default is p.empty]
+    if len(positional) < len(names) or len(required) > len(names):
+        return f"takes ({', '.join(p.name for p in positional)}), not ({', '.join(names)})"
+    if any(p.kind is p.VAR_KEYWORD for p in wanted) and not has_var_kw and not [p for p in positional[len(names) :] if p.default is not p.empty]:
+        return f"takes ({', '.join(p.name for p in positional)}) and no keyword sizes"
+    return None

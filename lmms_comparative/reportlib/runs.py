@@ -1,0 +1,104 @@
+"""A run as a benchmark's report section reads it: the ``Run`` (its results JSON, samples and side
+logs by task, its verify verdict), and what a results JSON says of its settings. Reading runs from
+a folder is the report's (``report/runs.py``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass
+class Run:
+    """One lmms-eval run as the report reads it: its name, its results JSON, its samples logs by task, its side logs and its verify verdict."""
+
+    name: str
+    results: dict
+    samples: dict[str, list[dict]] = field(default_factory=dict)
+    # Per-item rows a scoring pass wrote beside the samples (harness/side_logs.py), by log name
+    # and task: ``side["reader"]["captionqa_simple_natural"]``, CaptionQA's reader answers.
+    side: dict[str, dict[str, list[dict]]] = field(default_factory=dict)
+    # What ``lmms-comparative verify`` found (``<date>_verify.json``), None if never verified:
+    # shown, never trusted for a decision (``export`` checks for itself).
+    verified: dict | None = None
+    path: Path | None = None  # the results JSON
+
+    def row(self, task: str) -> dict:
+        """A task's or group's row of the results JSON (metric,filter -> value), or {}."""
+        return self.results.get("results", {}).get(task) or self.results.get("groups", {}).get(task) or {}
+
+    def value(self, task: str, metric: str):
+        """A metric of a task or group (its ``none`` filter), or None."""
+        return self.row(task).get(f"{metric},none")
+
+    def mapping(self, task: str, metric: str) -> dict:
+        """A dict-valued metric (``counts``, ``ci95``, a breakdown), or {} where the task has none
+        or was not scored (an unscored task writes NaN in place of every metric but ``counts``)."""
+        found = self.value(task, metric)
+        return found if isinstance(found, dict) else {}
+
+    def ci(self, task: str, metric: str) -> tuple[float, float] | None:
+        """The (low, high) a task published in its ``ci95`` metric (benchmarks scored after
+        generation: CaptionQA, VLM2-Bench, ViDi), or None."""
+        found = self.mapping(task, "ci95").get(metric)
+        return (found["low"], found["high"]) if isinstance(found, dict) else None
+
+    def per_item(self, task: str, metric: str = "accuracy", key: str = "correct") -> list[float] | None:
+        """The per-item values of a metric's ``key`` field from the samples log (``correct`` of ``accuracy`` by default), or None without samples."""
+        rows = self.samples.get(task)
+        if not rows:
+            return None
+        values = [s.get(metric, {}).get(key) for s in rows]
+        return [float(v) for v in values if isinstance(v, (int, float))] or None
+
+
+@dataclass
+class ReadRun(Run):
+    """A run that notes which of its tasks and groups were read (``row``, ``per_item``, and so every
+    lookup built on them): the tasks behind a value a benchmark's ``measure`` returned."""
+
+    read: set[str] = field(default_factory=set)
+
+    @classmethod
+    def of(cls, run: Run) -> "ReadRun":
+        return cls(run.name, run.results, run.samples, run.side, run.verified, run.path)
+
+    def row(self, task: str) -> dict:
+        found = super().row(task)
+        if found:
+            self.read.add(task)
+        return found
+
+    def per_item(self, task: str, metric: str = "accuracy", key: str = "correct") -> list[float] | None:
+        if self.samples.get(task):
+            self.read.add(task)
+        return super().per_item(task, metric, key)
+
+
+class ReportError(Exception):
+    """Bad input to the report (a missing folder, no results, an unreadable file): one message."""
+
+
+# lmms-eval's command-line settings that change what the tasks ask the model, away from the
+# papers' protocol (each task's YAML sets its decoding; these override it for every task).
+PROTOCOL_OVERRIDES = ("gen_kwargs", "system_instruction", "num_fewshot", "apply_chat_template", "fewshot_as_multiturn")
+
+
+def overrides(results: dict) -> dict[str, str]:
+    """The protocol overrides a run was given (``--gen_kwargs temperature=0.7``, ...), as its
+    results' ``config`` says: {} for a run with the tasks' own decoding."""
+    config = results.get("config") or {}
+    cli = config.get("resolved_cli_args") if isinstance(config.get("resolved_cli_args"), dict) else {}
+    found = {}
+    for name in PROTOCOL_OVERRIDES:
+        value = config.get(name, cli.get(name))
+        if value not in (None, "", False, [], {}):
+            text = ",".join(f"{k}={v}" for k, v in value.items()) if isinstance(value, dict) else str(value)  # lmms-eval keeps --gen_kwargs parsed
+            found[name] = " ".join(text.split())[:200]
+    return found
+
+
+def model_args(results: dict) -> dict[str, str]:
+    """The run's ``--model_args`` as a dict (``config.model_args`` of the results JSON)."""
+    args = str(results.get("config", {}).get("model_args") or "")
+    return dict(part.split("=", 1) if "=" in part else (part, "") for part in args.split(",") if part.strip())
