@@ -37,7 +37,7 @@ BENCHMARKS = f"{PACKAGE}.benchmarks"
 # The kit: modules and folders that benchmarks import and that never call a benchmark.
 KIT = ("data", "judges", "metrics", "tasklib", "reportlib", "record", "failures", "switches", "provenance", "subsets")
 # Modules of the benchmarks' folder that are drivers (they call every benchmark).
-DRIVERS_IN_BENCHMARKS = (f"{BENCHMARKS}.contract", f"{BENCHMARKS}.contract_parts")
+DRIVERS_IN_BENCHMARKS = (f"{BENCHMARKS}.contract", f"{BENCHMARKS}.contract_parts", f"{BENCHMARKS}.generate")
 
 
 def layer(module: str) -> int:

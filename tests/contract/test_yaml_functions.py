@@ -1,5 +1,7 @@
-"""Every ``!function`` our task YAMLs name is written out where grep finds it: a ``def`` or a one-line
-assignment in the module the YAML names, not a name made through ``globals()`` in a loop."""
+"""Every ``!function`` our task YAMLs name resolves to a callable of the YAML's own benchmark (its
+hooks, built from the same source as the YAMLs: ``tasks.py``) or of the kit (``lmms_comparative.tasklib``),
+and every ``process_docs`` one to a docs hook, which keeps the items it skipped on itself
+(``skipped_items``, read by the provenance record of the task that uses it)."""
 
 from __future__ import annotations
 
@@ -9,22 +11,53 @@ from pathlib import Path
 
 from lmms_comparative import yaml_dir
 
-FUNCTION = re.compile(r"!function\s+([A-Za-z0-9_.]+)")
+TAGGED = re.compile(r"^[ -]*([A-Za-z_]+): !function\s+([A-Za-z0-9_.]+)", re.M)
+KIT = "lmms_comparative.tasklib"
 
 
-def test_every_yaml_function_is_a_def_or_an_assignment_in_its_module():
-    named = sorted({m for path in Path(yaml_dir()).rglob("*.yaml") for m in FUNCTION.findall(path.read_text(encoding="utf-8"))})
-    assert len(named) > 50
-    missing = []
-    for dotted in named:
-        module_name, _, attr = dotted.rpartition(".")
-        module = importlib.import_module(module_name)
-        found = getattr(module, attr)
-        assert callable(found), dotted
-        # Where it is written: the module the YAML names, or (a re-export) where it is defined.
-        homes = {module, importlib.import_module(getattr(found, "__module__", module_name) or module_name)}
-        if not any(re.search(rf"^(def {attr}\(|{attr} = )", Path(home.__file__).read_text(encoding="utf-8"), re.M) for home in homes):
-            missing.append(dotted)
-    assert not missing, f"made without a def or an assignment grep can find: {missing}"
-    for path in Path(yaml_dir()).parent.rglob("*.py"):
-        assert "globals()[" not in path.read_text(encoding="utf-8"), path
+def problems(root: Path) -> tuple[int, list[str]]:
+    """(how many ``!function`` tags the YAMLs under ``root/<benchmark>/yaml/`` hold, what is wrong with them)."""
+    found, out = 0, []
+    for path in sorted(root.glob("*/yaml/*")):
+        if not path.is_file() or not (path.suffix == ".yaml" or path.name.endswith("_yaml")):
+            continue
+        own = f"lmms_comparative.benchmarks.{path.parent.parent.name}."
+        for key, dotted in TAGGED.findall(path.read_text(encoding="utf-8")):
+            found += 1
+            where = f"{path.parent.parent.name}/yaml/{path.name}: {key}: {dotted}"
+            module_name, _, attr = dotted.rpartition(".")
+            if not (module_name.startswith(own) or module_name == KIT):
+                out.append(f"{where} is neither its benchmark's nor the kit's")
+                continue
+            try:
+                hook = getattr(importlib.import_module(module_name), attr)
+            except (ImportError, AttributeError) as exc:
+                out.append(f"{where} does not resolve ({type(exc).__name__}: {exc})")
+                continue
+            if not callable(hook):
+                out.append(f"{where} is not callable")
+            elif key == "process_docs" and not isinstance(getattr(hook, "skipped_items", None), dict):
+                out.append(f"{where} is not a docs hook (tasklib.docs_hook): no skipped_items")
+    return found, out
+
+
+def test_every_yaml_function_resolves_to_a_hook_of_its_own_benchmark_or_the_kit():
+    found, wrong = problems(Path(yaml_dir()))
+    assert found > 500
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_check_finds_a_missing_a_foreign_and_a_wrong_hook(tmp_path):
+    folder = tmp_path / "subtlebench" / "yaml"
+    folder.mkdir(parents=True)
+    hooks = "lmms_comparative.benchmarks.subtlebench.hooks"
+    (folder / "subtlebench_x.yaml").write_text(
+        f"task: subtlebench_x\nprocess_docs: !function {hooks}.process_docs_nowhere\ndoc_to_text: !function lmms_comparative.benchmarks.vidi.hooks.doc_to_text\n"
+        f"metric_list:\n  - metric: a\n    aggregation: !function {hooks}.DEFAULT_PROMPT\n",
+        encoding="utf-8",
+    )
+    (folder / "_default_template_yaml").write_text(f"process_docs: !function {hooks}.doc_to_text\ndoc_to_target: !function {hooks}.doc_to_target\n", encoding="utf-8")
+    found, wrong = problems(tmp_path)
+    assert found == 5
+    assert [w.split(": ", 1)[0] for w in wrong] == ["subtlebench/yaml/_default_template_yaml"] + ["subtlebench/yaml/subtlebench_x.yaml"] * 3
+    assert "not a docs hook" in wrong[0] and "does not resolve" in wrong[1] and "neither its benchmark's" in wrong[2] and "not callable" in wrong[3]

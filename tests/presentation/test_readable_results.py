@@ -16,6 +16,7 @@ from helpers.fake_openai import FakeOpenAI, any_scorer, message_text
 
 from lmms_comparative import yaml_dir
 from lmms_comparative.benchmarks.subtlebench import hooks as sb_task
+from lmms_comparative.benchmarks.subtlebench.tasks import COLUMN_METRICS
 from lmms_comparative.benchmarks.vidi import hooks as vidi_task
 from lmms_comparative.benchmarks.vlm2bench import hooks as v2_task
 from lmms_comparative.presentation import CELL_WIDTH, compact, readable_results
@@ -74,12 +75,12 @@ def _metric_names(path: Path, key: str = "metric_list") -> list[str]:
 def test_yaml_declares_the_paper_columns():
     folder = Path(yaml_dir()) / "subtlebench" / "yaml"
     task_metrics = _metric_names(folder / "_default_template_yaml")
-    assert set(sb_task.COLUMN_METRICS) <= set(task_metrics)
-    assert sb_task.COLUMN_METRICS[:10] == tuple(f"accuracy_{k}" for k in ("at", "st", "em", "tm", "sp", "ex", "qn", "ql", "vp", "ac"))
+    assert set(COLUMN_METRICS) <= set(task_metrics)
+    assert COLUMN_METRICS[:10] == tuple(f"accuracy_{k}" for k in ("at", "st", "em", "tm", "sp", "ex", "qn", "ql", "vp", "ac"))
     group_metrics = _metric_names(folder / "_group_template_yaml", "aggregate_metric_list")
     # lmms-eval applies an entry to every metric whose name contains it, the last entry winning:
     # the columns' own entries must come after `accuracy`.
-    assert all(group_metrics.index(m) > group_metrics.index("accuracy") for m in sb_task.COLUMN_METRICS)
+    assert all(group_metrics.index(m) > group_metrics.index("accuracy") for m in COLUMN_METRICS)
 
 
 def test_each_item_reports_its_own_type_and_domain_columns_only():

@@ -18,7 +18,7 @@ from typing import Any, Iterable
 from loguru import logger
 
 from lmms_comparative import failures
-from lmms_comparative.benchmarks.captionqa import data
+from lmms_comparative.benchmarks.captionqa import data, tasks
 from lmms_comparative.benchmarks.captionqa import scoring as rules
 from lmms_comparative.benchmarks.captionqa.facts import READER
 from lmms_comparative.benchmarks.captionqa.prompts import READER_SYSTEM_PROMPT, build_qa_prompt, caption_prompt
@@ -27,6 +27,7 @@ from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.bootstrap import cluster_mean_intervals
 from lmms_comparative.tasklib import check_model_failures, docs_hook, once_per_run, response_text, side_logs, skip_counts
+from lmms_comparative.tasklib.yamlgen import define_hooks
 
 METRICS = ("score", "accuracy", "cannot_rate", "by_category", "counts", "ci95")
 
@@ -53,10 +54,8 @@ def _unusable(domain: str) -> dict[int, tuple[str, str]]:
     return _split(domain).unusable() if items.images_needed() else {}
 
 
-process_docs_natural = docs_hook("natural", partial(_domain_docs, "natural"), label="CaptionQA natural")
-process_docs_document = docs_hook("document", partial(_domain_docs, "document"), label="CaptionQA document")
-process_docs_ecommerce = docs_hook("ecommerce", partial(_domain_docs, "ecommerce"), label="CaptionQA ecommerce")
-process_docs_embodiedai = docs_hook("embodiedai", partial(_domain_docs, "embodiedai"), label="CaptionQA embodiedai")
+# Each domain's docs, under the names the task files give them (tasks.py).
+define_hooks(globals(), {tasks.docs_name(domain): docs_hook(domain, partial(_domain_docs, domain), label=f"CaptionQA {domain}") for domain in rules.DOMAINS})
 
 
 def doc_to_visual(doc: dict[str, Any]) -> list:
@@ -343,10 +342,8 @@ def _image_docs(domain: str):
     return columns
 
 
-process_image_docs_natural = docs_hook("image_natural", partial(_image_docs, "natural"), label="CaptionQA on images (natural)")
-process_image_docs_document = docs_hook("image_document", partial(_image_docs, "document"), label="CaptionQA on images (document)")
-process_image_docs_ecommerce = docs_hook("image_ecommerce", partial(_image_docs, "ecommerce"), label="CaptionQA on images (ecommerce)")
-process_image_docs_embodiedai = docs_hook("image_embodiedai", partial(_image_docs, "embodiedai"), label="CaptionQA on images (embodiedai)")
+# Each domain's questions, one doc each, under the names the task files give them (tasks.py).
+define_hooks(globals(), {tasks.docs_name(domain, tasks.IMAGE): docs_hook(f"image_{domain}", partial(_image_docs, domain), label=f"CaptionQA on images ({domain})") for domain in rules.DOMAINS})
 
 
 def image_doc_to_visual(doc: dict[str, Any]) -> list:

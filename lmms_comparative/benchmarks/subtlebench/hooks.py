@@ -11,7 +11,7 @@ import os
 from functools import partial
 from typing import Any
 
-from lmms_comparative.benchmarks.subtlebench import data
+from lmms_comparative.benchmarks.subtlebench import data, tasks
 from lmms_comparative.benchmarks.subtlebench import image_transforms as transforms
 from lmms_comparative.benchmarks.subtlebench.facts import JUDGE, SBERT
 from lmms_comparative.benchmarks.subtlebench.prompts import (
@@ -26,6 +26,7 @@ from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.mcq import LETTERS, format_options
 from lmms_comparative.tasklib import Share, check_model_failures, docs_hook, group_share, load_images, once_per_run, response_text, skip_counts
+from lmms_comparative.tasklib.yamlgen import define_hooks
 
 DEFAULT_PROMPT = "standard"
 
@@ -33,17 +34,8 @@ DEFAULT_PROMPT = "standard"
 # ---- docs ---------------------------------------------------------------------------------------
 
 
-# One process_docs per difference type, named in the YAML files.
-process_docs_attribute = docs_hook("attribute", partial(data.category_docs, "attribute"), data.image_paths, label="VLM-SubtleBench attribute")
-process_docs_state = docs_hook("state", partial(data.category_docs, "state"), data.image_paths, label="VLM-SubtleBench state")
-process_docs_emotion = docs_hook("emotion", partial(data.category_docs, "emotion"), data.image_paths, label="VLM-SubtleBench emotion")
-process_docs_temporal = docs_hook("temporal", partial(data.category_docs, "temporal"), data.image_paths, label="VLM-SubtleBench temporal")
-process_docs_spatial = docs_hook("spatial", partial(data.category_docs, "spatial"), data.image_paths, label="VLM-SubtleBench spatial")
-process_docs_existence = docs_hook("existence", partial(data.category_docs, "existence"), data.image_paths, label="VLM-SubtleBench existence")
-process_docs_quantity = docs_hook("quantity", partial(data.category_docs, "quantity"), data.image_paths, label="VLM-SubtleBench quantity")
-process_docs_quality = docs_hook("quality", partial(data.category_docs, "quality"), data.image_paths, label="VLM-SubtleBench quality")
-process_docs_viewpoint = docs_hook("viewpoint", partial(data.category_docs, "viewpoint"), data.image_paths, label="VLM-SubtleBench viewpoint")
-process_docs_action = docs_hook("action", partial(data.category_docs, "action"), data.image_paths, label="VLM-SubtleBench action")
+# One process_docs per difference type, under the names the task files give them (tasks.py).
+define_hooks(globals(), {tasks.docs_name(category): docs_hook(category, partial(data.category_docs, category), data.image_paths, label=f"VLM-SubtleBench {category}") for category in data.CATEGORIES.values()})
 # The image-order check (subtlebench_swap): the "first image"/"second image" items, images swapped.
 process_docs_swap = docs_hook("swap", data.swapped_docs, data.image_paths, label="VLM-SubtleBench image-order check")
 
@@ -127,24 +119,8 @@ def doc_to_target(doc: dict[str, Any]) -> str:
 
 # ---- scoring ------------------------------------------------------------------------------------
 
-
-# The paper's columns as scalar metrics (declared in _default_template_yaml, whose group template
-# combines them as micro averages): Table 2's difference types and Table 10's domains. A task
-# reports a column only for the items it has (subtlebench_at has no accuracy_game).
-TYPE_METRICS = {category: f"accuracy_{code}" for code, category in data.CATEGORIES.items()}
-# Table 10's columns: Natural, Game, Industry, Aerial, Synthetic, Medical. The release spells the
-# industrial domain "industrial" (its README: natural, industrial, medical, aerial, synthetic); the
-# paper's Game items may carry another domain in the release, and then accuracy_game is not reported.
-DOMAIN_METRICS = {
-    "natural": "accuracy_natural",
-    "game": "accuracy_game",
-    "industrial": "accuracy_industry",
-    "industry": "accuracy_industry",
-    "aerial": "accuracy_aerial",
-    "synthetic": "accuracy_synthetic",
-    "medical": "accuracy_medical",
-}
-COLUMN_METRICS = tuple(TYPE_METRICS.values()) + tuple(dict.fromkeys(DOMAIN_METRICS.values()))
+# The paper's columns, a metric each (tasks.TYPE_METRICS, tasks.DOMAIN_METRICS): a task reports a
+# column only for the items it has (subtlebench_at has no accuracy_game).
 
 
 def process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
@@ -155,7 +131,7 @@ def process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
     cell = {k: sample[k] for k in ("item_id", "correct", "status")}
     if sample["correct"] is not None:
         cell["score"] = sample["correct"]  # lmms-eval's CLT standard error reads `score`
-    for name in (TYPE_METRICS.get(sample["category"]), DOMAIN_METRICS.get(sample["domain"])):
+    for name in (tasks.TYPE_METRICS.get(sample["category"]), tasks.DOMAIN_METRICS.get(sample["domain"])):
         if name:
             out[name] = cell
     return out

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from lmms_comparative.benchmarks.subtlebench import hooks
+from lmms_comparative.benchmarks.subtlebench import hooks, tasks
+from lmms_comparative.benchmarks.subtlebench.data import CATEGORIES
 from lmms_comparative.benchmarks.subtlebench.hooks import doc_to_visual, process_results, user_text
 from lmms_comparative.benchmarks.subtlebench.prompts import (
     LANGUAGE_ONLY_PREAMBLE,
@@ -21,6 +22,14 @@ from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.mcq import format_options
 from lmms_comparative.tasklib import END_OF_ROUNDS, flatten, load_images, next_round, round_replies
 from lmms_comparative.tasklib.rounds import multi_round_docs
+from lmms_comparative.tasklib.yamlgen import define_hooks
+
+
+def _rounds_docs(protocol: str) -> dict:
+    """The ``process_docs`` of a multi-round protocol's tasks (``tasks.ROUNDS``): each type's docs,
+    checked first for a model that runs rounds."""
+    return {tasks.docs_name(CATEGORIES[code], protocol): multi_round_docs(getattr(hooks, tasks.docs_name(CATEGORIES[code])), tasks.task(protocol, code)) for code in tasks.ROUNDS[protocol]}
+
 
 # ---- two-step reasoning (paper §4.3, Table 4; Figure 10) ------------------------------------------
 
@@ -65,17 +74,8 @@ def twostep_process_results(doc: dict[str, Any], results: list) -> dict[str, dic
     return out
 
 
-# Named in the two-step YAML files: each type's docs, asked in two rounds.
-process_docs_twostep_attribute = multi_round_docs(hooks.process_docs_attribute, "subtlebench_twostep_at")
-process_docs_twostep_state = multi_round_docs(hooks.process_docs_state, "subtlebench_twostep_st")
-process_docs_twostep_emotion = multi_round_docs(hooks.process_docs_emotion, "subtlebench_twostep_em")
-process_docs_twostep_temporal = multi_round_docs(hooks.process_docs_temporal, "subtlebench_twostep_tm")
-process_docs_twostep_spatial = multi_round_docs(hooks.process_docs_spatial, "subtlebench_twostep_sp")
-process_docs_twostep_existence = multi_round_docs(hooks.process_docs_existence, "subtlebench_twostep_ex")
-process_docs_twostep_quantity = multi_round_docs(hooks.process_docs_quantity, "subtlebench_twostep_qn")
-process_docs_twostep_quality = multi_round_docs(hooks.process_docs_quality, "subtlebench_twostep_ql")
-process_docs_twostep_viewpoint = multi_round_docs(hooks.process_docs_viewpoint, "subtlebench_twostep_vp")
-process_docs_twostep_action = multi_round_docs(hooks.process_docs_action, "subtlebench_twostep_ac")
+# Named in the two-step task files: each type's docs, asked in two rounds.
+define_hooks(globals(), _rounds_docs("twostep"))
 
 
 # ---- language-only comparison (appendix C.2, Table 9) -----------------------------------------------
@@ -105,7 +105,5 @@ def langonly_doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | 
     return LANGUAGE_ONLY_QUESTIONS[doc["category"]]
 
 
-# Named in the language-only YAML files (the three types of Table 9).
-process_docs_langonly_emotion = multi_round_docs(hooks.process_docs_emotion, "subtlebench_langonly_em")
-process_docs_langonly_existence = multi_round_docs(hooks.process_docs_existence, "subtlebench_langonly_ex")
-process_docs_langonly_quality = multi_round_docs(hooks.process_docs_quality, "subtlebench_langonly_ql")
+# Named in the language-only task files (the three types of Table 9).
+define_hooks(globals(), _rounds_docs("langonly"))

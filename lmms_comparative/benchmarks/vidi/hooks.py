@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from lmms_comparative import failures
-from lmms_comparative.benchmarks.vidi import data
+from lmms_comparative.benchmarks.vidi import data, tasks
 from lmms_comparative.benchmarks.vidi.facts import JUDGE
 from lmms_comparative.benchmarks.vidi.prompts import (
     FEWSHOT,
@@ -27,13 +27,13 @@ from lmms_comparative.benchmarks.vidi.prompts import (
     JUDGE_RECALL,
 )
 from lmms_comparative.benchmarks.vidi.scoring import caption_item_stats, corpus_scores, require_java
+from lmms_comparative.benchmarks.vidi.tasks import CAPTION_METRICS, JUDGE_METRICS
 from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.bootstrap import vector_bootstrap
 from lmms_comparative.tasklib import Unscored, docs_hook, guard_scoring, load_images, metric_of, once_per_run, response_text, skip_counts
+from lmms_comparative.tasklib.yamlgen import define_hooks
 
-CAPTION_METRICS = ("bleu1", "bleu2", "bleu3", "bleu4", "rougeL", "cider")
-JUDGE_METRICS = ("precision", "recall", "f1")
 # The paper's scale: Tables 1, 2, 4, 7 and 8 print every metric x100, CIDEr included (CIDEr-D of
 # pycocoevalcap is at most 10, the tables print 17.2 for InternVL2.5-78B). Results are on that scale.
 PAPER_SCALE = 100.0
@@ -234,34 +234,6 @@ def score_run(items: list[dict], setting: str, judge: bool) -> dict:
     return out
 
 
-# The aggregations the YAML files name, aggregate_<setting>_<metric>; only the global setting asks the judge.
-aggregate_granular_bleu1 = metric_of(score_run, "bleu1", "granular", False)
-aggregate_granular_bleu2 = metric_of(score_run, "bleu2", "granular", False)
-aggregate_granular_bleu3 = metric_of(score_run, "bleu3", "granular", False)
-aggregate_granular_bleu4 = metric_of(score_run, "bleu4", "granular", False)
-aggregate_granular_rougeL = metric_of(score_run, "rougeL", "granular", False)
-aggregate_granular_cider = metric_of(score_run, "cider", "granular", False)
-aggregate_granular_repeats = metric_of(score_run, "repeats", "granular", False)
-aggregate_granular_counts = metric_of(score_run, "counts", "granular", False)
-aggregate_granular_ci95 = metric_of(score_run, "ci95", "granular", False)
-aggregate_global_bleu1 = metric_of(score_run, "bleu1", "global", True)
-aggregate_global_bleu2 = metric_of(score_run, "bleu2", "global", True)
-aggregate_global_bleu3 = metric_of(score_run, "bleu3", "global", True)
-aggregate_global_bleu4 = metric_of(score_run, "bleu4", "global", True)
-aggregate_global_rougeL = metric_of(score_run, "rougeL", "global", True)
-aggregate_global_cider = metric_of(score_run, "cider", "global", True)
-aggregate_global_repeats = metric_of(score_run, "repeats", "global", True)
-aggregate_global_counts = metric_of(score_run, "counts", "global", True)
-aggregate_global_ci95 = metric_of(score_run, "ci95", "global", True)
-aggregate_global_precision = metric_of(score_run, "precision", "global", True)
-aggregate_global_recall = metric_of(score_run, "recall", "global", True)
-aggregate_global_f1 = metric_of(score_run, "f1", "global", True)
-aggregate_fewshot_bleu1 = metric_of(score_run, "bleu1", "fewshot", False)
-aggregate_fewshot_bleu2 = metric_of(score_run, "bleu2", "fewshot", False)
-aggregate_fewshot_bleu3 = metric_of(score_run, "bleu3", "fewshot", False)
-aggregate_fewshot_bleu4 = metric_of(score_run, "bleu4", "fewshot", False)
-aggregate_fewshot_rougeL = metric_of(score_run, "rougeL", "fewshot", False)
-aggregate_fewshot_cider = metric_of(score_run, "cider", "fewshot", False)
-aggregate_fewshot_repeats = metric_of(score_run, "repeats", "fewshot", False)
-aggregate_fewshot_counts = metric_of(score_run, "counts", "fewshot", False)
-aggregate_fewshot_ci95 = metric_of(score_run, "ci95", "fewshot", False)
+# The aggregations the task files name (tasks.aggregation_name: aggregate_<setting>_<metric>), one
+# per metric of each setting (tasks.metrics); only the global setting asks the judge.
+define_hooks(globals(), {tasks.aggregation_name(setting, name): metric_of(score_run, name, setting, bool(judged)) for setting, (judged, _) in tasks.SETTINGS.items() for name in tasks.metrics(setting)})

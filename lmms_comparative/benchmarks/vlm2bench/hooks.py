@@ -11,10 +11,11 @@ from typing import Any
 
 from loguru import logger
 
-from lmms_comparative.benchmarks.vlm2bench import data, dot_matrix
+from lmms_comparative.benchmarks.vlm2bench import data, dot_matrix, tasks
 from lmms_comparative.benchmarks.vlm2bench import scoring as rules
 from lmms_comparative.benchmarks.vlm2bench.facts import JUDGE
 from lmms_comparative.benchmarks.vlm2bench.prompts import PROMPT_AB, PROMPT_ABA, STRATEGY_PROMPTS
+from lmms_comparative.benchmarks.vlm2bench.records import SUBTASKS
 from lmms_comparative.data import items
 from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
@@ -22,6 +23,7 @@ from lmms_comparative.metrics.bootstrap import unit_bootstrap
 from lmms_comparative.tasklib import check_model_failures, docs_hook, load_image_paths, metric_of, once_per_run, response_text, skip_counts
 from lmms_comparative.tasklib.capabilities import frames_sampled, require_video_input
 from lmms_comparative.tasklib.host import run_model, run_model_args
+from lmms_comparative.tasklib.yamlgen import define_hooks
 
 METRICS = ("score", "positive", "negative", "exact", "counts", "ci95")
 # What each kind of subtask reports (the metric lists of its YAML file): positive and negative
@@ -65,16 +67,8 @@ def _subtask_docs(subtask: str):
     return docs_hook(subtask, load, lambda d: d["images"], lambda d: d["uid"], f"VLM2-Bench {subtask}")
 
 
-# Named in the YAML files.
-process_docs_gc_mat = _subtask_docs("gc_mat")
-process_docs_gc_trk = _subtask_docs("gc_trk")
-process_docs_oc_cpr = _subtask_docs("oc_cpr")
-process_docs_oc_cnt = _subtask_docs("oc_cnt")
-process_docs_oc_grp = _subtask_docs("oc_grp")
-process_docs_pc_cpr = _subtask_docs("pc_cpr")
-process_docs_pc_cnt = _subtask_docs("pc_cnt")
-process_docs_pc_grp = _subtask_docs("pc_grp")
-process_docs_pc_vid = _subtask_docs("pc_vid")
+# Each subtask's docs, under the names the task files give them (tasks.py).
+define_hooks(globals(), {tasks.docs_name(subtask): _subtask_docs(subtask) for subtask in SUBTASKS})
 
 
 def doc_to_visual(doc: dict[str, Any]) -> list:

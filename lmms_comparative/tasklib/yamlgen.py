@@ -1,0 +1,250 @@
+"""The task-YAML kit: a benchmark states its task files once, as data, in its folder's ``tasks.py``
+(``SOURCE``: templates, tasks and groups built from its tables of types, prompts, sources), and
+``python -m lmms_comparative.benchmarks.generate`` writes them into its ``yaml/`` folder, the files
+lmms-eval reads (as lm-evaluation-harness's ``_generate_configs.py`` writes MMLU's; here the files
+stay committed and a test regenerates them).
+
+The writer is its own (no yaml import; a test reads every file back with yaml): block style, keys
+in the order given, ``Note`` comments above a key or list item, ``Flow`` mappings on one line,
+``Fn`` as lmms-eval's ``!function`` tag. ``define_hooks`` puts hooks built from the same tables into
+a hooks module, under the names the files give them. Nothing here names a benchmark.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Union
+
+# The loader's placeholder: one row that only satisfies lmms-eval's dataset loader, next to the
+# YAMLs (``process_docs`` returns the real docs).
+PLACEHOLDER = {"dataset_path": "json", "dataset_kwargs": {"data_files": {"test": "_placeholder.jsonl"}}, "test_split": "test"}
+
+_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]*")
+_RESERVED = {"true", "false", "null", "yes", "no", "on", "off", "y", "n"}
+
+
+@dataclass(frozen=True)
+class Fn:
+    """A hook named by its dotted path, written ``!function <target>``."""
+
+    target: str
+
+
+class Hooks:
+    """A module's hooks as ``Fn``: ``Hooks("pkg.hooks").doc_to_text`` (or ``("doc_to_text")``, for a
+    name built from data) is ``Fn("pkg.hooks.doc_to_text")``."""
+
+    def __init__(self, module: str) -> None:
+        self.module = module
+
+    def __call__(self, name: str) -> Fn:
+        return Fn(f"{self.module}.{name}")
+
+    def __getattr__(self, name: str) -> Fn:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return self(name)
+
+
+TASKLIB = Hooks("lmms_comparative.tasklib")  # the kit's own hooks (group_sum_counts, KeepAllResponses, ...)
+
+
+@dataclass(frozen=True)
+class Note:
+    """``value`` with ``text`` written as comment lines (one per line of it) above its key or list item."""
+
+    text: str
+    value: Any
+
+
+@dataclass(frozen=True)
+class Flow:
+    """A mapping written on one line: ``{default: {prompt: concat}}``."""
+
+    value: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Template:
+    """A file other files ``include:`` (``_<what>_template_yaml``): lmms-eval indexes no task from it."""
+
+    name: str
+    config: Mapping[str, Any]
+    note: str = ""  # comment lines at the top of the file
+
+
+@dataclass(frozen=True)
+class Task:
+    """``<name>.yaml``: ``task: <name>``, ``include: <include>`` when given, then ``config``."""
+
+    name: str
+    config: Mapping[str, Any] = field(default_factory=dict)
+    include: str | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Group:
+    """``<name>.yaml``: ``group: <name>``, its ``task:`` list, ``config``, then ``include:`` when given."""
+
+    name: str
+    tasks: tuple[str, ...]
+    config: Mapping[str, Any] = field(default_factory=dict)
+    include: str | None = None
+    note: str = ""
+
+
+Spec = Union[Template, Task, Group]
+
+
+@dataclass(frozen=True)
+class Source:
+    """A benchmark's task files (every YAML of its ``yaml/`` folder) and its cell of the README's
+    task table (Markdown: the families a user runs)."""
+
+    files: tuple[Spec, ...]
+    readme: str = ""
+
+    def by_file(self) -> dict[str, Spec]:
+        """{file name: spec}; a file name given twice raises ValueError."""
+        found: dict[str, Spec] = {}
+        for spec in self.files:
+            name = file_name(spec)
+            if name in found:
+                raise ValueError(f"two specs write {name}")
+            found[name] = spec
+        return found
+
+
+def file_name(spec: Spec) -> str:
+    """The file a spec is written to: a template's own name, else ``<name>.yaml``."""
+    return spec.name if isinstance(spec, Template) else f"{spec.name}.yaml"
+
+
+def metric(name: str, aggregation: Any, higher_is_better: bool | None = True) -> dict:
+    """A task's ``metric_list`` entry."""
+    return {"metric": name, "aggregation": aggregation, "higher_is_better": higher_is_better}
+
+
+def group_metric(name: str, aggregation: Any = "mean", weight_by_size: bool | None = None) -> dict:
+    """A group's ``aggregate_metric_list`` entry (``weight_by_size`` written only when given)."""
+    return {"metric": name, "aggregation": aggregation, **({} if weight_by_size is None else {"weight_by_size": weight_by_size})}
+
+
+def generation(max_new_tokens: int, temperature: float | int) -> dict:
+    """``generation_kwargs`` with no stop strings (lmms-eval would otherwise stop at a blank line)."""
+    return {"max_new_tokens": max_new_tokens, "temperature": temperature, "until": []}
+
+
+def define_hooks(namespace: dict, hooks: Mapping[str, Callable]) -> None:
+    """Put hooks built from a source table into a hooks module (``define_hooks(globals(), {...})``),
+    under the names the task files give them; a name the module already has raises ValueError."""
+    taken = sorted(set(hooks) & set(namespace))
+    if taken:
+        raise ValueError(f"already defined: {', '.join(taken)}")
+    namespace.update(hooks)
+
+
+# ---- the writer ----------------------------------------------------------------------------------
+
+
+def render(spec: Spec, header: str = "") -> str:
+    """The text of a spec's file, ``header`` (a comment line) first when given."""
+    if isinstance(spec, Template):
+        body = dict(spec.config)
+    elif isinstance(spec, Task):
+        body = {"task": spec.name, **({"include": spec.include} if spec.include else {})}
+        body.update(_own(spec.config, body))
+    elif isinstance(spec, Group):
+        body = {"group": spec.name, "task": list(spec.tasks)}
+        body.update(_own(spec.config, {**body, "include": None}))
+        if spec.include:
+            body["include"] = spec.include
+    else:
+        raise TypeError(f"not a task file spec: {spec!r}")
+    lines = ([f"# {header}"] if header else []) + _comment(spec.note, 0) + _mapping(body, 0)
+    return "\n".join(lines) + "\n"
+
+
+def _own(config: Mapping, fixed: Mapping) -> Mapping:
+    clash = sorted(set(config) & set(fixed))
+    if clash:
+        raise ValueError(f"config sets {', '.join(clash)}, which the spec's fields write")
+    return config
+
+
+def _comment(text: str, indent: int) -> list[str]:
+    return [(" " * indent + f"# {line}").rstrip() for line in text.split("\n")] if text else []
+
+
+def _block(value) -> bool:
+    return isinstance(value, (dict, list, tuple)) and bool(value)
+
+
+def _mapping(mapping: Mapping, indent: int) -> list[str]:
+    lines = []
+    for key, value in mapping.items():
+        if isinstance(value, Note):
+            lines += _comment(value.text, indent)
+            value = value.value
+        if _block(value):
+            lines.append(" " * indent + f"{_key(key)}:")
+            lines += _mapping(value, indent + 2) if isinstance(value, dict) else _sequence(value, indent + 2)
+        else:
+            lines.append(" " * indent + f"{_key(key)}: {scalar(value)}")
+    return lines
+
+
+def _sequence(items, indent: int) -> list[str]:
+    lines = []
+    for item in items:
+        if isinstance(item, Note):
+            lines += _comment(item.text, indent)
+            item = item.value
+        if isinstance(item, dict) and item:
+            inner = _mapping(item, indent + 2)
+            if isinstance(next(iter(item.values())), Note):
+                raise ValueError("a list item's first key cannot carry a note (put it on the item)")
+            lines += [" " * indent + "- " + inner[0].lstrip()] + inner[1:]
+        elif _block(item):
+            raise ValueError("a list directly in a list is not written")
+        else:
+            lines.append(" " * indent + f"- {scalar(item)}")
+    return lines
+
+
+def _key(key) -> str:
+    if not isinstance(key, str) or not _PLAIN.fullmatch(key):
+        raise ValueError(f"not a plain key: {key!r}")
+    return key
+
+
+def scalar(value) -> str:
+    """A value on one line: ``!function`` for ``Fn``, flow style for ``Flow`` and empty containers,
+    YAML's spellings of booleans, null and numbers, a string plain where YAML reads it back as that
+    string, else double-quoted."""
+    if isinstance(value, Fn):
+        return f"!function {value.target}"
+    if isinstance(value, Flow):
+        return "{" + ", ".join(f"{_key(k)}: {_flow(v)}" for k, v in value.value.items()) + "}"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise ValueError(f"no YAML spelling kept here for {value}")
+        return repr(value)
+    if isinstance(value, str):
+        return value if _PLAIN.fullmatch(value) and value.lower() not in _RESERVED else json.dumps(value, ensure_ascii=False)
+    if isinstance(value, (list, tuple, dict)) and not value:
+        return "[]" if not isinstance(value, dict) else "{}"
+    raise TypeError(f"cannot write {value!r} on one line")
+
+
+def _flow(value) -> str:
+    return scalar(Flow(value)) if isinstance(value, dict) else scalar(value)
