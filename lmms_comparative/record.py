@@ -71,6 +71,12 @@ class ItemImages(Protocol):
     def __call__(self, task: str, keys: list[str]) -> dict[str, list]: ...
 
 
+class ItemQuestions(Protocol):
+    """An item's questions, where its score is theirs: {item key: [question outcome dicts]}, or None."""
+
+    def __call__(self, run: Run, task: str) -> dict[str, list[dict]] | None: ...
+
+
 class BuildFixture(Protocol):
     """A small generated copy of the release in its layout under ``root``: the root to set."""
 
@@ -116,6 +122,7 @@ class ReportPart:
     compare_units: CompareUnits | None = None
     compare_group: str = "micro"  # how compare pools a group: "micro" (items) or "macro" (tasks' means)
     item_images: ItemImages | None = None
+    item_questions: ItemQuestions | None = None
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from lmms_comparative.record import (
     CompareUnits,
     FixturePart,
     ItemImages,
+    ItemQuestions,
     Measure,
     PredictionsPart,
     ReportPart,
@@ -23,7 +24,7 @@ from lmms_comparative.record import (
 
 # Each part's functions and the protocol (record.py) they are called as.
 _SHAPES = {
-    "report": (ReportPart, {"section": Section, "summary": Summary, "charts": Charts, "measure": Measure, "compare_units": CompareUnits, "item_images": ItemImages}),
+    "report": (ReportPart, {"section": Section, "summary": Summary, "charts": Charts, "measure": Measure, "compare_units": CompareUnits, "item_images": ItemImages, "item_questions": ItemQuestions}),
     "fixture": (FixturePart, {"build": BuildFixture}),
     "predictions": (PredictionsPart, {}),
 }

@@ -131,8 +131,8 @@ def readme_plan(readme: Path = README) -> Plan:
     out = Plan("the registered benchmarks' tasks.py")
     if not readme.is_file():
         return out
-    from lmms_comparative.registry import BENCHMARKS
     from lmms_comparative.record import FOLDER as BENCHMARK_FOLDER
+    from lmms_comparative.registry import BENCHMARKS
 
     text = readme.read_text(encoding="utf-8")
     pattern = re.compile(re.escape(TABLE_START) + r".*?" + re.escape(TABLE_END), re.S)

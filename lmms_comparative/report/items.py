@@ -74,7 +74,8 @@ def _scalars(item: dict) -> dict:
 def collect(runs: list, benchmarks) -> list[dict]:
     """One record per (task, item key) that any run scored: the task, benchmark, category,
     domain, question, gold answer, media paths, and per run its reply, parsed answer, outcome,
-    score and fields (CaptionQA: the reader's questions for that image)."""
+    score and fields (and, where the benchmark's report part gives them, the item's questions:
+    CaptionQA's image is scored by its questions)."""
     found: dict[tuple[str, str], dict] = {}
     for index, run in enumerate(runs):
         for task, rows in sorted(run.samples.items()):
@@ -82,7 +83,8 @@ def collect(runs: list, benchmarks) -> list[dict]:
             if benchmark is None or benchmark not in benchmarks:
                 continue
             key = benchmark.item_key
-            questions = _reader_questions(run, task)
+            of_item = benchmark.report_part().item_questions
+            questions = of_item(run, task) if of_item else None
             for row in sorted(rows, key=lambda r: r.get("doc_id", 0)):
                 unit, item = _item_of(row, key)
                 if unit is None:
@@ -103,24 +105,13 @@ def collect(runs: list, benchmarks) -> list[dict]:
                 )
                 outcome, score = _outcome(item)
                 entry = {"reply": _reply(row), "parsed": item.get("parsed", item.get("letter")), "outcome": outcome, "score": score, "fields": _scalars(item)}
-                if questions is not None:  # CaptionQA: the image's score is its questions' mean
-                    entry["questions"] = asked = questions.get(str(item.get("id", unit)), [])
+                if questions is not None:  # the item's score is its questions' mean
+                    entry["questions"] = asked = questions.get(unit, [])
                     if asked and outcome != "failed":
                         entry["score"] = sum(float(q.get("score") or 0) for q in asked) / len(asked)
                         entry["outcome"] = "right" if entry["score"] >= 1 else "wrong" if entry["score"] <= 0 else "partial"
                 record["runs"][index] = entry
     return [found[k] for k in sorted(found)]
-
-
-def _reader_questions(run, task: str) -> dict[str, list[dict]] | None:
-    """CaptionQA: the reader's answers of a task, by image id (its questions' outcomes)."""
-    rows = run.side.get("reader", {}).get(task)
-    if not rows:
-        return None
-    out: dict[str, list[dict]] = {}
-    for row in rows:
-        out.setdefault(str(row.get("id")), []).append({k: row.get(k) for k in ("question", "category", "letter", "answer", "score", "correct", "cannot", "failed") if k in row})
-    return out
 
 
 def media_roots(runs: list = ()) -> list[Path]:

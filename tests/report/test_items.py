@@ -48,3 +48,23 @@ def test_a_video_item_gets_its_frames_and_an_image_item_its_views(tmp_path):
     again = [_record("vlm2bench_pc_vid", [video])]
     items.write(again, [SimpleNamespace(name="run")], out, roots=[tmp_path])
     assert [n for n in again[0]["images"] if n] == frames and (out / "thumbs" / frames[0]).stat().st_mtime_ns == stamp
+
+
+def test_an_item_scored_by_its_questions_shows_them_and_their_mean():
+    """CaptionQA's image is scored by the reader's answers to its questions (its report part's
+    ``item_questions``, read from the run's reader log); an item of a benchmark without one keeps
+    its own outcome."""
+    from lmms_comparative.reportlib.runs import Run
+
+    caption = {"doc_id": 0, "input": "Describe.", "resps": [["a caption"]], "score": {"id": "nat_1", "caption": "a caption"}}
+    reader = [{"id": "nat_1", "q_idx": i, "question": f"q{i}", "letter": "A", "answer": "A" if i else "B", "score": float(bool(i))} for i in range(4)]
+    mcq = {"doc_id": 0, "input": "Which?", "resps": [["A"]], "accuracy": {"item_id": "sp_1", "correct": 1}}
+    run = Run("m", {"results": {}}, samples={"captionqa_simple_natural": [caption], "subtlebench_sp": [mcq]}, side={"reader": {"captionqa_simple_natural": reader}})
+    found = {r["task"]: r for r in items.collect([run], [BY_NAME["captionqa"], BY_NAME["subtlebench"]])}
+    entry = found["captionqa_simple_natural"]["runs"][0]
+    assert [q["question"] for q in entry["questions"]] == ["q0", "q1", "q2", "q3"]
+    assert entry["score"] == 0.75 and entry["outcome"] == "partial"
+    assert "questions" not in found["subtlebench_sp"]["runs"][0] and found["subtlebench_sp"]["runs"][0]["outcome"] == "right"
+    # Without the reader's log there is nothing to list, and the item keeps what its samples say.
+    bare = Run("m", {"results": {}}, samples={"captionqa_simple_natural": [caption]})
+    assert "questions" not in items.collect([bare], [BY_NAME["captionqa"]])[0]["runs"][0]

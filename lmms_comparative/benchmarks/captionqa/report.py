@@ -261,4 +261,16 @@ def item_images(task: str, keys: list[str]) -> dict[str, list]:
     return {key: [image.convert("RGB") for image in split.images(where[key])] for key in keys if key in where}
 
 
-PART = ReportPart(section=section, summary=summary, charts=charts, measure=measure, compare_units=compare_units, item_images=item_images)
+def item_questions(run: Run, task: str) -> dict[str, list[dict]] | None:
+    """The reader's answers of a task, by image id (its questions' outcomes): the item browser
+    scores an image by its questions' mean and lists them; None without the reader's side log."""
+    rows = run.side.get("reader", {}).get(task)
+    if not rows:
+        return None
+    out: dict[str, list[dict]] = {}
+    for row in rows:
+        out.setdefault(str(row.get("id")), []).append({k: row.get(k) for k in ("question", "category", "letter", "answer", "score", "correct", "cannot", "failed") if k in row})
+    return out
+
+
+PART = ReportPart(item_questions=item_questions, section=section, summary=summary, charts=charts, measure=measure, compare_units=compare_units, item_images=item_images)
