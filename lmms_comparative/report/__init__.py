@@ -44,7 +44,7 @@ def run_summary(results: dict, output_path: str | None) -> list[str]:
 
 def _paper_section(benchmark, runs: list[Run], mode: str, aliases: Aliases) -> list[str]:
     """The benchmark's paper tables with the runs among the paper's models (``benchmarks/<name>/
-    paper.json``, measured by its ``report.measure``); [] for a benchmark without transcribed rows."""
+    paper.json``, measured by its report part's ``measure``); [] for a benchmark without transcribed rows."""
     paper = benchmark.paper()
     if not paper["tables"]:
         return []
