@@ -1,10 +1,12 @@
 """The committed task YAMLs are what each benchmark's source generates (``benchmarks/<name>/tasks.py``,
 ``python -m lmms_comparative.benchmarks.generate``): regenerating changes no byte, no YAML in a
-``yaml/`` folder is written by hand, and the README's task table is generated from the same
-sources; every file reads back, with yaml, as the data its source states. ``--check`` names what
-would change."""
+``yaml/`` folder is written by hand, the guide's toys are generated the same way, and the README's
+task table is generated from the same sources; every file reads back, with yaml, as the data its
+source states. ``--check`` names what would change."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 import yaml
@@ -13,7 +15,8 @@ from lmms_comparative.benchmarks import generate
 from lmms_comparative.registry import BENCHMARKS
 from lmms_comparative.tasklib.yamlgen import Flow, Fn, Note, Task, Template, render
 
-FOLDERS = [generate.FOLDER / b.name for b in BENCHMARKS]
+TOYS = [Path(__file__).resolve().parents[1] / "contract" / name for name in ("toymcq", "toyjudge")]
+FOLDERS = [generate.FOLDER / b.name for b in BENCHMARKS] + TOYS
 
 
 @pytest.mark.parametrize("folder", FOLDERS, ids=lambda f: f.name)

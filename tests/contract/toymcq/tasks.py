@@ -1,0 +1,29 @@
+"""Toy MCQ's task file, stated once as data: ``python -m lmms_comparative.benchmarks.generate
+tests/contract/toymcq`` writes it to yaml/ (docs/adding-a-benchmark.md)."""
+
+from __future__ import annotations
+
+from lmms_comparative.tasklib.yamlgen import PLACEHOLDER, Hooks, Source, Task, generation, metric
+
+H = Hooks("lmms_comparative.benchmarks.toymcq.hooks")
+
+SOURCE = Source(
+    files=(
+        Task(
+            "toymcq",
+            note="Toy MCQ (docs/adding-a-benchmark.md). Data: TOYMCQ_ROOT. The placeholder row only satisfies\nlmms-eval's loader; process_docs returns the real docs.",
+            config={
+                **PLACEHOLDER,
+                "output_type": "generate_until",
+                "process_docs": H.process_docs,
+                "doc_to_visual": H.doc_to_visual,
+                "doc_to_text": H.doc_to_text,
+                "doc_to_target": H.doc_to_target,
+                "generation_kwargs": generation(8, 0),
+                "process_results": H.process_results,
+                "metric_list": [metric("accuracy", H.aggregate_accuracy), metric("counts", H.aggregate_counts, None)],
+                "metadata": {"version": 1.0},
+            },
+        ),
+    ),
+)
