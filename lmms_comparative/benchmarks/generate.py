@@ -95,7 +95,8 @@ def _target(folder: Path) -> str:
 
 
 def header(folder: Path) -> str:
-    """The first line of every generated file of the folder (without ``# ``)."""
+    """The first line of every generated file of the folder (without ``# ``; the prompt hash leaves
+    it out: ``provenance.GENERATED_LINE``)."""
     return f"Generated from {_shown(folder / 'tasks.py')}: edit that, then run {COMMAND} {_target(folder)}"
 
 

@@ -147,3 +147,34 @@ def test_the_task_list_is_what_it_was(hf_home):
     ours = [_normal(line.rstrip(), {}) for line in (proc.stdout + proc.stderr).splitlines() if any(b.name in line for b in BENCHMARKS)]
     assert len(ours) > 200
     _compare("tasks_list", ours)
+
+
+def test_every_tasks_prompt_hash_is_what_it_was():
+    """The prompt hash a run records (``provenance.prompts_sha256``: the benchmark's prompts.py and
+    the task's files) is the hand-written files' hash, recorded before the files were generated: the
+    generator's first line says where a file comes from and is left out, so ``verify`` and
+    ``compare`` set a run made before beside one made after. Any other byte changes it."""
+    from lmms_comparative import provenance
+
+    recorded = json.loads((RECORDED / "prompt_hashes.json").read_text(encoding="utf-8"))
+    found = {}
+    for benchmark in BENCHMARKS:
+        for path in sorted((Path(PACKAGE) / "benchmarks" / benchmark.name / "yaml").glob("*.yaml")):
+            found[path.stem] = provenance.prompts_sha256(benchmark.package, str(path))
+    assert found == recorded
+    assert len(found) == 229 and (Path(PACKAGE) / "benchmarks" / "subtlebench" / "yaml" / "subtlebench_sp.yaml").read_text(encoding="utf-8").startswith("# Generated from ")
+
+
+def test_the_generators_line_alone_is_left_out(tmp_path):
+    from lmms_comparative import provenance
+
+    body = "task: t\nprocess_docs: x\n"
+    plain, generated, edited = (tmp_path / n for n in ("a.yaml", "b.yaml", "c.yaml"))
+    plain.write_text(body)
+    generated.write_text("# Generated from somewhere/tasks.py: edit that\n" + body)
+    edited.write_text("# Generated from somewhere/tasks.py: edit that\n" + body.replace("x", "y"))
+    hashes = [provenance.prompts_sha256("lmms_comparative.benchmarks.subtlebench", str(p)) for p in (plain, generated, edited)]
+    assert hashes[0] == hashes[1] != hashes[2]
+    other = tmp_path / "d.yaml"
+    other.write_text("# A comment of someone's own\n" + body)  # any other first line is the file's own text
+    assert provenance.prompts_sha256("lmms_comparative.benchmarks.subtlebench", str(other)) != hashes[0]
