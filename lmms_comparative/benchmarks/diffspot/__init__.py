@@ -4,7 +4,19 @@ whether the one CSS mutation was found, or, on an unchanged pair, that none was 
 from dataclasses import replace
 
 from lmms_comparative.benchmarks.diffspot.facts import FACTS
-from lmms_comparative.record import FixturePart
+from lmms_comparative.record import FixturePart, PredictionsPart, ReportPart
+
+
+def _report() -> ReportPart:
+    from lmms_comparative.benchmarks.diffspot import report
+
+    return report.PART
+
+
+def _predictions() -> PredictionsPart:
+    from lmms_comparative.benchmarks.diffspot import predictions
+
+    return predictions.PART
 
 
 def _fixture() -> FixturePart:
@@ -13,4 +25,4 @@ def _fixture() -> FixturePart:
     return fixture.PART
 
 
-BENCHMARK = replace(FACTS, fixture=_fixture)
+BENCHMARK = replace(FACTS, report=_report, predictions=_predictions, fixture=_fixture)

@@ -25,6 +25,21 @@ FACTS = Benchmark(
     task_families=("diffspot", "diffspot_easy", "diffspot_medium", "diffspot_hard", "diffspot_nodiff"),
     answer_spaces=(),  # free-text lists of differences
     scoring_calls=(JUDGE,),
+    # The leaderboard's six columns (paper.json "leaderboard"), each the task's metric it is.
+    exports=(
+        (
+            "",
+            "leaderboard",
+            (
+                ("easy_recall", "diffspot_easy_recall"),
+                ("med_recall", "diffspot_medium_recall"),
+                ("hard_recall", "diffspot_hard_recall"),
+                ("diff_overall_recall", "diffspot_diff_recall"),
+                ("no_diff_specificity", "diffspot_nodiff_specificity"),
+                ("overall_accuracy", "diffspot_overall"),
+            ),
+        ),
+    ),
     item_key=ItemKey(("id",)),  # the release's id column: the authors' join key with predictions
     side_logs=("judge",),  # the judge's verdict on every pair (hooks.py)
     smoke_task="diffspot_nodiff",  # one small task: what the tests that touch every benchmark run

@@ -194,7 +194,8 @@ def bootstrap_statistic(judged: list[Mapping]):
     each resample of the judged pairs (rows of the index matrix ``idx``), as arrays."""
     import numpy as np
 
-    hit = np.asarray([bool(it.get("is_true_positive")) or bool(it.get("is_true_negative")) for it in judged], dtype=float)
+    # As aggregate counts them: a no-diff pair by its TN, any other by its TP.
+    hit = np.asarray([bool(it.get("is_true_negative" if it["split"] == NO_DIFF else "is_true_positive")) for it in judged], dtype=float)
     masks = {t: np.asarray([it["split"] == t for it in judged], dtype=float) for t in SPLITS}
     diff = 1.0 - masks[NO_DIFF]
 
