@@ -210,8 +210,10 @@ def load_release(base: Path | None = None) -> Release:
 
 def split_docs(split: str) -> list[dict]:
     """The docs of one split ("all", or easy, medium, hard, no_diff), in release order; a malformed
-    record or (when images are needed) an unreadable image is skipped and named (``data.items``)."""
-    release = load_release()
+    record or (when images are needed) an unreadable image is skipped and named (``data.items``).
+    Each doc names the folder it was read from (``root``), where its images are read again."""
+    base = root()
+    release = load_release(base)
     bad = release.unusable() if items.images_needed() else {}
     docs = []
     for row in release.rows:
@@ -225,5 +227,5 @@ def split_docs(split: str) -> list[dict]:
         if number in bad:
             items.skip(*bad[number])
             continue
-        docs.append({k: row[k] for k in ("id", "row", "split", "difficulty", "task_type", "operator", "domain", "mutations", "description", "bbox")})
+        docs.append({"root": str(base), **{k: row[k] for k in ("id", "row", "split", "difficulty", "task_type", "operator", "domain", "mutations", "description", "bbox")}})
     return docs

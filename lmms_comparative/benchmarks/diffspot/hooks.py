@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 from loguru import logger
@@ -35,7 +36,7 @@ define_hooks(globals(), {f"process_docs_{tasks.hook_suffix(s)}": docs_hook(tasks
 def doc_to_visual(doc: dict[str, Any]) -> list:
     """Image A (``image_before``), then image B (``image_after``): baselines/_common.py and every
     runner send them in that order, after the prompt."""
-    return data.load_release().images(int(doc["row"]))
+    return data.load_release(Path(doc["root"])).images(int(doc["row"]))
 
 
 def doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> str:
