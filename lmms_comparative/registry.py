@@ -18,7 +18,7 @@ import importlib
 BENCHMARKS_PACKAGE = "lmms_comparative.benchmarks"
 
 # The registry line: every benchmark, in the order the report and the run summary show them.
-NAMES: tuple[str, ...] = ("subtlebench", "captionqa", "vlm2bench", "compbench", "vidi")
+NAMES: tuple[str, ...] = ("subtlebench", "captionqa", "vlm2bench", "compbench", "vidi", "diffspot")
 
 
 class RegistryError(Exception):

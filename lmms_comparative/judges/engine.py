@@ -225,14 +225,18 @@ class Engine:
         params.update({k: v for k, v in overrides.items() if v is not None})
         return {k: v for k, v in params.items() if v is not None}
 
-    def run(self, requests: Sequence[Request], desc: str = "LLM calls", progress: bool = True, **overrides) -> list[ChatResult]:
-        """One ``ChatResult`` per request, in order: identical requests asked once, cached answers not asked again, the rest sent with bounded concurrency and retries (or answered from ``LMMS_COMPARATIVE_LLM_ANSWERS`` when it is set)."""
+    def run(self, requests: Sequence[Request], desc: str = "LLM calls", progress: bool = True, fresh: bool = False, **overrides) -> list[ChatResult]:
+        """One ``ChatResult`` per request, in order: identical requests asked once, cached answers not asked again, the rest sent with bounded concurrency and retries (or answered from ``LMMS_COMPARATIVE_LLM_ANSWERS`` when it is set).
+
+        ``fresh``: ask the endpoint even where the cache holds an answer, and keep the new answer in
+        its place: for a caller that asks again a reply it could not read, as a scoring script that
+        retries a judge's malformed verdict does. A replayed answers log holds the last answer."""
         messages = [_as_messages(r) for r in requests]
         answer_keys = [provenance.answer_key(m) for m in messages]
         logged = os.environ.get(provenance.ANSWERS_ENV, "").strip()
         if logged:
             return self._replay(answer_keys, logged)
-        results = self._run(messages, desc, progress, **overrides)
+        results = self._run(messages, desc, progress, fresh, **overrides)
         provenance.note_answers(self.prefix, [(k, r.text) for k, r in zip(answer_keys, results) if r.text is not None])
         return results
 
@@ -249,12 +253,12 @@ class Engine:
         provenance.note_answers(self.prefix, [(k, r.text) for k, r in zip(answer_keys, results) if r.text is not None])
         return results
 
-    def _run(self, messages: list[list], desc: str, progress: bool, **overrides) -> list[ChatResult]:
+    def _run(self, messages: list[list], desc: str, progress: bool, fresh: bool = False, **overrides) -> list[ChatResult]:
         params = self.params(**overrides)
         # The cache key and the HTTP body share one JSON encoding of the messages.
         encoded = encode_requests(self.config.endpoint, self.config.model, messages, params)
         keys = [key for key, _ in encoded]
-        hits = self.cache.get_many(keys) if self.cache is not None else {}
+        hits = self.cache.get_many(keys) if self.cache is not None and not fresh else {}
         todo: dict = {}  # distinct keys, first occurrence: key -> (messages, body)
         for (key, body), m in zip(encoded, messages):
             if key not in hits and key not in todo:

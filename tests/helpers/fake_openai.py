@@ -187,11 +187,19 @@ class FakeOpenAI(Loopback):
         return env
 
 
+# A judge that asks for a JSON verdict of mutations and hallucinations (DiffSpot's) gets one: every
+# mutation found, nothing invented.
+JSON_VERDICT = '{"mutations": [{"gt": "", "type": "", "verdict": "correct", "vlm_match": ""}], "hallucinations": [], "summary": {"correct": 1, "partial": 0, "missed": 0, "hallucinated": 0}}'
+
+
 def any_scorer(body: dict) -> str:
     """A usable reply for any registered benchmark's scoring call: ViDi's judge gets precision and
-    recall scores, VLM2-Bench's a score, a read with lettered options (the CaptionQA reader) a letter
-    (``question_reader``), and any other judge "Yes" (asked whether a reply matches)."""
+    recall scores, VLM2-Bench's a score, a judge that asks for a JSON verdict (DiffSpot's) one,
+    a read with lettered options (the CaptionQA reader) a letter (``question_reader``), and any
+    other judge "Yes" (asked whether a reply matches)."""
     text = message_text(body)
+    if '"hallucinations"' in text and "Return ONLY valid JSON" in text:
+        return JSON_VERDICT
     if "Precision Score" in text or "Recall Score" in text:
         return "Precision Score: 1/2\nRecall Score: 1/2"
     if "Score:" in text:

@@ -1,7 +1,7 @@
 """The engine's credentials, as real endpoints check them: the key sent as the OpenAI SDK sends it
 (a benchmark's own key winning), a refused key stopping at once naming its variable and never the
 key, no key configured, Azure's header, deployment URL and API version; replies stripped in one
-place; the cache file private."""
+place; the cache file private; a fresh run asking again over it."""
 
 from __future__ import annotations
 
@@ -88,3 +88,15 @@ def test_cache_file_is_private(tmp_path):
     cache = AnswerCache(tmp_path / "sub" / "c.sqlite")
     cache.put("k", "v")
     assert stat.S_IMODE(os.stat(cache.path).st_mode) == 0o600
+
+
+def test_a_fresh_run_asks_again_over_the_cache_and_keeps_the_new_answer(tmp_path):
+    answers = iter(["not json", "{}", "never asked"])
+    with serve(lambda body: next(answers)) as server:
+        engine = _engine(server, cache_path=tmp_path / "c.sqlite")
+        assert engine.run(["q"], progress=False)[0].text == "not json"
+        assert engine.run(["q"], progress=False)[0].cached  # the cache answers
+        again = engine.run(["q"], progress=False, fresh=True)[0]  # a caller retrying a reply it could not read
+        assert (again.text, again.cached, len(server.requests)) == ("{}", False, 2)
+        assert _engine(server, cache_path=tmp_path / "c.sqlite").run(["q"], progress=False)[0].text == "{}"  # kept in its place
+    assert len(server.requests) == 2

@@ -1,0 +1,46 @@
+"""DiffSpot: describe every difference between two screenshots of a web page; a judge LLM says
+whether the one CSS mutation was found (or, on an unchanged pair, that none was invented).
+
+The facts of the record (``__init__.py`` adds the parts): what the parts themselves read.
+"""
+
+from lmms_comparative.data.replies import ItemKey
+from lmms_comparative.record import Benchmark, ScoringCall
+
+# diffspot/judge.py: DEFAULT_JUDGE_MODEL "gpt-oss-120b", DEFAULT_TEMPERATURE 0.0, DEFAULT_MAX_TOKENS
+# 16384; the timeout is the openai SDK's default that judge_item runs under (600 s: a reasoning
+# judge at "high" takes minutes), the concurrency diffspot/cli.py's --workers default (50).
+JUDGE = ScoringCall(("diffspot*",), "llm", "the DiffSpot judge", "DIFFSPOT_JUDGE", {"model": "gpt-oss-120b", "temperature": 0.0, "max_tokens": 16384, "timeout": 600.0, "concurrency": 50})
+# diffspot/judge.py DEFAULT_REASONING_EFFORT, sent as the request body's top-level
+# ``reasoning_effort`` (judge_item: extra_body); DIFFSPOT_JUDGE_REASONING_EFFORT overrides it, and
+# an empty value sends none (diffspot/cli.py: --reasoning-effort "" disables it).
+REASONING_EFFORT = "high"
+REASONING_EFFORT_VARIABLE = f"{JUDGE.setting}_REASONING_EFFORT"
+
+FACTS = Benchmark(
+    name="diffspot",
+    title="DiffSpot",
+    root_variable="DIFFSPOT_ROOT",
+    hub_repo="tencent/DiffSpot",
+    task_families=("diffspot", "diffspot_easy", "diffspot_medium", "diffspot_hard", "diffspot_nodiff"),
+    answer_spaces=(),  # free-text lists of differences
+    scoring_calls=(JUDGE,),
+    # The leaderboard's six columns (paper.json "leaderboard"), each the task's metric it is.
+    exports=(
+        (
+            "",
+            "leaderboard",
+            (
+                ("easy_recall", "diffspot_easy_recall"),
+                ("med_recall", "diffspot_medium_recall"),
+                ("hard_recall", "diffspot_hard_recall"),
+                ("diff_overall_recall", "diffspot_diff_recall"),
+                ("no_diff_specificity", "diffspot_nodiff_specificity"),
+                ("overall_accuracy", "diffspot_overall"),
+            ),
+        ),
+    ),
+    item_key=ItemKey(("id",)),  # the release's id column: the authors' join key with predictions
+    side_logs=("judge",),  # the judge's verdict on every pair (hooks.py)
+    smoke_task="diffspot",  # every pair of the fixture (8 by default): what the tests that touch every benchmark run
+)

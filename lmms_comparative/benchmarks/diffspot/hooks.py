@@ -1,0 +1,173 @@
+"""lmms-eval hooks for DiffSpot: the pairs of the release (all, a tier, the no-diff control), the
+fixed prompt with image A (before) and image B (after), the model's list of differences kept as it
+is, and the judge's verdicts, once per task, reduced to TP/TN and aggregated as the authors do
+(scoring.py, with the authors' file and function beside each rule)."""
+
+from __future__ import annotations
+
+import json
+import os
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from loguru import logger
+
+from lmms_comparative.benchmarks.diffspot import data, scoring, tasks
+from lmms_comparative.benchmarks.diffspot.facts import JUDGE, REASONING_EFFORT, REASONING_EFFORT_VARIABLE
+from lmms_comparative.benchmarks.diffspot.prompts import VLM_PROMPT
+from lmms_comparative.judges import Engine, check_failures
+from lmms_comparative.metrics import aggregate
+from lmms_comparative.metrics.bootstrap import vector_bootstrap
+from lmms_comparative.tasklib import check_model_failures, docs_hook, item_results, metric_of, once_per_run, response_text, side_logs, skip_counts
+from lmms_comparative.tasklib.yamlgen import define_hooks
+
+LABEL = "DiffSpot"
+KEY = ("id",)  # the record's item_key
+
+
+# ---- docs ---------------------------------------------------------------------------------------
+
+# Each task's docs, under the names the task files give them (tasks.py): the pairs of its split,
+# their images checked before generation (data.split_docs).
+define_hooks(globals(), {f"process_docs_{tasks.hook_suffix(s)}": docs_hook(tasks.task_name(s), partial(data.split_docs, split), label=f"{LABEL} {split}") for s, (split, _) in tasks.TASKS.items()})
+
+
+def doc_to_visual(doc: dict[str, Any]) -> list:
+    """Image A (``image_before``), then image B (``image_after``): baselines/_common.py and every
+    runner send them in that order, after the prompt."""
+    return data.load_release(Path(doc["root"])).images(int(doc["row"]))
+
+
+def doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> str:
+    # baselines/_common.py load_vlm_prompt: vlm_nodiff.txt for a no-diff pair, vlm_diff.txt for the
+    # others; their bodies are the same text (prompts.py), so every pair gets VLM_PROMPT.
+    return VLM_PROMPT
+
+
+def doc_to_messages(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> list[dict]:
+    """One user message, no system message: the prompt, image A, image B (baselines/api/run_openai.py
+    and the other runners build their content in this order)."""
+    first, second = doc_to_visual(doc)
+    return [{"role": "user", "content": [{"type": "text", "text": doc_to_text(doc)}, {"type": "image", "url": first}, {"type": "image", "url": second}]}]
+
+
+def doc_to_target(doc: dict[str, Any]) -> str:
+    return scoring.judge_inputs(doc["split"], None, doc["description"])[1]
+
+
+def _process_results(suffix: str, doc: dict[str, Any], results: list) -> dict[str, dict]:
+    """The reply kept as it is (the runners' ``prediction`` is the raw reply); a failed request is
+    no prediction, left out of every share as the authors leave a failed generation out (its record
+    is never written) and counted."""
+    reply = response_text(results)
+    failed = aggregate.is_failed_request(reply)
+    outcome = {"status": aggregate.STATUS_FAILED if failed else aggregate.STATUS_OK, "prediction": "" if failed else reply}
+    fields = {k: doc[k] for k in ("row", "split", "operator", "mutations", "description", "domain")}
+    return item_results(doc, outcome, tasks.metrics(suffix), key=KEY, category=doc["operator"] or scoring.NO_DIFF, **fields)
+
+
+define_hooks(globals(), {f"process_results_{tasks.hook_suffix(s)}": partial(_process_results, s) for s in tasks.TASKS})
+
+
+# ---- the judge ----------------------------------------------------------------------------------
+
+
+def reasoning_effort() -> str:
+    """The judge's reasoning effort: ``DIFFSPOT_JUDGE_REASONING_EFFORT``, else "high"; empty: none sent."""
+    value = os.environ.get(REASONING_EFFORT_VARIABLE)
+    return REASONING_EFFORT if value is None else value.strip()
+
+
+def judge_prompt(item: dict) -> str:
+    """The judge's prompt for a scored item (diffspot/cli.py ``_judge_one``, diffspot/judge.py ``render_prompt``)."""
+    mutations, description = scoring.judge_inputs(item["split"], scoring.mutations_of(json.loads(item["mutations"])), item["description"])
+    return scoring.render_judge_prompt(mutations, description, item["prediction"])
+
+
+def _judge(done: list[dict], task: str) -> tuple[list, list, int]:
+    """(parsed verdict or None, error or None) per item, and the engine's allowed failure share.
+    A reply that is not JSON is asked again, up to three attempts in all (diffspot/judge.py
+    ``judge_item``: a JSONDecodeError is retried at once); a failed request has had the engine's
+    retries already."""
+    engine = Engine.from_env(JUDGE.setting, defaults=JUDGE.default)
+    effort = reasoning_effort()
+    extra = {"reasoning_effort": effort} if effort else {}  # judge_item: extra_body={"reasoning_effort": ...}
+    prompts = [judge_prompt(it) for it in done]
+    verdicts: list = [None] * len(done)
+    errors: list = [None] * len(done)
+    pending = list(range(len(done)))
+    for attempt in range(scoring.JUDGE_ATTEMPTS):
+        if not pending:
+            break
+        if attempt:
+            logger.info(f"{LABEL} judge ({task}): {len(pending)} repl(ies) not JSON; asking again (attempt {attempt + 1} of {scoring.JUDGE_ATTEMPTS})")
+        answers = engine.run([prompts[i] for i in pending], desc=f"{LABEL} judge ({task})", fresh=attempt > 0, **extra)
+        again = []
+        for i, answer in zip(pending, answers):
+            if answer.failed:
+                errors[i] = f"judge request failed: {answer.error}"
+                continue
+            try:
+                verdicts[i], errors[i] = scoring.parse_judge_reply(answer.text), None
+            except ValueError as exc:
+                errors[i] = f"judge reply is not JSON after {attempt + 1} attempt(s): {exc}"
+                again.append(i)
+        pending = again
+    return verdicts, errors, engine.config.max_failed
+
+
+def _on_operators(report: dict) -> dict:
+    return {op: {"recall": v["recall"], "n": v["n_pairs"], "tp": v["n_tp"]} for op, v in report["by_operator"].items()}
+
+
+@once_per_run()
+def score_run(items: list[dict], suffix: str) -> dict:
+    """Every metric of one task: the judge asked once per pair, its verdict reduced to TP/TN, the
+    judged pairs aggregated; a pair whose judgement failed or could not be read is left out of N
+    and counted (``unjudged``), as scripts/evaluate.py drops it; past the allowed share the task is
+    Unscored. The verdicts go beside the samples log (``<date>_judge_<task>.jsonl``)."""
+    task = tasks.task_name(suffix)
+    check_model_failures(items, f"{LABEL} ({task})")
+    items = sorted(items, key=lambda it: int(it["row"]))
+    done = aggregate.scored(items)
+    verdicts, errors, max_failed = _judge(done, task)
+    judged, rows = [], []
+    for item, verdict, error in zip(done, verdicts, errors):
+        outcome = None
+        if error is None:
+            try:
+                outcome = scoring.reduce_verdict(verdict, item["split"] == scoring.NO_DIFF)
+            except scoring.UnreadableVerdict as exc:
+                error = f"judge verdict unreadable: {exc}"
+        row = {"id": item["id"], "split": item["split"], "operator": item["operator"] or None, "verdict": verdict, "error": error}
+        if outcome is not None:
+            judged.append({"split": item["split"], "operator": item["operator"] or None, **outcome})
+            row.update(tp=outcome["is_true_positive"], tn=outcome["is_true_negative"])
+        rows.append(row)
+    side_logs.add(task, "judge", rows)  # before the failure check: an Unscored task keeps its verdicts
+    unjudged = len(done) - len(judged)
+    check_failures(unjudged, len(done), max_failed, f"{LABEL} judge ({task})")
+    report = scoring.aggregate(judged)
+    head = scoring.headline(report)
+    shares = tasks.TASKS[suffix][1]
+    out: dict = {m: head[m] for m in shares}
+    out["by_operator"] = _on_operators(report)
+    out["counts"] = {
+        "judged": len(judged),
+        "unjudged": unjudged,  # left out of N, as the authors' evaluate.py drops a failed judgement
+        "failed": len(items) - len(done),  # no reply from the model: left out of N too
+        "pairs": len(items),
+        "tp": report["n_tp"],
+        "tn": report["n_tn"],
+        "has_diff": report["n_has_diff"],
+        "no_diff": report["n_no_diff"],
+        "reasoning_effort": reasoning_effort() or "none",
+        **skip_counts(items),
+    }
+    out["ci95"] = {**vector_bootstrap(len(judged), scoring.bootstrap_statistic(judged), {m: head[m] for m in shares}), "unit": "pair"}
+    return out
+
+
+# The aggregations the task files name (aggregate_<task>_<metric>), one per metric of each task.
+define_hooks(globals(), {f"aggregate_{tasks.hook_suffix(s)}_{name}": metric_of(score_run, name, s) for s in tasks.TASKS for name in tasks.metrics(s)})
