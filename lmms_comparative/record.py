@@ -81,7 +81,7 @@ class BuildFixture(Protocol):
     """A small generated copy of the release in its layout under ``root``: the root to set (the
     builder's own size arguments, with defaults, may follow: ``per_source=5``)."""
 
-    def __call__(self, root: str | Path) -> Path: ...
+    def __call__(self, root: str | Path, /) -> Path: ...
 
 
 class ReadPredictions(Protocol):

@@ -31,7 +31,9 @@ def _comparable(value):
     if isinstance(value, yaml.Node):
         return ("node", value.tag, value.value)
     if callable(value):
-        return ("function", value.__module__, value.__qualname__, getattr(getattr(value, "__code__", None), "co_filename", None))
+        function = getattr(value, "func", value)  # a functools.partial: its function and arguments
+        bound = [repr(a) for a in getattr(value, "args", ())]
+        return ("function", function.__module__, function.__qualname__, getattr(getattr(function, "__code__", None), "co_filename", None), bound)
     return value
 
 

@@ -37,7 +37,7 @@ def online(monkeypatch):
 
 
 def test_every_hub_benchmark_is_covered():
-    assert {b.name for b in ON_THE_HUB} == {"subtlebench", "captionqa", "vlm2bench"}
+    assert {b.name for b in ON_THE_HUB} == {"subtlebench", "captionqa", "vlm2bench", "diffspot"}
 
 
 @pytest.mark.parametrize("failure", sorted(FAILURES))

@@ -161,8 +161,8 @@ def test_every_tasks_prompt_hash_is_what_it_was():
     for benchmark in BENCHMARKS:
         for path in sorted((Path(PACKAGE) / "benchmarks" / benchmark.name / "yaml").glob("*.yaml")):
             found[path.stem] = provenance.prompts_sha256(benchmark.package, str(path))
-    assert found == recorded
-    assert len(found) == 229 and (Path(PACKAGE) / "benchmarks" / "subtlebench" / "yaml" / "subtlebench_sp.yaml").read_text(encoding="utf-8").startswith("# Generated from ")
+    assert {task: found.get(task) for task in recorded} == recorded  # the five benchmarks of then; a later one's tasks are its own
+    assert len(recorded) == 229 and (Path(PACKAGE) / "benchmarks" / "subtlebench" / "yaml" / "subtlebench_sp.yaml").read_text(encoding="utf-8").startswith("# Generated from ")
 
 
 def test_the_generators_line_alone_is_left_out(tmp_path):
