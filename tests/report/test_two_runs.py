@@ -62,14 +62,20 @@ def test_compare_writes_every_row_and_its_flips_match_the_samples(compared):
         ca, cb = _correct_by_key(samples_a[task], key), _correct_by_key(samples_b[task], key)
         assert by_task[task]["a_only"] == sum(ca[k] > cb[k] for k in ca) and by_task[task]["b_only"] == sum(cb[k] > ca[k] for k in ca)
         assert by_task[task]["n"] == len(ca)
-    # VLM2's T/F task compares pairs: a pair is right when both halves are.
+    # VLM2's T/F task compares pairs: a pair is right when both halves are; a pair with one half
+    # in the run is dropped, as the task's own score drops it (OC), so A and B are the runs' scores.
     pairs_a, pairs_b = {}, {}
     for pairs, samples in ((pairs_a, samples_a), (pairs_b, samples_b)):
+        halves = {}
         for row in samples["vlm2bench_oc_cpr"]:
             item = next(v for v in row.values() if isinstance(v, dict) and "pair_id" in v)
-            pairs[item["pair_id"]] = pairs.get(item["pair_id"], True) and bool(item["correct"])
+            halves.setdefault(item["pair_id"], {})[item["half"]] = bool(item["correct"])
+        pairs.update({p: h["p"] and h["n"] for p, h in halves.items() if len(h) == 2})
+    assert len(pairs_a) < len({r["score"]["pair_id"] for r in samples_a["vlm2bench_oc_cpr"]})  # the fixture cuts a pair
     assert by_task["vlm2bench_oc_cpr"]["n"] == len(pairs_a)
     assert by_task["vlm2bench_oc_cpr"]["b_only"] == sum(pairs_b[p] and not pairs_a[p] for p in pairs_a)
+    for task, metric in (("vlm2bench_oc_cpr", "score,none"), ("vlm2bench_oc_cnt", "score,none")):
+        assert by_task[task]["a"] == pytest.approx(100 * results_a["results"][task][metric]) and by_task[task]["b"] == pytest.approx(100 * results_b["results"][task][metric])
     # A group's A and B are the runs' own headline values, at the paper's scale.
     for group in ("subtlebench", "compbench"):
         assert by_task[group]["a"] == pytest.approx(100 * results_a["groups"][group]["accuracy,none"])
