@@ -12,6 +12,7 @@ import pytest
 from helpers import base_env, build_roots, read_run, run_cli, run_tool
 from helpers.browser import requests_made, wait_for
 from helpers.fake_openai import FakeOpenAI, message_text
+from helpers.hostile import copy, save
 
 pytestmark = pytest.mark.e2e
 TASKS = ["subtlebench", "compbench", "vlm2bench_oc_cpr", "vlm2bench_oc_cnt", "captionqa_simple_natural", "vidi_granular"]
@@ -31,8 +32,8 @@ def compared(tmp_path_factory, hf_home):
     env = base_env(hf_home, **roots, LMMS_COMPARATIVE_LLM_CACHE="off")
     with FakeOpenAI(_reader) as server:
         served = {**env, **server.judge_env("CAPTIONQA_READER")}
-        for name, seed in (("a", 1), ("b", 2)):
-            proc = run_cli(["--model", "random_choice", "--model_args", f"seed={seed}", "--tasks", ",".join(TASKS), "--output_path", str(base / name), "--log_samples"], env=served)
+        for name, seed, tasks in (("a", 1, TASKS), ("b", 2, TASKS), ("c", 3, ["subtlebench_at", "subtlebench_sp"])):  # c: one benchmark only
+            proc = run_cli(["--model", "random_choice", "--model_args", f"seed={seed}", "--tasks", ",".join(tasks), "--output_path", str(base / name), "--log_samples"], env=served)
             read_run(base / name, proc)
     proc = run_tool("compare", str(base / "a"), str(base / "b"), "-o", str(base / "out"), env=env)
     return base, env, roots, proc
@@ -103,6 +104,33 @@ def test_runs_on_other_data_are_refused_in_one_line(compared, tmp_path):
     assert "subtlebench_sp: the runs read different data" in proc.stderr
 
 
+def test_runs_without_a_task_in_common_are_told_so_and_a_score_run_is_named_by_its_files(compared, tmp_path):
+    base, env, _roots, _proc = compared
+    # B without SubtleBench, A (c) with SubtleBench alone: both have samples, no task in common.
+    results_file, results, samples = copy(base / "b", tmp_path / "b")
+    for task in [t for t in samples if t.startswith("subtlebench")]:
+        samples[task].unlink()
+    for table in ("results", "groups", "group_subtasks"):
+        results[table] = {k: v for k, v in results.get(table, {}).items() if not k.startswith("subtlebench")}
+    save(results_file, results)
+    proc = run_tool("compare", str(base / "c"), str(tmp_path / "b"), env=env)
+    assert proc.returncode == 2 and "--log_samples" not in proc.stderr, proc.stderr
+    assert "the runs share no task: A (random_choice (seed=3)) ran subtlebench_at, subtlebench_sp; B (random_choice (seed=2)) ran captionqa_simple_natural, " in proc.stderr, proc.stderr
+    # A run without samples logs is told to log them.
+    for path in (tmp_path / "b").glob("*_samples_*.jsonl"):
+        path.unlink()
+    proc = run_tool("compare", str(base / "c"), str(tmp_path / "b"), env=env)
+    assert proc.returncode == 2 and "B (random_choice (seed=2)) has no samples log of our tasks beside its results: run it with --log_samples" in proc.stderr, proc.stderr
+    # A score run given no --model-name (lmms-eval's model: replay) is named by the file it scored.
+    results_file, results, _samples = copy(base / "a", tmp_path / "scored")
+    results["config"].update(model="replay", model_args=f"predictions={tmp_path / 'scored' / 'replay' / 'subtlebench_predictions.json'}")
+    results["lmms_comparative"]["predictions"] = {"benchmark": "subtlebench", "files": [{"path": "/elsewhere/replies.json", "format": "samples"}]}
+    save(results_file, results)
+    proc = run_tool("compare", str(tmp_path / "scored"), str(base / "b"), env=env)
+    assert proc.returncode == 0 and proc.stdout.startswith("A = scored: replies.json ("), proc.stdout[:300] + proc.stderr[-2000:]
+    assert "replay" not in proc.stdout.splitlines()[0].split("(", 1)[0]
+
+
 # ---- the HTML report, in a real browser ---------------------------------------------------------
 
 
@@ -110,11 +138,19 @@ def _choose(driver, benchmark: str, name: str, value: str) -> None:
     driver.execute_script("var s = document.querySelector(`.browser[data-benchmark='${arguments[0]}'] select[name='${arguments[1]}']`); s.value = arguments[2]; s.dispatchEvent(new Event('change', {bubbles: true}));", benchmark, name, value)
 
 
-def test_the_html_report_in_a_real_browser(compared, browser, tmp_path):
+@pytest.fixture(scope="module")
+def pair_report(compared):
+    """``lmms-comparative report A B``: the folder and the finished process."""
     base, env, _roots, _proc = compared
-    out = tmp_path / "report"
+    out = base / "report"
     proc = run_tool("report", str(base / "a"), str(base / "b"), "-o", str(out), env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
+    return out, proc
+
+
+def test_the_html_report_in_a_real_browser(compared, pair_report, browser, tmp_path):
+    base, env, _roots, _proc = compared
+    out, _ = pair_report
     page = (out / "index.html").resolve()
     _, samples_a = read_run(base / "a")
     _, samples_b = read_run(base / "b")
