@@ -74,8 +74,8 @@ def test_score_of_the_predict_only_samples_equals_the_direct_run_item_by_item(ru
     proc = verify(base / "scored", env)  # the reader's server is gone: answered from the logs
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     assert set(TASKS) <= set(verdicts(proc)) and all(v.startswith("PASS") for v in verdicts(proc).values())
-    # export takes a scored folder like any other (fixture items: a subset, so --allow-subset).
-    proc = export(str(base / "scored" / "subtlebench"), "-o", str(base / "exported"), "--allow-subset", env=env)
+    # export takes a scored folder like any other (fixture items: generated, so under a dataset id of one's own).
+    proc = export(str(base / "scored" / "subtlebench"), "-o", str(base / "exported"), "--allow-subset", "--dataset-id", "subtlebench=someone/subtlebench-fixture", env=env)
     assert proc.returncode == 0 and (base / "exported" / ".eval_results" / "subtlebench.yaml").is_file(), proc.stderr[-3000:]
 
 
