@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from lmms_comparative.registry import BENCHMARKS, BY_NAME
+from lmms_comparative.registry import BENCHMARKS, BY_NAME, of_task
 from lmms_comparative.report import generic, html
 from lmms_comparative.report.runs import folder, load_runs, verify_state, write_file
 from lmms_comparative.reportlib.cells import collecting, parse_cell
@@ -30,6 +30,9 @@ def run_summary(results: dict, output_path: str | None) -> list[str]:
     ``results`` maps task and group names to lmms-eval's metric values (``"accuracy,none"``);
     ``output_path`` is the run's ``--output_path`` (None: nothing was saved)."""
     run = Run("this run", {"results": dict(results)})
+    scoreless = _predict_only(results, output_path)
+    if scoreless:
+        return [scoreless]
     if output_path:
         pointer = f"Full tables with 95% intervals, runs side by side: lmms-comparative report {output_path} -o report/"
     else:
@@ -40,6 +43,19 @@ def run_summary(results: dict, output_path: str | None) -> list[str]:
         if lines:
             blocks.append("\n".join(lines + [pointer]))
     return blocks
+
+
+def _predict_only(results: dict, output_path: str | None) -> str | None:
+    """For a ``--predict_only`` run (lmms-eval's ``bypass`` metric in place of every score of our
+    tasks), the lines that say how to score it; else None."""
+    ours = [(task, row) for task, row in results.items() if isinstance(row, dict) and of_task(task) is not None]
+    if not ours or not all(any(str(m).startswith("bypass,") for m in row) for _, row in ours):
+        return None
+    if not output_path:
+        return "A --predict_only run keeps its replies only with --output_path DIR --log_samples: nothing was saved, so there is nothing to score."
+    names = [b.name for b in BENCHMARKS if any(b.owns_task(t) for t, _ in ours)]
+    scored = [f"  lmms-comparative score {name} {output_path} -o scored/{name}" for name in names]
+    return "\n".join(["A --predict_only run: replies only, nothing scored, so no table. Score them (docs/scoring.md):", *scored, "then: lmms-comparative report scored/ -o report/"])
 
 
 def _paper_section(benchmark, runs: list[Run], mode: str, aliases: Aliases) -> list[str]:

@@ -46,6 +46,10 @@ def test_a_predict_only_run_calls_no_endpoint_and_records_what_score_needs(runs)
     assert calls == (0, 0, 0)  # no reader call, no preflight listing: the endpoint was never asked
     labels = ", ".join(sorted({n.label for n in preflight.needs_of(TASKS)}))  # the CaptionQA reader, and any judge a smoke task asks
     assert f"nothing is scored in this run, so {labels} is not checked" in generated.stdout + generated.stderr
+    # The run's summary says how to score it, not an empty table and a report of nothing.
+    said = generated.stdout + generated.stderr
+    assert "A --predict_only run: replies only, nothing scored, so no table." in said and f"lmms-comparative score subtlebench {base / 'generated'} -o scored/subtlebench" in said
+    assert f"lmms-comparative report {base / 'generated'} -o report/" not in said
     results, samples = read_run(base / "generated", generated)
     record = results["lmms_comparative"]
     assert record["predict_only"] is True and set(record["tasks"]) == set(TASKS)
