@@ -1,8 +1,9 @@
 """``lmms-comparative``: the package's own commands.
 
 lmms-comparative include-path          print the folder to pass to lmms-eval --include_path
-lmms-comparative fixture subtlebench DIR
-                                       write a small generated dataset in the official layout
+lmms-comparative fixture BENCHMARK DIR
+                                       write a small generated dataset in a benchmark's official
+                                       layout ({benchmarks})
 lmms-comparative demo [--output DIR]   the offline default run: synthetic SubtleBench pairs,
                                        the real lmms-eval CLI, the random_choice and pixel_diff baselines (a
                                        second demo into DIR replaces what the first one wrote)
@@ -184,7 +185,7 @@ def _demo_runs(output: Path, seed: int, before: dict[str, tuple[int, int]]) -> i
 def main(argv: list[str] | None = None) -> int:
     """Runs one ``lmms-comparative`` command from ``argv`` (None: the process's arguments); returns its exit status. Arguments
     the parser does not know are an error, except for ``score``, which passes them on to its lmms-eval run."""
-    parser = argparse.ArgumentParser(prog="lmms-comparative", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="lmms-comparative", description=__doc__.replace("{benchmarks}", ", ".join(BY_NAME)), formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("include-path", help="print the task folder for lmms-eval --include_path")
     fx = sub.add_parser("fixture", help="write a small generated dataset in a benchmark's official layout")
@@ -247,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "fixture":
         benchmark = BY_NAME[args.benchmark]
         root = benchmark.build_fixture(args.directory)
-        print(f"{benchmark.root_variable}={root}")
+        print(f"{benchmark.root_variable}={Path(root).resolve()}")  # absolute: the variable is read from other folders
         return 0
     if args.command == "report":
         from lmms_comparative.data import untrusted

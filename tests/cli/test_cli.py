@@ -241,3 +241,12 @@ def test_report_tables_and_chart_from_two_baseline_runs(subtlebench_root, hf_hom
     assert "| Human Eval (paper) | 92.0 |" in markdown and "| Random Guess (paper) | 35.9 |" in markdown
     assert "By domain" in markdown
     _nontrivial_png(tmp_path / "report" / "subtlebench_types.png")
+
+
+def test_fixture_prints_an_absolute_root_and_the_usage_names_every_benchmark(tmp_path):
+    from helpers import run_tool
+
+    proc = run_tool("fixture", "compbench", "cbdata", cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stdout.strip() == f"COMPBENCH_ROOT={(tmp_path / 'cbdata').resolve()}", proc.stdout + proc.stderr
+    usage = run_tool("--help", cwd=tmp_path).stdout
+    assert "lmms-comparative fixture BENCHMARK DIR" in usage and all(name in usage.split("fixture BENCHMARK DIR", 1)[1].split("lmms-comparative demo", 1)[0] for name in ("subtlebench", "captionqa", "compbench", "vidi", "vlm2bench"))
