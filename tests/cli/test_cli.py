@@ -208,13 +208,26 @@ def _check_demo_report(out: Path) -> None:
     from lmms_comparative.benchmarks.subtlebench.charts import subtlebench_figure
     from lmms_comparative.report.runs import load_runs
 
-    figure = subtlebench_figure(load_runs([str(out / "results" / m) for m in ("random_choice", "pixel_diff")]))
+    runs = load_runs([str(out / "results" / m) for m in ("random_choice", "pixel_diff")])
+    figure = subtlebench_figure(runs)
     axes = figure.axes[0]
     labels = [text.get_text() for text in axes.get_legend().get_texts()]
     assert "chance on the run's items" in labels, labels
-    marks = next(c for c in axes.collections if c.get_label() == "chance on the run's items").get_offsets()
-    levels = {round(float(x)): float(y) for x, y in marks if y == y}
+    chance = next(c for c in axes.collections if c.get_label() == "chance on the run's items")
+    levels = {round(float(x)): float(y) for x, y in chance.get_offsets() if y == y}
     assert levels[0] == pytest.approx(25.0) and 50.0 in levels.values(), levels
+    # Human and chance marks differ in colour and shape: the run's chance is no black line beside the human one.
+    human = next(c for c in axes.collections if c.get_label() == "Human Eval (paper)")
+    assert tuple(chance.get_facecolor()[0]) != tuple(human.get_facecolor()[0])
+    assert chance.get_paths()[0].vertices.tolist() != human.get_paths()[0].vertices.tolist()  # another marker shape
+    # The heatmaps read at the page's width: labels of 10 points or more, a factor held fixed as one value (not "35-35").
+    from lmms_comparative.benchmarks.subtlebench.charts import heatmap_figure
+
+    heatmaps = heatmap_figure(runs)
+    ticks = [t for ax in heatmaps.axes for t in ax.get_xticklabels() + ax.get_yticklabels()]
+    assert ticks and min(t.get_fontsize() for t in ticks) >= 10 and min(ax.xaxis.label.get_fontsize() for ax in heatmaps.axes) >= 10
+    assert not [t.get_text() for t in ticks if "–" in t.get_text() and len(set(t.get_text().split("–"))) == 1]
+    assert {ax.get_ylabel() for ax in heatmaps.axes} >= {"object size (px)"} and heatmaps.get_figwidth() * heatmaps.dpi <= 1000
 
 
 def _nontrivial_png(path: Path) -> None:
