@@ -151,6 +151,9 @@ def test_readme_demo_runs_offline_on_synthetic_pairs(hf_home, tmp_path):
     pixel_mean = sum(pixels["results"][t]["accuracy,none"] for t in tasks) / 5
     chance_mean = sum(guess["results"][t]["chance,none"] for t in tasks) / 5
     assert pixel_mean > chance_mean + 0.3
+    # The page to open is said first: index.html, then the Markdown.
+    said = [line for line in proc.stdout.splitlines() if line.lstrip().startswith(("report: ", str(tmp_path / "report")))]
+    assert said[0].startswith(f"report: {tmp_path / 'report' / 'index.html'} (open it in a browser") and said[1].strip().startswith(str(tmp_path / "report" / "report.md")), said
     _check_demo_report(tmp_path)
     # A second demo into the same folder replaces the first one's files: one run per baseline in
     # the report and its chart, not two; a file the demo did not write is left alone.
@@ -194,6 +197,11 @@ def _check_demo_report(out: Path) -> None:
             assert counts.sum() == 45 and counts.shape[1] == 3
             hits = (acc * counts)[counts > 0].sum()
             assert hits / 45 == pytest.approx(results["results"][task]["accuracy,none"])
+    # The item browser lists items as numbers count: ..._2 before ..._10 (text order put _10 first).
+    index = json.loads((out / "report" / "items" / "index.js").read_text().split("=", 1)[1].rstrip().rstrip(";"))
+    chunk = (out / "report" / "items" / "chunk_00000.js").read_text()
+    keys = [r["key"] for r in json.loads(chunk[chunk.index(", ") + 2 : chunk.rindex(");")]) if r["task"] == "subtlebench_at"]
+    assert len(keys) == 45 and [int(k.rsplit("_", 1)[1]) for k in keys] == sorted(int(k.rsplit("_", 1)[1]) for k in keys) and index["rows"]
     pixel_results, _ = read_run(out / "results" / "pixel_diff")
     assert pixel_results["results"]["subtlebench_swap"]["accuracy,none"] == 1.0  # it reads the images, in either order
     _nontrivial_png(out / "report" / "subtlebench_synthetic_difficulty.png")
