@@ -1,16 +1,18 @@
 """``lmms-comparative``: the package's own commands.
 
 lmms-comparative include-path          print the folder to pass to lmms-eval --include_path
-lmms-comparative fixture subtlebench DIR
-                                       write a small generated dataset in the official layout
+lmms-comparative fixture BENCHMARK DIR
+                                       write a small generated dataset in a benchmark's official
+                                       layout ({benchmarks})
 lmms-comparative demo [--output DIR]   the offline default run: synthetic SubtleBench pairs,
                                        the real lmms-eval CLI, the random_choice and pixel_diff baselines (a
                                        second demo into DIR replaces what the first one wrote)
 lmms-comparative synthetic DIR [--per-type N] [--param TYPE.FIELD=VALUE ...]
                                        the paper's synthetic pairs in the SubtleBench layout
 lmms-comparative report RESULTS_DIR [RESULTS_DIR ...] -o OUT
-                                       the papers' tables (with reference rows and bootstrap
-                                       intervals) and charts, as Markdown and PNG
+                                       OUT/index.html (open it: each run's headline scores, B
+                                       against A, the papers' tables, charts and every item) and
+                                       the same tables as Markdown, JSON, CSV and PNG
 lmms-comparative score BENCHMARK FILE [FILE ...] -o RESULTS_DIR [--tasks T,...] [--format F]
                                        predictions made elsewhere (published replies, a captions
                                        file, another harness's files, samples logs) scored by the
@@ -172,7 +174,8 @@ def _demo_runs(output: Path, seed: int, before: dict[str, tuple[int, int]]) -> i
     earlier = sorted(p for p in before if p.startswith("results/") and p.endswith("_results.json"))
     if earlier:
         print(f"\nnote: kept {len(earlier)} earlier results file(s) under {output / 'results'} that this demo did not write, and left them out of the report: " + ", ".join(earlier[:4]) + (" ..." if len(earlier) > 4 else ""))
-    print(f"\nreport: {report} (tables, image-order check, difficulty heatmaps)")
+    print(f"\nreport: {report.parent / 'index.html'} (open it in a browser: both baselines' scores, B against A, the tables, charts and every pair)")
+    print(f"        {report} (the same tables in Markdown: image-order check, difficulty heatmaps)")
     print(
         "\nThese were generated pairs, not the released benchmark. Next: your own model on the real items, e.g.\n"
         "  lmms-eval --model qwen2_5_vl --model_args pretrained=Qwen/Qwen2.5-VL-7B-Instruct --tasks subtlebench --output_path results/ --log_samples\n"
@@ -184,7 +187,7 @@ def _demo_runs(output: Path, seed: int, before: dict[str, tuple[int, int]]) -> i
 def main(argv: list[str] | None = None) -> int:
     """Runs one ``lmms-comparative`` command from ``argv`` (None: the process's arguments); returns its exit status. Arguments
     the parser does not know are an error, except for ``score``, which passes them on to its lmms-eval run."""
-    parser = argparse.ArgumentParser(prog="lmms-comparative", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="lmms-comparative", description=__doc__.replace("{benchmarks}", ", ".join(BY_NAME)), formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("include-path", help="print the task folder for lmms-eval --include_path")
     fx = sub.add_parser("fixture", help="write a small generated dataset in a benchmark's official layout")
@@ -247,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "fixture":
         benchmark = BY_NAME[args.benchmark]
         root = benchmark.build_fixture(args.directory)
-        print(f"{benchmark.root_variable}={root}")
+        print(f"{benchmark.root_variable}={Path(root).resolve()}")  # absolute: the variable is read from other folders
         return 0
     if args.command == "report":
         from lmms_comparative.data import untrusted
@@ -261,7 +264,9 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         for note in notes:
             print(f"lmms-comparative report: {untrusted.printable(note)}", file=sys.stderr)
-        print(f"report: {path}")
+        if not args.no_html:
+            print(f"report: {path.parent / 'index.html'} (open it in a browser)")
+        print(f"{'        ' if not args.no_html else 'report: '}{path}")
         # A results file passed over is a run missing from the report: exit 1 (the report of the others is written).
         return 1 if any(n.startswith("passed over: ") for n in notes) else 0
     if args.command == "score":

@@ -18,7 +18,9 @@ four caption prompts, ...), each a list of entries written with ``huggingface_hu
 - ``value``: at the paper's scale (as the report's paper tables print it: accuracies in %);
 - ``date``: when the run ran, in UTC with its zone (lmms-eval writes UTC+8 without one);
 - ``notes``: the protocol variant and the reader or judge model that scored it (never a local path);
-  for a subset (``--allow-subset``), "subset: N of M items" and where the data came from;
+  for a subset (``--allow-subset``), "subset: N of M items" and where the data came from; items this
+  package generated (a fixture, synthetic pairs) are no subset of the release and never go out
+  under its id: only under a ``--dataset-id`` of the user's own;
 - ``source``: ``--source-url`` (with ``--source-name``, ``--source-user``) where the user gives one.
 
 Nothing is exported that is not PASS under ``verify``'s checks, made here; and a value whose items
@@ -39,7 +41,7 @@ from pathlib import Path
 from lmms_comparative.data import untrusted
 from lmms_comparative.provenance import KEY
 from lmms_comparative.registry import BENCHMARKS, BY_NAME
-from lmms_comparative.subsets import subset_of
+from lmms_comparative.subsets import GENERATED, subset_of
 
 FOLDER = ".eval_results"
 
@@ -165,6 +167,8 @@ def build(paths: list[str], dataset_ids: dict[str, str] | None = None, source: d
             if not dataset_id:
                 print(f"{benchmark.title}: no hub dataset to attach the scores to (the release is not on the hub); give one with --dataset-id {benchmark.name}=OWNER/REPO: left out", file=out)
                 continue
+            # A dataset the user named that is not the release's: it may hold generated items.
+            own_id = benchmark.name in dataset_ids and dataset_ids[benchmark.name] != benchmark.hub_repo
             measure = benchmark.report_part().measure
             data = _data(record, benchmark)
             revision = data.get("commit") if data.get("source") == "hub" and dataset_id == data.get("repo") else None
@@ -175,6 +179,13 @@ def build(paths: list[str], dataset_ids: dict[str, str] | None = None, source: d
                     if value is None or value != value:
                         continue
                     subset = subset_of(run, benchmark, task_id)
+                    if subset and subset.startswith(GENERATED) and not own_id:
+                        # Items this package made are no subset of the release: never under its id.
+                        print(
+                            f"{run.name}: {task_id} left out of {dataset_id}: {subset}; generated items are never exported under a release's id, with or without --allow-subset (--dataset-id {benchmark.name}=OWNER/REPO names a dataset of your own that holds them)",
+                            file=out,
+                        )
+                        continue
                     if subset and not allow_subset:
                         print(f"{run.name}: {task_id} left out of {dataset_id}: {subset} (--allow-subset exports it with that note)", file=out)
                         continue

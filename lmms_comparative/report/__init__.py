@@ -14,8 +14,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from lmms_comparative.registry import BENCHMARKS, BY_NAME
+from lmms_comparative.registry import BENCHMARKS, BY_NAME, of_task
 from lmms_comparative.report import generic, html
+from lmms_comparative.report.overview import comparisons
 from lmms_comparative.report.runs import folder, load_runs, verify_state, write_file
 from lmms_comparative.reportlib.cells import collecting, parse_cell
 from lmms_comparative.reportlib.charts import model_colours
@@ -30,6 +31,9 @@ def run_summary(results: dict, output_path: str | None) -> list[str]:
     ``results`` maps task and group names to lmms-eval's metric values (``"accuracy,none"``);
     ``output_path`` is the run's ``--output_path`` (None: nothing was saved)."""
     run = Run("this run", {"results": dict(results)})
+    scoreless = _predict_only(results, output_path)
+    if scoreless:
+        return [scoreless]
     if output_path:
         pointer = f"Full tables with 95% intervals, runs side by side: lmms-comparative report {output_path} -o report/"
     else:
@@ -40,6 +44,19 @@ def run_summary(results: dict, output_path: str | None) -> list[str]:
         if lines:
             blocks.append("\n".join(lines + [pointer]))
     return blocks
+
+
+def _predict_only(results: dict, output_path: str | None) -> str | None:
+    """For a ``--predict_only`` run (lmms-eval's ``bypass`` metric in place of every score of our
+    tasks), the lines that say how to score it; else None."""
+    ours = [(task, row) for task, row in results.items() if isinstance(row, dict) and of_task(task) is not None]
+    if not ours or not all(any(str(m).startswith("bypass,") for m in row) for _, row in ours):
+        return None
+    if not output_path:
+        return "A --predict_only run keeps its replies only with --output_path DIR --log_samples: nothing was saved, so there is nothing to score."
+    names = [b.name for b in BENCHMARKS if any(b.owns_task(t) for t, _ in ours)]
+    scored = [f"  lmms-comparative score {name} {output_path} -o scored/{name}" for name in names]
+    return "\n".join(["A --predict_only run: replies only, nothing scored, so no table. Score them (docs/scoring.md):", *scored, "then: lmms-comparative report scored/ -o report/"])
 
 
 def _paper_section(benchmark, runs: list[Run], mode: str, aliases: Aliases) -> list[str]:
@@ -75,7 +92,7 @@ def verification_of(run: Run) -> str:
     if state == "no provenance":
         return "no provenance (not a run of lmms-comparative's tasks, or made before provenance)"
     if state == "not verified":
-        return "not verified (run `lmms-comparative verify` on its folder)"
+        return f"not verified (run `lmms-comparative verify` on its folder{_with_variables(run)})"
     if state == "STALE":
         changed = run.verified.get("changed") or []
         return f"STALE: {', '.join(changed[:3])}{' ...' if len(changed) > 3 else ''} changed after `lmms-comparative verify` checked the run"
@@ -83,6 +100,15 @@ def verification_of(run: Run) -> str:
     counts = {s: sum(1 for t in tasks.values() if t.get("status") == s) for s in ("PASS", "FAIL", "UNVERIFIED")}
     detail = ", ".join(f"{n} {s.lower()}" for s, n in counts.items() if n)
     return f"{run.verified.get('verdict')} ({detail})"
+
+
+def _with_variables(run: Run) -> str:
+    """The data variables ``verify`` needs set to re-score the run: those of the local copies it
+    read (only the names this package reads: the record is a stranger's text)."""
+    known = {b.root_variable for b in BENCHMARKS if b.root_variable}
+    tasks = ((run.results.get("lmms_comparative") or {}).get("tasks") or {}).values()
+    found = sorted({d.get("variable") for d in ((t.get("data") or {}) for t in tasks if isinstance(t, dict)) if d.get("source") == "local"} & known)
+    return f", with {', '.join(found)} set to the data the run read" if found else ""
 
 
 def protocol_of(run: Run, in_table: bool = False) -> str:
@@ -182,18 +208,6 @@ def csv_cell(value):
     return "'" + value
 
 
-def _compared(runs: list) -> tuple[list[dict] | None, str | None]:
-    """The first two runs compared (``compare.compare``), or why they cannot be."""
-    if len(runs) < 2:
-        return None, None
-    from lmms_comparative.report.compare import CompareError, compare
-
-    try:
-        return compare(runs[0], runs[1]), None
-    except CompareError as exc:
-        return None, str(exc)
-
-
 def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all", aliases: Aliases | None = None, with_html: bool = True, notes: list[str] | None = None, data_roots: list[Path] = ()) -> Path:
     """Write report.md, report.json, one CSV per table (``tables/``), the charts and the HTML
     report (``index.html``, with the item browser) under ``out_dir``; returns the Markdown file. ``paper_rows``: the papers' model rows to show (all,
@@ -229,7 +243,9 @@ def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all",
     subsets = {r.name: run_subsets(r, BENCHMARKS) for r in runs}
     verification = _verification(runs, subsets)
     parts = ["# lmms-comparative report", "", "Runs: " + ", ".join(code(r.name) for r in runs), "", *verification]
-    compared, problem = _compared(runs)
+    # Each later run against the first (the Overview; the tabs' comparison sections show the first two).
+    pairs = comparisons(runs if with_html else runs[:2])
+    compared, problem = (pairs[0][1], pairs[0][2]) if pairs else (None, None)
     sections = []
     with collecting() as tables, paper_rows_shown(paper_rows):
         for benchmark in BENCHMARKS:
@@ -247,7 +263,7 @@ def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all",
         parts += ["## Charts", ""] + [f"![{c.stem}]({c.name})" for found in charts.values() for c in found] + [""]
     report = out / "report.md"
     if with_html:
-        notes += html.media_notes(html.write_page(out, runs, verification, sections, charts, list(notes), data_roots))
+        notes += html.media_notes(html.write_page(out, runs, verification, sections, charts, list(notes), data_roots, pairs))
     if notes:
         parts += ["## Notes", "", *[f"- {' '.join(n.split())}" for n in notes], ""]
     write_file(report, "\n".join(parts))

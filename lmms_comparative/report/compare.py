@@ -26,7 +26,7 @@ from lmms_comparative.data.replies import group_leaves, sample_key
 from lmms_comparative.metrics.paired import compare_units, holm
 from lmms_comparative.provenance import KEY
 from lmms_comparative.registry import of_task
-from lmms_comparative.report.runs import folder, load_runs, verify_state, write_file
+from lmms_comparative.report.runs import folder, load_pair, verify_state, write_file
 from lmms_comparative.reportlib.runs import ReportError
 
 
@@ -105,7 +105,7 @@ def compare(a, b) -> list[dict]:
     with its categories; p-values Holm-adjusted within each group or task."""
     tasks = sorted(t for t in set(a.samples) & set(b.samples) if of_task(t) is not None)
     if not tasks:
-        raise CompareError(f"the runs share no task of ours with samples ({a.name}: {', '.join(sorted(a.samples)) or 'none'}; {b.name}: {', '.join(sorted(b.samples)) or 'none'}); run both with --log_samples")
+        raise CompareError(_nothing_shared(a, b))
     _check_comparable(a, b, tasks)
     units = {task: (units_of(a, task), units_of(b, task)) for task in tasks}
     rows: list[dict] = []
@@ -156,6 +156,25 @@ def compare(a, b) -> list[dict]:
     return rows
 
 
+def _listed(tasks: list[str]) -> str:
+    return ", ".join(tasks[:4]) + (f" and {len(tasks) - 4} more" if len(tasks) > 4 else "") if tasks else "none"
+
+
+def _nothing_shared(a, b) -> str:
+    """Why two runs have no task to compare: a run without samples logs of our tasks, tasks both
+    ran with samples in one only, or no task in common."""
+    runs = {"A": a, "B": b}
+    logged = {k: sorted(t for t in r.samples if of_task(t) is not None) for k, r in runs.items()}
+    ran = {k: sorted(t for t in (r.results.get("results") or {}) if of_task(t) is not None) for k, r in runs.items()}
+    bare = [f"{k} ({runs[k].name})" for k in runs if ran[k] and not logged[k]]
+    if bare:
+        return f"{' and '.join(bare)} has no samples log of our tasks beside its results: run {'it' if len(bare) == 1 else 'them'} with --log_samples"
+    both = sorted(set(ran["A"]) & set(ran["B"]))
+    if both:
+        return f"the tasks both runs ran ({_listed(both)}) have samples logs in one run only (A has them for {_listed(logged['A'])}; B for {_listed(logged['B'])}): run both with --log_samples"
+    return f"the runs share no task: A ({a.name}) ran {_listed(ran['A'])}; B ({b.name}) ran {_listed(ran['B'])}: compare two runs of the same tasks"
+
+
 def _task_row(task: str, pair: tuple, group: str | None) -> dict:
     ua, ub = pair
     common = sorted(set(ua.values) & set(ub.values))
@@ -183,8 +202,9 @@ def _cell(value, digits: int = 1) -> str:
 
 
 def table(rows: list[dict], a_name: str, b_name: str) -> str:
-    """The printed table: one line per row."""
-    lines = [f"{'task':<34} {'category':<16} {'n':>6} {a_name[:10]:>10} {b_name[:10]:>10} {'B-A':>7} {'95% CI':>15} {'p':>8} {'p_holm':>8} {'A only':>7} {'B only':>7} {'MDD':>6}"]
+    """The printed table: one line per row, the runs' columns headed A and B (the first line printed
+    names them in full: two names cut to a column's width can read the same)."""
+    lines = [f"{'task':<34} {'category':<16} {'n':>6} {'A':>10} {'B':>10} {'B-A':>7} {'95% CI':>15} {'p':>8} {'p_holm':>8} {'A only':>7} {'B only':>7} {'MDD':>6}"]
     for r in rows:
         if r.get("metric") is None:
             lines.append(f"{r['task']:<34} {r['note']}")
@@ -200,7 +220,7 @@ def main(run_a: str, run_b: str, output: str | None, unverified: bool = False) -
     """``lmms-comparative compare``: print the table, write ``OUT/compare.json``; 2 on bad input;
     1 when a run's verdict is FAIL (``verify``'s, current), unless ``unverified``."""
     try:
-        (a,), (b,) = _one(load_runs([run_a]), run_a), _one(load_runs([run_b]), run_b)
+        a, b = load_pair(run_a, run_b)
     except (CompareError, ReportError) as exc:
         print(f"lmms-comparative compare: error: {exc}", file=sys.stderr)
         return 2
@@ -225,9 +245,3 @@ def main(run_a: str, run_b: str, output: str | None, unverified: bool = False) -
             return 1
         print(f"wrote {Path(output) / 'compare.json'}")
     return 0
-
-
-def _one(runs: list, path: str) -> list:
-    if len(runs) != 1:
-        raise CompareError(f"{path}: {len(runs)} results files under this folder; give the folder of one run")
-    return runs

@@ -1,4 +1,5 @@
-"""The HTML report (``index.html``): the Markdown report's own sections rendered (the same tables,
+"""The HTML report (``index.html``): an Overview that answers first (each run's headline scores and
+B against A, ``report/overview.py``), the Markdown report's own sections rendered (the same tables,
 not a second implementation of them), its charts, and an item browser over every run's items with
 their image pairs (``report/items.py``). A static folder: it opens from disk, needs no server, loads
 nothing from outside it (no CDN: the script and the style are this package's files, copied in).
@@ -21,6 +22,7 @@ from pathlib import Path
 
 from lmms_comparative.data import untrusted
 from lmms_comparative.report import items
+from lmms_comparative.report.overview import overview_html
 from lmms_comparative.report.runs import folder, write_file
 from lmms_comparative.reportlib.cells import table
 from lmms_comparative.reportlib.marks import code
@@ -43,7 +45,13 @@ def _markdown(text: str) -> str:
 
     renderer = MarkdownIt("commonmark", {"html": False}).enable("table")
     renderer.disable(_ACTIVE_RULES, ignoreInvalid=True)  # linkify is not in the commonmark preset
-    return renderer.render(text)
+    return _scrolling(renderer.render(text))
+
+
+def _scrolling(rendered: str) -> str:
+    """Each table in a box of its own that scrolls sideways (CompBench's 17 columns), so that the
+    page itself never does. Raw HTML is off, so every ``<table>`` in the output is the renderer's."""
+    return rendered.replace("<table>", '<div class="wide"><table>').replace("</table>", "</table></div>")
 
 
 def media_notes(counts: dict) -> list[str]:
@@ -96,10 +104,11 @@ def comparison_section(benchmark, rows: list[dict] | None, a_name: str, b_name: 
     return [title, "", note, "", table(header, body, key=f"{benchmark.name}_comparison", title=f"{benchmark.title}: {b_name} against {a_name}"), ""]
 
 
-def write_page(out: Path, runs: list, verification: list[str], sections: list[tuple], charts: dict[str, list[Path]], notes: list[str] | None = None, data_roots: list[Path] = ()) -> dict:
+def write_page(out: Path, runs: list, verification: list[str], sections: list[tuple], charts: dict[str, list[Path]], notes: list[str] | None = None, data_roots: list[Path] = (), compared: list | None = None) -> dict:
     """``index.html`` with its assets and the item browser's data under ``out``; ``sections``:
     (benchmark, its Markdown) in report order; ``charts``: PNGs by benchmark name; ``notes``:
-    lines for the Overview (files passed over). Returns the browser's counts."""
+    lines for the Overview (files passed over); ``compared``: each later run against the first
+    (``overview.comparisons``). Returns the browser's counts."""
     assets = folder(out / "assets")
     for name in ("browser.js", "report.css"):
         write_file(assets / name, (STATIC / name).read_bytes())
@@ -116,7 +125,7 @@ def write_page(out: Path, runs: list, verification: list[str], sections: list[tu
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         '<link rel="stylesheet" href="assets/report.css"></head><body>',
         f"<header><h1>lmms-comparative report</h1><p>Runs: {', '.join(f'<code>{html.escape(r.name)}</code>' for r in runs)}</p><nav>{''.join(tabs)}</nav></header>",
-        f'<section id="overview" class="tab">{_markdown(chr(10).join(overview))}</section>',
+        f'<section id="overview" class="tab">{overview_html(benchmarks, runs, compared or [])}{_markdown(chr(10).join(overview))}</section>',
     ]
     for benchmark, markdown in sections:
         pictures = "".join(f'<figure><img src="{html.escape(p.name)}" alt="{html.escape(p.stem)}"></figure>' for p in charts.get(benchmark.name, []))

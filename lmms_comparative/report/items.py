@@ -99,6 +99,7 @@ def collect(runs: list, benchmarks) -> list[dict]:
                         "domain": str(item.get("domain") or item.get("source") or ""),
                         "question": str(row.get("input") or ""),
                         "target": str(row.get("target") if row.get("target") is not None else ""),
+                        "gold": gold_text(str(row.get("target") if row.get("target") is not None else ""), str(row.get("input") or ""), item),
                         "media": [str(m) for m in row.get("input_media") or []],
                         "runs": {},
                     },
@@ -111,7 +112,28 @@ def collect(runs: list, benchmarks) -> list[dict]:
                         entry["score"] = sum(float(q.get("score") or 0) for q in asked) / len(asked)
                         entry["outcome"] = "right" if entry["score"] >= 1 else "wrong" if entry["score"] <= 0 else "partial"
                 record["runs"][index] = entry
-    return [found[k] for k in sorted(found)]
+    return [found[k] for k in sorted(found, key=lambda k: (natural_key(k[0]), natural_key(k[1])))]
+
+
+def natural_key(text: str) -> tuple:
+    """Text with its digit runs compared as numbers: ``item_2`` before ``item_10``."""
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", text) if part)
+
+
+# An option line of a multiple-choice prompt: "B. it became brighter", "(B) ...", "B) ...".
+_OPTION = re.compile(r"^\s*\(?([A-Z])[.):]\s+(\S.*?)\s*$", re.M)
+
+
+def gold_text(target: str, question: str, item: dict) -> str:
+    """The gold answer with its option's text where it is a letter (``B. it became brighter``): the
+    item's own ``answer_text``, else the option line of that letter in the prompt; else as it is."""
+    letter = target.strip().strip("()")
+    if not re.fullmatch(r"[A-Z]", letter):
+        return target
+    text = item.get("answer_text")
+    if not isinstance(text, str) or not text.strip():
+        text = next((m.group(2) for m in _OPTION.finditer(question) if m.group(1) == letter), "")
+    return f"{letter}. {text}" if text else target
 
 
 def media_roots(runs: list = ()) -> list[Path]:

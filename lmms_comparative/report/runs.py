@@ -54,9 +54,22 @@ def _run_name(results: dict, path: Path) -> str:
     become spaces, and a name past 200 characters is cut."""
     args = model_args(results)
     name = next((args[key] for key in ("pretrained", "model_version", "inner", "model") if args.get(key)), None)  # inner: the model a multiround run wraps
-    name = name or str((results.get("config") or {}).get("model") or path.parent.name)
+    name = name or _scored_name(results) or str((results.get("config") or {}).get("model") or path.parent.name)
     name = " ".join(_CONTROL.sub(" ", name).split()) or "?"
     return name if len(name) <= 200 else name[:199] + "…"
+
+
+def _scored_name(results: dict) -> str | None:
+    """A ``score`` run given no ``--model-name``: named by the prediction files it scored
+    (``scored: replies.json``), not by lmms-eval's model, which is ``replay`` for every one."""
+    if (results.get("config") or {}).get("model") != "replay":
+        return None
+    files = ((results.get("lmms_comparative") or {}).get("predictions") or {}).get("files") or []
+    names = [os.path.basename(str(f.get("path") or "").rstrip("/\\")) for f in files if isinstance(f, dict)]
+    names = [n for n in names if n]
+    if not names:
+        return "scored predictions"
+    return f"scored: {names[0]}" + (f" and {len(names) - 1} more" if len(names) > 1 else "")
 
 
 def _read_json(path: Path, what: str):
@@ -128,6 +141,27 @@ def load_runs(paths: list[str], passed: list[tuple[Path, str]] | None = None, li
         raise ReportError(f"no readable lmms-eval results under {', '.join(paths)}: " + "; ".join(why for _, why in (passed or [])[:3]))
     _distinct_names(runs, origins)
     return runs
+
+
+def load_pair(first: str, second: str) -> tuple[Run, Run]:
+    """One run from each of two folders (``compare``'s A and B), named apart as ``load_runs`` names
+    the runs of one report where the two share a name (``random_choice (seed=1)``); ``ReportError``
+    for a folder that holds other than one run."""
+    pair, origins = [], []
+    for given in (first, second):
+        runs = load_runs([given])
+        if len(runs) != 1:
+            raise ReportError(f"{given}: {len(runs)} results files under this folder; give the folder of one run")
+        base = Path(given if os.path.isdir(given) else os.path.dirname(given) or os.curdir)
+        try:
+            relative = runs[0].path.relative_to(base)
+        except ValueError:
+            relative = Path(runs[0].path.name)
+        pair.append(runs[0])
+        origins.append((base.resolve().name or str(base), relative))
+    if pair[0].name == pair[1].name:
+        _distinct_names(pair, origins)
+    return pair[0], pair[1]
 
 
 def in_doc_order(rows: list[dict]) -> list[dict]:

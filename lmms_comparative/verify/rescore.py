@@ -148,7 +148,9 @@ def local_data_absent(benchmark, entries: list[dict]) -> str | None:
     if root and os.path.isdir(root):
         return None
     state = "is not set" if not root else f"names no folder ({root})"
-    return f"could not be re-scored: the run read a local copy of the data and {variable} {state} here; set {variable} to that copy"
+    recorded = sorted({str((e.get("data") or {}).get("root")) for e in entries if (e.get("data") or {}).get("root")})
+    where = f" (the run read {recorded[0]}{f' and {len(recorded) - 1} other folder(s)' if len(recorded) > 1 else ''}: that folder, or a copy of it)" if recorded else ""
+    return f"could not be re-scored: the run read a local copy of the data and {variable} {state} here; set {variable} to that copy{where}"
 
 
 def data_matches(recorded: dict, used: dict, schema: int | None = None) -> str | None:

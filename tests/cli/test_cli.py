@@ -151,6 +151,9 @@ def test_readme_demo_runs_offline_on_synthetic_pairs(hf_home, tmp_path):
     pixel_mean = sum(pixels["results"][t]["accuracy,none"] for t in tasks) / 5
     chance_mean = sum(guess["results"][t]["chance,none"] for t in tasks) / 5
     assert pixel_mean > chance_mean + 0.3
+    # The page to open is said first: index.html, then the Markdown.
+    said = [line for line in proc.stdout.splitlines() if line.lstrip().startswith(("report: ", str(tmp_path / "report")))]
+    assert said[0].startswith(f"report: {tmp_path / 'report' / 'index.html'} (open it in a browser") and said[1].strip().startswith(str(tmp_path / "report" / "report.md")), said
     _check_demo_report(tmp_path)
     # A second demo into the same folder replaces the first one's files: one run per baseline in
     # the report and its chart, not two; a file the demo did not write is left alone.
@@ -194,6 +197,11 @@ def _check_demo_report(out: Path) -> None:
             assert counts.sum() == 45 and counts.shape[1] == 3
             hits = (acc * counts)[counts > 0].sum()
             assert hits / 45 == pytest.approx(results["results"][task]["accuracy,none"])
+    # The item browser lists items as numbers count: ..._2 before ..._10 (text order put _10 first).
+    index = json.loads((out / "report" / "items" / "index.js").read_text().split("=", 1)[1].rstrip().rstrip(";"))
+    chunk = (out / "report" / "items" / "chunk_00000.js").read_text()
+    keys = [r["key"] for r in json.loads(chunk[chunk.index(", ") + 2 : chunk.rindex(");")]) if r["task"] == "subtlebench_at"]
+    assert len(keys) == 45 and [int(k.rsplit("_", 1)[1]) for k in keys] == sorted(int(k.rsplit("_", 1)[1]) for k in keys) and index["rows"]
     pixel_results, _ = read_run(out / "results" / "pixel_diff")
     assert pixel_results["results"]["subtlebench_swap"]["accuracy,none"] == 1.0  # it reads the images, in either order
     _nontrivial_png(out / "report" / "subtlebench_synthetic_difficulty.png")
@@ -208,13 +216,26 @@ def _check_demo_report(out: Path) -> None:
     from lmms_comparative.benchmarks.subtlebench.charts import subtlebench_figure
     from lmms_comparative.report.runs import load_runs
 
-    figure = subtlebench_figure(load_runs([str(out / "results" / m) for m in ("random_choice", "pixel_diff")]))
+    runs = load_runs([str(out / "results" / m) for m in ("random_choice", "pixel_diff")])
+    figure = subtlebench_figure(runs)
     axes = figure.axes[0]
     labels = [text.get_text() for text in axes.get_legend().get_texts()]
     assert "chance on the run's items" in labels, labels
-    marks = next(c for c in axes.collections if c.get_label() == "chance on the run's items").get_offsets()
-    levels = {round(float(x)): float(y) for x, y in marks if y == y}
+    chance = next(c for c in axes.collections if c.get_label() == "chance on the run's items")
+    levels = {round(float(x)): float(y) for x, y in chance.get_offsets() if y == y}
     assert levels[0] == pytest.approx(25.0) and 50.0 in levels.values(), levels
+    # Human and chance marks differ in colour and shape: the run's chance is no black line beside the human one.
+    human = next(c for c in axes.collections if c.get_label() == "Human Eval (paper)")
+    assert tuple(chance.get_facecolor()[0]) != tuple(human.get_facecolor()[0])
+    assert chance.get_paths()[0].vertices.tolist() != human.get_paths()[0].vertices.tolist()  # another marker shape
+    # The heatmaps read at the page's width: labels of 10 points or more, a factor held fixed as one value (not "35-35").
+    from lmms_comparative.benchmarks.subtlebench.charts import heatmap_figure
+
+    heatmaps = heatmap_figure(runs)
+    ticks = [t for ax in heatmaps.axes for t in ax.get_xticklabels() + ax.get_yticklabels()]
+    assert ticks and min(t.get_fontsize() for t in ticks) >= 10 and min(ax.xaxis.label.get_fontsize() for ax in heatmaps.axes) >= 10
+    assert not [t.get_text() for t in ticks if "–" in t.get_text() and len(set(t.get_text().split("–"))) == 1]
+    assert {ax.get_ylabel() for ax in heatmaps.axes} >= {"object size (px)"} and heatmaps.get_figwidth() * heatmaps.dpi <= 1000
 
 
 def _nontrivial_png(path: Path) -> None:
@@ -241,3 +262,12 @@ def test_report_tables_and_chart_from_two_baseline_runs(subtlebench_root, hf_hom
     assert "| Human Eval (paper) | 92.0 |" in markdown and "| Random Guess (paper) | 35.9 |" in markdown
     assert "By domain" in markdown
     _nontrivial_png(tmp_path / "report" / "subtlebench_types.png")
+
+
+def test_fixture_prints_an_absolute_root_and_the_usage_names_every_benchmark(tmp_path):
+    from helpers import run_tool
+
+    proc = run_tool("fixture", "compbench", "cbdata", cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stdout.strip() == f"COMPBENCH_ROOT={(tmp_path / 'cbdata').resolve()}", proc.stdout + proc.stderr
+    usage = run_tool("--help", cwd=tmp_path).stdout
+    assert "lmms-comparative fixture BENCHMARK DIR" in usage and all(name in usage.split("fixture BENCHMARK DIR", 1)[1].split("lmms-comparative demo", 1)[0] for name in ("subtlebench", "captionqa", "compbench", "vidi", "vlm2bench"))

@@ -77,6 +77,14 @@ def test_no_package_module_is_over_400_lines():
     assert not long, f"split these modules (at most {MAX_MODULE_LINES} lines): {long}"
 
 
+TESTS = Path(__file__).resolve().parents[1]
+
+
+def test_no_test_module_is_over_400_lines():
+    long = {str(p.relative_to(TESTS)): n for p in TESTS.rglob("*.py") if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
+    assert not long, f"split these test modules (at most {MAX_MODULE_LINES} lines): {long}"
+
+
 def test_the_readme_stays_short():
     size = len(README.read_bytes())
     assert size <= MAX_README_BYTES, f"README.md is {size} bytes (at most {MAX_README_BYTES}): move detail to docs/"

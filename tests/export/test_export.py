@@ -132,3 +132,23 @@ def test_a_benchmark_without_a_hub_release_needs_a_dataset_id(hf_home, fixture_r
     assert all("fingerprint" in e["notes"] for e in entries)
     proc = _export(str(tmp_path / "run"), "-o", str(tmp_path / "c"), "--dataset-id", "compbench", env=env)
     assert proc.returncode == 2 and "expected NAME=OWNER/REPO" in proc.stderr
+
+
+def test_generated_items_never_go_out_under_the_releases_id(hf_home, tmp_path):
+    """A run on ``lmms-comparative fixture`` data: its items are made here, none of them the
+    release's, so not a subset of it either; only a dataset id of the user's own may carry them."""
+    from lmms_comparative.registry import BY_NAME
+
+    env = base_env(hf_home, SUBTLEBENCH_ROOT=BY_NAME["subtlebench"].build_fixture(tmp_path / "data", per_category=2))  # with the marker of generated data
+    proc = run_cli(["--model", "random_choice", "--tasks", "subtlebench_at", "--output_path", str(tmp_path / "run"), "--log_samples"], env=env)
+    read_run(tmp_path / "run", proc)
+    proc = _export(str(tmp_path / "run"), "-o", str(tmp_path / "a"), "--allow-subset", env=env)
+    assert proc.returncode == 1 and "nothing to export" in proc.stderr, proc.stderr[-3000:]
+    assert f"subtlebench_at left out of {SUBTLEBENCH}: not the release: " in proc.stderr and "generated items are never exported under a release's id, with or without --allow-subset" in proc.stderr
+    assert not (tmp_path / "a" / ".eval_results").exists()
+    proc = _export(str(tmp_path / "run"), "-o", str(tmp_path / "b"), "--allow-subset", "--dataset-id", f"subtlebench={SUBTLEBENCH}", env=env)
+    assert proc.returncode == 1 and not (tmp_path / "b" / ".eval_results").exists()  # the release's id given by hand: the same refusal
+    proc = _export(str(tmp_path / "run"), "-o", str(tmp_path / "c"), "--allow-subset", "--dataset-id", "subtlebench=someone/subtlebench-fixture", env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (entry,) = check_eval_results_file(tmp_path / "c" / ".eval_results" / "subtlebench.yaml")
+    assert entry["dataset"]["id"] == "someone/subtlebench-fixture" and "not the release: " in entry["notes"]

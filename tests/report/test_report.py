@@ -245,3 +245,18 @@ def test_the_run_summary_points_at_the_report_only_where_something_was_saved(mon
     assert not any("<the run's --output_path>" in block for block in unsaved)
     monkeypatch.setattr("sys.argv", ["lmms-eval", "--output_path=res"])
     assert presentation.output_path_hint() == "res"
+
+
+def test_a_predict_only_run_is_told_how_to_score_not_shown_an_empty_table():
+    from lmms_comparative.report import run_summary
+
+    bypassed = {"alias": "x", "bypass,none": 999, "bypass_stderr,none": "N/A"}
+    results = {"subtlebench_at": dict(bypassed), "compbench_attribute_cub": dict(bypassed)}
+    (block,) = run_summary(results, "out/")
+    assert block.splitlines() == [
+        "A --predict_only run: replies only, nothing scored, so no table. Score them (docs/scoring.md):",
+        "  lmms-comparative score subtlebench out/ -o scored/subtlebench",
+        "  lmms-comparative score compbench out/ -o scored/compbench",
+        "then: lmms-comparative report scored/ -o report/",
+    ]
+    assert "nothing was saved" in run_summary(results, None)[0]

@@ -46,6 +46,10 @@ def test_a_predict_only_run_calls_no_endpoint_and_records_what_score_needs(runs)
     assert calls == (0, 0, 0)  # no reader call, no preflight listing: the endpoint was never asked
     labels = ", ".join(sorted({n.label for n in preflight.needs_of(TASKS)}))  # the CaptionQA reader, and any judge a smoke task asks
     assert f"nothing is scored in this run, so {labels} is not checked" in generated.stdout + generated.stderr
+    # The run's summary says how to score it, not an empty table and a report of nothing.
+    said = generated.stdout + generated.stderr
+    assert "A --predict_only run: replies only, nothing scored, so no table." in said and f"lmms-comparative score subtlebench {base / 'generated'} -o scored/subtlebench" in said
+    assert f"lmms-comparative report {base / 'generated'} -o report/" not in said
     results, samples = read_run(base / "generated", generated)
     record = results["lmms_comparative"]
     assert record["predict_only"] is True and set(record["tasks"]) == set(TASKS)
@@ -74,8 +78,8 @@ def test_score_of_the_predict_only_samples_equals_the_direct_run_item_by_item(ru
     proc = verify(base / "scored", env)  # the reader's server is gone: answered from the logs
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     assert set(TASKS) <= set(verdicts(proc)) and all(v.startswith("PASS") for v in verdicts(proc).values())
-    # export takes a scored folder like any other (fixture items: a subset, so --allow-subset).
-    proc = export(str(base / "scored" / "subtlebench"), "-o", str(base / "exported"), "--allow-subset", env=env)
+    # export takes a scored folder like any other (fixture items: generated, so under a dataset id of one's own).
+    proc = export(str(base / "scored" / "subtlebench"), "-o", str(base / "exported"), "--allow-subset", "--dataset-id", "subtlebench=someone/subtlebench-fixture", env=env)
     assert proc.returncode == 0 and (base / "exported" / ".eval_results" / "subtlebench.yaml").is_file(), proc.stderr[-3000:]
 
 

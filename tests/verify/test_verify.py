@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 from helpers import read_run, run_cli, run_report, run_score
@@ -101,6 +102,7 @@ def test_a_folder_without_provenance_or_data_is_not_passed(run, hf_home, fixture
     verdicts = _verdicts(proc)
     assert proc.returncode == 1
     assert verdicts["compbench_attribute_vaw"].startswith("UNVERIFIED") and "set COMPBENCH_ROOT" in verdicts["compbench_attribute_vaw"]
+    assert f"(the run read {Path(fixture_roots['COMPBENCH_ROOT']).resolve()}: that folder, or a copy of it)" in verdicts["compbench_attribute_vaw"]
     assert verdicts["subtlebench_at"].startswith("PASS")
 
 

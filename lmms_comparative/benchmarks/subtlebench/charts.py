@@ -58,7 +58,8 @@ def subtlebench_figure(runs: list[Run]):
         chance = [run.value(f"subtlebench_{k}", "chance") for k, _ in SUBTLEBENCH_TYPES] + ([run.value("subtlebench", "chance")] if with_avg else [])
         if any(c is not None for c in chance) and chance not in drawn:
             label = "chance on the run's items" if len(runs) == 1 or not drawn else f"chance on {run.name}'s items"
-            ax.scatter(x, [c * 100 if c is not None else np.nan for c in chance], label=label, zorder=4, color="black", marker="_", s=420, linewidths=1.5)
+            # The chance colour, as a triangle: a line of its own would read as the human mark.
+            ax.scatter(x, [c * 100 if c is not None else np.nan for c in chance], label=label, zorder=4, color=CHANCE_COLOUR, marker="v", s=55, edgecolors="white", linewidths=0.6)
             drawn.append(chance)
     if with_avg:
         ax.axvline((x[-2] + x[-1]) / 2, color="0.6", linewidth=0.8)
@@ -113,9 +114,31 @@ def difficulty_grid(items: list[dict], x: str, y: str, bins: int = 3):
         return x_edges, y_edges, hits / counts, counts
 
 
+# How a heatmap's axes name the generator's factors (generation_info's keys).
+FACTOR_NAMES = {"amount": "size of the change", "object_size": "object size (px)", "n_shapes": "number of shapes"}
+
+
+def _bins(edges) -> list[str]:
+    """A heatmap axis's tick labels: each bin's range, or its one value where the sweep held the factor fixed."""
+    return [f"{a:.3g}" if f"{a:.3g}" == f"{b:.3g}" else f"{a:.3g}–{b:.3g}" for a, b in zip(edges[:-1], edges[1:])]
+
+
 def synthetic_heatmaps(runs: list[Run], path: Path) -> Path | None:
+    """Saves ``heatmap_figure`` of the runs at ``path`` and returns it; None (nothing written) without synthetic runs."""
+    fig = heatmap_figure(runs)
+    if fig is None:
+        return None
+    import matplotlib.pyplot as plt
+
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def heatmap_figure(runs: list[Run]):
     """Accuracy of each model over two difficulty factors of each synthetic type (runs on data from
-    ``lmms-comparative synthetic``, whose samples carry the factors)."""
+    ``lmms-comparative synthetic``, whose samples carry the factors), at a size read at the page's
+    width: each cell's accuracy and count, each axis's bins and the factor's name."""
     panels = []
     for run in runs:
         for key, _ in SUBTLEBENCH_TYPES:
@@ -139,26 +162,24 @@ def synthetic_heatmaps(runs: list[Run], path: Path) -> Path | None:
 
     names = list(dict.fromkeys(p[0] for p in panels))
     categories = list(dict.fromkeys(p[1] for p in panels))
-    fig, axes = plt.subplots(len(names), len(categories), figsize=(3.4 * len(categories), 3.1 * len(names)), dpi=110, squeeze=False)
+    # A row per type, a column per run: as wide as the runs, so that a page shows it at its own size.
+    fig, axes = plt.subplots(len(categories), len(names), figsize=(4.4 * len(names), 3.6 * len(categories)), dpi=90, squeeze=False)
     for ax in axes.flat:
         ax.axis("off")
     cmap = matplotlib.colormaps["RdYlGn"].copy()
     cmap.set_bad("lightgray")
     for name, category, x, y, (x_edges, y_edges, acc, counts) in panels:
-        ax = axes[names.index(name)][categories.index(category)]
+        ax = axes[categories.index(category)][names.index(name)]
         ax.axis("on")
         ax.imshow(np.ma.masked_invalid(acc * 100), cmap=cmap, vmin=0, vmax=100, origin="lower", aspect="auto")
         for (row, col), n in np.ndenumerate(counts):
             text = f"{acc[row, col] * 100:.0f}%\nn={int(n)}" if n else "-"
-            ax.text(col, row, text, ha="center", va="center", fontsize=7)
-        label = lambda edges: [f"{a:.3g}-{b:.3g}" for a, b in zip(edges[:-1], edges[1:])]  # noqa: E731
-        ax.set_xticks(range(len(x_edges) - 1), label(x_edges), fontsize=6)
-        ax.set_yticks(range(len(y_edges) - 1), label(y_edges), fontsize=6)
-        ax.set_xlabel(x, fontsize=7)
-        ax.set_ylabel(y, fontsize=7)
-        ax.set_title(f"{name}: {category}", fontsize=8)
-    fig.suptitle("Synthetic SubtleBench: accuracy by difficulty factor", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+            ax.text(col, row, text, ha="center", va="center", fontsize=11)
+        ax.set_xticks(range(len(x_edges) - 1), _bins(x_edges), fontsize=10)
+        ax.set_yticks(range(len(y_edges) - 1), _bins(y_edges), fontsize=10)
+        ax.set_xlabel(FACTOR_NAMES.get(x, x), fontsize=11)
+        ax.set_ylabel(FACTOR_NAMES.get(y, y), fontsize=11)
+        ax.set_title(f"{name}: {category}", fontsize=12)
+    fig.suptitle("Synthetic SubtleBench: accuracy by difficulty factor\n(each factor cut at its tertiles)", fontsize=13)
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.75 / fig.get_figheight()))  # the two title lines above the first row's titles
+    return fig

@@ -114,26 +114,42 @@ def measure(run: Run, table_id: str, column: str):
 
 
 def compare_units(run, task: str) -> dict | None:
-    """The scoring units of a task in one run: a T/F pair (right when both halves are: the
-    paper's pair accuracy, ``scoring.pair_accuracy``), a counting item with its Acc_num score (not
-    right or wrong), else an item with its ``correct``."""
+    """The scoring units of a task in one run, as the task's score counts them: a T/F pair (right
+    when both halves are: the paper's pair accuracy, ``scoring.pair_accuracy``; a pair with a
+    failed request left out, an incomplete pair dropped in OC/PC and not right in GC, as
+    ``hooks.summarize`` scores them), a counting item with its Acc_num score (not right or wrong),
+    else an item with its ``correct``; a failed request is no unit."""
     rows = run.samples.get(task)
     if not rows:
         return None
     values: dict[str, float] = {}
     binary = True
+    pairs: dict[str, dict[str, bool]] = {}
+    failed_pairs, dropping = set(), set()
     for row in rows:
         item = next((v for v in row.values() if isinstance(v, dict) and "uid" in v), None)
         if item is None:
             return None
+        failed = item.get("status") == "failed"
         if item.get("pair_id") is not None:
             key = str(item["pair_id"])
-            values[key] = float(values.get(key, 1.0) and bool(item.get("correct")))
+            if failed:
+                failed_pairs.add(key)
+            if item.get("kind") == "tf":
+                dropping.add(key)
+            half = pairs.setdefault(key, {})
+            half[item.get("half")] = half.get(item.get("half"), False) or bool(item.get("correct"))
+        elif failed:
+            continue
         elif item.get("kind") == "cnt":
             values[str(item["uid"])] = float(item.get("score") or 0.0)
             binary = False
         else:
             values[str(item["uid"])] = float(item.get("correct") or 0)
+    for key, half in pairs.items():
+        if key in failed_pairs or (key in dropping and not {"p", "n"} <= set(half)):
+            continue
+        values[key] = float(half.get("p", False) and half.get("n", False))
     return {"values": values, "binary": binary, "metric": "score"}
 
 

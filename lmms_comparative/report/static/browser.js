@@ -33,6 +33,11 @@
     return node;
   }
 
+  // Text with its numbers compared as numbers: _2 before _10.
+  function natural(a, b) {
+    return a.localeCompare(b, undefined, { numeric: true, sensitivity: "base" });
+  }
+
   function select(name, label, options) {
     var s = el("select", { name: name, "aria-label": label });
     options.forEach(function (o) { s.appendChild(el("option", { value: o[0], text: o[1] })); });
@@ -40,19 +45,38 @@
   }
 
   // ---- tabs -------------------------------------------------------------------------------------
+  // The sticky header's height, so that nothing scrolled into view lands under it (the CSS reads
+  // it as scroll-padding-top; set through the CSSOM, which the page's CSP allows).
+  var header = document.querySelector("header");
+  function headerRoom() { document.documentElement.style.setProperty("--header", header.offsetHeight + "px"); }
+  headerRoom();
+  window.addEventListener("resize", headerRoom);
+
+  // Each tab opens where it was left, a tab not seen yet at its top (the offset of the tab left
+  // behind would land mid-page in another).
+  var scrolled = {}, current = null;
   function showTab(id) {
+    if (current === id) return;
+    if (current !== null) scrolled[current] = window.scrollY;
     document.querySelectorAll("section.tab").forEach(function (s) { s.hidden = s.id !== id; });
     document.querySelectorAll("nav a").forEach(function (a) { a.classList.toggle("active", a.dataset.tab === id); });
+    current = id;
+    window.scrollTo(0, scrolled[id] || 0);
   }
-  document.querySelectorAll("nav a").forEach(function (a) {
-    a.addEventListener("click", function (e) { e.preventDefault(); showTab(a.dataset.tab); history.replaceState(null, "", "#" + a.dataset.tab); });
+  document.querySelectorAll("nav a, a[href^='#b-'], a[href='#overview']").forEach(function (a) {
+    a.addEventListener("click", function (e) { e.preventDefault(); history.replaceState(null, "", a.getAttribute("href")); fromHash(); });
   });
+  // "#b-<benchmark>?flip=b_only&a=0&b=1&tasks=t1,t2": the tab, its browser showing those flips.
   function fromHash() {
-    var id = (location.hash || "#overview").slice(1) || "overview";
-    showTab(document.getElementById(id) ? id : "overview");
+    var hash = (location.hash || "#overview").slice(1), query = "";
+    if (hash.indexOf("?") >= 0) { query = hash.slice(hash.indexOf("?") + 1); hash = hash.slice(0, hash.indexOf("?")); }
+    var id = document.getElementById(hash) && document.getElementById(hash).classList.contains("tab") ? hash : "overview";
+    showTab(id);
+    if (!query) return;
+    var root = document.querySelector("#" + id + " .browser");
+    if (root && root.browser) root.browser.showFlips(new URLSearchParams(query));
   }
   window.addEventListener("hashchange", fromHash);
-  fromHash();
 
   // ---- the full image on click ------------------------------------------------------------------
   var overlay = document.getElementById("overlay");
@@ -71,6 +95,13 @@
     this.benchmark = root.dataset.benchmark;
     this.mine = [];
     for (var i = 0; i < INDEX.rows.length; i++) if (INDEX.rows[i][3] === this.benchmark) this.mine.push(i);
+    // The runs with an item of this benchmark: the others get no chip, outcome filter or flips pick.
+    var absent = INDEX.outcomes.indexOf("absent"), mine = this.mine;
+    this.runs = [];
+    INDEX.runs.forEach(function (_, k) {
+      if (mine.some(function (i) { return INDEX.rows[i][4][k] !== absent; })) this.runs.push(k);
+    }, this);
+    this.only = null;  // the tasks a link from the Overview narrowed the items to (a group's)
     this.page = 0;
     this.build();
     this.apply();
@@ -81,31 +112,60 @@
     function used(column, names) {
       var seen = {};
       rows.forEach(function (r) { seen[r[column]] = true; });
-      return [["", "all"]].concat(Object.keys(seen).map(function (k) { return [k, names[k] || "(none)"]; }));
+      var keys = Object.keys(seen).sort(function (a, b) { return natural(names[a] || "", names[b] || ""); });
+      return [["", "all"]].concat(keys.map(function (k) { return [k, names[k] || "(none)"]; }));
     }
-    var runs = INDEX.runs.map(function (name, i) { return [String(i), name]; });
+    var runs = this.runs.map(function (k) { return [String(k), INDEX.runs[k]]; });
     var filters = el("div", { class: "filters" }, [
       select("task", "task", used(0, INDEX.tasks)),
       select("category", "category", used(1, INDEX.categories)),
       select("domain", "domain", used(2, INDEX.domains)),
     ]);
-    INDEX.runs.forEach(function (name, i) {
-      filters.appendChild(select("outcome" + i, name, [["", "any"]].concat(INDEX.outcomes.map(function (o, j) { return [String(j), o]; }))));
+    this.runs.forEach(function (k) {
+      filters.appendChild(select("outcome" + k, INDEX.runs[k], [["", "any"]].concat(INDEX.outcomes.map(function (o, j) { return [String(j), o]; }))));
     });
-    if (INDEX.runs.length > 1) {
+    if (this.runs.length > 1) {
       filters.appendChild(select("flipA", "flips: A", runs));
       filters.appendChild(select("flipB", "B", runs));
       filters.appendChild(select("flip", "show", [["", "every item"], ["b_only", "B right, A wrong"], ["a_only", "A right, B wrong"]]));
-      filters.querySelector("select[name=flipB]").value = "1";
+      filters.querySelector("select[name=flipA]").value = String(this.runs[0]);
+      filters.querySelector("select[name=flipB]").value = String(this.runs[1]);
     }
+    this.narrowed = el("p", { class: "narrowed" });
+    this.narrowed.hidden = true;
     this.count = el("p", { class: "count" });
     this.list = el("div", { class: "items" });
     this.pager = el("div", { class: "pager" });
     this.root.appendChild(filters);
+    this.root.appendChild(this.narrowed);
     this.root.appendChild(this.count);
     this.root.appendChild(this.list);
     this.root.appendChild(this.pager);
     filters.addEventListener("change", function () { self.page = 0; self.apply(); });
+  };
+
+  // The flips a link of the Overview names: runs a and b, which side, the tasks behind the value.
+  Browser.prototype.showFlips = function (params) {
+    var self = this;
+    function set(name, value) { var s = self.root.querySelector("select[name=" + name + "]"); if (s && value !== null) s.value = value; }
+    set("flipA", params.get("a"));
+    set("flipB", params.get("b"));
+    set("flip", params.get("flip"));
+    set("task", "");
+    var wanted = (params.get("tasks") || "").split(",").filter(Boolean);
+    var ids = wanted.map(function (t) { return String(INDEX.tasks.indexOf(t)); }).filter(function (t) { return t !== "-1"; });
+    this.only = ids.length ? ids : null;
+    this.narrowed.textContent = "";
+    if (this.only) {
+      var clear = el("button", { type: "button", text: "show every task" });
+      clear.addEventListener("click", function () { self.only = null; self.narrowed.hidden = true; self.page = 0; self.apply(); });
+      this.narrowed.appendChild(document.createTextNode("Only the tasks behind the Overview's value: " + wanted.join(", ") + " "));
+      this.narrowed.appendChild(clear);
+      this.narrowed.hidden = false;
+    }
+    this.page = 0;
+    this.apply();
+    this.root.scrollIntoView();
   };
 
   Browser.prototype.value = function (name) {
@@ -116,11 +176,12 @@
   Browser.prototype.apply = function () {
     var self = this;
     var task = this.value("task"), category = this.value("category"), domain = this.value("domain");
-    var outcome = INDEX.runs.map(function (_, i) { return self.value("outcome" + i); });
+    var outcome = INDEX.runs.map(function (_, i) { return self.value("outcome" + i); }), only = this.only;
     var flip = this.value("flip"), fa = +this.value("flipA"), fb = +this.value("flipB");
     this.shown = this.mine.filter(function (i) {
       var r = INDEX.rows[i];
       if (task !== "" && String(r[0]) !== task) return false;
+      if (only && only.indexOf(String(r[0])) < 0) return false;
       if (category !== "" && String(r[1]) !== category) return false;
       if (domain !== "" && String(r[2]) !== domain) return false;
       for (var k = 0; k < outcome.length; k++) if (outcome[k] !== "" && String(r[4][k]) !== outcome[k]) return false;
@@ -146,15 +207,15 @@
     var prev = el("button", { type: "button", text: "previous" }), next = el("button", { type: "button", text: "next" });
     prev.disabled = this.page === 0;
     next.disabled = this.page >= pages - 1;
-    prev.addEventListener("click", function () { self.page--; self.render(); });
-    next.addEventListener("click", function () { self.page++; self.render(); });
+    prev.addEventListener("click", function () { self.page--; self.render(); self.root.scrollIntoView(); });
+    next.addEventListener("click", function () { self.page++; self.render(); self.root.scrollIntoView(); });
     this.pager.appendChild(prev);
     this.pager.appendChild(el("span", { text: " page " + (this.page + 1) + " of " + pages + " " }));
     this.pager.appendChild(next);
   };
 
   Browser.prototype.card = function (i) {
-    var r = INDEX.rows[i];
+    var self = this, r = INDEX.rows[i];
     var card = el("article", { class: "item", "data-row": String(i) });
     var head = el("div", { class: "head" });
     if (r[6]) {
@@ -163,8 +224,8 @@
       head.appendChild(thumbs);
     }
     var states = el("div", { class: "states" });
-    INDEX.runs.forEach(function (name, k) {
-      var o = INDEX.outcomes[r[4][k]];
+    this.runs.forEach(function (k) {
+      var o = INDEX.outcomes[r[4][k]], name = INDEX.runs[k];
       states.appendChild(el("span", { class: "state " + o, title: name, text: name + ": " + o }));
     });
     head.appendChild(el("div", { class: "what" }, [el("code", { text: INDEX.tasks[r[0]] }), el("span", { text: " " + INDEX.categories[r[1]] + (INDEX.domains[r[2]] ? " · " + INDEX.domains[r[2]] : "") }), states]));
@@ -183,13 +244,18 @@
           card.thumbs.appendChild(img);
         }
       });
-      fill(body, item);
+      fill(body, item, self.runs);
     });
-    head.addEventListener("click", function () { body.hidden = !body.hidden; card.classList.toggle("open", !body.hidden); });
+    head.addEventListener("click", function () {
+      body.hidden = !body.hidden;
+      card.classList.toggle("open", !body.hidden);
+      // An opened card's title in view, below the sticky header, not under it.
+      if (!body.hidden && head.getBoundingClientRect().top < header.getBoundingClientRect().bottom) card.scrollIntoView();
+    });
     return card;
   };
 
-  function fill(body, item) {
+  function fill(body, item, shown) {
     body.appendChild(el("div", { class: "images" }, (item.images || []).map(function (n, k) {
       if (n) return el("img", { src: "full/" + n, alt: "image " + (k + 1), class: "full", loading: "lazy" });
       var video = /\.(mp4|avi|mov|mkv|webm)$/i.test(item.media[k] || "");
@@ -197,11 +263,11 @@
       return el("span", { class: "missing", text: "(" + item.media[k] + (withheld ? ": media outside the data roots, not shown)" : video ? ": a video; frames sampled uniformly over it follow)" : ": not an image at hand)") });
     })));
     if (item.question) body.appendChild(el("pre", { class: "question", text: item.question }));
-    body.appendChild(el("p", {}, [el("b", { text: "gold: " }), document.createTextNode(item.target)]));
+    body.appendChild(el("p", { class: "gold" }, [el("b", { text: "gold: " }), document.createTextNode(item.gold || item.target)]));
     var table = el("table", { class: "replies" });
     table.appendChild(el("tr", {}, ["run", "reply", "parsed", "outcome", "score", "details"].map(function (h) { return el("th", { text: h }); })));
-    INDEX.runs.forEach(function (name, k) {
-      var run = item.runs[k];
+    shown.forEach(function (k) {
+      var name = INDEX.runs[k], run = item.runs[k];
       if (!run) { table.appendChild(el("tr", {}, [el("td", { text: name }), el("td", { text: "(not in this run)", colspan: "5" })])); return; }
       var details = Object.keys(run.fields || {}).map(function (f) { return f + ": " + run.fields[f]; }).join("; ");
       var row = el("tr", { class: run.outcome }, [el("td", { text: name }), el("td", {}, [el("pre", { class: "reply", text: run.reply })]), el("td", { text: run.parsed === null || run.parsed === undefined ? "" : String(run.parsed) }), el("td", { text: run.outcome }), el("td", { text: run.score === null ? "" : String(run.score) }), el("td", { class: "details", text: details })]);
@@ -212,8 +278,9 @@
         table.appendChild(el("tr", {}, [el("td", { text: "" }), el("td", { colspan: "5" }, [q])]));
       }
     });
-    body.appendChild(table);
+    body.appendChild(el("div", { class: "wide" }, [table]));
   }
 
   document.querySelectorAll(".browser").forEach(function (root) { root.browser = new Browser(root); });
+  fromHash();
 })();

@@ -1,0 +1,223 @@
+"""The HTML report's first page: the model team's question answered before any table.
+
+Per benchmark, its headline value (the paper's own: SubtleBench's AVG, CompBench's Avg, VLM²-Bench's
+Overall, CaptionQA's Overall per caption prompt, ViDi's CIDEr per setting) for every run, with its
+95% interval (the benchmark's ``report.measure``, as the paper tables print it), the run's
+``verify`` state and, where its items are not the release's, the dagger; the paper's best model and
+its chance row beside them; and for two runs or more, each later run B against the first, A: the
+paired difference B − A with its interval, p-value and flips, which are ``compare.compare``'s rows
+(the numbers ``lmms-comparative compare`` prints and writes to compare.json, not computed again),
+each linking to the benchmark's tab and to the flipped items in its browser.
+
+A benchmark none of whose runs has the headline group (the demo runs five SubtleBench types, not
+the group) shows the headline table's columns that the runs do have, one row each.
+
+Every string from a results folder is escaped here (``html.escape``; ``urllib.parse.quote`` in a
+link's fragment): this part of the page is HTML written by this module, not rendered Markdown.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+from typing import Callable
+from urllib.parse import quote
+
+from lmms_comparative.report.runs import verify_state
+from lmms_comparative.reportlib.marks import DAGGER, kind
+from lmms_comparative.subsets import subset_of_tasks
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A benchmark's headline: the paper table and column it stands in (``measure`` reads it),
+    its label, the task or group whose value it is in a run (``group``), and, for a run without
+    that group, the task behind each other column of the table (``part``; None: no such column)."""
+
+    table: str
+    column: str
+    label: str
+    group: Callable
+    part: Callable | None = None
+
+
+def _compbench_family(run) -> str:
+    """The protocol family the report's CompBench measure reads: concatenated where the run has it, else two images."""
+    from lmms_comparative.benchmarks.compbench.report import COMPBENCH_COLUMNS
+
+    return next((f for f in ("compbench", "compbench_pair") if any(run.row(f"{f}_{c}") for c, _ in COMPBENCH_COLUMNS)), "compbench")
+
+
+def _vidi(setting: str) -> Callable:
+    return lambda run: f"vidi_{setting}_avg" if run.row(f"vidi_{setting}_avg") else f"vidi_{setting}"
+
+
+SPECS: dict[str, list[Spec]] = {
+    "subtlebench": [Spec("table2", "avg", "AVG", lambda r: "subtlebench", lambda r, c: f"subtlebench_{c}")],
+    "compbench": [Spec("table2", "avg", "Avg", _compbench_family, lambda r, c: f"{_compbench_family(r)}_{c}")],
+    "vlm2bench": [Spec("table1", "overall", "Overall", lambda r: "vlm2bench", lambda r, c: f"vlm2bench_{c}")],
+    "captionqa": [Spec(f"table3_{p}", "overall", f"Overall, {p} prompt", lambda r, p=p: f"captionqa_{p}", lambda r, c, p=p: f"captionqa_{p}_{c}") for p in ("simple", "short", "long", "taxonomy")],
+    "vidi": [Spec(f"table1_{s}", "cider", f"CIDEr, {s}", _vidi(s)) for s in ("granular", "global")],
+}
+
+
+@dataclass
+class Entry:
+    """One row of a benchmark's overview: a label, the paper's table and column, and per run the
+    task or group its value is of."""
+
+    label: str
+    table: str
+    column: str
+    tasks: list
+
+
+def entries(benchmark, runs: list) -> list[Entry]:
+    """The benchmark's overview rows for ``runs``: each headline some run has, else each other
+    column of its table some run has (its ``part``)."""
+    paper = benchmark.paper()["tables"]
+    found = []
+    for spec in SPECS.get(benchmark.name, []):
+        if spec.table not in paper:
+            continue
+        tasks = [spec.group(r) for r in runs]
+        if any(r.row(t) for r, t in zip(runs, tasks)):
+            found.append(Entry(spec.label, spec.table, spec.column, tasks))
+            continue
+        for column in paper[spec.table]["columns"] if spec.part else []:
+            if column == spec.column:
+                continue
+            tasks = [spec.part(r, column) for r in runs]
+            if any(r.row(t) for r, t in zip(runs, tasks)):
+                found.append(Entry(column.upper() if benchmark.name == "subtlebench" else column, spec.table, column, tasks))
+    return found
+
+
+def reference(spec: dict, column: str) -> tuple[tuple[str, float] | None, tuple[str, float] | None]:
+    """The paper's best model in a table's column (name, value) and its chance row, each None where the table has none."""
+    at = spec["columns"].index(column)
+    references = set(spec.get("reference", ()))
+    models = [(name, values[at]) for name, values in spec["rows"].items() if name not in references and values[at] is not None]
+    chance = [(name, values[at]) for name, values in spec["rows"].items() if name in references and re.search(r"chance|random", name, re.I) and values[at] is not None]
+    return (max(models, key=lambda m: m[1]) if models else None), (chance[0] if chance else None)
+
+
+def comparisons(runs: list) -> list[tuple[int, list[dict] | None, str | None]]:
+    """Each later run (its index) against the first: ``compare.compare``'s rows, or why none."""
+    from lmms_comparative.report.compare import CompareError, compare
+
+    found = []
+    for index in range(1, len(runs)):
+        try:
+            found.append((index, compare(runs[0], runs[index]), None))
+        except CompareError as exc:
+            found.append((index, None, str(exc)))
+    return found
+
+
+def _fmt(value, digits: int) -> str:
+    return "-" if value is None or value != value else f"{value:.{digits}f}"
+
+
+def _letter(index: int) -> str:
+    """A run's letter in the overview: A for the first, then B, C, ... (then A27, ...)."""
+    return chr(ord("A") + index) if index < 26 else f"A{index + 1}"
+
+
+def _esc(text) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _flip_link(benchmark, a: int, b: int, which: str, tasks: list[str], count: int) -> str:
+    if not count:
+        return "0"
+    target = f"b-{benchmark.name}?flip={which}&a={a}&b={b}&tasks={quote(','.join(tasks), safe=',')}"
+    title = f"the {count} unit(s) better under {'A' if which == 'a_only' else _letter(b)}"
+    return f'<a href="#{_esc(target)}" title="{_esc(title)}">{count}</a>'
+
+
+def _difference(benchmark, rows: list[dict] | None, problem: str | None, task_a: str, task_b: str, index: int, digits: int) -> str:
+    """The cell of B − A for one entry: compare's row (delta, interval, p, test, flips), or why none."""
+    if problem:
+        return f'<span class="none">not compared: {_esc(problem)}</span>'
+    if task_a != task_b:
+        return f'<span class="none">not compared: A has {_esc(task_a)}, B {_esc(task_b)}</span>'
+    row = next((r for r in rows or [] if r["task"] == task_a and not r.get("category")), None)
+    if row is None:
+        return '<span class="none">not compared: not in both runs\' samples logs (run with --log_samples)</span>'
+    if row.get("metric") is None:
+        return f'<span class="none">{_esc(row.get("note", "not compared"))}</span>'
+    leaves = [r["task"] for r in rows if r.get("group") == task_a and not r.get("category")] or [task_a]
+    low, high = row["ci95"]
+    sign = "ahead" if low > 0 else "behind" if high < 0 else "tied"
+    flips = f"{_flip_link(benchmark, 0, index, 'a_only', leaves, row['a_only'])} / {_flip_link(benchmark, 0, index, 'b_only', leaves, row['b_only'])}"
+    return (
+        f'<span class="delta {sign}">{row["delta"]:+.{digits}f}</span> <span class="ci">[{low:.{digits}f}, {high:.{digits}f}]</span>'
+        f'<span class="p">p = {row["p_value"]:.3g} ({_esc(row["test"])}, {row["n"]} units)</span>'
+        f'<span class="flips">flips A / {_letter(index)}: {flips}</span>'
+    )
+
+
+def benchmark_block(benchmark, runs: list, compared: list) -> str:
+    """The overview of one benchmark: a table of its entries (rows) by run, reference and difference (columns)."""
+    found = entries(benchmark, runs)
+    if not found:
+        return ""
+    paper = benchmark.paper()["tables"]
+    measure = benchmark.report_part().measure
+    have = [i for i, r in enumerate(runs) if any(r.row(e.tasks[i]) for e in found)]
+    subsets = {i: subset_of_tasks(runs[i], benchmark, [e.tasks[i] for e in found]) for i in have}
+    head = []
+    for i in have:
+        mark = f" {DAGGER}" if subsets[i] else ""
+        letter = _letter(i)
+        items = f'<span class="itemset">{_esc(kind(subsets[i]))}</span>' if subsets[i] else ""
+        head.append(f'<th scope="col"><span class="letter">{letter}</span> <code>{_esc(runs[i].name)}</code>{mark}<span class="verify">verify: {_esc(verify_state(runs[i]))}</span>{items}</th>')
+    head += ['<th scope="col">paper\'s best</th>', '<th scope="col">paper\'s chance</th>']
+    pairs = [(index, rows, problem) for index, rows, problem in compared if 0 in have and index in have]
+    head += [f'<th scope="col">{_letter(index)} − A</th>' for index, _, _ in pairs]
+    body = []
+    for entry in found:
+        spec = paper[entry.table]
+        digits = (spec.get("column_digits") or [spec.get("digits", 1)] * len(spec["columns"]))[spec["columns"].index(entry.column)]
+        best, chance = reference(spec, entry.column)
+        where = spec["source"].split(", ", 1)[-1]
+        cells = [f'<th scope="row">{_esc(entry.label)}<span class="source">{_esc(where)}</span></th>']
+        for i in have:
+            value, ci = measure(runs[i], entry.table, entry.column) if runs[i].row(entry.tasks[i]) else (None, None)
+            interval = f' <span class="ci">[{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]</span>' if ci else ""
+            label = f"{_letter(i)} {runs[i].name}{f' {DAGGER}' if subsets[i] else ''} (verify: {verify_state(runs[i])})"
+            cells.append(f'<td data-label="{_esc(label)}" data-run="{i}"><span class="value">{_fmt(value, digits)}</span>{interval}</td>')
+        cells.append(f'<td data-label="paper\'s best">{_fmt(best[1], digits) if best else "-"}' + (f'<span class="model">{_esc(best[0])}</span>' if best else "") + "</td>")
+        cells.append(f'<td data-label="paper\'s chance">{_fmt(chance[1], digits) if chance else "-"}</td>')
+        for index, rows, problem in pairs:
+            cells.append(f'<td data-label="{_letter(index)} − A" data-pair="{index}" class="difference">{_difference(benchmark, rows, problem, entry.tasks[0], entry.tasks[index], index, digits)}</td>')
+        body.append(f'<tr data-task="{_esc(entry.tasks[0])}">{"".join(cells)}</tr>')
+    notes = []
+    missing = [runs[i].name for i in range(len(runs)) if i not in have]
+    if missing:
+        notes.append("Not in this benchmark: " + ", ".join(missing) + ".")
+    return (
+        f'<section class="overview-benchmark" data-benchmark="{_esc(benchmark.name)}"><h3><a href="#b-{_esc(benchmark.name)}">{_esc(benchmark.title)}</a></h3>'
+        f'<div class="wide"><table class="overview"><thead><tr><th scope="col">headline, paper table</th>{"".join(head)}</tr></thead><tbody>{"".join(body)}</tbody></table></div>'
+        + "".join(f'<p class="note">{_esc(n)}</p>' for n in notes)
+        + "</section>"
+    )
+
+
+def overview_html(benchmarks, runs: list, compared: list) -> str:
+    """The Overview's answer part: a block per benchmark present, in report order."""
+    blocks = [b for b in (benchmark_block(benchmark, runs, compared) for benchmark in benchmarks) if b]
+    if not blocks:
+        return ""
+    lead = (
+        "Each run's headline score per benchmark, as its paper reports it, with its 95% interval"
+        + ("; each later run against the first (A), unit by unit, as <code>lmms-comparative compare</code> computes it" if len(runs) > 1 else "")
+        + "."
+    )
+    how = "The paper's best model and its chance level are for reference"
+    if len(runs) > 1:
+        how += "; B − A is the paired difference on the units both runs scored, with its 95% paired bootstrap interval, its p-value and test, and the flips (units better under A / under B), each count a link to those items"
+    how += f". {DAGGER}: not the release's items, not comparable with the paper's numbers. A benchmark's name opens its tab: the paper's tables and charts, every task and category, and the items."
+    return f'<h2>Overview</h2><p class="lead">{lead}</p>' + "".join(blocks) + f'<p class="note">{how}</p>'
