@@ -112,6 +112,21 @@ class RunCommand(Protocol):
 
 
 @dataclass(frozen=True)
+class Headline:
+    """A benchmark's headline value on the report's first page: the paper table and column it stands
+    in (the report part's ``measure`` reads it), its label, the task or group whose value it is in a
+    run (``group``), and, for a run without that group, the task behind each other column of the
+    table (``part``; None: no such column), labelled by ``column_label`` (default: the column)."""
+
+    table: str
+    column: str
+    label: str
+    group: Callable[[Run], str]
+    part: Callable[[Run, str], str] | None = None
+    column_label: Callable[[str], str] | None = None
+
+
+@dataclass(frozen=True)
 class ReportPart:
     """What the report, ``compare`` and ``export`` call of a benchmark (``report.py``). A benchmark
     without one gets a table of each task's accuracy (or first metric) and n (``report/generic.py``)."""
@@ -124,6 +139,7 @@ class ReportPart:
     compare_group: str = "micro"  # how compare pools a group: "micro" (items) or "macro" (tasks' means)
     item_images: ItemImages | None = None
     item_questions: ItemQuestions | None = None
+    headlines: tuple[Headline, ...] = ()  # the first page's values (report/overview.py); none: not shown there
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,8 @@
 """The HTML report's first page: the model team's question answered before any table.
 
-Per benchmark, its headline value (the paper's own: SubtleBench's AVG, CompBench's Avg, VLM²-Bench's
-Overall, CaptionQA's Overall per caption prompt, ViDi's CIDEr per setting) for every run, with its
-95% interval (the benchmark's ``report.measure``, as the paper tables print it), the run's
+Per benchmark, its headline values (its report part's ``headlines``: the paper's own, SubtleBench's
+AVG, CompBench's Avg, VLM²-Bench's Overall, ...) for every run, with its 95% interval (the report
+part's ``measure``, as the paper tables print it), the run's
 ``verify`` state and, where its items are not the release's, the dagger; the paper's best model and
 its chance row beside them; and for two runs or more, each later run B against the first, A: the
 paired difference B − A with its interval, p-value and flips, which are ``compare.compare``'s rows
@@ -21,45 +21,11 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass
-from typing import Callable
 from urllib.parse import quote
 
 from lmms_comparative.report.runs import verify_state
 from lmms_comparative.reportlib.marks import DAGGER, kind
 from lmms_comparative.subsets import subset_of_tasks
-
-
-@dataclass(frozen=True)
-class Spec:
-    """A benchmark's headline: the paper table and column it stands in (``measure`` reads it),
-    its label, the task or group whose value it is in a run (``group``), and, for a run without
-    that group, the task behind each other column of the table (``part``; None: no such column)."""
-
-    table: str
-    column: str
-    label: str
-    group: Callable
-    part: Callable | None = None
-
-
-def _compbench_family(run) -> str:
-    """The protocol family the report's CompBench measure reads: concatenated where the run has it, else two images."""
-    from lmms_comparative.benchmarks.compbench.report import COMPBENCH_COLUMNS
-
-    return next((f for f in ("compbench", "compbench_pair") if any(run.row(f"{f}_{c}") for c, _ in COMPBENCH_COLUMNS)), "compbench")
-
-
-def _vidi(setting: str) -> Callable:
-    return lambda run: f"vidi_{setting}_avg" if run.row(f"vidi_{setting}_avg") else f"vidi_{setting}"
-
-
-SPECS: dict[str, list[Spec]] = {
-    "subtlebench": [Spec("table2", "avg", "AVG", lambda r: "subtlebench", lambda r, c: f"subtlebench_{c}")],
-    "compbench": [Spec("table2", "avg", "Avg", _compbench_family, lambda r, c: f"{_compbench_family(r)}_{c}")],
-    "vlm2bench": [Spec("table1", "overall", "Overall", lambda r: "vlm2bench", lambda r, c: f"vlm2bench_{c}")],
-    "captionqa": [Spec(f"table3_{p}", "overall", f"Overall, {p} prompt", lambda r, p=p: f"captionqa_{p}", lambda r, c, p=p: f"captionqa_{p}_{c}") for p in ("simple", "short", "long", "taxonomy")],
-    "vidi": [Spec(f"table1_{s}", "cider", f"CIDEr, {s}", _vidi(s)) for s in ("granular", "global")],
-}
 
 
 @dataclass
@@ -78,7 +44,7 @@ def entries(benchmark, runs: list) -> list[Entry]:
     column of its table some run has (its ``part``)."""
     paper = benchmark.paper()["tables"]
     found = []
-    for spec in SPECS.get(benchmark.name, []):
+    for spec in benchmark.report_part().headlines:
         if spec.table not in paper:
             continue
         tasks = [spec.group(r) for r in runs]
@@ -90,7 +56,7 @@ def entries(benchmark, runs: list) -> list[Entry]:
                 continue
             tasks = [spec.part(r, column) for r in runs]
             if any(r.row(t) for r, t in zip(runs, tasks)):
-                found.append(Entry(column.upper() if benchmark.name == "subtlebench" else column, spec.table, column, tasks))
+                found.append(Entry(spec.column_label(column) if spec.column_label else column, spec.table, column, tasks))
     return found
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from lmms_comparative.benchmarks.captionqa.facts import FACTS as BENCHMARK
 from lmms_comparative.benchmarks.captionqa.scoring import difficulty, reader_stability
 from lmms_comparative.failures import DataError
-from lmms_comparative.record import ReportPart
+from lmms_comparative.record import Headline, ReportPart
 from lmms_comparative.reportlib.cells import NO_CI95, cell, interval_note, table, text_table, unscored_notes
 from lmms_comparative.reportlib.charts import model_colours
 from lmms_comparative.reportlib.marks import CHART_NOTE, Marks, chart_label, with_skips
@@ -273,4 +273,11 @@ def item_questions(run: Run, task: str) -> dict[str, list[dict]] | None:
     return out
 
 
-PART = ReportPart(item_questions=item_questions, section=section, summary=summary, charts=charts, measure=measure, compare_units=compare_units, item_images=item_images)
+def _headline(prompt: str) -> Headline:
+    return Headline(f"table3_{prompt}", "overall", f"Overall, {prompt} prompt", lambda run: f"captionqa_{prompt}", lambda run, column: f"captionqa_{prompt}_{column}")
+
+
+# The first page's values: Table 3's Overall per caption prompt; a run without one shows its domains.
+HEADLINES = tuple(_headline(prompt) for prompt in ("simple", "short", "long", "taxonomy"))
+
+PART = ReportPart(headlines=HEADLINES, item_questions=item_questions, section=section, summary=summary, charts=charts, measure=measure, compare_units=compare_units, item_images=item_images)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from lmms_comparative.benchmarks.compbench.facts import FACTS as BENCHMARK
 from lmms_comparative.metrics.bootstrap import bootstrap_ci, grouped_bootstrap_ci
-from lmms_comparative.record import ReportPart
+from lmms_comparative.record import Headline, ReportPart
 from lmms_comparative.reportlib.cells import SAMPLES_NEEDED, cell, family_prefixes, interval_note, reference_rows, table, text_table, unscored_notes
 from lmms_comparative.reportlib.marks import Marks, with_skips
 from lmms_comparative.reportlib.runs import Run
@@ -143,4 +143,12 @@ def measure(run: Run, table_id: str, column: str):
 # ``lmms-comparative compare``: the Avg is the unweighted mean of the sixteen columns.
 
 
-PART = ReportPart(section=section, summary=summary, charts=charts, measure=measure, compare_group="macro")
+def _family(run: Run) -> str:
+    """The protocol family the measure reads: concatenated where the run has it, else two images."""
+    return next((f for f in ("compbench", "compbench_pair") if any(run.row(f"{f}_{c}") for c, _ in COMPBENCH_COLUMNS)), "compbench")
+
+
+# The first page's value: Table 2's Avg; a run without the group shows each column it has.
+HEADLINES = (Headline("table2", "avg", "Avg", _family, lambda run, column: f"{_family(run)}_{column}"),)
+
+PART = ReportPart(headlines=HEADLINES, section=section, summary=summary, charts=charts, measure=measure, compare_group="macro")

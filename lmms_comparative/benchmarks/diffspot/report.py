@@ -9,7 +9,7 @@ from pathlib import Path
 
 from lmms_comparative.benchmarks.diffspot.facts import FACTS as BENCHMARK
 from lmms_comparative.failures import DataError
-from lmms_comparative.record import ReportPart
+from lmms_comparative.record import Headline, ReportPart
 from lmms_comparative.reportlib.cells import NO_CI95, cell, interval_note, table, text_table, unscored_notes
 from lmms_comparative.reportlib.marks import Marks, with_skips
 from lmms_comparative.reportlib.runs import Run
@@ -179,4 +179,17 @@ def item_images(task: str, keys: list[str]) -> dict[str, list]:
     return out
 
 
-PART = ReportPart(section=section, summary=summary, charts=charts, measure=measure, compare_units=compare_units, item_images=item_images, item_questions=item_questions)
+# The first page's value: the leaderboard's Overall (the official score); a run without the full
+# task shows each tier it has.
+HEADLINES = (
+    Headline(
+        "leaderboard",
+        "overall_accuracy",
+        "Overall",
+        lambda run: "diffspot",
+        lambda run, column: next((t for c, _, t, _ in COLUMNS if c == column and t), "diffspot"),
+        lambda column: next((label for c, _, _, label in COLUMNS if c == column), column),
+    ),
+)
+
+PART = ReportPart(headlines=HEADLINES, section=section, summary=summary, charts=charts, measure=measure, compare_units=compare_units, item_images=item_images, item_questions=item_questions)

@@ -11,7 +11,7 @@ from lmms_comparative.data.generated import FIXTURE, SYNTHETIC
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.bootstrap import bootstrap_ci
 from lmms_comparative.provenance import KEY
-from lmms_comparative.record import ReportPart
+from lmms_comparative.record import Headline, ReportPart
 from lmms_comparative.reportlib.cells import SAMPLES_NEEDED, cell, family_prefixes, interval_note, reference_rows, table, text_table, unscored_notes
 from lmms_comparative.reportlib.marks import Marks, with_skips
 from lmms_comparative.reportlib.runs import Run
@@ -336,4 +336,7 @@ def _percent(value, ci):
     return value * 100, (ci[0] * 100, ci[1] * 100) if ci else None
 
 
-PART = ReportPart(section=section, summary=summary, charts=charts, measure=measure)
+# The first page's value: Table 2's AVG; a run without the group shows each type it has.
+HEADLINES = (Headline("table2", "avg", "AVG", lambda run: "subtlebench", lambda run, column: f"subtlebench_{column}", str.upper),)
+
+PART = ReportPart(headlines=HEADLINES, section=section, summary=summary, charts=charts, measure=measure)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lmms_comparative.benchmarks.vidi.facts import FACTS as BENCHMARK
-from lmms_comparative.record import ReportPart
+from lmms_comparative.record import Headline, ReportPart
 from lmms_comparative.reportlib.cells import NO_CI95, cell, interval_note, table, text_table, unscored_notes
 from lmms_comparative.reportlib.marks import Marks, with_skips
 from lmms_comparative.reportlib.runs import Run
@@ -116,4 +116,11 @@ def compare_units(run, task: str) -> None:
     return None
 
 
-PART = ReportPart(section=section, summary=summary, charts=charts, measure=measure, compare_units=compare_units)
+def _headline(setting: str) -> Headline:
+    return Headline(f"table1_{setting}", "cider", f"CIDEr, {setting}", lambda run: f"vidi_{setting}_avg" if run.row(f"vidi_{setting}_avg") else f"vidi_{setting}")
+
+
+# The first page's values: Table 1's CIDEr per setting (both image orders' mean where the run has it).
+HEADLINES = (_headline("granular"), _headline("global"))
+
+PART = ReportPart(headlines=HEADLINES, section=section, summary=summary, charts=charts, measure=measure, compare_units=compare_units)

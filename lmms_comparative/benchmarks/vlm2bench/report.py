@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lmms_comparative.benchmarks.vlm2bench.facts import FACTS as BENCHMARK
-from lmms_comparative.record import ReportPart
+from lmms_comparative.record import Headline, ReportPart
 from lmms_comparative.reportlib.cells import NO_CI95, cell, interval_note, reference_rows, table, text_table, unscored_notes
 from lmms_comparative.reportlib.marks import Marks, with_skips
 from lmms_comparative.reportlib.runs import Run
@@ -153,4 +153,7 @@ def compare_units(run, task: str) -> dict | None:
     return {"values": values, "binary": binary, "metric": "score"}
 
 
-PART = ReportPart(section=section, summary=summary, charts=charts, measure=measure, compare_units=compare_units, compare_group="macro")
+# The first page's value: Table 1's Overall; a run without the group shows each subtask it has.
+HEADLINES = (Headline("table1", "overall", "Overall", lambda run: "vlm2bench", lambda run, column: f"vlm2bench_{column}"),)
+
+PART = ReportPart(headlines=HEADLINES, section=section, summary=summary, charts=charts, measure=measure, compare_units=compare_units, compare_group="macro")
