@@ -11,7 +11,8 @@ runs back up when it closes a circle of parts.
 
 A lookup by name is an arrow too: ``importlib.import_module("lmms_comparative.x")`` to that module;
 an ``import_module`` whose name is built at run time, in a file that names the benchmarks' package,
-to every benchmark's record (``benchmarks/<name>/__init__.py``); ``benchmark.part("report", ...)``
+to every benchmark's record (``benchmarks/<name>/__init__.py``), in a package's ``__init__.py`` from
+its own ``__name__``, to every module of the package (a face that loads them on first use); ``benchmark.part("report", ...)``
 or ``.optional("report", ...)`` (the registry's lookups before the parts were typed) to every
 benchmark's module of that name. ``--no-lookups`` leaves them out (imports only).
 
@@ -132,6 +133,8 @@ def lookups(known: dict[str, Path]) -> dict[str, set[str]]:
                         arrows[name].add(target)
                 elif "BENCHMARKS_PACKAGE" in text or BENCHMARKS in text:
                     arrows[name].update(r for r in records if r != name)
+                elif path.name == "__init__.py" and any(isinstance(n, ast.Name) and n.id == "__name__" for n in ast.walk(first)):
+                    arrows[name].update(m for m in known if m.startswith(name + "."))  # a package face that loads its modules on first use
             elif called in ("part", "optional") and isinstance(func, ast.Attribute) and isinstance(first, ast.Constant) and isinstance(first.value, str):
                 arrows[name].update(f"{r}.{first.value}" for r in records if f"{r}.{first.value}" in known and f"{r}.{first.value}" != name)
     return arrows

@@ -135,7 +135,7 @@ def test_every_family_publishes_what_it_did(benchmark, roots, hf_home, tmp_path)
             proc = run_cli(["--model", "multiround", "--model_args", "inner=random_choice,seed=3", "--tasks", ",".join(tasks), "--output_path", str(out), "--log_samples"], env=env, timeout=1200)
         results, samples = read_run(out, proc)
         assert proc.returncode == 0, proc.stderr[-3000:]
-        published[",".join(tasks)] = _published(results, samples, {k: str(v) for k, v in roots.items()})
+        published[",".join(tasks)] = _published(results, samples, {**{k: str(v) for k, v in roots.items()}, "minilm": MINILM or "<none>"})
     _compare(benchmark.name, published)
 
 
