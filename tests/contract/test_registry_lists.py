@@ -88,3 +88,14 @@ def test_no_test_module_is_over_400_lines():
 def test_the_readme_stays_short():
     size = len(README.read_bytes())
     assert size <= MAX_README_BYTES, f"README.md is {size} bytes (at most {MAX_README_BYTES}): move detail to docs/"
+
+
+def test_the_settings_pages_name_every_llm_prefix_and_data_variable():
+    """docs/settings.md and docs/engine.md list the judges' and readers' prefixes and the data
+    variables by hand: each registered benchmark's must be there (a new benchmark's were not)."""
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    settings, engine = ((docs / name).read_text(encoding="utf-8") for name in ("settings.md", "engine.md"))
+    for benchmark in BENCHMARKS:
+        assert f"`{benchmark.root_variable}`" in settings, benchmark.root_variable
+        for prefix in benchmark.llm_prefixes():
+            assert f"`{prefix}`" in settings and f"`{prefix}`" in engine, prefix
