@@ -10,11 +10,13 @@ from lmms_comparative.record import (
     Charts,
     Command,
     CompareUnits,
+    Detect,
     FixturePart,
     ItemImages,
     ItemQuestions,
     Measure,
     PredictionsPart,
+    ReadPredictions,
     ReportPart,
     RunCommand,
     Section,
@@ -23,11 +25,14 @@ from lmms_comparative.record import (
 )
 
 # Each part's functions and the protocol (record.py) they are called as.
-_SHAPES = {
+# Each part, its type, and the protocol of each function it holds (tests/contract/test_part_types.py
+# hands the same functions to mypy); the mappings of reader functions, by the protocol of their values.
+SHAPES = {
     "report": (ReportPart, {"section": Section, "summary": Summary, "charts": Charts, "measure": Measure, "compare_units": CompareUnits, "item_images": ItemImages, "item_questions": ItemQuestions}),
     "fixture": (FixturePart, {"build": BuildFixture}),
     "predictions": (PredictionsPart, {}),
 }
+MAPPINGS = {"predictions": {"formats": ReadPredictions, "detect": Detect, "signatures": Detect}}
 
 
 def part_problems(benchmark) -> list[str]:
@@ -35,7 +40,7 @@ def part_problems(benchmark) -> list[str]:
     the caller gives (``record.signature_problems``); a fixture where the data is not bundled."""
     where = f"benchmarks/{benchmark.name}"
     out = []
-    for name, (kind, shapes) in _SHAPES.items():
+    for name, (kind, shapes) in SHAPES.items():
         load = getattr(benchmark, name)
         if load is None:
             if name == "fixture" and benchmark.root_variable:
@@ -54,9 +59,11 @@ def part_problems(benchmark) -> list[str]:
             problem = None if function is None else ("is not callable" if not callable(function) else signature_problems(function, shape))
             if problem:
                 out.append(f"{where}/{name}.py: {field_name} {problem} ({shape.__name__} in lmms_comparative/record.py)")
-        if name == "predictions":
-            for table in ("formats", "detect", "signatures"):
-                out += [f"{where}/predictions.py: {table}[{k!r}] is not callable" for k, v in getattr(part, table).items() if not callable(v)]
+        for table, shape in MAPPINGS.get(name, {}).items():
+            for key, function in getattr(part, table).items():
+                problem = "is not callable" if not callable(function) else signature_problems(function, shape)
+                if problem:
+                    out.append(f"{where}/{name}.py: {table}[{key!r}] {problem} ({shape.__name__} in lmms_comparative/record.py)")
     for command in benchmark.command_parts():
         if not isinstance(command, Command):
             out.append(f"{where}/__init__.py: its commands hold a {type(command).__name__}, not a Command")

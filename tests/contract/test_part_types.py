@@ -13,15 +13,8 @@ from pathlib import Path
 import pytest
 
 from lmms_comparative import record
+from lmms_comparative.benchmarks.contract_parts import MAPPINGS, SHAPES
 from lmms_comparative.registry import BENCHMARKS
-
-# The protocol of each function-holding field of a part.
-SHAPES = {
-    "report": {"section": "Section", "summary": "Summary", "charts": "Charts", "measure": "Measure", "compare_units": "CompareUnits", "item_images": "ItemImages", "item_questions": "ItemQuestions"},
-    "fixture": {"build": "BuildFixture"},
-    "predictions": {},
-}
-MAPPINGS = {"predictions": {"formats": "ReadPredictions", "detect": "Detect", "signatures": "Detect"}}
 
 
 def _importable(function) -> tuple[str, str] | None:
@@ -35,13 +28,13 @@ def check_module(benchmarks) -> tuple[str, int]:
     lines = ["from lmms_comparative.record import *  # noqa: F403", ""]
     count = 0
     for benchmark in benchmarks:
-        for part_name, fields in SHAPES.items():
+        for part_name, (_, fields) in SHAPES.items():
             part = getattr(benchmark, f"{part_name}_part")()
             if part is None:
                 continue
-            found = [(getattr(part, f), shape) for f, shape in fields.items() if getattr(part, f) is not None]
+            found = [(getattr(part, f), shape.__name__) for f, shape in fields.items() if getattr(part, f) is not None]
             for table, shape in MAPPINGS.get(part_name, {}).items():
-                found += [(function, shape) for function in getattr(part, table).values()]
+                found += [(function, shape.__name__) for function in getattr(part, table).values()]
             for function, shape in found:
                 where = _importable(function)
                 if where is None:
