@@ -97,7 +97,10 @@ def _model_name(settings: dict) -> str:
 
 def _notes(run, benchmark, variant: str, data: dict, subset: str | None) -> str:
     record = run.results.get(KEY) or {}
-    parts = [f"lmms-comparative {record.get('package', {}).get('version', '?')}, {benchmark.title} protocol" + (f" ({variant})" if variant else "")]
+    # The version and the date are the run's own claims (its record and results file), as the model's name is.
+    package = record.get("package")
+    version = " ".join(untrusted.printable(str(package.get("version", "?") if isinstance(package, dict) else "?")).split())[:40]  # one line
+    parts = [f"lmms-comparative {version} (as the run's record names it), {benchmark.title} protocol" + (f" ({variant})" if variant else ""), "date as the run's results file gives it"]
     if subset:
         parts.append(subset)
     labels = benchmark.llm_prefixes() if benchmark.scoring_calls else {}

@@ -83,3 +83,24 @@ def test_a_local_reader_path_never_reaches_the_notes():
 
     assert _model_name({"model": "gpt-4o"}) == "gpt-4o"
     assert "/home" not in _model_name({"model": "/home/me/models/smol", "gguf_file": "/home/me/models/smol/m.gguf"})
+
+
+def test_a_forged_package_version_is_shown_as_the_runs_claim_in_one_line():
+    """The notes' package version comes from the run's record: a forger's text is named as the
+    record's, control characters shown escaped, cut to 40 characters; a record without a
+    package dict says '?'."""
+    from types import SimpleNamespace
+
+    from lmms_comparative.export import _notes
+    from lmms_comparative.provenance import KEY
+    from lmms_comparative.registry import BY_NAME
+
+    def notes(package) -> str:
+        run = SimpleNamespace(results={KEY: {"package": package}})
+        return _notes(run, BY_NAME["compbench"], "", {}, None)
+
+    honest = notes({"version": "0.1.0"})
+    assert honest.startswith("lmms-comparative 0.1.0 (as the run's record names it), MLLM-CompBench protocol")
+    forged = notes({"version": "9.9\nverified by the maintainers" + "x" * 80})
+    assert "\n" not in forged and "(as the run's record names it)" in forged and "x" * 41 not in forged
+    assert notes("not a dict").startswith("lmms-comparative ? (as the run's record names it)")
