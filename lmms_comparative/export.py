@@ -41,9 +41,12 @@ from pathlib import Path
 from lmms_comparative.data import untrusted
 from lmms_comparative.provenance import KEY
 from lmms_comparative.registry import BENCHMARKS, BY_NAME
-from lmms_comparative.subsets import GENERATED, subset_of
+from lmms_comparative.reportlib.runs import claimed_version
+from lmms_comparative.subsets import GENERATED, by_count_only, subset_of
 
 FOLDER = ".eval_results"
+# The notes of a value that stands for the release by its item count alone (``subsets.by_count_only``).
+COUNT_ONLY = "the release's item count; its item keys are not checked (the release's key list is not known here, and the run read a local copy)"
 
 
 class ExportError(ValueError):
@@ -95,14 +98,16 @@ def _model_name(settings: dict) -> str:
     return model
 
 
-def _notes(run, benchmark, variant: str, data: dict, subset: str | None) -> str:
+def _notes(run, benchmark, variant: str, data: dict, items: str | None) -> str:
+    """The entry's notes; ``items``: why its items are not the release's, or that they are by count only."""
     record = run.results.get(KEY) or {}
     # The version and the date are the run's own claims (its record and results file), as the model's name is.
-    package = record.get("package")
-    version = " ".join(untrusted.printable(str(package.get("version", "?") if isinstance(package, dict) else "?")).split())[:40]  # one line
-    parts = [f"lmms-comparative {version} (as the run's record names it), {benchmark.title} protocol" + (f" ({variant})" if variant else ""), "date as the run's results file gives it"]
-    if subset:
-        parts.append(subset)
+    parts = [f"lmms-comparative {claimed_version(record)} (as the run's record names it), {benchmark.title} protocol" + (f" ({variant})" if variant else ""), "date as the run's results file gives it"]
+    generation = (record.get("predictions") or {}).get("generation") if isinstance(record.get("predictions"), dict) else None
+    if isinstance(generation, dict):  # a score of a --predict_only run's replies: who decoded them is that run's claim
+        parts.append(f"replies from a separate --predict_only run (lmms-comparative {claimed_version(generation)} as its record names it)")
+    if items:
+        parts.append(items)
     labels = benchmark.llm_prefixes() if benchmark.scoring_calls else {}
     for prefix, settings in sorted((record.get("llm") or {}).items()):
         if prefix in labels:
@@ -194,6 +199,7 @@ def build(paths: list[str], dataset_ids: dict[str, str] | None = None, source: d
                         continue
                     if subset and data.get("source") != "local":  # a local copy's fingerprint is in the notes already
                         subset = f"{subset}; {_data_source(data)}"
+                    items_note = subset or (COUNT_ONLY if by_count_only(run, benchmark, [task_id]) else None)
                     entries.append(
                         EvalResultEntry(
                             dataset_id=dataset_id,
@@ -201,7 +207,7 @@ def build(paths: list[str], dataset_ids: dict[str, str] | None = None, source: d
                             value=round(float(value), 4),
                             dataset_revision=revision,
                             date=_iso_date(run.results),
-                            notes=_notes(run, benchmark, variant, data, subset),
+                            notes=_notes(run, benchmark, variant, data, items_note),
                             **(source or {}),
                         )
                     )

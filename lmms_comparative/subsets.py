@@ -44,6 +44,24 @@ def subset_of_tasks(run, benchmark, task_ids) -> str | None:
     return _why(record, benchmark, behind)
 
 
+def by_count_only(run, benchmark, task_ids) -> list[str]:
+    """Of the tasks behind ``task_ids`` that stand for the release, those matched to it by their
+    item count alone: the release's key list is not known here (no ``sha256`` in its
+    ``release.json``) and the run read a local copy, not the release's own hub repository. Their
+    items are the release's by the submitter's word; a hub run's are by where they came from."""
+    record = run.results.get(KEY) or {}
+    groups = run.results.get("group_subtasks") or {}
+    known = benchmark.release_items().get("tasks") or {}
+    found = []
+    for task in dict.fromkeys(leaf for t in task_ids for leaf in leaves(t, record, groups)):
+        entry = (record.get("tasks") or {}).get(task) or {}
+        data = entry.get("data") or {}
+        full = known.get(task)
+        if full and not full.get("sha256") and not (data.get("source") == "hub" and data.get("repo") == benchmark.hub_repo):
+            found.append(task)
+    return found
+
+
 def _why(record: dict, benchmark, behind: list[str]) -> str | None:
     if not behind:
         return f"{UNKNOWN} (no task of the record behind it)" if record else f"{UNKNOWN} (the results carry no {KEY} record of the items scored)"

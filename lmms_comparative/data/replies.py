@@ -67,6 +67,9 @@ class Replies:
     by_doc: dict[str, dict[str, list[str]]] = field(default_factory=dict)
     order: dict[str, dict] = field(default_factory=dict)
     generation: dict | None = None  # the generating run's provenance record
+    # The generating run's command line as its results' ``config`` gives it (``GENERATING_CONFIG``):
+    # which model it names and any decoding it overrode, the generating run's claims.
+    generated_by: dict | None = None
 
     def add(self, task: str, key: str, replies: list | str, where: str) -> None:
         """One item's replies: one per repeat; a multi-step task's reply is the list of its rounds."""
@@ -95,6 +98,7 @@ class Replies:
             self.by_doc.setdefault(task, {}).update(by_doc)
         self.order.update(other.order)
         self.generation = other.generation or self.generation
+        self.generated_by = other.generated_by or self.generated_by
 
     def repeats(self) -> int:
         """How many replies each item has (the run's ``--repeats``); files must agree."""
@@ -252,6 +256,27 @@ def _predict_only_run(out: Replies, run: dict, path: Path) -> None:
             )
         out.order[task] = {"count": items.get("count"), "order_sha256": items["order_sha256"]}
     out.generation = {k: v for k, v in record.items() if k != "llm"}
+    out.generated_by = generating_config(run)
+
+
+# What a --predict_only run's results ``config`` says of the run that the scored record carries on
+# (``predictions.generated_by``): the model it names, and lmms-eval's settings that change what the
+# tasks ask the model (the report's protocol overrides).
+GENERATING_CONFIG = ("model", "model_args", "gen_kwargs", "system_instruction", "num_fewshot", "apply_chat_template", "fewshot_as_multiturn")
+
+
+def generating_config(results: dict) -> dict:
+    """The ``GENERATING_CONFIG`` settings of a results JSON (its ``config``, else its
+    ``resolved_cli_args``), those that are set; text cut to 500 characters (a stranger's file)."""
+    config = results.get("config") if isinstance(results.get("config"), dict) else {}
+    cli = config.get("resolved_cli_args") if isinstance(config.get("resolved_cli_args"), dict) else {}
+    found = {}
+    for name in GENERATING_CONFIG:
+        value = config.get(name, cli.get(name))
+        if value in (None, "", False, [], {}):
+            continue
+        found[name] = value if isinstance(value, (bool, int, float)) or (isinstance(value, dict) and len(json.dumps(value)) <= 500) else str(value)[:500]
+    return found
 
 
 def _run_results(folder: Path) -> dict:
@@ -327,7 +352,7 @@ def write_replay(replies: Replies, benchmark: str, path: Path, files: list[dict]
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = {"version": REPLAY_VERSION, "benchmark": benchmark, "sources": replies.sources, "files": files or [], "replies": replies.by_task, "expected": replies.expected, "skipped": replies.skipped}
     if replies.by_doc:
-        payload.update(by_doc=replies.by_doc, order=replies.order, generation=replies.generation)
+        payload.update(by_doc=replies.by_doc, order=replies.order, generation=replies.generation, generated_by=replies.generated_by)
     path.write_text(json.dumps(payload, ensure_ascii=False), encoding="utf-8")
     return path
 

@@ -172,6 +172,7 @@ def _predictions() -> dict | None:
     found = {"benchmark": replay.get("benchmark"), "files": replay.get("files", []), "replay_sha256": provenance.file_sha256(path)}
     if replay.get("generation"):  # a --predict_only run scored here: what generated the replies
         found["generation"] = replay["generation"]
+        found["generated_by"] = replay.get("generated_by") or {}
     return found
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from lmms_comparative.data.untrusted import printable
 from lmms_comparative.registry import BENCHMARKS, BY_NAME, of_task
 from lmms_comparative.report import generic, html
 from lmms_comparative.report.overview import comparisons
@@ -22,8 +23,8 @@ from lmms_comparative.reportlib.cells import collecting, parse_cell
 from lmms_comparative.reportlib.charts import model_colours
 from lmms_comparative.reportlib.marks import code, kind
 from lmms_comparative.reportlib.paper import PAPER_ROWS, Aliases, paper_block, paper_rows_shown
-from lmms_comparative.reportlib.runs import ReportError, Run, overrides
-from lmms_comparative.subsets import subset_of_tasks
+from lmms_comparative.reportlib.runs import ReportError, Run, claimed_version, generated_by, overrides
+from lmms_comparative.subsets import by_count_only, subset_of_tasks
 
 
 def run_summary(results: dict, output_path: str | None) -> list[str]:
@@ -130,8 +131,13 @@ def run_subsets(run: Run, benchmarks) -> dict[str, str | None]:
     return found
 
 
-def _items(subsets: dict[str, str | None]) -> str:
-    return "; ".join(f"{BY_NAME[name].title}: {kind(reason) or 'the release'}" for name, reason in subsets.items()) or "-"
+def _items(run: Run, subsets: dict[str, str | None]) -> str:
+    shown = []
+    for name, reason in subsets.items():
+        benchmark = BY_NAME[name]
+        release = "the release" + (" by item count (keys not checked)" if reason is None and by_count_only(run, benchmark, [t for t in run.results.get("results") or {} if benchmark.owns_task(t)]) else "")
+        shown.append(f"{benchmark.title}: {kind(reason) or release}")
+    return "; ".join(shown) or "-"
 
 
 def _verification(runs: list[Run], subsets: dict[str, dict]) -> list[str]:
@@ -140,7 +146,7 @@ def _verification(runs: list[Run], subsets: dict[str, dict]) -> list[str]:
     lines = [
         "## Verification",
         "",
-        "Runs are named by the model their `--model_args` name: the submitter's claim, which `verify` cannot check. Protocol: the decoding and prompts the tasks set (the papers'), or what the run's command line overrode.",
+        "Runs are named by the model their `--model_args` name (a score of a --predict_only run's replies: the generating run's): the submitter's claim, which `verify` cannot check. Protocol: the decoding and prompts the tasks set (the papers'), or what the run's command line overrode (the generating run's included). Items: \"the release by item count\" where the release's key list is not known here and the run read a local copy, so only the count is checked.",
         "",
         "| run | verify | data | items | protocol |",
         "|---|---|---|---|---|",
@@ -153,14 +159,31 @@ def _verification(runs: list[Run], subsets: dict[str, dict]) -> list[str]:
                 for d in ((t.get("data") or {}) for t in (record.get("tasks") or {}).values())
             }
         )
-        lines.append(f"| {code(run.name, in_table=True)} | {verification_of(run)} | {', '.join(sources) or '-'} | {_items(subsets[run.name])} | {protocol_of(run, in_table=True)} |")
+        lines.append(f"| {code(run.name, in_table=True)} | {verification_of(run)} | {', '.join(sources) or '-'} | {_items(run, subsets[run.name])} | {protocol_of(run, in_table=True)} |")
     variants = [
         f"- {code(run.name)}: {code(task)} is a variant of {code(entry['variant_of'])} (a task of the run's own that builds on ours; its prompts and decoding are its own): `verify` re-scores it as one, the paper's tables do not show it"
         for run in runs
         for task, entry in sorted(((run.results.get("lmms_comparative") or {}).get("tasks") or {}).items())
         if isinstance(entry, dict) and isinstance(entry.get("variant_of"), str)
     ]
+    variants += [line for run in runs if (line := _generated_apart(run))]
     return lines + ([""] + variants if variants else []) + [""]
+
+
+def _generated_apart(run: Run) -> str | None:
+    """For a ``score`` of a --predict_only run's replies: what the generating run claims (its
+    model, its package version), which ``verify`` cannot check; None for any other run."""
+    predictions = (run.results.get("lmms_comparative") or {}).get("predictions") or {}
+    generation = predictions.get("generation") if isinstance(predictions, dict) else None
+    if not isinstance(generation, dict):
+        return None
+    claims = generated_by(run.results)
+    model = " ".join(printable(str(claims.get("model_args") or claims.get("model") or "?")).split())[:200]
+    version = claimed_version(generation)
+    return (
+        f"- {code(run.name)}: replies generated apart, by a --predict_only run whose results name the model {code(model)} and lmms-comparative {code(version)}:"
+        " that run's claims; `verify` checks that its prompts are the installed package's and its items the ones scored, not which model answered"
+    )
 
 
 # A benchmark's report parts, where it has them (``report.section``, ``report.summary``,

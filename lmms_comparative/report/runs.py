@@ -10,7 +10,7 @@ from pathlib import Path
 from lmms_comparative.data import untrusted
 from lmms_comparative.data.jsonl import json_file, json_lines
 from lmms_comparative.registry import side_log_names
-from lmms_comparative.reportlib.runs import ReportError, Run, model_args
+from lmms_comparative.reportlib.runs import ReportError, Run, generated_by, model_args, parse_model_args
 
 
 def write_file(path: Path, data: str | bytes) -> None:
@@ -52,11 +52,16 @@ def _run_name(results: dict, path: Path) -> str:
     """The run's name as the submitter gave it (``pretrained=`` and the like): a claim, shown as
     text; control characters and line breaks (which would break a table row or a terminal line)
     become spaces, and a name past 200 characters is cut."""
-    args = model_args(results)
-    name = next((args[key] for key in ("pretrained", "model_version", "inner", "model") if args.get(key)), None)  # inner: the model a multiround run wraps
+    # A score of a --predict_only run's replies given no --model-name: the generating run's model.
+    generating = generated_by(results)
+    name = _named_by(model_args(results)) or _named_by(parse_model_args(generating.get("model_args"))) or (str(generating["model"]) if generating.get("model") else None)
     name = name or _scored_name(results) or str((results.get("config") or {}).get("model") or path.parent.name)
     name = " ".join(_CONTROL.sub(" ", name).split()) or "?"
     return name if len(name) <= 200 else name[:199] + "…"
+
+
+def _named_by(args: dict[str, str]) -> str | None:
+    return next((args[key] for key in ("pretrained", "model_version", "inner", "model") if args.get(key)), None)  # inner: the model a multiround run wraps
 
 
 def _scored_name(results: dict) -> str | None:

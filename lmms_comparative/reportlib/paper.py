@@ -25,7 +25,7 @@ from pathlib import Path
 
 from lmms_comparative.reportlib.cells import table
 from lmms_comparative.reportlib.marks import DAGGER, Marks, code, kind, with_skips
-from lmms_comparative.reportlib.runs import ReadRun, ReportError, Run, model_args, overrides
+from lmms_comparative.reportlib.runs import ReadRun, ReportError, Run, generated_by, model_args, overrides, parse_model_args
 from lmms_comparative.subsets import subset_of_tasks
 
 PAPER_ROWS = ("all", "matched", "none")
@@ -77,10 +77,15 @@ class Aliases:
 
 def run_ids(run: Run) -> list[str]:
     """What names a run's model, most specific first: its ``pretrained``, ``model_version`` or
-    ``model`` argument (each also without an organisation prefix), else the lmms-eval model name."""
+    ``model`` argument (each also without an organisation prefix), else the lmms-eval model name.
+    A ``score`` of a --predict_only run's replies is named by the generating run's (its claim)."""
+    keys = ("pretrained", "model_version", "model", "model_name")
     args = model_args(run.results)
-    found = [args.get(k, "").strip().rstrip("/") for k in ("pretrained", "model_version", "model", "model_name")]
-    found = [f for f in found if f]
+    found = [f for f in (args.get(k, "").strip().rstrip("/") for k in keys) if f]
+    generating = generated_by(run.results)
+    if not found and generating:
+        args = parse_model_args(generating.get("model_args"))
+        found = [f for f in (args.get(k, "").strip().rstrip("/") for k in keys) if f] or [str(generating.get("model") or "").strip()]
     if not found:
         found = [str(run.results.get("config", {}).get("model") or "").strip()]
     return list(dict.fromkeys([f for f in found if f] + [f.split("/")[-1] for f in found if "/" in f]))

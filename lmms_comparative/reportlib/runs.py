@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lmms_comparative.data.untrusted import printable
+
 
 @dataclass
 class Run:
@@ -86,19 +88,42 @@ PROTOCOL_OVERRIDES = ("gen_kwargs", "system_instruction", "num_fewshot", "apply_
 
 def overrides(results: dict) -> dict[str, str]:
     """The protocol overrides a run was given (``--gen_kwargs temperature=0.7``, ...), as its
-    results' ``config`` says: {} for a run with the tasks' own decoding."""
+    results' ``config`` says: {} for a run with the tasks' own decoding. A ``score`` of a
+    --predict_only run adds the generating run's, as its results gave them (``generated_by``):
+    that run decoded the replies."""
     config = results.get("config") or {}
     cli = config.get("resolved_cli_args") if isinstance(config.get("resolved_cli_args"), dict) else {}
     found = {}
-    for name in PROTOCOL_OVERRIDES:
-        value = config.get(name, cli.get(name))
-        if value not in (None, "", False, [], {}):
-            text = ",".join(f"{k}={v}" for k, v in value.items()) if isinstance(value, dict) else str(value)  # lmms-eval keeps --gen_kwargs parsed
-            found[name] = " ".join(text.split())[:200]
+    for source in ({**cli, **config}, generated_by(results)):
+        for name in PROTOCOL_OVERRIDES:
+            value = source.get(name)
+            if value not in (None, "", False, [], {}):
+                text = ",".join(f"{k}={v}" for k, v in value.items()) if isinstance(value, dict) else str(value)  # lmms-eval keeps --gen_kwargs parsed
+                found[name] = " ".join(text.split())[:200]
     return found
+
+
+def generated_by(results: dict) -> dict:
+    """For a ``score`` run of a --predict_only run's replies: that run's model and command-line
+    settings as its results JSON gave them (``predictions.generated_by`` of the record), a claim;
+    {} for any other run."""
+    found: object = results
+    for key in ("lmms_comparative", "predictions", "generated_by"):
+        found = found.get(key) if isinstance(found, dict) else None
+    return found if isinstance(found, dict) else {}
+
+
+def claimed_version(record: dict) -> str:
+    """The package version a record names, in one line of at most 40 characters (a stranger's text)."""
+    package = record.get("package")
+    return " ".join(printable(str(package.get("version", "?") if isinstance(package, dict) else "?")).split())[:40]
 
 
 def model_args(results: dict) -> dict[str, str]:
     """The run's ``--model_args`` as a dict (``config.model_args`` of the results JSON)."""
-    args = str(results.get("config", {}).get("model_args") or "")
-    return dict(part.split("=", 1) if "=" in part else (part, "") for part in args.split(",") if part.strip())
+    return parse_model_args(results.get("config", {}).get("model_args"))
+
+
+def parse_model_args(text) -> dict[str, str]:
+    """``pretrained=X,device=cuda`` as a dict."""
+    return dict(part.split("=", 1) if "=" in part else (part, "") for part in str(text or "").split(",") if part.strip())

@@ -22,6 +22,10 @@ tasks). For each results file written by a run with our tasks (docs/provenance.m
    fetch), the verdict says how many items were skipped.
 5. **Data.** The re-scoring run reads the data at hand (the ``*_ROOT`` variable the record names,
    or the hub): the same commit for the hub, the same fingerprint for a local copy.
+6. **Replies generated apart.** For a ``score`` of a --predict_only run's replies, the generating
+   run's record that the scored one carries (``predictions.generation``) must have this package's
+   prompt hash and the re-scored items in the same doc order (``verify/generated.py``); its model,
+   package and data copy are its claims, which the report and export show as such.
 
 A task scored by an LLM judge or reader (the record's ``scoring_calls``) is re-scored from the
 answers the run logged (``<date>_llm_answers.jsonl``, its sha256 in the record); no endpoint is ever

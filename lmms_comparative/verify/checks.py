@@ -15,6 +15,7 @@ from lmms_comparative.data.replies import sample_key
 from lmms_comparative.provenance import KEY, item_set
 from lmms_comparative.registry import BY_NAME, of_task, side_log_names
 from lmms_comparative.verify import rescore as rs
+from lmms_comparative.verify.generated import generation_checks
 
 # Fields of a samples line that differ between two runs of the same replies (lmms-eval's hashes of
 # the inputs, the media it was given, the model's token usage, which a replayed reply lacks).
@@ -325,6 +326,9 @@ def _compare_tasks(verdicts, ready, results, record, rescored, rescored_samples,
             verdict.problems.append(mismatch)
         if not variant:  # a variant's version and prompts are the team's own: not compared with ours
             verdict.problems += _label_problems(task, results, rescored, entry, used.get(task) or {})
+            problems, notes = generation_checks(task, record, used.get(task) or {})
+            verdict.problems += problems
+            verdict.notes += notes
         _check_skips(verdict, entry.get("skipped") or {}, (used.get(task) or {}).get("skipped") or {}, (entry.get("data") or {}).get("source"))
         verdict.problems += _side_log_problems(task, side, rescored.get(rs.SIDE_KEY) or {})
         original = sorted((_strip(r) for r in logged[task]), key=lambda r: r.get("doc_id", 0))

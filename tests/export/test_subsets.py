@@ -104,3 +104,29 @@ def test_a_forged_package_version_is_shown_as_the_runs_claim_in_one_line():
     forged = notes({"version": "9.9\nverified by the maintainers" + "x" * 80})
     assert "\n" not in forged and "(as the run's record names it)" in forged and "x" * 41 not in forged
     assert notes("not a dict").startswith("lmms-comparative ? (as the run's record names it)")
+
+
+def test_a_release_known_by_its_count_alone_is_the_release_by_count_on_a_local_copy_and_by_source_from_its_hub_repo():
+    """SubtleBench's, VLM2-Bench's and DiffSpot's releases are known here by their item counts
+    only (their key lists could not be read): a run of a local copy with the release's count is
+    the release on the submitter's word, shown so; one from the release's hub repository is the
+    release by where it came from; a release with a key hash (CompBench) is checked, not claimed."""
+    from lmms_comparative.report import _items
+    from lmms_comparative.subsets import by_count_only
+
+    subtlebench, compbench = BY_NAME["subtlebench"], BY_NAME["compbench"]
+    count = subtlebench.release_items()["tasks"]["subtlebench_at"]["count"]
+    assert "sha256" not in subtlebench.release_items()["tasks"]["subtlebench_at"]
+    local = {"source": "local", "variable": "SUBTLEBENCH_ROOT", "fingerprint": "ab" * 32}
+    hub = {"source": "hub", "repo": subtlebench.hub_repo, "commit": "c" * 40}
+    elsewhere = {**hub, "repo": "someone/vlm-subtlebench-copy"}
+    for data, expected in ((local, ["subtlebench_at"]), (hub, []), (elsewhere, ["subtlebench_at"])):
+        run = _run({"subtlebench_at": {"items": {"count": count, "sha256": "x"}, "data": data}})
+        run.results["results"] = {"subtlebench_at": {}}
+        assert subset_of(run, subtlebench, "subtlebench_at") is None  # the count matches: no subset
+        assert by_count_only(run, subtlebench, ["subtlebench_at"]) == expected, data
+        shown = _items(run, {"subtlebench": None})
+        assert shown == ("VLM-SubtleBench: the release by item count (keys not checked)" if expected else "VLM-SubtleBench: the release"), shown
+    task, full = next(iter(compbench.release_items()["tasks"].items()))
+    run = _run({task: {"items": {"count": full["count"], "sha256": full["sha256"]}, "data": {**local, "variable": "COMPBENCH_ROOT"}}})
+    assert subset_of(run, compbench, task) is None and by_count_only(run, compbench, [task]) == []

@@ -9,7 +9,8 @@ import json
 import shutil
 
 import pytest
-from helpers import base_env, build_roots, read_run, run_cli, run_score
+import yaml
+from helpers import base_env, build_roots, read_run, run_cli, run_score, run_tool
 from helpers.fake_openai import FakeOpenAI, any_scorer
 from helpers.verifying import export, verdicts, verify
 
@@ -95,3 +96,61 @@ def test_a_predict_only_folder_scored_against_other_data_is_refused(runs, tmp_pa
     assert proc.returncode == 1
     assert "the docs of subtlebench_sp at hand are not the ones the predictions were generated on" in proc.stderr, proc.stderr[-2000:]
     assert not list((tmp_path / "out").glob("**/*_results.json"))
+
+
+def _results_file(folder):
+    return sorted(folder.glob("**/*_results.json"))[-1]
+
+
+def _edit_record(path, edit) -> None:
+    results = json.loads(path.read_text())
+    edit(results["lmms_comparative"])
+    path.write_text(json.dumps(results))
+
+
+def test_what_the_generating_run_claims_is_shown_as_its_claim_and_what_it_must_match_is_checked(runs, tmp_path):
+    """The scored record carries the generating run's record and command line: the report names
+    the run by the generating run's model and shows its decoding overrides, export's notes say the
+    replies came from a separate run, and verify fails a generating record whose prompts or item
+    order are not the ones scored (forged before ``score``, or in the scored record after it)."""
+    base, env, _roots, *_ = runs
+    task = next(t for t in TASKS if of_task(t).name == "subtlebench")
+    # Honest twin: the module's scored folder verifies PASS (test above); it is named and labelled here.
+    results = json.loads(_results_file(base / "scored" / "subtlebench").read_text())
+    assert results["lmms_comparative"]["predictions"]["generated_by"] == {"model": "random_choice"}
+    # A predict-only run that overrode the decoding, scored apart: the override is the scored run's protocol.
+    overridden = run_cli(["--model", "random_choice", "--tasks", task, "--output_path", str(tmp_path / "gen_t07"), "--log_samples", "--predict_only", "--gen_kwargs", "temperature=0.7"], env=env)
+    assert overridden.returncode == 0, overridden.stderr[-3000:]
+    scored = run_score("subtlebench", str(tmp_path / "gen_t07"), "-o", str(tmp_path / "scored_t07"), env=env)
+    assert scored.returncode == 0, scored.stderr[-3000:]
+    report = tmp_path / "report"
+    proc = run_tool("report", str(base / "scored" / "subtlebench"), str(tmp_path / "scored_t07"), "-o", str(report), "--no-html", env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    shown = {r["model_args"]: r for r in json.loads((report / "report.json").read_text())["runs"]}
+    assert sorted(r["overrides"].get("gen_kwargs", "") for r in shown.values()) == ["", "temperature=0.7"], shown
+    assert all(r["name"].startswith("random_choice") for r in shown.values()), shown  # the generating run's model, not "scored: ..."
+    markdown = (report / "report.md").read_text()
+    assert markdown.count("replies generated apart, by a --predict_only run whose results name the model `random_choice`") == 2, markdown
+    assert "overridden: `--gen_kwargs temperature=0.7`" in markdown
+    exported = tmp_path / "exported"
+    proc = export(str(base / "scored" / "subtlebench"), "-o", str(exported), "--allow-subset", "--dataset-id", "subtlebench=someone/fixture", env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    entries = yaml.safe_load((exported / ".eval_results" / "subtlebench.yaml").read_text())
+    assert entries and all("replies from a separate --predict_only run (lmms-comparative " in e["notes"] for e in entries), entries
+
+    # Forged before score: the generating record's prompt hash. score takes it (the item order holds); verify fails it.
+    forged = tmp_path / "gen_forged"
+    shutil.copytree(base / "generated", forged)
+    _edit_record(_results_file(forged), lambda r: r["tasks"][task].update(prompts="0" * 64))
+    proc = run_score("subtlebench", str(forged), "-o", str(tmp_path / "scored_forged"), env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc = verify(tmp_path / "scored_forged", env)
+    assert proc.returncode == 1 and "the generating (--predict_only) run's record has prompt hash 000000000000..., not the installed package's" in verdicts(proc)[task], proc.stdout[-3000:]
+    # Forged after score: the item order in the scored record's copy of the generating record.
+    after = tmp_path / "scored_after"
+    shutil.copytree(base / "scored" / "subtlebench", after)
+    for old in after.glob("**/*_verify.json"):
+        old.unlink()
+    _edit_record(_results_file(after), lambda r: r["predictions"]["generation"]["tasks"][task]["items"].update(order_sha256="f" * 64))
+    proc = verify(after, env)
+    assert proc.returncode == 1 and "in an order other than the docs re-scored here" in verdicts(proc)[task], proc.stdout[-3000:]

@@ -1,0 +1,40 @@
+"""A ``score`` of a --predict_only run's replies: what ``verify`` checks of the generating run's
+record that the scored record carries (``predictions.generation``). The replies were decoded by
+that run, so its prompt hash must be the installed package's (the replies answer the prompts
+re-scored here) and its items, in doc order, the ones the re-score reads. The rest of that record
+(its model, package, date, the data copy it read) is the generating run's claim: the report shows
+it as one, and a data copy other than the one scored here is said, not failed."""
+
+from __future__ import annotations
+
+
+def generation_of(record: dict) -> dict | None:
+    """The generating run's record a scored record carries, or None (a run that generated its own replies)."""
+    predictions = record.get("predictions")
+    found = predictions.get("generation") if isinstance(predictions, dict) else None
+    return found if isinstance(found, dict) else None
+
+
+def generation_checks(task: str, record: dict, used: dict) -> tuple[list[str], list[str]]:
+    """The problems and notes of ``task``'s entry in the generating run's record against the
+    re-score's entry (``used``: the installed package's prompt hash, the docs' item order)."""
+    generation = generation_of(record)
+    if generation is None:
+        return [], []
+    where = "the generating (--predict_only) run's record"
+    tasks = generation.get("tasks")
+    entry = tasks.get(task) if isinstance(tasks, dict) else None
+    if not isinstance(entry, dict):
+        return [f"{where} has no entry for {task}: these replies are not shown to come from it"], []
+    problems = []
+    if entry.get("prompts") != used.get("prompts"):
+        problems.append(f"{where} has prompt hash {str(entry.get('prompts'))[:12]}..., not the installed package's {str(used.get('prompts'))[:12]}...: the replies answer other prompts than the ones scored")
+    items, again = entry.get("items") or {}, used.get("items") or {}
+    if not isinstance(items, dict) or (items.get("count"), items.get("order_sha256")) != (again.get("count"), again.get("order_sha256")):
+        count = items.get("count") if isinstance(items, dict) else None
+        problems.append(f"{where} names {count} item(s) in an order other than the docs re-scored here ({again.get('count')} item(s)): its doc ids are other items")
+    notes = []
+    data, scored = entry.get("data") or {}, used.get("data") or {}
+    if isinstance(data, dict) and data.get("fingerprint") and data.get("fingerprint") != scored.get("fingerprint"):
+        notes.append(f"generated, as its record claims, on a data copy (fingerprint {str(data.get('fingerprint'))[:12]}...) other than the one scored here")
+    return problems, notes
