@@ -28,7 +28,7 @@ from typing import NamedTuple
 
 from lmms_comparative import provenance
 from lmms_comparative.benchmarks.vlm2bench.facts import FACTS as BENCHMARK
-from lmms_comparative.benchmarks.vlm2bench.records import SUBTASKS, record_doc
+from lmms_comparative.benchmarks.vlm2bench.records import SUBTASKS, distinct_gc_uids, record_doc
 from lmms_comparative.data import generated, items
 from lmms_comparative.data.jsonl import read_records
 from lmms_comparative.failures import DataError
@@ -141,4 +141,4 @@ def _zip_docs(base: Path, subtask: str) -> list[dict]:
             items.skip(items.RECORD, str(exc))
     if not docs and not any(True for _ in read_records(path)):
         raise DataError(f"{path}: no records.")
-    return docs
+    return distinct_gc_uids(docs, subtask)

@@ -1,7 +1,8 @@
 """VLM²-Bench predictions made elsewhere (``lmms-comparative score vlm2bench``).
 
 Items are found by ``uid`` (the release's ``q_id``, or ``vid`` for a video); both halves of a GC pair
-share one ``q_id``, so a GC item's key adds its half: ``<q_id>#p`` (answer T) or ``<q_id>#n`` (F).
+share one ``q_id``, so a GC item's key adds its half: ``<q_id>#p`` (answer T) or ``<q_id>#n`` (F);
+a second pair under the same ``q_id`` is ``<q_id>~2#p`` / ``<q_id>~2#n``, in file order (``records.repeat_uid``).
 
 Format ``official``: the answer files of the official inference scripts (github
 vlm2-bench/VLM2-Bench ``code/*/test/test_script_example/*.py``), JSON lines written as
@@ -55,20 +56,21 @@ def _subtask(path: Path, options: Options) -> str:
 
 def read_official(path: Path, options: Options) -> Replies:
     """Format ``official`` (module docstring): an official inference script's answers file, for the subtask its path or ``--tasks`` names."""
-    from lmms_comparative.benchmarks.vlm2bench.records import SUBTASKS
+    from lmms_comparative.benchmarks.vlm2bench.records import SUBTASKS, repeat_uid
 
     subtask = _subtask(path, options)
     if subtask not in SUBTASKS:
         raise PredictionsError(f"{path}: {subtask!r} is not a VLM2-Bench subtask ({', '.join(SUBTASKS)})")
     task, kind = f"vlm2bench_{subtask}", SUBTASKS[subtask][2]
     out = Replies(tasks=[task], sources=[str(path)])
+    seen: dict[tuple[str, str], int] = {}  # GC: the n-th record of one q_id and answer is <q_id>~n, as the loader keys it
     for number, row in enumerate(read_jsonl(path), 1):
         where = f"{path}, line {number}"
         ident = row.get("vid" if kind == "vid" else "q_id")
         if ident is None or not isinstance(row.get("model_answer"), str):
             raise PredictionsError(f"{where}: an answer record needs {'vid' if kind == 'vid' else 'q_id'} and model_answer (a string)")
         gt = str(row.get("gt_answer", "")).strip()
-        key = f"{ident}#{_half(gt)}" if kind == "tf_gc" else str(ident)
+        key = f"{repeat_uid(str(ident), _half(gt), seen)}#{_half(gt)}" if kind == "tf_gc" else str(ident)
         out.add(task, key, row["model_answer"], where)
         if kind != "vid":
             out.expected.setdefault(task, {})[key] = {"gt": gt}
@@ -88,7 +90,7 @@ def _table(path: Path):
 
 def read_vlmevalkit(path: Path, options: Options) -> Replies:
     """Format ``vlmevalkit`` (module docstring): VLMEvalKit's prediction file for VLM2Bench."""
-    from lmms_comparative.benchmarks.vlm2bench.records import SUBTASKS
+    from lmms_comparative.benchmarks.vlm2bench.records import SUBTASKS, repeat_uid
     from lmms_comparative.benchmarks.vlm2bench.tsv import _without_category
 
     table = _table(path)
@@ -96,6 +98,7 @@ def read_vlmevalkit(path: Path, options: Options) -> Replies:
     if missing:
         raise PredictionsError(f"{path}: VLMEvalKit's prediction file has the columns index, answer, category and prediction; this one lacks {', '.join(missing)}")
     out = Replies(sources=[str(path)])
+    seen: dict[str, dict] = {}  # per task, as the loader keys a second pair under one q_id (records.repeat_uid)
     for number, row in enumerate(table.to_dict(orient="records"), 2):
         where = f"{path}, row {number}"
         category = str(row["category"]).strip()
@@ -106,7 +109,8 @@ def read_vlmevalkit(path: Path, options: Options) -> Replies:
         key = str(row.get("q_id") or "") or _without_category(str(row["index"]), category, subtask)
         answer = str(row["answer"]).strip()
         if kind == "tf_gc":
-            key = f"{key.rsplit('_', 1)[0] if not row.get('q_id') else key}#{_half(answer)}"
+            pair = key.rsplit("_", 1)[0] if not row.get("q_id") else key
+            key = f"{repeat_uid(pair, _half(answer), seen.setdefault(task, {}))}#{_half(answer)}"
         out.add(task, key, str(row["prediction"]), where)
         if kind == "cnt":
             answer = str(int(float(answer))) if re.fullmatch(r"\d+(\.0+)?", answer) else answer

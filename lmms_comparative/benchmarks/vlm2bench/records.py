@@ -86,3 +86,35 @@ def record_doc(record: dict, subtask: str, kind: str, base: Path, media: str, wh
         except ValueError as exc:
             raise DataError(f"{where}: counting gt_answer {doc['gt']!r} is not a number.") from exc
     return doc
+
+
+def repeat_uid(q_id: str, half: str, seen: dict[tuple[str, str], int]) -> str:
+    """A GC record's ``uid``: its ``q_id``, or ``<q_id>~<n>`` for the n-th record (n >= 2, in file
+    order) with the same q_id and answer. The release may hold two T/F pairs under one q_id: the
+    paper gives 260 GC-Mat and 220 GC-Trk pairs, the authors' own runs count 259 and 219 groups
+    (release.json, S2 and S3). The official ``code/gc/eval/eval_tf_batch_pair_3acc.py`` groups by
+    q_id (a group's half is right when any of its records is), which ``pair_id`` keeps; the uid
+    keeps each record an item of its own, so that ``score`` and ``verify`` can tell them apart.
+    ``seen`` counts (q_id, half) over one file."""
+    seen[(q_id, half)] = seen.get((q_id, half), 0) + 1
+    return q_id if seen[(q_id, half)] == 1 else f"{q_id}~{seen[(q_id, half)]}"
+
+
+def distinct_gc_uids(docs: list[dict], subtask: str) -> list[dict]:
+    """``docs`` with ``repeat_uid`` applied to GC T/F docs in order, and one line where any was
+    renamed (the release's count of pairs then differs from the paper's)."""
+    seen: dict[tuple[str, str], int] = {}
+    renamed = 0
+    for doc in docs:
+        if doc.get("kind") == "tf_gc":
+            uid = repeat_uid(doc["pair_id"], doc["half"], seen)
+            renamed += uid != doc["uid"]
+            doc["uid"] = uid
+    if renamed:
+        from loguru import logger
+
+        logger.warning(
+            f"VLM2-Bench {subtask}: {renamed} record(s) share their q_id and answer with an earlier record (two T/F pairs under one q_id): "
+            f"each is an item of its own (uid <q_id>~2, ...), and they are scored as one group by q_id, as the official GC script groups them"
+        )
+    return docs

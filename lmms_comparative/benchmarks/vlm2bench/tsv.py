@@ -65,7 +65,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from lmms_comparative.benchmarks.vlm2bench import tsv_images
-from lmms_comparative.benchmarks.vlm2bench.records import SUBTASKS, record_doc
+from lmms_comparative.benchmarks.vlm2bench.records import SUBTASKS, distinct_gc_uids, record_doc
 from lmms_comparative.data import items
 from lmms_comparative.failures import DataError
 
@@ -128,7 +128,7 @@ def subtask_docs(tsv: Path, subtask: str) -> list[dict]:
         raise DataError(f"{tsv}: no row of category {category!r} ({subtask}); the file has {found or 'no rows'}. Expected VLMEvalKit's VLM2Bench TSV (columns index, question, answer, category, image).")
     # Decoded images are stored relative to the cache folder (a moved folder still works); an
     # image_path of a localized TSV is kept as it was (os.path.join keeps an absolute path).
-    return [{**doc, "images": [os.path.join(cache, p) for p in doc["images"]]} for doc in docs]
+    return distinct_gc_uids([{**doc, "images": [os.path.join(cache, p) for p in doc["images"]]} for doc in docs], subtask)
 
 
 def load(tsv: Path) -> tuple[Path, dict]:
