@@ -41,7 +41,7 @@ from pathlib import Path
 from lmms_comparative.data import untrusted
 from lmms_comparative.provenance import KEY
 from lmms_comparative.registry import BENCHMARKS, BY_NAME
-from lmms_comparative.reportlib.runs import claimed_version
+from lmms_comparative.reportlib.runs import claimed_version, overrides
 from lmms_comparative.subsets import GENERATED, by_count_only, subset_of
 
 FOLDER = ".eval_results"
@@ -106,6 +106,9 @@ def _notes(run, benchmark, variant: str, data: dict, items: str | None) -> str:
     generation = (record.get("predictions") or {}).get("generation") if isinstance(record.get("predictions"), dict) else None
     if isinstance(generation, dict):  # a score of a --predict_only run's replies: who decoded them is that run's claim
         parts.append(f"replies from a separate --predict_only run (lmms-comparative {claimed_version(generation)} as its record names it)")
+    changed = overrides(run.results)  # the run's own decoding settings, or the generating run's
+    if changed:
+        parts.append("not the paper's decoding, as the run's settings give it: " + ", ".join(f"--{k} {v}" for k, v in changed.items()))
     if items:
         parts.append(items)
     labels = benchmark.llm_prefixes() if benchmark.scoring_calls else {}

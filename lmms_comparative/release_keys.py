@@ -12,8 +12,8 @@ A run of their tasks on the release, with any model (``--model random_choice --p
 decodes nothing), records each task's item count and the sha256 of its sorted item keys. This
 reads them from every results JSON under RESULTS_DIR whose data came from the benchmark's own hub
 repository at a pinned commit, with no ``--limit`` and no item skipped; it checks each count
-against ``release.json`` (a different count is printed, never written: the release is not the one
-the count was read from) and that two runs agree, then prints the entries, or with ``--write``
+against ``release.json`` (a different count, a task the file leaves out, or a hash it already has
+that differs is printed, never written) and that two runs agree, then prints the entries, or with ``--write``
 adds each hash and a source naming the repository and commit. A developer's tool, for a machine
 that can reach the hub.
 """
@@ -40,13 +40,16 @@ def found_keys(results_dir: Path, out=None) -> dict[str, dict[str, dict]]:
     for path in files:
         results = untrusted.loads(untrusted.read_text(path, untrusted.MAX_JSON_BYTES))
         record = results.get(KEY) if isinstance(results, dict) else None
-        if not isinstance(record, dict) or (record.get("seeds") or {}).get("limit") is not None:
-            print(f"{path}: passed over (no {KEY} record, or a --limit run)", file=out)
+        seeds = record.get("seeds") if isinstance(record, dict) else None
+        if not isinstance(record, dict) or not isinstance(record.get("tasks"), dict) or (isinstance(seeds, dict) and (seeds.get("limit") is not None or seeds.get("offset"))):
+            print(f"{path}: passed over (no {KEY} record, or a --limit or --offset run)", file=out)
             continue
-        for task, entry in sorted((record.get("tasks") or {}).items()):
-            benchmark = BY_NAME.get(entry.get("benchmark"))
-            data, items = entry.get("data") or {}, entry.get("items") or {}
-            if benchmark is None or not benchmark.owns_task(task) or entry.get("skipped") or not items.get("sha256"):
+        for task, entry in sorted(record["tasks"].items()):
+            entry = entry if isinstance(entry, dict) else {}
+            benchmark = BY_NAME.get(str(entry.get("benchmark")))
+            data = entry.get("data") if isinstance(entry.get("data"), dict) else {}
+            items = entry.get("items") if isinstance(entry.get("items"), dict) else {}
+            if benchmark is None or not benchmark.owns_task(task) or entry.get("skipped") or not isinstance(items.get("sha256"), str) or not isinstance(items.get("count"), int):
                 continue
             if data.get("source") != "hub" or data.get("repo") != benchmark.hub_repo or not data.get("commit"):
                 print(f"{path.name}: {task} passed over: its data is not the release's hub repository {benchmark.hub_repo} at a pinned commit", file=out)
@@ -67,12 +70,18 @@ def merged(release: dict, tasks: dict[str, dict], out=None) -> dict:
     known = release.setdefault("tasks", {})
     for task, seen in sorted(tasks.items()):
         entry = known.get(task)
-        if entry is not None and entry.get("count") != seen["count"]:
+        if entry is None:  # left out on purpose (release.json's "unknown" says why): a run's count does not settle it
+            print(f"{task}: not in release.json (its count is not established; see its 'unknown'): not written", file=out)
+            continue
+        if entry.get("count") != seen["count"]:
             print(f"{task}: the run has {seen['count']} items, release.json {entry.get('count')} ({entry.get('source')}): not written; check which is the release", file=out)
+            continue
+        if entry.get("sha256") and entry["sha256"] != seen["sha256"]:
+            print(f"{task}: release.json already has another key hash ({entry['sha256'][:12]}..., the run {seen['sha256'][:12]}...): not written", file=out)
             continue
         source = f"K_{seen['commit'][:8]}"
         release.setdefault("sources", {})[source] = f"Item keys counted and hashed (provenance.item_set) by a run of this package on the hub repository {seen['repo']} at commit {seen['commit']}, read by release_keys."
-        known[task] = {**(entry or {"source": source}), "count": seen["count"], "sha256": seen["sha256"], "keys_source": source}
+        known[task] = {**entry, "sha256": seen["sha256"], "keys_source": source}
     return release
 
 
@@ -92,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, tasks in found.items():
         path = FOLDER / name / "release.json"
         release = merged(json.loads(path.read_text(encoding="utf-8")), tasks)
-        print(json.dumps({name: {t: release["tasks"][t] for t in tasks}}, indent=1))
+        print(json.dumps({name: {t: release["tasks"][t] for t in tasks if t in release["tasks"]}}, indent=1))
         if args.write:
             path.write_text(json.dumps(release, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
             print(f"written: {path}", file=sys.stderr)

@@ -57,7 +57,7 @@ def by_count_only(run, benchmark, task_ids) -> list[str]:
         entry = (record.get("tasks") or {}).get(task) or {}
         data = entry.get("data") or {}
         full = known.get(task)
-        if full and not full.get("sha256") and not (data.get("source") == "hub" and data.get("repo") == benchmark.hub_repo):
+        if full and not full.get("sha256") and not (benchmark.hub_repo and data.get("source") == "hub" and data.get("repo") == benchmark.hub_repo):
             found.append(task)
     return found
 

@@ -97,6 +97,8 @@ class Replies:
         for task, by_doc in other.by_doc.items():
             self.by_doc.setdefault(task, {}).update(by_doc)
         self.order.update(other.order)
+        if self.generation is not None and other.generation is not None and self.generation != other.generation:
+            raise PredictionsError(f"{other.sources[0] if other.sources else 'predictions'}: the replies of a second --predict_only run; score each run's folder on its own (one scored record names one generating run)")
         self.generation = other.generation or self.generation
         self.generated_by = other.generated_by or self.generated_by
 

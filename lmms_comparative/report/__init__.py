@@ -307,7 +307,15 @@ def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all",
     document = {
         "version": REPORT_JSON_VERSION,
         "runs": [
-            {"name": r.name, "model": r.results.get("config", {}).get("model"), "model_args": r.results.get("config", {}).get("model_args"), "verify": verification_of(r), "overrides": overrides(r.results), "subset": subsets[r.name]}
+            {
+                "name": r.name,
+                "model": r.results.get("config", {}).get("model"),
+                "model_args": r.results.get("config", {}).get("model_args"),
+                "verify": verification_of(r),
+                "overrides": overrides(r.results),
+                "generated_by": generated_by(r.results),
+                "subset": subsets[r.name],
+            }
             for r in runs
         ],
         "tables": [

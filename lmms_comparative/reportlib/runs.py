@@ -104,12 +104,16 @@ def overrides(results: dict) -> dict[str, str]:
 
 
 def generated_by(results: dict) -> dict:
-    """For a ``score`` run of a --predict_only run's replies: that run's model and command-line
-    settings as its results JSON gave them (``predictions.generated_by`` of the record), a claim;
-    {} for any other run."""
-    found: object = results
-    for key in ("lmms_comparative", "predictions", "generated_by"):
-        found = found.get(key) if isinstance(found, dict) else None
+    """For a ``score`` run of a --predict_only run's replies (the ``replay`` model, a record with
+    the generating run's ``predictions.generation``): that run's model and command-line settings
+    as its results JSON gave them (``predictions.generated_by``), a claim; {} for any other run."""
+    if (results.get("config") or {}).get("model") != "replay":
+        return {}
+    record = results.get("lmms_comparative")
+    predictions = record.get("predictions") if isinstance(record, dict) else None
+    if not isinstance(predictions, dict) or not isinstance(predictions.get("generation"), dict):
+        return {}
+    found = predictions.get("generated_by")
     return found if isinstance(found, dict) else {}
 
 

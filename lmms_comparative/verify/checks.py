@@ -326,9 +326,9 @@ def _compare_tasks(verdicts, ready, results, record, rescored, rescored_samples,
             verdict.problems.append(mismatch)
         if not variant:  # a variant's version and prompts are the team's own: not compared with ours
             verdict.problems += _label_problems(task, results, rescored, entry, used.get(task) or {})
-            problems, notes = generation_checks(task, record, used.get(task) or {})
-            verdict.problems += problems
-            verdict.notes += notes
+        problems, notes = generation_checks(task, record, used.get(task) or {}, str(entry.get("prompts")) if variant else None)
+        verdict.problems += problems
+        verdict.notes += notes
         _check_skips(verdict, entry.get("skipped") or {}, (used.get(task) or {}).get("skipped") or {}, (entry.get("data") or {}).get("source"))
         verdict.problems += _side_log_problems(task, side, rescored.get(rs.SIDE_KEY) or {})
         original = sorted((_strip(r) for r in logged[task]), key=lambda r: r.get("doc_id", 0))

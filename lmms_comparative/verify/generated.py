@@ -15,20 +15,22 @@ def generation_of(record: dict) -> dict | None:
     return found if isinstance(found, dict) else None
 
 
-def generation_checks(task: str, record: dict, used: dict) -> tuple[list[str], list[str]]:
+def generation_checks(task: str, record: dict, used: dict, variant_prompts: str | None = None) -> tuple[list[str], list[str]]:
     """The problems and notes of ``task``'s entry in the generating run's record against the
-    re-score's entry (``used``: the installed package's prompt hash, the docs' item order)."""
+    re-score's entry (``used``: the installed package's prompt hash, the docs' item order). A team's
+    variant's prompts are its own: its generating entry is held to the scored record's
+    (``variant_prompts``). A task the generating record has no entry for got its replies from
+    another file of the same ``score`` (one that names no prompts): nothing to hold it to."""
     generation = generation_of(record)
-    if generation is None:
-        return [], []
-    where = "the generating (--predict_only) run's record"
-    tasks = generation.get("tasks")
+    tasks = generation.get("tasks") if generation is not None else None
     entry = tasks.get(task) if isinstance(tasks, dict) else None
     if not isinstance(entry, dict):
-        return [f"{where} has no entry for {task}: these replies are not shown to come from it"], []
+        return [], []
+    where = "the generating (--predict_only) run's record"
     problems = []
-    if entry.get("prompts") != used.get("prompts"):
-        problems.append(f"{where} has prompt hash {str(entry.get('prompts'))[:12]}..., not the installed package's {str(used.get('prompts'))[:12]}...: the replies answer other prompts than the ones scored")
+    expected, whose = (variant_prompts, "the scored record's") if variant_prompts is not None else (used.get("prompts"), "the installed package's")
+    if entry.get("prompts") != expected:
+        problems.append(f"{where} has prompt hash {str(entry.get('prompts'))[:12]}..., not {whose} {str(expected)[:12]}...: the replies answer other prompts than the ones scored")
     items, again = entry.get("items") or {}, used.get("items") or {}
     if not isinstance(items, dict) or (items.get("count"), items.get("order_sha256")) != (again.get("count"), again.get("order_sha256")):
         count = items.get("count") if isinstance(items, dict) else None

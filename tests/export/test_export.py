@@ -83,6 +83,7 @@ def test_export_writes_the_hubs_format_with_the_pinned_revision_and_paper_scale_
     assert avg["value"] == pytest.approx(100 * results["groups"]["subtlebench"]["accuracy,none"], abs=1e-4)
     assert avg["source"] == {"url": "https://example.org/logs", "name": "Eval logs"}
     assert avg["notes"].startswith("lmms-comparative ") and "VLM-SubtleBench protocol" in avg["notes"]
+    assert "not the paper's decoding" not in avg["notes"]  # the tasks' own decoding: nothing to say
     # The package version and the date are the run's claims, and the notes say so.
     assert "(as the run's record names it)" in avg["notes"] and "date as the run's results file gives it" in avg["notes"]
     assert "subset: 20 of 11688 items of KRAFTON/VLM-SubtleBench" in avg["notes"] and f"data from the hub, {SUBTLEBENCH}@{COMMIT[:12]}" in avg["notes"]

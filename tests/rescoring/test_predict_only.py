@@ -136,7 +136,12 @@ def test_what_the_generating_run_claims_is_shown_as_its_claim_and_what_it_must_m
     proc = export(str(base / "scored" / "subtlebench"), "-o", str(exported), "--allow-subset", "--dataset-id", "subtlebench=someone/fixture", env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     entries = yaml.safe_load((exported / ".eval_results" / "subtlebench.yaml").read_text())
-    assert entries and all("replies from a separate --predict_only run (lmms-comparative " in e["notes"] for e in entries), entries
+    assert entries and all("replies from a separate --predict_only run (lmms-comparative " in e["notes"] and "decoding" not in e["notes"] for e in entries), entries
+    proc = export(str(tmp_path / "scored_t07"), "-o", str(tmp_path / "exported_t07"), "--allow-subset", "--dataset-id", "subtlebench=someone/fixture", env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    entries = yaml.safe_load((tmp_path / "exported_t07" / ".eval_results" / "subtlebench.yaml").read_text())
+    assert entries and all("not the paper's decoding, as the run's settings give it: --gen_kwargs temperature=0.7" in e["notes"] for e in entries), entries
+    assert json.loads((report / "report.json").read_text())["runs"][0]["generated_by"]["model"] == "random_choice"
 
     # Forged before score: the generating record's prompt hash. score takes it (the item order holds); verify fails it.
     forged = tmp_path / "gen_forged"

@@ -84,3 +84,27 @@ def test_vlmevalkits_prediction_file_keys_a_second_pair_under_one_pair_id_as_the
     assert list(replies.by_task["vlm2bench_gc_trk"]) == ["7#p"]  # counted per subtask
     docs = [{"uid": "7", "pair_id": "7", "half": h, "kind": "tf_gc"} for h in "pnpn"]
     assert [d["uid"] for d in distinct_gc_uids(docs, "gc_mat")] == ["7", "7", "7~2", "7~2"] and {d["pair_id"] for d in docs} == {"7"}
+
+
+def test_the_zip_loader_counts_an_unusable_record_as_the_answers_readers_do(tmp_path):
+    """The official answers file lists every record; a GC record the loader skips (no images) still
+    counts towards the next record's number, so the loader and the reader key it alike."""
+    from lmms_comparative.benchmarks.vlm2bench import data
+    from lmms_comparative.benchmarks.vlm2bench.predictions import read_official
+    from lmms_comparative.data.replies import Options
+
+    root = build_vlm2bench(tmp_path / "v")
+    path = root / "jsonl/gc/vanilla/gc_mat.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    for row in rows[4:6]:
+        row["q_id"] = "mat0"
+    rows[0]["images"] = []  # the first mat0 T record: unusable, skipped
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    docs = data._zip_docs(root, "gc_mat")
+    keys = [f"{d['uid']}#{d['half']}" for d in docs]
+    assert keys == ["mat0#n", "mat1#p", "mat1#n", "mat0~2#p", "mat0~2#n", "mat3#p"]
+    answers = tmp_path / "code/gc/test/test_res/test_mat/model_answers.jsonl"
+    answers.parent.mkdir(parents=True)
+    answers.write_text("".join(json.dumps({"q_id": r["q_id"], "model_answer": "T", "gt_answer": r["gt_answer"]}) + "\n" for r in rows))
+    read = list(read_official(answers, Options()).by_task["vlm2bench_gc_mat"])
+    assert set(keys) <= set(read) and read[0] == "mat0#p"  # the skipped record's key is the reader's first: never scored

@@ -100,14 +100,16 @@ def repeat_uid(q_id: str, half: str, seen: dict[tuple[str, str], int]) -> str:
     return q_id if seen[(q_id, half)] == 1 else f"{q_id}~{seen[(q_id, half)]}"
 
 
-def distinct_gc_uids(docs: list[dict], subtask: str) -> list[dict]:
-    """``docs`` with ``repeat_uid`` applied to GC T/F docs in order, and one line where any was
-    renamed (the release's count of pairs then differs from the paper's)."""
+def distinct_gc_uids(docs: list[dict], subtask: str, uids: list[str | None] | None = None) -> list[dict]:
+    """``docs`` with ``repeat_uid`` applied to GC T/F docs in order (or ``uids``, one per doc, where
+    the loader counted every record of the file, unusable ones included, as the answers readers
+    do), and one line where any was renamed (the release's count of pairs then differs from the
+    paper's)."""
     seen: dict[tuple[str, str], int] = {}
     renamed = 0
-    for doc in docs:
+    for number, doc in enumerate(docs):
         if doc.get("kind") == "tf_gc":
-            uid = repeat_uid(doc["pair_id"], doc["half"], seen)
+            uid = uids[number] if uids is not None and uids[number] else repeat_uid(doc["pair_id"], doc["half"], seen)
             renamed += uid != doc["uid"]
             doc["uid"] = uid
     if renamed:

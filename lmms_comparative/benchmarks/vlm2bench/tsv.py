@@ -45,7 +45,9 @@ What the TSV lacks, and how it is recovered:
   from VLMEvalKit's scorer, not seen. An optional ``q_id`` column, when present, is taken as the
   zip's q_id and the zip's rules apply exactly. The zip's other fields (``type``, ``task``,
   ``edited_prompt``) and the videos are not in the TSV. No scorer uses the other fields. ``pc_vid``
-  needs the zip.
+  needs the zip. A second GC pair under one pair id is keyed ``<pair>~2`` (``records.repeat_uid``)
+  counting the rows that became docs; VLMEvalKit's prediction file counts every row, so a skipped
+  GC row before such a pair shifts the numbers and ``score`` stops on the mismatch (never a wrong score).
 
 The 1.1 GB file is streamed once. Each row's images are decoded to files in a cache folder
 (``image_cache``). Every file is written to a temporary name and renamed into place, so a
