@@ -17,7 +17,9 @@ four caption prompts, ...), each a list of entries written with ``huggingface_hu
   none, and its notes give the data fingerprint instead;
 - ``value``: at the paper's scale (as the report's paper tables print it: accuracies in %);
 - ``date``: when the run ran, in UTC with its zone (lmms-eval writes UTC+8 without one);
-- ``notes``: the protocol variant and the reader or judge model that scored it (never a local path);
+- ``notes``: the protocol variant and the reader or judge model that scored it (never a local path),
+  the decoding settings the run's command line overrode (or the generating run's, for replies made
+  by a separate --predict_only run);
   for a subset (``--allow-subset``), "subset: N of M items" and where the data came from; items this
   package generated (a fixture, synthetic pairs) are no subset of the release and never go out
   under its id: only under a ``--dataset-id`` of the user's own;
