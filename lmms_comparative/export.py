@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lmms_comparative.data import untrusted
+from lmms_comparative.data.generating import generation_of
 from lmms_comparative.provenance import KEY
 from lmms_comparative.registry import BENCHMARKS, BY_NAME
 from lmms_comparative.reportlib.runs import claimed_version, overrides
@@ -105,8 +106,8 @@ def _notes(run, benchmark, variant: str, data: dict, items: str | None) -> str:
     record = run.results.get(KEY) or {}
     # The version and the date are the run's own claims (its record and results file), as the model's name is.
     parts = [f"lmms-comparative {claimed_version(record)} (as the run's record names it), {benchmark.title} protocol" + (f" ({variant})" if variant else ""), "date as the run's results file gives it"]
-    generation = (record.get("predictions") or {}).get("generation") if isinstance(record.get("predictions"), dict) else None
-    if isinstance(generation, dict):  # a score of a --predict_only run's replies: who decoded them is that run's claim
+    generation = generation_of(record)
+    if generation is not None:  # a score of a --predict_only run's replies: who decoded them is that run's claim
         parts.append(f"replies from a separate --predict_only run (lmms-comparative {claimed_version(generation)} as its record names it)")
     changed = overrides(run.results)  # the run's own decoding settings, or the generating run's
     if changed:

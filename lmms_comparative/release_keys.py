@@ -63,8 +63,8 @@ def found_keys(results_dir: Path, out=None) -> dict[str, dict[str, dict]]:
 
 def merged(release: dict, tasks: dict[str, dict], out=None) -> dict:
     """``release`` (a ``release.json``) with the hashes of ``tasks`` added, each with a source
-    naming the run's repository and commit; a task whose count is not the recorded one is left
-    as it was, and said."""
+    naming the run's repository and commit. A task the file leaves out, one whose count is not
+    the recorded one, and one whose recorded hash differs are left as they were, and said."""
     out = out or sys.stderr
     release = json.loads(json.dumps(release))
     known = release.setdefault("tasks", {})

@@ -39,9 +39,13 @@ def subset_of_tasks(run, benchmark, task_ids) -> str | None:
     items behind those of ``task_ids`` the run has are not the release's, or None where they are.
     A run that has none of them (or no record) gets the reason of a value with no task behind it."""
     record = run.results.get(KEY) or {}
+    return _why(record, benchmark, _behind(run, record, task_ids))
+
+
+def _behind(run, record: dict, task_ids) -> list[str]:
+    """The record's tasks behind any of ``task_ids`` (``leaves``), each once, in order."""
     groups = run.results.get("group_subtasks") or {}
-    behind = list(dict.fromkeys(leaf for task in task_ids for leaf in leaves(task, record, groups)))
-    return _why(record, benchmark, behind)
+    return list(dict.fromkeys(leaf for task in task_ids for leaf in leaves(task, record, groups)))
 
 
 def by_count_only(run, benchmark, task_ids) -> list[str]:
@@ -50,10 +54,9 @@ def by_count_only(run, benchmark, task_ids) -> list[str]:
     ``release.json``) and the run read a local copy, not the release's own hub repository. Their
     items are the release's by the submitter's word; a hub run's are by where they came from."""
     record = run.results.get(KEY) or {}
-    groups = run.results.get("group_subtasks") or {}
     known = benchmark.release_items().get("tasks") or {}
     found = []
-    for task in dict.fromkeys(leaf for t in task_ids for leaf in leaves(t, record, groups)):
+    for task in _behind(run, record, task_ids):
         entry = (record.get("tasks") or {}).get(task) or {}
         data = entry.get("data") or {}
         full = known.get(task)

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from lmms_comparative.data.generating import generating_config
 from lmms_comparative.data.jsonl import json_file, json_lines
 from lmms_comparative.data.untrusted import MAX_LOG_BYTES
 
@@ -67,7 +68,7 @@ class Replies:
     by_doc: dict[str, dict[str, list[str]]] = field(default_factory=dict)
     order: dict[str, dict] = field(default_factory=dict)
     generation: dict | None = None  # the generating run's provenance record
-    # The generating run's command line as its results' ``config`` gives it (``GENERATING_CONFIG``):
+    # The generating run's command line as its results' ``config`` gives it (``generating.GENERATING_CONFIG``):
     # which model it names and any decoding it overrode, the generating run's claims.
     generated_by: dict | None = None
 
@@ -259,26 +260,6 @@ def _predict_only_run(out: Replies, run: dict, path: Path) -> None:
         out.order[task] = {"count": items.get("count"), "order_sha256": items["order_sha256"]}
     out.generation = {k: v for k, v in record.items() if k != "llm"}
     out.generated_by = generating_config(run)
-
-
-# What a --predict_only run's results ``config`` says of the run that the scored record carries on
-# (``predictions.generated_by``): the model it names, and lmms-eval's settings that change what the
-# tasks ask the model (the report's protocol overrides).
-GENERATING_CONFIG = ("model", "model_args", "gen_kwargs", "system_instruction", "num_fewshot", "apply_chat_template", "fewshot_as_multiturn")
-
-
-def generating_config(results: dict) -> dict:
-    """The ``GENERATING_CONFIG`` settings of a results JSON (its ``config``, else its
-    ``resolved_cli_args``), those that are set; text cut to 500 characters (a stranger's file)."""
-    config = results.get("config") if isinstance(results.get("config"), dict) else {}
-    cli = config.get("resolved_cli_args") if isinstance(config.get("resolved_cli_args"), dict) else {}
-    found = {}
-    for name in GENERATING_CONFIG:
-        value = config.get(name, cli.get(name))
-        if value in (None, "", False, [], {}):
-            continue
-        found[name] = value if isinstance(value, (bool, int, float)) or (isinstance(value, dict) and len(json.dumps(value)) <= 500) else str(value)[:500]
-    return found
 
 
 def _run_results(folder: Path) -> dict:

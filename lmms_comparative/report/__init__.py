@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from lmms_comparative.data.generating import generation_of
 from lmms_comparative.data.untrusted import printable
 from lmms_comparative.registry import BENCHMARKS, BY_NAME, of_task
 from lmms_comparative.report import generic, html
@@ -173,9 +174,8 @@ def _verification(runs: list[Run], subsets: dict[str, dict]) -> list[str]:
 def _generated_apart(run: Run) -> str | None:
     """For a ``score`` of a --predict_only run's replies: what the generating run claims (its
     model, its package version), which ``verify`` cannot check; None for any other run."""
-    predictions = (run.results.get("lmms_comparative") or {}).get("predictions") or {}
-    generation = predictions.get("generation") if isinstance(predictions, dict) else None
-    if not isinstance(generation, dict):
+    generation = generation_of(run.results.get("lmms_comparative"))
+    if generation is None:
         return None
     claims = generated_by(run.results)
     model = " ".join(printable(str(claims.get("model_args") or claims.get("model") or "?")).split())[:200]

@@ -79,16 +79,17 @@ def run_ids(run: Run) -> list[str]:
     """What names a run's model, most specific first: its ``pretrained``, ``model_version`` or
     ``model`` argument (each also without an organisation prefix), else the lmms-eval model name.
     A ``score`` of a --predict_only run's replies is named by the generating run's (its claim)."""
-    keys = ("pretrained", "model_version", "model", "model_name")
-    args = model_args(run.results)
-    found = [f for f in (args.get(k, "").strip().rstrip("/") for k in keys) if f]
     generating = generated_by(run.results)
+    found = _named_ids(model_args(run.results))
     if not found and generating:
-        args = parse_model_args(generating.get("model_args"))
-        found = [f for f in (args.get(k, "").strip().rstrip("/") for k in keys) if f] or [str(generating.get("model") or "").strip()]
+        found = _named_ids(parse_model_args(generating.get("model_args"))) or [str(generating.get("model") or "").strip()]
     if not found:
         found = [str(run.results.get("config", {}).get("model") or "").strip()]
     return list(dict.fromkeys([f for f in found if f] + [f.split("/")[-1] for f in found if "/" in f]))
+
+
+def _named_ids(args: dict[str, str]) -> list[str]:
+    return [f for f in (args.get(k, "").strip().rstrip("/") for k in ("pretrained", "model_version", "model", "model_name")) if f]
 
 
 def matched_model(run: Run, tables: dict, aliases: dict[str, list[str]], user: Aliases) -> str | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lmms_comparative.data.generating import PROTOCOL_OVERRIDES, command_settings, generation_of
 from lmms_comparative.data.untrusted import printable
 
 
@@ -81,25 +82,16 @@ class ReportError(Exception):
     """Bad input to the report (a missing folder, no results, an unreadable file): one message."""
 
 
-# lmms-eval's command-line settings that change what the tasks ask the model, away from the
-# papers' protocol (each task's YAML sets its decoding; these override it for every task).
-PROTOCOL_OVERRIDES = ("gen_kwargs", "system_instruction", "num_fewshot", "apply_chat_template", "fewshot_as_multiturn")
-
-
 def overrides(results: dict) -> dict[str, str]:
     """The protocol overrides a run was given (``--gen_kwargs temperature=0.7``, ...), as its
     results' ``config`` says: {} for a run with the tasks' own decoding. A ``score`` of a
     --predict_only run adds the generating run's, as its results gave them (``generated_by``):
     that run decoded the replies."""
-    config = results.get("config") or {}
-    cli = config.get("resolved_cli_args") if isinstance(config.get("resolved_cli_args"), dict) else {}
     found = {}
-    for source in ({**cli, **config}, generated_by(results)):
-        for name in PROTOCOL_OVERRIDES:
-            value = source.get(name)
-            if value not in (None, "", False, [], {}):
-                text = ",".join(f"{k}={v}" for k, v in value.items()) if isinstance(value, dict) else str(value)  # lmms-eval keeps --gen_kwargs parsed
-                found[name] = " ".join(text.split())[:200]
+    for source in (results.get("config"), generated_by(results)):
+        for name, value in command_settings(source, PROTOCOL_OVERRIDES).items():
+            text = ",".join(f"{k}={v}" for k, v in value.items()) if isinstance(value, dict) else str(value)  # lmms-eval keeps --gen_kwargs parsed
+            found[name] = " ".join(text.split())[:200]
     return found
 
 
@@ -110,10 +102,9 @@ def generated_by(results: dict) -> dict:
     if (results.get("config") or {}).get("model") != "replay":
         return {}
     record = results.get("lmms_comparative")
-    predictions = record.get("predictions") if isinstance(record, dict) else None
-    if not isinstance(predictions, dict) or not isinstance(predictions.get("generation"), dict):
+    if generation_of(record) is None:
         return {}
-    found = predictions.get("generated_by")
+    found = record["predictions"].get("generated_by")
     return found if isinstance(found, dict) else {}
 
 

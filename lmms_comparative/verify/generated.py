@@ -7,12 +7,7 @@ it as one, and a data copy other than the one scored here is said, not failed.""
 
 from __future__ import annotations
 
-
-def generation_of(record: dict) -> dict | None:
-    """The generating run's record a scored record carries, or None (a run that generated its own replies)."""
-    predictions = record.get("predictions")
-    found = predictions.get("generation") if isinstance(predictions, dict) else None
-    return found if isinstance(found, dict) else None
+from lmms_comparative.data.generating import generation_of
 
 
 def generation_checks(task: str, record: dict, used: dict, variant_prompts: str | None = None) -> tuple[list[str], list[str]]:

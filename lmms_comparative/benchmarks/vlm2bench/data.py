@@ -28,7 +28,7 @@ from typing import NamedTuple
 
 from lmms_comparative import provenance
 from lmms_comparative.benchmarks.vlm2bench.facts import FACTS as BENCHMARK
-from lmms_comparative.benchmarks.vlm2bench.records import SUBTASKS, distinct_gc_uids, record_doc, repeat_uid
+from lmms_comparative.benchmarks.vlm2bench.records import SUBTASKS, distinct_gc_uids, half_of, record_doc, repeat_uid
 from lmms_comparative.data import generated, items
 from lmms_comparative.data.jsonl import read_records
 from lmms_comparative.failures import DataError
@@ -136,7 +136,7 @@ def _zip_docs(base: Path, subtask: str) -> list[dict]:
     docs, paths = [], {}  # image name -> its path, built once (items share images)
     uids, seen = [], {}  # GC: a second pair under one q_id, counted over every record as the answers readers count
     for where, record in read_records(path):
-        uid = repeat_uid(str(record.get("q_id")), "p" if str(record.get("gt_answer")).strip() == "T" else "n", seen) if kind == "tf_gc" else None
+        uid = repeat_uid(str(record.get("q_id")), half_of(record.get("gt_answer")), seen) if kind == "tf_gc" else None
         try:
             docs.append(record_doc(record, subtask, kind, base, media, where, paths=paths))
             uids.append(uid)

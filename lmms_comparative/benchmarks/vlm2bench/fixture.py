@@ -151,7 +151,7 @@ def write_tsv(zip_root: str | Path, dest: str | Path, quoting: int = csv.QUOTE_M
     question files, category by category. ``index`` is ``<category>_<q_id>``; a GC row adds
     ``_p``/``_n`` (its answer T/F), because both halves of a GC pair share one q_id in the zip and a
     TSV index is unique. The images are the zip's files, byte for byte."""
-    from lmms_comparative.benchmarks.vlm2bench.records import SUBTASKS
+    from lmms_comparative.benchmarks.vlm2bench.records import SUBTASKS, half_of
     from lmms_comparative.benchmarks.vlm2bench.tsv import CATEGORIES
 
     zip_root, dest = Path(zip_root), Path(dest)
@@ -166,7 +166,7 @@ def write_tsv(zip_root: str | Path, dest: str | Path, quoting: int = csv.QUOTE_M
                 record = json.loads(line)
                 index = f"{category}_{record['q_id']}"
                 if kind == "tf_gc":
-                    index += "_p" if str(record["gt_answer"]).strip() == "T" else "_n"
+                    index += "_" + half_of(record["gt_answer"])
                 encoded = [base64.b64encode((zip_root / media / name).read_bytes()).decode("ascii") for name in record["images"]]
                 writer.writerow([index, record["question"], record["gt_answer"], category, encoded[0] if len(encoded) == 1 else str(encoded)])
     return path

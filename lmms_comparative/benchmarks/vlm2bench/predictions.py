@@ -37,10 +37,6 @@ from lmms_comparative.record import PredictionsPart
 _GC = ("gc_mat", "gc_trk")
 
 
-def _half(answer: str) -> str:
-    return "p" if str(answer).strip() == "T" else "n"
-
-
 _PATH_SUBTASK = re.compile(r"(?:^|/)(gc|oc|pc)(?:/image|/video)?/test/test_res/test_(mat|trk|cpr|cnt|grp|pc_v_open-ended)(?:/|$)")
 
 
@@ -56,7 +52,7 @@ def _subtask(path: Path, options: Options) -> str:
 
 def read_official(path: Path, options: Options) -> Replies:
     """Format ``official`` (module docstring): an official inference script's answers file, for the subtask its path or ``--tasks`` names."""
-    from lmms_comparative.benchmarks.vlm2bench.records import SUBTASKS, repeat_uid
+    from lmms_comparative.benchmarks.vlm2bench.records import SUBTASKS, half_of, repeat_uid
 
     subtask = _subtask(path, options)
     if subtask not in SUBTASKS:
@@ -70,7 +66,7 @@ def read_official(path: Path, options: Options) -> Replies:
         if ident is None or not isinstance(row.get("model_answer"), str):
             raise PredictionsError(f"{where}: an answer record needs {'vid' if kind == 'vid' else 'q_id'} and model_answer (a string)")
         gt = str(row.get("gt_answer", "")).strip()
-        key = f"{repeat_uid(str(ident), _half(gt), seen)}#{_half(gt)}" if kind == "tf_gc" else str(ident)
+        key = f"{repeat_uid(str(ident), half_of(gt), seen)}#{half_of(gt)}" if kind == "tf_gc" else str(ident)
         out.add(task, key, row["model_answer"], where)
         if kind != "vid":
             out.expected.setdefault(task, {})[key] = {"gt": gt}
@@ -90,7 +86,7 @@ def _table(path: Path):
 
 def read_vlmevalkit(path: Path, options: Options) -> Replies:
     """Format ``vlmevalkit`` (module docstring): VLMEvalKit's prediction file for VLM2Bench."""
-    from lmms_comparative.benchmarks.vlm2bench.records import SUBTASKS, repeat_uid
+    from lmms_comparative.benchmarks.vlm2bench.records import SUBTASKS, half_of, repeat_uid
     from lmms_comparative.benchmarks.vlm2bench.tsv import _without_category
 
     table = _table(path)
@@ -110,7 +106,7 @@ def read_vlmevalkit(path: Path, options: Options) -> Replies:
         answer = str(row["answer"]).strip()
         if kind == "tf_gc":
             pair = key.rsplit("_", 1)[0] if not row.get("q_id") else key
-            key = f"{repeat_uid(pair, _half(answer), seen.setdefault(task, {}))}#{_half(answer)}"
+            key = f"{repeat_uid(pair, half_of(answer), seen.setdefault(task, {}))}#{half_of(answer)}"
         out.add(task, key, str(row["prediction"]), where)
         if kind == "cnt":
             answer = str(int(float(answer))) if re.fullmatch(r"\d+(\.0+)?", answer) else answer

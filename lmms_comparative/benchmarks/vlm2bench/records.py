@@ -22,10 +22,15 @@ SUBTASKS = {
 VIDEO_SUFFIXES = (".mp4", ".avi", ".mov", ".mkv", ".webm")
 
 
+def half_of(answer) -> str:
+    """A T/F question's half: ``p`` (positive) where the answer is T, else ``n``."""
+    return "p" if str(answer).strip() == "T" else "n"
+
+
 def _pair_fields(record: dict, subtask: str, kind: str, where: str) -> dict:
     q_id = str(record["q_id"])
     if kind == "tf_gc":
-        return {"pair_id": q_id, "half": "p" if str(record["gt_answer"]).strip() == "T" else "n"}
+        return {"pair_id": q_id, "half": half_of(record["gt_answer"])}
     # pc/image/eval/eval_cpr/eval_comp_tf_pair_batch_3acc.py removes a leading "tf_" (the release's
     # PC-Cpr ids read "tf_300_p"); the OC copy of that script does not.
     key = q_id[3:] if subtask == "pc_cpr" and q_id.startswith("tf_") else q_id
