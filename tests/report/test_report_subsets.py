@@ -216,3 +216,19 @@ def test_a_second_demo_replaces_only_what_the_first_one_wrote(tmp_path):
     left = sorted(p.relative_to(out).as_posix() for p in out.rglob("*"))
     assert left == ["results", "results/random_choice", "results/random_choice/notes.txt"] and mine.read_text() == "keep me"
     assert clear_previous_demo(out) == []  # no manifest: nothing removed
+
+
+def test_report_json_names_the_benchmarks_a_run_holds_as_the_release_by_item_count_alone(tmp_path):
+    """A SubtleBench run of a local copy with the release's count per type is the release on the
+    submitter's word (no key list is known here): report.json lists it in the run's
+    ``release_by_count_only``, as the tables say "by item count"; a CompBench run whose key hashes
+    match the release's is checked, not listed."""
+    known = BY_NAME["subtlebench"].release_items()["tasks"]
+    results = {f"subtlebench_{k}": {"accuracy,none": 0.6, "counts,none": {"n": known[f"subtlebench_{k}"]["count"], "skipped": 0}} for k in TYPES}
+    tasks = {f"subtlebench_{k}": {"items": {"count": known[f"subtlebench_{k}"]["count"], "sha256": "0" * 64}} for k in TYPES}
+    doc = {"results": results, "groups": {"subtlebench": {"accuracy,none": 0.6}}, "group_subtasks": {"subtlebench": list(tasks)}, KEY: _record(tasks, "subtlebench")}
+    markdown, document = _report(tmp_path, _write(tmp_path / "s", doc, "counted"), _compbench(tmp_path / "c", "checked", True))
+    runs = {r["name"]: r for r in document["runs"]}
+    assert runs["counted"]["subset"] == {"subtlebench": None} and runs["counted"]["release_by_count_only"] == ["subtlebench"], runs["counted"]
+    assert runs["checked"]["subset"] == {"compbench": None} and runs["checked"]["release_by_count_only"] == [], runs["checked"]
+    assert "VLM-SubtleBench: the release by item count (keys not checked)" in markdown and "MLLM-CompBench: the release |" in markdown
