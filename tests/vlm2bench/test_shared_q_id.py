@@ -108,3 +108,24 @@ def test_the_zip_loader_counts_an_unusable_record_as_the_answers_readers_do(tmp_
     answers.write_text("".join(json.dumps({"q_id": r["q_id"], "model_answer": "T", "gt_answer": r["gt_answer"]}) + "\n" for r in rows))
     read = list(read_official(answers, Options()).by_task["vlm2bench_gc_mat"])
     assert set(keys) <= set(read) and read[0] == "mat0#p"  # the skipped record's key is the reader's first: never scored
+
+
+def test_a_q_id_that_is_literally_another_pairs_numbered_uid_stops_the_load_and_its_honest_twin_loads(tmp_path):
+    """``<q_id>~2`` numbers a second pair under one q_id; a file whose own q_id is literally that
+    name would make two records one item (one overwriting the other in a score). The load stops
+    with the clashing key named; the same file with that q_id renamed loads as four items."""
+    from lmms_comparative.benchmarks.vlm2bench import data
+    from lmms_comparative.failures import DataError
+
+    root = build_vlm2bench(tmp_path / "v")
+    path = root / "jsonl/gc/vanilla/gc_mat.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    for row, q_id in zip(rows[:6], ["mat0", "mat0", "mat0", "mat0", "mat0~2", "mat0~2"]):
+        row["q_id"] = q_id
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(DataError, match=r"gc_mat: item key\(s\) mat0~2#n, mat0~2#p name two records"):
+        data._zip_docs(root, "gc_mat")
+    for row in rows[4:6]:
+        row["q_id"] = "mat0x"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert [f"{d['uid']}#{d['half']}" for d in data._zip_docs(root, "gc_mat")] == ["mat0#p", "mat0#n", "mat0~2#p", "mat0~2#n", "mat0x#p", "mat0x#n", "mat3#p"]

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 from lmms_comparative.failures import DataError
@@ -117,6 +118,10 @@ def distinct_gc_uids(docs: list[dict], subtask: str, uids: list[str | None] | No
             uid = uids[number] if uids is not None and uids[number] else repeat_uid(doc["pair_id"], doc["half"], seen)
             renamed += uid != doc["uid"]
             doc["uid"] = uid
+    keys = Counter((doc["uid"], doc["half"]) for doc in docs if doc.get("kind") == "tf_gc")
+    clash = sorted(f"{uid}#{half}" for (uid, half), n in keys.items() if n > 1)
+    if clash:  # a q_id of the file that is literally another's renamed uid (``<q_id>~2``)
+        raise DataError(f"VLM2-Bench {subtask}: item key(s) {', '.join(clash[:5])} name two records once repeated q_ids are numbered <q_id>~2, ...; rename the q_id of one of them.")
     if renamed:
         from loguru import logger
 
