@@ -123,20 +123,23 @@ def protocol_of(run: Run, in_table: bool = False) -> str:
 
 def run_subsets(run: Run, benchmarks) -> dict[str, str | None]:
     """Per benchmark the run has tasks of, why its items are not the release's (None: they are)."""
-    tasks = list(run.results.get("results") or {})
     found = {}
     for benchmark in benchmarks:
-        own = [t for t in tasks if benchmark.owns_task(t)]
+        own = _own_tasks(run, benchmark)
         if own:
             found[benchmark.name] = subset_of_tasks(run, benchmark, own)
     return found
 
 
+def _own_tasks(run: Run, benchmark) -> list[str]:
+    """The tasks and groups of the run's results that ``benchmark`` owns."""
+    return [t for t in run.results.get("results") or {} if benchmark.owns_task(t)]
+
+
 def count_only(run: Run, subsets: dict[str, str | None]) -> list[str]:
     """The benchmarks whose items this run holds as the release by item count alone: no reason
     to call them a subset, and no key list here to check them against (``subsets.by_count_only``)."""
-    tasks = list(run.results.get("results") or {})
-    return [name for name, reason in subsets.items() if reason is None and by_count_only(run, BY_NAME[name], [t for t in tasks if BY_NAME[name].owns_task(t)])]
+    return [name for name, reason in subsets.items() if reason is None and by_count_only(run, BY_NAME[name], _own_tasks(run, BY_NAME[name]))]
 
 
 def _items(run: Run, subsets: dict[str, str | None]) -> str:
