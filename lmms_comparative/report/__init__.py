@@ -89,7 +89,7 @@ def plain_text(cell):
 
 def verification_of(run: Run) -> str:
     """A run's verification in one phrase: verify's verdict while every file of the run is the one
-    it checked, else why there is none."""
+    it checked, else why there is none; a verdict file not made here is shown as the claim it is."""
     state = verify_state(run)
     if state == "no provenance":
         return "no provenance (not a run of lmms-comparative's tasks, or made before provenance)"
@@ -97,7 +97,10 @@ def verification_of(run: Run) -> str:
         return f"not verified (run `lmms-comparative verify` on its folder{_with_variables(run)})"
     if state == "STALE":
         changed = run.verified.get("changed") or []
-        return f"STALE: {', '.join(changed[:3])}{' ...' if len(changed) > 3 else ''} changed after `lmms-comparative verify` checked the run"
+        since = "`lmms-comparative verify` checked the run" if run.verified.get("made_here") is True else "the verdict file that came with the run was written (not made here)"
+        return f"STALE: {', '.join(changed[:3])}{' ...' if len(changed) > 3 else ''} changed after {since}"
+    if run.verified.get("made_here") is not True:  # a verdict that came with the folder: the submitter's word
+        return f"{state} (its verdict file was not made by `lmms-comparative verify` on this machine: run it on the folder{_with_variables(run)})"
     tasks = run.verified.get("tasks") or {}
     counts = {s: sum(1 for t in tasks.values() if t.get("status") == s) for s in ("PASS", "FAIL", "UNVERIFIED")}
     detail = ", ".join(f"{n} {s.lower()}" for s, n in counts.items() if n)

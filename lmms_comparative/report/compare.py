@@ -218,7 +218,8 @@ def table(rows: list[dict], a_name: str, b_name: str) -> str:
 
 def main(run_a: str, run_b: str, output: str | None, unverified: bool = False) -> int:
     """``lmms-comparative compare``: print the table, write ``OUT/compare.json``; 2 on bad input;
-    1 when a run's verdict is FAIL (``verify``'s, current), unless ``unverified``."""
+    1 when a run's verdict is FAIL (``verify``'s on this machine, current; a claimed FAIL that came
+    with the folder decides nothing), unless ``unverified``."""
     try:
         a, b = load_pair(run_a, run_b)
     except (CompareError, ReportError) as exc:

@@ -33,8 +33,10 @@ def folder(path: Path) -> Path:
 def verify_state(run: Run) -> str:
     """What ``verify`` said of a run, in a word: its verdict (PASS, FAIL, UNVERIFIED) while every
     file of the run is the one it checked, STALE after, "not verified", or "no provenance" (not a
-    run of our tasks). Read from the verdict file, for display: it decides nothing that a forger
-    could want (``compare`` refuses only a FAIL; ``export`` checks for itself)."""
+    run of our tasks). A verdict file that ``verify`` did not write on this machine (no valid MAC
+    under its key: one that came with the folder) is the submitter's claim, ``claimed PASS, not
+    checked here``, never a plain PASS. For display: it decides nothing that a forger could want
+    (``compare`` refuses only a FAIL made here; ``export`` checks for itself)."""
     if "lmms_comparative" not in run.results:
         return "no provenance"
     if run.verified is None:
@@ -42,7 +44,9 @@ def verify_state(run: Run) -> str:
     if not run.verified.get("current"):
         return "STALE"
     verdict = run.verified.get("verdict")
-    return verdict if verdict in ("PASS", "FAIL", "UNVERIFIED") else "not verified"
+    if verdict not in ("PASS", "FAIL", "UNVERIFIED"):
+        return "not verified"
+    return verdict if run.verified.get("made_here") is True else f"claimed {verdict}, not checked here"
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]+")

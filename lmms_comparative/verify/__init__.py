@@ -33,10 +33,11 @@ called, whatever the shell has set: a task whose record has no ``llm`` entry for
 answers log is missing, is UNVERIFIED with that reason.
 
 It prints one verdict per task and group, writes them beside each results file
-(``<date>_verify.json``, which ``report`` shows), and exits 0 only when every one passes (1
-otherwise; 2 when there is nothing to check). A malformed file (truncated JSON, not an object, a
-malformed samples line, JSON nested past a sane depth, a file past the size a real run writes)
-is one line naming it; the other files are still checked.
+(``<date>_verify.json``, with a MAC under this machine's key, ``signing``: ``report`` and
+``compare`` show a verdict file without a valid one as the submitter's claim), and exits 0 only
+when every one passes (1 otherwise; 2 when there is nothing to check). A malformed file
+(truncated JSON, not an object, a malformed samples line, JSON nested past a sane depth, a file
+past the size a real run writes) is one line naming it; the other files are still checked.
 
 The folder may come from a stranger (docs/security.md): no link in it is followed (a linked
 results file or folder is passed over, and said so), and a link standing where a verdict file goes
@@ -53,6 +54,7 @@ from pathlib import Path
 
 from lmms_comparative import __version__
 from lmms_comparative.data import untrusted
+from lmms_comparative.verify import signing
 from lmms_comparative.verify.checks import BadFile, Verdict, check_file
 from lmms_comparative.verify.rescore import date_id
 
@@ -91,9 +93,11 @@ def covered_files(results_file: Path) -> dict[str, str]:
 def write_verdicts(results_file: Path, verdicts: list[Verdict]) -> Path | None:
     """``<date>_verify.json`` beside the results: the overall verdict and each task's, with the
     sha256 of every file of the run they were made on (``covered_files``; ``report`` and
-    ``compare`` show them while every file still matches, STALE after).
-    None when the folder cannot be written; ``untrusted.Unsafe`` when a link stands where the file
-    goes (it is never written through)."""
+    ``compare`` show them while every file still matches, STALE after), and a MAC under this
+    machine's verdict key (``signing``: how ``read_verdicts`` tells a verdict made here from a
+    submitter's claim). None when the folder cannot be written; ``untrusted.Unsafe`` when a link
+    stands where the file goes (it is never written through); ``signing.KeyProblem`` when the key
+    cannot be made or read."""
     files = covered_files(results_file)
     document = {
         "verified_with": __version__,
@@ -102,6 +106,12 @@ def write_verdicts(results_file: Path, verdicts: list[Verdict]) -> Path | None:
         "verdict": overall(verdicts),
         "tasks": {v.task: {"status": v.status, "detail": v.line().split(": ", 1)[-1]} for v in verdicts},
     }
+    try:
+        document = signing.sign(document)
+    except signing.KeyProblem:
+        raise
+    except OSError as exc:  # the config folder cannot be written: a verdict without its MAC would read as a claim
+        raise signing.KeyProblem(f"the verdict key {signing.key_path()} could not be made ({exc})") from None
     path = verdict_file(results_file)
     try:
         untrusted.write_file(path, json.dumps(document, indent=1, ensure_ascii=False) + "\n")
@@ -111,10 +121,11 @@ def write_verdicts(results_file: Path, verdicts: list[Verdict]) -> Path | None:
 
 
 def read_verdicts(results_file: Path) -> dict | None:
-    """The verdicts ``verify`` wrote beside ``results_file``, for display only (``report``,
-    ``compare``; ``export`` checks for itself): their document with ``current`` (whether every
-    file of the run is still the one verified) and ``changed`` (the files that are not: changed,
-    added or removed since), or None when it was never verified."""
+    """The verdict file beside ``results_file``, for display only (``report``, ``compare``;
+    ``export`` checks for itself): its document with ``made_here`` (whether ``verify`` wrote it
+    with this machine's key: else it is the submitter's claim, whatever it says), ``current``
+    (whether every file of the run is still the one verified) and ``changed`` (the files that are
+    not: changed, added or removed since), or None when there is none."""
     path = verdict_file(results_file)
     try:
         document = untrusted.loads(untrusted.read_text(path, untrusted.MAX_JSON_BYTES))
@@ -122,6 +133,7 @@ def read_verdicts(results_file: Path) -> dict | None:
         return None
     if not isinstance(document, dict):
         return None
+    document["made_here"] = signing.made_here(document)  # set before any field of ours is added: the MAC covers the file's own
     recorded = document.get("files")
     now = covered_files(results_file)
     if isinstance(recorded, dict):

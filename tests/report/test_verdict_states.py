@@ -2,7 +2,8 @@
 side logs, each by sha256): ``report`` and ``compare`` show STALE for a run whose samples changed
 after ``verify`` passed it, or that gained a file; ``compare`` says both runs' verify state in its
 first line and in compare.json, and refuses a run that FAILs unless ``--unverified``. The untouched,
-verified run beside them is the honest twin (PASS)."""
+verified run beside them is the honest twin (PASS). The verdict key lives in the test's own config
+folder (verify.signing), never the real home's."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ pytestmark = pytest.mark.e2e
 
 
 def test_report_and_compare_show_each_runs_verify_state(subtlebench_pass_run, hf_home, subtlebench_root, tmp_path):
-    env = base_env(hf_home, SUBTLEBENCH_ROOT=subtlebench_root)
+    env = base_env(hf_home, SUBTLEBENCH_ROOT=subtlebench_root, LMMS_COMPARATIVE_CONFIG_DIR=tmp_path / "config")
     honest_file, _, _ = copy(subtlebench_pass_run, tmp_path / "honest")
     assert verify(tmp_path / "honest", env).returncode == 0
     verdict = json.loads(honest_file.with_name(honest_file.name.replace("_results.json", "_verify.json")).read_text())
@@ -51,7 +52,7 @@ def test_report_and_compare_show_each_runs_verify_state(subtlebench_pass_run, hf
 
 
 def test_compare_refuses_a_run_that_fails_verify_unless_asked(subtlebench_pass_run, hf_home, subtlebench_root, tmp_path):
-    env = base_env(hf_home, SUBTLEBENCH_ROOT=subtlebench_root)
+    env = base_env(hf_home, SUBTLEBENCH_ROOT=subtlebench_root, LMMS_COMPARATIVE_CONFIG_DIR=tmp_path / "config")
     copy(subtlebench_pass_run, tmp_path / "honest")
     assert verify(tmp_path / "honest", env).returncode == 0
     forged_file, forged, _ = copy(subtlebench_pass_run, tmp_path / "forged")
@@ -74,7 +75,7 @@ def test_compare_refuses_a_run_that_fails_verify_unless_asked(subtlebench_pass_r
 def test_the_report_does_not_depend_on_the_order_of_samples_lines(four_benchmarks_run, hf_home, fixture_roots, tmp_path):
     """A one-process and a multi-process run of the same replies write their samples lines in other
     orders; the report's intervals (a bootstrap that resamples by position) must be the same."""
-    env = base_env(hf_home, **fixture_roots)
+    env = base_env(hf_home, **fixture_roots, LMMS_COMPARATIVE_CONFIG_DIR=tmp_path / "config")
     reversed_run = tmp_path / "reversed"
     shutil.copytree(four_benchmarks_run, reversed_run, ignore=shutil.ignore_patterns("*_verify.json"))
     for samples in reversed_run.glob("*_samples_*.jsonl"):
