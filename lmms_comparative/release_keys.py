@@ -9,52 +9,137 @@ was written. Until their key hashes are in ``release.json``, a run of a local co
 release's count is shown as the release "by item count" only (``subsets.by_count_only``).
 
 A run of their tasks on the release, with any model (``--model random_choice --predict_only``
-decodes nothing), records each task's item count and the sha256 of its sorted item keys. This
-reads them from every results JSON under RESULTS_DIR whose data came from the benchmark's own hub
-repository at a pinned commit, with no ``--limit`` and no item skipped; it checks each count
+decodes nothing), logs every item it read. This reads every results JSON under RESULTS_DIR whose
+data came from the benchmark's own hub repository at a pinned commit, with no ``--limit`` and no
+item skipped, and re-derives each task's item count and the sha256 of its sorted item keys from
+the task's samples log (each line's key by the benchmark's ``item_key`` rule, as ``verify`` does):
+the record's own ``items`` is only a claim, and a task whose claim differs from what its samples
+give is passed over in one line, as is a record or entry of the wrong shape. It checks each count
 against ``release.json`` (a different count, a task the file leaves out, or a hash it already has
-that differs is printed, never written) and that two runs agree, then prints the entries, or with ``--write``
-adds each hash and a source naming the repository and commit. A developer's tool, for a machine
-that can reach the hub.
+that differs is printed, never written) and that two runs agree, then prints the entries, or with
+``--write`` adds each hash and a source naming the repository and commit. A developer's tool, for
+a machine that can reach the hub; the folder may still be a stranger's, so every string of it is
+printed escaped (``untrusted.printable``) and release.json is written through no link.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
+from collections import Counter
 from pathlib import Path
 
 from lmms_comparative.data import untrusted
-from lmms_comparative.provenance import KEY
+from lmms_comparative.data.jsonl import json_lines
+from lmms_comparative.data.replies import sample_key
+from lmms_comparative.provenance import KEY, item_set
 from lmms_comparative.record import FOLDER
 from lmms_comparative.registry import BY_NAME
+
+# A pinned commit of a hub repository: 40 hex digits (a branch name or a short hash pins nothing).
+_COMMIT = re.compile(r"[0-9a-f]{40}")
+
+
+def _say(text: str, out) -> None:
+    """One line to ``out``, its submitted strings escaped (a file or task name may hold ESC)."""
+    print(untrusted.printable(text), file=out)
+
+
+def _samples_logs(results_file: Path) -> dict[str, Path]:
+    """The samples logs beside ``results_file`` by the task their name gives, read from the folder's
+    listing (a path is never built from a task name that the record holds)."""
+    prefix = results_file.name[: -len("_results.json")] + "_samples_"
+    return {p.name[len(prefix) : -len(".jsonl")]: p for p in results_file.parent.iterdir() if p.name.startswith(prefix) and p.name.endswith(".jsonl")}
+
+
+def _claim(task, entry) -> tuple[object, dict, dict] | str:
+    """The benchmark, data and claimed items of a record entry, or why it is passed over (a
+    wrong type anywhere: the record is the submitter's text)."""
+    if not isinstance(task, str) or not isinstance(entry, dict):
+        return "not a record entry (a task name and an object)"
+    benchmark = BY_NAME.get(entry.get("benchmark")) if isinstance(entry.get("benchmark"), str) else None
+    if benchmark is None or not benchmark.owns_task(task):
+        return f"the record names benchmark {str(entry.get('benchmark'))[:60]!r}, which does not own it"
+    data, items = entry.get("data"), entry.get("items")
+    if not isinstance(data, dict) or not isinstance(items, dict):
+        return "its record entry has no data and items objects"
+    if entry.get("skipped"):
+        return "items were skipped"
+    if data.get("source") != "hub" or data.get("repo") != benchmark.hub_repo or not isinstance(data.get("commit"), str) or not _COMMIT.fullmatch(data["commit"]):
+        return f"its data is not the release's hub repository {benchmark.hub_repo} at a pinned commit (40 hex digits)"
+    count = items.get("count")
+    if not isinstance(count, int) or isinstance(count, bool) or not isinstance(items.get("sha256"), str):
+        return "its record's items hold no count and sha256"
+    return benchmark, data, items
+
+
+def _derived(benchmark, samples: Path) -> dict | str:
+    """The item set a task's samples log gives (``provenance.item_set`` of each line's item key), or
+    why it gives none: a line without the key's columns, an item twice, an unreadable log."""
+    rows = json_lines(samples, ValueError, "samples log")
+    keys = [sample_key(row, benchmark.item_key) for row in rows]
+    if not keys or any(k is None for k in keys):
+        return f"{sum(k is None for k in keys)} of its {len(keys)} samples line(s) carry no {benchmark.item_key.columns[0]!r}"
+    twice = sum(1 for n in Counter(keys).values() if n > 1)
+    if twice:
+        return f"{twice} item(s) appear more than once in its samples log"
+    return item_set(keys)
+
+
+def _results(path: Path, out) -> dict | None:
+    """A results file's provenance record, or None (passed over, said in one line)."""
+    try:
+        results = untrusted.loads(untrusted.read_text(path, untrusted.MAX_JSON_BYTES))
+    except (OSError, ValueError) as exc:  # a link, too large, too deep, not JSON (untrusted.Unsafe is a ValueError)
+        _say(f"{path}: passed over: not read ({exc})", out)
+        return None
+    record = results.get(KEY) if isinstance(results, dict) else None
+    seeds = record.get("seeds") if isinstance(record, dict) else None
+    if not isinstance(record, dict) or not isinstance(record.get("tasks"), dict) or (isinstance(seeds, dict) and (seeds.get("limit") is not None or seeds.get("offset"))):
+        _say(f"{path}: passed over (no {KEY} record, or a --limit or --offset run)", out)
+        return None
+    return record
 
 
 def found_keys(results_dir: Path, out=None) -> dict[str, dict[str, dict]]:
     """{benchmark: {task: {count, sha256, repo, commit}}} of every task run on its release's own
-    hub repository, in full; a task two runs give different hashes for stops with ``ValueError``."""
+    hub repository, in full, its count and hash re-derived from its samples log; a task two runs
+    give different item sets for stops with ``ValueError``."""
     out = out or sys.stderr
     found: dict[str, dict[str, dict]] = {}
-    files, _links = untrusted.results_files(results_dir)
+    files, links = untrusted.results_files(results_dir)
+    for link, why in links:
+        _say(f"{link}: passed over: {why}", out)
     for path in files:
-        results = untrusted.loads(untrusted.read_text(path, untrusted.MAX_JSON_BYTES))
-        record = results.get(KEY) if isinstance(results, dict) else None
-        seeds = record.get("seeds") if isinstance(record, dict) else None
-        if not isinstance(record, dict) or not isinstance(record.get("tasks"), dict) or (isinstance(seeds, dict) and (seeds.get("limit") is not None or seeds.get("offset"))):
-            print(f"{path}: passed over (no {KEY} record, or a --limit or --offset run)", file=out)
+        record = _results(path, out)
+        if record is None:
             continue
+        logs = _samples_logs(path)
         for task, entry in sorted(record["tasks"].items()):
-            entry = entry if isinstance(entry, dict) else {}
-            benchmark = BY_NAME.get(str(entry.get("benchmark")))
-            data = entry.get("data") if isinstance(entry.get("data"), dict) else {}
-            items = entry.get("items") if isinstance(entry.get("items"), dict) else {}
-            if benchmark is None or not benchmark.owns_task(task) or entry.get("skipped") or not isinstance(items.get("sha256"), str) or not isinstance(items.get("count"), int):
+            claim = _claim(task, entry)
+            if isinstance(claim, str):
+                _say(f"{path.name}: {task} passed over: {claim}", out)
                 continue
-            if data.get("source") != "hub" or data.get("repo") != benchmark.hub_repo or not data.get("commit"):
-                print(f"{path.name}: {task} passed over: its data is not the release's hub repository {benchmark.hub_repo} at a pinned commit", file=out)
+            benchmark, data, items = claim
+            if task not in logs:
+                _say(f"{path.name}: {task} passed over: no samples log (run with --log_samples): its item keys cannot be re-derived", out)
                 continue
-            new = {"count": items["count"], "sha256": items["sha256"], "repo": data["repo"], "commit": data["commit"]}
+            try:
+                derived = _derived(benchmark, logs[task])
+            except ValueError as exc:
+                derived = f"its samples log is not read ({exc})"
+            if isinstance(derived, str):
+                _say(f"{path.name}: {task} passed over: {derived}", out)
+                continue
+            if (derived["count"], derived["sha256"]) != (items["count"], items["sha256"]):
+                _say(
+                    f"{path.name}: {task} passed over: the record claims {items['count']} items (sha256 {items['sha256'][:12]}...), its samples log gives {derived['count']} (sha256 {derived['sha256'][:12]}...)",
+                    out,
+                )
+                continue
+            new = {**derived, "repo": data["repo"], "commit": data["commit"]}
             old = found.setdefault(benchmark.name, {}).setdefault(task, new)
             if (old["count"], old["sha256"]) != (new["count"], new["sha256"]):
                 raise ValueError(f"{task}: two runs give different item sets ({old['count']} items at {old['commit'][:12]}, {new['count']} at {new['commit'][:12]})")
@@ -71,13 +156,13 @@ def merged(release: dict, tasks: dict[str, dict], out=None) -> dict:
     for task, seen in sorted(tasks.items()):
         entry = known.get(task)
         if entry is None:  # left out on purpose (release.json's "unknown" says why): a run's count does not settle it
-            print(f"{task}: not in release.json (its count is not established; see its 'unknown'): not written", file=out)
+            _say(f"{task}: not in release.json (its count is not established; see its 'unknown'): not written", out)
             continue
         if entry.get("count") != seen["count"]:
-            print(f"{task}: the run has {seen['count']} items, release.json {entry.get('count')} ({entry.get('source')}): not written; check which is the release", file=out)
+            _say(f"{task}: the run has {seen['count']} items, release.json {entry.get('count')} ({entry.get('source')}): not written; check which is the release", out)
             continue
         if entry.get("sha256") and entry["sha256"] != seen["sha256"]:
-            print(f"{task}: release.json already has another key hash ({entry['sha256'][:12]}..., the run {seen['sha256'][:12]}...): not written", file=out)
+            _say(f"{task}: release.json already has another key hash ({entry['sha256'][:12]}..., the run {seen['sha256'][:12]}...): not written", out)
             continue
         source = f"K_{seen['commit'][:8]}"
         release.setdefault("sources", {})[source] = f"Item keys counted and hashed (provenance.item_set) by a run of this package on the hub repository {seen['repo']} at commit {seen['commit']}, read by release_keys."
@@ -92,8 +177,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         found = found_keys(args.results_dir)
-    except (ValueError, OSError, untrusted.Unsafe) as exc:
-        print(f"release_keys: {exc}", file=sys.stderr)
+    except (ValueError, OSError) as exc:  # two runs that disagree, a folder that cannot be listed
+        _say(f"release_keys: {exc}", sys.stderr)
         return 1
     if not found:
         print("release_keys: no task run in full on its release's hub repository under that folder", file=sys.stderr)
@@ -103,8 +188,12 @@ def main(argv: list[str] | None = None) -> int:
         release = merged(json.loads(path.read_text(encoding="utf-8")), tasks)
         print(json.dumps({name: {t: release["tasks"][t] for t in tasks if t in release["tasks"]}}, indent=1))
         if args.write:
-            path.write_text(json.dumps(release, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-            print(f"written: {path}", file=sys.stderr)
+            try:
+                untrusted.write_file(path, json.dumps(release, indent=2, ensure_ascii=False) + "\n")
+            except (OSError, untrusted.Unsafe) as exc:  # a read-only install; a link there, never written through
+                _say(f"release_keys: {path}: not written ({exc})", sys.stderr)
+                return 1
+            _say(f"written: {path}", sys.stderr)
     return 0
 
 
