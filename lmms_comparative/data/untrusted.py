@@ -11,7 +11,10 @@ through these functions, as a web server treats an upload.
   ``RecursionError`` near depth 1,000, and every recursive function after it sooner).
 - **No write through a link.** ``write_file`` writes a new file beside the target and renames it
   over the target: a link standing where the file goes is refused (``Unsafe``) and its target is
-  never opened.
+  never opened. ``write_image`` and ``write_figure`` encode a picture in memory for it.
+- **Decoders by allow-list, text escaped.** An image is decoded only as one of ``IMAGE_FORMATS``,
+  a video only in a container ``video_container`` knows by its leading bytes; a folder's string
+  reaches a terminal only through ``printable``.
 
 Every refusal is ``Unsafe`` with a one-line reason; callers put the file's name in front.
 """
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import errno
 import fnmatch
+import io
 import json
 import os
 import re
@@ -38,6 +42,13 @@ MAX_LOG_BYTES = 1024 * MIB
 # An image the report decodes for its thumbnails: 8192 x 8192 pixels (a 13000 x 13000 PNG of 37 KB
 # takes 3 GB to decode; Pillow's own limit, 89.5 MP, only warns below twice that).
 MAX_IMAGE_PIXELS = 8192 * 8192
+# The image formats our benchmarks' data use, the only decoders Pillow may pick (``Image.open(...,
+# formats=IMAGE_FORMATS)``): from the content alone it would pick among some forty, EPS among them,
+# which runs Ghostscript on the file. JPEG: the releases of VLM-SubtleBench, MLLM-CompBench,
+# VLM2-Bench and CaptionQA, ViDi's pairs; PNG: the same, DiffSpot, and every fixture and synthetic
+# set; WEBP and BMP: ViDi's layouts and VLMEvalKit's VLM2-Bench TSV; GIF: that TSV. (Pillow opens a
+# multi-picture JPEG, MPO, as JPEG.)
+IMAGE_FORMATS = ("JPEG", "PNG", "WEBP", "BMP", "GIF")
 
 
 class Unsafe(ValueError):
@@ -136,13 +147,42 @@ def results_files(root: str | Path, pattern: str = "*_results.json") -> tuple[li
     return sorted(found, key=str), passed
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# What a terminal acts on instead of showing: the C0 controls (ESC opens an escape sequence: OSC 0
+# retitles the window, OSC 52 writes the clipboard), DEL, the C1 controls (U+009B is a CSI in one
+# character), the bidi controls that reorder a line as it is shown (U+061C, U+200E, U+200F,
+# U+202A-U+202E, U+2066-U+2069: "Trojan Source", CVE-2021-42574), the line and paragraph
+# separators, and lone surrogates (a JSON "\ud800", which no terminal encoding can write).
+_NOT_C0 = "\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff"
+CONTROL = re.compile(f"[\x00-\x1f{_NOT_C0}]")
+_CONTROL_BUT_LINES = re.compile(f"[\x00-\x08\x0b-\x1f{_NOT_C0}]")  # tab and line feed kept
 
 
-def printable(text: str) -> str:
-    """``text`` for a terminal: control characters (an escape sequence in a file name could rewrite
-    the maintainer's screen) shown as ``\\xNN``; tabs and line breaks kept."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+def _escaped(match: re.Match) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def printable(text: str, lines: bool = True) -> str:
+    """``text`` of a submitted folder for a terminal: every ``CONTROL`` character (an escape
+    sequence in a file name could rewrite the maintainer's screen or clipboard) shown as ``\\xNN``
+    or ``\\uNNNN``. ``lines``: tabs and line feeds kept (a whole output stream, ``verify``'s); else
+    escaped too (one value on one line)."""
+    return (_CONTROL_BUT_LINES if lines else CONTROL).sub(_escaped, text)
+
+
+def video_container(head: bytes) -> str | None:
+    """The container of a video file that starts with ``head`` (its first 12 bytes or more), where
+    it is one our benchmarks use; None for anything else, which no decoder is handed. VLM2-Bench's
+    videos are MP4; its loader also takes .mov, .mkv, .webm and .avi (``records.VIDEO_SUFFIXES``).
+    FFmpeg picks its demuxer from the content: an HLS playlist or a concat list named ``.mp4`` would
+    have it open other files or URLs."""
+    if head[4:8] == b"ftyp":
+        return "mp4"  # ISO base media: MP4, MOV
+    if head[:4] == b"\x1a\x45\xdf\xa3":
+        return "matroska"  # MKV, WebM
+    if head[:4] == b"RIFF" and head[8:12] == b"AVI ":
+        return "avi"
+    return None
 
 
 def is_link(path: str | Path) -> bool:
@@ -177,6 +217,24 @@ def write_file(path: str | Path, data: str | bytes) -> None:
         except OSError:
             pass
         raise
+
+
+def write_image(path: str | Path, image) -> None:
+    """A PIL ``image`` as the file ``path`` through ``write_file``, in the format its suffix names:
+    encoded in memory first (``save`` given a path opens it itself, through a link or into a pipe)."""
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    image.save(buffer, Image.registered_extensions()[Path(path).suffix.lower()])
+    write_file(path, buffer.getvalue())
+
+
+def write_figure(path: str | Path, figure, **options) -> None:
+    """A matplotlib ``figure`` as the PNG file ``path`` through ``write_file`` (``options``: those of
+    ``savefig``): rendered in memory first, as ``write_image``."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", **options)
+    write_file(path, buffer.getvalue())
 
 
 def make_folder(path: str | Path) -> Path:
