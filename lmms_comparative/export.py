@@ -137,8 +137,11 @@ def _checked(run) -> None:
 
     if run.path is None:
         raise ExportRefused(f"{run.name}: no results file to check")
+    found, passed = verify.find_runs(run.path)
+    if not found:
+        raise ExportRefused(f"{run.path}: {passed[0][1] if passed else 'not a results file'}")
     try:
-        verdicts = verify.check(run.path)
+        verdicts = verify.check(found[0])
     except verify.BadFile as exc:
         raise ExportRefused(f"{run.path}: {exc}") from None
     if isinstance(verdicts, str):

@@ -14,6 +14,7 @@ against the protocols here (``signature_problems``)."""
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 from argparse import ArgumentParser, Namespace
@@ -203,6 +204,14 @@ _NO_PREDICTIONS = PredictionsPart()
 _NO_REPORT = ReportPart()
 
 
+@functools.cache
+def installed_tasks(name: str) -> frozenset[str]:
+    """The task and group names of a benchmark's installed YAMLs (each file is named after its task,
+    as ``benchmarks/generate.py`` writes them): the index every name from a folder is matched against."""
+    folder = Path(__file__).parent / "benchmarks" / name / "yaml"
+    return frozenset(p.name[: -len(".yaml")] for p in folder.iterdir() if p.name.endswith(".yaml")) if folder.is_dir() else frozenset()
+
+
 @dataclass(frozen=True)
 class Benchmark:
     """One benchmark's fixed facts and its parts (docs/adding-a-benchmark.md)."""
@@ -249,6 +258,12 @@ class Benchmark:
     def owns_task(self, task: str) -> bool:
         """Whether a task or group name is this benchmark's (``<name>`` or ``<name>_...``)."""
         return task == self.name or task.startswith(self.name + "_")
+
+    def has_task(self, task: str) -> bool:
+        """Whether ``task`` is exactly one of this benchmark's installed tasks or groups (a YAML of its
+        folder): how a name read from a submitted folder is matched before it means anything (a
+        name that merely starts like ours, ``subtlebench_sp,evil.yaml``, is not one)."""
+        return isinstance(task, str) and task in installed_tasks(self.name)
 
     def owns_module(self, module: str) -> bool:
         """Whether a Python module lives in this benchmark's folder."""

@@ -52,9 +52,9 @@ def __getattr__(name: str):
 
 
 def of_task(task: str):  # -> record.Benchmark | None
-    """The benchmark a task or group name belongs to (the longest matching prefix), or None."""
-    found = [b for b in _records() if b.owns_task(task)]
-    return max(found, key=lambda b: len(b.name)) if found else None
+    """The benchmark whose installed tasks or groups include exactly ``task``, or None: a name read
+    from a folder means a task of ours only after this match (``Benchmark.has_task``)."""
+    return next((b for b in _records() if b.has_task(task)), None)
 
 
 def of_module(module: str):  # -> record.Benchmark | None

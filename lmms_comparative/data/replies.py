@@ -24,7 +24,6 @@ Formats every benchmark reads besides its own (``formats_of``):
 
 from __future__ import annotations
 
-import glob
 import json
 import os
 import re
@@ -32,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from lmms_comparative.data import untrusted
 from lmms_comparative.data.generating import generating_config
 from lmms_comparative.data.jsonl import json_file, json_lines
 from lmms_comparative.data.untrusted import MAX_LOG_BYTES
@@ -142,29 +142,39 @@ def read_mapping(path: Path, tasks: list[str]) -> Replies:
 SAMPLES_NAME = re.compile(r"_samples_(?P<task>.+)\.jsonl$")
 
 
-def run_results_file(folder: Path) -> Path | None:
-    """The results JSON of the run a folder holds: the newest at the shallowest depth where any is
-    (lmms-eval writes into ``<output_path>/`` or ``<output_path>/<model>/``), so that a score run
-    written inside the folder (``score RUN -o RUN/rescored``) is not taken for it; None when there is none."""
-    found = sorted(folder.rglob("*_results.json"))
-    if not found:
+def _run_of_folder(folder: Path):  # -> gate.Run | None
+    """The run a folder holds (``gate.scan``: no link followed, bounded): the newest at the
+    shallowest depth where any is (lmms-eval writes into ``<output_path>/`` or
+    ``<output_path>/<model>/``), so that a score run written inside the folder (``score RUN -o
+    RUN/rescored``) is not taken for it; None when there is none."""
+    from lmms_comparative.data import gate
+
+    runs = gate.scan(folder).runs
+    if not runs:
         return None
-    depth = min(len(p.relative_to(folder).parts) for p in found)
-    shallowest = [p for p in found if len(p.relative_to(folder).parts) == depth]
-    return max(shallowest, key=lambda p: (p.name, str(p)))
+    depth = min(len(r.results.parts) for r in runs)
+    return max((r for r in runs if len(r.results.parts) == depth), key=lambda r: (r.results.name, str(r.path)))
 
 
-def samples_files(path: Path) -> list[Path]:
-    """The samples logs a path names: the file itself; in a run's folder, the samples logs of its
-    run (``run_results_file``: beside its results JSON, of the same date); in a folder without a
-    results JSON, every ``*_samples_*.jsonl`` under it."""
+def run_results_file(folder: Path) -> Path | None:
+    """The results JSON of the run a folder holds (``_run_of_folder``), or None."""
+    run = _run_of_folder(folder)
+    return run.path if run is not None else None
+
+
+def samples_files(path: Path) -> list:  # -> list[gate.Entry]
+    """The samples logs a path names, as the gate found them: the file itself (given by the
+    user); in a run's folder, the samples logs of its run (beside its results JSON, of the same
+    date, recognised by name); in a folder without a results JSON, every ``*_samples_*.jsonl``
+    the gate's listing holds (no link followed)."""
+    from lmms_comparative.data import gate
+
     if not path.is_dir():
-        files = [path]
-    elif (results := run_results_file(path)) is not None:
-        date = results.name[: -len("_results.json")]
-        files = sorted(results.parent.glob(f"{glob.escape(date)}_samples_*.jsonl"))
+        files = [gate.Entry(path.parent, (path.name,))]
+    elif (run := _run_of_folder(path)) is not None:
+        files = [run.samples[task] for task in sorted(run.samples)]
     else:
-        files = sorted(path.rglob("*_samples_*.jsonl"))
+        files = sorted(gate.logs_named(path, SAMPLES_NAME.search), key=lambda e: str(e.path))
     if not files:
         raise PredictionsError(f"{path}: no lmms-eval samples logs (*_samples_<task>.jsonl) in this folder; the run needs --log_samples")
     return files
@@ -209,6 +219,17 @@ def _rounds_of(row: dict) -> bool:
     return any(isinstance(v, dict) and isinstance(v.get("rounds"), list) for v in row.values())
 
 
+def _samples_rows(entry):  # entry: gate.Entry
+    """(line number, row) of a samples log read through the gate; ``PredictionsError`` naming it."""
+    from lmms_comparative.data import gate
+    from lmms_comparative.data.untrusted import Unsafe
+
+    try:
+        yield from gate.json_lines(entry)
+    except Unsafe as exc:
+        raise PredictionsError(f"{entry.shown()}: {exc}") from None
+
+
 def read_samples(path: Path, key: ItemKey, owns: Callable[[str], bool] = lambda task: True) -> Replies:
     """The replies of an earlier run, from its samples logs (raw ``resps``, one per repeat),
     keyed by the item key its scores carry; in a folder, the logs of the tasks ``owns`` accepts."""
@@ -216,12 +237,12 @@ def read_samples(path: Path, key: ItemKey, owns: Callable[[str], bool] = lambda 
     for file in samples_files(path):
         match = SAMPLES_NAME.search(file.name)
         if not match:
-            raise PredictionsError(f"{file}: not an lmms-eval samples log name (<date>_samples_<task>.jsonl)")
+            raise PredictionsError(f"{file.shown()}: not an lmms-eval samples log name (<date>_samples_<task>.jsonl)")
         task = match.group("task")
         if path.is_dir() and not owns(task):
             continue  # another benchmark's log in the same run folder
-        for number, row in enumerate(read_jsonl(file), 1):
-            where = f"{file}, line {number}"
+        for number, row in _samples_rows(file):
+            where = f"{file.shown()}, line {number}"
             # lmms-eval drops ``resps`` where it equals ``filtered_resps``.
             item, replies = sample_key(row, key), _sample_replies(row["resps"] if "resps" in row else row.get("filtered_resps"))
             if replies is not None and _rounds_of(row):
@@ -263,13 +284,16 @@ def _predict_only_run(out: Replies, run: dict, path: Path) -> None:
 
 
 def _run_results(folder: Path) -> dict:
-    """The earlier run's results JSON beside its samples logs (``run_results_file``), or {}."""
+    """The earlier run's results JSON beside its samples logs (``run_results_file``), read through
+    the gate (``data/gate.py``: no link followed, bounded, checked against its schema), or {}."""
+    from lmms_comparative.data import gate
+    from lmms_comparative.data.untrusted import Unsafe
+
     results = run_results_file(folder)
     try:
-        found = json.loads(results.read_text(encoding="utf-8")) if results else {}
-    except (OSError, ValueError):
+        return gate.results_json(gate.run_of(results).results) if results else {}
+    except Unsafe:
         return {}
-    return found if isinstance(found, dict) else {}
 
 
 def _run_skips(run: dict, owns: Callable[[str], bool]) -> dict[str, dict[str, str]]:
@@ -305,8 +329,22 @@ def _as_run(run: dict, tasks: list[str], owns: Callable[[str], bool]) -> list[st
 
 
 def group_leaves(group: str, groups: dict) -> list[str]:
-    """The tasks under ``group`` in ``groups`` ({group: its members}), nested groups walked down."""
-    return [leaf for sub in groups.get(group, []) for leaf in (group_leaves(sub, groups) if groups.get(sub) else [sub])]
+    """The tasks under ``group`` in ``groups`` ({group: its members}), nested groups walked down,
+    without recursion, each group once (a folder's ``group_subtasks`` may name a group inside
+    itself, or nest past any stack)."""
+    leaves: list[str] = []
+    seen = {group}
+    pending = list(reversed(groups.get(group) or []))
+    while pending:
+        sub = pending.pop()
+        if not isinstance(sub, str) or sub in seen and groups.get(sub):
+            continue
+        if groups.get(sub):
+            seen.add(sub)
+            pending.extend(reversed(groups[sub]))
+        else:
+            leaves.append(sub)
+    return leaves
 
 
 def needs_tasks(what: str, example: str) -> Callable:
@@ -331,12 +369,15 @@ def is_json(path: Path) -> bool:
 
 def write_replay(replies: Replies, benchmark: str, path: Path, files: list[dict] | None = None) -> Path:
     """The replay file; ``files`` (path, format, sha256 of each prediction file read) goes into the
-    results file's provenance."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    results file's provenance. Written through ``untrusted.write_file``: a link (or a pipe) where it
+    goes is a ``PredictionsError`` naming the file, and nothing is written through it."""
     payload = {"version": REPLAY_VERSION, "benchmark": benchmark, "sources": replies.sources, "files": files or [], "replies": replies.by_task, "expected": replies.expected, "skipped": replies.skipped}
     if replies.by_doc:
         payload.update(by_doc=replies.by_doc, order=replies.order, generation=replies.generation, generated_by=replies.generated_by)
-    path.write_text(json.dumps(payload, ensure_ascii=False), encoding="utf-8")
+    try:
+        untrusted.write_file(untrusted.make_folder(path.parent) / path.name, json.dumps(payload, ensure_ascii=False))
+    except untrusted.Unsafe as exc:
+        raise PredictionsError(f"{path}: {exc}") from None
     return path
 
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 import errno
 import fnmatch
 import io
-import json
 import os
 import re
 import stat
@@ -94,57 +93,71 @@ def read_text(path: str | Path, limit: int) -> str:
     return read_bytes(path, limit).decode("utf-8")
 
 
-# A JSON string (escapes included), and everything that is not a bracket.
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+# JSON numbers a results file or a samples line holds: scores, counts, doc ids and seeds. An
+# integer past 18 digits is no count a run makes, and formatting one of 4,000 digits costs seconds.
+MAX_INT_DIGITS = 18
+# One string of a submitted file (a reply, a judge's explanation, a question): 4 MiB.
+MAX_STRING_CHARS = 4 * MIB
 
 
-def check_depth(text: str, limit: int = MAX_DEPTH) -> None:
-    """``Unsafe`` when the JSON ``text`` nests arrays and objects deeper than ``limit``: its
-    brackets outside strings, innermost pairs removed ``limit`` times, leave some behind."""
-    if text.count("[") + text.count("{") <= limit:
-        return
-    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text)).translate(str.maketrans("[{]}", "(())"))
-    for _ in range(limit):
-        shorter = brackets.replace("()", "")
-        if shorter == brackets:
-            return
-        brackets = shorter
-        if not brackets:
-            return
-    if "()" in brackets:
-        raise Unsafe(f"JSON nested deeper than {limit} levels (no lmms-eval file nests so deep): not parsed")
+def _bounded(value, limit: int):
+    """``value`` when it nests at most ``limit`` deep and holds no integer past ``MAX_INT_DIGITS``
+    digits and no string past ``MAX_STRING_CHARS``; ``Unsafe`` otherwise. One pass, no recursion."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            if depth > limit:
+                raise Unsafe(f"JSON nested deeper than {limit} levels (no lmms-eval file nests so deep): not parsed")
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            if depth > limit:
+                raise Unsafe(f"JSON nested deeper than {limit} levels (no lmms-eval file nests so deep): not parsed")
+            stack.extend((v, depth + 1) for v in item)
+        elif isinstance(item, int) and not isinstance(item, bool):
+            if abs(item) >= 10**MAX_INT_DIGITS:
+                raise Unsafe(f"an integer of {len(str(abs(item)))} digits (no count or score of a run has more than {MAX_INT_DIGITS}): not read")
+        elif isinstance(item, str) and len(item) > MAX_STRING_CHARS:
+            raise Unsafe(f"a string of {len(item):,} characters, past the {MAX_STRING_CHARS:,} a run writes: not read")
+    return value
 
 
-def loads(text: str, limit: int = MAX_DEPTH):
-    """``json.loads`` of ``text`` nested at most ``limit`` deep; ``Unsafe`` for deeper, ``ValueError``
-    for text that is not JSON."""
-    check_depth(text, limit)
+def loads(text: str | bytes, limit: int = MAX_DEPTH):
+    """The JSON value of ``text``: parsed in linear time by pydantic-core's parser (its own
+    recursion limit stops a deep file before Python's stack is touched), then bounded in depth,
+    integer digits and string length (``_bounded``); ``Unsafe`` past a bound, ``ValueError`` for
+    text that is not JSON. NaN and Infinity are read as lmms-eval's ``json.dumps`` writes them."""
+    from pydantic_core import from_json  # pydantic is installed with lmms-eval; imported on first use
+
     try:
-        return json.loads(text)
-    except RecursionError:  # only below the check's own limit if MAX_DEPTH were raised past Python's
-        raise Unsafe(f"JSON nested deeper than Python's parser takes (limit {limit}): not parsed") from None
+        value = from_json(text, allow_inf_nan=True, cache_strings="keys")
+    except ValueError as exc:
+        message = str(exc)
+        if "recursion limit" in message:
+            raise Unsafe(f"JSON nested deeper than {limit} levels (no lmms-eval file nests so deep): not parsed") from None
+        raise ValueError(f"not valid JSON ({message})") from None
+    return _bounded(value, limit)
+
+
+def check_depth(text: str | bytes, limit: int = MAX_DEPTH) -> None:
+    """``Unsafe`` when the JSON ``text`` nests deeper than ``limit`` (or breaks another bound of
+    ``loads``); linear in the text's length."""
+    try:
+        loads(text, limit)
+    except Unsafe:
+        raise
+    except ValueError:
+        return
 
 
 def results_files(root: str | Path, pattern: str = "*_results.json") -> tuple[list[Path], list[tuple[Path, str]]]:
-    """Every file whose name matches ``pattern`` under the folder ``root`` at any depth, each once, in
-    path order, with no link followed; and the links passed over with why (a link to a folder is not
-    walked into, a linked file not taken). ``root`` itself is the caller's and may be a link."""
-    found: list[Path] = []
-    passed: list[tuple[Path, str]] = []
-    for folder, subfolders, names in os.walk(root, followlinks=False):
-        subfolders.sort()
-        for name in subfolders:
-            if os.path.islink(os.path.join(folder, name)):
-                passed.append((Path(folder) / name, "a link to a folder: not followed (links inside a submitted folder are never followed)"))
-        for name in sorted(names):
-            if fnmatch.fnmatchcase(name, pattern):
-                path = Path(folder) / name
-                if path.is_symlink():
-                    passed.append((path, "a link: not followed (links inside a submitted folder are never followed)"))
-                else:
-                    found.append(path)
-    return sorted(found, key=str), passed
+    """Every regular file whose name matches our fixed ``pattern`` under the folder ``root``, as
+    the gate lists it (``gate.scan``: iteratively, bounded, no link followed), in path order; and
+    what was passed over with why. ``pattern`` is the caller's constant, never folder text."""
+    from lmms_comparative.data import gate
+
+    found = gate.scan(root)
+    return [entry.path for entry in found.files if fnmatch.fnmatchcase(entry.name, pattern)], found.passed
 
 
 # What a terminal acts on instead of showing: the C0 controls (ESC opens an escape sequence: OSC 0

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import glob
 import os
-import re
 from pathlib import Path
 
-from lmms_comparative.data import untrusted
-from lmms_comparative.data.jsonl import json_file, json_lines
+from lmms_comparative.data import gate, untrusted
 from lmms_comparative.registry import side_log_names
 from lmms_comparative.reportlib.runs import ReportError, Run, generated_by, model_args, parse_model_args
 
@@ -49,18 +46,15 @@ def verify_state(run: Run) -> str:
     return verdict if run.verified.get("made_here") is True else f"claimed {verdict}, not checked here"
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
-
-
 def _run_name(results: dict, path: Path) -> str:
     """The run's name as the submitter gave it (``pretrained=`` and the like): a claim, shown as
-    text; control characters and line breaks (which would break a table row or a terminal line)
-    become spaces, and a name past 200 characters is cut."""
+    text; control characters, bidi controls and line breaks (``untrusted.CONTROL``: they would break
+    a table row or act on a terminal) become spaces, and a name past 200 characters is cut."""
     # A score of a --predict_only run's replies given no --model-name: the generating run's model.
     generating = generated_by(results)
     name = _named_by(model_args(results)) or _named_by(parse_model_args(generating.get("model_args"))) or (str(generating["model"]) if generating.get("model") else None)
     name = name or _scored_name(results) or str((results.get("config") or {}).get("model") or path.parent.name)
-    name = " ".join(_CONTROL.sub(" ", name).split()) or "?"
+    name = " ".join(untrusted.CONTROL.sub(" ", name).split()) or "?"
     return name if len(name) <= 200 else name[:199] + "…"
 
 
@@ -79,14 +73,6 @@ def _scored_name(results: dict) -> str | None:
     if not names:
         return "scored predictions"
     return f"scored: {names[0]}" + (f" and {len(names) - 1} more" if len(names) > 1 else "")
-
-
-def _read_json(path: Path, what: str):
-    return json_file(path, ReportError, what)
-
-
-def _read_samples(path: Path) -> list[dict]:
-    return json_lines(path, ReportError, "samples log")
 
 
 def _distinct_names(runs: list[Run], origins: list[tuple[str, Path]]) -> None:
@@ -126,19 +112,23 @@ def load_runs(paths: list[str], passed: list[tuple[Path, str]] | None = None, li
         if not os.path.exists(base):
             raise ReportError(f"{base}: no such results folder")
         if os.path.isfile(base) and base.endswith("_results.json"):  # one run of a folder that holds several
-            found, base = [base], os.path.dirname(base) or os.curdir
+            try:
+                found = [gate.run_of(base, side_log_names())]
+            except untrusted.Unsafe as exc:
+                raise ReportError(f"{untrusted.printable(base, lines=False)}: {exc}") from None
+            base = os.path.dirname(base) or os.curdir
         elif not os.path.isdir(base):
             raise ReportError(f"{base}: not a folder (give the --output_path folder of an lmms-eval run, or one *_results.json in it)")
         else:
-            walked, passed_links = untrusted.results_files(base)
-            found = [str(p) for p in walked]
-            noted += passed_links
+            walked = gate.scan(base, side_log_names())
+            found = walked.runs
+            noted += walked.passed
         if not found:
             raise ReportError(f"{base}: no lmms-eval *_results.json under this folder" + (" (links inside it are not followed)" if noted else ""))
-        for result_file in found:
-            path = Path(result_file)
+        for found_run in found:
+            path = found_run.path
             try:
-                run = _read_run(path)
+                run = _read_run(found_run)
             except ReportError as exc:
                 if passed is None:
                     raise
@@ -181,19 +171,32 @@ def in_doc_order(rows: list[dict]) -> list[dict]:
     return sorted(rows, key=lambda r: (0, r["doc_id"]) if isinstance(r.get("doc_id"), int) and not isinstance(r.get("doc_id"), bool) else (1, 0))
 
 
-def _read_run(path: Path) -> Run:
-    """One results file with its samples and side logs (``ReportError`` naming a file that cannot be read)."""
-    results = _read_json(path, "lmms-eval results JSON")
-    if not isinstance(results, dict) or not isinstance(results.get("results"), dict):
-        raise ReportError(f'{path}: not an lmms-eval results JSON (no "results" table)')
-    prefix = path.name[: -len("_results.json")]
-    samples, side = {}, {}
-    for sample_file in sorted(path.parent.glob(f"{glob.escape(prefix)}_samples_*.jsonl")):
-        task = sample_file.stem.split("_samples_", 1)[1]
-        samples[task] = in_doc_order(_read_samples(sample_file))
-    for name in side_log_names():
-        for side_file in sorted(path.parent.glob(f"{glob.escape(prefix)}_{name}_*.jsonl")):
-            side.setdefault(name, {})[side_file.stem.split(f"_{name}_", 1)[1]] = _read_samples(side_file)
+def samples_row(row: dict) -> dict:
+    """A samples line as the report keeps it: lmms-eval writes an integer ``doc_id`` on every line;
+    a line without one is not a samples line (``Unsafe``: the log is passed over, its run named)."""
+    doc_id = row.get("doc_id")
+    if not isinstance(doc_id, int) or isinstance(doc_id, bool):
+        raise untrusted.Unsafe("no integer doc_id: not a samples line lmms-eval writes")
+    return row
+
+
+def _read_log(entry: gate.Entry, reduce=None) -> list[dict]:
+    try:
+        return [row for _, row in gate.json_lines(entry, reduce)]
+    except untrusted.Unsafe as exc:
+        raise ReportError(f"{entry.shown()}: {exc}") from None
+
+
+def _read_run(found: gate.Run) -> Run:
+    """One run as the gate found it, with its samples and side logs read line by line
+    (``ReportError`` naming a file that cannot be read)."""
+    path = found.path
+    try:
+        results = gate.results_json(found.results)
+    except untrusted.Unsafe as exc:
+        raise ReportError(f"{found.results.shown()}: {exc}") from None
+    samples = {task: in_doc_order(_read_log(entry, samples_row)) for task, entry in sorted(found.samples.items())}
+    side = {name: {task: _read_log(entry) for task, entry in sorted(logs.items())} for name, logs in sorted(found.side.items())}
     from lmms_comparative.verify import read_verdicts
 
     return Run(_run_name(results, path), results, samples, side, read_verdicts(path), path)

@@ -65,7 +65,7 @@ def formats_of(benchmark) -> dict[str, Callable]:
     key = benchmark.item_key
     own = dict(benchmark.predictions_part().formats)  # none: samples logs and mappings only
     common = {
-        "samples": lambda path, options: read_samples(path, key, benchmark.owns_task),
+        "samples": lambda path, options: read_samples(path, key, benchmark.has_task),
         "mapping": lambda path, options: read_mapping(path, list(options.tasks)),
     }
     return {**own, **common}
@@ -92,7 +92,7 @@ def another_benchmarks(benchmark, path: Path, detected: str) -> str | None:
     if detected == "samples":
         files = sorted(path.rglob("*_samples_*.jsonl")) if path.is_dir() else [path]
         tasks = sorted({m.group("task") for f in files if (m := SAMPLES_NAME.search(f.name))})
-        if not tasks or any(benchmark.owns_task(t) for t in tasks):
+        if not tasks or any(benchmark.has_task(t) for t in tasks):
             return None
         owners = sorted({b.name for t in tasks if (b := of_task(t)) is not None})
         what = "a samples log" if len(files) == 1 else "samples logs"
@@ -157,7 +157,7 @@ def score(benchmark, paths: list[Path], fmt: str | None, options: Options, outpu
         tasks = replies.tasks
         if not tasks:
             raise PredictionsError(f"{', '.join(map(str, paths))}: the files do not say which tasks they are for: name them with --tasks")
-        unknown = [t for t in tasks if not benchmark.owns_task(t)]
+        unknown = [t for t in tasks if not benchmark.has_task(t)]
         if unknown:
             raise PredictionsError(f"--tasks {', '.join(unknown)}: not {benchmark.title} tasks")
         repeats = replies.repeats()
@@ -178,7 +178,7 @@ def read_run(benchmarks: list, folder: Path) -> Replies:
     ``benchmarks``, as one set (``verify`` re-scores them in one lmms-eval run)."""
     merged = Replies()
     for benchmark in benchmarks:
-        merged.merge(read_samples(folder, benchmark.item_key, benchmark.owns_task))
+        merged.merge(read_samples(folder, benchmark.item_key, benchmark.has_task))
     return merged
 
 

@@ -53,7 +53,8 @@ import tempfile
 from pathlib import Path
 
 from lmms_comparative import __version__
-from lmms_comparative.data import untrusted
+from lmms_comparative.data import gate, untrusted
+from lmms_comparative.registry import side_log_names
 from lmms_comparative.verify import signing
 from lmms_comparative.verify.checks import BadFile, Verdict, check_file
 from lmms_comparative.verify.rescore import date_id
@@ -145,17 +146,30 @@ def read_verdicts(results_file: Path) -> dict | None:
     return document
 
 
+def find_runs(root: Path) -> tuple[list[gate.Run], list[tuple[Path, str]]]:
+    """Every run under ``root`` (``gate.scan``: each ``<date>_results.json`` at any depth with its
+    files, recognised by name, no link followed, bounded), or the run of ``root`` when it is a
+    results file; and what was passed over, with why."""
+    if root.is_dir():
+        found = gate.scan(root, side_log_names())
+        return found.runs, found.passed
+    try:
+        return [gate.run_of(root, side_log_names())], []
+    except untrusted.Unsafe as exc:
+        return [], [(root, str(exc))]
+
+
 def results_files(root: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
-    """Every ``*_results.json`` under ``root`` at any depth, each once, no link followed
-    (``root`` itself when it is a file), and the links passed over with why."""
-    return untrusted.results_files(root) if root.is_dir() else ([root], [])
+    """The results files ``find_runs`` finds under ``root``, and what it passed over."""
+    runs, passed = find_runs(root)
+    return [run.path for run in runs], passed
 
 
-def check(results_file: Path) -> list[Verdict] | str:
+def check(run: gate.Run) -> list[Verdict] | str:
     """``check_file`` in a scratch folder of its own: the verdicts, or why the file is passed over;
     ``BadFile`` for a malformed file."""
     with tempfile.TemporaryDirectory(prefix="lmms-comparative-verify-") as scratch:
-        return check_file(results_file, Path(scratch))
+        return check_file(run, Path(scratch))
 
 
 class _Printable:
@@ -179,17 +193,18 @@ def verify(results_dir: str | Path, out=sys.stdout) -> int:
     if not root.exists():
         print(f"lmms-comparative verify: error: {results_dir}: no such file or folder", file=sys.stderr)
         return 2
-    files, links = results_files(root)
+    runs, links = find_runs(root)
     for link, why in links:
         print(f"{link}: passed over: {why}", file=out)
-    if not files:
+    if not runs:
         print(f"lmms-comparative verify: error: no *_results.json under {results_dir} (the --output_path of an lmms-eval run)", file=sys.stderr)
         return 2
     failed, checked = False, 0
-    for results_file in files:
+    for run in runs:
+        results_file = run.path
         print(f"{results_file}:", file=out, flush=True)
         try:
-            verdicts = check(results_file)
+            verdicts = check(run)
         except BadFile as exc:
             print(f"  BAD FILE   {results_file.name}: {exc}", file=out)
             failed = True
@@ -220,4 +235,4 @@ def verify(results_dir: str | Path, out=sys.stdout) -> int:
     return 1 if failed else 0
 
 
-__all__ = ["BadFile", "Verdict", "check", "check_file", "overall", "read_verdicts", "results_files", "verdict_file", "verify", "write_verdicts"]
+__all__ = ["BadFile", "Verdict", "check", "check_file", "find_runs", "overall", "read_verdicts", "results_files", "verdict_file", "verify", "write_verdicts"]

@@ -10,10 +10,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lmms_comparative.data import untrusted
+from lmms_comparative.data import gate, untrusted
 from lmms_comparative.data.replies import sample_key
 from lmms_comparative.provenance import KEY, item_set
-from lmms_comparative.registry import BY_NAME, of_task, side_log_names
+from lmms_comparative.registry import BENCHMARKS, BY_NAME, of_task, side_log_names
 from lmms_comparative.verify import rescore as rs
 from lmms_comparative.verify.generated import generation_checks
 
@@ -49,23 +49,13 @@ class Verdict:
         return f"{self.status:10} {self.task}: {detail}"
 
 
-def read_results(results_file: Path) -> dict:
-    """The results JSON as a dict; ``BadFile`` for a file that is not one (truncated, not an object,
-    a ``results`` section that is not a mapping)."""
+def read_results(run: gate.Run) -> dict:
+    """The results JSON through the gate (bounded, checked against its schema); ``BadFile`` for a
+    file that is not one (truncated, not an object, a section of another shape)."""
     try:
-        results = untrusted.loads(untrusted.read_bytes(results_file, untrusted.MAX_JSON_BYTES).decode("utf-8", errors="replace"))
+        return gate.results_json(run.results)
     except untrusted.Unsafe as exc:
         raise BadFile(str(exc)) from None
-    except json.JSONDecodeError as exc:
-        raise BadFile(f"not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}): truncated or not a results file") from None
-    except OSError as exc:
-        raise BadFile(f"cannot be read ({exc.strerror})") from None
-    if not isinstance(results, dict):
-        raise BadFile(f"a JSON {type(results).__name__}, not the object lmms-eval writes")
-    for section in SECTIONS:
-        if not isinstance(results.get(section, {}), dict):
-            raise BadFile(f"its {section!r} is a {type(results[section]).__name__}, not a mapping of task to row")
-    return results
 
 
 def rows_of_ours(results: dict) -> list[str]:
@@ -120,15 +110,16 @@ def _strip(row: dict) -> dict:
     return {k: v for k, v in row.items() if k not in _VOLATILE}
 
 
-def _answers_state(results_file: Path, record: dict) -> tuple[Path | None, str | None]:
+def _answers_state(run: gate.Run, record: dict) -> tuple[gate.Entry | None, str | None]:
     """The run's LLM answers log (None when absent) and what is wrong with it (None when it is the recorded one)."""
-    answers = rs.answers_file(results_file)
-    if not answers.is_file() and not untrusted.is_link(answers):
-        return None, f"its answers log {answers.name} is not beside the results"
+    answers = run.answers
+    name = f"{run.date}_{gate.ANSWERS_NAME}"
+    if answers is None:
+        return None, f"its answers log {name} is not beside the results"
     try:
-        content = untrusted.read_bytes(answers, untrusted.MAX_LOG_BYTES)
-    except (untrusted.Unsafe, OSError) as exc:
-        return None, f"its answers log {answers.name} is not read: {exc}"
+        content = answers.read_bytes(untrusted.MAX_LOG_BYTES)
+    except untrusted.Unsafe as exc:
+        return None, f"its answers log {name} is not read: {exc}"
     logged = record.get("llm_answers") or {}
     if hashlib.sha256(content).hexdigest() != logged.get("sha256"):
         return answers, f"the answers log {answers.name} is not the one the run wrote (sha256 differs from the record's)"
@@ -166,10 +157,11 @@ def _check_skips(verdict: Verdict, recorded: dict, again: dict, source: str | No
         verdict.notes.append(f"{len(recorded)} item(s) skipped as recorded ({source} data: their media not checked here)")
 
 
-def check_file(results_file: Path, scratch: Path) -> list[Verdict] | str:
-    """The verdicts of one results file (every task and group row of ours), or why it is passed
-    over (a string: a file with no row of ours and no record). ``BadFile`` for a malformed file."""
-    results = read_results(results_file)
+def check_file(run: gate.Run, scratch: Path) -> list[Verdict] | str:
+    """The verdicts of one run's results file (every task and group row of ours), or why it is
+    passed over (a string: a file with no row of ours and no record). ``BadFile`` for a malformed file."""
+    results_file = run.path
+    results = read_results(run)
     ours = rows_of_ours(results)
     record = results.get(KEY)
     if not isinstance(record, dict) or not isinstance(record.get("tasks"), dict):
@@ -180,7 +172,7 @@ def check_file(results_file: Path, scratch: Path) -> list[Verdict] | str:
     if record.get("predict_only"):
         return [Verdict(results_file.name, unverified="a --predict_only run: replies, no scores to check; score it (lmms-comparative score BENCHMARK <this folder> -o OUT), then verify OUT")]
     sections = {s: results.get(s) or {} for s in SECTIONS}
-    answers, answers_problem = _answers_state(results_file, record)
+    answers, answers_problem = _answers_state(run, record)
     verdicts: dict[str, Verdict] = {}
     logged: dict[str, list[dict]] = {}  # each task's samples log, read once
     variants: dict[str, tuple[str, str]] = {}  # a team's variant task -> (benchmark, the task of ours it builds on)
@@ -190,13 +182,13 @@ def check_file(results_file: Path, scratch: Path) -> list[Verdict] | str:
         entry = entry if isinstance(entry, dict) else {}
         benchmark = BY_NAME.get(entry.get("benchmark"))
         base = variant_base_of(task, entry, benchmark)
-        if benchmark is None or not (benchmark.owns_task(task) or base):
+        if benchmark is None or not (benchmark.has_task(task) or base):
             verdict.problems.append(f"the record names benchmark {entry.get('benchmark')!r}, which does not own {task}")
             continue
-        samples_file = rs.samples_of(results_file, task)
-        if not samples_file.is_file() and not untrusted.is_link(samples_file):
+        samples_file = run.samples.get(task)  # found by its name in the listing, never a path built from the record
+        if samples_file is None:
             # Nothing to re-derive the row from: not shown to be wrong, not shown to be right.
-            verdict.unverified = f"no samples log {samples_file.name}: its numbers cannot be re-derived (run with --log_samples)"
+            verdict.unverified = f"no samples log {run.date}_samples_{task}.jsonl: its numbers cannot be re-derived (run with --log_samples)"
             continue
         try:
             logged[task] = rs.read_lines(samples_file)
@@ -218,11 +210,9 @@ def check_file(results_file: Path, scratch: Path) -> list[Verdict] | str:
             by_benchmark.setdefault(benchmark.name, []).append(task)
     # A samples log of one of our tasks that no record entry names: the report would read it (its
     # item browser, SubtleBench's image-order table), so it is a row of ours nothing backs.
-    prefix = f"{rs.date_id(results_file)}_samples_"
-    for path in sorted(results_file.parent.glob(f"{rs.date_id(results_file)}_samples_*.jsonl")):
-        task = path.name[len(prefix) : -len(".jsonl")]
+    for task, entry in sorted(run.samples.items()):
         if task not in record["tasks"] and of_task(task) is not None:
-            verdicts[task] = Verdict(task, problems=[f"a samples log {path.name} that no record entry backs: the run did not write it for this task (the report would read it)"])
+            verdicts[task] = Verdict(task, problems=[f"a samples log {entry.name} that no record entry backs: the run did not write it for this task (the report would read it)"])
     jobs = {name: ready for name, tasks in by_benchmark.items() if (ready := [t for t in tasks if not verdicts[t].problems])}
     not_rescored: dict[str, str] = {}
     for name in list(jobs):
@@ -231,9 +221,9 @@ def check_file(results_file: Path, scratch: Path) -> list[Verdict] | str:
             for task in jobs.pop(name):
                 verdicts[task].unverified = absent
             not_rescored[name] = absent
-    outcomes = rs.rescore_all(jobs, results_file, scratch, answers)
+    outcomes = rs.rescore_all(jobs, run, scratch, answers)
     try:
-        side = rs.side_logs(results_file) if outcomes or variants else {}
+        side = rs.side_logs(run) if outcomes or variants else {}
     except rs.BadLine as exc:  # a malformed or linked side log: every task it could belong to fails on it
         side = {name: {t: [{"malformed": str(exc)}] for t in record["tasks"]} for name in side_log_names()}
     for name, ready in jobs.items():
@@ -246,7 +236,9 @@ def check_file(results_file: Path, scratch: Path) -> list[Verdict] | str:
             continue
         _compare_tasks(verdicts, ready, results, record, rescored, rescored_samples, logged, side)
     for number, (task, (name, base)) in enumerate(sorted(variants.items())):
-        _check_variant(verdicts[task], task, name, base, results_file, scratch / f"variant_{number}", answers, results, record, logged, side)
+        _check_variant(verdicts[task], task, name, base, run, scratch / f"variant_{number}", answers, results, record, logged, side)
+    for name in _lookalikes(results, record):
+        verdicts.setdefault(name, Verdict(name, problems=["not a task or group of the installed package, though named like one (no name from a folder is passed to lmms-eval unless it is one exactly)"]))
     for name in ours:  # the rows no record entry backs: groups, or rows that should not be there
         if name in record["tasks"]:
             continue
@@ -256,6 +248,18 @@ def check_file(results_file: Path, scratch: Path) -> list[Verdict] | str:
         else:
             verdicts[name] = found
     return list(verdicts.values())
+
+
+def _lookalikes(results: dict, record: dict) -> list[str]:
+    """The names in the rows, the groups' members and the record that start like one of our
+    benchmarks' (``subtlebench_...``) but are none of the installed tasks and groups, a team's
+    recorded variant aside: what a forger would slip into a re-score's ``--tasks``."""
+    names = {n for section in SECTIONS for n in results.get(section) or {}}
+    for group, members in (results.get("group_subtasks") or {}).items():
+        names |= {group, *members}
+    names |= set(record.get("tasks") or {})
+    variants = {t for t, e in (record.get("tasks") or {}).items() if isinstance(e, dict) and e.get("variant_of")}
+    return sorted(n for n in names - variants if of_task(n) is None and any(b.owns_task(n) for b in BENCHMARKS))
 
 
 def _row_problems(name: str, original: dict, rescored: dict, missing: str) -> list[str]:
@@ -276,19 +280,19 @@ def variant_base_of(task: str, entry: dict, benchmark) -> str | None:
     """The task of ours a team's variant builds on (the record's ``variant_of``), when the task is
     one: not a name of ours (``of_task``), built on a task the recorded benchmark owns. None otherwise."""
     base = entry.get("variant_of")
-    if benchmark is None or not isinstance(base, str) or not benchmark.owns_task(base) or of_task(task) is not None:
+    if benchmark is None or not isinstance(base, str) or not benchmark.has_task(base) or of_task(task) is not None:
         return None
     return base
 
 
-def _check_variant(verdict: Verdict, task: str, name: str, base: str, results_file: Path, scratch: Path, answers, results: dict, record: dict, logged: dict, side: dict) -> None:
+def _check_variant(verdict: Verdict, task: str, name: str, base: str, run: gate.Run, scratch: Path, answers, results: dict, record: dict, logged: dict, side: dict) -> None:
     """A team's variant of one of our tasks (``task: team_sp_greedy``, ``include: subtlebench_sp.yaml``):
     its samples re-scored through ``base``'s hooks in a run of their own, compared as any task's,
     but for its prompt hash and version, which are the team's (said in the verdict)."""
     if local := rs.local_data_absent(BY_NAME[name], [record["tasks"][task]]):
         verdict.unverified = local
         return
-    rescored, rescored_samples, failure = rs.rescore([name], results_file, [task], scratch, answers, renames={task: base})
+    rescored, rescored_samples, failure = rs.rescore([name], run, [task], scratch, answers, renames={task: base})
     if rescored is None:
         verdict.unverified = f"could not be re-scored as a variant of {base} (is the data at hand? set {BY_NAME[name].root_variable}): {failure}"
         return

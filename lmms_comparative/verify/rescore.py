@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from lmms_comparative.data.jsonl import json_lines
+from lmms_comparative.data import gate, untrusted
 from lmms_comparative.data.replies import PredictionsError
+from lmms_comparative.data.untrusted import Unsafe
 from lmms_comparative.provenance import ANSWERS_ENV, KEY
-from lmms_comparative.registry import BY_NAME, side_log_names
+from lmms_comparative.registry import BY_NAME, of_task, side_log_names
 from lmms_comparative.switches import CHECK_SKIPS_ENV  # recorded skips checked at hand
 
 
@@ -22,35 +22,36 @@ def date_id(results_file: Path) -> str:
     return results_file.name[: -len("_results.json")]
 
 
-def samples_of(results_file: Path, task: str) -> Path:
-    """The samples log of ``task`` beside ``results_file``."""
-    return results_file.parent / f"{date_id(results_file)}_samples_{task}.jsonl"
-
-
-def answers_file(results_file: Path) -> Path:
-    """The LLM answers log beside ``results_file``."""
-    return results_file.parent / f"{date_id(results_file)}_llm_answers.jsonl"
-
-
 class BadLine(ValueError):
     """A samples line that is not a JSON object: the message names the file and the line."""
 
 
-def read_lines(path: Path) -> list[dict]:
-    """The JSON objects of a samples log, one per line; ``BadLine`` names the first line that is not one."""
-    return json_lines(path, BadLine, "samples log")
+def read_lines(entry: gate.Entry) -> list[dict]:
+    """The JSON objects of a log read through the gate, one per line; ``BadLine`` names the file
+    and the first line that is not one (or why the file is not read at all)."""
+    try:
+        return [row for _, row in gate.json_lines(entry)]
+    except Unsafe as exc:
+        raise BadLine(f"{entry.shown()}: {exc}") from None
 
 
-def _env(answers: Path | None, scratch: Path) -> dict:
+def _copy(entry: gate.Entry, target: Path) -> Path:
+    """The bytes of a submitted file, read through the gate, as ``target`` in our scratch folder:
+    the re-scoring run reads our copy, never the folder (a link swapped in is never followed)."""
+    untrusted.write_file(target, entry.read_bytes(untrusted.MAX_LOG_BYTES))
+    return target
+
+
+def _env(answers: gate.Entry | None, scratch: Path) -> dict:
     """The re-scoring run's environment: every judge and reader answers from ``answers`` (an empty
     log when the run has none, so that no endpoint is ever called, whatever the shell has set),
     no answer cache, recorded skips checked."""
+    scratch.mkdir(parents=True, exist_ok=True)
+    copied = _copy(answers, scratch / "llm_answers.jsonl") if answers is not None else scratch / "no_llm_answers.jsonl"
     if answers is None:
-        answers = scratch / "no_llm_answers.jsonl"
-        answers.parent.mkdir(parents=True, exist_ok=True)
-        answers.write_text("")
+        untrusted.write_file(copied, "")
     env = dict(os.environ)
-    env.update({ANSWERS_ENV: str(answers), "LMMS_COMPARATIVE_LLM_CACHE": "off", CHECK_SKIPS_ENV: "1"})
+    env.update({ANSWERS_ENV: str(copied), "LMMS_COMPARATIVE_LLM_CACHE": "off", CHECK_SKIPS_ENV: "1"})
     return env
 
 
@@ -69,59 +70,55 @@ def _renamed(document: dict, renames: dict[str, str]) -> dict:
     return out
 
 
-def rescore(names: list[str], results_file: Path, tasks: list[str], scratch: Path, answers: Path | None, renames: dict[str, str] | None = None) -> tuple[dict | None, dict[str, list[dict]], str]:
+def rescore(names: list[str], run: gate.Run, tasks: list[str], scratch: Path, answers: gate.Entry | None, renames: dict[str, str] | None = None) -> tuple[dict | None, dict[str, list[dict]], str]:
     """Score this run's samples logs of ``tasks`` (of the benchmarks ``names``) again, in one
     lmms-eval run with the ``replay`` model; judges and readers answer from the run's ``answers``
     log only. The re-scored results, samples, and the run's last output lines when it wrote no
     results. ``renames``: a team's variant task -> the task of ours it builds on; the variant's
     samples are re-scored as that task (the maintainer has no copy of the team's YAML, and the
-    scoring hooks are that task's), and the outcome is named after the variant again."""
+    scoring hooks are that task's), and the outcome is named after the variant again. Every file
+    the run reads is our copy of the submitted bytes, under fixed names of our own."""
     from lmms_comparative.rescoring.run import read_run, replay
 
     renames = renames or {}
     folder = scratch / "run"
     folder.mkdir(parents=True)
-    if renames:
-        document = json.loads(results_file.read_text(encoding="utf-8"))
-        (folder / results_file.name).write_text(json.dumps(_renamed(document, renames)), encoding="utf-8")
-    else:
-        shutil.copy2(results_file, folder / results_file.name)  # its groups are re-scored too
+    date = "20000101_000000"  # our own name for the copies: no folder text becomes a file name
+    document = gate.results_json(run.results)
+    untrusted.write_file(folder / f"{date}_results.json", json.dumps(_renamed(document, renames) if renames else document))
     for task in tasks:
-        shutil.copy2(samples_of(results_file, task), folder / samples_of(results_file, renames.get(task, task)).name)
+        target = renames.get(task, task)
+        if of_task(target) is None:  # only names of the installed index reach a file name or --tasks
+            return None, {}, f"{target!r} is not a task of the installed package"
+        _copy(run.samples[task], folder / f"{date}_samples_{target}.jsonl")
     back = {base: variant for variant, base in renames.items()}
     out = scratch / "rescored"
     try:
         replies = read_run([BY_NAME[name] for name in names], folder)
-        files = [{"path": str(results_file.parent), "format": "samples", "sha256": None}]
+        files = [{"path": str(run.results.path.parent), "format": "samples", "sha256": None}]
         proc = replay(replies, "+".join(names), replies.tasks, out, files, replies.repeats(), env=_env(answers, scratch), quiet=True)
     except PredictionsError as exc:
         return None, {}, str(exc)
-    found = sorted(out.glob("**/*_results.json"))
+    found = gate.scan(out, side_log_names()).runs
     if not found:  # a flagged run (exit 1) still writes its results: those are compared
         tail = "\n".join((proc.stderr or proc.stdout).strip().splitlines()[-3:])
         return None, {}, tail or f"exit status {proc.returncode}"
-    rescored = json.loads(found[-1].read_text(encoding="utf-8"))
-    samples = {}
-    for file in found[-1].parent.glob(f"{date_id(found[-1])}_samples_*.jsonl"):
-        task = file.stem.split("_samples_", 1)[1]
-        samples[back.get(task, task)] = read_lines(file)
-    rescored[SIDE_KEY] = side_logs(found[-1])
+    again = found[-1]
+    rescored = gate.results_json(again.results)
+    samples = {back.get(task, task): read_lines(entry) for task, entry in again.samples.items()}
+    rescored[SIDE_KEY] = side_logs(again)
     return (_renamed(rescored, back) if back else rescored), samples, ""
 
 
 SIDE_KEY = "_lmms_comparative_side_logs"  # where ``rescore`` puts the re-score's side logs in its results dict
 
 
-def side_logs(results_file: Path) -> dict[str, dict[str, list[dict]]]:
-    """The side logs beside ``results_file`` (``registry.side_log_names``), by log name and task."""
-    found: dict[str, dict[str, list[dict]]] = {}
-    for name in side_log_names():
-        for file in sorted(results_file.parent.glob(f"{date_id(results_file)}_{name}_*.jsonl")):
-            found.setdefault(name, {})[file.stem.split(f"_{name}_", 1)[1]] = read_lines(file)
-    return found
+def side_logs(run: gate.Run) -> dict[str, dict[str, list[dict]]]:
+    """The run's side logs (``registry.side_log_names``), by log name and task; ``BadLine`` for one that cannot be read."""
+    return {name: {task: read_lines(entry) for task, entry in sorted(logs.items())} for name, logs in run.side.items()}
 
 
-def rescore_all(jobs: dict[str, list[str]], results_file: Path, scratch: Path, answers: Path | None) -> dict[str, tuple]:
+def rescore_all(jobs: dict[str, list[str]], run: gate.Run, scratch: Path, answers: gate.Entry | None) -> dict[str, tuple]:
     """{benchmark: ``rescore``'s outcome}. Every benchmark in one lmms-eval run (one start-up,
     which is most of a replay's time); when that run writes no results (one benchmark's data not
     at hand stops it), each benchmark in a run of its own, as many at once as there are cores, so
@@ -130,11 +127,11 @@ def rescore_all(jobs: dict[str, list[str]], results_file: Path, scratch: Path, a
         return {}
     if len(jobs) > 1:
         names = list(jobs)
-        together = rescore(names, results_file, [t for n in names for t in jobs[n]], scratch / "together", answers)
+        together = rescore(names, run, [t for n in names for t in jobs[n]], scratch / "together", answers)
         if together[0] is not None:
             return dict.fromkeys(names, together)
     with ThreadPoolExecutor(max_workers=max(1, min(len(jobs), os.cpu_count() or 1))) as pool:
-        pending = {name: pool.submit(rescore, [name], results_file, ready, scratch / name, answers) for name, ready in jobs.items()}
+        pending = {name: pool.submit(rescore, [name], run, ready, scratch / name, answers) for name, ready in jobs.items()}
     return {name: future.result() for name, future in pending.items()}
 
 

@@ -1,0 +1,376 @@
+"""The gate: every byte of a submitted results folder enters through here (docs/security.md).
+
+``verify``, ``report``, ``compare``, ``export``, ``score``, ``release_keys`` and
+``captionqa-export`` read folders that strangers send. They find the files of a folder with
+``scan`` (or ``run_of`` for one results file) and read them only through ``Entry``:
+
+- **Enumerated once, iteratively.** A folder is listed level by level (no recursion: a folder
+  1,100 levels deep is a line, not a ``RecursionError``), at most ``MAX_FOLDER_DEPTH`` levels and
+  ``MAX_ENTRIES`` entries; a link (to a file or a folder) is never followed, and anything that is
+  not a regular file or a folder (a pipe, a device, a socket) is passed over with why.
+- **Names parsed, never globbed.** A run is a ``<date>_results.json``; its other files are the
+  names of the same folder that begin with exactly ``<date>_`` followed by one of our fixed forms
+  (``samples_<task>.jsonl``, ``llm_answers.jsonl``, ``verify.json``, ``<side log>_<task>.jsonl``).
+  Folder text never becomes a glob pattern (a ``[`` in a date is a character like any other), a
+  path (a task name is a key of ``Run.samples``, not a file name to build) or an argument.
+- **Opened by descriptor.** ``Entry.read_bytes`` opens the folder chain component by component
+  with ``O_NOFOLLOW`` and the file itself with ``O_NOFOLLOW | O_NONBLOCK``, checks it is still a
+  regular file, and reads at most its bound: a link swapped in after the scan is refused too.
+- **Parsed against a schema.** ``results_json`` parses with pydantic-core's linear parser, bounds
+  depth, digits and string lengths (``untrusted.loads``), then validates the sections every command
+  reads against ``schema.RESULTS`` (pydantic). ``json_lines`` reads a log line by line, each line
+  bounded and validated, reduced by the caller's function as it is read, so memory follows the
+  items kept, not the bytes of the file; a log past ``MAX_LINES`` lines is refused.
+
+A file that fails is one ``Unsafe`` line naming what is wrong; callers name the file and go on with
+the others.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator, TypeVar
+
+from lmms_comparative.data.untrusted import MAX_DEPTH, MAX_JSON_BYTES, MAX_LOG_BYTES, Unsafe, loads, printable
+
+# lmms-eval writes ``<output_path>/<model>/`` (two levels); a folder of submissions adds a few more.
+MAX_FOLDER_DEPTH = 24
+# Entries listed in one folder tree: a run writes a dozen files; a folder of a hundred runs, some thousands.
+MAX_ENTRIES = 200_000
+# Lines of one log: the largest release (MLLM-CompBench's test split) has about 40,000 items.
+MAX_LINES = 2_000_000
+
+RESULTS_SUFFIX = "_results.json"
+SAMPLES_INFIX = "samples_"
+ANSWERS_NAME = "llm_answers.jsonl"
+VERDICT_NAME = "verify.json"
+NOT_FOLLOWED = "a link: not followed (links inside a submitted folder are never followed)"
+FOLDER_NOT_FOLLOWED = "a link to a folder: not followed (links inside a submitted folder are never followed)"
+
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _size(n: int) -> str:
+    return f"{n / (1 << 20):.1f} MiB" if n >= 1 << 20 else f"{n} bytes"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A regular file the gate found: the folder the caller gave (``base``, the caller's own and
+    possibly a link) and the names below it. Its bytes are read only through ``read_bytes``."""
+
+    base: Path
+    parts: tuple[str, ...]
+
+    @property
+    def path(self) -> Path:
+        """Where it is, for messages and for the caller's own output paths (never opened as is)."""
+        return self.base.joinpath(*self.parts)
+
+    @property
+    def name(self) -> str:
+        return self.parts[-1]
+
+    def shown(self) -> str:
+        """The path for a terminal or a page: control and bidi characters escaped."""
+        return printable(str(self.path), lines=False)
+
+    def read_bytes(self, limit: int) -> bytes:
+        """The file's bytes, opened with no link followed anywhere below ``base``; ``Unsafe`` for a
+        link, a file that is no longer regular, or one past ``limit`` bytes."""
+        fd = _open(self.base, self.parts)
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise Unsafe("not a regular file (a pipe, a device or a socket): not read")
+            if info.st_size > limit:
+                raise Unsafe(f"{_size(info.st_size)}, past the {_size(limit)} a real run writes: not read")
+            chunks, total = [], 0
+            while total <= limit:
+                chunk = os.read(fd, min(limit + 1 - total, 1 << 20))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                total += len(chunk)
+            if total > limit:
+                raise Unsafe(f"past the {_size(limit)} a real run writes: not read")
+            return b"".join(chunks)
+        finally:
+            os.close(fd)
+
+    def lines(self, limit: int = MAX_LOG_BYTES) -> Iterator[tuple[int, bytes]]:
+        """(line number, bytes) of every non-blank line, read in blocks; ``Unsafe`` as ``read_bytes``."""
+        fd = _open(self.base, self.parts)
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise Unsafe("not a regular file (a pipe, a device or a socket): not read")
+            if info.st_size > limit:
+                raise Unsafe(f"{_size(info.st_size)}, past the {_size(limit)} a real run writes: not read")
+            total, number, pending = 0, 0, b""
+            while True:
+                chunk = os.read(fd, 1 << 20)
+                total += len(chunk)
+                if total > limit:
+                    raise Unsafe(f"past the {_size(limit)} a real run writes: not read")
+                if not chunk:
+                    break
+                pieces = (pending + chunk).split(b"\n")
+                pending = pieces.pop()
+                for piece in pieces:
+                    number += 1
+                    if number > MAX_LINES:
+                        raise Unsafe(f"more than {MAX_LINES:,} lines (no run of these benchmarks writes so many): not read")
+                    if piece.strip():
+                        yield number, piece
+            if pending.strip():
+                yield number + 1, pending
+        finally:
+            os.close(fd)
+
+
+def _open(base: Path, parts: tuple[str, ...]) -> int:
+    """A descriptor of ``base/parts...``: each folder below ``base`` opened with ``O_NOFOLLOW``
+    relative to the one above it, the file too (``base`` itself is the caller's)."""
+    try:
+        folder = os.open(base, _DIR_FLAGS & ~getattr(os, "O_NOFOLLOW", 0))
+    except OSError as exc:
+        raise Unsafe(f"its folder cannot be opened ({exc.strerror})") from None
+    try:
+        for name in parts[:-1]:
+            inner = os.open(name, _DIR_FLAGS, dir_fd=folder)
+            os.close(folder)
+            folder = inner
+        return os.open(parts[-1], _READ_FLAGS, dir_fd=folder)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise Unsafe(NOT_FOLLOWED) from None
+        raise Unsafe(f"cannot be read ({exc.strerror})") from None
+    finally:
+        os.close(folder)
+
+
+@dataclass
+class Run:
+    """The files of one run, found by their names beside ``results`` (``<date>_results.json``).
+    ``samples`` and ``side`` are keyed by the task name as the file name spells it: folder text,
+    to be matched against the installed task index (``registry.of_task``) or a record's names
+    before it means anything."""
+
+    results: Entry
+    date: str
+    samples: dict[str, Entry] = field(default_factory=dict)
+    answers: Entry | None = None
+    verdict: Entry | None = None
+    side: dict[str, dict[str, Entry]] = field(default_factory=dict)
+    files: list[Entry] = field(default_factory=list)  # every regular file named <date>_..., the verdict aside
+
+    @property
+    def path(self) -> Path:
+        return self.results.path
+
+
+@dataclass
+class Folder:
+    """What ``scan`` found: the runs in path order, and what it passed over with why."""
+
+    runs: list[Run]
+    passed: list[tuple[Path, str]]
+    files: list[Entry] = field(default_factory=list)  # every regular file listed, in path order
+
+
+def _list(base: Path, parts: tuple[str, ...]) -> list[tuple[str, str]]:
+    """(name, kind) of a folder's entries, kind one of file, folder, link, other; opened with no link followed."""
+    fd = _open_folder(base, parts)
+    try:
+        found = []
+        with os.scandir(fd) as entries:
+            for item in entries:
+                try:
+                    mode = item.stat(follow_symlinks=False).st_mode
+                except OSError:
+                    continue
+                kind = "link" if stat.S_ISLNK(mode) else "file" if stat.S_ISREG(mode) else "folder" if stat.S_ISDIR(mode) else "other"
+                found.append((item.name, kind))
+        return sorted(found)
+    finally:
+        os.close(fd)
+
+
+def _open_folder(base: Path, parts: tuple[str, ...]) -> int:
+    folder = os.open(base, _DIR_FLAGS & ~getattr(os, "O_NOFOLLOW", 0))
+    try:
+        for name in parts:
+            inner = os.open(name, _DIR_FLAGS, dir_fd=folder)
+            os.close(folder)
+            folder = inner
+        return folder
+    except BaseException:
+        os.close(folder)
+        raise
+
+
+def _runs_of(base: Path, parts: tuple[str, ...], names: list[tuple[str, str]], side_logs: tuple[str, ...]) -> list[Run]:
+    """The runs among one folder's entries: each ``<date>_results.json``, with the files whose
+    names begin with exactly its ``<date>_`` (compared as strings, never as a pattern)."""
+    files = [name for name, kind in names if kind == "file"]
+    runs = []
+    for name in files:
+        if not name.endswith(RESULTS_SUFFIX) or len(name) == len(RESULTS_SUFFIX):
+            continue
+        date = name[: -len(RESULTS_SUFFIX)]
+        run = Run(Entry(base, (*parts, name)), date)
+        prefix = date + "_"
+        for other in files:
+            if not other.startswith(prefix) or other == name:
+                continue
+            rest = other[len(prefix) :]
+            entry = Entry(base, (*parts, other))
+            if rest == VERDICT_NAME:
+                run.verdict = entry
+                continue
+            run.files.append(entry)
+            if rest == ANSWERS_NAME:
+                run.answers = entry
+            elif rest.startswith(SAMPLES_INFIX) and rest.endswith(".jsonl") and len(rest) > len(SAMPLES_INFIX) + len(".jsonl"):
+                run.samples[rest[len(SAMPLES_INFIX) : -len(".jsonl")]] = entry
+            else:
+                for log in side_logs:
+                    if rest.startswith(log + "_") and rest.endswith(".jsonl") and len(rest) > len(log) + 1 + len(".jsonl"):
+                        run.side.setdefault(log, {})[rest[len(log) + 1 : -len(".jsonl")]] = entry
+                        break
+        run.files.insert(0, run.results)
+        runs.append(run)
+    # A date that is itself another run's date plus "_..." (``x_results.json`` beside
+    # ``x_y_results.json``): each file goes to the run with the longest matching date.
+    for run in runs:
+        longer = [r.date for r in runs if r is not run and r.date.startswith(run.date + "_")]
+        if longer:
+            mine = lambda e: not any(e.name.startswith(d + "_") for d in longer)  # noqa: E731
+            run.samples = {t: e for t, e in run.samples.items() if mine(e)}
+            run.side = {n: {t: e for t, e in logs.items() if mine(e)} for n, logs in run.side.items()}
+            run.files = [e for e in run.files if mine(e)]
+            run.answers = run.answers if run.answers and mine(run.answers) else None
+    return runs
+
+
+def scan(root: str | Path, side_logs: tuple[str, ...] = (), max_depth: int = MAX_FOLDER_DEPTH, max_entries: int = MAX_ENTRIES) -> Folder:
+    """Every run under the folder ``root``, level by level, in path order; no link followed, no
+    recursion; the links, non-regular files, folders past ``max_depth`` and entries past
+    ``max_entries`` passed over with why. ``side_logs``: the side-log names to recognise."""
+    base = Path(root)
+    runs: list[Run] = []
+    passed: list[tuple[Path, str]] = []
+    files: list[Entry] = []
+    queue: list[tuple[str, ...]] = [()]
+    seen = 0
+    while queue:
+        parts = queue.pop(0)
+        try:
+            names = _list(base, parts)
+        except OSError as exc:
+            passed.append((base.joinpath(*parts), f"a folder that cannot be listed ({exc.strerror or exc}): passed over"))
+            continue
+        seen += len(names)
+        if seen > max_entries:
+            passed.append((base.joinpath(*parts), f"past the {max_entries:,} entries a folder of runs holds: the rest is not read"))
+            break
+        runs += _runs_of(base, parts, names, side_logs)
+        for name, kind in names:
+            if kind == "file":
+                files.append(Entry(base, (*parts, name)))
+            elif kind == "link":
+                passed.append((base.joinpath(*parts, name), FOLDER_NOT_FOLLOWED if _points_to_folder(base, (*parts, name)) else NOT_FOLLOWED))
+            elif kind == "other" and _looks_like_ours(name):
+                passed.append((base.joinpath(*parts, name), "not a regular file (a pipe, a device or a socket): not read"))
+            elif kind == "folder":
+                if len(parts) + 1 > max_depth:
+                    passed.append((base.joinpath(*parts, name), f"a folder {len(parts) + 1} levels down, past the {max_depth} a folder of runs needs: not read"))
+                else:
+                    queue.append((*parts, name))
+    runs.sort(key=lambda r: str(r.path))
+    return Folder(runs, passed, sorted(files, key=lambda e: str(e.path)))
+
+
+def logs_named(root: str | Path, accept: Callable[[str], object]) -> list[Entry]:
+    """The regular files under ``root`` (``scan``) whose name ``accept`` accepts, in path order."""
+    return [entry for entry in scan(root).files if accept(entry.name)]
+
+
+def _points_to_folder(base: Path, parts: tuple[str, ...]) -> bool:
+    try:
+        return stat.S_ISDIR(os.stat(base.joinpath(*parts)).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def _looks_like_ours(name: str) -> bool:
+    return name.endswith((RESULTS_SUFFIX, ".jsonl", ".json"))
+
+
+def run_of(results_file: str | Path, side_logs: tuple[str, ...] = ()) -> Run:
+    """The run of one results file given by the caller (its folder listed, one level, no link
+    followed among its files); ``Unsafe`` when the name is not ``<date>_results.json`` or the file
+    is not a regular file there."""
+    path = Path(results_file)
+    folder = path.parent
+    try:
+        names = _list(folder, ())
+    except OSError as exc:
+        raise Unsafe(f"its folder cannot be listed ({exc.strerror or exc})") from None
+    kinds = dict(names)
+    if kinds.get(path.name) == "link":
+        raise Unsafe(NOT_FOLLOWED)
+    if kinds.get(path.name) != "file":
+        raise Unsafe("not a regular file named <date>_results.json: not read")
+    for run in _runs_of(folder, (), names, side_logs):
+        if run.results.name == path.name:
+            return run
+    raise Unsafe("not named <date>_results.json: not read")
+
+
+T = TypeVar("T")
+
+
+def read_json(entry: Entry, limit: int = MAX_JSON_BYTES, depth: int = MAX_DEPTH) -> Any:
+    """A JSON file's value, bounded (``untrusted.loads``); ``Unsafe`` or ``ValueError`` in one line."""
+    return loads(entry.read_bytes(limit), depth)
+
+
+def json_lines(entry: Entry, reduce: Callable[[dict], T | None] | None = None, limit: int = MAX_LOG_BYTES) -> Iterator[tuple[int, T]]:
+    """(line number, ``reduce(row)``) for every line of a JSON-lines log, each line a bounded JSON
+    object; ``Unsafe`` naming the line otherwise. ``reduce`` keeps what the caller needs (None:
+    the line is dropped), so that only that is held while the rest of the file streams past."""
+    for number, raw in entry.lines(limit):
+        try:
+            row = loads(raw)
+        except Unsafe as exc:
+            raise Unsafe(f"line {number}: {exc}") from None
+        except ValueError as exc:
+            raise Unsafe(f"line {number}: {exc}") from None
+        if not isinstance(row, dict):
+            raise Unsafe(f"line {number}: expected a JSON object, got {type(row).__name__}")
+        kept = reduce(row) if reduce is not None else row
+        if kept is not None:
+            yield number, kept  # type: ignore[misc]
+
+
+def results_json(entry: Entry) -> dict:
+    """A results JSON read through the gate: bounded (``read_json``), then checked against the
+    schema of the sections our commands read (``schema.check_results``); ``Unsafe`` in one line."""
+    from lmms_comparative.data.schema import check_results
+
+    try:
+        value = read_json(entry)
+    except UnicodeDecodeError:
+        raise Unsafe("not UTF-8 text: not an lmms-eval results JSON") from None
+    except Unsafe:
+        raise
+    except ValueError as exc:
+        raise Unsafe(f"{exc}: truncated or not a results file") from None
+    return check_results(value)
