@@ -43,6 +43,7 @@ import yaml
 
 from lmms_comparative import failures, provenance
 from lmms_comparative.benchmarks.contract_parts import part_problems
+from lmms_comparative.data import untrusted
 
 # What lmms-eval's API models answer when a request exhausted its retries (metrics/aggregate.py).
 FAILED_REPLY = "[LMMS_EVAL_REQUEST_FAILED after 0 retries] contract check"
@@ -245,7 +246,7 @@ def _damaged_records_problems(where: str, config: dict, root: Path, records: str
     out, original = [], path.read_bytes()
     try:
         for case, content in DAMAGED.items():
-            path.write_bytes(content)
+            untrusted.write_file(path, content)
             with _environment(**environment):
                 try:
                     config["process_docs"].resolve()(None)
@@ -256,7 +257,7 @@ def _damaged_records_problems(where: str, config: dict, root: Path, records: str
                 except Exception as exc:  # noqa: BLE001 - the contract names what happened instead
                     out.append(f"{where}: with {path.name} {case}, process_docs raised {type(exc).__name__} instead of stopping the run with one line naming the file (failures.DataError; data.jsonl.json_lines gives it): {exc}")
     finally:
-        path.write_bytes(original)
+        untrusted.write_file(path, original)
     return out
 
 

@@ -22,6 +22,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lmms_comparative.data import untrusted
 from lmms_comparative.tasklib.yamlgen import Source, render
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the folder holding the package (a clone's root)
@@ -178,8 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     for p in changes:
         for path, text in p.write.items():
             path.parent.mkdir(parents=True, exist_ok=True)
-            with open(path, "w", encoding="utf-8", newline="\n") as handle:
-                handle.write(text)
+            untrusted.write_file(path, text)
             print(f"wrote {_shown(path)}")
         for path in p.remove:
             path.unlink()

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from lmms_comparative.data import untrusted
+
 MARKER = ".lmms_comparative_generated.json"
 FIXTURE, SYNTHETIC = "fixture", "synthetic"
 # What made the data, as the report and the export notes name it.
@@ -24,7 +26,7 @@ def mark(root: str | Path, kind: str, benchmark: str, **details) -> Path:
     if kind not in MAKERS:
         raise ValueError(f"unknown kind of generated data {kind!r}: {', '.join(MAKERS)}")
     path = Path(root) / MARKER
-    path.write_text(json.dumps({"generated": kind, "benchmark": benchmark, **details}, sort_keys=True) + "\n", encoding="utf-8")
+    untrusted.write_file(path, json.dumps({"generated": kind, "benchmark": benchmark, **details}, sort_keys=True) + "\n")
     return path
 
 

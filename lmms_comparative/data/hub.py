@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lmms_comparative import provenance
+from lmms_comparative.data import untrusted
 from lmms_comparative.failures import DataError
 
 REPO_TYPE = "dataset"
@@ -65,9 +66,7 @@ def _remember_commit(snap: Snapshot) -> None:
     ``huggingface_hub`` does for a download by branch name."""
     ref = snap.folder.parents[1] / "refs" / "main"
     ref.parent.mkdir(parents=True, exist_ok=True)
-    tmp = ref.with_name(f".main.{os.getpid()}")
-    tmp.write_text(snap.commit)
-    os.replace(tmp, ref)
+    untrusted.write_file(ref, snap.commit)  # a new file renamed into place, as a concurrent run reads it
 
 
 def _explain(exc: BaseException, repo: str) -> tuple[str, str]:
@@ -161,9 +160,7 @@ def remember(snap: Snapshot, name: str, value) -> None:
 
     path = _notes(snap, name)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}")
-    tmp.write_text(json.dumps(value), encoding="utf-8")
-    os.replace(tmp, path)
+    untrusted.write_file(path, json.dumps(value))
 
 
 def recall(snap: Snapshot, name: str):

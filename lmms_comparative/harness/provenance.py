@@ -18,6 +18,7 @@ from functools import cache
 from pathlib import Path
 
 from lmms_comparative import provenance
+from lmms_comparative.data import untrusted
 from lmms_comparative.data.replies import read_replay
 from lmms_comparative.harness.patch import wrap_method
 from lmms_comparative.harness.task_path import loaded_tasks, predict_only, task_index
@@ -228,9 +229,8 @@ def install() -> bool:
                 outcome = original(self, results, samples, *args, **kwargs)
                 if answers is not None and self.output_path:
                     name, text = answers
-                    folder = Path(self.output_path) / self.general_config_tracker.model_name_sanitized
-                    folder.mkdir(parents=True, exist_ok=True)
-                    (folder / name).write_text(text, encoding="utf-8")
+                    folder = untrusted.make_folder(Path(self.output_path) / self.general_config_tracker.model_name_sanitized)
+                    untrusted.write_file(folder / name, text)
             finally:
                 provenance.end_of_run()  # a --config file's next entry starts with none of this run's judges
             return outcome

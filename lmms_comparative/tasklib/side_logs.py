@@ -9,6 +9,8 @@ import json
 import threading
 from pathlib import Path
 
+from lmms_comparative.data import untrusted
+
 _pending: dict[str, dict[str, list[dict]]] = {}
 _lock = threading.Lock()
 
@@ -32,6 +34,6 @@ def write(folder: Path, date_id: str, task: str) -> list[Path]:
     written = []
     for name, rows in logs.items():
         path = folder / f"{date_id}_{name}_{task}.jsonl"
-        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+        untrusted.write_file(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
         written.append(path)
     return written

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import json
 import random
 from pathlib import Path
 
+from lmms_comparative.data import untrusted
 from lmms_comparative.data.fixture_images import COLOURS, draw_pair
 from lmms_comparative.record import FixturePart
 
@@ -74,16 +76,23 @@ def build(root: str | Path, per_domain: int = 3, seed: int = 0, all_order: tuple
             questions = [{**q, "source": "fixture"} for q in _captionqa_questions(rng, domain, i, tops)]
             rows.append({"id": f"{prefix}_{i + 1:03d}", "images": images, "questions": questions, "domain": domain, "image_paths": [f"{domain}/{prefix}_{i + 1:03d}_{k}.png" for k in range(len(images))]})
         rows_by_domain[domain] = rows
-        Dataset.from_list(rows, features=features).to_parquet(str(root / "data" / f"{domain}-00000-of-00001.parquet"))
+        _parquet(Dataset.from_list(rows, features=features), root / "data" / f"{domain}-00000-of-00001.parquet")
     order = tuple(all_order or reversed(list(rows_by_domain)))
     everything = [row for domain in order for row in rows_by_domain[domain]]
     if card == "all":
-        Dataset.from_list(everything, features=features).to_parquet(str(root / "data" / "all-00000-of-00001.parquet"))
+        _parquet(Dataset.from_list(everything, features=features), root / "data" / "all-00000-of-00001.parquet")
     splits = list(order) + (["all"] if card == "all" else [])
     card = "---\nconfigs:\n- config_name: default\n  data_files:\n" + "".join(f"  - split: {s}\n    path: data/{s}-*\n" for s in splits) + "---\n# CaptionQA (generated fixture)\n"
-    (root / "README.md").write_text(card, encoding="utf-8")
-    (root / "annotations.jsonl").write_text("".join(json.dumps({"id": row["id"]}) + "\n" for row in everything), encoding="utf-8")
+    untrusted.write_file(root / "README.md", card)
+    untrusted.write_file(root / "annotations.jsonl", "".join(json.dumps({"id": row["id"]}) + "\n" for row in everything))
     return root
+
+
+def _parquet(dataset, path: Path) -> None:
+    """``dataset`` as the parquet file ``path``, written through ``untrusted.write_file``."""
+    buffer = io.BytesIO()
+    dataset.to_parquet(buffer)
+    untrusted.write_file(path, buffer.getvalue())
 
 
 PART = FixturePart(build, SMOKE_RECORDS)

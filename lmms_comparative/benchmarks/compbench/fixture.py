@@ -8,6 +8,7 @@ from pathlib import Path
 
 from PIL import Image
 
+from lmms_comparative.data import untrusted
 from lmms_comparative.data.fixture_images import draw_pair
 from lmms_comparative.record import FixturePart
 
@@ -59,7 +60,7 @@ def build(root: str | Path, per_source: int = 5, seed: int = 0, layout: str = "r
             path = root / "dataset" / folder / inner
             ref = f"{folder}/{inner}" if source in with_folder else inner
         path.parent.mkdir(parents=True, exist_ok=True)
-        image.save(path)
+        untrusted.write_image(path, image)
         return ref
 
     def pair(source: str, i: int, single: bool = False) -> dict:
@@ -118,17 +119,17 @@ def build(root: str | Path, per_source: int = 5, seed: int = 0, layout: str = "r
         else:
             path = root / "annotations" / f"{label}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(rows, indent=1), encoding="utf-8")
+        untrusted.write_file(path, json.dumps(rows, indent=1))
     if split_files is None:
         split_files = ("cub_label", "vaw_label") if pre else ()
     for label in split_files:
         folder = root / "Labeled_data" / label if pre else root / "annotations"
         stem = PRERELEASE_FILES[label][:-5] if pre else label
         for infix, (test, val) in _authors_split(labels, label).items():
-            (folder / f"{stem}{infix}_test.json").write_text(json.dumps(test, indent=1), encoding="utf-8")
-            (folder / f"{stem}{infix}_val.json").write_text(json.dumps(val, indent=1), encoding="utf-8")
+            untrusted.write_file(folder / f"{stem}{infix}_test.json", json.dumps(test, indent=1))
+            untrusted.write_file(folder / f"{stem}{infix}_val.json", json.dumps(val, indent=1))
         part = PART_FILES.get(label, f"{stem}_part1.json")
-        (folder / part).write_text(json.dumps(labels[label][:2], indent=1), encoding="utf-8")
+        untrusted.write_file(folder / part, json.dumps(labels[label][:2], indent=1))
     return root
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
+from lmms_comparative.data import untrusted
 from lmms_comparative.record import FixturePart
 
 SMOKE_RECORDS = "data/test-00000-of-00001.parquet"  # the records file every task reads (the contract damages it)
@@ -105,8 +106,10 @@ def build(directory: str | Path, per_split: int = 2, seed: int = 0) -> Path:
         + [(c, pa.int64()) for c in ("target_bbox_x", "target_bbox_y", "target_bbox_w", "target_bbox_h")]
     )
     table = pa.Table.from_pylist(rows, schema=schema)
-    pq.write_table(table, root / SMOKE_RECORDS, row_group_size=max(1, len(rows) // 3))  # several row groups, as push_to_hub writes
-    (root / "README.md").write_text(CARD, encoding="utf-8")
+    records = io.BytesIO()
+    pq.write_table(table, records, row_group_size=max(1, len(rows) // 3))  # several row groups, as push_to_hub writes
+    untrusted.write_file(root / SMOKE_RECORDS, records.getvalue())
+    untrusted.write_file(root / "README.md", CARD)
     return root
 
 

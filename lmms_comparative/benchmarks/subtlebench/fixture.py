@@ -7,6 +7,7 @@ import random
 from pathlib import Path
 
 from lmms_comparative.benchmarks.subtlebench.data import CATEGORIES, HUB_REPO
+from lmms_comparative.data import untrusted
 from lmms_comparative.data.fixture_images import COLOURS, draw_pair
 from lmms_comparative.record import FixturePart
 
@@ -51,8 +52,8 @@ def build(root: str | Path, per_category: int = 3, val_per_category: int = 1, se
                 rel = f"images/{category}/{split}_{i:04d}"
                 first, second = draw_pair(rng)
                 (root / rel).parent.mkdir(parents=True, exist_ok=True)
-                first.save(root / f"{rel}_1.png")
-                second.save(root / f"{rel}_2.png")
+                untrusted.write_image(root / f"{rel}_1.png", first)
+                untrusted.write_image(root / f"{rel}_2.png", second)
                 domain = SUBTLEBENCH_DOMAINS[(i + len(records)) % len(SUBTLEBENCH_DOMAINS)]
                 records.append(
                     {
@@ -71,11 +72,9 @@ def build(root: str | Path, per_category: int = 3, val_per_category: int = 1, se
                         "generation_info": None,
                     }
                 )
-        with open(root / "data" / f"{split}.jsonl", "w", encoding="utf-8") as handle:
-            for record in records:
-                handle.write(json.dumps(record) + "\n")
+        untrusted.write_file(root / "data" / f"{split}.jsonl", "".join(json.dumps(record) + "\n" for record in records))
     # The hub repo's dataset card: its configs map the splits to the JSON-lines files.
-    (root / "README.md").write_text(CARD, encoding="utf-8")
+    untrusted.write_file(root / "README.md", CARD)
     return root
 
 

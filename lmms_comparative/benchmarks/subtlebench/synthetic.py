@@ -20,6 +20,7 @@ from PIL import Image, ImageDraw
 
 from lmms_comparative.benchmarks.subtlebench.data import HUB_REPO
 from lmms_comparative.benchmarks.subtlebench.facts import COLOURS
+from lmms_comparative.data import untrusted
 from lmms_comparative.data.generated import SYNTHETIC, mark
 
 WIDTH, HEIGHT = 800, 600
@@ -298,8 +299,8 @@ def generate(root: str | Path, per_type: int = 20, seed: int = 0, params: dict |
             first, second, item = MAKERS[category](rng, p)
             rel = f"images/synthetic/{category}/{split}_{i:05d}"
             (root / rel).parent.mkdir(parents=True, exist_ok=True)
-            render(first).save(root / f"{rel}_1.png")
-            render(second).save(root / f"{rel}_2.png")
+            untrusted.write_image(root / f"{rel}_1.png", render(first))
+            untrusted.write_image(root / f"{rel}_2.png", render(second))
             records.append(
                 {
                     "image_1": f"{_HUB}{rel}_1.png", "image_2": f"{_HUB}{rel}_2.png", **item,
@@ -308,9 +309,7 @@ def generate(root: str | Path, per_type: int = 20, seed: int = 0, params: dict |
                     "generation_info": {**item["generation_info"], "params": asdict(p)},
                 }
             )  # fmt: skip
-    with open(root / "data" / f"{split}.jsonl", "w", encoding="utf-8") as handle:
-        for record in records:
-            handle.write(json.dumps(record) + "\n")
+    untrusted.write_file(root / "data" / f"{split}.jsonl", "".join(json.dumps(record) + "\n" for record in records))
     mark(root, SYNTHETIC, "subtlebench", per_type=per_type, seed=seed, types=list(types))  # generated pairs, not the release
     return root
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+from lmms_comparative.data import untrusted
 from lmms_comparative.data.fixture_images import draw_pair
 from lmms_comparative.record import FixturePart
 
@@ -30,15 +31,15 @@ def build(root: str | Path, pairs: int = 4, seed: int = 0) -> Path:
         text = "\n".join([f"https://example.org/pairs/{i}", *differences]) + "\n"
         if i == pairs - 1:
             stem = f"pair_{i:03d}"
-            first.save(root / f"{stem}_a.png")
-            second.save(root / f"{stem}_b.png")
-            (root / f"{stem}.txt").write_text(text, encoding="utf-8")
+            untrusted.write_image(root / f"{stem}_a.png", first)
+            untrusted.write_image(root / f"{stem}_b.png", second)
+            untrusted.write_file(root / f"{stem}.txt", text)
         else:
             folder = root / f"pair_{i:03d}"
             folder.mkdir(exist_ok=True)
-            first.save(folder / "1.png")
-            second.save(folder / "2.png")
-            (folder / "differences.txt").write_text(text, encoding="utf-8")
+            untrusted.write_image(folder / "1.png", first)
+            untrusted.write_image(folder / "2.png", second)
+            untrusted.write_file(folder / "differences.txt", text)
     return root
 
 

@@ -18,7 +18,7 @@ import zipfile
 from pathlib import Path
 
 from lmms_comparative.benchmarks.vlm2bench.facts import FACTS as BENCHMARK
-from lmms_comparative.data import hub
+from lmms_comparative.data import hub, untrusted
 from lmms_comparative.failures import DataError
 
 HUB_REPO = BENCHMARK.hub_repo  # Sterzhang/vlm2-bench
@@ -60,7 +60,7 @@ def unpack(archive: Path, target: Path) -> Path:
                     zf.extract(member, work)
                     bar.update(member.file_size)
         _content_root(work)  # a zip without the layout is an error before anything is kept
-        (work / _DONE).write_text(archive.name)
+        untrusted.write_file(work / _DONE, archive.name)
         try:
             os.rename(work, target)
         except OSError:  # another process finished first (or a stale folder without the marker)

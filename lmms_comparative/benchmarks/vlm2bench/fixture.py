@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import base64
 import csv
+import io
 import json
 import random
 from pathlib import Path
 
 from PIL import Image
 
+from lmms_comparative.data import untrusted
 from lmms_comparative.data.fixture_images import draw_pair
 from lmms_comparative.record import FixturePart
 
@@ -68,13 +70,13 @@ def build(root: str | Path, seed: int = 0) -> Path:
         for j in range(n):
             rel = f"{name}_{j}.png"
             (root / media[cat] / rel).parent.mkdir(parents=True, exist_ok=True)
-            draw_pair(rng)[0].save(root / media[cat] / rel)
+            untrusted.write_image(root / media[cat] / rel, draw_pair(rng)[0])
             names.append(rel)
         return names
 
     def write(path: str, records: list[dict]) -> None:
         (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+        untrusted.write_file(root / path, "".join(json.dumps(r) + "\n" for r in records))
 
     for task in ("mat", "trk"):
         rows = []
@@ -157,18 +159,19 @@ def write_tsv(zip_root: str | Path, dest: str | Path, quoting: int = csv.QUOTE_M
     zip_root, dest = Path(zip_root), Path(dest)
     path = dest if dest.suffix == ".tsv" else dest / "VLM2Bench_img.tsv"
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle, delimiter="\t", quoting=quoting, lineterminator="\n")
-        writer.writerow(["index", "question", "answer", "category", "image"])
-        for category, subtask in CATEGORIES.items():
-            files, media, kind = SUBTASKS[subtask]
-            for line in (zip_root / files[0]).read_text(encoding="utf-8").splitlines():
-                record = json.loads(line)
-                index = f"{category}_{record['q_id']}"
-                if kind == "tf_gc":
-                    index += "_" + half_of(record["gt_answer"])
-                encoded = [base64.b64encode((zip_root / media / name).read_bytes()).decode("ascii") for name in record["images"]]
-                writer.writerow([index, record["question"], record["gt_answer"], category, encoded[0] if len(encoded) == 1 else str(encoded)])
+    handle = io.StringIO(newline="")
+    writer = csv.writer(handle, delimiter="\t", quoting=quoting, lineterminator="\n")
+    writer.writerow(["index", "question", "answer", "category", "image"])
+    for category, subtask in CATEGORIES.items():
+        files, media, kind = SUBTASKS[subtask]
+        for line in (zip_root / files[0]).read_text(encoding="utf-8").splitlines():
+            record = json.loads(line)
+            index = f"{category}_{record['q_id']}"
+            if kind == "tf_gc":
+                index += "_" + half_of(record["gt_answer"])
+            encoded = [base64.b64encode((zip_root / media / name).read_bytes()).decode("ascii") for name in record["images"]]
+            writer.writerow([index, record["question"], record["gt_answer"], category, encoded[0] if len(encoded) == 1 else str(encoded)])
+    untrusted.write_file(path, handle.getvalue())
     return path
 
 

@@ -7,11 +7,10 @@ import ast
 import base64
 import binascii
 import hashlib
-import os
 import re
-import threading
 from pathlib import Path
 
+from lmms_comparative.data import untrusted
 from lmms_comparative.failures import DataError
 
 MAGIC = ((b"\xff\xd8\xff", ".jpg"), (b"\x89PNG\r\n\x1a\n", ".png"), (b"GIF87a", ".gif"), (b"GIF89a", ".gif"), (b"BM", ".bmp"))
@@ -81,18 +80,11 @@ def image_paths(value: str, tsv: Path, where: str) -> list[str]:
 
 
 def write_atomic(path: Path, blob: bytes) -> None:
-    """Write ``blob`` to ``path`` through a temporary file renamed into place; an identical file
-    already there (a run cut short after writing it) is kept."""
+    """Write ``blob`` to ``path`` through a temporary file renamed into place (``untrusted.write_file``);
+    an identical file already there (a run cut short after writing it) is kept."""
     try:
         if path.stat().st_size == len(blob) and path.read_bytes() == blob:
             return
     except OSError:
         pass
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    try:
-        with open(tmp, "wb") as handle:
-            handle.write(blob)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    untrusted.write_file(path, blob)
