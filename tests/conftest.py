@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
 from helpers import FOUR_BENCHMARKS, base_env, build_roots, read_run, run_cli
 
 from lmms_comparative.benchmarks.subtlebench.fixture import build as build_subtlebench
+
+# verify's signing key (verify/signing.py) in a folder of the test session's, never the user's home:
+# every test process, and every command it starts, signs and reads verdicts with the same key.
+os.environ.setdefault("LMMS_COMPARATIVE_CONFIG_DIR", tempfile.mkdtemp(prefix="lmms-comparative-config-"))
 
 # The ``browser`` fixture (headless Chromium) of the HTML report's tests.
 pytest_plugins = ["helpers.browser"]
