@@ -117,8 +117,10 @@ def clear_previous_demo(output: Path) -> list[str]:
 
 def record_demo(output: Path, before: dict[str, tuple[int, int]]) -> None:
     """List in the manifest every file under ``output`` that is new or changed since ``before``."""
+    from lmms_comparative.data import untrusted
+
     written = sorted(rel for rel, stat in _files(output).items() if rel != DEMO_MANIFEST and before.get(rel) != stat)
-    (output / DEMO_MANIFEST).write_text(json.dumps({"files": written}, indent=1) + "\n", encoding="utf-8")
+    untrusted.write_file(output / DEMO_MANIFEST, json.dumps({"files": written}, indent=1) + "\n")
 
 
 def demo(output: str | None, seed: int) -> int:
@@ -260,21 +262,26 @@ def main(argv: list[str] | None = None) -> int:
         try:
             path = write_report(args.results_dirs, args.output, paper_rows=args.paper_rows, aliases=Aliases.from_options(args.alias, args.aliases), with_html=not args.no_html, notes=notes, data_roots=[Path(d) for d in args.data_root])
         except ReportError as exc:  # bad input: one line naming the file, no traceback
-            print(f"lmms-comparative report: error: {exc}", file=sys.stderr)
+            print(f"lmms-comparative report: error: {untrusted.printable(str(exc), lines=False)}", file=sys.stderr)
             return 2
         for note in notes:
-            print(f"lmms-comparative report: {untrusted.printable(note)}", file=sys.stderr)
+            print(f"lmms-comparative report: {untrusted.printable(note, lines=False)}", file=sys.stderr)
         if not args.no_html:
             print(f"report: {path.parent / 'index.html'} (open it in a browser)")
         print(f"{'        ' if not args.no_html else 'report: '}{path}")
         # A results file passed over is a run missing from the report: exit 1 (the report of the others is written).
         return 1 if any(n.startswith("passed over: ") for n in notes) else 0
     if args.command == "score":
-        from lmms_comparative.data.replies import Options
+        from lmms_comparative.data import untrusted
+        from lmms_comparative.data.replies import Options, PredictionsError
         from lmms_comparative.rescoring.run import score
 
         options = Options(tuple(t for t in args.tasks.split(",") if t), args.family)
-        return score(BY_NAME[args.benchmark], [Path(f) for f in args.files], args.format, options, Path(args.output), args.model_name, args.with_images, extra)
+        try:
+            return score(BY_NAME[args.benchmark], [Path(f) for f in args.files], args.format, options, Path(args.output), args.model_name, args.with_images, extra)
+        except PredictionsError as exc:  # the replay file not written: a link or a pipe stands where it goes
+            print(f"lmms-comparative score: error: {untrusted.printable(str(exc), lines=False)}", file=sys.stderr)
+            return 1
     if args.command == "compare":
         from lmms_comparative.report.compare import main as compare
 

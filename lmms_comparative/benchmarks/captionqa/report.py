@@ -8,12 +8,13 @@ from pathlib import Path
 
 from lmms_comparative.benchmarks.captionqa.facts import FACTS as BENCHMARK
 from lmms_comparative.benchmarks.captionqa.scoring import difficulty, reader_stability
+from lmms_comparative.data import untrusted
 from lmms_comparative.failures import DataError
 from lmms_comparative.record import Headline, ReportPart
 from lmms_comparative.reportlib.cells import NO_CI95, cell, interval_note, table, text_table, unscored_notes
 from lmms_comparative.reportlib.charts import model_colours
 from lmms_comparative.reportlib.marks import CHART_NOTE, Marks, chart_label, with_skips
-from lmms_comparative.reportlib.runs import Run
+from lmms_comparative.reportlib.runs import ReportError, Run
 
 CAPTIONQA_DOMAINS = [("natural", "Natural"), ("document", "Document"), ("ecommerce", "E-commerce"), ("embodiedai", "Embodied AI")]
 
@@ -198,8 +199,12 @@ def captionqa_radar(runs: list[Run], prompt: str, domain: str, path: Path) -> Pa
     ax.set_title(f"CaptionQA {domain} ({prompt} prompt): score by category" + (f"\n{CHART_NOTE}" if marked else ""))
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.08, 1.0))  # beside the plot, over no line
     fig.tight_layout()
-    fig.savefig(path, bbox_inches="tight")  # tight_layout leaves a legend outside the axes cut off
-    plt.close(fig)
+    try:  # never through a link or into a pipe: anything but a regular file there is one line
+        untrusted.write_figure(path, fig, bbox_inches="tight")  # tight_layout leaves a legend outside the axes cut off
+    except untrusted.Unsafe as exc:
+        raise ReportError(f"{path}: {exc}") from None
+    finally:
+        plt.close(fig)
     return path
 
 

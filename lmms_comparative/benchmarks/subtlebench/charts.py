@@ -7,9 +7,10 @@ from pathlib import Path
 
 from lmms_comparative.benchmarks.subtlebench.columns import SUBTLEBENCH_REFERENCE, SUBTLEBENCH_TYPES, TABLE2_TASKS
 from lmms_comparative.benchmarks.subtlebench.facts import FACTS as BENCHMARK
+from lmms_comparative.data import untrusted
 from lmms_comparative.reportlib.charts import CHANCE_COLOUR, HUMAN_COLOUR, model_colours
 from lmms_comparative.reportlib.marks import CHART_NOTE, chart_label
-from lmms_comparative.reportlib.runs import Run
+from lmms_comparative.reportlib.runs import ReportError, Run
 
 
 def subtlebench_chart(runs: list[Run], path: Path) -> Path | None:
@@ -17,11 +18,21 @@ def subtlebench_chart(runs: list[Run], path: Path) -> Path | None:
     fig = subtlebench_figure(runs)
     if fig is None:
         return None
+    _save(fig, path, bbox_inches="tight")  # the legend beside the axes is part of the picture
+    return path
+
+
+def _save(fig, path: Path, **options) -> None:
+    """The figure as the PNG at ``path``, never through a link or into a pipe (``untrusted.write_figure``):
+    anything but a regular file there is a ``ReportError`` naming it."""
     import matplotlib.pyplot as plt
 
-    fig.savefig(path, bbox_inches="tight")  # the legend beside the axes is part of the picture
-    plt.close(fig)
-    return path
+    try:
+        untrusted.write_figure(path, fig, **options)
+    except untrusted.Unsafe as exc:
+        raise ReportError(f"{path}: {exc}") from None
+    finally:
+        plt.close(fig)
 
 
 def subtlebench_figure(runs: list[Run]):
@@ -128,10 +139,7 @@ def synthetic_heatmaps(runs: list[Run], path: Path) -> Path | None:
     fig = heatmap_figure(runs)
     if fig is None:
         return None
-    import matplotlib.pyplot as plt
-
-    fig.savefig(path)
-    plt.close(fig)
+    _save(fig, path)
     return path
 
 
