@@ -26,6 +26,8 @@ from typing import Callable, Iterable
 
 from PIL import Image
 
+from lmms_comparative.data.untrusted import IMAGE_FORMATS
+
 # Reasons, as they appear in the results (``counts.skipped_by_reason``).
 MISSING, EMPTY, UNREADABLE, TRUNCATED, BOMB, RECORD = "missing image", "empty image file", "unreadable image", "truncated image", "decompression bomb", "malformed record"
 SHORT_VIDEO = "video shorter than the model samples"
@@ -137,7 +139,7 @@ def image_bytes_problem(data: bytes) -> str | None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
-            with Image.open(io.BytesIO(data)) as image:
+            with Image.open(io.BytesIO(data), formats=IMAGE_FORMATS) as image:  # our data's formats only
                 kind = image.format
     except (Image.DecompressionBombError, Image.DecompressionBombWarning):
         return BOMB
@@ -266,7 +268,7 @@ def open_image_bytes(data: bytes, where: str) -> Image.Image:
     problem = image_bytes_problem(data)
     if problem:
         raise ValueError(f"{where}: {problem}")
-    with Image.open(io.BytesIO(data)) as image:
+    with Image.open(io.BytesIO(data), formats=IMAGE_FORMATS) as image:
         return image.convert("RGB")
 
 

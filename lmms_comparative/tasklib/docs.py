@@ -10,7 +10,7 @@ from typing import Any, Callable, Iterable
 from PIL import Image
 
 from lmms_comparative import failures
-from lmms_comparative.data import items
+from lmms_comparative.data import items, untrusted
 from lmms_comparative.data.replies import read_replay
 from lmms_comparative.failures import DataError, RunStopped, stop_run
 from lmms_comparative.record import of_module
@@ -31,7 +31,7 @@ def load_image_paths(paths: Iterable[str], doc_id: str, names: Iterable[str] | N
     images = []
     for name, path in zip(names, paths):
         try:
-            with Image.open(path) as handle:
+            with Image.open(path, formats=untrusted.IMAGE_FORMATS) as handle:
                 images.append(handle.convert("RGB"))
         except (OSError, ValueError) as exc:
             raise DataError(f"doc {doc_id}: cannot read {name} at {path} ({exc}).") from exc
