@@ -22,6 +22,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lmms_comparative.data import untrusted
 from lmms_comparative.data.replies import group_leaves, sample_key
 from lmms_comparative.metrics.paired import compare_units, holm
 from lmms_comparative.provenance import KEY
@@ -203,17 +204,23 @@ def _cell(value, digits: int = 1) -> str:
 
 def table(rows: list[dict], a_name: str, b_name: str) -> str:
     """The printed table: one line per row, the runs' columns headed A and B (the first line printed
-    names them in full: two names cut to a column's width can read the same)."""
+    names them in full: two names cut to a column's width can read the same). Task and category
+    names come from the folders: each is shown through ``untrusted.printable``, one line, inert."""
     lines = [f"{'task':<34} {'category':<16} {'n':>6} {'A':>10} {'B':>10} {'B-A':>7} {'95% CI':>15} {'p':>8} {'p_holm':>8} {'A only':>7} {'B only':>7} {'MDD':>6}"]
     for r in rows:
         if r.get("metric") is None:
-            lines.append(f"{r['task']:<34} {r['note']}")
+            lines.append(f"{_shown(r['task']):<34} {_shown(r['note'])}")
             continue
         ci = f"[{r['ci95'][0]:.1f}, {r['ci95'][1]:.1f}]"
         lines.append(
-            f"{r['task']:<34} {str(r.get('category') or ''):<16} {r['n']:>6} {_cell(r['a']):>10} {_cell(r['b']):>10} {r['delta']:>+7.1f} {ci:>15} {r['p_value']:>8.3g} {r['p_adjusted']:>8.3g} {r['a_only']:>7} {r['b_only']:>7} {_cell(r['mdd']):>6}"
+            f"{_shown(r['task']):<34} {_shown(r.get('category') or ''):<16} {r['n']:>6} {_cell(r['a']):>10} {_cell(r['b']):>10} {r['delta']:>+7.1f} {ci:>15} {r['p_value']:>8.3g} {r['p_adjusted']:>8.3g} {r['a_only']:>7} {r['b_only']:>7} {_cell(r['mdd']):>6}"
         )
     return "\n".join(lines)
+
+
+def _shown(text) -> str:
+    """A string of a submitted folder for the terminal: escapes for its controls, on one line."""
+    return untrusted.printable(str(text), lines=False)
 
 
 def main(run_a: str, run_b: str, output: str | None, unverified: bool = False) -> int:
@@ -223,10 +230,10 @@ def main(run_a: str, run_b: str, output: str | None, unverified: bool = False) -
     try:
         a, b = load_pair(run_a, run_b)
     except (CompareError, ReportError) as exc:
-        print(f"lmms-comparative compare: error: {exc}", file=sys.stderr)
+        print(f"lmms-comparative compare: error: {_shown(exc)}", file=sys.stderr)
         return 2
     states = {"a": verify_state(a), "b": verify_state(b)}
-    print(f"A = {a.name} ({run_a}; verify: {states['a']}), B = {b.name} ({run_b}; verify: {states['b']}); units both runs scored")
+    print(_shown(f"A = {a.name} ({run_a}; verify: {states['a']}), B = {b.name} ({run_b}; verify: {states['b']}); units both runs scored"))
     failed = [f"{label.upper()} ({path})" for label, path in (("a", run_a), ("b", run_b)) if states[label] == "FAIL"]
     if failed and not unverified:
         print(f"lmms-comparative compare: {' and '.join(failed)} FAIL{'S' if len(failed) == 1 else ''} verify: its numbers do not follow from its samples; not compared (--unverified compares anyway)", file=sys.stderr)
@@ -234,7 +241,7 @@ def main(run_a: str, run_b: str, output: str | None, unverified: bool = False) -
     try:
         rows = compare(a, b)
     except CompareError as exc:
-        print(f"lmms-comparative compare: error: {exc}", file=sys.stderr)
+        print(f"lmms-comparative compare: error: {_shown(exc)}", file=sys.stderr)
         return 2
     print(table(rows, a.name, b.name))
     if output:
@@ -242,7 +249,7 @@ def main(run_a: str, run_b: str, output: str | None, unverified: bool = False) -
         try:
             write_file(folder(Path(output)) / "compare.json", json.dumps(listed, indent=1) + "\n")
         except ReportError as exc:  # a link where compare.json goes: never written through
-            print(f"lmms-comparative compare: error: {exc}", file=sys.stderr)
+            print(f"lmms-comparative compare: error: {_shown(exc)}", file=sys.stderr)
             return 1
-        print(f"wrote {Path(output) / 'compare.json'}")
+        print(f"wrote {_shown(Path(output) / 'compare.json')}")
     return 0
