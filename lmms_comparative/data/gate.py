@@ -202,6 +202,12 @@ def _list(base: Path, parts: tuple[str, ...]) -> list[tuple[str, str]]:
         os.close(fd)
 
 
+def listing(folder: str | Path) -> list[tuple[str, str]]:
+    """(name, kind) of one folder's entries, sorted, kind one of file, folder, link, other: what a
+    verdict's file hashes cover (a link or a pipe named like a run's file is listed too)."""
+    return _list(Path(folder), ())
+
+
 def _open_folder(base: Path, parts: tuple[str, ...]) -> int:
     folder = os.open(base, _DIR_FLAGS & ~getattr(os, "O_NOFOLLOW", 0))
     try:

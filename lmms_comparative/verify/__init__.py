@@ -71,23 +71,19 @@ def overall(verdicts: list[Verdict]) -> str:
     return "FAIL" if "FAIL" in statuses else "UNVERIFIED" if "UNVERIFIED" in statuses else "PASS"
 
 
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(untrusted.read_bytes(path, untrusted.MAX_LOG_BYTES)).hexdigest()
-
-
 def covered_files(results_file: Path) -> dict[str, str]:
     """The sha256 of every file of the run beside ``results_file`` (``<date>_*``: the results JSON,
     the samples logs, the answers log and the side logs; the verdict file aside), by file name. A
     link or an unreadable file is listed with what it is instead of a hash."""
     prefix = f"{date_id(results_file)}_"
     found = {}
-    for path in sorted(results_file.parent.iterdir()):
-        if not path.name.startswith(prefix) or path.name == verdict_file(results_file).name or path.is_dir():
+    for name, kind in gate.listing(results_file.parent):  # names compared as strings, no pattern
+        if not name.startswith(prefix) or name == verdict_file(results_file).name or kind == "folder":
             continue
         try:
-            found[path.name] = _sha256(path)
-        except (untrusted.Unsafe, OSError) as exc:
-            found[path.name] = f"not read: {exc}"
+            found[name] = hashlib.sha256(gate.Entry(results_file.parent, (name,)).read_bytes(untrusted.MAX_LOG_BYTES)).hexdigest()
+        except untrusted.Unsafe as exc:
+            found[name] = f"not read: {exc}"
     return found
 
 
