@@ -292,11 +292,11 @@ def main(paths: list[str], output: str, dataset_id_args: list[str], source_url: 
         return 2
     try:
         files = build(paths, dataset_ids, source, allow_subset=allow_subset)
-    except ExportRefused as exc:
-        print(f"lmms-comparative export: {exc}\nnothing exported", file=sys.stderr)
+    except ExportRefused as exc:  # folder text in the message: escaped for the terminal
+        print(f"lmms-comparative export: {untrusted.printable(str(exc))}\nnothing exported", file=sys.stderr)
         return 1
     except (ExportError, ReportError) as exc:
-        print(f"lmms-comparative export: error: {exc}", file=sys.stderr)
+        print(f"lmms-comparative export: error: {untrusted.printable(str(exc))}", file=sys.stderr)
         return 2
     if not files:
         print("lmms-comparative export: nothing to export (no value of the release's item set on a benchmark with a hub dataset; see above)", file=sys.stderr)

@@ -31,8 +31,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from lmms_comparative.data import untrusted
-from lmms_comparative.data.jsonl import json_lines
+from lmms_comparative.data import gate, untrusted
 from lmms_comparative.data.replies import sample_key
 from lmms_comparative.provenance import KEY, item_set
 from lmms_comparative.record import FOLDER
@@ -47,20 +46,13 @@ def _say(text: str, out) -> None:
     print(untrusted.printable(text), file=out)
 
 
-def _samples_logs(results_file: Path) -> dict[str, Path]:
-    """The samples logs beside ``results_file`` by the task their name gives, read from the folder's
-    listing (a path is never built from a task name that the record holds)."""
-    prefix = results_file.name[: -len("_results.json")] + "_samples_"
-    return {p.name[len(prefix) : -len(".jsonl")]: p for p in results_file.parent.iterdir() if p.name.startswith(prefix) and p.name.endswith(".jsonl")}
-
-
 def _claim(task, entry) -> tuple[object, dict, dict] | str:
     """The benchmark, data and claimed items of a record entry, or why it is passed over (a
     wrong type anywhere: the record is the submitter's text)."""
     if not isinstance(task, str) or not isinstance(entry, dict):
         return "not a record entry (a task name and an object)"
     benchmark = BY_NAME.get(entry.get("benchmark")) if isinstance(entry.get("benchmark"), str) else None
-    if benchmark is None or not benchmark.owns_task(task):
+    if benchmark is None or not benchmark.has_task(task):
         return f"the record names benchmark {str(entry.get('benchmark'))[:60]!r}, which does not own it"
     data, items = entry.get("data"), entry.get("items")
     if not isinstance(data, dict) or not isinstance(items, dict):
@@ -75,11 +67,12 @@ def _claim(task, entry) -> tuple[object, dict, dict] | str:
     return benchmark, data, items
 
 
-def _derived(benchmark, samples: Path) -> dict | str:
+def _derived(benchmark, samples: gate.Entry) -> dict | str:
     """The item set a task's samples log gives (``provenance.item_set`` of each line's item key), or
-    why it gives none: a line without the key's columns, an item twice, an unreadable log."""
-    rows = json_lines(samples, ValueError, "samples log")
-    keys = [sample_key(row, benchmark.item_key) for row in rows]
+    why it gives none: a line without the key's columns, an item twice, an unreadable log. Each
+    line is reduced to its key as it is read."""
+    keys = [key for _, key in gate.json_lines(samples, lambda row: sample_key(row, benchmark.item_key) or "")]
+    keys = [k or None for k in keys]
     if not keys or any(k is None for k in keys):
         return f"{sum(k is None for k in keys)} of its {len(keys)} samples line(s) carry no {benchmark.item_key.columns[0]!r}"
     twice = sum(1 for n in Counter(keys).values() if n > 1)
@@ -88,11 +81,12 @@ def _derived(benchmark, samples: Path) -> dict | str:
     return item_set(keys)
 
 
-def _results(path: Path, out) -> dict | None:
+def _results(run: gate.Run, out) -> dict | None:
     """A results file's provenance record, or None (passed over, said in one line)."""
+    path = run.path
     try:
-        results = untrusted.loads(untrusted.read_text(path, untrusted.MAX_JSON_BYTES))
-    except (OSError, ValueError) as exc:  # a link, too large, too deep, not JSON (untrusted.Unsafe is a ValueError)
+        results = gate.results_json(run.results)
+    except untrusted.Unsafe as exc:  # a link, too large, too deep, not JSON, not the schema
         _say(f"{path}: passed over: not read ({exc})", out)
         return None
     record = results.get(KEY) if isinstance(results, dict) else None
@@ -109,14 +103,15 @@ def found_keys(results_dir: Path, out=None) -> dict[str, dict[str, dict]]:
     give different item sets for stops with ``ValueError``."""
     out = out or sys.stderr
     found: dict[str, dict[str, dict]] = {}
-    files, links = untrusted.results_files(results_dir)
-    for link, why in links:
+    listed = gate.scan(results_dir)
+    for link, why in listed.passed:
         _say(f"{link}: passed over: {why}", out)
-    for path in files:
-        record = _results(path, out)
+    for run in listed.runs:
+        path = run.path
+        record = _results(run, out)
         if record is None:
             continue
-        logs = _samples_logs(path)
+        logs = run.samples  # by the name the listing gives: no path is built from the record's task names
         for task, entry in sorted(record["tasks"].items()):
             claim = _claim(task, entry)
             if isinstance(claim, str):

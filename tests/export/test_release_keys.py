@@ -57,7 +57,8 @@ def test_hashes_come_only_from_full_runs_on_the_release_hub_repository_and_a_wro
     assert set(found["subtlebench"]) == {"subtlebench_at", "subtlebench_st", "subtlebench_caption"}
     release = release_keys.merged(SUBTLEBENCH.release_items(), found["subtlebench"])
     said = capsys.readouterr().err
-    assert "subtlebench_vp passed over: not a record entry" in said and "subtlebench_em passed over: its record entry has no data and items objects" in said
+    # Entries of the wrong type are caught at the gate: the whole file is one line, naming where.
+    assert "hostile/20261128_000000_results.json: passed over: not read (not an lmms-eval results JSON: lmms_comparative.tasks.subtlebench_vp: input should be a valid dictionary)" in said, said
     assert "subtlebench_st: the run has 2 items, release.json" in said and "not written" in said
     assert "sha256" not in release["tasks"]["subtlebench_st"]
     # A task release.json leaves out on purpose (its "unknown" says why) gets no count from a run.
@@ -112,11 +113,13 @@ def test_a_claimed_hash_its_samples_do_not_give_is_not_the_releases(tmp_path, ca
     ids=["integer commit", "list commit", "branch", "object repo", "no source"],
 )
 def test_a_record_of_the_wrong_shape_is_one_line_not_a_traceback(tmp_path, capsys, data):
-    _write(tmp_path / "run", {"subtlebench_at": _task(NAMES, data), "subtlebench_sp": ({"benchmark": 7, "data": HUB, "items": {"count": True, "sha256": 1}}, ["a"])})
+    _write(tmp_path / "run", {"subtlebench_at": _task(NAMES, data)})
+    _write(tmp_path / "typed", {"subtlebench_sp": ({"benchmark": 7, "data": HUB, "items": {"count": True, "sha256": 1}}, ["a"])})
     assert release_keys.main([str(tmp_path)]) == 1
     said = capsys.readouterr().err.splitlines()
     assert f"20261128_000000_results.json: subtlebench_at passed over: its data is not the release's hub repository {HUB['repo']} at a pinned commit (40 hex digits)" in said
-    assert "20261128_000000_results.json: subtlebench_sp passed over: the record names benchmark '7', which does not own it" in said
+    # A record of other types is refused by the gate's schema: one line naming the file and the place.
+    assert any(line.endswith("typed/20261128_000000_results.json: passed over: not read (not an lmms-eval results JSON: lmms_comparative.tasks.subtlebench_sp.benchmark: input should be a valid string)") for line in said), said
     assert not any("Traceback" in line for line in said)
 
 
