@@ -90,12 +90,14 @@ def another_benchmarks(benchmark, path: Path, detected: str) -> str | None:
     from lmms_comparative.registry import BENCHMARKS, of_task
 
     if detected == "samples":
-        files = sorted(path.rglob("*_samples_*.jsonl")) if path.is_dir() else [path]
-        tasks = sorted({m.group("task") for f in files if (m := SAMPLES_NAME.search(f.name))})
+        from lmms_comparative.data import gate
+
+        names = [e.name for e in gate.logs_named(path, SAMPLES_NAME.search)] if path.is_dir() else [path.name]
+        tasks = sorted({m.group("task") for f in names if (m := SAMPLES_NAME.search(f))})
         if not tasks or any(benchmark.has_task(t) for t in tasks):
             return None
         owners = sorted({b.name for t in tasks if (b := of_task(t)) is not None})
-        what = "a samples log" if len(files) == 1 else "samples logs"
+        what = "a samples log" if len(names) == 1 else "samples logs"
         hint = f": score it with lmms-comparative score {owners[0]} {path} -o ..." if len(owners) == 1 else ""
         return f"this is {what} of task(s) {', '.join(tasks[:4])}{' ...' if len(tasks) > 4 else ''}, not of a {benchmark.title} task{hint}"
     for other in BENCHMARKS:
@@ -164,7 +166,9 @@ def score(benchmark, paths: list[Path], fmt: str | None, options: Options, outpu
         if "samples" not in used:  # a run's samples keep that run's own groups (_as_run)
             tasks = with_groups(tasks, benchmark_groups(benchmark))
     except PredictionsError as exc:
-        print(f"lmms-comparative score: error: {exc}", file=sys.stderr)
+        from lmms_comparative.data.untrusted import printable
+
+        print(f"lmms-comparative score: error: {printable(str(exc), lines=False)}", file=sys.stderr)  # folder text in it
         return 2
 
     files = [{"path": str(path), "format": name, "sha256": provenance.fingerprint(path) if path.is_dir() else provenance.file_sha256(path)} for path, name in zip(paths, used)]
