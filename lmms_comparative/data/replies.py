@@ -369,8 +369,7 @@ def is_json(path: Path) -> bool:
 
 def write_replay(replies: Replies, benchmark: str, path: Path, files: list[dict] | None = None) -> Path:
     """The replay file; ``files`` (path, format, sha256 of each prediction file read) goes into the
-    results file's provenance. Written through ``untrusted.write_file``: a link (or a pipe) where it
-    goes is a ``PredictionsError`` naming the file, and nothing is written through it."""
+    results file's provenance. A link or a pipe where it goes: ``PredictionsError`` (``untrusted.write_file``)."""
     payload = {"version": REPLAY_VERSION, "benchmark": benchmark, "sources": replies.sources, "files": files or [], "replies": replies.by_task, "expected": replies.expected, "skipped": replies.skipped}
     if replies.by_doc:
         payload.update(by_doc=replies.by_doc, order=replies.order, generation=replies.generation, generated_by=replies.generated_by)
