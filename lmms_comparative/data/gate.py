@@ -29,6 +29,7 @@ the others.
 from __future__ import annotations
 
 import errno
+import fnmatch
 import os
 import stat
 from dataclasses import dataclass, field
@@ -301,6 +302,13 @@ def scan(root: str | Path, side_logs: tuple[str, ...] = (), max_depth: int = MAX
                     queue.append((*parts, name))
     runs.sort(key=lambda r: str(r.path))
     return Folder(runs, passed, sorted(files, key=lambda e: str(e.path)))
+
+
+def files_matching(root: str | Path, pattern: str) -> tuple[list[Path], list[tuple[Path, str]]]:
+    """The regular files under ``root`` whose name matches our fixed ``pattern`` (the caller's
+    constant, never folder text), in path order, and what ``scan`` passed over with why."""
+    found = scan(root)
+    return [entry.path for entry in found.files if fnmatch.fnmatchcase(entry.name, pattern)], found.passed
 
 
 def logs_named(root: str | Path, accept: Callable[[str], object]) -> list[Entry]:

@@ -2,7 +2,7 @@
 ``export`` run on folders that strangers send, so what they read there and write there goes
 through these functions, as a web server treats an upload.
 
-- **No link is followed inside a submitted folder.** The walk (``results_files``) descends into
+- **No link is followed inside a submitted folder.** The listing (``gate.scan``) descends into
   no linked folder and takes no linked file, so a loop (``loop -> ..``) is walked once and a link
   out of the folder is never read; a file is opened with ``O_NOFOLLOW`` (a link in its place is
   refused) and must be a regular file (a FIFO would block the read forever).
@@ -22,7 +22,6 @@ Every refusal is ``Unsafe`` with a one-line reason; callers put the file's name 
 from __future__ import annotations
 
 import errno
-import fnmatch
 import io
 import os
 import re
@@ -148,16 +147,6 @@ def check_depth(text: str | bytes, limit: int = MAX_DEPTH) -> None:
         raise
     except ValueError:
         return
-
-
-def results_files(root: str | Path, pattern: str = "*_results.json") -> tuple[list[Path], list[tuple[Path, str]]]:
-    """Every regular file whose name matches our fixed ``pattern`` under the folder ``root``, as
-    the gate lists it (``gate.scan``: iteratively, bounded, no link followed), in path order; and
-    what was passed over with why. ``pattern`` is the caller's constant, never folder text."""
-    from lmms_comparative.data import gate
-
-    found = gate.scan(root)
-    return [entry.path for entry in found.files if fnmatch.fnmatchcase(entry.name, pattern)], found.passed
 
 
 # What a terminal acts on instead of showing: the C0 controls (ESC opens an escape sequence: OSC 0

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from lmms_comparative.data import untrusted
+from lmms_comparative.data import gate, untrusted
 from lmms_comparative.data.jsonl import json_file, json_lines
 
 
@@ -103,7 +103,7 @@ def test_the_walk_visits_each_file_once_and_follows_no_link(tmp_path):
     os.symlink("..", root / "run" / "sub" / "loop")  # ... and a second: the glob of old never ended
     os.symlink(outside, root / "out")
     os.symlink(outside / "a_results.json", root / "run" / "3_results.json")
-    found, passed = untrusted.results_files(root)
+    found, passed = gate.files_matching(root, "*_results.json")
     assert found == [root / "run" / "1_results.json", root / "run" / "sub" / "2_results.json"]
     assert {p.name for p, _ in passed} == {"loop", "out", "3_results.json"} and len(passed) == 4
     # The honest twin: a folder without links gives every file and passes over nothing.
@@ -111,7 +111,7 @@ def test_the_walk_visits_each_file_once_and_follows_no_link(tmp_path):
     (clean / "a").mkdir(parents=True)
     for name in ("x_results.json", "a/y_results.json", "a/z_samples_t.jsonl"):
         (clean / name).write_text("{}")
-    assert untrusted.results_files(clean) == ([clean / "a" / "y_results.json", clean / "x_results.json"], [])
+    assert gate.files_matching(clean, "*_results.json") == ([clean / "a" / "y_results.json", clean / "x_results.json"], [])
 
 
 def test_under_resolves_dots_and_links(tmp_path):

@@ -25,7 +25,8 @@ def _write_run(folder: Path, results: dict, samples: dict[str, list[dict]] | Non
     results = {"config": {"model": model, "model_args": model_args}, **results}
     (path / f"{stamp}_results.json").write_text(json.dumps(results))
     for task, rows in (samples or {}).items():
-        (path / f"{stamp}_samples_{task}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+        # lmms-eval writes an integer doc_id on every samples line (the report requires one)
+        (path / f"{stamp}_samples_{task}.jsonl").write_text("".join(json.dumps({"doc_id": n, **r}) + "\n" for n, r in enumerate(rows)))
     return folder
 
 

@@ -43,9 +43,9 @@ def captions_of(samples_files: list[str]) -> dict[str, str]:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from lmms_comparative.data import untrusted
+    from lmms_comparative.data import gate, untrusted
 
-    found, passed = untrusted.results_files(args.results_dir, SAMPLES)  # no link followed, regular files only
+    found, passed = gate.files_matching(args.results_dir, SAMPLES)  # no link followed, regular files only
     # A samples log passed over (a link, a pipe) would leave its captions out of the file: an error;
     # anything else passed over is a note.
     missed = [path for path, _ in passed if fnmatch.fnmatchcase(path.name, SAMPLES)]
