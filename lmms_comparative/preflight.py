@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lmms_comparative.failures import ProtocolError
-from lmms_comparative.registry import of_task
+from lmms_comparative.registry import named_like
 
 SKIP_ENV = "LMMS_COMPARATIVE_NO_PREFLIGHT"
 TIMEOUT = 10.0  # seconds per check request: an endpoint that needs longer to say hello is not ready
@@ -59,7 +59,7 @@ def needs_of(tasks: list[str]) -> list[Need]:
     """What the scoring of ``tasks`` calls, one entry per reader, judge or model, in task order."""
     found: dict[tuple, Need] = {}
     for task in tasks:
-        benchmark = of_task(task)
+        benchmark = named_like(task)
         for call in benchmark.scoring_calls if benchmark else ():
             if not any(fnmatch.fnmatchcase(task, pattern) for pattern in call.tasks):
                 continue

@@ -57,6 +57,14 @@ def of_task(task: str):  # -> record.Benchmark | None
     return next((b for b in _records() if b.has_task(task)), None)
 
 
+def named_like(name: str):  # -> record.Benchmark | None
+    """The benchmark whose prefix ``name`` has (``<benchmark>`` or ``<benchmark>_...``, the longest),
+    or None: for messages about a name that looks like ours (a misspelt ``--tasks``), never to
+    decide that a name from a folder is one of ours (``of_task`` does that, exactly)."""
+    found = [b for b in _records() if b.owns_task(name)]
+    return max(found, key=lambda b: len(b.name)) if found else None
+
+
 def of_module(module: str):  # -> record.Benchmark | None
     """The benchmark whose folder holds the Python module ``module``, or None."""
     return next((b for b in _records() if b.owns_module(module)), None)

@@ -351,6 +351,12 @@ def run_of(results_file: str | Path, side_logs: tuple[str, ...] = ()) -> Run:
 T = TypeVar("T")
 
 
+def refusal(entry: Entry, exc: Exception) -> str:
+    """The one line that names a file and why it was refused (``file, line 3: ...`` for a line)."""
+    text = str(exc)
+    return f"{entry.shown()}, {text}" if text.startswith("line ") else f"{entry.shown()}: {text}"
+
+
 def read_json(entry: Entry, limit: int = MAX_JSON_BYTES, depth: int = MAX_DEPTH) -> Any:
     """A JSON file's value, bounded (``untrusted.loads``); ``Unsafe`` or ``ValueError`` in one line."""
     return loads(entry.read_bytes(limit), depth)

@@ -227,7 +227,7 @@ def _samples_rows(entry):  # entry: gate.Entry
     try:
         yield from gate.json_lines(entry)
     except Unsafe as exc:
-        raise PredictionsError(f"{entry.shown()}: {exc}") from None
+        raise PredictionsError(gate.refusal(entry, exc)) from None
 
 
 def read_samples(path: Path, key: ItemKey, owns: Callable[[str], bool] = lambda task: True) -> Replies:

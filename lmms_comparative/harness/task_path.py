@@ -27,7 +27,7 @@ from lmms_comparative import yaml_dir
 from lmms_comparative.failures import ModelCapabilityError, ProtocolError, stop_run
 from lmms_comparative.harness import exit_status
 from lmms_comparative.harness.patch import unpatched
-from lmms_comparative.registry import of_task
+from lmms_comparative.registry import named_like, of_task
 from lmms_comparative.switches import OURS_ONLY, cli_value  # noqa: F401 - handed on: other modules read them here
 from lmms_comparative.tasklib import capabilities, host
 
@@ -91,7 +91,7 @@ def misspelt_task(requested: list[str], index: dict) -> str | None:
             if close[0] in ours:
                 return f"--tasks {name}: no such task; did you mean `{close[0]}`?"
             continue  # someone else's name, misspelt
-        benchmark = of_task(name)
+        benchmark = named_like(name)
         if benchmark is not None and not any(benchmark.owns_task(other) for other in names if other not in ours):
             return f"--tasks {name}: no task of {benchmark.title} has that name (`lmms-eval --tasks list` lists them)"
     return None
@@ -174,7 +174,7 @@ def _preflight() -> None:
 
     if not requested_tasks():
         return  # the Python API or a test: the caller decides (preflight.run)
-    ours = [name for name in _RunTasks.loaded if of_task(name) is not None]
+    ours = [name for name in _RunTasks.loaded if named_like(name) is not None]  # a team's variant named like ours is preflighted too
     if not ours:
         return
     from loguru import logger

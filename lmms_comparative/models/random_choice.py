@@ -39,7 +39,7 @@ from tqdm import tqdm
 
 from lmms_comparative.metrics.mcq import stable_seed
 from lmms_comparative.models import HARNESS_SETTINGS
-from lmms_comparative.registry import of_task
+from lmms_comparative.registry import named_like
 
 _OPTION_LINE = re.compile(r"^\s*([A-Z])[.)]\s", re.MULTILINE)
 # VLM²-Bench Grp (paper Tables 14 and 19): "Choices: A) 1 and 3; B) None; C) 2 and 3; D) 1 and 2."
@@ -143,7 +143,7 @@ def answer_space(prompt: str, doc: dict | None = None, n_images: int | None = No
 def task_answer_kinds(task: str) -> tuple[str, ...]:
     """The answer kinds of the benchmark a task belongs to (its registry record); all kinds for a
     task that is not ours."""
-    benchmark = of_task(task)
+    benchmark = named_like(task)
     return benchmark.answer_spaces if benchmark else ANSWER_KINDS
 
 

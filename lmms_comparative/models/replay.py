@@ -18,7 +18,7 @@ from loguru import logger
 from lmms_comparative.data.replies import ALL_TASKS, MISSING_REPLY, ItemKey, PredictionsError, read_replay
 from lmms_comparative.failures import DataError, stop_run
 from lmms_comparative.models import HARNESS_SETTINGS
-from lmms_comparative.registry import of_task
+from lmms_comparative.registry import named_like
 from lmms_comparative.tasklib.docs import column_of
 
 SHOWN = 5  # keys named in a message
@@ -31,7 +31,7 @@ def _named(keys) -> str:
 
 def item_key(task: str) -> ItemKey:
     """The item key of a request's doc, by its benchmark's rule (``rescoring.replies.ItemKey``)."""
-    benchmark = of_task(task)
+    benchmark = named_like(task)
     if benchmark is None:
         stop_run(DataError(f"replay: task {task!r} is not one of lmms-comparative's tasks"))
     return benchmark.item_key
@@ -159,7 +159,7 @@ class Replay(lmms):
             # multi-round requests over in separate calls).
             every = dict(keys)
             for task, splits in (self.task_dict or {}).items():
-                if any(t == task for t, _ in every) or of_task(task) is None:
+                if any(t == task for t, _ in every) or named_like(task) is None:
                     continue
                 columns = item_key(task).columns
                 for split in getattr(splits, "keys", lambda: [])():

@@ -184,7 +184,7 @@ def _read_log(entry: gate.Entry, reduce=None) -> list[dict]:
     try:
         return [row for _, row in gate.json_lines(entry, reduce)]
     except untrusted.Unsafe as exc:
-        raise ReportError(f"{entry.shown()}: {exc}") from None
+        raise ReportError(gate.refusal(entry, exc)) from None
 
 
 def _read_run(found: gate.Run) -> Run:

@@ -32,7 +32,7 @@ def read_lines(entry: gate.Entry) -> list[dict]:
     try:
         return [row for _, row in gate.json_lines(entry)]
     except Unsafe as exc:
-        raise BadLine(f"{entry.shown()}: {exc}") from None
+        raise BadLine(gate.refusal(entry, exc)) from None
 
 
 def _copy(entry: gate.Entry, target: Path) -> Path:
