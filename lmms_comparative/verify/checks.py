@@ -188,7 +188,10 @@ def check_file(run: gate.Run, scratch: Path) -> list[Verdict] | str:
         samples_file = run.samples.get(task)  # found by its name in the listing, never a path built from the record
         if samples_file is None:
             # Nothing to re-derive the row from: not shown to be wrong, not shown to be right.
-            verdict.unverified = f"no samples log {run.date}_samples_{task}.jsonl: its numbers cannot be re-derived (run with --log_samples)"
+            cli = (results.get("config") or {}).get("resolved_cli_args")  # the run's command line, as its results recorded it
+            asked = isinstance(cli, dict) and cli.get("log_samples") is True
+            hint = "the run logged samples (--log_samples), so this log is missing: the run was interrupted or the file removed" if asked else "run with --log_samples"
+            verdict.unverified = f"no samples log {run.date}_samples_{task}.jsonl: its numbers cannot be re-derived ({hint})"
             continue
         try:
             logged[task] = rs.read_lines(samples_file)
