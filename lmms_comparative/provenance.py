@@ -47,8 +47,6 @@ KEY = "lmms_comparative"
 # videos counted by path and size only), so a schema-1 fingerprint is not comparable with a later one.
 SCHEMA = 2
 LIBRARIES = ("torch", "transformers", "datasets", "huggingface_hub", "numpy", "pillow", "pyarrow", "openai", "aiohttp", "sentence-transformers", "filelock")
-# Variables of ours beyond the LMMS_COMPARATIVE_ prefix: data roots, LLM settings by prefix.
-_OUR_PREFIXES = ("LMMS_COMPARATIVE_", "SUBTLEBENCH_", "CAPTIONQA_", "VLM2BENCH_", "VIDI_", "COMPBENCH_")
 # The data fingerprint's file hashes (``fingerprint``): threads that hash, how long a process waits
 # for another's write to the cache, and how long a file must have been left alone to be cached.
 HASH_WORKERS = min(8, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
@@ -148,9 +146,10 @@ def llm_settings() -> dict[str, dict]:
         return {prefix: dict(settings) for prefix, settings in sorted(_llm.items())}
 
 
-def settings() -> dict[str, str]:
-    """Every variable of ours that is set, keys and tokens left out."""
-    return {name: value for name, value in sorted(os.environ.items()) if name.startswith(_OUR_PREFIXES) and not any(secret in name for secret in ("API_KEY", "TOKEN", "SECRET"))}
+def settings(prefixes: tuple[str, ...]) -> dict[str, str]:
+    """Every variable of ours that is set (its name starts with one of ``prefixes``: the registry's
+    ``setting_prefixes``, read from every benchmark's record), keys and tokens left out."""
+    return {name: value for name, value in sorted(os.environ.items()) if name.startswith(prefixes) and not any(secret in name for secret in ("API_KEY", "TOKEN", "SECRET"))}
 
 
 def _version(distribution: str) -> str | None:

@@ -265,6 +265,13 @@ class Benchmark:
         name that merely starts like ours, ``subtlebench_sp,evil.yaml``, is not one)."""
         return isinstance(task, str) and task in installed_tasks(self.name)
 
+    @property
+    def setting_prefixes(self) -> tuple[str, ...]:
+        """The prefixes of the environment variables this benchmark reads: its data root's
+        (``DIFFSPOT_`` of ``DIFFSPOT_ROOT``) and each scoring call's settings (``DIFFSPOT_JUDGE``)."""
+        root = self.root_variable[: -len("ROOT")] if self.root_variable.endswith("_ROOT") else self.root_variable
+        return tuple(dict.fromkeys(p for p in (root, *(call.setting for call in self.scoring_calls)) if p))
+
     def owns_module(self, module: str) -> bool:
         """Whether a Python module lives in this benchmark's folder."""
         return module == self.package or module.startswith(self.package + ".")

@@ -70,6 +70,13 @@ def of_module(module: str):  # -> record.Benchmark | None
     return next((b for b in _records() if b.owns_module(module)), None)
 
 
+def setting_prefixes() -> tuple[str, ...]:
+    """The prefixes of every environment variable of ours: the package's own
+    (``LMMS_COMPARATIVE_``) and every benchmark's, from its record (``Benchmark.setting_prefixes``),
+    so that a benchmark's settings are recorded without a list kept by hand."""
+    return tuple(dict.fromkeys(("LMMS_COMPARATIVE_", *(p for b in _records() for p in b.setting_prefixes))))
+
+
 def side_log_names() -> tuple[str, ...]:
     """The names of every benchmark's side logs (``Benchmark.side_logs``): the per-item rows a
     scoring pass writes beside a samples log as ``<date>_<name>_<task>.jsonl``."""

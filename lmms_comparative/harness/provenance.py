@@ -23,7 +23,7 @@ from lmms_comparative.data.replies import read_replay
 from lmms_comparative.harness.patch import wrap_method
 from lmms_comparative.harness.task_path import loaded_tasks, predict_only, task_index
 from lmms_comparative.provenance import KEY
-from lmms_comparative.registry import of_module
+from lmms_comparative.registry import of_module, setting_prefixes
 from lmms_comparative.switches import cli_value
 from lmms_comparative.tasklib.host import run_model, run_model_args
 
@@ -134,7 +134,7 @@ def build(results: dict) -> dict | None:
         # The zone of lmms-eval's ``date`` (its ``--timezone``; lmms-eval's default where not given).
         "date_timezone": cli_value("--timezone") or DEFAULT_DATE_TIMEZONE,
         **provenance.environment(),
-        "settings": provenance.settings(),
+        "settings": provenance.settings(setting_prefixes()),
         "seeds": seeds,
         "llm": provenance.llm_settings(),
     }

@@ -12,6 +12,7 @@ from types import SimpleNamespace
 import pytest
 
 from lmms_comparative import provenance
+from lmms_comparative.registry import BENCHMARKS, setting_prefixes
 
 AN_HOUR_AGO = time.time_ns() - 3600 * 10**9
 
@@ -169,7 +170,7 @@ def test_settings_leave_keys_and_tokens_out_and_llm_settings_name_the_host_only(
     monkeypatch.setenv("CAPTIONQA_READER_API_KEY", "sk-secret")
     monkeypatch.setenv("LMMS_COMPARATIVE_LLM_API_KEY", "sk-secret")
     monkeypatch.setenv("SUBTLEBENCH_ROOT", "/data/sb")
-    found = provenance.settings()
+    found = provenance.settings(setting_prefixes())
     assert found["LMMS_COMPARATIVE_MAX_FAILED"] == "0.1" and found["SUBTLEBENCH_ROOT"] == "/data/sb"
     assert "sk-secret" not in str(found)
     provenance.reset()
@@ -185,3 +186,20 @@ def test_prompt_hash_changes_with_the_tasks_yaml(tmp_path):
     before = provenance.prompts_sha256("lmms_comparative.benchmarks.subtlebench", str(yaml))
     yaml.write_text("task: t\ndoc_to_text: other\n")
     assert provenance.prompts_sha256("lmms_comparative.benchmarks.subtlebench", str(yaml)) != before
+
+
+def test_every_registered_benchmarks_settings_are_recorded(monkeypatch):
+    """The prefixes come from the records, not a list kept by hand (which had lost DiffSpot's):
+    each benchmark's data root and judge settings are in the settings record."""
+    monkeypatch.setenv("DIFFSPOT_ROOT", "/data/diffspot")
+    monkeypatch.setenv("DIFFSPOT_JUDGE_MODEL", "m")
+    monkeypatch.setenv("DIFFSPOT_JUDGE_API_KEY", "sk-secret")
+    monkeypatch.setenv("UNRELATED_ROOT", "/elsewhere")
+    found = provenance.settings(setting_prefixes())
+    assert found["DIFFSPOT_ROOT"] == "/data/diffspot" and found["DIFFSPOT_JUDGE_MODEL"] == "m"
+    assert "DIFFSPOT_JUDGE_API_KEY" not in found and "UNRELATED_ROOT" not in found
+    for benchmark in BENCHMARKS:
+        monkeypatch.setenv(benchmark.root_variable, "/data/x")
+        assert benchmark.root_variable in provenance.settings(setting_prefixes()), benchmark.name
+        for call in benchmark.scoring_calls:
+            assert any(call.setting.startswith(prefix) for prefix in setting_prefixes()), call.setting
