@@ -38,6 +38,9 @@ provenance         ``EvaluationTracker.save_results_aggregated``: ``save_results
 item_order         ``TaskOutput.calculate_aggregate_metric`` and   both methods exist and read                     our aggregations see items in the order the
                    ``calculate_clt_aggregate_metric``: our        ``self.sample_metrics``                         ranks gathered them: a several-process run's
                    tasks' items sorted by item key first                                                          floats can differ in the last bits
+response_cache     ``ResponseCache.finalize``: keeps the cache's  ``ResponseCache`` has ``finalize`` and          the record does not say how many replies
+                   counts (hits, misses, not cacheable) for the   ``get_stats``                                   lmms-eval's response cache (--use_cache)
+                   record's ``response_cache`` (--use_cache runs)                                                  served
 capabilities       nothing patched; reads lmms-eval's model       ``MODEL_REGISTRY_V2.get_model_class`` takes     the decoder and video checks cannot tell
                    registry and a model module's source to tell   ``force_simple``                                the class: they let the run go on
                    video input and a missing decoder

@@ -5,10 +5,10 @@ above it)."""
 
 from __future__ import annotations
 
-from lmms_comparative.harness import exit_status, fewshot, item_order, on_import, provenance, side_logs, table, task_path
+from lmms_comparative.harness import exit_status, fewshot, item_order, on_import, provenance, response_cache, side_logs, table, task_path
 from lmms_comparative.tasklib import capabilities
 
-PATCHES = ("task_path", "fewshot", "exit_status", "table", "side_logs", "provenance", "item_order", "capabilities")
+PATCHES = ("task_path", "fewshot", "exit_status", "table", "side_logs", "provenance", "item_order", "response_cache", "capabilities")
 # The lmms-eval module whose first import installs each patch (exit_status and capabilities need
 # none: the first wraps sys.exit at once, the second patches nothing).
 PATCHED_MODULES = {
@@ -18,10 +18,11 @@ PATCHED_MODULES = {
     "side_logs": ("lmms_eval.loggers.evaluation_tracker",),
     "provenance": ("lmms_eval.loggers.evaluation_tracker",),
     "item_order": ("lmms_eval.evaluator_utils",),
+    "response_cache": ("lmms_eval.caching.response_cache",),
 }
 
 
-MODULES = {"task_path": task_path, "fewshot": fewshot, "exit_status": exit_status, "table": table, "side_logs": side_logs, "provenance": provenance, "item_order": item_order, "capabilities": capabilities}
+MODULES = {"task_path": task_path, "fewshot": fewshot, "exit_status": exit_status, "table": table, "side_logs": side_logs, "provenance": provenance, "item_order": item_order, "response_cache": response_cache, "capabilities": capabilities}
 
 
 def checks() -> dict[str, str | None]:

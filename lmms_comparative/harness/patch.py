@@ -13,6 +13,7 @@ WITHOUT = {
     "side_logs": "CaptionQA's reader answers are not written beside the samples log (the scores are unaffected)",
     "provenance": "the results JSON does not say what produced it (no lmms_comparative key); the scores are unaffected",
     "item_order": "our aggregations see items in the order the ranks gathered them: a run on several processes can differ from a one-process run (and fail verify) in the last bits",
+    "response_cache": "the record does not say how many replies lmms-eval's response cache (--use_cache) served",
     "capabilities": "the video-input and decoder checks cannot tell the model class: the run goes on",
 }
 _warned: set[str] = set()

@@ -20,6 +20,7 @@ from pathlib import Path
 from lmms_comparative import provenance
 from lmms_comparative.data import untrusted
 from lmms_comparative.data.replies import read_replay
+from lmms_comparative.harness import response_cache
 from lmms_comparative.harness.patch import wrap_method
 from lmms_comparative.harness.task_path import loaded_tasks, predict_only, task_index
 from lmms_comparative.provenance import KEY
@@ -138,6 +139,10 @@ def build(results: dict) -> dict | None:
         "seeds": seeds,
         "llm": provenance.llm_settings(),
     }
+    if config.get("use_cache"):
+        # --use_cache: how many requests lmms-eval's response cache served rather than the model
+        # (it serves only deterministic ones: harness/response_cache.py). A claim of the run's.
+        record["response_cache"] = response_cache.counts()
     if predict_only():
         record["predict_only"] = True  # replies only: ``lmms-comparative score`` scores them
     predictions = _predictions()

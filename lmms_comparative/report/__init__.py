@@ -181,7 +181,21 @@ def _verification(runs: list[Run], subsets: dict[str, dict]) -> list[str]:
         if isinstance(entry, dict) and isinstance(entry.get("variant_of"), str)
     ]
     variants += [line for run in runs if (line := _generated_apart(run))]
+    variants += [line for run in runs if (line := _cached(run))]
     return lines + ([""] + variants if variants else []) + [""]
+
+
+def _cached(run: Run) -> str | None:
+    """For a run with lmms-eval's ``--use_cache``: how many requests its response cache served (the
+    run's claim), and that it serves deterministic requests only; None for any other run."""
+    counts = (run.results.get("lmms_comparative") or {}).get("response_cache")
+    if not isinstance(counts, dict):
+        return None
+    number = lambda key: counts.get(key) if isinstance(counts.get(key), int) and not isinstance(counts.get(key), bool) else "?"  # noqa: E731
+    return (
+        f"- {code(run.name)}: run with lmms-eval's `--use_cache`: {number('hits')} request(s) answered from its response cache, {number('misses')} by the model, "
+        f"{number('skipped_non_deterministic')} not cacheable (sampled, temperature above 0: generated anew); the run's claim"
+    )
 
 
 def _generated_apart(run: Run) -> str | None:
