@@ -22,7 +22,7 @@ four caption prompts, ...), each a list of entries written with ``huggingface_hu
   by a separate --predict_only run);
   for a subset (``--allow-subset``), "subset: N of M items" and where the data came from; items this
   package generated (a fixture, synthetic pairs) are no subset of the release and never go out
-  under its id: only under a ``--dataset-id`` of the user's own;
+  under its id: only under a ``--dataset-id`` of the user's own, with ``--allow-subset``;
 - ``source``: ``--source-url`` (with ``--source-name``, ``--source-user``) where the user gives one.
 
 Nothing is exported that is not PASS under ``verify``'s checks, made here; and a value whose items
@@ -130,6 +130,24 @@ def _data_source(data: dict) -> str:
     return "data source not recorded"
 
 
+def _own_dataset_flags(benchmark, allow_subset: bool) -> str:
+    """The flags that export generated items under a dataset of the user's own: its id, and
+    ``--allow-subset`` unless given (generated items are never the release's item set)."""
+    return f"--dataset-id {benchmark.name}=OWNER/REPO" + ("" if allow_subset else " --allow-subset")
+
+
+def _has_subset(run, benchmark) -> bool:
+    """Whether a value the run has for one of the benchmark's exports stands on items that are not
+    the release's (``subset_of``): exporting it needs ``--allow-subset`` as well as a dataset id."""
+    measure = benchmark.report_part().measure
+    for _variant, table_id, columns in benchmark.exports:
+        for column, task_id in columns:
+            value, _interval = measure(run, table_id, column)
+            if value is not None and value == value and subset_of(run, benchmark, task_id):
+                return True
+    return False
+
+
 def _checked(run) -> None:
     """``verify``'s checks on the run's results file, made here (no verdict file is trusted):
     ``ExportRefused`` unless every task and group of ours passes."""
@@ -182,7 +200,9 @@ def build(paths: list[str], dataset_ids: dict[str, str] | None = None, source: d
                 continue
             dataset_id = dataset_ids.get(benchmark.name) or benchmark.hub_repo
             if not dataset_id:
-                print(f"{benchmark.title}: no hub dataset to attach the scores to (the release is not on the hub); give one with --dataset-id {benchmark.name}=OWNER/REPO: left out", file=out)
+                # Every flag that following the hint needs: a run whose items are not the release's also needs --allow-subset.
+                flags = f"--dataset-id {benchmark.name}=OWNER/REPO" + (" --allow-subset" if not allow_subset and _has_subset(run, benchmark) else "")
+                print(f"{benchmark.title}: no hub dataset to attach the scores to (the release is not on the hub); give one with {flags}: left out", file=out)
                 continue
             # A dataset the user named that is not the release's: it may hold generated items.
             own_id = benchmark.name in dataset_ids and dataset_ids[benchmark.name] != benchmark.hub_repo
@@ -199,7 +219,7 @@ def build(paths: list[str], dataset_ids: dict[str, str] | None = None, source: d
                     if subset and subset.startswith(GENERATED) and not own_id:
                         # Items this package made are no subset of the release: never under its id.
                         print(
-                            f"{run.name}: {task_id} left out of {dataset_id}: {subset}; generated items are never exported under a release's id, with or without --allow-subset (--dataset-id {benchmark.name}=OWNER/REPO names a dataset of your own that holds them)",
+                            f"{run.name}: {task_id} left out of {dataset_id}: {subset}; generated items are never exported under a release's id, with or without --allow-subset (to export them under a dataset of your own: {_own_dataset_flags(benchmark, allow_subset)})",
                             file=out,
                         )
                         continue

@@ -48,6 +48,13 @@ def check_eval_results_file(path: Path) -> list[dict]:
     return data
 
 
+def _hinted(stderr: str, pattern: str, dataset: str) -> list[str]:
+    """The flags export's hint names (the first line matching ``pattern``'s group), with ``dataset`` for OWNER/REPO."""
+    found = re.search(pattern, stderr, re.M)
+    assert found, stderr[-3000:]
+    return found.group(1).replace("OWNER/REPO", dataset).split()
+
+
 @pytest.fixture(scope="module")
 def hub_run(tmp_path_factory):
     """A SubtleBench run whose data came from a local hub (so it has a pinned commit)."""
@@ -125,9 +132,12 @@ def test_a_benchmark_without_a_hub_release_needs_a_dataset_id(hf_home, fixture_r
     proc = run_cli(["--model", "random_choice", "--tasks", "compbench", "--output_path", str(tmp_path / "run"), "--log_samples"], env=env)
     read_run(tmp_path / "run", proc)
     proc = _export(str(tmp_path / "run"), "-o", str(tmp_path / "a"), "--allow-subset", env=env)
-    assert proc.returncode == 1 and "--dataset-id compbench=OWNER/REPO" in proc.stderr
+    assert proc.returncode == 1 and "give one with --dataset-id compbench=OWNER/REPO: left out" in proc.stderr  # --allow-subset given: not named again
     assert not (tmp_path / "a" / ".eval_results").exists()
-    proc = _export(str(tmp_path / "run"), "-o", str(tmp_path / "b"), "--allow-subset", "--dataset-id", "compbench=someone/MLLM-CompBench", env=env)
+    # No flag: the hint names both that this fixture run needs (a dataset id alone left it out again).
+    proc = _export(str(tmp_path / "run"), "-o", str(tmp_path / "n"), env=env)
+    assert proc.returncode == 1 and not (tmp_path / "n" / ".eval_results").exists(), proc.stderr[-3000:]
+    proc = _export(str(tmp_path / "run"), "-o", str(tmp_path / "b"), *_hinted(proc.stderr, r"give one with (.*): left out", "someone/MLLM-CompBench"), env=env)
     assert proc.returncode == 0, proc.stderr
     entries = check_eval_results_file(tmp_path / "b" / ".eval_results" / "compbench.yaml")
     assert {e["dataset"]["id"] for e in entries} == {"someone/MLLM-CompBench"}
@@ -148,10 +158,41 @@ def test_generated_items_never_go_out_under_the_releases_id(hf_home, tmp_path):
     proc = _export(str(tmp_path / "run"), "-o", str(tmp_path / "a"), "--allow-subset", env=env)
     assert proc.returncode == 1 and "nothing to export" in proc.stderr, proc.stderr[-3000:]
     assert f"subtlebench_at left out of {SUBTLEBENCH}: not the release: " in proc.stderr and "generated items are never exported under a release's id, with or without --allow-subset" in proc.stderr
+    assert "(to export them under a dataset of your own: --dataset-id subtlebench=OWNER/REPO)" in proc.stderr  # --allow-subset given
     assert not (tmp_path / "a" / ".eval_results").exists()
     proc = _export(str(tmp_path / "run"), "-o", str(tmp_path / "b"), "--allow-subset", "--dataset-id", f"subtlebench={SUBTLEBENCH}", env=env)
     assert proc.returncode == 1 and not (tmp_path / "b" / ".eval_results").exists()  # the release's id given by hand: the same refusal
-    proc = _export(str(tmp_path / "run"), "-o", str(tmp_path / "c"), "--allow-subset", "--dataset-id", "subtlebench=someone/subtlebench-fixture", env=env)
+    # No flag (the case a team hit): the first hint names every flag needed, and following it exports.
+    proc = _export(str(tmp_path / "run"), "-o", str(tmp_path / "n"), env=env)
+    assert proc.returncode == 1 and not (tmp_path / "n" / ".eval_results").exists(), proc.stderr[-3000:]
+    followed = _hinted(proc.stderr, r"to export them under a dataset of your own: (.*)\)$", "someone/subtlebench-fixture")
+    assert followed == ["--dataset-id", "subtlebench=someone/subtlebench-fixture", "--allow-subset"]
+    proc = _export(str(tmp_path / "run"), "-o", str(tmp_path / "c"), *followed, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     (entry,) = check_eval_results_file(tmp_path / "c" / ".eval_results" / "subtlebench.yaml")
     assert entry["dataset"]["id"] == "someone/subtlebench-fixture" and "not the release: " in entry["notes"]
+
+
+def test_the_releases_own_item_set_needs_no_flag(hf_home, tmp_path):
+    """The hints' honest twin: a run whose items are the release's (a local copy with
+    subtlebench_em's release count, the release being known here by its count) goes out under the
+    release's id with no flag, and no hint is printed."""
+    import json
+
+    from lmms_comparative.export import COUNT_ONLY
+    from lmms_comparative.registry import BY_NAME
+
+    count = BY_NAME["subtlebench"].release_items()["tasks"]["subtlebench_em"]["count"]
+    root = build_subtlebench(tmp_path / "copy", per_category=1)  # the release's layout, no marker of generated data
+    emotion = next(r for r in map(json.loads, (root / "data" / "test.jsonl").read_text().splitlines()) if r["category"] == "emotion")
+    rows = [{**emotion, "source_id": str(i), "question": f"{emotion['question']} [{i}]"} for i in range(count)]  # one image pair for every item
+    (root / "data" / "test.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    env = base_env(hf_home, SUBTLEBENCH_ROOT=str(root))
+    proc = run_cli(["--model", "random_choice", "--tasks", "subtlebench_em", "--output_path", str(tmp_path / "run"), "--log_samples"], env=env)
+    results, _ = read_run(tmp_path / "run", proc)
+    assert results["results"]["subtlebench_em"]["counts,none"]["n"] == count
+    proc = _export(str(tmp_path / "run"), "-o", str(tmp_path / "out"), env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "left out" not in proc.stderr and "--allow-subset" not in proc.stderr and "--dataset-id" not in proc.stderr, proc.stderr[-3000:]
+    (entry,) = check_eval_results_file(tmp_path / "out" / ".eval_results" / "subtlebench.yaml")
+    assert entry["dataset"]["id"] == SUBTLEBENCH and entry["dataset"]["task_id"] == "subtlebench_em" and COUNT_ONLY in entry["notes"]
