@@ -6,14 +6,17 @@ defines a few-shot setting (paper appendix E), which needs its own prompt built 
 differences of the same pair: the task ``vidi_fewshot`` (a benchmark record's ``fewshot_variant``).
 lmms-eval's generic ``--num_fewshot`` would instead prepend other docs (and crash on our tasks,
 which have no few-shot sampler: ``'ConfigurableMessagesTask' object has no attribute 'sampler'``).
-So setting ``num_fewshot > 0`` on one of our tasks raises ``ProtocolError`` before any request.
+So setting ``num_fewshot > 0`` on one of our tasks stops the run before any request, with one
+line (``failures.stop_run``: a ``SystemExit``; a ``ProtocolError`` raised here would reach lmms-eval's
+CLI, which catches every ``Exception`` of an evaluation and prints its traceback, then the message
+with a second full stop).
 """
 
 from __future__ import annotations
 
 import inspect
 
-from lmms_comparative.failures import ProtocolError
+from lmms_comparative.failures import ProtocolError, stop_run
 from lmms_comparative.harness.patch import wrap_method
 from lmms_comparative.registry import of_module
 
@@ -62,7 +65,7 @@ def install() -> bool:
                 benchmark = benchmark_of(getattr(self.config, "doc_to_text", None)) or benchmark_of(getattr(self.config, "process_results", None))
                 message = fewshot_message(self.config.task, benchmark, value) if benchmark else None
                 if message:
-                    raise ProtocolError(message)
+                    stop_run(ProtocolError(message))
             return original(self, key, value, update)
 
         return set_config
