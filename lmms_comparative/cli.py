@@ -5,8 +5,9 @@ lmms-comparative fixture BENCHMARK DIR
                                        write a small generated dataset in a benchmark's official
                                        layout ({benchmarks})
 lmms-comparative demo [--output DIR]   the offline default run: synthetic SubtleBench pairs,
-                                       the real lmms-eval CLI, the random_choice and pixel_diff baselines (a
-                                       second demo into DIR replaces what the first one wrote)
+                                       the real lmms-eval CLI, the random_choice and pixel_diff baselines,
+                                       each run verified, then the report (a second demo into DIR
+                                       replaces what the first one wrote)
 lmms-comparative synthetic DIR [--per-type N] [--param TYPE.FIELD=VALUE ...]
                                        the paper's synthetic pairs in the SubtleBench layout
 lmms-comparative report RESULTS_DIR [RESULTS_DIR ...] -o OUT
@@ -38,7 +39,9 @@ lmms-comparative captionqa-export RESULTS_DIR -o captions.json
 from __future__ import annotations
 
 import argparse
+import contextlib
 import glob
+import io
 import json
 import os
 import subprocess
@@ -58,17 +61,50 @@ def find_results(output_path: str | Path) -> Path:
     return Path(found[-1])
 
 
+def percent(share) -> str:
+    """A share in percent as the README and the report write it (0.25 -> ``25%``, 0.3556 -> ``35.6%``); ``-`` for no number."""
+    if not isinstance(share, (int, float)) or isinstance(share, bool):
+        return "-"
+    return f"{100 * share:.1f}".removesuffix(".0") + "%"
+
+
 def _print_table(runs: dict[str, dict], tasks: list[str]) -> None:
-    """One row per task: n, chance, then each model's accuracy."""
+    """One row per task: n, chance, then each model's accuracy, in percent."""
     models = list(runs)
     print(f"{'task':<16} {'n':>4} {'chance':>7} " + " ".join(f"{m:>13}" for m in models))
     for task in tasks:
         rows = [runs[m].get("results", {}).get(task, {}) for m in models]
         n = rows[0].get("counts,none", {}).get("n", "")
         chance = rows[0].get("chance,none")
-        chance_text = f"{chance:.3f}" if isinstance(chance, float) else "-"
-        accs = " ".join(f"{r['accuracy,none']:>13.3f}" if isinstance(r.get("accuracy,none"), float) else f"{'-':>13}" for r in rows)
-        print(f"{task:<16} {n:>4} {chance_text:>7} {accs}")
+        accs = " ".join(f"{percent(r.get('accuracy,none')):>13}" for r in rows)
+        print(f"{task:<16} {n:>4} {percent(chance):>7} {accs}")
+
+
+@contextlib.contextmanager
+def _environment(values: dict[str, str]):
+    """``os.environ`` with ``values`` within the block, as it was after it."""
+    kept = dict(os.environ)
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(kept)
+
+
+def verify_summary(folder: Path, env: dict[str, str]) -> tuple[bool, str]:
+    """``verify`` (in this process) on a demo run's folder under the demo's environment: whether
+    every task and group passed, and one line saying so (or the first verdict that did not pass)."""
+    from lmms_comparative.verify import verify
+
+    printed = io.StringIO()
+    with _environment(env):
+        status = verify(folder, out=printed)
+    lines = [line.strip() for line in printed.getvalue().splitlines() if line.startswith("  ") and line.strip()]
+    if status == 0:
+        return True, f"PASS ({sum(line.startswith('PASS ') for line in lines)} tasks and groups re-scored from the samples)"
+    problems = [line for line in lines if not line.startswith("PASS ")] or printed.getvalue().strip().splitlines()[-1:] or ["nothing checked"]
+    return False, f"NOT PASS (exit {status}): {problems[0]} (lmms-comparative verify {folder} shows every verdict)"
 
 
 # 45 pairs per type: enough for a 3x3 difficulty grid per type in the report.
@@ -168,6 +204,13 @@ def _demo_runs(output: Path, seed: int, before: dict[str, tuple[int, int]]) -> i
         print(f"results: {path}")
     print()
     _print_table(runs, tasks)
+    # Each run verified before the report, which then shows verify's verdict instead of "not verified".
+    print()
+    verified = True
+    for model in BASELINES:
+        ok, line = verify_summary(output / "results" / model, env)
+        verified &= ok
+        print(f"verify results/{model}: {line}", flush=True)
     from lmms_comparative.report import write_report
 
     # This demo's runs only: results that were there before (an older demo's, which kept no
@@ -183,7 +226,7 @@ def _demo_runs(output: Path, seed: int, before: dict[str, tuple[int, int]]) -> i
         "  lmms-eval --model qwen2_5_vl --model_args pretrained=Qwen/Qwen2.5-VL-7B-Instruct --tasks subtlebench --output_path results/ --log_samples\n"
         "(the data is fetched from the hub on first use, or set SUBTLEBENCH_ROOT), then lmms-comparative report results/ -o report/"
     )
-    return 0 if all(t in run.get("results", {}) for run in runs.values() for t in tasks) else 1
+    return 0 if verified and all(t in run.get("results", {}) for run in runs.values() for t in tasks) else 1
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -142,11 +142,18 @@ def test_readme_demo_runs_offline_on_synthetic_pairs(hf_home, tmp_path):
     pixels, _ = read_run(tmp_path / "results" / "pixel_diff", proc)
     for task in tasks:
         assert guess["results"][task]["counts,none"]["n"] == 45 and guess["results"][task]["counts,none"]["unparsed"] == 0
-        printed = re.search(rf"^{task}\s+45\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)$", proc.stdout, re.M)
+        # In percent, as the README says them (25%, 50% for quantity): chance, then each baseline's accuracy.
+        printed = re.search(rf"^{task}\s+45\s+(\d+)%\s+([\d.]+)%\s+([\d.]+)%$", proc.stdout, re.M)
         assert printed, proc.stdout[-2000:]
-        assert float(printed.group(2)) == pytest.approx(guess["results"][task]["accuracy,none"], abs=5e-4)
-        assert float(printed.group(3)) == pytest.approx(pixels["results"][task]["accuracy,none"], abs=5e-4)
+        assert printed.group(1) == ("50" if task == "subtlebench_qn" else "25")
+        assert float(printed.group(2)) == pytest.approx(100 * guess["results"][task]["accuracy,none"], abs=0.05)
+        assert float(printed.group(3)) == pytest.approx(100 * pixels["results"][task]["accuracy,none"], abs=0.05)
     assert guess["results"]["subtlebench_qn"]["chance,none"] == 0.5 and guess["results"]["subtlebench_ex"]["chance,none"] == 0.25
+    # Each run verified in this process before the report (one line each), so the report shows PASS, not "not verified".
+    for model in ("random_choice", "pixel_diff"):
+        assert re.search(rf"^verify results/{model}: PASS \(\d+ tasks and groups re-scored from the samples\)$", proc.stdout, re.M), proc.stdout[-3000:]
+    assert [r["verify"].split(" (")[0] for r in json.loads((tmp_path / "report" / "report.json").read_text())["runs"]] == ["PASS", "PASS"]
+    assert "not verified" not in (tmp_path / "report" / "report.md").read_text()
     # The pixel heuristic reads these synthetic differences: far above chance on the types it models.
     pixel_mean = sum(pixels["results"][t]["accuracy,none"] for t in tasks) / 5
     chance_mean = sum(guess["results"][t]["chance,none"] for t in tasks) / 5
@@ -166,6 +173,7 @@ def test_readme_demo_runs_offline_on_synthetic_pairs(hf_home, tmp_path):
     assert (tmp_path / "results" / "mine.txt").read_text() == "a file of the user's"
     report = json.loads((tmp_path / "report" / "report.json").read_text())
     assert [r["name"] for r in report["runs"]] == ["random_choice", "pixel_diff"]
+    assert [r["verify"].split(" (")[0] for r in report["runs"]] == ["PASS", "PASS"]  # the second demo's own verdicts
     _check_demo_report(tmp_path)
 
 
