@@ -46,6 +46,9 @@ class Units:
     scale: float = 100.0
     weights: dict[str, float] = field(default_factory=dict)
     categories: dict[str, str] = field(default_factory=dict)
+    # Further ways the benchmark's items are grouped, each compared apart (Holm within each):
+    # {facet: {unit key: category}}, e.g. DiffSpot's tier, operator and domain.
+    facets: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 def item_units(run, task: str) -> Units | None:
@@ -101,19 +104,94 @@ def _row(task: str, metric: str, units_a: Units, units_b: Units, common: list[st
     return {"task": task, "metric": metric, "category": category, **numbers}
 
 
+def _leaves(run) -> set[str]:
+    """The tasks of ours a run has a results row for (its groups aside)."""
+    groups = run.results.get("group_subtasks") or {}
+    return {t for t in run.results.get("results") or {} if of_task(t) is not None and t not in (run.results.get("groups") or {}) and not groups.get(t)}
+
+
+def asked_for_samples(run) -> bool | None:
+    """Whether the run's command line asked for samples logs (``--log_samples``, which its results'
+    ``config`` records), None where the results do not say."""
+    config = run.results.get("config")
+    cli = config.get("resolved_cli_args") if isinstance(config, dict) else None
+    found = cli.get("log_samples") if isinstance(cli, dict) else None
+    return found if isinstance(found, bool) else None
+
+
+def items_held(run, task: str) -> tuple[int | None, int | None]:
+    """(the distinct items of ``task`` in the run's samples log, None without one; the items its
+    results row counts: the record's item count, else lmms-eval's ``n-samples``, None where neither says)."""
+    benchmark = of_task(task)
+    rows = run.samples.get(task)
+    logged = None if rows is None or benchmark is None else len({k for r in rows if (k := sample_key(r, benchmark.item_key)) is not None})
+    entry = ((run.results.get(KEY) or {}).get("tasks") or {}).get(task)
+    count = (entry.get("items") or {}).get("count") if isinstance(entry, dict) and isinstance(entry.get("items"), dict) else None
+    if not isinstance(count, int) or isinstance(count, bool):
+        n = (run.results.get("n-samples") or {}).get(task)
+        count = n.get("effective") if isinstance(n, dict) else None
+    return logged, count if isinstance(count, int) and not isinstance(count, bool) and count >= 0 else None
+
+
+def _short(run, label: str, task: str) -> str | None:
+    """Why ``run``'s samples do not back its results row of ``task`` (None: they do), with what
+    ``verify`` makes of that."""
+    logged, counted = items_held(run, task)
+    state = verify_state(run)
+    verdict = f"{label} fails verify" if state == "FAIL" else f"verify FAILs such a run ({label}: {state})"
+    if task not in _leaves(run):
+        return f"{label} has its samples log but no results row for it ({verdict})"
+    reason = run.mapping(task, "counts").get("failure") or run.mapping(task, "counts").get("judge_failure")
+    if reason:
+        return f"{label} did not score it ({' '.join(str(reason).split())[:200]})"
+    if logged is None:
+        if asked_for_samples(run) is False:
+            return f"{label} was run without --log_samples: no per-item results to pair"
+        why = "though the run logged samples (--log_samples): the run was interrupted or the file removed" if asked_for_samples(run) else "(the run was interrupted, the file removed, or it was run without --log_samples)"
+        of = f" (0 of the {counted} items its results row counts)" if counted else ""
+        return f"{label} has no samples log for it{of}, {why}; verify cannot re-derive it (UNVERIFIED){', and ' + label + ' fails verify' if state == 'FAIL' else ''}"
+    if counted is not None and logged != counted:
+        held = f"{logged} of the {counted} items its results row counts (the run stopped early, or the log was cut)" if logged < counted else f"{logged} items, not the {counted} its results row counts (items added)"
+        return f"{label}'s samples log holds {held}: a difference would rest on {min(logged, counted)} of {counted} items, and {verdict}"
+    return None
+
+
+def _left_out(task: str, group: str | None, note: str, a, b, incomplete: bool = True) -> dict:
+    """A row compare leaves out, with why; ``incomplete``: the runs' files do not back their results rows."""
+    return {"task": task, "metric": None, "category": None, "group": group, "note": f"not compared: {note}", "incomplete": incomplete, "items_a": list(items_held(a, task)), "items_b": list(items_held(b, task))}
+
+
 def compare(a, b) -> list[dict]:
     """Comparison rows of runs ``a`` and ``b`` (report ``Run``s): groups and tasks both ran, each
-    with its categories; p-values Holm-adjusted within each group or task."""
-    tasks = sorted(t for t in set(a.samples) & set(b.samples) if of_task(t) is not None)
-    if not tasks:
+    with its categories; p-values Holm-adjusted within each group or task. A task whose samples do
+    not back a run's results row (no samples log, fewer or other items than the row counts, not
+    scored) is a row with ``metric`` None, its ``note`` saying why and ``incomplete`` true, and so is
+    a group with such a task: no difference is computed on part of its items."""
+    tasks = sorted(t for t in (set(a.samples) & set(b.samples)) | (_leaves(a) & _leaves(b)) if of_task(t) is not None)
+    if not tasks or any(_leaves(r) and not any(of_task(t) is not None for t in r.samples) for r in (a, b)):
         raise CompareError(_nothing_shared(a, b))
-    _check_comparable(a, b, tasks)
-    units = {task: (units_of(a, task), units_of(b, task)) for task in tasks}
+    missing = {t: "; ".join(w for w in (_short(a, "A", t), _short(b, "B", t)) if w) for t in tasks}
+    missing = {t: why for t, why in missing.items() if why}
+    _check_comparable(a, b, [t for t in tasks if t not in missing])
+    units = {task: (units_of(a, task), units_of(b, task)) for task in tasks if task not in missing}
+    for task, pair in list(units.items()):  # per-unit scores in one run only: its side log is missing
+        if (pair[0] is None) != (pair[1] is None):
+            side = getattr(of_task(task), "side_logs", ())
+            missing[task] = f"{'A' if pair[0] is None else 'B'} has no per-unit score for it" + (f" (no {' or '.join(side)} log beside its samples)" if side else "")
+            del units[task]
     rows: list[dict] = []
     groups = {**(b.results.get("group_subtasks") or {}), **(a.results.get("group_subtasks") or {})}
     for group in sorted(g for g in groups if of_task(g) is not None and g in (a.results.get("groups") or {}) and g in (b.results.get("groups") or {})):
-        leaves = [t for t in group_leaves(group, groups) if t in units and None not in units[t]]
-        if not leaves:
+        members = group_leaves(group, groups)
+        out = [t for t in members if t in missing or t not in tasks]
+        leaves = [t for t in members if t in units and None not in units[t]]
+        if not leaves and not out:
+            continue
+        parts = [_task_row(task, units[task], group) for task in leaves]
+        _adjust(parts, holm)
+        parts += [_left_out(t, group, missing.get(t) or "not in both runs", a, b) for t in out]
+        if out:
+            rows += [_left_out(group, None, f"its task(s) {_listed(out)} are not compared (their rows say why): a difference over the other {len(leaves)} would not be the group's", a, b), *parts]
             continue
         macro = of_task(group).report_part().compare_group == "macro"
         merged_a, merged_b, strata, common = Units({}), Units({}), [], []
@@ -130,30 +208,33 @@ def compare(a, b) -> list[dict]:
         merged_b.binary = merged_a.binary
         head = _row(group, units[leaves[0]][0].metric, merged_a, merged_b, common, strata, macro)
         head.update(a_alone=sum(len(set(units[t][0].values) - set(units[t][1].values)) for t in leaves), b_alone=sum(len(set(units[t][1].values) - set(units[t][0].values)) for t in leaves))
-        parts = [_task_row(task, units[task], group) for task in leaves]
-        _adjust(parts, holm)
         head["p_adjusted"] = head["p_value"]
         rows += [head, *parts]
     for task in tasks:
         if any(r["task"] == task for r in rows):
             continue
-        if None in units[task]:
+        if task in missing:
+            rows.append(_left_out(task, None, missing[task], a, b))
+        elif None in units[task]:
             rows.append({"task": task, "metric": None, "note": "no per-unit score (corpus-level metrics): not compared unit by unit"})
+        else:
+            row = _task_row(task, units[task], None)
+            row["p_adjusted"] = row["p_value"]
+            rows.append(row)
+    for task in tasks:  # categories within a task (its items' domains; a benchmark's facets), adjusted within each
+        ua, ub = units.get(task, (None, None))
+        if ua is None or ub is None:
             continue
-        row = _task_row(task, units[task], None)
-        row["p_adjusted"] = row["p_value"]
-        rows.append(row)
-    for task in tasks:  # categories within a task (its items' domains), adjusted within the task
-        pair = units[task]
-        if None in pair or not pair[0].categories:
-            continue
-        common = sorted(set(pair[0].values) & set(pair[1].values))
-        found = sorted({pair[0].categories[u] for u in common if u in pair[0].categories})
-        if len(found) < 2:
-            continue
-        parts = [_row(task, pair[0].metric, pair[0], pair[1], [u for u in common if pair[0].categories.get(u) == c], category=c) for c in found]
-        _adjust(parts, holm)
-        rows += parts
+        common = sorted(set(ua.values) & set(ub.values))
+        for facet, categories in [(None, ua.categories), *sorted(ua.facets.items())]:
+            found = sorted({categories[u] for u in common if u in categories})
+            if len(found) < 2:
+                continue
+            parts = [_row(task, ua.metric, ua, ub, [u for u in common if categories.get(u) == c], category=f"{facet}: {c}" if facet else c) for c in found]
+            for part in parts if facet else []:
+                part["facet"] = facet
+            _adjust(parts, holm)
+            rows += parts
     return rows
 
 
@@ -169,7 +250,9 @@ def _nothing_shared(a, b) -> str:
     ran = {k: sorted(t for t in (r.results.get("results") or {}) if of_task(t) is not None) for k, r in runs.items()}
     bare = [f"{k} ({runs[k].name})" for k in runs if ran[k] and not logged[k]]
     if bare:
-        return f"{' and '.join(bare)} has no samples log of our tasks beside its results: run {'it' if len(bare) == 1 else 'them'} with --log_samples"
+        asked = [k for k in runs if ran[k] and not logged[k] and asked_for_samples(runs[k])]
+        said = f" ({' and '.join(asked)}: its results say it was, so its logs were removed, or the run was interrupted before writing them)" if asked else ""
+        return f"{' and '.join(bare)} has no samples log of our tasks beside its results: run {'it' if len(bare) == 1 else 'them'} with --log_samples{said}"
     both = sorted(set(ran["A"]) & set(ran["B"]))
     if both:
         return f"the tasks both runs ran ({_listed(both)}) have samples logs in one run only (A has them for {_listed(logged['A'])}; B for {_listed(logged['B'])}): run both with --log_samples"
@@ -206,14 +289,15 @@ def table(rows: list[dict], a_name: str, b_name: str) -> str:
     """The printed table: one line per row, the runs' columns headed A and B (the first line printed
     names them in full: two names cut to a column's width can read the same). Task and category
     names come from the folders: each is shown through ``untrusted.printable``, one line, inert."""
-    lines = [f"{'task':<34} {'category':<16} {'n':>6} {'A':>10} {'B':>10} {'B-A':>7} {'95% CI':>15} {'p':>8} {'p_holm':>8} {'A only':>7} {'B only':>7} {'MDD':>6}"]
+    width = max([16] + [len(_shown(r.get("category") or "")) for r in rows if r.get("metric") is not None])
+    lines = [f"{'task':<34} {'category':<{width}} {'n':>6} {'A':>10} {'B':>10} {'B-A':>7} {'95% CI':>15} {'p':>8} {'p_holm':>8} {'A only':>7} {'B only':>7} {'MDD':>6}"]
     for r in rows:
         if r.get("metric") is None:
             lines.append(f"{_shown(r['task']):<34} {_shown(r['note'])}")
             continue
         ci = f"[{r['ci95'][0]:.1f}, {r['ci95'][1]:.1f}]"
         lines.append(
-            f"{_shown(r['task']):<34} {_shown(r.get('category') or ''):<16} {r['n']:>6} {_cell(r['a']):>10} {_cell(r['b']):>10} {r['delta']:>+7.1f} {ci:>15} {r['p_value']:>8.3g} {r['p_adjusted']:>8.3g} {r['a_only']:>7} {r['b_only']:>7} {_cell(r['mdd']):>6}"
+            f"{_shown(r['task']):<34} {_shown(r.get('category') or ''):<{width}} {r['n']:>6} {_cell(r['a']):>10} {_cell(r['b']):>10} {r['delta']:>+7.1f} {ci:>15} {r['p_value']:>8.3g} {r['p_adjusted']:>8.3g} {r['a_only']:>7} {r['b_only']:>7} {_cell(r['mdd']):>6}"
         )
     return "\n".join(lines)
 
@@ -226,7 +310,9 @@ def _shown(text) -> str:
 def main(run_a: str, run_b: str, output: str | None, unverified: bool = False) -> int:
     """``lmms-comparative compare``: print the table, write ``OUT/compare.json``; 2 on bad input;
     1 when a run's verdict is FAIL (``verify``'s on this machine, current; a claimed FAIL that came
-    with the folder decides nothing), unless ``unverified``."""
+    with the folder decides nothing), unless ``unverified``; 1 too, after printing and writing every
+    row, when a row is left out because a run's samples do not back its results row (an
+    interrupted run): a script must not take a part of the comparison for all of it."""
     try:
         a, b = load_pair(run_a, run_b)
     except (CompareError, ReportError) as exc:
@@ -244,6 +330,12 @@ def main(run_a: str, run_b: str, output: str | None, unverified: bool = False) -
         print(f"lmms-comparative compare: error: {_shown(exc)}", file=sys.stderr)
         return 2
     print(table(rows, a.name, b.name))
+    only = [f"{label} only: {_listed(sorted(mine - theirs))}" for label, mine, theirs in (("A", _leaves(a), _leaves(b)), ("B", _leaves(b), _leaves(a))) if mine - theirs]
+    if only:
+        print(_shown(f"not in both runs, not compared: {'; '.join(only)}"))
+    incomplete = [r["task"] for r in rows if r.get("incomplete")]
+    if incomplete:
+        print(_shown(f"left out: {_listed(incomplete)}: the runs' samples do not back their results rows there (each row says why)"))
     if output:
         listed = [{**row, "run_a": a.name, "run_b": b.name, "verify_a": states["a"], "verify_b": states["b"]} for row in rows]
         try:
@@ -252,4 +344,7 @@ def main(run_a: str, run_b: str, output: str | None, unverified: bool = False) -
             print(f"lmms-comparative compare: error: {_shown(exc)}", file=sys.stderr)
             return 1
         print(f"wrote {_shown(Path(output) / 'compare.json')}")
+    if incomplete:  # printed and written in full; the status tells a script that it is not the whole comparison
+        print(f"lmms-comparative compare: {len(incomplete)} row(s) not compared ({_shown(_listed(incomplete))}): a run's samples do not back its results there; exit 1", file=sys.stderr)
+        return 1
     return 0

@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import quote
 
+from lmms_comparative.data.replies import group_leaves
 from lmms_comparative.report.runs import verify_state
 from lmms_comparative.reportlib.marks import DAGGER, kind
 from lmms_comparative.subsets import subset_of_tasks
@@ -60,12 +61,18 @@ def entries(benchmark, runs: list) -> list[Entry]:
     return found
 
 
+# A reference row that is a chance level: "Random Guess", "Chance level", "Chance-Level", and a
+# trivial baseline that answers the same every time (DiffSpot's "Always no-diff (trivial baseline)").
+CHANCE_ROW = re.compile(r"chance|random|baseline", re.I)
+
+
 def reference(spec: dict, column: str) -> tuple[tuple[str, float] | None, tuple[str, float] | None]:
-    """The paper's best model in a table's column (name, value) and its chance row, each None where the table has none."""
+    """The paper's best model in a table's column (name, value) and its chance row (name, value),
+    each None where the table has none; human rows are neither."""
     at = spec["columns"].index(column)
     references = set(spec.get("reference", ()))
     models = [(name, values[at]) for name, values in spec["rows"].items() if name not in references and values[at] is not None]
-    chance = [(name, values[at]) for name, values in spec["rows"].items() if name in references and re.search(r"chance|random", name, re.I) and values[at] is not None]
+    chance = [(name, values[at]) for name, values in spec["rows"].items() if name in references and CHANCE_ROW.search(name) and values[at] is not None]
     return (max(models, key=lambda m: m[1]) if models else None), (chance[0] if chance else None)
 
 
@@ -111,7 +118,7 @@ def _difference(benchmark, rows: list[dict] | None, problem: str | None, task_a:
         return f'<span class="none">not compared: A has {_esc(task_a)}, B {_esc(task_b)}</span>'
     row = next((r for r in rows or [] if r["task"] == task_a and not r.get("category")), None)
     if row is None:
-        return '<span class="none">not compared: not in both runs\' samples logs (run with --log_samples)</span>'
+        return '<span class="none">not compared: not in both runs\' samples logs</span>'
     if row.get("metric") is None:
         return f'<span class="none">{_esc(row.get("note", "not compared"))}</span>'
     leaves = [r["task"] for r in rows if r.get("group") == task_a and not r.get("category")] or [task_a]
@@ -123,6 +130,30 @@ def _difference(benchmark, rows: list[dict] | None, problem: str | None, task_a:
         f'<span class="p">p = {row["p_value"]:.3g} ({_esc(row["test"])}, {row["n"]} units)</span>'
         f'<span class="flips">flips A / {_letter(index)}: {flips}</span>'
     )
+
+
+def _held(run, task: str) -> str:
+    """The note "samples: 1 of 8 items" where the run's samples logs of ``task`` (a group's: its tasks') do
+    not hold the items its results count, for a run that logged samples; else ""."""
+    from lmms_comparative.report.compare import asked_for_samples, items_held
+
+    groups = run.results.get("group_subtasks") or {}
+    held = [items_held(run, t) for t in (group_leaves(task, groups) if groups.get(task) else [task])]
+    if any(counted is None for _, counted in held) or (any(logged is None for logged, _ in held) and not asked_for_samples(run)):
+        return ""
+    logged, counted = sum(n or 0 for n, _ in held), sum(c or 0 for _, c in held)
+    if logged == counted:
+        return ""
+    title = "its samples logs do not hold the items its results count (an interrupted run, or files removed): the value is its results JSON's, which its samples do not back"
+    return f'<span class="partial itemset" title="{_esc(title)}">samples: {logged} of {counted} items</span>'
+
+
+def _own_chance(run, task: str, digits: int) -> str:
+    """The chance level of the run's own items where its task reports one (SubtleBench, CompBench)."""
+    value = run.value(task, "chance")
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or value != value:
+        return ""
+    return f'<span class="chance model">chance on these items: {value * 100:.{digits}f}</span>'
 
 
 def benchmark_block(benchmark, runs: list, compared: list) -> str:
@@ -140,7 +171,7 @@ def benchmark_block(benchmark, runs: list, compared: list) -> str:
         letter = _letter(i)
         items = f'<span class="itemset">{_esc(kind(subsets[i]))}</span>' if subsets[i] else ""
         head.append(f'<th scope="col"><span class="letter">{letter}</span> <code>{_esc(runs[i].name)}</code>{mark}<span class="verify">verify: {_esc(verify_state(runs[i]))}</span>{items}</th>')
-    head += ['<th scope="col">paper\'s best</th>', '<th scope="col">paper\'s chance</th>']
+    head += ['<th scope="col">paper\'s best</th>', '<th scope="col">paper\'s chance <span class="source">on the paper\'s items</span></th>']
     pairs = [(index, rows, problem) for index, rows, problem in compared if 0 in have and index in have]
     head += [f'<th scope="col">{_letter(index)} − A</th>' for index, _, _ in pairs]
     body = []
@@ -154,9 +185,11 @@ def benchmark_block(benchmark, runs: list, compared: list) -> str:
             value, ci = measure(runs[i], entry.table, entry.column) if runs[i].row(entry.tasks[i]) else (None, None)
             interval = f' <span class="ci">[{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]</span>' if ci else ""
             label = f"{_letter(i)} {runs[i].name}{f' {DAGGER}' if subsets[i] else ''} (verify: {verify_state(runs[i])})"
-            cells.append(f'<td data-label="{_esc(label)}" data-run="{i}"><span class="value">{_fmt(value, digits)}</span>{interval}</td>')
+            extra = (_held(runs[i], entry.tasks[i]) + _own_chance(runs[i], entry.tasks[i], digits)) if runs[i].row(entry.tasks[i]) else ""
+            cells.append(f'<td data-label="{_esc(label)}" data-run="{i}"><span class="value">{_fmt(value, digits)}</span>{interval}{extra}</td>')
         cells.append(f'<td data-label="paper\'s best">{_fmt(best[1], digits) if best else "-"}' + (f'<span class="model">{_esc(best[0])}</span>' if best else "") + "</td>")
-        cells.append(f'<td data-label="paper\'s chance">{_fmt(chance[1], digits) if chance else "-"}</td>')
+        named = f'<span class="model">{_esc(chance[0])}, the paper\'s items</span>' if chance else ""
+        cells.append(f'<td data-label="paper\'s chance">{_fmt(chance[1], digits) if chance else "-"}{named}</td>')
         for index, rows, problem in pairs:
             cells.append(f'<td data-label="{_letter(index)} − A" data-pair="{index}" class="difference">{_difference(benchmark, rows, problem, entry.tasks[0], entry.tasks[index], index, digits)}</td>')
         body.append(f'<tr data-task="{_esc(entry.tasks[0])}">{"".join(cells)}</tr>')
@@ -182,7 +215,7 @@ def overview_html(benchmarks, runs: list, compared: list) -> str:
         + ("; each later run against the first (A), unit by unit, as <code>lmms-comparative compare</code> computes it" if len(runs) > 1 else "")
         + "."
     )
-    how = "The paper's best model and its chance level are for reference"
+    how = "The paper's best model and its chance level (its chance row, on the paper's items) are for reference; a run's own chance level, on the items it ran, is under its value where its tasks report one"
     if len(runs) > 1:
         how += "; B − A is the paired difference on the units both runs scored, with its 95% paired bootstrap interval, its p-value and test, and the flips (units better under A / under B), each count a link to those items"
     how += f". {DAGGER}: not the release's items, not comparable with the paper's numbers. A benchmark's name opens its tab: the paper's tables and charts, every task and category, and the items."
