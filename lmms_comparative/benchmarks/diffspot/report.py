@@ -1,7 +1,8 @@
 """DiffSpot in the report: the leaderboard's columns (Easy, Med, Hard, Diff, No-Diff, Overall) per
 run, with the judged and unjudged pairs beside them; recall per operator; the run summary; the
-item browser's screenshots and the judge's verdicts; ``compare`` on TP/TN per pair. The 13
-published rows are ``paper.json``'s (leaderboard/leaderboard.json), placed by ``measure``."""
+item browser's screenshots and the judge's verdicts; ``compare`` on TP/TN per pair, by tier,
+operator and domain. The 13 published rows are ``paper.json``'s (leaderboard/leaderboard.json),
+placed by ``measure``."""
 
 from __future__ import annotations
 
@@ -126,12 +127,25 @@ def _judge_rows(run: Run, task: str) -> list[dict] | None:
 
 def compare_units(run: Run, task: str) -> dict | None:
     """``lmms-comparative compare``: each judged pair, right when it is a TP or a TN (the
-    judge's side log); unjudged pairs are left out, as they are of the score."""
+    judge's side log); unjudged pairs are left out, as they are of the score. Its categories, each
+    compared apart: the tier (easy, medium, hard: recall there, the leaderboard's Easy/Med/Hard;
+    no_diff: specificity, its No-Diff), the mutation operator of a has-diff pair (the authors'
+    per-operator recall) and the page's domain (the samples' ``domain``)."""
     rows = _judge_rows(run, task)
     if not rows:
         return None
-    values = {str(r["id"]): float(bool(r.get("tp")) or bool(r.get("tn"))) for r in rows if r.get("error") is None and "tp" in r}
-    return {"values": values, "binary": True, "metric": "overall"}
+    judged = [r for r in rows if r.get("error") is None and "tp" in r]
+    values = {str(r["id"]): float(bool(r.get("tp")) or bool(r.get("tn"))) for r in judged}
+    facets: dict[str, dict[str, str]] = {"tier": {}, "operator": {}, "domain": {}}
+    for r in judged:
+        for facet, field in (("tier", "split"), ("operator", "operator")):
+            if r.get(field):
+                facets[facet][str(r["id"])] = str(r[field])
+    for sample in run.samples.get(task) or []:
+        item = next((v for v in sample.values() if isinstance(v, dict) and "id" in v and "split" in v), None)
+        if item is not None and item.get("domain") and str(item["id"]) in values:
+            facets["domain"][str(item["id"])] = str(item["domain"])
+    return {"values": values, "binary": True, "metric": "overall", "facets": {k: v for k, v in facets.items() if v}}
 
 
 def item_questions(run: Run, task: str) -> dict[str, list[dict]] | None:
