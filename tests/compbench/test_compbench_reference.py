@@ -4,7 +4,8 @@ give every paper cell marked ``check: true`` at its printed precision.
 The replies (GPT-4V, Gemini1.0-Pro, LLaVA-1.6-34b, VILA-1.5-40b on every column of Table 2, and
 Table 3's two-stage and fine-tuned runs) come from the authors' repository github
 RaptorMai/CompBenchReview (``results/``), on their test split; they live in the sibling ``shared``
-folder of this repository and are never copied here. The test skips when that folder is absent.
+folder of this repository (or ``LMMS_COMPARATIVE_REFERENCE_OUTPUTS``; ``python tools/reference_outputs.py
+build DIR`` makes them) and are never copied here. The test skips when that folder is absent.
 """
 
 from __future__ import annotations

@@ -1,10 +1,12 @@
 """``lmms-comparative score compbench``: the authors' published replies (GPT-4V, Gemini1.0-Pro,
 LLaVA-1.6-34b, VILA-1.5-40b, and Table 3's two-stage and fine-tuned runs), scored through the real
 CLI, the replay model and lmms-eval's own results files, give every paper cell marked
-``check: true`` in ``../shared/reference_outputs/manifest.json`` (66 cells); files joined to the
+``check: true`` in the reference outputs' ``manifest.json`` (66 cells); files joined to the
 wrong split, replies for items the split lacks and missing replies are caught and counted.
 
-The replies stay in the sibling ``shared`` folder (never copied here); the tests skip without it.
+The replies are never copied here: ``python tools/reference_outputs.py build DIR`` builds them and
+``LMMS_COMPARATIVE_REFERENCE_OUTPUTS=DIR`` points the tests at them (default: the sibling ``shared``
+folder); the tests skip without them.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """A COMPBENCH_ROOT holding the authors' test split as published with their replies
-(``../shared/reference_outputs/compbench/items``), in the release's record fields, one
+(``compbench/items`` of the reference outputs folder), in the release's record fields, one
 ``<source>_test.json`` per source (``<source>_att_test.json`` / ``_state_test.json`` for MIT-States
 and VAW, the names the authors' ``val_test_split.py`` writes). No image files: a scoring run never
 opens them. The MagicBrush, Spot-the-diff and Q-Bench2 options are not in the items files; they
@@ -8,17 +8,22 @@ come from a reply file's ``options`` (the authors' records' own, split on ",")."
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from lmms_comparative.benchmarks.compbench.files import COLUMN_BY_TASK
 from lmms_comparative.benchmarks.compbench.predictions import COLUMN_CODES
 
-REFERENCE = Path(__file__).resolve().parents[2].parent / "shared" / "reference_outputs"
-COMPBENCH = REFERENCE / "compbench"
 # Why these tests skip in a clone alone. The replies (19 MB) come from the authors' working
 # repository github.com/RaptorMai/CompBenchReview (commit 54559d3), which has no license file:
-# nothing grants redistribution, so they are read from beside the clone, never copied into it.
-SKIP_REASON = f"the authors' published MLLM-CompBench replies are not here: they are read from {REFERENCE} (the project's shared folder beside this clone); their repository has no license, so they are not part of this one"
+# nothing grants redistribution, so they are never copied into this one. tools/reference_outputs.py
+# builds them from that repository (and checks their sha256); the variable names the folder, by
+# default the shared folder beside the clone.
+VARIABLE = "LMMS_COMPARATIVE_REFERENCE_OUTPUTS"
+BUILD = "python tools/reference_outputs.py build DIR"
+REFERENCE = Path(os.environ.get(VARIABLE) or Path(__file__).resolve().parents[2].parent / "shared" / "reference_outputs").expanduser().resolve()
+COMPBENCH = REFERENCE / "compbench"
+SKIP_REASON = f"the authors' published MLLM-CompBench replies are not in {REFERENCE}: build them with `{BUILD}` (from their repository, which has no license, so they are not part of this one) and set {VARIABLE}=DIR"
 
 
 def jsonl(path: Path) -> list[dict]:
