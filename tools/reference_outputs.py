@@ -63,9 +63,9 @@ MANIFEST = HERE / "reference_outputs_manifest.json"
 SUMS = HERE / "reference_outputs.sha256"
 VARIABLE = "LMMS_COMPARATIVE_REFERENCE_OUTPUTS"
 
-# The field that holds the model's reply in the authors' result records, per manifest model; a pair
-# is (reply, raw_reply): Gemini's SoccerNet files hold its own text and a GPT summary of it to
-# Left/Right, which is what the authors scored.
+# The field that holds the model's reply in the authors' result records, per manifest model. SUMMARY
+# is (reply, raw_reply) where a record has the first: Gemini's SoccerNet files hold its own text and
+# a GPT summary of it to Left/Right, which is what the authors scored.
 ANSWER_FIELD = {
     "gpt4v": "gpt_answer",
     "gpt4v-two-stage": "gpt_decompose_answer",
@@ -143,7 +143,9 @@ def reply_line(column: str, kind: str, idx: int, item: dict, result: dict, model
     if options is not None:
         line["options"] = options
     line["gt"] = item[answer]
-    field, raw = (SUMMARY[0], SUMMARY[1]) if SUMMARY[0] in result else (ANSWER_FIELD[model], None)
+    field, raw = (SUMMARY[0], SUMMARY[1]) if SUMMARY[0] in result else (ANSWER_FIELD.get(model), None)
+    if field is None:
+        raise BuildError(f"{where}: model {model!r} has no reply field in ANSWER_FIELD")
     if field not in result:
         raise BuildError(f"{where}: item {idx}'s record has no {field!r}")
     reply = result[field]
@@ -164,6 +166,8 @@ def _records(text: str, where: str) -> list[dict]:
             data = [json.loads(line) for line in text.splitlines() if line.strip()]
         except json.JSONDecodeError as err:
             raise BuildError(f"{where}: neither JSON nor JSON lines ({err})") from None
+    if isinstance(data, dict):  # JSON lines with one line
+        data = [data]
     if not isinstance(data, list):
         raise BuildError(f"{where}: expected a list of records, found {type(data).__name__}")
     return [r for r in data if isinstance(r, dict)]
