@@ -42,6 +42,8 @@ from lmms_comparative.data.untrusted import MAX_DEPTH, MAX_JSON_BYTES, MAX_LOG_B
 MAX_FOLDER_DEPTH = 24
 # Entries listed in one folder tree: a run writes a dozen files; a folder of a hundred runs, some thousands.
 MAX_ENTRIES = 200_000
+# Bytes of the regular files listed under one folder: a folder of a hundred full CompBench runs.
+MAX_FOLDER_BYTES = 64 << 30
 # Lines of one log: the largest release (MLLM-CompBench's test split) has about 40,000 items.
 MAX_LINES = 2_000_000
 
@@ -137,21 +139,15 @@ class Entry:
 
 def _open(base: Path, parts: tuple[str, ...]) -> int:
     """A descriptor of ``base/parts...``: each folder below ``base`` opened with ``O_NOFOLLOW``
-    relative to the one above it, the file too (``base`` itself is the caller's)."""
+    relative to the one above it (``_open_folder``), the file too (``base`` itself is the caller's)."""
     try:
-        folder = os.open(base, _DIR_FLAGS & ~getattr(os, "O_NOFOLLOW", 0))
+        folder = _open_folder(base, parts[:-1])
     except OSError as exc:
-        raise Unsafe(f"its folder cannot be opened ({exc.strerror})") from None
+        raise Unsafe(NOT_FOLLOWED if exc.errno in (errno.ELOOP, errno.ENOTDIR) else f"its folder cannot be opened ({exc.strerror})") from None
     try:
-        for name in parts[:-1]:
-            inner = os.open(name, _DIR_FLAGS, dir_fd=folder)
-            os.close(folder)
-            folder = inner
         return os.open(parts[-1], _READ_FLAGS, dir_fd=folder)
     except OSError as exc:
-        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-            raise Unsafe(NOT_FOLLOWED) from None
-        raise Unsafe(f"cannot be read ({exc.strerror})") from None
+        raise Unsafe(NOT_FOLLOWED if exc.errno in (errno.ELOOP, errno.ENOTDIR) else f"cannot be read ({exc.strerror})") from None
     finally:
         os.close(folder)
 
@@ -185,19 +181,23 @@ class Folder:
     files: list[Entry] = field(default_factory=list)  # every regular file listed, in path order
 
 
-def _list(base: Path, parts: tuple[str, ...]) -> list[tuple[str, str]]:
-    """(name, kind) of a folder's entries, kind one of file, folder, link, other; opened with no link followed."""
+def _list(base: Path, parts: tuple[str, ...], sizes: dict[str, int] | None = None) -> list[tuple[str, str]]:
+    """(name, kind) of a folder's entries, kind one of file, folder, link, other; opened with no
+    link followed. ``sizes``, given, gets each regular file's size."""
     fd = _open_folder(base, parts)
     try:
         found = []
         with os.scandir(fd) as entries:
             for item in entries:
                 try:
-                    mode = item.stat(follow_symlinks=False).st_mode
+                    info = item.stat(follow_symlinks=False)
                 except OSError:
                     continue
+                mode = info.st_mode
                 kind = "link" if stat.S_ISLNK(mode) else "file" if stat.S_ISREG(mode) else "folder" if stat.S_ISDIR(mode) else "other"
                 found.append((item.name, kind))
+                if sizes is not None and kind == "file":
+                    sizes[item.name] = info.st_size
         return sorted(found)
     finally:
         os.close(fd)
@@ -275,17 +275,22 @@ def scan(root: str | Path, side_logs: tuple[str, ...] = (), max_depth: int = MAX
     passed: list[tuple[Path, str]] = []
     files: list[Entry] = []
     queue: list[tuple[str, ...]] = [()]
-    seen = 0
+    seen, total = 0, 0
     while queue:
         parts = queue.pop(0)
+        sizes: dict[str, int] = {}
         try:
-            names = _list(base, parts)
+            names = _list(base, parts, sizes)
         except OSError as exc:
             passed.append((base.joinpath(*parts), f"a folder that cannot be listed ({exc.strerror or exc}): passed over"))
             continue
         seen += len(names)
+        total += sum(sizes.values())
         if seen > max_entries:
             passed.append((base.joinpath(*parts), f"past the {max_entries:,} entries a folder of runs holds: the rest is not read"))
+            break
+        if total > MAX_FOLDER_BYTES:
+            passed.append((base.joinpath(*parts), f"past the {MAX_FOLDER_BYTES >> 30} GiB a folder of runs holds: the rest is not read"))
             break
         runs += _runs_of(base, parts, names, side_logs)
         for name, kind in names:
@@ -293,7 +298,7 @@ def scan(root: str | Path, side_logs: tuple[str, ...] = (), max_depth: int = MAX
                 files.append(Entry(base, (*parts, name)))
             elif kind == "link":
                 passed.append((base.joinpath(*parts, name), FOLDER_NOT_FOLLOWED if _points_to_folder(base, (*parts, name)) else NOT_FOLLOWED))
-            elif kind == "other" and _looks_like_ours(name):
+            elif kind == "other" and name.endswith((".json", ".jsonl")):  # named like a run's file
                 passed.append((base.joinpath(*parts, name), "not a regular file (a pipe, a device or a socket): not read"))
             elif kind == "folder":
                 if len(parts) + 1 > max_depth:
@@ -321,10 +326,6 @@ def _points_to_folder(base: Path, parts: tuple[str, ...]) -> bool:
         return stat.S_ISDIR(os.stat(base.joinpath(*parts)).st_mode)
     except (OSError, ValueError):
         return False
-
-
-def _looks_like_ours(name: str) -> bool:
-    return name.endswith((RESULTS_SUFFIX, ".jsonl", ".json"))
 
 
 def run_of(results_file: str | Path, side_logs: tuple[str, ...] = ()) -> Run:

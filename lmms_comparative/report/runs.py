@@ -124,7 +124,11 @@ def load_runs(paths: list[str], passed: list[tuple[Path, str]] | None = None, li
             found = walked.runs
             noted += walked.passed
         if not found:
-            raise ReportError(f"{base}: no lmms-eval *_results.json under this folder" + (" (links inside it are not followed)" if noted else ""))
+            why = f"{base}: no lmms-eval *_results.json under this folder" + (" (links inside it are not followed)" if noted else "")
+            if passed is None or len(paths) == 1:
+                raise ReportError(why)
+            passed.append((Path(base), why.split(": ", 1)[1]))  # the other folders are still reported
+            continue
         for found_run in found:
             path = found_run.path
             try:

@@ -92,6 +92,9 @@ def test_verify_names_paths_depth_and_quadratic_json_each_a_line_beside_the_hone
 
     try:
         proc = run_python(["-m", "lmms_comparative", "verify", str(root)], env=env, cwd=root / "evil", timeout=600)
+        # report and compare walk the same tree: the deep folder is a line, the honest run is shown.
+        reported = run_report(str(root / "deep"), str(root / "honest"), "-o", str(tmp_path / "deep_report"), "--no-html")
+        compared = run_python(["-m", "lmms_comparative", "compare", str(root / "deep"), str(root / "honest"), "--unverified"], env=env)
     finally:  # pytest's own clean-up recurses, and a tree 1,100 deep is past Python's stack
         subprocess.run(["rm", "-rf", str(deep)], check=True)
     out = proc.stdout
@@ -113,11 +116,18 @@ def test_verify_names_paths_depth_and_quadratic_json_each_a_line_beside_the_hone
     path_block = out.split(f"{root / 'pathname'}", 1)[1].split("\n/", 1)[0]
     assert "FAIL       subtlebench_zz/../../out/private: the record names benchmark 'subtlebench', which does not own" in path_block, path_block
 
+    assert "Traceback" not in reported.stderr and "past the 24 a folder of runs needs" in reported.stderr, reported.stderr[-2000:]
+    assert "random_choice" in (tmp_path / "deep_report" / "report.md").read_text()
+    assert "Traceback" not in compared.stderr and "RecursionError" not in compared.stderr, compared.stderr[-2000:]
+
     # score and export of the evil copy, from inside it: nothing runs, the real tasks are scored.
     scored = run_score("subtlebench", str(root / "evil"), "-o", str(tmp_path / "scored"), env=env)
     assert scored.returncode == 0, scored.stderr[-3000:]
     assert "evil.yaml" not in scored.stderr.split("$ lmms-eval", 1)[1].splitlines()[0]
     assert not marker.exists(), "the folder's Python ran under score"
+    exported = run_python(["-m", "lmms_comparative", "export", str(root / "evil"), "-o", str(tmp_path / "exported")], env=env, cwd=root / "evil", timeout=600)
+    assert exported.returncode == 1 and "subtlebench_sp,evil.yaml,sub/evil.yaml: not a task or group of the installed package" in exported.stderr, exported.stderr[-2000:]
+    assert not marker.exists(), "the folder's Python ran under export"
 
 
 def test_a_fifo_and_a_link_to_dev_zero_as_results_files_are_lines_not_hangs(subtlebench_pass_run, hf_home, subtlebench_root, tmp_path):
