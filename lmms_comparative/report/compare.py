@@ -313,11 +313,14 @@ def main(run_a: str, run_b: str, output: str | None, unverified: bool = False) -
     with the folder decides nothing), unless ``unverified``; 1 too, after printing and writing every
     row, when a row is left out because a run's samples do not back its results row (an
     interrupted run): a script must not take a part of the comparison for all of it."""
+    passed: list[tuple[Path, str]] = []
     try:
-        a, b = load_pair(run_a, run_b)
+        a, b = load_pair(run_a, run_b, passed)
     except (CompareError, ReportError) as exc:
         print(f"lmms-comparative compare: error: {_shown(exc)}", file=sys.stderr)
         return 2
+    for path, why in passed:  # links, pipes, folders past the depth bound: never read, said once
+        print(f"lmms-comparative compare: {_shown(f'{path}: passed over: {why}')}", file=sys.stderr)
     states = {"a": verify_state(a), "b": verify_state(b)}
     print(_shown(f"A = {a.name} ({run_a}; verify: {states['a']}), B = {b.name} ({run_b}; verify: {states['b']}); units both runs scored"))
     failed = [f"{label.upper()} ({path})" for label, path in (("a", run_a), ("b", run_b)) if states[label] == "FAIL"]

@@ -146,13 +146,13 @@ def load_runs(paths: list[str], passed: list[tuple[Path, str]] | None = None, li
     return runs
 
 
-def load_pair(first: str, second: str) -> tuple[Run, Run]:
+def load_pair(first: str, second: str, links: list[tuple[Path, str]] | None = None) -> tuple[Run, Run]:
     """One run from each of two folders (``compare``'s A and B), named apart as ``load_runs`` names
     the runs of one report where the two share a name (``random_choice (seed=1)``); ``ReportError``
     for a folder that holds other than one run."""
     pair, origins = [], []
     for given in (first, second):
-        runs = load_runs([given])
+        runs = load_runs([given], links=links)  # links: what the gate passed over, for the caller to say
         if len(runs) != 1:
             raise ReportError(f"{given}: {len(runs)} results files under this folder; give the folder of one run")
         base = Path(given if os.path.isdir(given) else os.path.dirname(given) or os.curdir)
