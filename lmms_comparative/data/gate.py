@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, TypeVar
 
-from lmms_comparative.data.untrusted import MAX_DEPTH, MAX_JSON_BYTES, MAX_LOG_BYTES, Unsafe, loads, printable
+from lmms_comparative.data.untrusted import MAX_DEPTH, MAX_JSON_BYTES, MAX_LOG_BYTES, Unsafe, loads, printable, read_open, regular
 
 # lmms-eval writes ``<output_path>/<model>/`` (two levels); a folder of submissions adds a few more.
 MAX_FOLDER_DEPTH = 24
@@ -88,21 +88,7 @@ class Entry:
         link, a file that is no longer regular, or one past ``limit`` bytes."""
         fd = _open(self.base, self.parts)
         try:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode):
-                raise Unsafe("not a regular file (a pipe, a device or a socket): not read")
-            if info.st_size > limit:
-                raise Unsafe(f"{_size(info.st_size)}, past the {_size(limit)} a real run writes: not read")
-            chunks, total = [], 0
-            while total <= limit:
-                chunk = os.read(fd, min(limit + 1 - total, 1 << 20))
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                total += len(chunk)
-            if total > limit:
-                raise Unsafe(f"past the {_size(limit)} a real run writes: not read")
-            return b"".join(chunks)
+            return read_open(fd, limit)
         finally:
             os.close(fd)
 
@@ -110,11 +96,7 @@ class Entry:
         """(line number, bytes) of every non-blank line, read in blocks; ``Unsafe`` as ``read_bytes``."""
         fd = _open(self.base, self.parts)
         try:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode):
-                raise Unsafe("not a regular file (a pipe, a device or a socket): not read")
-            if info.st_size > limit:
-                raise Unsafe(f"{_size(info.st_size)}, past the {_size(limit)} a real run writes: not read")
+            regular(fd, limit)
             total, number, pending = 0, 0, b""
             while True:
                 chunk = os.read(fd, 1 << 20)

@@ -39,25 +39,14 @@ def json_file(path: str | Path, error: type[Exception], what: str, limit: int = 
 
 
 def json_lines(path: str | Path, error: type[Exception], what: str, limit: int = MAX_LOG_BYTES) -> list[dict]:
-    """Every non-blank line of a JSON-lines file, each a JSON object; ``error`` naming the file
-    and line otherwise (a link, a file past ``limit`` bytes, a line nested too deep included)."""
+    """Every non-blank line of a JSON-lines file, each a JSON object, read line by line through the
+    gate (``gate.json_lines``); ``error`` naming the file and line otherwise (a link, a file past
+    ``limit`` bytes, a line nested too deep included). ``what``: the kind of file (unused: the line says it)."""
+    from lmms_comparative.data import gate
+
+    path = Path(path)
+    entry = gate.Entry(path.parent, (path.name,))
     try:
-        lines = read_text(path, limit).splitlines()
+        return [row for _, row in gate.json_lines(entry, limit=limit)]
     except Unsafe as exc:
-        raise error(f"{path}: {exc}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise error(f"{path}: not a readable {what} ({exc})") from None
-    rows = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            row = loads(line)
-        except Unsafe as exc:
-            raise error(f"{path}, line {number}: {exc}") from None
-        except ValueError as exc:
-            raise error(f"{path}, line {number}: not a readable {what} line ({exc})") from None
-        if not isinstance(row, dict):
-            raise error(f"{path}, line {number}: expected a JSON object, got {type(row).__name__}")
-        rows.append(row)
-    return rows
+        raise error(gate.refusal(entry, exc)) from None

@@ -68,23 +68,35 @@ def read_bytes(path: str | Path, limit: int) -> bytes:
             raise Unsafe("a link: links inside a submitted folder are not followed") from None
         raise
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise Unsafe("not a regular file (a pipe, a device or a socket): not read")
-        if info.st_size > limit:
-            raise Unsafe(f"{_size(info.st_size)}, past the {_size(limit)} a real run writes: not read")
-        chunks, total = [], 0
-        while total <= limit:
-            chunk = os.read(fd, min(limit + 1 - total, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
-        if total > limit:  # grew while being read
-            raise Unsafe(f"past the {_size(limit)} a real run writes: not read")
-        return b"".join(chunks)
+        return read_open(fd, limit)
     finally:
         os.close(fd)
+
+
+def regular(fd: int, limit: int) -> None:
+    """``Unsafe`` unless the open ``fd`` is a regular file of at most ``limit`` bytes (a pipe would
+    block a read forever; a device never ends)."""
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        raise Unsafe("not a regular file (a pipe, a device or a socket): not read")
+    if info.st_size > limit:
+        raise Unsafe(f"{_size(info.st_size)}, past the {_size(limit)} a real run writes: not read")
+
+
+def read_open(fd: int, limit: int) -> bytes:
+    """Every byte of the open ``fd`` (``regular``), at most ``limit`` of them (``Unsafe`` for a file
+    that grew past it while being read)."""
+    regular(fd, limit)
+    chunks, total = [], 0
+    while total <= limit:
+        chunk = os.read(fd, min(limit + 1 - total, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    if total > limit:  # grew while being read
+        raise Unsafe(f"past the {_size(limit)} a real run writes: not read")
+    return b"".join(chunks)
 
 
 def read_text(path: str | Path, limit: int) -> str:
