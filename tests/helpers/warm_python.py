@@ -89,7 +89,7 @@ PRELOAD_LMMS_EVAL = ("lmms_eval.filters",)
 # modules that load our entry point (lmms_eval.models, through the CLI's modules) and those that our
 # patches wait for (lmms_comparative.harness.PATCHED_MODULES but lmms_eval.utils; a test holds the
 # two lists together).
-NEVER = ("lmms_comparative", "openai", "lmms_eval.__main__", "lmms_eval.cli", "lmms_eval.evaluator", "lmms_eval.models", "lmms_eval.tasks", "lmms_eval.api.task", "lmms_eval.evaluator_utils", "lmms_eval.loggers")
+NEVER = ("lmms_comparative", "openai", "lmms_eval.__main__", "lmms_eval.cli", "lmms_eval.evaluator", "lmms_eval.models", "lmms_eval.tasks", "lmms_eval.api.task", "lmms_eval.evaluator_utils", "lmms_eval.loggers", "lmms_eval.caching")
 # The environments whose runs take this many requests get an "hf" server (its start costs about
 # as much as three runs save); the others are served by a "base" server.
 HF_AFTER = 3
