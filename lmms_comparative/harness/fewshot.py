@@ -1,7 +1,7 @@
 """Patch: ``lmms_eval.api.task.ConfigurableTask.set_config``, so that ``--num_fewshot`` on one of
 our tasks stops with a message instead of breaking the protocol.
 
-All five benchmarks are evaluated zero-shot in their papers and official scripts. ViDi alone
+Every benchmark of ours is evaluated zero-shot in its paper and official scripts. ViDi alone
 defines a few-shot setting (paper appendix E), which needs its own prompt built from the other
 differences of the same pair: the task ``vidi_fewshot`` (a benchmark record's ``fewshot_variant``).
 lmms-eval's generic ``--num_fewshot`` would instead prepend other docs (and crash on our tasks,
