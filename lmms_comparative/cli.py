@@ -298,8 +298,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{benchmark.root_variable}={Path(root).resolve()}")  # absolute: the variable is read from other folders
         return 0
     if args.command == "report":
+        import warnings
+
         from lmms_comparative.data import untrusted
         from lmms_comparative.report import Aliases, ReportError, write_report
+
+        # matplotlib warns of a label's glyph it cannot draw with the character itself (an ESC of a
+        # folder's category name would reach the terminal raw); the chart draws a box in its place.
+        warnings.filterwarnings("ignore", message=r"Glyph \d+ .* missing from font")
 
         notes: list[str] = []
         try:

@@ -181,6 +181,7 @@ def build(paths: list[str], dataset_ids: dict[str, str] | None = None, source: d
 
     from lmms_comparative.report import load_runs
 
+    out = untrusted.PrintableStream(out)  # run names, tasks and subsets: text of the folder
     dataset_ids = dict(dataset_ids or {})
     unknown = sorted(set(dataset_ids) - set(BY_NAME))
     if unknown:

@@ -28,6 +28,7 @@ the others.
 
 from __future__ import annotations
 
+import bisect
 import errno
 import fnmatch
 import os
@@ -44,6 +45,8 @@ MAX_FOLDER_DEPTH = 24
 MAX_ENTRIES = 200_000
 # Bytes of the regular files listed under one folder: a folder of a hundred full CompBench runs.
 MAX_FOLDER_BYTES = 64 << 30
+# One line of a log: a samples line holds a doc's fields, the prompt and the replies (well under 1 MiB).
+MAX_LINE_BYTES = 16 << 20
 # Lines of one log: the largest release (MLLM-CompBench's test split) has about 40,000 items.
 MAX_LINES = 2_000_000
 
@@ -93,28 +96,34 @@ class Entry:
             os.close(fd)
 
     def lines(self, limit: int = MAX_LOG_BYTES) -> Iterator[tuple[int, bytes]]:
-        """(line number, bytes) of every non-blank line, read in blocks; ``Unsafe`` as ``read_bytes``."""
+        """(line number, bytes) of every non-blank line, read in blocks, each block searched once
+        for line ends (a line split over many blocks is joined once: linear in the file); a line
+        past ``MAX_LINE_BYTES`` or a file past ``MAX_LINES`` lines is ``Unsafe``, as ``read_bytes``."""
         fd = _open(self.base, self.parts)
         try:
             regular(fd, limit)
-            total, number, pending = 0, 0, b""
-            while True:
-                chunk = os.read(fd, 1 << 20)
+            total, number, pending, held = 0, 0, [], 0
+            while chunk := os.read(fd, 1 << 20):
                 total += len(chunk)
                 if total > limit:
                     raise Unsafe(f"past the {_size(limit)} a real run writes: not read")
-                if not chunk:
-                    break
-                pieces = (pending + chunk).split(b"\n")
-                pending = pieces.pop()
-                for piece in pieces:
-                    number += 1
+                start = 0
+                while (end := chunk.find(b"\n", start)) >= 0:
+                    line = b"".join([*pending, chunk[start:end]]) if pending else chunk[start:end]
+                    pending, held, start, number = [], 0, end + 1, number + 1
                     if number > MAX_LINES:
                         raise Unsafe(f"more than {MAX_LINES:,} lines (no run of these benchmarks writes so many): not read")
-                    if piece.strip():
-                        yield number, piece
-            if pending.strip():
-                yield number + 1, pending
+                    if len(line) > MAX_LINE_BYTES:
+                        raise Unsafe(f"line {number}: {_size(len(line))}, past the {_size(MAX_LINE_BYTES)} a line of a run holds: not read")
+                    if line.strip():
+                        yield number, line
+                pending.append(chunk[start:])
+                held += len(chunk) - start
+                if held > MAX_LINE_BYTES:
+                    raise Unsafe(f"line {number + 1}: past the {_size(MAX_LINE_BYTES)} a line of a run holds: not read")
+            line = b"".join(pending)
+            if line.strip():
+                yield number + 1, line
         finally:
             os.close(fd)
 
@@ -206,18 +215,21 @@ def _open_folder(base: Path, parts: tuple[str, ...]) -> int:
 
 def _runs_of(base: Path, parts: tuple[str, ...], names: list[tuple[str, str]], side_logs: tuple[str, ...]) -> list[Run]:
     """The runs among one folder's entries: each ``<date>_results.json``, with the files whose
-    names begin with exactly its ``<date>_`` (compared as strings, never as a pattern)."""
-    files = [name for name, kind in names if kind == "file"]
-    runs = []
-    for name in files:
-        if not name.endswith(RESULTS_SUFFIX) or len(name) == len(RESULTS_SUFFIX):
-            continue
-        date = name[: -len(RESULTS_SUFFIX)]
-        run = Run(Entry(base, (*parts, name)), date)
-        prefix = date + "_"
-        for other in files:
-            if not other.startswith(prefix) or other == name:
+    names begin with exactly its ``<date>_`` (compared as strings, never as a pattern). A file
+    that begins with two runs' dates (``x_results.json`` beside ``x_y_results.json``) is the run's
+    with the longer date. Each run's files are found by a binary search of the sorted names, so a
+    folder of many runs is listed in n log n, not n squared."""
+    files = sorted(name for name, kind in names if kind == "file")
+    runs = [Run(Entry(base, (*parts, n)), n[: -len(RESULTS_SUFFIX)]) for n in files if n.endswith(RESULTS_SUFFIX) and len(n) > len(RESULTS_SUFFIX)]
+    claimed = {run.results.name for run in runs}  # a results file is its own run's
+    for run in sorted(runs, key=lambda r: -len(r.date)):
+        prefix = run.date + "_"
+        at = bisect.bisect_left(files, prefix)
+        while at < len(files) and files[at].startswith(prefix):
+            other, at = files[at], at + 1
+            if other in claimed:
                 continue
+            claimed.add(other)
             rest = other[len(prefix) :]
             entry = Entry(base, (*parts, other))
             if rest == VERDICT_NAME:
@@ -229,22 +241,10 @@ def _runs_of(base: Path, parts: tuple[str, ...], names: list[tuple[str, str]], s
             elif rest.startswith(SAMPLES_INFIX) and rest.endswith(".jsonl") and len(rest) > len(SAMPLES_INFIX) + len(".jsonl"):
                 run.samples[rest[len(SAMPLES_INFIX) : -len(".jsonl")]] = entry
             else:
-                for log in side_logs:
-                    if rest.startswith(log + "_") and rest.endswith(".jsonl") and len(rest) > len(log) + 1 + len(".jsonl"):
-                        run.side.setdefault(log, {})[rest[len(log) + 1 : -len(".jsonl")]] = entry
-                        break
+                log = next((g for g in side_logs if rest.startswith(g + "_") and rest.endswith(".jsonl") and len(rest) > len(g) + 1 + len(".jsonl")), None)
+                if log is not None:
+                    run.side.setdefault(log, {})[rest[len(log) + 1 : -len(".jsonl")]] = entry
         run.files.insert(0, run.results)
-        runs.append(run)
-    # A date that is itself another run's date plus "_..." (``x_results.json`` beside
-    # ``x_y_results.json``): each file goes to the run with the longest matching date.
-    for run in runs:
-        longer = [r.date for r in runs if r is not run and r.date.startswith(run.date + "_")]
-        if longer:
-            mine = lambda e: not any(e.name.startswith(d + "_") for d in longer)  # noqa: E731
-            run.samples = {t: e for t, e in run.samples.items() if mine(e)}
-            run.side = {n: {t: e for t, e in logs.items() if mine(e)} for n, logs in run.side.items()}
-            run.files = [e for e in run.files if mine(e)]
-            run.answers = run.answers if run.answers and mine(run.answers) else None
     return runs
 
 

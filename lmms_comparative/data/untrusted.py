@@ -272,3 +272,17 @@ def under(path: str | Path, roots: list[str | Path]) -> bool:
         if real == base or base in real.parents:
             return True
     return False
+
+
+class PrintableStream:
+    """A stream whose text has its control characters shown as escapes (``printable``, line breaks
+    kept): what a command prints of a submitted folder reaches the maintainer's terminal so."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        return self.stream.write(printable(text))
+
+    def flush(self) -> None:
+        self.stream.flush()

@@ -179,6 +179,9 @@ def compare(a, b) -> list[dict]:
             side = getattr(of_task(task), "side_logs", ())
             missing[task] = f"{'A' if pair[0] is None else 'B'} has no per-unit score for it" + (f" (no {' or '.join(side)} log beside its samples)" if side else "")
             del units[task]
+        elif None not in pair and not set(pair[0].values) & set(pair[1].values):  # nothing to pair
+            missing[task] = "the two runs share no unit (item) of it: they scored other items, so there is nothing to pair"
+            del units[task]
     rows: list[dict] = []
     groups = {**(b.results.get("group_subtasks") or {}), **(a.results.get("group_subtasks") or {})}
     for group in sorted(g for g in groups if of_task(g) is not None and g in (a.results.get("groups") or {}) and g in (b.results.get("groups") or {})):

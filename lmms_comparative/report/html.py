@@ -61,6 +61,8 @@ def media_notes(counts: dict) -> list[str]:
         found.append(
             f"{counts['media_withheld']} media file(s) that the samples logs name lie outside the data roots set here ({items.roots_phrase()}): not read, not shown (the item browser says which; set the run's *_ROOT variable or pass --data-root to show a local copy's)"
         )
+    if counts.get("images_past_budget"):
+        found.append(f"{counts['images_past_budget']} image(s) past the {items.MAX_REPORT_PIXELS:,} pixels one report decodes: not shown")
     if counts.get("images_too_large"):
         found.append(f"{counts['images_too_large']} image(s) declare more than {untrusted.MAX_IMAGE_PIXELS:,} pixels: not decoded, not shown")
     return found

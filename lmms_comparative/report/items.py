@@ -20,6 +20,7 @@ import json
 import os
 import re
 import stat
+import threading
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -104,6 +105,9 @@ def collect(runs: list, benchmarks) -> list[dict]:
                         "runs": {},
                     },
                 )
+                media = [str(m) for m in row.get("input_media") or []]
+                if media not in record.setdefault("media_options", [record["media"]]):
+                    record["media_options"].append(media)  # another run's: chosen in ``write``, where the roots are known
                 outcome, score = _outcome(item)
                 entry = {"reply": _reply(row), "parsed": item.get("parsed", item.get("letter")), "outcome": outcome, "score": score, "fields": _scalars(item)}
                 if questions is not None:  # the item's score is its questions' mean
@@ -160,7 +164,7 @@ def roots_phrase() -> str:
 
 
 def _media_name(path: str) -> str | None:
-    """The cached file name of an image (its resolved path, size and mtime), None for a file not
+    """The cached file name of an image (its device, inode, size and mtime), None for a file not
     at hand or not a regular file (a pipe would block the read)."""
     try:
         real = os.path.realpath(path)
@@ -169,7 +173,8 @@ def _media_name(path: str) -> str | None:
         return None
     if not stat.S_ISREG(info.st_mode):
         return None
-    return hashlib.sha256(f"{real}\0{info.st_size}\0{info.st_mtime_ns}".encode()).hexdigest()[:24] + ".jpg"
+    # By the file itself (device and inode), not its path: a folder of hard links to one image is one image.
+    return hashlib.sha256(f"{info.st_dev}\0{info.st_ino}\0{info.st_size}\0{info.st_mtime_ns}".encode()).hexdigest()[:24] + ".jpg"
 
 
 def _save_views(image, name: str, out: Path) -> None:
@@ -182,10 +187,34 @@ def _save_views(image, name: str, out: Path) -> None:
         write_file(out / sub / name, data.getvalue())
 
 
-def _make_views(path: str, name: str, out: Path) -> bool | None:
+class _Budget:
+    """The pixels one report decodes in all (``MAX_REPORT_PIXELS``), spent image by image from the
+    threads that decode: a folder of small files that each declare the most pixels one image may
+    (a 2.6 KB WEBP of 8192 x 8192) stops costing time once the budget is spent."""
+
+    def __init__(self, pixels: int):
+        self.left, self.spent_out = pixels, 0
+        self.lock = threading.Lock()
+
+    def take(self, pixels: int) -> bool:
+        with self.lock:
+            if pixels > self.left:
+                self.spent_out += 1
+                return False
+            self.left -= pixels
+            return True
+
+
+# A report decodes at most this many pixels (a fixture report, a few million; a full MLLM-CompBench
+# release, some 40,000 images of about half a million pixels: 20 billion).
+MAX_REPORT_PIXELS = 24_000_000_000
+
+
+def _make_views(path: str, name: str, out: Path, budget: _Budget | None = None) -> bool | None:
     """The thumbnail and the full view of one image, unless both exist from an earlier report;
-    False for an image that does not decode, None for one that declares more than
-    ``MAX_IMAGE_PIXELS`` pixels (read from its header, before any pixel is decoded)."""
+    False for an image that does not decode or that the report's pixel budget no longer covers,
+    None for one that declares more than ``MAX_IMAGE_PIXELS`` pixels (read from its header,
+    before any pixel is decoded)."""
     thumb, full = out / "thumbs" / name, out / "full" / name
     if thumb.is_file() and full.is_file():
         return True
@@ -196,6 +225,8 @@ def _make_views(path: str, name: str, out: Path) -> bool | None:
             width, height = image.size
             if width * height > untrusted.MAX_IMAGE_PIXELS:
                 return None
+            if budget is not None and not budget.take(width * height):
+                return False
             _save_views(image.convert("RGB"), name, out)
     except Image.DecompressionBombError:
         return None
@@ -298,6 +329,12 @@ def write(records: list[dict], runs: list, out: Path, workers: int | None = None
     roots = media_roots(runs) if roots is None else roots
     images: dict[str, str] = {}
     withheld: set[str] = set()
+    for record in records:  # the first run's media with any under the roots: a run naming none there cannot blank an item out
+        options = record.pop("media_options", None) or [record["media"]]
+        outside = [{p for p in m if not p.startswith("embedded:") and not untrusted.under(p, roots)} for m in options]
+        chosen = next((k for k, m in enumerate(options) if m and len(outside[k]) < len(m)), 0)
+        record["media"] = options[chosen]
+        withheld |= {p for k, paths in enumerate(outside) if k != chosen for p in paths}  # counted in the notes, never opened
     for record in records:
         for path in record["media"]:
             suffix = Path(path).suffix.lower()
@@ -316,11 +353,14 @@ def write(records: list[dict], runs: list, out: Path, workers: int | None = None
     too_large = 0
     # Pillow warns of a "decompression bomb" between its own limit and twice it; ours is checked
     # first (``_make_views``), so its warning would only repeat that on the console.
-    with warnings.catch_warnings(), ThreadPoolExecutor(max_workers=workers or min(8, os.cpu_count() or 1)) as pool:
+    budget = _Budget(MAX_REPORT_PIXELS)
+    first = {name: path for path, name in reversed(list(images.items()))}  # one decode per file, however many paths name it
+    with warnings.catch_warnings(), ThreadPoolExecutor(max_workers=workers or min(4, os.cpu_count() or 1)) as pool:
         warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-        for path, ok in zip(images, pool.map(lambda p: _make_views(p, images[p], out), images)):
-            made[path] = bool(ok)
-            too_large += ok is None
+        done = dict(zip(first, pool.map(lambda n: _make_views(first[n], n, out, budget), first)))
+    for path, name in images.items():
+        made[path] = bool(done[name])
+        too_large += done[name] is None
     _embedded(records, out, made)
     for record in records:  # a video item: the frames, in the record's media, after the video's own entry
         for path in [m for m in record["media"] if Path(m).suffix.lower() in VIDEO_SUFFIXES and m not in withheld]:
@@ -345,4 +385,4 @@ def write(records: list[dict], runs: list, out: Path, workers: int | None = None
         part = [{k: v for k, v in r.items() if k != "media"} | {"media": [os.path.basename(m) for m in r["media"]]} for r in records[start : start + CHUNK]]
         text = f"window.LC_CHUNK({start // CHUNK}, " + json.dumps(part, separators=(",", ":"), ensure_ascii=False).replace("</", "<\\/") + ");\n"
         write_file(out / "items" / f"chunk_{start // CHUNK:05d}.js", text)
-    return {"items": len(records), "images": len(images), "images_unreadable": sum(1 for ok in made.values() if not ok), "media_withheld": len(withheld), "images_too_large": too_large}
+    return {"items": len(records), "images": len(images), "images_unreadable": sum(1 for ok in made.values() if not ok), "media_withheld": len(withheld), "images_too_large": too_large, "images_past_budget": budget.spent_out}

@@ -54,6 +54,12 @@ def _run_name(results: dict, path: Path) -> str:
     generating = generated_by(results)
     name = _named_by(model_args(results)) or _named_by(parse_model_args(generating.get("model_args"))) or (str(generating["model"]) if generating.get("model") else None)
     name = name or _scored_name(results) or str((results.get("config") or {}).get("model") or path.parent.name)
+    return shown_name(name)
+
+
+def shown_name(name: str) -> str:
+    """A run's name as every table, chart and terminal line shows it: control and bidi characters
+    and line breaks (``untrusted.CONTROL``) become spaces, and past 200 characters it is cut."""
     name = " ".join(untrusted.CONTROL.sub(" ", name).split()) or "?"
     return name if len(name) <= 200 else name[:199] + "…"
 
@@ -96,7 +102,7 @@ def _distinct_names(runs: list[Run], origins: list[tuple[str, Path]]) -> None:
         if len(set(labels)) < len(labels):  # the same file given twice
             labels = [f"{label}, #{n + 1}" for n, label in enumerate(labels)]
         for label, i in zip(labels, idx):
-            runs[i].name = f"{name} ({label})"
+            runs[i].name = shown_name(f"{name} ({label})")  # the label is folder text too (model_args, folder names)
 
 
 def load_runs(paths: list[str], passed: list[tuple[Path, str]] | None = None, links: list[tuple[Path, str]] | None = None) -> list[Run]:

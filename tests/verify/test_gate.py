@@ -180,3 +180,32 @@ def test_report_and_compare_of_malformed_runs_name_them_and_show_the_honest_run(
     assert proc.returncode != 0 and "Traceback" not in proc.stderr and "not an lmms-eval results JSON" in proc.stderr, proc.stderr[-2000:]
     proc = run_python(["-m", "lmms_comparative", "compare", str(root / "honest"), str(honest_file), "--unverified"])
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+
+
+def test_disjoint_items_and_control_characters_in_a_name_label_are_lines_not_crashes(subtlebench_pass_run, tmp_path):
+    """A run sharing no item with the honest one crashed report and compare (a paired bootstrap over
+    no unit); two runs of one model named apart by a model_args holding OSC escapes printed them raw
+    through export's and report's lines. Now: one row saying why, and the label escaped."""
+    root = tmp_path / "runs"
+    copy(subtlebench_pass_run, root / "honest")
+    evil_file, evil, samples = copy(subtlebench_pass_run, root / "evil")
+    evil["config"]["model_args"] = "x=\x1b]0;PWNED\x07\x1b]52;c;cHduZWQ=\x07"
+    save(evil_file, evil)
+    for path in samples.values():
+        rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        for row in rows:
+            for value in row.values():
+                if isinstance(value, dict) and "item_id" in value:
+                    value["item_id"] = f"{value['item_id']}zz"
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+    reported = run_report(str(root), "-o", str(tmp_path / "report"))
+    assert "Traceback" not in reported.stderr and "\x1b" not in reported.stderr + reported.stdout, reported.stderr[-2000:]
+    assert "\x1b" not in (tmp_path / "report" / "report.md").read_text()
+    compared = run_python(["-m", "lmms_comparative", "compare", str(root / "honest"), str(root / "evil"), "--unverified"])
+    assert "Traceback" not in compared.stderr and "\x1b" not in compared.stdout + compared.stderr, compared.stderr[-2000:]
+    assert "the two runs share no unit (item) of it" in compared.stdout, compared.stdout[-2000:]
+    # The honest twin: two untouched copies compare, with a difference per task.
+    copy(subtlebench_pass_run, tmp_path / "twin")
+    twin = run_python(["-m", "lmms_comparative", "compare", str(root / "honest"), str(tmp_path / "twin"), "--unverified"])
+    assert twin.returncode == 0 and "subtlebench_sp" in twin.stdout and "not compared" not in twin.stdout, twin.stdout[-2000:]
