@@ -72,6 +72,13 @@ class ItemImages(Protocol):
     def __call__(self, task: str, keys: list[str]) -> dict[str, list]: ...
 
 
+class MediaFolders(Protocol):
+    """The folders a local copy named by a file (not a folder: a TSV) keeps its media in, computed
+    without touching the disk: the item browser reads media only there, never the file's folder."""
+
+    def __call__(self, copy: Path) -> list[Path]: ...
+
+
 class ItemQuestions(Protocol):
     """An item's questions, where its score is theirs: {item key: [question outcome dicts]}, or None."""
 
@@ -140,6 +147,7 @@ class ReportPart:
     compare_group: str = "micro"  # how compare pools a group: "micro" (items) or "macro" (tasks' means)
     item_images: ItemImages | None = None
     item_questions: ItemQuestions | None = None
+    media_folders: MediaFolders | None = None  # where a copy given as a file keeps its media
     headlines: tuple[Headline, ...] = ()  # the first page's values (report/overview.py); none: not shown there
 
 

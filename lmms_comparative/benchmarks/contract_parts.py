@@ -15,6 +15,7 @@ from lmms_comparative.record import (
     ItemImages,
     ItemQuestions,
     Measure,
+    MediaFolders,
     PredictionsPart,
     ReadPredictions,
     ReportPart,
@@ -28,7 +29,7 @@ from lmms_comparative.record import (
 # Each part, its type, and the protocol of each function it holds (tests/contract/test_part_types.py
 # hands the same functions to mypy); the mappings of reader functions, by the protocol of their values.
 SHAPES = {
-    "report": (ReportPart, {"section": Section, "summary": Summary, "charts": Charts, "measure": Measure, "compare_units": CompareUnits, "item_images": ItemImages, "item_questions": ItemQuestions}),
+    "report": (ReportPart, {"section": Section, "summary": Summary, "charts": Charts, "measure": Measure, "compare_units": CompareUnits, "item_images": ItemImages, "item_questions": ItemQuestions, "media_folders": MediaFolders}),
     "fixture": (FixturePart, {"build": BuildFixture}),
     "predictions": (PredictionsPart, {}),
 }

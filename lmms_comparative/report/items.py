@@ -142,13 +142,16 @@ def gold_text(target: str, question: str, item: dict) -> str:
 
 def media_roots(runs: list = ()) -> list[Path]:
     """The folders media may be read from: each benchmark's local copy set here (its ``*_ROOT``
-    variable; a file's folder where it names a file), the hub cache folder of each release, and
+    variable; where it names a file, the media folders the benchmark's report part names for it),
+    the hub cache folder of each release, and
     the runs' own folders (``runs``)."""
     found: list[Path] = []
     for benchmark in BENCHMARKS:
         value = os.environ.get(benchmark.root_variable or "", "")
-        if value:
-            found.append(Path(value) if os.path.isdir(value) else Path(value).parent)
+        if value and os.path.isdir(value):
+            found.append(Path(value))
+        elif value and (folders := benchmark.report_part().media_folders) is not None:
+            found += folders(Path(value))  # a copy given as a file: its own media folders, never the file's folder (a home folder)
     repos = [b.hub_repo for b in BENCHMARKS if b.hub_repo]
     if repos:
         from huggingface_hub import constants

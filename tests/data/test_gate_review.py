@@ -46,3 +46,26 @@ def test_hard_links_are_one_image_and_the_pixel_budget_stops_decoding(tmp_path):
     assert items._make_views(str(tmp_path / "a.png"), "a.jpg", tmp_path / "out", budget) is True
     assert items._make_views(str(tmp_path / "b.png"), "b.jpg", tmp_path / "out", budget) is False  # the budget is spent
     assert budget.spent_out == 1 and not (tmp_path / "out" / "thumbs" / "b.jpg").exists()
+
+
+def test_a_root_that_names_a_file_makes_its_media_folders_roots_not_its_folder(tmp_path, monkeypatch):
+    """VLM2BENCH_ROOT naming a TSV in the maintainer's home made the whole home a media root: a
+    hostile run's input_media could then put the home's pictures in a report that may be published.
+    Now the TSV's own decode folders are; a root that names a folder (the twin) stays one."""
+    from lmms_comparative.benchmarks.vlm2bench.tsv import image_caches
+
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "VLM2-Bench.tsv").write_text("index\n")
+    (home / "holiday.jpg").write_bytes(b"\xff\xd8")
+    for variable in ("SUBTLEBENCH_ROOT", "CAPTIONQA_ROOT", "COMPBENCH_ROOT", "VIDI_ROOT", "DIFFSPOT_ROOT"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("VLM2BENCH_ROOT", str(home / "VLM2-Bench.tsv"))
+    roots = items.media_roots()
+    from lmms_comparative.data import untrusted
+
+    assert not untrusted.under(home / "holiday.jpg", roots)
+    assert untrusted.under(image_caches(home / "VLM2-Bench.tsv")[0] / "a.jpg", roots)
+    assert not (home / "VLM2-Bench_images").exists()  # nothing made on disk to say so
+    monkeypatch.setenv("VLM2BENCH_ROOT", str(home))
+    assert untrusted.under(home / "holiday.jpg", items.media_roots())

@@ -156,4 +156,12 @@ def compare_units(run, task: str) -> dict | None:
 # The first page's value: Table 1's Overall; a run without the group shows each subtask it has.
 HEADLINES = (Headline("table1", "overall", "Overall", lambda run: "vlm2bench", lambda run, column: f"vlm2bench_{column}"),)
 
-PART = ReportPart(headlines=HEADLINES, section=section, summary=summary, charts=charts, measure=measure, compare_units=compare_units, compare_group="macro")
+
+def media_folders(copy: Path) -> list[Path]:
+    """A VLMEvalKit TSV given as VLM2BENCH_ROOT keeps its images in its decode cache (``tsv.image_caches``)."""
+    from lmms_comparative.benchmarks.vlm2bench.tsv import image_caches
+
+    return image_caches(copy)
+
+
+PART = ReportPart(headlines=HEADLINES, section=section, summary=summary, charts=charts, measure=measure, compare_units=compare_units, compare_group="macro", media_folders=media_folders)

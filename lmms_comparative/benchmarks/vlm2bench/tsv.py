@@ -88,21 +88,24 @@ def find_in(folder: Path) -> Path | None:
     return next((folder / name for name in TSV_NAMES if (folder / name).is_file()), None)
 
 
+def image_caches(tsv: Path) -> list[Path]:
+    """Every folder ``image_cache`` may decode the images of ``tsv`` into (the preferred one, then
+    the user's cache folder), computed without making or probing either."""
+    tsv = Path(tsv).absolute()
+    preferred = tsv.parent.parent.parent / "decoded" / tsv.parent.name / f"{tsv.stem}_images" if tsv.parent.parent.name == "snapshots" else tsv.parent / f"{tsv.stem}_images"
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return [preferred, base / "lmms-comparative" / "vlm2bench" / f"{tsv.stem}-{hashlib.sha1(str(tsv).encode()).hexdigest()[:12]}"]
+
+
 def image_cache(tsv: Path) -> Path:
     """Where the images of ``tsv`` are decoded. By default this is ``<tsv folder>/<tsv stem>_images``.
     For a TSV in a Hugging Face cache snapshot (``.../snapshots/<commit>/``) it is
     ``.../decoded/<commit>/<stem>_images``, beside the snapshots, so the cache lists only the
     repo's files. When that folder cannot be written, the user's cache folder is used
     (``$XDG_CACHE_HOME`` or ``~/.cache``, then ``lmms-comparative/vlm2bench``)."""
-    tsv = Path(tsv).absolute()
-    if tsv.parent.parent.name == "snapshots":
-        preferred = tsv.parent.parent.parent / "decoded" / tsv.parent.name / f"{tsv.stem}_images"
-    else:
-        preferred = tsv.parent / f"{tsv.stem}_images"
+    preferred, fallback = image_caches(tsv)
     if _writable(preferred):
         return preferred
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    fallback = base / "lmms-comparative" / "vlm2bench" / f"{tsv.stem}-{hashlib.sha1(str(tsv).encode()).hexdigest()[:12]}"
     if _writable(fallback):
         return fallback
     raise DataError(f"{tsv}: cannot write its decoded images to {preferred} or {fallback}; make one of them writable.")
