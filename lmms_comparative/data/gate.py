@@ -352,15 +352,22 @@ def json_lines(entry: Entry, reduce: Callable[[dict], T | None] | None = None, l
     for number, raw in entry.lines(limit):
         try:
             row = loads(raw)
-        except Unsafe as exc:
-            raise Unsafe(f"line {number}: {exc}") from None
-        except ValueError as exc:
+        except ValueError as exc:  # Unsafe (a bound) or not JSON
             raise Unsafe(f"line {number}: {exc}") from None
         if not isinstance(row, dict):
             raise Unsafe(f"line {number}: expected a JSON object, got {type(row).__name__}")
         kept = reduce(row) if reduce is not None else row
         if kept is not None:
             yield number, kept  # type: ignore[misc]
+
+
+def rows(entry: Entry, error: type[Exception], reduce: Callable[[dict], T | None] | None = None, limit: int = MAX_LOG_BYTES) -> list[tuple[int, T]]:
+    """Every (line number, reduced row) of a log (``json_lines``), read whole; ``error`` carrying
+    the one line that names the file and the line (``refusal``) where it is refused."""
+    try:
+        return list(json_lines(entry, reduce, limit))
+    except Unsafe as exc:
+        raise error(refusal(entry, exc)) from None
 
 
 def results_json(entry: Entry) -> dict:

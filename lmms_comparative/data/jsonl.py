@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Iterator
 
+from lmms_comparative.data import gate
 from lmms_comparative.data.untrusted import MAX_JSON_BYTES, MAX_LOG_BYTES, Unsafe, loads, read_text
 from lmms_comparative.failures import DataError
 
@@ -42,11 +43,6 @@ def json_lines(path: str | Path, error: type[Exception], what: str, limit: int =
     """Every non-blank line of a JSON-lines file, each a JSON object, read line by line through the
     gate (``gate.json_lines``); ``error`` naming the file and line otherwise (a link, a file past
     ``limit`` bytes, a line nested too deep included). ``what``: the kind of file (unused: the line says it)."""
-    from lmms_comparative.data import gate
-
     path = Path(path)
     entry = gate.Entry(path.parent, (path.name,))
-    try:
-        return [row for _, row in gate.json_lines(entry, limit=limit)]
-    except Unsafe as exc:
-        raise error(gate.refusal(entry, exc)) from None
+    return [row for _, row in gate.rows(entry, error, limit=limit)]

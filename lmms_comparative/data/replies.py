@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from lmms_comparative.data import untrusted
+from lmms_comparative.data import gate, untrusted
 from lmms_comparative.data.generating import generating_config
 from lmms_comparative.data.jsonl import json_file, json_lines
 from lmms_comparative.data.untrusted import MAX_LOG_BYTES
@@ -142,13 +142,11 @@ def read_mapping(path: Path, tasks: list[str]) -> Replies:
 SAMPLES_NAME = re.compile(r"_samples_(?P<task>.+)\.jsonl$")
 
 
-def _run_of_folder(folder: Path):  # -> gate.Run | None
+def _run_of_folder(folder: Path) -> gate.Run | None:
     """The run a folder holds (``gate.scan``: no link followed, bounded): the newest at the
     shallowest depth where any is (lmms-eval writes into ``<output_path>/`` or
     ``<output_path>/<model>/``), so that a score run written inside the folder (``score RUN -o
     RUN/rescored``) is not taken for it; None when there is none."""
-    from lmms_comparative.data import gate
-
     runs = gate.scan(folder).runs
     if not runs:
         return None
@@ -162,13 +160,11 @@ def run_results_file(folder: Path) -> Path | None:
     return run.path if run is not None else None
 
 
-def samples_files(path: Path) -> list:  # -> list[gate.Entry]
+def samples_files(path: Path) -> list[gate.Entry]:
     """The samples logs a path names, as the gate found them: the file itself (given by the
     user); in a run's folder, the samples logs of its run (beside its results JSON, of the same
     date, recognised by name); in a folder without a results JSON, every ``*_samples_*.jsonl``
     the gate's listing holds (no link followed)."""
-    from lmms_comparative.data import gate
-
     if not path.is_dir():
         files = [gate.Entry(path.parent, (path.name,))]
     elif (run := _run_of_folder(path)) is not None:
@@ -219,17 +215,6 @@ def _rounds_of(row: dict) -> bool:
     return any(isinstance(v, dict) and isinstance(v.get("rounds"), list) for v in row.values())
 
 
-def _samples_rows(entry):  # entry: gate.Entry
-    """(line number, row) of a samples log read through the gate; ``PredictionsError`` naming it."""
-    from lmms_comparative.data import gate
-    from lmms_comparative.data.untrusted import Unsafe
-
-    try:
-        yield from gate.json_lines(entry)
-    except Unsafe as exc:
-        raise PredictionsError(gate.refusal(entry, exc)) from None
-
-
 def read_samples(path: Path, key: ItemKey, owns: Callable[[str], bool] = lambda task: True) -> Replies:
     """The replies of an earlier run, from its samples logs (raw ``resps``, one per repeat),
     keyed by the item key its scores carry; in a folder, the logs of the tasks ``owns`` accepts."""
@@ -241,7 +226,7 @@ def read_samples(path: Path, key: ItemKey, owns: Callable[[str], bool] = lambda 
         task = match.group("task")
         if path.is_dir() and not owns(task):
             continue  # another benchmark's log in the same run folder
-        for number, row in _samples_rows(file):
+        for number, row in gate.rows(file, PredictionsError):
             where = f"{file.shown()}, line {number}"
             # lmms-eval drops ``resps`` where it equals ``filtered_resps``.
             item, replies = sample_key(row, key), _sample_replies(row["resps"] if "resps" in row else row.get("filtered_resps"))
@@ -286,13 +271,10 @@ def _predict_only_run(out: Replies, run: dict, path: Path) -> None:
 def _run_results(folder: Path) -> dict:
     """The earlier run's results JSON beside its samples logs (``run_results_file``), read through
     the gate (``data/gate.py``: no link followed, bounded, checked against its schema), or {}."""
-    from lmms_comparative.data import gate
-    from lmms_comparative.data.untrusted import Unsafe
-
     results = run_results_file(folder)
     try:
         return gate.results_json(gate.run_of(results).results) if results else {}
-    except Unsafe:
+    except untrusted.Unsafe:
         return {}
 
 

@@ -191,10 +191,7 @@ def samples_row(row: dict) -> dict:
 
 
 def _read_log(entry: gate.Entry, reduce=None) -> list[dict]:
-    try:
-        return [row for _, row in gate.json_lines(entry, reduce)]
-    except untrusted.Unsafe as exc:
-        raise ReportError(gate.refusal(entry, exc)) from None
+    return [row for _, row in gate.rows(entry, ReportError, reduce)]
 
 
 def _read_run(found: gate.Run) -> Run:

@@ -11,7 +11,6 @@ from pathlib import Path
 
 from lmms_comparative.data import gate, untrusted
 from lmms_comparative.data.replies import PredictionsError
-from lmms_comparative.data.untrusted import Unsafe
 from lmms_comparative.provenance import ANSWERS_ENV, KEY
 from lmms_comparative.registry import BY_NAME, of_task, side_log_names
 from lmms_comparative.switches import CHECK_SKIPS_ENV  # recorded skips checked at hand
@@ -29,10 +28,7 @@ class BadLine(ValueError):
 def read_lines(entry: gate.Entry) -> list[dict]:
     """The JSON objects of a log read through the gate, one per line; ``BadLine`` names the file
     and the first line that is not one (or why the file is not read at all)."""
-    try:
-        return [row for _, row in gate.json_lines(entry)]
-    except Unsafe as exc:
-        raise BadLine(gate.refusal(entry, exc)) from None
+    return [row for _, row in gate.rows(entry, BadLine)]
 
 
 def _copy(entry: gate.Entry, target: Path) -> Path:
