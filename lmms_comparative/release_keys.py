@@ -28,11 +28,10 @@ import argparse
 import json
 import re
 import sys
-from collections import Counter
 from pathlib import Path
 
 from lmms_comparative.data import gate, untrusted
-from lmms_comparative.data.replies import sample_key
+from lmms_comparative.data.replies import logged_keys, sample_key
 from lmms_comparative.provenance import KEY, item_set
 from lmms_comparative.record import FOLDER
 from lmms_comparative.registry import BY_NAME
@@ -71,13 +70,12 @@ def _derived(benchmark, samples: gate.Entry) -> dict | str:
     """The item set a task's samples log gives (``provenance.item_set`` of each line's item key), or
     why it gives none: a line without the key's columns, an item twice, an unreadable log. Each
     line is reduced to its key as it is read."""
-    keys = [key for _, key in gate.json_lines(samples, lambda row: sample_key(row, benchmark.item_key) or "")]
-    keys = [k or None for k in keys]
-    if not keys or any(k is None for k in keys):
-        return f"{sum(k is None for k in keys)} of its {len(keys)} samples line(s) carry no {benchmark.item_key.columns[0]!r}"
-    twice = sum(1 for n in Counter(keys).values() if n > 1)
+    lines = [key for _, key in gate.json_lines(samples, lambda row: sample_key(row, benchmark.item_key) or "")]  # "": no key (None would drop the line)
+    keys, keyless, twice = logged_keys([k or None for k in lines])
+    if not lines or keyless:
+        return f"{keyless} of its {len(lines)} samples line(s) carry no {benchmark.item_key.columns[0]!r}"
     if twice:
-        return f"{twice} item(s) appear more than once in its samples log"
+        return f"{len(twice)} item(s) appear more than once in its samples log"
     return item_set(keys)
 
 

@@ -33,6 +33,7 @@ import errno
 import fnmatch
 import os
 import stat
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, TypeVar
@@ -256,10 +257,10 @@ def scan(root: str | Path, side_logs: tuple[str, ...] = (), max_depth: int = MAX
     runs: list[Run] = []
     passed: list[tuple[Path, str]] = []
     files: list[Entry] = []
-    queue: list[tuple[str, ...]] = [()]
+    queue: deque[tuple[str, ...]] = deque([()])
     seen, total = 0, 0
     while queue:
-        parts = queue.pop(0)
+        parts = queue.popleft()
         sizes: dict[str, int] = {}
         try:
             names = _list(base, parts, sizes)

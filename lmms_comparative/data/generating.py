@@ -24,6 +24,15 @@ def command_settings(config, names) -> dict:
     return {name: value for name in names if (value := config.get(name, cli.get(name))) not in (None, "", False, [], {})}
 
 
+def logged_samples(results: dict) -> bool | None:
+    """Whether the run's command line asked for samples logs (``--log_samples``, as its results'
+    ``config.resolved_cli_args`` record it), None where the results do not say."""
+    config = results.get("config")
+    cli = config.get("resolved_cli_args") if isinstance(config, dict) else None
+    found = cli.get("log_samples") if isinstance(cli, dict) else None
+    return found if isinstance(found, bool) else None
+
+
 def generating_config(results: dict) -> dict:
     """The ``GENERATING_CONFIG`` settings of a --predict_only run's results JSON; text cut to 500
     characters."""

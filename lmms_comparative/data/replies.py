@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -195,6 +196,13 @@ def sample_key(row: dict, key: ItemKey) -> str | None:
         if isinstance(value, dict) and value.get(key.columns[0]) is not None:
             return key(value)
     return None
+
+
+def logged_keys(keys: list[str | None]) -> tuple[list[str], int, list[str]]:
+    """What a samples log's item keys (``sample_key`` of each line, None where a line has none) say
+    of its item set: the keys found, how many lines carry none, and the keys logged more than once."""
+    found = [k for k in keys if k is not None]
+    return found, len(keys) - len(found), sorted(k for k, n in Counter(found).items() if n > 1)
 
 
 def _sample_replies(resps) -> list[str] | None:

@@ -150,17 +150,6 @@ def loads(text: str | bytes, limit: int = MAX_DEPTH):
     return _bounded(value, limit)
 
 
-def check_depth(text: str | bytes, limit: int = MAX_DEPTH) -> None:
-    """``Unsafe`` when the JSON ``text`` nests deeper than ``limit`` (or breaks another bound of
-    ``loads``); linear in the text's length."""
-    try:
-        loads(text, limit)
-    except Unsafe:
-        raise
-    except ValueError:
-        return
-
-
 # What a terminal acts on instead of showing: the C0 controls (ESC opens an escape sequence: OSC 0
 # retitles the window, OSC 52 writes the clipboard), DEL, the C1 controls (U+009B is a CSI in one
 # character), the bidi controls that reorder a line as it is shown (U+061C, U+200E, U+200F,

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lmms_comparative.data import untrusted
+from lmms_comparative.data.generating import logged_samples
 from lmms_comparative.data.replies import group_leaves, sample_key
 from lmms_comparative.metrics.paired import compare_units, holm
 from lmms_comparative.provenance import KEY
@@ -111,12 +112,8 @@ def _leaves(run) -> set[str]:
 
 
 def asked_for_samples(run) -> bool | None:
-    """Whether the run's command line asked for samples logs (``--log_samples``, which its results'
-    ``config`` records), None where the results do not say."""
-    config = run.results.get("config")
-    cli = config.get("resolved_cli_args") if isinstance(config, dict) else None
-    found = cli.get("log_samples") if isinstance(cli, dict) else None
-    return found if isinstance(found, bool) else None
+    """Whether the run's command line asked for samples logs (``data.generating.logged_samples``)."""
+    return logged_samples(run.results)
 
 
 def items_held(run, task: str) -> tuple[int | None, int | None]:

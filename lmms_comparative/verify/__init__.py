@@ -155,12 +155,6 @@ def find_runs(root: Path) -> tuple[list[gate.Run], list[tuple[Path, str]]]:
         return [], [(root, str(exc))]
 
 
-def results_files(root: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
-    """The results files ``find_runs`` finds under ``root``, and what it passed over."""
-    runs, passed = find_runs(root)
-    return [run.path for run in runs], passed
-
-
 def check(run: gate.Run) -> list[Verdict] | str:
     """``check_file`` in a scratch folder of its own: the verdicts, or why the file is passed over;
     ``BadFile`` for a malformed file."""
@@ -220,4 +214,4 @@ def verify(results_dir: str | Path, out=sys.stdout) -> int:
     return 1 if failed else 0
 
 
-__all__ = ["BadFile", "Verdict", "check", "check_file", "find_runs", "overall", "read_verdicts", "results_files", "verdict_file", "verify", "write_verdicts"]
+__all__ = ["BadFile", "Verdict", "check", "check_file", "find_runs", "overall", "read_verdicts", "verdict_file", "verify", "write_verdicts"]

@@ -6,12 +6,12 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from lmms_comparative.data import gate, untrusted
-from lmms_comparative.data.replies import sample_key
+from lmms_comparative.data.generating import logged_samples
+from lmms_comparative.data.replies import logged_keys, sample_key
 from lmms_comparative.provenance import KEY, item_set
 from lmms_comparative.registry import BENCHMARKS, BY_NAME, of_task, side_log_names
 from lmms_comparative.verify import rescore as rs
@@ -66,11 +66,9 @@ def rows_of_ours(results: dict) -> list[str]:
 
 def _check_items(verdict: Verdict, rows: list[dict], benchmark, recorded: dict) -> None:
     key = benchmark.item_key
-    keys = [sample_key(row, key) for row in rows]
-    if any(k is None for k in keys):
-        verdict.problems.append(f"{sum(k is None for k in keys)} samples line(s) carry no {key.columns[0]!r}: not this benchmark's samples")
-        keys = [k for k in keys if k is not None]
-    twice = sorted(k for k, n in Counter(keys).items() if n > 1)
+    keys, keyless, twice = logged_keys([sample_key(row, key) for row in rows])
+    if keyless:
+        verdict.problems.append(f"{keyless} samples line(s) carry no {key.columns[0]!r}: not this benchmark's samples")
     if twice:
         verdict.problems.append(f"{len(twice)} item(s) appear more than once ({', '.join(twice[:5])}{', ...' if len(twice) > 5 else ''})")
     found = item_set(set(keys))
@@ -188,9 +186,7 @@ def check_file(run: gate.Run, scratch: Path) -> list[Verdict] | str:
         samples_file = run.samples.get(task)  # found by its name in the listing, never a path built from the record
         if samples_file is None:
             # Nothing to re-derive the row from: not shown to be wrong, not shown to be right.
-            cli = (results.get("config") or {}).get("resolved_cli_args")  # the run's command line, as its results recorded it
-            asked = isinstance(cli, dict) and cli.get("log_samples") is True
-            hint = "the run logged samples (--log_samples), so this log is missing: the run was interrupted or the file removed" if asked else "run with --log_samples"
+            hint = "the run logged samples (--log_samples), so this log is missing: the run was interrupted or the file removed" if logged_samples(results) else "run with --log_samples"
             verdict.unverified = f"no samples log {run.date}_samples_{task}.jsonl: its numbers cannot be re-derived ({hint})"
             continue
         try:
@@ -224,7 +220,7 @@ def check_file(run: gate.Run, scratch: Path) -> list[Verdict] | str:
             for task in jobs.pop(name):
                 verdicts[task].unverified = absent
             not_rescored[name] = absent
-    outcomes = rs.rescore_all(jobs, run, scratch, answers)
+    outcomes = rs.rescore_all(jobs, run, results, scratch, answers)
     try:
         side = rs.side_logs(run) if outcomes or variants else {}
     except rs.BadLine as exc:  # a malformed or linked side log: every task it could belong to fails on it
@@ -295,7 +291,7 @@ def _check_variant(verdict: Verdict, task: str, name: str, base: str, run: gate.
     if local := rs.local_data_absent(BY_NAME[name], [record["tasks"][task]]):
         verdict.unverified = local
         return
-    rescored, rescored_samples, failure = rs.rescore([name], run, [task], scratch, answers, renames={task: base})
+    rescored, rescored_samples, failure = rs.rescore([name], run, results, [task], scratch, answers, renames={task: base})
     if rescored is None:
         verdict.unverified = f"could not be re-scored as a variant of {base} (is the data at hand? set {BY_NAME[name].root_variable}): {failure}"
         return

@@ -66,22 +66,22 @@ def _renamed(document: dict, renames: dict[str, str]) -> dict:
     return out
 
 
-def rescore(names: list[str], run: gate.Run, tasks: list[str], scratch: Path, answers: gate.Entry | None, renames: dict[str, str] | None = None) -> tuple[dict | None, dict[str, list[dict]], str]:
+def rescore(names: list[str], run: gate.Run, results: dict, tasks: list[str], scratch: Path, answers: gate.Entry | None, renames: dict[str, str] | None = None) -> tuple[dict | None, dict[str, list[dict]], str]:
     """Score this run's samples logs of ``tasks`` (of the benchmarks ``names``) again, in one
     lmms-eval run with the ``replay`` model; judges and readers answer from the run's ``answers``
     log only. The re-scored results, samples, and the run's last output lines when it wrote no
     results. ``renames``: a team's variant task -> the task of ours it builds on; the variant's
     samples are re-scored as that task (the maintainer has no copy of the team's YAML, and the
     scoring hooks are that task's), and the outcome is named after the variant again. Every file
-    the run reads is our copy of the submitted bytes, under fixed names of our own."""
+    the run reads is our copy of the submitted bytes, under fixed names of our own; ``results``:
+    the run's results JSON as the gate read and checked it (``check_file``), written out again."""
     from lmms_comparative.rescoring.run import read_run, replay
 
     renames = renames or {}
     folder = scratch / "run"
     folder.mkdir(parents=True)
     date = "20000101_000000"  # our own name for the copies: no folder text becomes a file name
-    document = gate.results_json(run.results)
-    untrusted.write_file(folder / f"{date}_results.json", json.dumps(_renamed(document, renames) if renames else document))
+    untrusted.write_file(folder / f"{date}_results.json", json.dumps(_renamed(results, renames) if renames else results))
     for task in tasks:
         target = renames.get(task, task)
         if of_task(target) is None:  # only names of the installed index reach a file name or --tasks
@@ -114,7 +114,7 @@ def side_logs(run: gate.Run) -> dict[str, dict[str, list[dict]]]:
     return {name: {task: read_lines(entry) for task, entry in sorted(logs.items())} for name, logs in run.side.items()}
 
 
-def rescore_all(jobs: dict[str, list[str]], run: gate.Run, scratch: Path, answers: gate.Entry | None) -> dict[str, tuple]:
+def rescore_all(jobs: dict[str, list[str]], run: gate.Run, results: dict, scratch: Path, answers: gate.Entry | None) -> dict[str, tuple]:
     """{benchmark: ``rescore``'s outcome}. Every benchmark in one lmms-eval run (one start-up,
     which is most of a replay's time); when that run writes no results (one benchmark's data not
     at hand stops it), each benchmark in a run of its own, as many at once as there are cores, so
@@ -123,11 +123,11 @@ def rescore_all(jobs: dict[str, list[str]], run: gate.Run, scratch: Path, answer
         return {}
     if len(jobs) > 1:
         names = list(jobs)
-        together = rescore(names, run, [t for n in names for t in jobs[n]], scratch / "together", answers)
+        together = rescore(names, run, results, [t for n in names for t in jobs[n]], scratch / "together", answers)
         if together[0] is not None:
             return dict.fromkeys(names, together)
     with ThreadPoolExecutor(max_workers=max(1, min(len(jobs), os.cpu_count() or 1))) as pool:
-        pending = {name: pool.submit(rescore, [name], run, ready, scratch / name, answers) for name, ready in jobs.items()}
+        pending = {name: pool.submit(rescore, [name], run, results, ready, scratch / name, answers) for name, ready in jobs.items()}
     return {name: future.result() for name, future in pending.items()}
 
 

@@ -51,7 +51,7 @@ def test_a_link_a_pipe_and_a_file_too_large_are_refused_and_a_regular_file_is_re
 def test_json_nested_past_the_bound_is_refused_before_parsing_and_real_files_pass(tmp_path, four_benchmarks_run):
     # A real lmms-eval results JSON and samples line (the suite's shared run) pass, with room to spare.
     results = next(four_benchmarks_run.glob("*_results.json"))
-    untrusted.check_depth(results.read_text(), limit=untrusted.MAX_DEPTH // 4)
+    untrusted.loads(results.read_text(), limit=untrusted.MAX_DEPTH // 4)
     for samples in four_benchmarks_run.glob("*_samples_*.jsonl"):
         assert json_lines(samples, Bad, "samples log")
     # 200,000 deep: a one-line refusal, no RecursionError.
