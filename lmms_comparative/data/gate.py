@@ -103,7 +103,8 @@ class Entry:
         fd = _open(self.base, self.parts)
         try:
             regular(fd, limit)
-            total, number, pending, held = 0, 0, [], 0
+            total, number, held = 0, 0, 0
+            pending: list[bytes] = []  # the pieces of a line that runs past the block read
             while chunk := os.read(fd, 1 << 20):
                 total += len(chunk)
                 if total > limit:

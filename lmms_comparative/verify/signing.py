@@ -124,7 +124,10 @@ def canonical(document: dict) -> bytes:
 
 def sign(document: dict) -> dict:
     """``document`` with its MAC under this machine's key (made on first use)."""
-    return {**document, MAC_FIELD: hmac.new(key(create=True), canonical(document), hashlib.sha256).hexdigest()}
+    secret = key(create=True)
+    if secret is None:  # key(create=True) makes one or raises: never reached
+        raise KeyProblem(f"{key_path()}: no verdict key could be made")
+    return {**document, MAC_FIELD: hmac.new(secret, canonical(document), hashlib.sha256).hexdigest()}
 
 
 def made_here(document: dict) -> bool:
