@@ -53,7 +53,13 @@ def upstream_docs(tables, perms, captions, domains):
     for domain in domains:
         for entry_id, questions in tables[domain]:
             shuffle = {str(q): perms[(entry_id, q)] for q in range(len(questions)) if (entry_id, q) in perms}
-            docs.append(({"id": entry_id, "questions": questions, "shuffle_perms": json.dumps(shuffle)}, captions[domain][entry_id], len(shuffle)))
+            docs.append(
+                (
+                    {"id": entry_id, "questions": questions, "shuffle_perms": json.dumps(shuffle)},
+                    captions[domain][entry_id],
+                    len(shuffle),
+                )
+            )
     return docs
 
 
@@ -62,7 +68,9 @@ def run_upstream(docs, workers: int) -> tuple[float, int]:
     from lmms_eval.tasks.captionqa import utils as upstream
 
     start = time.perf_counter()
-    out = _thread_map_ordered(lambda item: upstream.captionqa_process_results(item[0], [item[1]]), docs, max_workers=workers)
+    out = _thread_map_ordered(
+        lambda item: upstream.captionqa_process_results(item[0], [item[1]]), docs, max_workers=workers
+    )
     seconds = time.perf_counter() - start
     return seconds, sum(len(r["captionqa_score"]) for r in out)
 
@@ -98,7 +106,9 @@ async def bare_client_seconds(url: str, bodies: list[bytes], concurrency: int) -
 
 def check(name: str, stats: dict, questions: int, keyed: bool, problems: list) -> None:
     if stats["answered"] != questions or stats["distinct_bodies"] != questions or stats["refused"]:
-        problems.append(f"{name}: {questions} questions, server answered {stats['answered']} ({stats['distinct_bodies']} distinct, {stats['refused']} refused)")
+        problems.append(
+            f"{name}: {questions} questions, server answered {stats['answered']} ({stats['distinct_bodies']} distinct, {stats['refused']} refused)"
+        )
     if keyed and stats["with_key"] != questions:
         problems.append(f"{name}: {stats['without_key']} request(s) without the key")
 
@@ -108,9 +118,15 @@ def main() -> None:
     parser.add_argument("--per-domain", type=int, default=250)
     parser.add_argument("--latency", type=float, default=0.1)
     parser.add_argument("--slots", type=int, default=32)
-    parser.add_argument("--concurrency", type=int, default=None, help="our engine's and the bare client's concurrency (default: slots)")
+    parser.add_argument(
+        "--concurrency", type=int, default=None, help="our engine's and the bare client's concurrency (default: slots)"
+    )
     parser.add_argument("--upstream-workers", type=int, nargs="+", default=[4, 32, 64])
-    parser.add_argument("--upstream-questions", default="1000:4", help="COUNT:WORKERS[,COUNT:WORKERS]: time upstream at WORKERS on the first COUNT questions only")
+    parser.add_argument(
+        "--upstream-questions",
+        default="1000:4",
+        help="COUNT:WORKERS[,COUNT:WORKERS]: time upstream at WORKERS on the first COUNT questions only",
+    )
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
     concurrency = args.concurrency or args.slots
@@ -140,7 +156,13 @@ def main() -> None:
         upstream.JUDGE_MODEL = "reader"
         perms = data.permutations(root)
         tables = {d: data.question_table(root, d) for d in DOMAINS}
-        captions = {d: {entry_id: f"A caption of image set {entry_id}: shapes of several colours on a white background." for entry_id, _ in rows} for d, rows in tables.items()}
+        captions = {
+            d: {
+                entry_id: f"A caption of image set {entry_id}: shapes of several colours on a white background."
+                for entry_id, _ in rows
+            }
+            for d, rows in tables.items()
+        }
         docs = upstream_docs(tables, perms, captions, DOMAINS)
         n_questions = sum(n for _, _, n in docs)
         # The bare client's bodies: the very requests our engine sends.
@@ -152,9 +174,20 @@ def main() -> None:
                 for q_idx, q in enumerate(questions.get(entry_id, [])):
                     if (entry_id, q_idx) in perms:
                         options = ours.rules.choices_with_cannot(q["question"], q["choices"])
-                        bodies.append(encode_request("", "reader", ours.reader_messages(caption, q["question"], [options[i] for i in perms[(entry_id, q_idx)]]), params)[1])
+                        bodies.append(
+                            encode_request(
+                                "",
+                                "reader",
+                                ours.reader_messages(
+                                    caption, q["question"], [options[i] for i in perms[(entry_id, q_idx)]]
+                                ),
+                                params,
+                            )[1]
+                        )
         assert len(bodies) == n_questions
-        _ = ours.reader_engine().backend  # import the openai package before timing (every client's imports are outside the timing)
+        _ = (
+            ours.reader_engine().backend
+        )  # import the openai package before timing (every client's imports are outside the timing)
         server_stats(base_url)
 
         for run in range(1, args.runs + 1):
@@ -183,11 +216,20 @@ def main() -> None:
                 problems.append("ours: a rerun on the same cache made calls")
             runs.append({name: rate for name, (rate, _) in rates.items()})
             ratios = ratios_of(runs[-1], args.upstream_workers)
-            print(f"run {run}: " + ", ".join(f"{name} {rate:.1f} q/s ({count} q)" for name, (rate, count) in rates.items()), flush=True)
+            print(
+                f"run {run}: "
+                + ", ".join(f"{name} {rate:.1f} q/s ({count} q)" for name, (rate, count) in rates.items()),
+                flush=True,
+            )
             print("        " + ", ".join(f"{name} {value:.3f}" for name, value in ratios.items()), flush=True)
 
     capacity = args.slots / args.latency
-    summary = {"questions": n_questions, "server": {"latency_s": args.latency, "slots": args.slots, "capacity_q_per_s": capacity}, "concurrency": concurrency, "runs": len(runs)}
+    summary = {
+        "questions": n_questions,
+        "server": {"latency_s": args.latency, "slots": args.slots, "capacity_q_per_s": capacity},
+        "concurrency": concurrency,
+        "runs": len(runs),
+    }
     table = {}
     for name in runs[0]:
         values = [r[name] for r in runs]
@@ -198,10 +240,14 @@ def main() -> None:
     print(f"min / median / max over {len(runs)} run(s):")
     for name, (lo, med, hi) in table.items():
         print(f"  {name:32s} {lo:10.3f} {med:10.3f} {hi:10.3f}")
-    targets = [("ours_share_of_bare", 0.95)] + [(f"ours_vs_upstream_{w}_workers", 1.05) for w in args.upstream_workers if w >= args.slots]
+    targets = [("ours_share_of_bare", 0.95)] + [
+        (f"ours_vs_upstream_{w}_workers", 1.05) for w in args.upstream_workers if w >= args.slots
+    ]
     for name, target in targets:
         lo, med, hi = table[name]
-        print(f"{name}: min {lo:.3f}, median {med:.3f}, max {hi:.3f} (issue's target >= {target}: {'met' if lo >= target else 'met in the median' if med >= target else 'NOT met'})")
+        print(
+            f"{name}: min {lo:.3f}, median {med:.3f}, max {hi:.3f} (issue's target >= {target}: {'met' if lo >= target else 'met in the median' if med >= target else 'NOT met'})"
+        )
     if problems:
         sys.exit("problems: " + "; ".join(problems))
 

@@ -128,7 +128,9 @@ def noise_jpegs(n: int, low_kb: int, high_kb: int) -> list[bytes]:
         side = 64
         while True:  # noise at quality 85 takes about 1.1 bytes per pixel
             buffer = io.BytesIO()
-            Image.fromarray(rng.integers(0, 256, (side, side, 3), dtype="uint8")).save(buffer, format="JPEG", quality=85)
+            Image.fromarray(rng.integers(0, 256, (side, side, 3), dtype="uint8")).save(
+                buffer, format="JPEG", quality=85
+            )
             if buffer.tell() >= target:
                 break
             side = max(side + 8, int(side * (target / buffer.tell()) ** 0.5))
@@ -187,19 +189,44 @@ def write_compbench(dest: Path, scale: float) -> Path:
             side = "Left" if (i * 7 + 3) % 5 < 2 else "Right"
             if kind == "qbench":
                 options = ["The left image", "The right image", "They are equally sharp"][: 2 + i % 2]
-                row = {"image": refs[0], "question": f"Which image is sharper? #{source}-{i}", "options": options, "answer": options[i % len(options)]}
+                row = {
+                    "image": refs[0],
+                    "question": f"Which image is sharper? #{source}-{i}",
+                    "options": options,
+                    "answer": options[i % len(options)],
+                }
             elif kind == "options":
                 options = [f"red car #{source}-{i}", f"blue door #{source}-{i}", f"the tree #{source}-{i}"][: 2 + i % 2]
-                row = {"image_1": refs[0], "image_2": refs[1], "options": ", ".join(options) if label == "mb_label" else options, "answer": options[i % len(options)] if i % 4 else "None"}
+                row = {
+                    "image_1": refs[0],
+                    "image_2": refs[1],
+                    "options": ", ".join(options) if label == "mb_label" else options,
+                    "answer": options[i % len(options)] if i % 4 else "None",
+                }
             elif kind == "cars":
                 row = {"image_1": refs[0], "image_2": refs[1], "answer": side}
             elif kind == "soccer":
-                row = {"image_1": refs[0], "image_2": refs[1], "answer": side, "action": f"Corner #{source}-{i}", "CLIP_similarity": 0.9}
+                row = {
+                    "image_1": refs[0],
+                    "image_2": refs[1],
+                    "answer": side,
+                    "action": f"Corner #{source}-{i}",
+                    "CLIP_similarity": 0.9,
+                }
             else:  # binary, quantity
                 answer = ["Left", "Right", "Same"][i % 3] if kind == "quantity" else side
-                row = {"image_1": refs[0], "image_2": refs[1], "question": f"Which one is more striking? #{source}-{i}", "answer": answer}
+                row = {
+                    "image_1": refs[0],
+                    "image_2": refs[1],
+                    "question": f"Which one is more striking? #{source}-{i}",
+                    "answer": answer,
+                }
             if label in ("st_label", "vaw_label"):
-                row["type"] = {"attribute": cb.ATTRIBUTE_TYPES[i % len(cb.ATTRIBUTE_TYPES)], "state": cb.STATE_TYPE, "none": "None"}[part]
+                row["type"] = {
+                    "attribute": cb.ATTRIBUTE_TYPES[i % len(cb.ATTRIBUTE_TYPES)],
+                    "state": cb.STATE_TYPE,
+                    "none": "None",
+                }[part]
             rows.append(row)
         (dest / "annotations" / f"{label}.json").write_text(json.dumps(rows, indent=1), encoding="utf-8")
     return dest
@@ -207,7 +234,12 @@ def write_compbench(dest: Path, scale: float) -> Path:
 
 # Paper Table 1: image sets and questions per domain (657 and 33,027 in all; the authors' example
 # captions cover the same 657 image sets).
-CAPTIONQA_SIZES = {"natural": (158, 10445), "document": (178, 7422), "ecommerce": (121, 5886), "embodiedai": (200, 9274)}
+CAPTIONQA_SIZES = {
+    "natural": (158, 10445),
+    "document": (178, 7422),
+    "ecommerce": (121, 5886),
+    "embodiedai": (200, 9274),
+}
 CAPTIONQA_PREFIX = {"natural": "nat", "document": "doc", "ecommerce": "eco", "embodiedai": "emb"}
 # The hub card's download size, 911 MB, holds every image set twice (its domain split and "all").
 CAPTIONQA_SET_BYTES = 911e6 / 2 / 657
@@ -230,7 +262,15 @@ def write_captionqa(dest: Path, scale: float, set_bytes: float, domain_column: b
         {
             "id": Value("string"),
             "images": List(ImageFeature()),
-            "questions": List({"answer": Value("string"), "category": List(Value("string")), "choices": List(Value("string")), "question": Value("string"), "source": Value("string")}),
+            "questions": List(
+                {
+                    "answer": Value("string"),
+                    "category": List(Value("string")),
+                    "choices": List(Value("string")),
+                    "question": Value("string"),
+                    "source": Value("string"),
+                }
+            ),
             "domain": Value("string"),
             "image_paths": List(Value("string")),
         }
@@ -251,7 +291,15 @@ def write_captionqa(dest: Path, scale: float, set_bytes: float, domain_column: b
             qs = []
             for q in range(count):
                 choices = ["Yes", "No"] if q % 5 == 0 else [f"option {c} of {entry}/{q}" for c in "abcd"]
-                qs.append({"answer": choices[q % len(choices)], "category": [tops[q % len(tops)]], "choices": choices, "question": f"Question {q} about {entry}?", "source": "generated"})
+                qs.append(
+                    {
+                        "answer": choices[q % len(choices)],
+                        "category": [tops[q % len(tops)]],
+                        "choices": choices,
+                        "question": f"Question {q} about {entry}?",
+                        "source": "generated",
+                    }
+                )
             rows["id"].append(entry)
             rows["images"].append([{"bytes": noise_png(rng, side), "path": Path(p).name} for p in paths])
             rows["questions"].append(qs)
@@ -265,14 +313,27 @@ def write_captionqa(dest: Path, scale: float, set_bytes: float, domain_column: b
 
     concatenate_datasets(list(by_domain.values())).to_parquet(str(dest / "data" / "all-00000-of-00001.parquet"))
     splits = list(CAPTIONQA_SIZES) + ["all"]
-    card = "---\nconfigs:\n- config_name: default\n  data_files:\n" + "".join(f"  - split: {s}\n    path: data/{s}-*\n" for s in splits) + "---\n# CaptionQA (generated copy)\n"
+    card = (
+        "---\nconfigs:\n- config_name: default\n  data_files:\n"
+        + "".join(f"  - split: {s}\n    path: data/{s}-*\n" for s in splits)
+        + "---\n# CaptionQA (generated copy)\n"
+    )
     (dest / "README.md").write_text(card, encoding="utf-8")
     return dest
 
 
 # Paper Table 3 (appendix C): T/F pairs (two questions each), counting and grouping questions; the
 # image pools of appendix E (320 object images, 120 person images). The 200 video questions are left out.
-VLM2_SIZES = {"gc_mat": 260, "gc_trk": 220, "oc_cpr": 360, "oc_cnt": 360, "oc_grp": 200, "pc_cpr": 200, "pc_cnt": 120, "pc_grp": 100}
+VLM2_SIZES = {
+    "gc_mat": 260,
+    "gc_trk": 220,
+    "oc_cpr": 360,
+    "oc_cnt": 360,
+    "oc_grp": 200,
+    "pc_cpr": 200,
+    "pc_cnt": 120,
+    "pc_grp": 100,
+}
 VLM2_POOLS = {"oc": 320, "pc": 120}
 VLM2_MEDIA = {"gc": "data/gc/processed", "oc": "data/oc/original_obj", "pc": "data/pc/image/picks_face"}
 
@@ -290,7 +351,10 @@ def write_vlm2bench(dest: Path, scale: float) -> Path:
             path.write_bytes(pngs[k % len(pngs)])
         return name
 
-    pools = {cat: [put(cat, f"pool/{k:03d}.png", k) for k in range(max(4, round(n * scale)))] for cat, n in VLM2_POOLS.items()}
+    pools = {
+        cat: [put(cat, f"pool/{k:03d}.png", k) for k in range(max(4, round(n * scale)))]
+        for cat, n in VLM2_POOLS.items()
+    }
     for subtask, n in VLM2_SIZES.items():
         cat, kind = subtask.split("_")
         n = max(2, round(n * scale))
@@ -299,11 +363,28 @@ def write_vlm2bench(dest: Path, scale: float) -> Path:
             if cat == "gc":
                 images = [put(cat, f"{kind}/{i}_{k}.png", i + k) for k in range(2)]
                 for gt in ("T", "F"):
-                    rows.append({"q_id": f"{kind}{i}", "task": kind, "question": f"[{subtask}-{i}-{gt}] Is the same object in both images? Answer T or F.", "gt_answer": gt, "edited_prompt": "", "images": images})
+                    rows.append(
+                        {
+                            "q_id": f"{kind}{i}",
+                            "task": kind,
+                            "question": f"[{subtask}-{i}-{gt}] Is the same object in both images? Answer T or F.",
+                            "gt_answer": gt,
+                            "edited_prompt": "",
+                            "images": images,
+                        }
+                    )
             elif kind == "cpr":
                 images = rng.sample(pools[cat], 2)
                 for half in ("p", "n"):
-                    rows.append({"q_id": f"{'tf_' if cat == 'pc' else ''}{i}_{half}", "type": "thing", "question": f"[{subtask}-{i}-{half}] Are these the same? Answer T or F.", "gt_answer": "T" if half == "p" else "F", "images": images})
+                    rows.append(
+                        {
+                            "q_id": f"{'tf_' if cat == 'pc' else ''}{i}_{half}",
+                            "type": "thing",
+                            "question": f"[{subtask}-{i}-{half}] Are these the same? Answer T or F.",
+                            "gt_answer": "T" if half == "p" else "F",
+                            "images": images,
+                        }
+                    )
             elif kind == "cnt":
                 length = 2 + i % 3
                 rows.append(
@@ -318,7 +399,13 @@ def write_vlm2bench(dest: Path, scale: float) -> Path:
                 )
             else:
                 rows.append(
-                    {"q_id": f"grp{i}", "type": "thing", "question": f"[{subtask}-{i}] Which images show the same object? (A) 1 and 2 (B) 1 and 3 (C) 2 and 3 (D) none", "gt_answer": f"({'ABCD'[i % 4]})", "images": rng.sample(pools[cat], 4)}
+                    {
+                        "q_id": f"grp{i}",
+                        "type": "thing",
+                        "question": f"[{subtask}-{i}] Which images show the same object? (A) 1 and 2 (B) 1 and 3 (C) 2 and 3 (D) none",
+                        "gt_answer": f"({'ABCD'[i % 4]})",
+                        "images": rng.sample(pools[cat], 4),
+                    }
                 )
         path = dest / "jsonl" / cat / "vanilla" / f"{subtask}.jsonl"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -387,7 +474,12 @@ def plain_vlm2bench(root: Path) -> tuple[int, int]:
     return records, len(seen)
 
 
-PLAIN = {"subtlebench": plain_subtlebench, "compbench": plain_compbench, "captionqa": plain_captionqa, "vlm2bench": plain_vlm2bench}
+PLAIN = {
+    "subtlebench": plain_subtlebench,
+    "compbench": plain_compbench,
+    "captionqa": plain_captionqa,
+    "vlm2bench": plain_vlm2bench,
+}
 
 # ---- ours: the hooks lmms-eval calls -------------------------------------------------------------
 
@@ -423,7 +515,11 @@ def _holds(docs) -> dict[str, str]:
     """What the docs' image columns hold: paths (strings) or embedded image bytes."""
     from datasets import Image as ImageFeature
 
-    out = {} if any(name in docs.features for name in ("image", "image_1", "image_2", "images")) else {"(no image column)": "row numbers into the split" if "row" in docs.features else "nothing"}
+    out = (
+        {}
+        if any(name in docs.features for name in ("image", "image_1", "image_2", "images"))
+        else {"(no image column)": "row numbers into the split" if "row" in docs.features else "nothing"}
+    )
     for name, feature in docs.features.items():
         if name not in ("image", "image_1", "image_2", "images"):
             continue
@@ -511,7 +607,11 @@ def child(spec: dict) -> dict:
         records, files = PLAIN[bench](root)
     result["wall_s"] = time.perf_counter() - start
     if spec["variant"] == "ours":
-        result.update(per_task=per_task, docs=sum(len(out) for out in outs), holds={k: v for out in outs for k, v in _holds(out).items()})
+        result.update(
+            per_task=per_task,
+            docs=sum(len(out) for out in outs),
+            holds={k: v for out in outs for k, v in _holds(out).items()},
+        )
     else:
         result.update(docs=records, files=files)
     if spec["trace"]:
@@ -530,14 +630,23 @@ def measure(spec: dict, cwd: Path) -> dict:
     """Run ``child(spec)`` in a fresh interpreter; a fresh, empty Hugging Face datasets cache."""
     with tempfile.TemporaryDirectory(dir=cwd) as cache:
         env = {**os.environ, "HF_DATASETS_CACHE": cache, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
-        proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", json.dumps(spec)], capture_output=True, text=True, env=env, cwd=cwd, timeout=900)
+        proc = subprocess.run(
+            [sys.executable, str(Path(__file__).resolve()), "--child", json.dumps(spec)],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=cwd,
+            timeout=900,
+        )
     lines = [line for line in proc.stdout.splitlines() if line.startswith(MARK)]
     if proc.returncode != 0 or not lines:
         if spec["variant"] == "ours":  # the package failed on this copy: reported in the table
             last = [line for line in proc.stderr.splitlines() if line.strip()][-1:] or [f"exit {proc.returncode}"]
             print(f"ours failed on {spec['bench']} ({spec['set']}):\n{proc.stderr[-3000:]}", file=sys.stderr)
             return {"error": last[0].strip()}
-        raise SystemExit(f"measurement {spec} failed (exit {proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-6000:]}")
+        raise SystemExit(
+            f"measurement {spec} failed (exit {proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-6000:]}"
+        )
     if spec.get("profile"):
         print(proc.stderr[-12000:], file=sys.stderr)
     return json.loads(lines[-1][len(MARK) :])
@@ -546,7 +655,14 @@ def measure(spec: dict, cwd: Path) -> dict:
 # ---- the run ---------------------------------------------------------------------------------------
 
 
-def generate(bench: str, dest: Path, quick: bool, quarter: bool = False, captionqa_domain: bool = True, small_images: bool = False) -> Path:
+def generate(
+    bench: str,
+    dest: Path,
+    quick: bool,
+    quarter: bool = False,
+    captionqa_domain: bool = True,
+    small_images: bool = False,
+) -> Path:
     if bench == "subtlebench":
         per_category, val = (5, 1) if quick and quarter else (20, 2) if quick else (292, 33) if quarter else (1170, 130)
         return write_subtlebench(dest, per_category, val, small_images)
@@ -570,9 +686,21 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=None, help="measurements per variant (default 3; 1 with --quick)")
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke test")
     parser.add_argument("--benchmarks", nargs="+", choices=BENCHMARKS, default=list(BENCHMARKS))
-    parser.add_argument("--profile", action="store_true", help="instead of timing: profile one run of ours per task set (cProfile, top 25 by cumulative time)")
-    parser.add_argument("--captionqa-without-domain", action="store_true", help="write CaptionQA without the release's 'domain' column (as the package's fixture does)")
-    parser.add_argument("--small-images", action="store_true", help="SubtleBench: the fixture's small PNG files instead of JPEG files at the release's sizes (60-400 kB)")
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="instead of timing: profile one run of ours per task set (cProfile, top 25 by cumulative time)",
+    )
+    parser.add_argument(
+        "--captionqa-without-domain",
+        action="store_true",
+        help="write CaptionQA without the release's 'domain' column (as the package's fixture does)",
+    )
+    parser.add_argument(
+        "--small-images",
+        action="store_true",
+        help="SubtleBench: the fixture's small PNG files instead of JPEG files at the release's sizes (60-400 kB)",
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -583,28 +711,52 @@ def main() -> None:
         print(f"not measured (no release-scale generator here): {', '.join(WITHOUT_GENERATOR)}", file=sys.stderr)
     # (label, benchmark, variant, set, size) -> per-run results
     rows: dict[tuple, dict[str, list[dict]]] = {}
-    sizes = [(b, False) for b in args.benchmarks] + ([("subtlebench", True)] if "subtlebench" in args.benchmarks and not args.profile else [])
+    sizes = [(b, False) for b in args.benchmarks] + (
+        [("subtlebench", True)] if "subtlebench" in args.benchmarks and not args.profile else []
+    )
     for bench, quarter in sizes:
         with tempfile.TemporaryDirectory(prefix=f"data_scale_{bench}_") as tmp:
             began = time.perf_counter()
-            root = generate(bench, Path(tmp) / bench, args.quick, quarter, not args.captionqa_without_domain, args.small_images)
+            root = generate(
+                bench, Path(tmp) / bench, args.quick, quarter, not args.captionqa_without_domain, args.small_images
+            )
             size = "1/4" if quarter else "full"
             on_disk = sum(f.stat().st_size for f in root.rglob("*") if f.is_file())
-            print(f"[{bench} {size}] generated in {time.perf_counter() - began:.1f} s ({on_disk / 1e9:.2f} GB on disk)", file=sys.stderr, flush=True)
+            print(
+                f"[{bench} {size}] generated in {time.perf_counter() - began:.1f} s ({on_disk / 1e9:.2f} GB on disk)",
+                file=sys.stderr,
+                flush=True,
+            )
             sets = [s for (b, s) in SETS if b == bench]
             if args.profile:
                 for which in sets:
                     print(f"[{bench} {size}] profile of ours, {SETS[(bench, which)][2]}:", file=sys.stderr)
-                    measure({"bench": bench, "variant": "ours", "set": which, "root": str(root), "trace": False, "profile": True}, Path(tmp))
+                    measure(
+                        {
+                            "bench": bench,
+                            "variant": "ours",
+                            "set": which,
+                            "root": str(root),
+                            "trace": False,
+                            "profile": True,
+                        },
+                        Path(tmp),
+                    )
                 continue
             for r in range(runs):
                 order = ["plain", "ours"] if r % 2 else ["ours", "plain"]
                 for variant in order:
                     for which in sets if variant == "ours" else ["plain"]:
                         key = (bench, size, which)
-                        timed = measure({"bench": bench, "variant": variant, "set": which, "root": str(root), "trace": False}, Path(tmp))
+                        timed = measure(
+                            {"bench": bench, "variant": variant, "set": which, "root": str(root), "trace": False},
+                            Path(tmp),
+                        )
                         if "error" not in timed:
-                            timed["traced_peak"] = measure({"bench": bench, "variant": variant, "set": which, "root": str(root), "trace": True}, Path(tmp))["traced_peak"]
+                            timed["traced_peak"] = measure(
+                                {"bench": bench, "variant": variant, "set": which, "root": str(root), "trace": True},
+                                Path(tmp),
+                            )["traced_peak"]
                         rows.setdefault(key, {"runs": []})["runs"].append(timed)
                 print(f"[{bench} {size}] run {r + 1}/{runs} done", file=sys.stderr, flush=True)
     if args.profile:
@@ -616,7 +768,16 @@ def main() -> None:
         ours, plain = row["runs"], rows[(bench, size, "plain")]["runs"]
         errors = [o["error"] for o in ours if "error" in o]
         if errors:
-            failed.append({"label": SETS[(bench, which)][2], "bench": bench, "size": size, "group": SETS[(bench, which)][0], "error": errors[0], "failed_runs": len(errors)})
+            failed.append(
+                {
+                    "label": SETS[(bench, which)][2],
+                    "bench": bench,
+                    "size": size,
+                    "group": SETS[(bench, which)][0],
+                    "error": errors[0],
+                    "failed_runs": len(errors),
+                }
+            )
             continue
         ratios = [o["wall_s"] / p["wall_s"] for o, p in zip(ours, plain)]
         first = [o["per_task"][0][1] / o["wall_s"] for o in ours]
@@ -641,32 +802,57 @@ def main() -> None:
                 "meets_target": statistics.median(ratios) <= TARGET,
             }
         )
-    print(f"\nTime, s (min / median / max of {runs} run(s); each a fresh process, cold caches). Target: ours / plain <= {TARGET}x (median).")
-    print(f"{'task set':<44} {'docs':>7} {'records':>7} {'images':>7}  {'ours s':<20} {'plain s':<20} {'ours / plain':<20} {'1st task':>8}  target")
+    print(
+        f"\nTime, s (min / median / max of {runs} run(s); each a fresh process, cold caches). Target: ours / plain <= {TARGET}x (median)."
+    )
+    print(
+        f"{'task set':<44} {'docs':>7} {'records':>7} {'images':>7}  {'ours s':<20} {'plain s':<20} {'ours / plain':<20} {'1st task':>8}  target"
+    )
     for row in report:
         print(
             f"{row['label']:<44} {row['docs']:>7} {row['records']:>7} {row['image_files']:>7}  {spread(row['ours_s']):<20} {spread(row['plain_s']):<20} "
             f"{spread(row['ratio']) + 'x':<20} {row['first_task_share']:>7.0%}  {'meets' if row['meets_target'] else 'MISSES'}"
         )
     how = sorted({o["rss_from"] for row in rows.values() for o in row["runs"] if "rss_from" in o})
-    print(f"\nMemory, MiB (median over runs): tracemalloc peak (Python allocations) and the rise of the peak RSS over the RSS at the start (everything, native buffers included; {', '.join(how)}).")
+    print(
+        f"\nMemory, MiB (median over runs): tracemalloc peak (Python allocations) and the rise of the peak RSS over the RSS at the start (everything, native buffers included; {', '.join(how)})."
+    )
     print(f"{'task set':<44} {'ours traced':>11} {'plain traced':>12} {'ours RSS':>9} {'plain RSS':>9}  docs hold")
     for row in report:
         med = lambda key: mib(statistics.median(row[key]))  # noqa: E731
         holds = ", ".join(f"{k}: {v}" for k, v in sorted(row["holds"].items()))
-        print(f"{row['label']:<44} {med('ours_traced_peak'):>11.1f} {med('plain_traced_peak'):>12.1f} {med('ours_rss_delta'):>9.1f} {med('plain_rss_delta'):>9.1f}  {holds}")
+        print(
+            f"{row['label']:<44} {med('ours_traced_peak'):>11.1f} {med('plain_traced_peak'):>12.1f} {med('ours_rss_delta'):>9.1f} {med('plain_rss_delta'):>9.1f}  {holds}"
+        )
     for row in failed:
-        print(f"\n{row['label']} ({row['group']}): ours FAILED in {row['failed_runs']} of {runs} run(s) on the generated copy: {row['error']}")
+        print(
+            f"\n{row['label']} ({row['group']}): ours FAILED in {row['failed_runs']} of {runs} run(s) on the generated copy: {row['error']}"
+        )
     subtle = [row for row in report if row["bench"] == "subtlebench"]
     if subtle:
-        print("\nSubtleBench memory per item (KiB per test pair, median over runs): flat across sizes when docs hold paths.")
+        print(
+            "\nSubtleBench memory per item (KiB per test pair, median over runs): flat across sizes when docs hold paths."
+        )
         print(f"{'size':<6} {'pairs':>6} {'ours traced':>11} {'plain traced':>12} {'ours RSS':>9} {'plain RSS':>9}")
         for row in sorted(subtle, key=lambda r: r["docs"]):
             per = lambda key: statistics.median(row[key]) / row["docs"] / 1024  # noqa: E731
-            print(f"{row['size']:<6} {row['docs']:>6} {per('ours_traced_peak'):>11.2f} {per('plain_traced_peak'):>12.2f} {per('ours_rss_delta'):>9.2f} {per('plain_rss_delta'):>9.2f}")
+            print(
+                f"{row['size']:<6} {row['docs']:>6} {per('ours_traced_peak'):>11.2f} {per('plain_traced_peak'):>12.2f} {per('ours_rss_delta'):>9.2f} {per('plain_rss_delta'):>9.2f}"
+            )
         if any(v != "paths" for row in subtle for v in row["holds"].values()):
             raise SystemExit("SubtleBench docs hold something other than image paths.")
-    print(json.dumps({"runs": runs, "quick": args.quick, "small_images": args.small_images, "target": TARGET, "rows": report, "failed": failed}))
+    print(
+        json.dumps(
+            {
+                "runs": runs,
+                "quick": args.quick,
+                "small_images": args.small_images,
+                "target": TARGET,
+                "rows": report,
+                "failed": failed,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

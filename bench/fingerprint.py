@@ -73,7 +73,17 @@ def build(root: Path, images: int) -> int:
     (root / "images").mkdir()
     with open(root / "data" / "test.jsonl", "w", encoding="utf-8") as handle:
         for i in range(images // 2):
-            handle.write(json.dumps({"item_id": f"{i:05d}", "image_1": f"images/{2 * i:05d}.jpg", "image_2": f"images/{2 * i + 1:05d}.jpg", "answer": "A"}) + "\n")
+            handle.write(
+                json.dumps(
+                    {
+                        "item_id": f"{i:05d}",
+                        "image_1": f"images/{2 * i:05d}.jpg",
+                        "image_2": f"images/{2 * i + 1:05d}.jpg",
+                        "answer": "A",
+                    }
+                )
+                + "\n"
+            )
     for k in range(images):
         (root / "images" / f"{k:05d}.jpg").write_bytes(photos[k % len(photos)])
     past = time.time_ns() - 3600 * 10**9
@@ -112,7 +122,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--images", type=int, default=RELEASE_IMAGES // 4)
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--dir", default=None, help="the folder to write the data and the caches under (default: the system's temporary folder)")
+    parser.add_argument(
+        "--dir",
+        default=None,
+        help="the folder to write the data and the caches under (default: the system's temporary folder)",
+    )
     args = parser.parse_args()
 
     hashed = []
@@ -123,8 +137,12 @@ def main() -> int:
         start = time.perf_counter()
         total = build(root, args.images)
         files = sum(1 for p in root.rglob("*") if p.is_file())
-        print(f"{files} files, {total / 1e9:.2f} GB (mean {total / files / 1e3:.0f} kB) written in {time.perf_counter() - start:.1f} s; {provenance.HASH_WORKERS} hashing threads, {os.cpu_count()} CPUs")
-        times: dict[str, list[float]] = {name: [] for name in ("old", "cold", "cold, 1 thread", "cold, from disk", "warm")}
+        print(
+            f"{files} files, {total / 1e9:.2f} GB (mean {total / files / 1e3:.0f} kB) written in {time.perf_counter() - start:.1f} s; {provenance.HASH_WORKERS} hashing threads, {os.cpu_count()} CPUs"
+        )
+        times: dict[str, list[float]] = {
+            name: [] for name in ("old", "cold", "cold, 1 thread", "cold, from disk", "warm")
+        }
         for run in range(args.runs):
             caches = [Path(scratch) / f"cache_{run}_{k}" for k in range(3)]
             seconds, _ = timed(lambda: old_fingerprint(root))
@@ -152,12 +170,16 @@ def main() -> int:
                 return 1
             print(f"run {run + 1}: " + ", ".join(f"{name} {values[-1]:.2f} s" for name, values in times.items()))
     mb = total / 1e6
-    print(f"\n{'variant':18s} {'s (min / median / max)':26s} {'MB/s (median)':>14s} {'x old (min / median / max)':>28s}")
+    print(
+        f"\n{'variant':18s} {'s (min / median / max)':26s} {'MB/s (median)':>14s} {'x old (min / median / max)':>28s}"
+    )
     for name, values in times.items():
         ratios = [v / o for v, o in zip(values, times["old"])]
         print(f"{name:18s} {spread(values):26s} {mb / statistics.median(values):14.0f} {spread(ratios):>28s}")
     release_gb = RELEASE_IMAGES * total / files / 1e9
-    print(f"\nper GB, first run (extrapolated from the medians): {statistics.median(times['cold']) * 1e3 / mb:.2f} s from the page cache, {statistics.median(times['cold, from disk']) * 1e3 / mb:.2f} s from disk")
+    print(
+        f"\nper GB, first run (extrapolated from the medians): {statistics.median(times['cold']) * 1e3 / mb:.2f} s from the page cache, {statistics.median(times['cold, from disk']) * 1e3 / mb:.2f} s from disk"
+    )
     print(
         f"the release ({RELEASE_IMAGES:,} images, {release_gb:.1f} GB at this mean size), first run: {statistics.median(times['cold']) * release_gb * 1e3 / mb:.1f} s from the page cache, {statistics.median(times['cold, from disk']) * release_gb * 1e3 / mb:.1f} s from disk; later runs {statistics.median(times['warm']) * RELEASE_IMAGES / files:.2f} s (old: {statistics.median(times['old']) * RELEASE_IMAGES / files:.2f} s)"
     )

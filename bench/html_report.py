@@ -33,7 +33,20 @@ from pathlib import Path
 
 def _lmms_eval(root: Path, out: Path, seed: int) -> None:
     env = dict(os.environ, COMPBENCH_ROOT=str(root), HF_HUB_OFFLINE="1", LMMS_COMPARATIVE_OUR_TASKS_ONLY="1")
-    cmd = [sys.executable, "-m", "lmms_eval", "--model", "random_choice", "--model_args", f"seed={seed}", "--tasks", "compbench", "--output_path", str(out), "--log_samples"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "lmms_eval",
+        "--model",
+        "random_choice",
+        "--model_args",
+        f"seed={seed}",
+        "--tasks",
+        "compbench",
+        "--output_path",
+        str(out),
+        "--log_samples",
+    ]
     subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
@@ -49,7 +62,17 @@ def _first_render(page: Path) -> tuple[float, float]:
 
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--window-size=1400,1000"):
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--window-size=1400,1000",
+    ):
         options.add_argument(flag)
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     try:
@@ -96,7 +119,9 @@ def main() -> None:
         shutil.rmtree(work / "report_md", ignore_errors=True)
         shutil.rmtree(work / "report_html", ignore_errors=True)
         markdown.append(_timed(lambda: write_report(runs, work / "report_md", with_html=False)))
-        cold.append(_timed(lambda: write_report(runs, work / "report_html", data_roots=[root])))  # the copy's images are shown
+        cold.append(
+            _timed(lambda: write_report(runs, work / "report_html", data_roots=[root]))
+        )  # the copy's images are shown
         warm.append(_timed(lambda: write_report(runs, work / "report_html", data_roots=[root])))
         render, flip = _first_render(work / "report_html" / "index.html")
         first.append(render)
@@ -106,8 +131,12 @@ def main() -> None:
     print("| variant | seconds (min / median / max) | x markdown |")
     print("|---|---|---|")
     print(f"| markdown report (today's) | {_cell(markdown)} | 1.00 |")
-    print(f"| with index.html, cold thumbnails | {_cell(cold)} | {statistics.median(cold) / statistics.median(markdown):.2f} |")
-    print(f"| with index.html, thumbnails reused | {_cell(warm)} | {statistics.median(warm) / statistics.median(markdown):.2f} |")
+    print(
+        f"| with index.html, cold thumbnails | {_cell(cold)} | {statistics.median(cold) / statistics.median(markdown):.2f} |"
+    )
+    print(
+        f"| with index.html, thumbnails reused | {_cell(warm)} | {statistics.median(warm) / statistics.median(markdown):.2f} |"
+    )
     print(f"| page: first page drawn, thumbnails decoded | {_cell(first)} | |")
     print(f"| page: 'B right, A wrong' over all items | {_cell(flips)} | |")
 

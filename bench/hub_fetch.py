@@ -27,9 +27,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from helpers.fake_hub import FakeHub, Repo, hub_env  # noqa: E402 - the tests' local hub
 
 LOADERS = {
-    "subtlebench": ("KRAFTON/VLM-SubtleBench", "from lmms_comparative.benchmarks.subtlebench import data; print(data.root('test'))"),
+    "subtlebench": (
+        "KRAFTON/VLM-SubtleBench",
+        "from lmms_comparative.benchmarks.subtlebench import data; print(data.root('test'))",
+    ),
     "captionqa": ("Borise/CaptionQA", "from lmms_comparative.benchmarks.captionqa import data; print(data.root())"),
-    "vlm2bench": ("Sterzhang/vlm2-bench", "from lmms_comparative.benchmarks.vlm2bench.fetch import hub_source; print(hub_source())"),
+    "vlm2bench": (
+        "Sterzhang/vlm2-bench",
+        "from lmms_comparative.benchmarks.vlm2bench.fetch import hub_source; print(hub_source())",
+    ),
 }
 
 
@@ -69,14 +75,31 @@ def measure(bench: str, per_category: int) -> dict:
         size = lambda paths: sum((repo / p).stat().st_size for p in paths)  # noqa: E731
         runs = []
         with FakeHub({name: Repo(repo)}) as hub:
-            env = {**{k: v for k, v in os.environ.items() if not k.endswith("_ROOT") and k != "HF_TOKEN"}, **hub_env(hub, Path(tmp) / "home")}
-            for label, extra in (("first run", {}), ("second run", {}), ("offline", {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"})):
+            env = {
+                **{k: v for k, v in os.environ.items() if not k.endswith("_ROOT") and k != "HF_TOKEN"},
+                **hub_env(hub, Path(tmp) / "home"),
+            }
+            for label, extra in (
+                ("first run", {}),
+                ("second run", {}),
+                ("offline", {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}),
+            ):
                 before, got_before = len(hub.requests), len(hub.resolved())
-                proc = subprocess.run([sys.executable, "-c", code], env={**env, **extra}, capture_output=True, text=True, timeout=600)
+                proc = subprocess.run(
+                    [sys.executable, "-c", code], env={**env, **extra}, capture_output=True, text=True, timeout=600
+                )
                 if proc.returncode != 0:
                     raise SystemExit(f"{bench} ({label}) failed:\n{proc.stderr[-3000:]}")
                 fetched = hub.resolved()[got_before:]
-                runs.append({"run": label, "requests": len(hub.requests) - before, "files": len(fetched), "bytes": size(fetched), "fetched": fetched})
+                runs.append(
+                    {
+                        "run": label,
+                        "requests": len(hub.requests) - before,
+                        "files": len(fetched),
+                        "bytes": size(fetched),
+                        "fetched": fetched,
+                    }
+                )
         files = Repo(repo).files()
         first = set(runs[0]["fetched"])
         return {
@@ -91,16 +114,25 @@ def measure(bench: str, per_category: int) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--per-category", type=int, default=4, help="SubtleBench items per type (test and val); CaptionQA image sets per domain")
+    parser.add_argument(
+        "--per-category",
+        type=int,
+        default=4,
+        help="SubtleBench items per type (test and val); CaptionQA image sets per domain",
+    )
     parser.add_argument("--benchmarks", nargs="+", choices=sorted(LOADERS), default=list(LOADERS))
     args = parser.parse_args()
     rows = [measure(bench, args.per_category) for bench in args.benchmarks]
-    print(f"{'benchmark':<12} {'repo':>18} {'split needs':>18} {'1st run fetched':>18}  requests (1st / 2nd / offline)  other files fetched")
+    print(
+        f"{'benchmark':<12} {'repo':>18} {'split needs':>18} {'1st run fetched':>18}  requests (1st / 2nd / offline)  other files fetched"
+    )
     for row in rows:
         pair = lambda d: f"{d['files']} files, {d['bytes']:,} B"  # noqa: E731
         first = row["runs"][0]
         extra = ", ".join(row["fetched_but_not_needed"]) or "none"
-        print(f"{row['benchmark']:<12} {pair(row['repo']):>18} {pair(row['needed']):>18} {pair(first):>18}  {' / '.join(str(r['requests']) for r in row['runs']):<30} {extra}")
+        print(
+            f"{row['benchmark']:<12} {pair(row['repo']):>18} {pair(row['needed']):>18} {pair(first):>18}  {' / '.join(str(r['requests']) for r in row['runs']):<30} {extra}"
+        )
         if row["needed_but_not_fetched"]:
             print(f"  NOT fetched though the split needs them: {row['needed_but_not_fetched']}")
     print(json.dumps(rows))

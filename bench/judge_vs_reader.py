@@ -44,15 +44,30 @@ def reader_requests(n: int) -> list:
     from lmms_comparative.benchmarks.captionqa.hooks import reader_messages
 
     caption = "A red mug stands on a wooden desk beside a laptop; a window behind shows a street at dusk. " * 4
-    return [reader_messages(caption, f"Question {i}: what stands beside the laptop?", ["a mug", "a lamp", "a plant", "a phone"]) for i in range(n)]
+    return [
+        reader_messages(
+            caption, f"Question {i}: what stands beside the laptop?", ["a mug", "a lamp", "a plant", "a phone"]
+        )
+        for i in range(n)
+    ]
 
 
 def judge_requests(n: int) -> list[str]:
     from lmms_comparative.benchmarks.diffspot import scoring
 
-    reply = "In image B the navigation bar's background is darker and the second button's label moved 4 px to the right. " * 12
-    mutations = [{"type": "color", "selector": ".nav", "property": "background-color", "before": "#ffffff", "after": "#eeeeee"}]
-    return [scoring.render_judge_prompt(scoring.mutations_of([json.dumps(m) for m in mutations]), f"pair {i}: the nav bar colour changed", reply) for i in range(n)]
+    reply = (
+        "In image B the navigation bar's background is darker and the second button's label moved 4 px to the right. "
+        * 12
+    )
+    mutations = [
+        {"type": "color", "selector": ".nav", "property": "background-color", "before": "#ffffff", "after": "#eeeeee"}
+    ]
+    return [
+        scoring.render_judge_prompt(
+            scoring.mutations_of([json.dumps(m) for m in mutations]), f"pair {i}: the nav bar colour changed", reply
+        )
+        for i in range(n)
+    ]
 
 
 def timed(make_engine, requests: list, **extra) -> float:
@@ -72,7 +87,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--latency", type=float, default=0.05, help="seconds per answer at the server")
     parser.add_argument("--slots", type=int, default=64, help="answers the server gives at once")
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--concurrency", type=int, default=None, help="both clients' concurrency (default: each its own: the reader 32, the judge 50, the authors' workers)")
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        default=None,
+        help="both clients' concurrency (default: each its own: the reader 32, the judge 50, the authors' workers)",
+    )
     args = parser.parse_args(argv)
 
     from lmms_comparative.benchmarks.captionqa.hooks import reader_engine
@@ -81,7 +101,10 @@ def main(argv: list[str] | None = None) -> int:
     from lmms_comparative.judges import Engine
 
     reader, judge = reader_requests(args.n), judge_requests(args.n)
-    sizes = {"reader": statistics.median(len(json.dumps(r)) for r in reader), "judge": statistics.median(len(json.dumps(r)) for r in judge)}
+    sizes = {
+        "reader": statistics.median(len(json.dumps(r)) for r in reader),
+        "judge": statistics.median(len(json.dumps(r)) for r in judge),
+    }
     effort = diffspot.reasoning_effort()
     extra = {"reasoning_effort": effort} if effort else {}
     ratios, bad = [], 0
@@ -90,10 +113,15 @@ def main(argv: list[str] | None = None) -> int:
             os.environ.update({f"{prefix}_BASE_URL": base_url, f"{prefix}_API_KEY": KEY, f"{prefix}_MODEL": "bench"})
             if args.concurrency:
                 os.environ[f"{prefix}_CONCURRENCY"] = str(args.concurrency)
-        print(f"server: {args.latency} s per answer, {args.slots} at a time (capacity {args.slots / args.latency:.0f}/s); {args.n} requests per client; median request body: reader {sizes['reader']:.0f} B, judge {sizes['judge']:.0f} B")
+        print(
+            f"server: {args.latency} s per answer, {args.slots} at a time (capacity {args.slots / args.latency:.0f}/s); {args.n} requests per client; median request body: reader {sizes['reader']:.0f} B, judge {sizes['judge']:.0f} B"
+        )
         for run in range(args.runs):
             rates = {}
-            for name, make, requests, kw in (("reader", reader_engine, reader, {}), ("judge", lambda: Engine.from_env(JUDGE.setting, defaults=JUDGE.default), judge, extra)):
+            for name, make, requests, kw in (
+                ("reader", reader_engine, reader, {}),
+                ("judge", lambda: Engine.from_env(JUDGE.setting, defaults=JUDGE.default), judge, extra),
+            ):
                 os.environ["LMMS_COMPARATIVE_LLM_CACHE"] = str(Path(scratch) / f"{name}-{run}.sqlite")
                 server_stats(base_url)  # reset the counts
                 rates[name] = timed(make, requests, **kw)
@@ -102,7 +130,9 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"  {name}: the server saw {stats} (expected {args.n} distinct requests, all with the key)")
                     bad += 1
             ratios.append(rates["judge"] / rates["reader"])
-            print(f"run {run + 1}: reader {rates['reader']:.0f}/s, judge {rates['judge']:.0f}/s, judge/reader {ratios[-1]:.2f}")
+            print(
+                f"run {run + 1}: reader {rates['reader']:.0f}/s, judge {rates['judge']:.0f}/s, judge/reader {ratios[-1]:.2f}"
+            )
     print(f"judge/reader, median of {args.runs}: {statistics.median(ratios):.2f}")
     return 1 if bad else 0
 

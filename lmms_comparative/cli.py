@@ -55,7 +55,9 @@ from lmms_comparative.switches import OURS_ONLY
 
 def find_results(output_path: str | Path) -> Path:
     """The newest ``*_results.json`` that lmms-eval wrote under ``output_path``."""
-    found = sorted(glob.glob(os.path.join(str(output_path), "**", "*_results.json"), recursive=True), key=os.path.getmtime)
+    found = sorted(
+        glob.glob(os.path.join(str(output_path), "**", "*_results.json"), recursive=True), key=os.path.getmtime
+    )
     if not found:
         raise FileNotFoundError(f"lmms-eval wrote no *_results.json under {output_path}")
     return Path(found[-1])
@@ -102,8 +104,15 @@ def verify_summary(folder: Path, env: dict[str, str]) -> tuple[bool, str]:
         status = verify(folder, out=printed)
     lines = [line.strip() for line in printed.getvalue().splitlines() if line.startswith("  ") and line.strip()]
     if status == 0:
-        return True, f"PASS ({sum(line.startswith('PASS ') for line in lines)} tasks and groups re-scored from the samples)"
-    problems = [line for line in lines if not line.startswith("PASS ")] or printed.getvalue().strip().splitlines()[-1:] or ["nothing checked"]
+        return (
+            True,
+            f"PASS ({sum(line.startswith('PASS ') for line in lines)} tasks and groups re-scored from the samples)",
+        )
+    problems = (
+        [line for line in lines if not line.startswith("PASS ")]
+        or printed.getvalue().strip().splitlines()[-1:]
+        or ["nothing checked"]
+    )
     return False, f"NOT PASS (exit {status}): {problems[0]} (lmms-comparative verify {folder} shows every verdict)"
 
 
@@ -175,12 +184,20 @@ def demo(output: str | None, seed: int) -> int:
 
 
 def _demo_runs(output: Path, seed: int, before: dict[str, tuple[int, int]]) -> int:
-    benchmark, data = next((b, b.demo_part()) for b in BENCHMARKS if b.demo is not None)  # the first record that offers demo data
+    benchmark, data = next(
+        (b, b.demo_part()) for b in BENCHMARKS if b.demo is not None
+    )  # the first record that offers demo data
     tasks = list(data.tasks())
     data_root = output / data.folder
     data.generate(data_root, DEMO_PER_TYPE, seed)
     # Our tasks only: lmms-eval's own ~2,000 task files need not be indexed (about 9 s a run here).
-    env = dict(os.environ, **{benchmark.root_variable: str(data_root)}, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", **{OURS_ONLY: "1"})
+    env = dict(
+        os.environ,
+        **{benchmark.root_variable: str(data_root)},
+        HF_HUB_OFFLINE="1",
+        HF_DATASETS_OFFLINE="1",
+        **{OURS_ONLY: "1"},
+    )
     runs, paths = {}, []
     for model in BASELINES:
         cmd = [
@@ -218,8 +235,14 @@ def _demo_runs(output: Path, seed: int, before: dict[str, tuple[int, int]]) -> i
     report = write_report(paths, output / "report", data_roots=[data_root])  # the synthetic pairs' images are shown
     earlier = sorted(p for p in before if p.startswith("results/") and p.endswith("_results.json"))
     if earlier:
-        print(f"\nnote: kept {len(earlier)} earlier results file(s) under {output / 'results'} that this demo did not write, and left them out of the report: " + ", ".join(earlier[:4]) + (" ..." if len(earlier) > 4 else ""))
-    print(f"\nreport: {report.parent / 'index.html'} (open it in a browser: both baselines' scores, B against A, the tables, charts and every pair)")
+        print(
+            f"\nnote: kept {len(earlier)} earlier results file(s) under {output / 'results'} that this demo did not write, and left them out of the report: "
+            + ", ".join(earlier[:4])
+            + (" ..." if len(earlier) > 4 else "")
+        )
+    print(
+        f"\nreport: {report.parent / 'index.html'} (open it in a browser: both baselines' scores, B against A, the tables, charts and every pair)"
+    )
     print(f"        {report} (the same tables in Markdown: image-order check, difficulty heatmaps)")
     print(
         "\nThese were generated pairs, not the released benchmark. Next: your own model on the real items, e.g.\n"
@@ -232,59 +255,143 @@ def _demo_runs(output: Path, seed: int, before: dict[str, tuple[int, int]]) -> i
 def main(argv: list[str] | None = None) -> int:
     """Runs one ``lmms-comparative`` command from ``argv`` (None: the process's arguments); returns its exit status. Arguments
     the parser does not know are an error, except for ``score``, which passes them on to its lmms-eval run."""
-    parser = argparse.ArgumentParser(prog="lmms-comparative", description=__doc__.replace("{benchmarks}", ", ".join(BY_NAME)), formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="lmms-comparative",
+        description=__doc__.replace("{benchmarks}", ", ".join(BY_NAME)),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("include-path", help="print the task folder for lmms-eval --include_path")
     fx = sub.add_parser("fixture", help="write a small generated dataset in a benchmark's official layout")
     fx.add_argument("benchmark", choices=sorted(BY_NAME))
     fx.add_argument("directory")
-    dm = sub.add_parser("demo", help="offline run of the SubtleBench tasks on synthetic pairs with the two bundled baselines, random_choice and pixel_diff (a second demo replaces the first)")
+    dm = sub.add_parser(
+        "demo",
+        help="offline run of the SubtleBench tasks on synthetic pairs with the two bundled baselines, random_choice and pixel_diff (a second demo replaces the first)",
+    )
     dm.add_argument("--output", default=None, help="folder for the data and results (default: ./demo_output)")
     dm.add_argument("--seed", type=int, default=0)
     rp = sub.add_parser("report", help="the papers' tables and charts from lmms-eval results directories")
-    rp.add_argument("results_dirs", nargs="+", help="lmms-eval --output_path folders (one or several models), or *_results.json files")
-    rp.add_argument("-o", "--output", default="report", help="folder for report.md, report.json, tables/*.csv, the PNG charts and index.html")
     rp.add_argument(
-        "--paper-rows", choices=("all", "matched", "none"), default="all", help="the papers' model rows to show beside the runs: all, only those of the models the runs matched, or none (ranks and reproduction checks are shown either way)"
+        "results_dirs",
+        nargs="+",
+        help="lmms-eval --output_path folders (one or several models), or *_results.json files",
     )
-    rp.add_argument("--alias", action="append", default=[], metavar="PAPER_MODEL=MODEL_ID", help="treat runs of MODEL_ID (a pretrained= or model_version= value) as the paper's PAPER_MODEL for the reproduction check (repeatable)")
-    rp.add_argument("--aliases", default=None, metavar="FILE", help="a JSON file {paper model name: [model ids]} extending the bundled alias tables")
-    rp.add_argument("--no-html", action="store_true", help="skip index.html and its item browser (thumbnails of every image)")
-    rp.add_argument("--data-root", action="append", default=[], metavar="DIR", help="a folder the item browser may read images from, besides the *_ROOT variables set and the hub cache (repeatable)")
+    rp.add_argument(
+        "-o",
+        "--output",
+        default="report",
+        help="folder for report.md, report.json, tables/*.csv, the PNG charts and index.html",
+    )
+    rp.add_argument(
+        "--paper-rows",
+        choices=("all", "matched", "none"),
+        default="all",
+        help="the papers' model rows to show beside the runs: all, only those of the models the runs matched, or none (ranks and reproduction checks are shown either way)",
+    )
+    rp.add_argument(
+        "--alias",
+        action="append",
+        default=[],
+        metavar="PAPER_MODEL=MODEL_ID",
+        help="treat runs of MODEL_ID (a pretrained= or model_version= value) as the paper's PAPER_MODEL for the reproduction check (repeatable)",
+    )
+    rp.add_argument(
+        "--aliases",
+        default=None,
+        metavar="FILE",
+        help="a JSON file {paper model name: [model ids]} extending the bundled alias tables",
+    )
+    rp.add_argument(
+        "--no-html", action="store_true", help="skip index.html and its item browser (thumbnails of every image)"
+    )
+    rp.add_argument(
+        "--data-root",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a folder the item browser may read images from, besides the *_ROOT variables set and the hub cache (repeatable)",
+    )
     own = {}  # the benchmarks' own commands (their records' ``commands``): synthetic, captionqa-export, ...
     for benchmark in BENCHMARKS:
         for command in benchmark.command_parts():
             command.arguments(sub.add_parser(command.name, help=command.help))
             own[command.name] = command
-    sc = sub.add_parser("score", help="score prediction files made elsewhere through an lmms-eval run (results JSON and samples logs)")
+    sc = sub.add_parser(
+        "score", help="score prediction files made elsewhere through an lmms-eval run (results JSON and samples logs)"
+    )
     sc.add_argument("benchmark", choices=sorted(BY_NAME))
     sc.add_argument("files", nargs="+", help="prediction files (or folders of lmms-eval samples logs)")
-    sc.add_argument("-o", "--output", required=True, help="the --output_path of the run (results JSON, samples logs, the replay file)")
+    sc.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        help="the --output_path of the run (results JSON, samples logs, the replay file)",
+    )
     sc.add_argument("--format", default=None, help="the files' format (default: detected); see the benchmark's README")
-    sc.add_argument("--tasks", default="", help="the tasks the predictions were made for (comma-separated), where the files do not say")
+    sc.add_argument(
+        "--tasks",
+        default="",
+        help="the tasks the predictions were made for (comma-separated), where the files do not say",
+    )
     sc.add_argument(
         "--family",
         default=None,
         help="the task family the replies were made in, where the files do not say: MLLM-CompBench compbench (one concatenated image, the default), compbench_pair (two images), compbench_twostage; VLM-SubtleBench evaluator files subtlebench, subtlebench_reasoning, ...",
     )
-    sc.add_argument("--model-name", default="", help="the name the report gives the run (e.g. the paper's model whose replies these are)")
-    sc.add_argument("--with-images", action="store_true", help="check the data's image files as a model's run does (by default a scoring run never opens them)")
-    vf = sub.add_parser("verify", help="check that every number of ours in a results folder follows from its samples (rows, item sets, re-scored metrics, skips, data)")
-    vf.add_argument("results_dir", help="an lmms-eval --output_path (or one *_results.json) of a run with --log_samples")
-    cp = sub.add_parser("compare", help="compare two runs of the same tasks unit by unit (paired bootstrap, exact McNemar or permutation test, Holm, flips)")
+    sc.add_argument(
+        "--model-name",
+        default="",
+        help="the name the report gives the run (e.g. the paper's model whose replies these are)",
+    )
+    sc.add_argument(
+        "--with-images",
+        action="store_true",
+        help="check the data's image files as a model's run does (by default a scoring run never opens them)",
+    )
+    vf = sub.add_parser(
+        "verify",
+        help="check that every number of ours in a results folder follows from its samples (rows, item sets, re-scored metrics, skips, data)",
+    )
+    vf.add_argument(
+        "results_dir", help="an lmms-eval --output_path (or one *_results.json) of a run with --log_samples"
+    )
+    cp = sub.add_parser(
+        "compare",
+        help="compare two runs of the same tasks unit by unit (paired bootstrap, exact McNemar or permutation test, Holm, flips)",
+    )
     cp.add_argument("run_a", help="the --output_path folder of run A (a model run or a score run)")
     cp.add_argument("run_b", help="the --output_path folder of run B")
     cp.add_argument("-o", "--output", default=None, help="folder to write compare.json into")
-    cp.add_argument("--unverified", action="store_true", help="compare even when a run's verify verdict is FAIL (its numbers do not follow from its samples)")
-    xp = sub.add_parser("export", help="write a run's scores as the hub's .eval_results/*.yaml files (and open a pull request with --push)")
+    cp.add_argument(
+        "--unverified",
+        action="store_true",
+        help="compare even when a run's verify verdict is FAIL (its numbers do not follow from its samples)",
+    )
+    xp = sub.add_parser(
+        "export",
+        help="write a run's scores as the hub's .eval_results/*.yaml files (and open a pull request with --push)",
+    )
     xp.add_argument("results_dirs", nargs="+", help="lmms-eval --output_path folders of the run(s) to export")
     xp.add_argument("-o", "--output", required=True, help="the folder to write .eval_results/ into")
-    xp.add_argument("--dataset-id", action="append", default=[], metavar="NAME=OWNER/REPO", help="the hub dataset of a benchmark without a hub release (vidi, compbench), or another one")
+    xp.add_argument(
+        "--dataset-id",
+        action="append",
+        default=[],
+        metavar="NAME=OWNER/REPO",
+        help="the hub dataset of a benchmark without a hub release (vidi, compbench), or another one",
+    )
     xp.add_argument("--source-url", help="where the evaluation can be seen (e.g. the results folder's hub repository)")
     xp.add_argument("--source-name", help="the source's display name")
     xp.add_argument("--source-user", help="the HF user or org to attribute the source to")
-    xp.add_argument("--push", metavar="MODEL_REPO", help="open a pull request adding the files to this hub model repository")
-    xp.add_argument("--allow-subset", action="store_true", help="also export values whose items are not the release's (a --limit, a fixture, skipped items), with notes saying N of M items and where the data came from")
+    xp.add_argument(
+        "--push", metavar="MODEL_REPO", help="open a pull request adding the files to this hub model repository"
+    )
+    xp.add_argument(
+        "--allow-subset",
+        action="store_true",
+        help="also export values whose items are not the release's (a --limit, a fixture, skipped items), with notes saying N of M items and where the data came from",
+    )
     args, extra = parser.parse_known_args(argv)
     if extra and args.command != "score":
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
@@ -309,7 +416,15 @@ def main(argv: list[str] | None = None) -> int:
 
         notes: list[str] = []
         try:
-            path = write_report(args.results_dirs, args.output, paper_rows=args.paper_rows, aliases=Aliases.from_options(args.alias, args.aliases), with_html=not args.no_html, notes=notes, data_roots=[Path(d) for d in args.data_root])
+            path = write_report(
+                args.results_dirs,
+                args.output,
+                paper_rows=args.paper_rows,
+                aliases=Aliases.from_options(args.alias, args.aliases),
+                with_html=not args.no_html,
+                notes=notes,
+                data_roots=[Path(d) for d in args.data_root],
+            )
         except ReportError as exc:  # bad input: one line naming the file, no traceback
             print(f"lmms-comparative report: error: {untrusted.printable(str(exc), lines=False)}", file=sys.stderr)
             return 2
@@ -327,7 +442,16 @@ def main(argv: list[str] | None = None) -> int:
 
         options = Options(tuple(t for t in args.tasks.split(",") if t), args.family)
         try:
-            return score(BY_NAME[args.benchmark], [Path(f) for f in args.files], args.format, options, Path(args.output), args.model_name, args.with_images, extra)
+            return score(
+                BY_NAME[args.benchmark],
+                [Path(f) for f in args.files],
+                args.format,
+                options,
+                Path(args.output),
+                args.model_name,
+                args.with_images,
+                extra,
+            )
         except PredictionsError as exc:  # the replay file not written: a link or a pipe stands where it goes
             print(f"lmms-comparative score: error: {untrusted.printable(str(exc), lines=False)}", file=sys.stderr)
             return 1
@@ -338,7 +462,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "export":
         from lmms_comparative.export import main as export
 
-        return export(args.results_dirs, args.output, args.dataset_id, args.source_url, args.source_name, args.source_user, args.push, args.allow_subset)
+        return export(
+            args.results_dirs,
+            args.output,
+            args.dataset_id,
+            args.source_url,
+            args.source_name,
+            args.source_user,
+            args.push,
+            args.allow_subset,
+        )
     if args.command == "verify":
         from lmms_comparative.verify import verify
 

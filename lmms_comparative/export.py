@@ -75,7 +75,7 @@ def _iso_date(results: dict) -> str | None:
     Asia/Singapore, UTC+8, whatever the machine's zone), without a zone."""
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-    from lmms_comparative.harness.provenance import DEFAULT_DATE_TIMEZONE
+    from lmms_comparative.harness.stamp_results import DEFAULT_DATE_TIMEZONE
 
     raw = str(results.get("date") or "")
     name = (results.get(KEY) or {}).get("date_timezone") or DEFAULT_DATE_TIMEZONE
@@ -105,13 +105,22 @@ def _notes(run, benchmark, variant: str, data: dict, items: str | None) -> str:
     """The entry's notes; ``items``: why its items are not the release's, or that they are by count only."""
     record = run.results.get(KEY) or {}
     # The version and the date are the run's own claims (its record and results file), as the model's name is.
-    parts = [f"lmms-comparative {claimed_version(record)} (as the run's record names it), {benchmark.title} protocol" + (f" ({variant})" if variant else ""), "date as the run's results file gives it"]
+    parts = [
+        f"lmms-comparative {claimed_version(record)} (as the run's record names it), {benchmark.title} protocol"
+        + (f" ({variant})" if variant else ""),
+        "date as the run's results file gives it",
+    ]
     generation = generation_of(record)
     if generation is not None:  # a score of a --predict_only run's replies: who decoded them is that run's claim
-        parts.append(f"replies from a separate --predict_only run (lmms-comparative {claimed_version(generation)} as its record names it)")
+        parts.append(
+            f"replies from a separate --predict_only run (lmms-comparative {claimed_version(generation)} as its record names it)"
+        )
     changed = overrides(run.results)  # the run's own decoding settings, or the generating run's
     if changed:
-        parts.append("not the paper's decoding, as the run's settings give it: " + ", ".join(f"--{k} {v}" for k, v in changed.items()))
+        parts.append(
+            "not the paper's decoding, as the run's settings give it: "
+            + ", ".join(f"--{k} {v}" for k, v in changed.items())
+        )
     if items:
         parts.append(items)
     labels = benchmark.llm_prefixes() if benchmark.scoring_calls else {}
@@ -171,7 +180,13 @@ def _checked(run) -> None:
         raise ExportRefused(f"{run.name}: not exported: verify's checks give {status}:\n  {shown}")
 
 
-def build(paths: list[str], dataset_ids: dict[str, str] | None = None, source: dict | None = None, out=sys.stderr, allow_subset: bool = False) -> list[ExportFile]:
+def build(
+    paths: list[str],
+    dataset_ids: dict[str, str] | None = None,
+    source: dict | None = None,
+    out=sys.stderr,
+    allow_subset: bool = False,
+) -> list[ExportFile]:
     """The ``.eval_results`` files of the runs under ``paths`` (one run: the newest per folder is
     what a submission holds; several runs of one benchmark and variant would collide, so they
     are refused). Every run is checked here as ``verify`` checks it (``ExportRefused`` unless it
@@ -191,7 +206,9 @@ def build(paths: list[str], dataset_ids: dict[str, str] | None = None, source: d
     for run in runs:
         record = run.results.get(KEY)
         if not isinstance(record, dict):
-            print(f"{run.name}: no {KEY} record (not a run of our tasks, or made before provenance): left out", file=out)
+            print(
+                f"{run.name}: no {KEY} record (not a run of our tasks, or made before provenance): left out", file=out
+            )
             continue
         print(f"{run.name}: checking as verify does (re-scoring its samples) ...", file=out, flush=True)
         _checked(run)
@@ -202,8 +219,13 @@ def build(paths: list[str], dataset_ids: dict[str, str] | None = None, source: d
             dataset_id = dataset_ids.get(benchmark.name) or benchmark.hub_repo
             if not dataset_id:
                 # Every flag that following the hint needs: a run whose items are not the release's also needs --allow-subset.
-                flags = f"--dataset-id {benchmark.name}=OWNER/REPO" + (" --allow-subset" if not allow_subset and _has_subset(run, benchmark) else "")
-                print(f"{benchmark.title}: no hub dataset to attach the scores to (the release is not on the hub); give one with {flags}: left out", file=out)
+                flags = f"--dataset-id {benchmark.name}=OWNER/REPO" + (
+                    " --allow-subset" if not allow_subset and _has_subset(run, benchmark) else ""
+                )
+                print(
+                    f"{benchmark.title}: no hub dataset to attach the scores to (the release is not on the hub); give one with {flags}: left out",
+                    file=out,
+                )
                 continue
             # A dataset the user named that is not the release's: it may hold generated items.
             own_id = benchmark.name in dataset_ids and dataset_ids[benchmark.name] != benchmark.hub_repo
@@ -225,7 +247,10 @@ def build(paths: list[str], dataset_ids: dict[str, str] | None = None, source: d
                         )
                         continue
                     if subset and not allow_subset:
-                        print(f"{run.name}: {task_id} left out of {dataset_id}: {subset} (--allow-subset exports it with that note)", file=out)
+                        print(
+                            f"{run.name}: {task_id} left out of {dataset_id}: {subset} (--allow-subset exports it with that note)",
+                            file=out,
+                        )
                         continue
                     if subset and data.get("source") != "local":  # a local copy's fingerprint is in the notes already
                         subset = f"{subset}; {_data_source(data)}"
@@ -245,7 +270,9 @@ def build(paths: list[str], dataset_ids: dict[str, str] | None = None, source: d
                     continue
                 name = f"{benchmark.name}_{variant}.yaml" if variant else f"{benchmark.name}.yaml"
                 if name in files:
-                    raise ExportError(f"two runs give {name} ({run.name} and an earlier one): export one run per benchmark and variant")
+                    raise ExportError(
+                        f"two runs give {name} ({run.name} and an earlier one): export one run per benchmark and variant"
+                    )
                 files[name] = ExportFile(name, benchmark.name, entries)
     return list(files.values())
 
@@ -262,7 +289,9 @@ def write(files: list[ExportFile], out_dir: Path) -> list[Path]:
         written = []
         for file in files:
             path = folder / file.name
-            untrusted.write_file(path, yaml.safe_dump(eval_result_entries_to_yaml(file.entries), sort_keys=False, allow_unicode=True))
+            untrusted.write_file(
+                path, yaml.safe_dump(eval_result_entries_to_yaml(file.entries), sort_keys=False, allow_unicode=True)
+            )
             written.append(path)
     except untrusted.Unsafe as exc:  # a link where a file goes: never written through
         raise ExportError(f"{path}: {exc}") from None
@@ -286,30 +315,51 @@ def push(paths: list[Path], model_repo: str, out=sys.stderr) -> str:
         repo_type="model",
         operations=operations,
         commit_message="Add evaluation results (lmms-comparative)",
-        commit_description="Scores written by `lmms-comparative export` from a verified lmms-eval results folder: " + ", ".join(p.name for p in paths),
+        commit_description="Scores written by `lmms-comparative export` from a verified lmms-eval results folder: "
+        + ", ".join(p.name for p in paths),
         create_pr=True,
     )
     return info.pr_url or info.commit_url
 
 
-def main(paths: list[str], output: str, dataset_id_args: list[str], source_url: str | None, source_name: str | None, source_user: str | None, push_to: str | None, allow_subset: bool = False) -> int:
+def main(
+    paths: list[str],
+    output: str,
+    dataset_id_args: list[str],
+    source_url: str | None,
+    source_name: str | None,
+    source_user: str | None,
+    push_to: str | None,
+    allow_subset: bool = False,
+) -> int:
     """``lmms-comparative export``: writes the runs' files under ``output`` and, with ``push_to``, opens the pull request; the exit
     status (1: a run refused, nothing to export or the pull request failed, 2: bad input)."""
     dataset_ids = {}
     for arg in dataset_id_args:
         name, sep, value = arg.partition("=")
         if not sep or "/" not in value:
-            print(f"lmms-comparative export: error: --dataset-id {arg!r}: expected NAME=OWNER/REPO (e.g. vidi=someone/ViDi)", file=sys.stderr)
+            print(
+                f"lmms-comparative export: error: --dataset-id {arg!r}: expected NAME=OWNER/REPO (e.g. vidi=someone/ViDi)",
+                file=sys.stderr,
+            )
             return 2
         dataset_ids[name] = value
     if (source_name or source_user) and not source_url:
-        print("lmms-comparative export: error: --source-name and --source-user need --source-url (the hub's format requires a source's url)", file=sys.stderr)
+        print(
+            "lmms-comparative export: error: --source-name and --source-user need --source-url (the hub's format requires a source's url)",
+            file=sys.stderr,
+        )
         return 2
-    source = {k: v for k, v in (("source_url", source_url), ("source_name", source_name), ("source_user", source_user)) if v}
+    source = {
+        k: v for k, v in (("source_url", source_url), ("source_name", source_name), ("source_user", source_user)) if v
+    }
     from lmms_comparative.report import ReportError
 
     if push_to and not _hub_token():
-        print("lmms-comparative export: error: --push needs a Hugging Face token: set HF_TOKEN (or run `hf auth login`); nothing was checked or written", file=sys.stderr)
+        print(
+            "lmms-comparative export: error: --push needs a Hugging Face token: set HF_TOKEN (or run `hf auth login`); nothing was checked or written",
+            file=sys.stderr,
+        )
         return 2
     try:
         files = build(paths, dataset_ids, source, allow_subset=allow_subset)
@@ -320,7 +370,10 @@ def main(paths: list[str], output: str, dataset_id_args: list[str], source_url: 
         print(f"lmms-comparative export: error: {untrusted.printable(str(exc))}", file=sys.stderr)
         return 2
     if not files:
-        print("lmms-comparative export: nothing to export (no value of the release's item set on a benchmark with a hub dataset; see above)", file=sys.stderr)
+        print(
+            "lmms-comparative export: nothing to export (no value of the release's item set on a benchmark with a hub dataset; see above)",
+            file=sys.stderr,
+        )
         return 1
     try:
         written = write(files, Path(output))
@@ -333,7 +386,10 @@ def main(paths: list[str], output: str, dataset_id_args: list[str], source_url: 
         try:
             url = push(written, push_to)
         except Exception as exc:  # noqa: BLE001 - the hub's refusal in one line
-            print(f"lmms-comparative export: the pull request on {push_to} failed: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}", file=sys.stderr)
+            print(
+                f"lmms-comparative export: the pull request on {push_to} failed: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}",
+                file=sys.stderr,
+            )
             return 1
         print(f"opened {url}")
     return 0

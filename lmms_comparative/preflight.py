@@ -97,7 +97,9 @@ def run(tasks: list[str]) -> list[str]:
         else:
             problem, line = check_sbert(*need.settings)
         if problem:
-            raise PreflightError(f"preflight: {what}: {problem} (checked before generation; {SKIP_ENV}=1 skips the check)")
+            raise PreflightError(
+                f"preflight: {what}: {problem} (checked before generation; {SKIP_ENV}=1 skips the check)"
+            )
         _done.add(key)
         lines.append(f"{what}: {line}")
     return lines
@@ -126,7 +128,12 @@ def check_llm(prefix: str, defaults: dict) -> tuple[str | None, str]:
 def _request(url: str, headers: dict, body: dict | None = None) -> tuple[int | None, str]:
     """(HTTP status, body text) of one request; (None, reason) when nothing answered."""
     data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(url, data=data, headers={**headers, **({"Content-Type": "application/json"} if data else {})}, method="POST" if data else "GET")
+    request = urllib.request.Request(
+        url,
+        data=data,
+        headers={**headers, **({"Content-Type": "application/json"} if data else {})},
+        method="POST" if data else "GET",
+    )
     try:
         with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
             return response.status, response.read(1 << 20).decode("utf-8", "replace")
@@ -181,7 +188,10 @@ def _check_endpoint(config, prefix: str) -> tuple[str | None, str]:
                 if config.model.removeprefix("models/") in names:
                     return None, f"{config.model!r} listed by {base}"
                 shown = ", ".join(sorted(names)[:8]) + (" ..." if len(names) > 8 else "")
-                return f"{base} does not serve {config.model!r} (it lists {shown}); set {model_setting} to one it serves", ""
+                return (
+                    f"{base} does not serve {config.model!r} (it lists {shown}); set {model_setting} to one it serves",
+                    "",
+                )
         # No model list here (the route is missing, or the list is empty): ask for one token.
     body = {"model": config.model, "messages": [{"role": "user", "content": "Reply with OK."}], "max_tokens": 1}
     status, text = _request(completions_url, headers, body)
@@ -192,7 +202,11 @@ def _check_endpoint(config, prefix: str) -> tuple[str | None, str]:
     if status in (200, 429):  # 429: the key and the model are fine, the server is busy
         return None, f"{config.model!r} answered at {base}"
     if status in (400, 404, 422):
-        return f"{base} did not accept a request for {config.model!r} (HTTP {status}: {_server_said(text)}); check {model_setting}" + (", the deployment and the API version" if config.backend == "azure" else ""), ""
+        return (
+            f"{base} did not accept a request for {config.model!r} (HTTP {status}: {_server_said(text)}); check {model_setting}"
+            + (", the deployment and the API version" if config.backend == "azure" else ""),
+            "",
+        )
     return f"{base} answered HTTP {status} ({_server_said(text)}); check that the server is up and {url_setting}", ""
 
 
@@ -245,10 +259,16 @@ def _check_local_llm(config, prefix: str) -> tuple[str | None, str]:
     if _hub_cached(name, (config.gguf_file,) if config.gguf_file else ("config.json",)):
         return None, f"{name!r} in the Hugging Face cache"
     if _hub_offline():
-        return f"{name!r} is not in the Hugging Face cache and the hub is offline (HF_HUB_OFFLINE); download it first (hf download {name}) or set {prefix}_MODEL to a model folder", ""
+        return (
+            f"{name!r} is not in the Hugging Face cache and the hub is offline (HF_HUB_OFFLINE); download it first (hf download {name}) or set {prefix}_MODEL to a model folder",
+            "",
+        )
     missing = _on_hub(name)
     if missing:
-        return f"{name!r} is neither in the Hugging Face cache nor reachable on the hub ({missing}); set {prefix}_MODEL to a model folder or a hub model id", ""
+        return (
+            f"{name!r} is neither in the Hugging Face cache nor reachable on the hub ({missing}); set {prefix}_MODEL to a model folder or a hub model id",
+            "",
+        )
     return None, f"{name!r} on the hub (it will be downloaded)"
 
 
@@ -258,21 +278,41 @@ def check_sbert(variable: str, default: str) -> tuple[str | None, str]:
     (``SENTENCE_TRANSFORMERS_HOME`` or the Hugging Face cache), a bare name also under
     ``sentence-transformers/``."""
     name = os.environ.get(variable, "").strip() or default
-    setting = f"{variable} (now {name!r})" if os.environ.get(variable, "").strip() else f"{variable} (unset: the default {default!r})"
+    setting = (
+        f"{variable} (now {name!r})"
+        if os.environ.get(variable, "").strip()
+        else f"{variable} (unset: the default {default!r})"
+    )
     path = Path(name).expanduser()
     if path.is_dir():
         if not any((path / f).is_file() for f in ("modules.json", "config.json")):
-            return f"the folder {path} holds no sentence-transformers model (no modules.json or config.json); check {setting}", ""
+            return (
+                f"the folder {path} holds no sentence-transformers model (no modules.json or config.json); check {setting}",
+                "",
+            )
         return None, f"the SBERT folder {path}"
     if _looks_like_path(name):
-        return f"the SBERT model folder {name} does not exist; set {variable} to a sentence-transformers model folder or hub id", ""
+        return (
+            f"the SBERT model folder {name} does not exist; set {variable} to a sentence-transformers model folder or hub id",
+            "",
+        )
     repos = [name] + ([f"sentence-transformers/{name}"] if "/" not in name else [])
     cache = os.environ.get("SENTENCE_TRANSFORMERS_HOME") or None
-    if any(_hub_cached(repo, ("modules.json", "config.json"), cache) or (cache and _hub_cached(repo, ("modules.json", "config.json"))) for repo in repos):
+    if any(
+        _hub_cached(repo, ("modules.json", "config.json"), cache)
+        or (cache and _hub_cached(repo, ("modules.json", "config.json")))
+        for repo in repos
+    ):
         return None, f"{name!r} in the local cache"
     if _hub_offline():
-        return f"the SBERT model {name!r} is not in the local cache and the hub is offline (HF_HUB_OFFLINE); download it (hf download {repos[-1]}) or set {variable} to a model folder", ""
+        return (
+            f"the SBERT model {name!r} is not in the local cache and the hub is offline (HF_HUB_OFFLINE); download it (hf download {repos[-1]}) or set {variable} to a model folder",
+            "",
+        )
     missing = _on_hub(repos[-1])
     if missing:
-        return f"the SBERT model {name!r} is neither in the local cache nor reachable on the hub ({missing}); download it where the hub is reachable, or set {setting.split(' (')[0]} to a model folder", ""
+        return (
+            f"the SBERT model {name!r} is neither in the local cache nor reachable on the hub ({missing}); download it where the hub is reachable, or set {setting.split(' (')[0]} to a model folder",
+            "",
+        )
     return None, f"{name!r} on the hub (it will be downloaded)"

@@ -1,5 +1,5 @@
 """What produced a results file: written into every results JSON of a run that includes our tasks,
-under the top-level key ``lmms_comparative`` (``harness/provenance.py`` adds it when lmms-eval's
+under the top-level key ``lmms_comparative`` (``harness/stamp_results.py`` adds it when lmms-eval's
 tracker saves the results).
 
 It records, without a timestamp or anything else that differs between 1 and N processes:
@@ -46,7 +46,19 @@ KEY = "lmms_comparative"
 # The record's layout version. 2: the data fingerprint hashes every file's content (1: images and
 # videos counted by path and size only), so a schema-1 fingerprint is not comparable with a later one.
 SCHEMA = 2
-LIBRARIES = ("torch", "transformers", "datasets", "huggingface_hub", "numpy", "pillow", "pyarrow", "openai", "aiohttp", "sentence-transformers", "filelock")
+LIBRARIES = (
+    "torch",
+    "transformers",
+    "datasets",
+    "huggingface_hub",
+    "numpy",
+    "pillow",
+    "pyarrow",
+    "openai",
+    "aiohttp",
+    "sentence-transformers",
+    "filelock",
+)
 # The data fingerprint's file hashes (``fingerprint``): threads that hash, how long a process waits
 # for another's write to the cache, and how long a file must have been left alone to be cached.
 HASH_WORKERS = min(8, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
@@ -112,7 +124,9 @@ def answer_key(messages: list) -> str:
     The endpoint, model and sampling settings are the run's, recorded beside (``llm``)."""
     import json
 
-    return hashlib.sha256(json.dumps(messages, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8")).hexdigest()
+    return hashlib.sha256(
+        json.dumps(messages, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    ).hexdigest()
 
 
 def note_answers(prefix: str | None, answered: list[tuple[str, str]]) -> None:
@@ -149,7 +163,11 @@ def llm_settings() -> dict[str, dict]:
 def settings(prefixes: tuple[str, ...]) -> dict[str, str]:
     """Every variable of ours that is set (its name starts with one of ``prefixes``: the registry's
     ``setting_prefixes``, read from every benchmark's record), keys and tokens left out."""
-    return {name: value for name, value in sorted(os.environ.items()) if name.startswith(prefixes) and not any(secret in name for secret in ("API_KEY", "TOKEN", "SECRET"))}
+    return {
+        name: value
+        for name, value in sorted(os.environ.items())
+        if name.startswith(prefixes) and not any(secret in name for secret in ("API_KEY", "TOKEN", "SECRET"))
+    }
 
 
 def _version(distribution: str) -> str | None:
@@ -167,8 +185,15 @@ def package() -> dict:
     checkout = Path(__file__).resolve().parents[1]
     if (checkout / ".git").exists():
         try:
-            commit = subprocess.run(["git", "-C", str(checkout), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10).stdout.strip()
-            dirty = subprocess.run(["git", "-C", str(checkout), "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True, timeout=10).stdout.strip()
+            commit = subprocess.run(
+                ["git", "-C", str(checkout), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10
+            ).stdout.strip()
+            dirty = subprocess.run(
+                ["git", "-C", str(checkout), "status", "--porcelain", "--untracked-files=no"],
+                capture_output=True,
+                text=True,
+                timeout=10,
+            ).stdout.strip()
         except (OSError, subprocess.SubprocessError):
             commit, dirty = "", ""
         if commit:
@@ -220,7 +245,10 @@ def _cached_hashes(conn, prefix: str) -> dict[str, tuple]:
 
     try:
         # Every path under the folder and no other: the text range [prefix, prefix with its last character incremented).
-        rows = conn.execute("SELECT path, size, mtime_ns, ctime_ns, inode, sha256 FROM files WHERE path >= ? AND path < ?", (prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1))).fetchall()
+        rows = conn.execute(
+            "SELECT path, size, mtime_ns, ctime_ns, inode, sha256 FROM files WHERE path >= ? AND path < ?",
+            (prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1)),
+        ).fetchall()
     except sqlite3.Error:
         return {}
     return {row[0]: row[1:] for row in rows}
@@ -235,7 +263,10 @@ def _store_hashes(conn, rows: list[tuple], gone: list[str]) -> None:
     try:
         conn.execute("BEGIN IMMEDIATE")
         try:
-            conn.executemany("INSERT OR REPLACE INTO files (path, size, mtime_ns, ctime_ns, inode, sha256) VALUES (?, ?, ?, ?, ?, ?)", rows)
+            conn.executemany(
+                "INSERT OR REPLACE INTO files (path, size, mtime_ns, ctime_ns, inode, sha256) VALUES (?, ?, ?, ?, ?, ?)",
+                rows,
+            )
             conn.executemany("DELETE FROM files WHERE path = ?", [(path,) for path in gone])
         except BaseException:
             conn.execute("ROLLBACK")
@@ -292,7 +323,9 @@ def fingerprint(folder: str | Path) -> str:
             return _fingerprints[folder]
     root = os.path.abspath(folder)
     prefix = root if root.endswith(os.sep) else root + os.sep
-    listed = [(path[len(prefix) :].replace(os.sep, "/"), path, stat) for path, stat in _regular_files(root)]  # (path relative to the folder, absolute path, stat)
+    listed = [
+        (path[len(prefix) :].replace(os.sep, "/"), path, stat) for path, stat in _regular_files(root)
+    ]  # (path relative to the folder, absolute path, stat)
     conn = _open_hash_cache()
     try:
         cached = _cached_hashes(conn, prefix) if conn is not None else {}
@@ -309,7 +342,9 @@ def fingerprint(folder: str | Path) -> str:
         if len(paths) > 1 and HASH_WORKERS > 1:
             from concurrent.futures import ThreadPoolExecutor
 
-            with ThreadPoolExecutor(max_workers=min(HASH_WORKERS, len(paths)), thread_name_prefix="lmms-comparative-hash") as pool:
+            with ThreadPoolExecutor(
+                max_workers=min(HASH_WORKERS, len(paths)), thread_name_prefix="lmms-comparative-hash"
+            ) as pool:
                 computed = list(pool.map(_content_sha256, paths))
         else:
             computed = [_content_sha256(path) for path in paths]
@@ -356,7 +391,13 @@ def data_of(variable: str) -> dict:
         return {"source": None}
     folder = found.pop("folder", None) or found.get("root")
     # A folder's fingerprint; a local copy that is one file (VLM2-Bench's TSV): that file's sha256.
-    found["fingerprint"] = fingerprint(folder) if folder and os.path.isdir(folder) else file_sha256(folder) if folder and os.path.isfile(folder) else None
+    found["fingerprint"] = (
+        fingerprint(folder)
+        if folder and os.path.isdir(folder)
+        else file_sha256(folder)
+        if folder and os.path.isfile(folder)
+        else None
+    )
     return found
 
 

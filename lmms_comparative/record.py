@@ -217,7 +217,11 @@ def installed_tasks(name: str) -> frozenset[str]:
     """The task and group names of a benchmark's installed YAMLs (each file is named after its task,
     as ``benchmarks/generate.py`` writes them): the index every name from a folder is matched against."""
     folder = Path(__file__).parent / "benchmarks" / name / "yaml"
-    return frozenset(p.name[: -len(".yaml")] for p in folder.iterdir() if p.name.endswith(".yaml")) if folder.is_dir() else frozenset()
+    return (
+        frozenset(p.name[: -len(".yaml")] for p in folder.iterdir() if p.name.endswith(".yaml"))
+        if folder.is_dir()
+        else frozenset()
+    )
 
 
 @dataclass(frozen=True)
@@ -368,6 +372,10 @@ def signature_problems(function: Callable, shape: type) -> str | None:
     required = [p.name for p in positional if p.default is p.empty]
     if len(positional) < len(names) or len(required) > len(names):
         return f"takes ({', '.join(p.name for p in positional)}), not ({', '.join(names)})"
-    if any(p.kind is p.VAR_KEYWORD for p in wanted) and not has_var_kw and not [p for p in positional[len(names) :] if p.default is not p.empty]:
+    if (
+        any(p.kind is p.VAR_KEYWORD for p in wanted)
+        and not has_var_kw
+        and not [p for p in positional[len(names) :] if p.default is not p.empty]
+    ):
         return f"takes ({', '.join(p.name for p in positional)}) and no keyword sizes"
     return None

@@ -32,7 +32,9 @@ def _records() -> tuple:
     for name in NAMES:
         record = getattr(importlib.import_module(f"{BENCHMARKS_PACKAGE}.{name}"), "BENCHMARK", None)
         if type(record).__name__ != "Benchmark" or getattr(record, "name", None) != name:
-            raise RegistryError(f"the registry lists {name!r} (NAMES in lmms_comparative/registry.py), but benchmarks/{name}/__init__.py defines no BENCHMARK = Benchmark(name={name!r}, ...)")
+            raise RegistryError(
+                f"the registry lists {name!r} (NAMES in lmms_comparative/registry.py), but benchmarks/{name}/__init__.py defines no BENCHMARK = Benchmark(name={name!r}, ...)"
+            )
         records.append(record)
     return tuple(records)
 

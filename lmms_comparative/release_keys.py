@@ -58,7 +58,12 @@ def _claim(task, entry) -> tuple[object, dict, dict] | str:
         return "its record entry has no data and items objects"
     if entry.get("skipped"):
         return "items were skipped"
-    if data.get("source") != "hub" or data.get("repo") != benchmark.hub_repo or not isinstance(data.get("commit"), str) or not _COMMIT.fullmatch(data["commit"]):
+    if (
+        data.get("source") != "hub"
+        or data.get("repo") != benchmark.hub_repo
+        or not isinstance(data.get("commit"), str)
+        or not _COMMIT.fullmatch(data["commit"])
+    ):
         return f"its data is not the release's hub repository {benchmark.hub_repo} at a pinned commit (40 hex digits)"
     count = items.get("count")
     if not isinstance(count, int) or isinstance(count, bool) or not isinstance(items.get("sha256"), str):
@@ -70,7 +75,9 @@ def _derived(benchmark, samples: gate.Entry) -> dict | str:
     """The item set a task's samples log gives (``provenance.item_set`` of each line's item key), or
     why it gives none: a line without the key's columns, an item twice, an unreadable log. Each
     line is reduced to its key as it is read."""
-    lines = [key for _, key in gate.json_lines(samples, lambda row: sample_key(row, benchmark.item_key) or "")]  # "": no key (None would drop the line)
+    lines = [
+        key for _, key in gate.json_lines(samples, lambda row: sample_key(row, benchmark.item_key) or "")
+    ]  # "": no key (None would drop the line)
     keys, keyless, twice = logged_keys([k or None for k in lines])
     if not lines or keyless:
         return f"{keyless} of its {len(lines)} samples line(s) carry no {benchmark.item_key.columns[0]!r}"
@@ -89,7 +96,11 @@ def _results(run: gate.Run, out) -> dict | None:
         return None
     record = results.get(KEY) if isinstance(results, dict) else None
     seeds = record.get("seeds") if isinstance(record, dict) else None
-    if not isinstance(record, dict) or not isinstance(record.get("tasks"), dict) or (isinstance(seeds, dict) and (seeds.get("limit") is not None or seeds.get("offset"))):
+    if (
+        not isinstance(record, dict)
+        or not isinstance(record.get("tasks"), dict)
+        or (isinstance(seeds, dict) and (seeds.get("limit") is not None or seeds.get("offset")))
+    ):
         _say(f"{path}: passed over (no {KEY} record, or a --limit or --offset run)", out)
         return None
     return record
@@ -117,7 +128,10 @@ def found_keys(results_dir: Path, out=None) -> dict[str, dict[str, dict]]:
                 continue
             benchmark, data, items = claim
             if task not in logs:
-                _say(f"{path.name}: {task} passed over: no samples log (run with --log_samples): its item keys cannot be re-derived", out)
+                _say(
+                    f"{path.name}: {task} passed over: no samples log (run with --log_samples): its item keys cannot be re-derived",
+                    out,
+                )
                 continue
             try:
                 derived = _derived(benchmark, logs[task])
@@ -135,7 +149,9 @@ def found_keys(results_dir: Path, out=None) -> dict[str, dict[str, dict]]:
             new = {**derived, "repo": data["repo"], "commit": data["commit"]}
             old = found.setdefault(benchmark.name, {}).setdefault(task, new)
             if (old["count"], old["sha256"]) != (new["count"], new["sha256"]):
-                raise ValueError(f"{task}: two runs give different item sets ({old['count']} items at {old['commit'][:12]}, {new['count']} at {new['commit'][:12]})")
+                raise ValueError(
+                    f"{task}: two runs give different item sets ({old['count']} items at {old['commit'][:12]}, {new['count']} at {new['commit'][:12]})"
+                )
     return found
 
 
@@ -152,19 +168,29 @@ def merged(release: dict, tasks: dict[str, dict], out=None) -> dict:
             _say(f"{task}: not in release.json (its count is not established; see its 'unknown'): not written", out)
             continue
         if entry.get("count") != seen["count"]:
-            _say(f"{task}: the run has {seen['count']} items, release.json {entry.get('count')} ({entry.get('source')}): not written; check which is the release", out)
+            _say(
+                f"{task}: the run has {seen['count']} items, release.json {entry.get('count')} ({entry.get('source')}): not written; check which is the release",
+                out,
+            )
             continue
         if entry.get("sha256") and entry["sha256"] != seen["sha256"]:
-            _say(f"{task}: release.json already has another key hash ({entry['sha256'][:12]}..., the run {seen['sha256'][:12]}...): not written", out)
+            _say(
+                f"{task}: release.json already has another key hash ({entry['sha256'][:12]}..., the run {seen['sha256'][:12]}...): not written",
+                out,
+            )
             continue
         source = f"K_{seen['commit'][:8]}"
-        release.setdefault("sources", {})[source] = f"Item keys counted and hashed (provenance.item_set) by a run of this package on the hub repository {seen['repo']} at commit {seen['commit']}, read by release_keys."
+        release.setdefault("sources", {})[source] = (
+            f"Item keys counted and hashed (provenance.item_set) by a run of this package on the hub repository {seen['repo']} at commit {seen['commit']}, read by release_keys."
+        )
         known[task] = {**entry, "sha256": seen["sha256"], "keys_source": source}
     return release
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m lmms_comparative.release_keys", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m lmms_comparative.release_keys", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("results_dir", type=Path)
     parser.add_argument("--write", action="store_true", help="add the hashes to each benchmark's release.json")
     args = parser.parse_args(argv)

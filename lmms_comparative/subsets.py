@@ -60,18 +60,30 @@ def by_count_only(run, benchmark, task_ids) -> list[str]:
         entry = (record.get("tasks") or {}).get(task) or {}
         data = entry.get("data") or {}
         full = known.get(task)
-        if full and not full.get("sha256") and not (benchmark.hub_repo and data.get("source") == "hub" and data.get("repo") == benchmark.hub_repo):
+        if (
+            full
+            and not full.get("sha256")
+            and not (benchmark.hub_repo and data.get("source") == "hub" and data.get("repo") == benchmark.hub_repo)
+        ):
             found.append(task)
     return found
 
 
 def _why(record: dict, benchmark, behind: list[str]) -> str | None:
     if not behind:
-        return f"{UNKNOWN} (no task of the record behind it)" if record else f"{UNKNOWN} (the results carry no {KEY} record of the items scored)"
+        return (
+            f"{UNKNOWN} (no task of the record behind it)"
+            if record
+            else f"{UNKNOWN} (the results carry no {KEY} record of the items scored)"
+        )
     release = benchmark.release_items()
     known = release.get("tasks") or {}
     scored = expected = 0
-    why, short, made = [], [], None  # short: the reasons other than a count (a generated set has no release count to compare)
+    why, short, made = (
+        [],
+        [],
+        None,
+    )  # short: the reasons other than a count (a generated set has no release count to compare)
     for task in behind:
         entry = (record.get("tasks") or {}).get(task) or {}
         items = entry.get("items") or {}

@@ -43,7 +43,9 @@ def four_benchmarks_run(hf_home, fixture_roots, tmp_path_factory) -> Path:
     on. Read it, never change it (copy it first)."""
     out = tmp_path_factory.mktemp("four_benchmarks_run")
     env = base_env(hf_home, **{k: str(v) for k, v in fixture_roots.items()})
-    proc = run_cli(["--model", "random_choice", "--tasks", FOUR_BENCHMARKS, "--output_path", str(out), "--log_samples"], env=env)
+    proc = run_cli(
+        ["--model", "random_choice", "--tasks", FOUR_BENCHMARKS, "--output_path", str(out), "--log_samples"], env=env
+    )
     read_run(out, proc)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return out
@@ -54,7 +56,18 @@ def subtlebench_pass_run(hf_home, subtlebench_root, tmp_path_factory) -> Path:
     """A small ``random_choice`` run (with samples) of two SubtleBench tasks that verifies PASS: the
     untouched folder the hostile-folder tests copy and edit. Read it, never change it."""
     out = tmp_path_factory.mktemp("subtlebench_pass_run")
-    proc = run_cli(["--model", "random_choice", "--tasks", "subtlebench_at,subtlebench_sp", "--output_path", str(out), "--log_samples"], env=base_env(hf_home, SUBTLEBENCH_ROOT=subtlebench_root))
+    proc = run_cli(
+        [
+            "--model",
+            "random_choice",
+            "--tasks",
+            "subtlebench_at,subtlebench_sp",
+            "--output_path",
+            str(out),
+            "--log_samples",
+        ],
+        env=base_env(hf_home, SUBTLEBENCH_ROOT=subtlebench_root),
+    )
     read_run(out, proc)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return out
@@ -92,7 +105,11 @@ def pytest_collection_modifyitems(session, config, items):
     tests = Path(__file__).resolve().parent
 
     def rank(item) -> int:
-        relative = Path(str(item.fspath)).resolve().relative_to(tests).as_posix() if str(item.fspath).startswith(str(tests)) else ""
+        relative = (
+            Path(str(item.fspath)).resolve().relative_to(tests).as_posix()
+            if str(item.fspath).startswith(str(tests))
+            else ""
+        )
         return LONGEST_FIRST.index(relative) if relative in LONGEST_FIRST else len(LONGEST_FIRST)
 
     items.sort(key=rank)  # stable: the order within a file, and of the other files, is kept
@@ -100,7 +117,11 @@ def pytest_collection_modifyitems(session, config, items):
 
 # Files that read the same session run (a session fixture is built once per worker): one work unit,
 # so the run is made once. test_score, test_verify and test_forgeries read four_benchmarks_run.
-SAME_WORKER = {"rescoring/test_score.py": "four_benchmarks_run", "verify/test_verify.py": "four_benchmarks_run", "verify/test_forgeries.py": "four_benchmarks_run"}
+SAME_WORKER = {
+    "rescoring/test_score.py": "four_benchmarks_run",
+    "verify/test_verify.py": "four_benchmarks_run",
+    "verify/test_forgeries.py": "four_benchmarks_run",
+}
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -64,7 +64,9 @@ def read(path: Path) -> dict[str, str]:
 
 def frozen(python: str) -> dict[str, str]:
     """``pip freeze`` of the environment of ``python``, this package left out."""
-    out = subprocess.run([python, "-m", "pip", "freeze", "--exclude-editable", "--all"], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [python, "-m", "pip", "freeze", "--exclude-editable", "--all"], capture_output=True, text=True, check=True
+    ).stdout
     pins = {}
     for line in out.splitlines():
         found = _LINE.match(line.strip())
@@ -74,14 +76,18 @@ def frozen(python: str) -> dict[str, str]:
 
 
 def write(pins: dict[str, str], python: str) -> None:
-    version = subprocess.run([python, "-c", "import sys; print(sys.version.split()[0])"], capture_output=True, text=True, check=True).stdout.strip()
+    version = subprocess.run(
+        [python, "-c", "import sys; print(sys.version.split()[0])"], capture_output=True, text=True, check=True
+    ).stdout.strip()
     header = [
         "# The exact versions the test suite last passed with (python tools/constraints.py).",
         f"# Written {datetime.date.today().isoformat()} from Python {version} on {platform.system()} {platform.machine()}.",
         "# Install with: pip install -c constraints.txt -e '.[test]'  (see the README).",
         "# A package not needed on your platform (the CUDA wheels on a Mac, say) is simply not installed.",
     ]
-    CONSTRAINTS.write_text("\n".join(header + [f"{name}=={pins[name]}" for name in sorted(pins)]) + "\n", encoding="utf-8")
+    CONSTRAINTS.write_text(
+        "\n".join(header + [f"{name}=={pins[name]}" for name in sorted(pins)]) + "\n", encoding="utf-8"
+    )
     print(f"wrote {CONSTRAINTS.relative_to(ROOT)}: {len(pins)} packages")
 
 
@@ -102,7 +108,9 @@ def _run(label: str, command: list[str], cwd: Path, log: Path) -> bool:
     with log.open("w", encoding="utf-8") as out:
         code = subprocess.run(command, cwd=cwd, stdout=out, stderr=subprocess.STDOUT).returncode
     tail = log.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-3:]
-    print(f"{label}: {'passed' if code == 0 else f'FAILED (exit {code})'} in {time.monotonic() - start:.0f} s; log {log}")
+    print(
+        f"{label}: {'passed' if code == 0 else f'FAILED (exit {code})'} in {time.monotonic() - start:.0f} s; log {log}"
+    )
     for line in tail:
         print(f"    {line}")
     return code == 0
@@ -130,10 +138,20 @@ def refresh(write_new: bool, keep: bool, logs: Path | None = None) -> int:
         changes = diff(old, new)
         print(f"{len(changes)} of {len(new)} packages differ from {CONSTRAINTS.name}" + (":" if changes else "."))
         print("\n".join(changes))
-        suite = _run("fast suite (pytest -m 'not e2e')", [python, "-m", "pytest", "-q", "-m", "not e2e", "-p", "no:cacheprovider"], ROOT, logs / "fast_suite.log")
+        suite = _run(
+            "fast suite (pytest -m 'not e2e')",
+            [python, "-m", "pytest", "-q", "-m", "not e2e", "-p", "no:cacheprovider"],
+            ROOT,
+            logs / "fast_suite.log",
+        )
         demo_dir = scratch / "demo"
         demo_dir.mkdir()
-        cli = _run("CLI run (lmms-comparative demo)", [str(venv / "bin" / "lmms-comparative"), "demo"], demo_dir, logs / "demo.log")
+        cli = _run(
+            "CLI run (lmms-comparative demo)",
+            [str(venv / "bin" / "lmms-comparative"), "demo"],
+            demo_dir,
+            logs / "demo.log",
+        )
         if write_new and suite and cli:
             write(new, python)
             print("run the full suite (bash .ci/run) before committing the new constraints.")
@@ -152,10 +170,19 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("freeze", help="write constraints.txt from the environment running this script")
-    rf = sub.add_parser("refresh", help="install the newest resolve in a scratch venv, diff it against constraints.txt, run the fast suite and a CLI run")
+    rf = sub.add_parser(
+        "refresh",
+        help="install the newest resolve in a scratch venv, diff it against constraints.txt, run the fast suite and a CLI run",
+    )
     rf.add_argument("--write", action="store_true", help="write constraints.txt from the newest resolve if both pass")
     rf.add_argument("--keep", action="store_true", help="keep the scratch environment (the logs are kept either way)")
-    rf.add_argument("--logs", type=Path, default=None, metavar="DIR", help="folder for the two runs' logs (default: a new constraints-refresh-logs-* folder in the temporary folder)")
+    rf.add_argument(
+        "--logs",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="folder for the two runs' logs (default: a new constraints-refresh-logs-* folder in the temporary folder)",
+    )
     sub.add_parser("check", help="exit 1 if this environment differs from constraints.txt")
     args = parser.parse_args()
     if args.command == "freeze":
@@ -163,7 +190,10 @@ def main() -> int:
         return 0
     if args.command == "check":
         changes = diff(read(CONSTRAINTS), frozen(sys.executable))
-        print(f"this environment against {CONSTRAINTS.name}: " + ("the same versions." if not changes else f"{len(changes)} difference(s):"))
+        print(
+            f"this environment against {CONSTRAINTS.name}: "
+            + ("the same versions." if not changes else f"{len(changes)} difference(s):")
+        )
         print("\n".join(changes))
         return 1 if changes else 0
     return refresh(args.write, args.keep, args.logs)

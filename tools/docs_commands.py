@@ -67,7 +67,11 @@ class Block:
 
 
 def doc_files() -> list[Path]:
-    return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "lmms_comparative" / "benchmarks").glob("*/README.md"))]
+    return [
+        ROOT / "README.md",
+        *sorted((ROOT / "docs").glob("*.md")),
+        *sorted((ROOT / "lmms_comparative" / "benchmarks").glob("*/README.md")),
+    ]
 
 
 def blocks(files: list[Path] | None = None) -> list[Block]:
@@ -92,7 +96,9 @@ def problems(found: list[Block]) -> list[str]:
     out = []
     for block in found:
         if block.action is None:
-            out.append(f"{block.where}: a shell block without a docs-test marker (<!-- docs-test: run --> or <!-- docs-test: skip: why -->)")
+            out.append(
+                f"{block.where}: a shell block without a docs-test marker (<!-- docs-test: run --> or <!-- docs-test: skip: why -->)"
+            )
         elif block.action == "skip" and not block.detail:
             out.append(f"{block.where}: a skipped block must say why")
     return out
@@ -107,14 +113,28 @@ def environment(scratch: Path) -> dict[str, str]:
     for benchmark in BENCHMARKS:
         env[benchmark.root_variable] = str(benchmark.build_fixture(scratch / "data" / benchmark.name))
     bin_dir = str(Path(sys.executable).parent)
-    env.update(PATH=bin_dir + os.pathsep + env.get("PATH", ""), HF_HOME=str(scratch / "hf_home"), HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
+    env.update(
+        PATH=bin_dir + os.pathsep + env.get("PATH", ""),
+        HF_HOME=str(scratch / "hf_home"),
+        HF_HUB_OFFLINE="1",
+        HF_DATASETS_OFFLINE="1",
+        TOKENIZERS_PARALLELISM="false",
+    )
     for name in ("OPENAI_API_KEY", "OPENAI_API_BASE", "OPENAI_API_URL", "HF_TOKEN"):
         env.pop(name, None)
     return env
 
 
 def run_script(script: str, cwd: Path, env: dict, timeout: int = 600) -> subprocess.CompletedProcess:
-    return subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", script],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def run_all(found: list[Block], scratch: Path) -> list[tuple[Block, subprocess.CompletedProcess, float]]:

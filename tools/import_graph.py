@@ -133,10 +133,23 @@ def lookups(known: dict[str, Path]) -> dict[str, set[str]]:
                         arrows[name].add(target)
                 elif "BENCHMARKS_PACKAGE" in text or BENCHMARKS in text:
                     arrows[name].update(r for r in records if r != name)
-                elif path.name == "__init__.py" and any(isinstance(n, ast.Name) and n.id == "__name__" for n in ast.walk(first)):
-                    arrows[name].update(m for m in known if m.startswith(name + "."))  # a package face that loads its modules on first use
-            elif called in ("part", "optional") and isinstance(func, ast.Attribute) and isinstance(first, ast.Constant) and isinstance(first.value, str):
-                arrows[name].update(f"{r}.{first.value}" for r in records if f"{r}.{first.value}" in known and f"{r}.{first.value}" != name)
+                elif path.name == "__init__.py" and any(
+                    isinstance(n, ast.Name) and n.id == "__name__" for n in ast.walk(first)
+                ):
+                    arrows[name].update(
+                        m for m in known if m.startswith(name + ".")
+                    )  # a package face that loads its modules on first use
+            elif (
+                called in ("part", "optional")
+                and isinstance(func, ast.Attribute)
+                and isinstance(first, ast.Constant)
+                and isinstance(first.value, str)
+            ):
+                arrows[name].update(
+                    f"{r}.{first.value}"
+                    for r in records
+                    if f"{r}.{first.value}" in known and f"{r}.{first.value}" != name
+                )
     return arrows
 
 
@@ -227,7 +240,12 @@ def measure(root: Path, with_lookups: bool = True) -> dict:
     names = {part_of(m) for m in known} - {"(package face)"}
     part_circles = circles(parts)
     in_circle = {p: i for i, c in enumerate(part_circles) for p in c}
-    back_up = sorted(f"{a} -> {b}: {', '.join(why[(a, b)])}" for a, targets in parts.items() for b in targets if a in in_circle and in_circle.get(b) == in_circle[a])
+    back_up = sorted(
+        f"{a} -> {b}: {', '.join(why[(a, b)])}"
+        for a, targets in parts.items()
+        for b in targets
+        if a in in_circle and in_circle.get(b) == in_circle[a]
+    )
     return {
         "files": len(known),
         "parts": len(names),
@@ -235,7 +253,9 @@ def measure(root: Path, with_lookups: bool = True) -> dict:
         "imports at module level": top,
         "imports inside functions": inside,
         "lookups by name": sum(len(t) for t in by_name.values()),
-        "files the registry imports": sorted(t for t in arrows.get(f"{PACKAGE}.registry", ()) if t not in _benchmark_records(known)),
+        "files the registry imports": sorted(
+            t for t in arrows.get(f"{PACKAGE}.registry", ()) if t not in _benchmark_records(known)
+        ),
         "arrows up a layer": up,
         "circles of files": circles(arrows),
         "circles of parts": part_circles,
@@ -246,7 +266,12 @@ def measure(root: Path, with_lookups: bool = True) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parents[1], help="the checkout to read (default: this one)")
+    parser.add_argument(
+        "--root",
+        type=Path,
+        default=Path(__file__).resolve().parents[1],
+        help="the checkout to read (default: this one)",
+    )
     parser.add_argument("--json", action="store_true", help="print the whole measure as JSON")
     parser.add_argument("--no-lookups", action="store_true", help="count import statements only, not lookups by name")
     args = parser.parse_args(argv)
@@ -254,16 +279,27 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(found, indent=1))
     else:
-        for key in ("files", "parts", "arrows between parts", "imports at module level", "imports inside functions", "lookups by name"):
+        for key in (
+            "files",
+            "parts",
+            "arrows between parts",
+            "imports at module level",
+            "imports inside functions",
+            "lookups by name",
+        ):
             print(f"{key}: {found[key]}")
         print(f"files the registry imports: {len(found['files the registry imports'])}")
         print(f"arrows up a layer: {len(found['arrows up a layer'])}")
         for arrow in found["arrows up a layer"]:
             print("  " + arrow)
-        print(f"circles of files: {len(found['circles of files'])} ({sum(len(c) for c in found['circles of files'])} files)")
+        print(
+            f"circles of files: {len(found['circles of files'])} ({sum(len(c) for c in found['circles of files'])} files)"
+        )
         for circle in found["circles of files"]:
             print("  " + " <-> ".join(circle))
-        print(f"circles of parts: {len(found['circles of parts'])}; arrows that close one: {len(found['arrows that close a circle of parts'])}")
+        print(
+            f"circles of parts: {len(found['circles of parts'])}; arrows that close one: {len(found['arrows that close a circle of parts'])}"
+        )
         for arrow in found["arrows that close a circle of parts"]:
             print("  " + arrow)
         for part, floor in found["floors"].items():

@@ -186,14 +186,18 @@ class Source:
         if local.exists():
             self.git_dir = local if (local / "HEAD").is_file() else local / ".git"  # bare, or a work tree's
             if self._git("cat-file", "-e", f"{commit}^{{commit}}").returncode != 0:
-                raise BuildError(f"{repo}: not a git repository holding commit {commit} (in a clone: git fetch origin {commit})")
+                raise BuildError(
+                    f"{repo}: not a git repository holding commit {commit} (in a clone: git fetch origin {commit})"
+                )
             return
         self.git_dir = scratch / "source.git"
         self._git("init", "--quiet", "--bare")
         proc = self._git("fetch", "--quiet", "--depth", "1", "--no-tags", repo, commit)
         if proc.returncode != 0:
             said = " ".join(proc.stderr.decode(errors="replace").split())[-300:]
-            raise BuildError(f"could not fetch commit {commit} of {repo} (is the network reachable?): git says: {said}. Clone it where you can and pass --repo PATH")
+            raise BuildError(
+                f"could not fetch commit {commit} of {repo} (is the network reachable?): git says: {said}. Clone it where you can and pass --repo PATH"
+            )
 
     def _git(self, *args: str) -> subprocess.CompletedProcess:
         env = {**os.environ, "GIT_TERMINAL_PROMPT": "0"}  # a wrong URL fails instead of asking for a password
@@ -202,7 +206,9 @@ class Source:
     def read(self, path: str) -> str:
         proc = self._git("cat-file", "blob", f"{self.commit}:{path}")
         if proc.returncode != 0:
-            raise BuildError(f"{path}: not readable at commit {self.commit} ({' '.join(proc.stderr.decode(errors='replace').split())})")
+            raise BuildError(
+                f"{path}: not readable at commit {self.commit} ({' '.join(proc.stderr.decode(errors='replace').split())})"
+            )
         return proc.stdout.decode("utf-8")
 
 
@@ -215,7 +221,9 @@ def build_files(cells: list[dict], source: Source) -> dict[str, bytes]:
         if column not in items:
             split = src["test_split_file"]
             items[column] = [r for r in _records(source.read(split), split) if r]
-            files[f"compbench/items/{column}.jsonl"] = _jsonl([item_line(column, kind, i, r, split) for i, r in enumerate(items[column])])
+            files[f"compbench/items/{column}.jsonl"] = _jsonl(
+                [item_line(column, kind, i, r, split) for i, r in enumerate(items[column])]
+            )
         by_key: dict[tuple, dict] = {}
         for path in src["result_files"]:
             for record in _records(source.read(path), path):
@@ -224,7 +232,9 @@ def build_files(cells: list[dict], source: Source) -> dict[str, bytes]:
         for idx, item in enumerate(items[column]):
             result = by_key.get(join_key(item, src["test_split_file"]))
             if result is None:
-                raise BuildError(f"{cell['file']}: test item {idx} of {src['test_split_file']} has no record in {', '.join(src['result_files'])}")
+                raise BuildError(
+                    f"{cell['file']}: test item {idx} of {src['test_split_file']} has no record in {', '.join(src['result_files'])}"
+                )
             lines.append(reply_line(column, kind, idx, item, result, cell["model"], cell["file"]))
         files[cell["file"]] = _jsonl(lines)
     return files
@@ -262,7 +272,9 @@ def build(out: Path, repo: str | None, manifest_path: Path = MANIFEST, sums_path
     cells = manifest["cells"]
     origins = {(c["source"]["repository"], c["source"]["commit"]) for c in cells}
     if len(origins) != 1:
-        raise BuildError(f"{manifest_path}: the cells name {len(origins)} repositories or commits; the builder reads one")
+        raise BuildError(
+            f"{manifest_path}: the cells name {len(origins)} repositories or commits; the builder reads one"
+        )
     repository, commit = origins.pop()
     with tempfile.TemporaryDirectory(prefix="reference-outputs-") as scratch:
         files = build_files(cells, Source(repo or f"https://{repository}.git", commit, Path(scratch)))
@@ -275,8 +287,12 @@ def build(out: Path, repo: str | None, manifest_path: Path = MANIFEST, sums_path
 
 def write_sums(folder: Path, sums_path: Path = SUMS) -> int:
     """The list from a folder whose files are trusted (how the committed list was made)."""
-    names = sorted(["manifest.json"] + [p.relative_to(folder).as_posix() for p in (folder / "compbench").rglob("*.jsonl")])
-    sums_path.write_text("".join(f"{hashlib.sha256((folder / n).read_bytes()).hexdigest()}  {n}\n" for n in names), encoding="utf-8")
+    names = sorted(
+        ["manifest.json"] + [p.relative_to(folder).as_posix() for p in (folder / "compbench").rglob("*.jsonl")]
+    )
+    sums_path.write_text(
+        "".join(f"{hashlib.sha256((folder / n).read_bytes()).hexdigest()}  {n}\n" for n in names), encoding="utf-8"
+    )
     return len(names)
 
 
@@ -285,9 +301,16 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("build", help="fetch the authors' repository at the pinned commit and write DIR")
     run.add_argument("dir", type=Path)
-    run.add_argument("--repo", help="a local git repository holding the commit, or a URL to fetch it from (default: the manifest's repository, over https)")
-    commands.add_parser("check", help="compare DIR's files with the committed sha256 list").add_argument("dir", type=Path)
-    commands.add_parser("write-sums", help="write the sha256 list from DIR (a folder already checked by other means)").add_argument("dir", type=Path)
+    run.add_argument(
+        "--repo",
+        help="a local git repository holding the commit, or a URL to fetch it from (default: the manifest's repository, over https)",
+    )
+    commands.add_parser("check", help="compare DIR's files with the committed sha256 list").add_argument(
+        "dir", type=Path
+    )
+    commands.add_parser(
+        "write-sums", help="write the sha256 list from DIR (a folder already checked by other means)"
+    ).add_argument("dir", type=Path)
     args = parser.parse_args(argv)
     if args.command == "write-sums":
         print(f"{write_sums(args.dir)} hashes written to {SUMS.name}")

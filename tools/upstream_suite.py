@@ -52,8 +52,12 @@ def main() -> int:
             runs[plugin] = _outcomes(junit)
     for plugin, outcomes in ((False, runs[False]), (True, runs[True])):
         counts = Counter(outcomes.values())
-        print(f"{'with' if plugin else 'without'} the plugin: {counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped ({len(outcomes)} tests)")
-    changed = sorted(name for name in set(runs[False]) | set(runs[True]) if runs[False].get(name) != runs[True].get(name))
+        print(
+            f"{'with' if plugin else 'without'} the plugin: {counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped ({len(outcomes)} tests)"
+        )
+    changed = sorted(
+        name for name in set(runs[False]) | set(runs[True]) if runs[False].get(name) != runs[True].get(name)
+    )
     for name in changed:
         print(f"  {name}: {runs[False].get(name, 'absent')} without, {runs[True].get(name, 'absent')} with")
     print(f"{len(changed)} test(s) change outcome with the plugin installed")

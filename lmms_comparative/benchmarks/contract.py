@@ -110,9 +110,13 @@ def problems(benchmark) -> list[str]:
     out = []
     where = f"benchmarks/{benchmark.name}"
     if not _NAME.match(benchmark.name):
-        out.append(f"{where}: the name {benchmark.name!r} must be lowercase letters and digits (it is the tasks' prefix, before '_')")
+        out.append(
+            f"{where}: the name {benchmark.name!r} must be lowercase letters and digits (it is the tasks' prefix, before '_')"
+        )
     for other in BENCHMARKS:
-        if other.name != benchmark.name and (other.name.startswith(benchmark.name + "_") or benchmark.name.startswith(other.name + "_")):
+        if other.name != benchmark.name and (
+            other.name.startswith(benchmark.name + "_") or benchmark.name.startswith(other.name + "_")
+        ):
             out.append(f"{where}: its prefix overlaps {other.name}'s")
     try:
         record = importlib.import_module(benchmark.package).BENCHMARK
@@ -121,7 +125,9 @@ def problems(benchmark) -> list[str]:
     if record.name != benchmark.name:
         out.append(f"{where}/__init__.py: BENCHMARK.name is {record.name!r}, not the folder's name")
     if benchmark.root_variable is not None and not _VARIABLE.match(benchmark.root_variable):
-        out.append(f"{where}/__init__.py: root_variable {benchmark.root_variable!r} is not an environment variable name")
+        out.append(
+            f"{where}/__init__.py: root_variable {benchmark.root_variable!r} is not an environment variable name"
+        )
     found = configs(benchmark)
     if not found:
         return out + [f"{where}/yaml: no task YAML (*.yaml)"]
@@ -132,8 +138,14 @@ def problems(benchmark) -> list[str]:
             try:
                 ref.resolve()
             except (ImportError, AttributeError) as exc:
-                out.append(f"{where}/yaml/{config['_file']}: !function {ref.target} does not import ({type(exc).__name__}: {exc})")
-    out += [f"{where}/__init__.py: task_families names {t!r}, which no YAML defines" for t in benchmark.task_families if t not in found]
+                out.append(
+                    f"{where}/yaml/{config['_file']}: !function {ref.target} does not import ({type(exc).__name__}: {exc})"
+                )
+    out += [
+        f"{where}/__init__.py: task_families names {t!r}, which no YAML defines"
+        for t in benchmark.task_families
+        if t not in found
+    ]
     if benchmark.smoke_task not in found or found[benchmark.smoke_task].get("task") != benchmark.smoke_task:
         out.append(f"{where}/__init__.py: smoke_task {benchmark.smoke_task!r} is not a task of the folder's YAMLs")
     out += part_problems(benchmark)
@@ -142,11 +154,19 @@ def problems(benchmark) -> list[str]:
         out.append(f"{where}/__init__.py: item_key must name a non-empty tuple of column names, not {key!r}")
     tables = benchmark.paper()["tables"]
     if tables and benchmark.report_part().measure is None:
-        out.append(f"{where}/report.py: no measure(run, table_id, column) in its ReportPart (required: paper.json has tables)")
-    out += [f"{where}/__init__.py: exports name the table {table!r}, which paper.json lacks" for _, table, _ in benchmark.exports if table not in tables]
+        out.append(
+            f"{where}/report.py: no measure(run, table_id, column) in its ReportPart (required: paper.json has tables)"
+        )
+    out += [
+        f"{where}/__init__.py: exports name the table {table!r}, which paper.json lacks"
+        for _, table, _ in benchmark.exports
+        if table not in tables
+    ]
     for call in benchmark.scoring_calls:
         if call.kind not in ("llm", "sbert") or not _VARIABLE.match(call.setting or ""):
-            out.append(f"{where}/__init__.py: a ScoringCall must be of kind llm or sbert with a variable name as its setting, not {call.kind!r}, {call.setting!r}")
+            out.append(
+                f"{where}/__init__.py: a ScoringCall must be of kind llm or sbert with a variable name as its setting, not {call.kind!r}, {call.setting!r}"
+            )
     return out
 
 
@@ -163,7 +183,11 @@ def _environment(**values: str | None):
 
 
 def _tasks(found: dict[str, dict]) -> dict[str, dict]:
-    return {name: c for name, c in found.items() if isinstance(c.get("task"), str) and isinstance(c.get("process_docs"), FunctionRef)}
+    return {
+        name: c
+        for name, c in found.items()
+        if isinstance(c.get("task"), str) and isinstance(c.get("process_docs"), FunctionRef)
+    }
 
 
 def run_problems(benchmark, root: Path | None) -> list[str]:
@@ -176,7 +200,11 @@ def run_problems(benchmark, root: Path | None) -> list[str]:
     tasks = _tasks(configs(benchmark))
     if not tasks:
         return [f"{where}/yaml: no task with a process_docs hook"]
-    offline = {"LMMS_COMPARATIVE_LLM_BASE_URL": "http://127.0.0.1:9/v1", "LMMS_COMPARATIVE_LLM_MAX_RETRIES": "0", "LMMS_COMPARATIVE_LLM_CACHE": "off"}
+    offline = {
+        "LMMS_COMPARATIVE_LLM_BASE_URL": "http://127.0.0.1:9/v1",
+        "LMMS_COMPARATIVE_LLM_MAX_RETRIES": "0",
+        "LMMS_COMPARATIVE_LLM_CACHE": "off",
+    }
     out = []
     variable = benchmark.root_variable
     if variable:
@@ -185,17 +213,25 @@ def run_problems(benchmark, root: Path | None) -> list[str]:
             with _environment(**{variable: value}, **offline):
                 try:
                     first["process_docs"].resolve()(None)
-                    out.append(f"{where}: with {variable} {setting}, {first['task']}'s process_docs loaded docs instead of stopping the run")
+                    out.append(
+                        f"{where}: with {variable} {setting}, {first['task']}'s process_docs loaded docs instead of stopping the run"
+                    )
                 except SystemExit as exc:
                     if variable not in str(exc.code):
-                        out.append(f"{where}: with {variable} {setting}, the run stops without naming {variable}: {exc.code}")
+                        out.append(
+                            f"{where}: with {variable} {setting}, the run stops without naming {variable}: {exc.code}"
+                        )
                 except Exception as exc:  # noqa: BLE001 - the contract names what happened instead
-                    out.append(f"{where}: with {variable} {setting}, process_docs raised {type(exc).__name__} instead of stopping the run (failures.DataError through tasklib.docs_hook): {exc}")
+                    out.append(
+                        f"{where}: with {variable} {setting}, process_docs raised {type(exc).__name__} instead of stopping the run (failures.DataError through tasklib.docs_hook): {exc}"
+                    )
     # Before any load of the intact fixture: a loader may keep what it read for the process.
     fixture = benchmark.fixture_part()
     records = fixture.smoke_records if fixture else None
     if variable and root and records and benchmark.smoke_task in tasks:
-        out += _damaged_records_problems(where, tasks[benchmark.smoke_task], Path(root), records, {variable: str(root), **offline})
+        out += _damaged_records_problems(
+            where, tasks[benchmark.smoke_task], Path(root), records, {variable: str(root), **offline}
+        )
     key = benchmark.item_key
     with _environment(**({variable: str(root)} if variable else {}), **offline):
         for name, config in tasks.items():
@@ -203,21 +239,29 @@ def run_problems(benchmark, root: Path | None) -> list[str]:
                 docs = rows_of(config["process_docs"].resolve()(None))
                 process_results = config["process_results"].resolve()
             except BaseException as exc:  # noqa: BLE001 - SystemExit included: the fixture must load
-                out.append(f"{where}/yaml/{config['_file']}: {name} does not load its docs from the fixture: {type(exc).__name__}: {exc}")
+                out.append(
+                    f"{where}/yaml/{config['_file']}: {name} does not load its docs from the fixture: {type(exc).__name__}: {exc}"
+                )
                 continue
             if variable and (provenance.source(variable) or {}).get("source") != "local":
                 # verify compares the record's data source with the data at hand; a loader that notes none records "source": null.
-                out.append(f"{where}: {name}'s process_docs read the fixture in {variable} without noting it as the data source (provenance.note_local; data.roots.local_root does it)")
+                out.append(
+                    f"{where}: {name}'s process_docs read the fixture in {variable} without noting it as the data source (provenance.note_local; data.roots.local_root does it)"
+                )
             if variable:
                 provenance.reset()  # each task's loader must note its source again
             out += _doc_hook_problems(where, name, config, docs[:HOOK_DOCS], key)
             results = [process_results(doc, [FAILED_REPLY]) for doc in docs]
             lost = [i for i, (doc, result) in enumerate(zip(docs, results)) if not _carries_key(result, doc, key)]
             if lost:
-                out.append(f"{where}/hooks.py: {name}'s per-item results do not carry the item key {', '.join(key.columns)} ({len(lost)} of {len(docs)} items; the record's item_key; tasklib.item_results adds it)")
+                out.append(
+                    f"{where}/hooks.py: {name}'s per-item results do not carry the item key {', '.join(key.columns)} ({len(lost)} of {len(docs)} items; the record's item_key; tasklib.item_results adds it)"
+                )
             # Scoring passes are memoised on their items (tasklib.once_per_run): tag them with the
             # task, so that a task whose items equal an earlier task's is checked on its own.
-            results = [{m: {**v, "_contract_task": name} if isinstance(v, dict) else v for m, v in r.items()} for r in results]
+            results = [
+                {m: {**v, "_contract_task": name} if isinstance(v, dict) else v for m, v in r.items()} for r in results
+            ]
             with failures.collecting_flags() as flagged:
                 for metric in config.get("metric_list") or []:
                     aggregation = metric.get("aggregation")
@@ -227,7 +271,9 @@ def run_problems(benchmark, root: Path | None) -> list[str]:
                         except Exception:  # noqa: BLE001 - only whether the run was flagged matters here
                             pass
             if not flagged:
-                out.append(f"{where}/hooks.py: {name}: every model request failed and the run was not flagged (the failure policy: an aggregation calls tasklib.check_model_failures, as tasklib.accuracy_aggregation does)")
+                out.append(
+                    f"{where}/hooks.py: {name}: every model request failed and the run was not flagged (the failure policy: an aggregation calls tasklib.check_model_failures, as tasklib.accuracy_aggregation does)"
+                )
     return out
 
 
@@ -250,12 +296,18 @@ def _damaged_records_problems(where: str, config: dict, root: Path, records: str
             with _environment(**environment):
                 try:
                     config["process_docs"].resolve()(None)
-                    out.append(f"{where}: with {path.name} {case}, {config['task']}'s process_docs loaded docs instead of stopping the run")
+                    out.append(
+                        f"{where}: with {path.name} {case}, {config['task']}'s process_docs loaded docs instead of stopping the run"
+                    )
                 except SystemExit as exc:
                     if path.name not in str(exc.code):
-                        out.append(f"{where}: with {path.name} {case}, the run stops without naming the file: {exc.code}")
+                        out.append(
+                            f"{where}: with {path.name} {case}, the run stops without naming the file: {exc.code}"
+                        )
                 except Exception as exc:  # noqa: BLE001 - the contract names what happened instead
-                    out.append(f"{where}: with {path.name} {case}, process_docs raised {type(exc).__name__} instead of stopping the run with one line naming the file (failures.DataError; data.jsonl.json_lines gives it): {exc}")
+                    out.append(
+                        f"{where}: with {path.name} {case}, process_docs raised {type(exc).__name__} instead of stopping the run with one line naming the file (failures.DataError; data.jsonl.json_lines gives it): {exc}"
+                    )
     finally:
         untrusted.write_file(path, original)
     return out
@@ -297,7 +349,9 @@ def _doc_hook_problems(where: str, name: str, config: dict, docs: list[dict], ke
                     item = key(doc)
                 except (KeyError, TypeError, ValueError):
                     item = "?"
-                out.append(f"{where}/yaml/{config['_file']}: {name}'s {hook} ({ref.target}) raised {type(exc).__name__}: {exc} on item {item}")
+                out.append(
+                    f"{where}/yaml/{config['_file']}: {name}'s {hook} ({ref.target}) raised {type(exc).__name__}: {exc} on item {item}"
+                )
                 break
     return out
 
@@ -309,7 +363,9 @@ def unregistered() -> list[str]:
 
     here = Path(__file__).resolve().parent
     return sorted(
-        f"benchmarks/{d.name}: a folder with task YAMLs and no line in the registry (NAMES in lmms_comparative/registry.py); add its name there" for d in here.iterdir() if d.is_dir() and (d / "yaml").is_dir() and d.name not in BY_NAME
+        f"benchmarks/{d.name}: a folder with task YAMLs and no line in the registry (NAMES in lmms_comparative/registry.py); add its name there"
+        for d in here.iterdir()
+        if d.is_dir() and (d / "yaml").is_dir() and d.name not in BY_NAME
     )
 
 
@@ -349,7 +405,10 @@ def main(argv: list[str] | None = None) -> int:
 
     from lmms_comparative.registry import BENCHMARKS, BY_NAME
 
-    parser = argparse.ArgumentParser(prog="python -m lmms_comparative.benchmarks.contract", description="Check that benchmark folders hold the contract (docs/adding-a-benchmark.md).")
+    parser = argparse.ArgumentParser(
+        prog="python -m lmms_comparative.benchmarks.contract",
+        description="Check that benchmark folders hold the contract (docs/adding-a-benchmark.md).",
+    )
     parser.add_argument("names", nargs="*", help=f"benchmarks to check (default: all of {', '.join(BY_NAME)})")
     args = parser.parse_args(argv)
     from loguru import logger

@@ -29,7 +29,19 @@ from lmms_comparative.record import (
 # Each part, its type, and the protocol of each function it holds (tests/contract/test_part_types.py
 # hands the same functions to mypy); the mappings of reader functions, by the protocol of their values.
 SHAPES = {
-    "report": (ReportPart, {"section": Section, "summary": Summary, "charts": Charts, "measure": Measure, "compare_units": CompareUnits, "item_images": ItemImages, "item_questions": ItemQuestions, "media_folders": MediaFolders}),
+    "report": (
+        ReportPart,
+        {
+            "section": Section,
+            "summary": Summary,
+            "charts": Charts,
+            "measure": Measure,
+            "compare_units": CompareUnits,
+            "item_images": ItemImages,
+            "item_questions": ItemQuestions,
+            "media_folders": MediaFolders,
+        },
+    ),
     "fixture": (FixturePart, {"build": BuildFixture}),
     "predictions": (PredictionsPart, {}),
 }
@@ -45,7 +57,9 @@ def part_problems(benchmark) -> list[str]:
         load = getattr(benchmark, name)
         if load is None:
             if name == "fixture" and benchmark.root_variable:
-                out.append(f"{where}/__init__.py: no fixture part (required: the data is not bundled, {benchmark.root_variable} names it)")
+                out.append(
+                    f"{where}/__init__.py: no fixture part (required: the data is not bundled, {benchmark.root_variable} names it)"
+                )
             continue
         try:
             part = load()
@@ -57,14 +71,22 @@ def part_problems(benchmark) -> list[str]:
             continue
         for field_name, shape in shapes.items():
             function = getattr(part, field_name)
-            problem = None if function is None else ("is not callable" if not callable(function) else signature_problems(function, shape))
+            problem = (
+                None
+                if function is None
+                else ("is not callable" if not callable(function) else signature_problems(function, shape))
+            )
             if problem:
-                out.append(f"{where}/{name}.py: {field_name} {problem} ({shape.__name__} in lmms_comparative/record.py)")
+                out.append(
+                    f"{where}/{name}.py: {field_name} {problem} ({shape.__name__} in lmms_comparative/record.py)"
+                )
         for table, shape in MAPPINGS.get(name, {}).items():
             for key, function in getattr(part, table).items():
                 problem = "is not callable" if not callable(function) else signature_problems(function, shape)
                 if problem:
-                    out.append(f"{where}/{name}.py: {table}[{key!r}] {problem} ({shape.__name__} in lmms_comparative/record.py)")
+                    out.append(
+                        f"{where}/{name}.py: {table}[{key!r}] {problem} ({shape.__name__} in lmms_comparative/record.py)"
+                    )
     for command in benchmark.command_parts():
         if not isinstance(command, Command):
             out.append(f"{where}/__init__.py: its commands hold a {type(command).__name__}, not a Command")

@@ -47,7 +47,9 @@ class Plan:
 
     def lines(self) -> list[str]:
         """One line per file, for ``--check``."""
-        return [f"{_shown(p)}: differs from what {self.where} generates" for p in self.write] + [f"{_shown(p)}: not produced by {self.where} (written by hand, or no longer generated)" for p in self.remove]
+        return [f"{_shown(p)}: differs from what {self.where} generates" for p in self.write] + [
+            f"{_shown(p)}: not produced by {self.where} (written by hand, or no longer generated)" for p in self.remove
+        ]
 
 
 def _shown(path: Path) -> str:
@@ -66,12 +68,20 @@ def folders(targets: list[str] | None = None) -> list[Path]:
     """The benchmark folders named (a folder name under benchmarks/, or a path), or with none every
     folder under benchmarks/ that has a ``yaml/`` folder or a ``tasks.py``."""
     if not targets:
-        return sorted(d for d in FOLDER.iterdir() if d.is_dir() and ((d / "yaml").is_dir() or (d / "tasks.py").is_file()))
+        return sorted(
+            d for d in FOLDER.iterdir() if d.is_dir() and ((d / "yaml").is_dir() or (d / "tasks.py").is_file())
+        )
     out = []
     for target in targets:
-        folder = FOLDER / target if re.fullmatch(r"[a-z0-9]+", target) and (FOLDER / target).is_dir() else Path(target).resolve()
+        folder = (
+            FOLDER / target
+            if re.fullmatch(r"[a-z0-9]+", target) and (FOLDER / target).is_dir()
+            else Path(target).resolve()
+        )
         if not folder.is_dir():
-            raise GenerateError(f"{target}: no benchmark folder of that name under {_shown(FOLDER)}, and no such folder")
+            raise GenerateError(
+                f"{target}: no benchmark folder of that name under {_shown(FOLDER)}, and no such folder"
+            )
         out.append(folder)
     return out
 
@@ -80,7 +90,9 @@ def load_source(folder: Path) -> Source:
     """The folder's ``tasks.py`` ``SOURCE``, loaded from its file (its imports are absolute)."""
     path = folder / "tasks.py"
     if not path.is_file():
-        raise GenerateError(f"{_shown(folder)}: no tasks.py, the source its yaml/ folder is generated from (docs/adding-a-benchmark.md)")
+        raise GenerateError(
+            f"{_shown(folder)}: no tasks.py, the source its yaml/ folder is generated from (docs/adding-a-benchmark.md)"
+        )
     spec = importlib.util.spec_from_file_location(f"_task_source_{folder.name}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -117,7 +129,9 @@ def plan(folder: Path) -> Plan:
         path = yaml_dir / name
         if not path.is_file() or path.read_text(encoding="utf-8") != text:
             out.write[path] = text
-    out.remove = sorted(p for p in (yaml_dir.iterdir() if yaml_dir.is_dir() else ()) if is_task_yaml(p) and p.name not in files)
+    out.remove = sorted(
+        p for p in (yaml_dir.iterdir() if yaml_dir.is_dir() else ()) if is_task_yaml(p) and p.name not in files
+    )
     return out
 
 
@@ -148,9 +162,15 @@ def readme_plan(readme: Path = README) -> Plan:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog=COMMAND, description="Write the task YAMLs (and the README's task table) from each benchmark's tasks.py.")
-    parser.add_argument("targets", nargs="*", help="benchmark folder names or folder paths (default: every folder under benchmarks/)")
-    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 naming every file that would change or be removed")
+    parser = argparse.ArgumentParser(
+        prog=COMMAND, description="Write the task YAMLs (and the README's task table) from each benchmark's tasks.py."
+    )
+    parser.add_argument(
+        "targets", nargs="*", help="benchmark folder names or folder paths (default: every folder under benchmarks/)"
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="write nothing; exit 1 naming every file that would change or be removed"
+    )
     args = parser.parse_args(argv)
     plans, errors = [], []
     try:

@@ -38,7 +38,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, TypeVar
 
-from lmms_comparative.data.untrusted import MAX_DEPTH, MAX_JSON_BYTES, MAX_LOG_BYTES, Unsafe, loads, printable, read_open, regular
+from lmms_comparative.data.untrusted import (
+    MAX_DEPTH,
+    MAX_JSON_BYTES,
+    MAX_LOG_BYTES,
+    Unsafe,
+    loads,
+    printable,
+    read_open,
+    regular,
+)
 
 # lmms-eval writes ``<output_path>/<model>/`` (two levels); a folder of submissions adds a few more.
 MAX_FOLDER_DEPTH = 24
@@ -114,9 +123,13 @@ class Entry:
                     line = b"".join([*pending, chunk[start:end]]) if pending else chunk[start:end]
                     pending, held, start, number = [], 0, end + 1, number + 1
                     if number > MAX_LINES:
-                        raise Unsafe(f"more than {MAX_LINES:,} lines (no run of these benchmarks writes so many): not read")
+                        raise Unsafe(
+                            f"more than {MAX_LINES:,} lines (no run of these benchmarks writes so many): not read"
+                        )
                     if len(line) > MAX_LINE_BYTES:
-                        raise Unsafe(f"line {number}: {_size(len(line))}, past the {_size(MAX_LINE_BYTES)} a line of a run holds: not read")
+                        raise Unsafe(
+                            f"line {number}: {_size(len(line))}, past the {_size(MAX_LINE_BYTES)} a line of a run holds: not read"
+                        )
                     if line.strip():
                         yield number, line
                 pending.append(chunk[start:])
@@ -136,11 +149,17 @@ def _open(base: Path, parts: tuple[str, ...]) -> int:
     try:
         folder = _open_folder(base, parts[:-1])
     except OSError as exc:
-        raise Unsafe(NOT_FOLLOWED if exc.errno in (errno.ELOOP, errno.ENOTDIR) else f"its folder cannot be opened ({exc.strerror})") from None
+        raise Unsafe(
+            NOT_FOLLOWED
+            if exc.errno in (errno.ELOOP, errno.ENOTDIR)
+            else f"its folder cannot be opened ({exc.strerror})"
+        ) from None
     try:
         return os.open(parts[-1], _READ_FLAGS, dir_fd=folder)
     except OSError as exc:
-        raise Unsafe(NOT_FOLLOWED if exc.errno in (errno.ELOOP, errno.ENOTDIR) else f"cannot be read ({exc.strerror})") from None
+        raise Unsafe(
+            NOT_FOLLOWED if exc.errno in (errno.ELOOP, errno.ENOTDIR) else f"cannot be read ({exc.strerror})"
+        ) from None
     finally:
         os.close(folder)
 
@@ -187,7 +206,15 @@ def _list(base: Path, parts: tuple[str, ...], sizes: dict[str, int] | None = Non
                 except OSError:
                     continue
                 mode = info.st_mode
-                kind = "link" if stat.S_ISLNK(mode) else "file" if stat.S_ISREG(mode) else "folder" if stat.S_ISDIR(mode) else "other"
+                kind = (
+                    "link"
+                    if stat.S_ISLNK(mode)
+                    else "file"
+                    if stat.S_ISREG(mode)
+                    else "folder"
+                    if stat.S_ISDIR(mode)
+                    else "other"
+                )
                 found.append((item.name, kind))
                 if sizes is not None and kind == "file":
                     sizes[item.name] = info.st_size
@@ -222,7 +249,11 @@ def _runs_of(base: Path, parts: tuple[str, ...], names: list[tuple[str, str]], s
     with the longer date. Each run's files are found by a binary search of the sorted names, so a
     folder of many runs is listed in n log n, not n squared."""
     files = sorted(name for name, kind in names if kind == "file")
-    runs = [Run(Entry(base, (*parts, n)), n[: -len(RESULTS_SUFFIX)]) for n in files if n.endswith(RESULTS_SUFFIX) and len(n) > len(RESULTS_SUFFIX)]
+    runs = [
+        Run(Entry(base, (*parts, n)), n[: -len(RESULTS_SUFFIX)])
+        for n in files
+        if n.endswith(RESULTS_SUFFIX) and len(n) > len(RESULTS_SUFFIX)
+    ]
     claimed = {run.results.name for run in runs}  # a results file is its own run's
     for run in sorted(runs, key=lambda r: -len(r.date)):
         prefix = run.date + "_"
@@ -240,17 +271,32 @@ def _runs_of(base: Path, parts: tuple[str, ...], names: list[tuple[str, str]], s
             run.files.append(entry)
             if rest == ANSWERS_NAME:
                 run.answers = entry
-            elif rest.startswith(SAMPLES_INFIX) and rest.endswith(".jsonl") and len(rest) > len(SAMPLES_INFIX) + len(".jsonl"):
+            elif (
+                rest.startswith(SAMPLES_INFIX)
+                and rest.endswith(".jsonl")
+                and len(rest) > len(SAMPLES_INFIX) + len(".jsonl")
+            ):
                 run.samples[rest[len(SAMPLES_INFIX) : -len(".jsonl")]] = entry
             else:
-                log = next((g for g in side_logs if rest.startswith(g + "_") and rest.endswith(".jsonl") and len(rest) > len(g) + 1 + len(".jsonl")), None)
+                log = next(
+                    (
+                        g
+                        for g in side_logs
+                        if rest.startswith(g + "_")
+                        and rest.endswith(".jsonl")
+                        and len(rest) > len(g) + 1 + len(".jsonl")
+                    ),
+                    None,
+                )
                 if log is not None:
                     run.side.setdefault(log, {})[rest[len(log) + 1 : -len(".jsonl")]] = entry
         run.files.insert(0, run.results)
     return runs
 
 
-def scan(root: str | Path, side_logs: tuple[str, ...] = (), max_depth: int = MAX_FOLDER_DEPTH, max_entries: int = MAX_ENTRIES) -> Folder:
+def scan(
+    root: str | Path, side_logs: tuple[str, ...] = (), max_depth: int = MAX_FOLDER_DEPTH, max_entries: int = MAX_ENTRIES
+) -> Folder:
     """Every run under the folder ``root``, level by level, in path order; no link followed, no
     recursion; the links, non-regular files, folders past ``max_depth`` and entries past
     ``max_entries`` passed over with why. ``side_logs``: the side-log names to recognise."""
@@ -266,27 +312,51 @@ def scan(root: str | Path, side_logs: tuple[str, ...] = (), max_depth: int = MAX
         try:
             names = _list(base, parts, sizes)
         except OSError as exc:
-            passed.append((base.joinpath(*parts), f"a folder that cannot be listed ({exc.strerror or exc}): passed over"))
+            passed.append(
+                (base.joinpath(*parts), f"a folder that cannot be listed ({exc.strerror or exc}): passed over")
+            )
             continue
         seen += len(names)
         total += sum(sizes.values())
         if seen > max_entries:
-            passed.append((base.joinpath(*parts), f"past the {max_entries:,} entries a folder of runs holds: the rest is not read"))
+            passed.append(
+                (
+                    base.joinpath(*parts),
+                    f"past the {max_entries:,} entries a folder of runs holds: the rest is not read",
+                )
+            )
             break
         if total > MAX_FOLDER_BYTES:
-            passed.append((base.joinpath(*parts), f"past the {MAX_FOLDER_BYTES >> 30} GiB a folder of runs holds: the rest is not read"))
+            passed.append(
+                (
+                    base.joinpath(*parts),
+                    f"past the {MAX_FOLDER_BYTES >> 30} GiB a folder of runs holds: the rest is not read",
+                )
+            )
             break
         runs += _runs_of(base, parts, names, side_logs)
         for name, kind in names:
             if kind == "file":
                 files.append(Entry(base, (*parts, name)))
             elif kind == "link":
-                passed.append((base.joinpath(*parts, name), FOLDER_NOT_FOLLOWED if _points_to_folder(base, (*parts, name)) else NOT_FOLLOWED))
+                passed.append(
+                    (
+                        base.joinpath(*parts, name),
+                        FOLDER_NOT_FOLLOWED if _points_to_folder(base, (*parts, name)) else NOT_FOLLOWED,
+                    )
+                )
             elif kind == "other" and name.endswith((".json", ".jsonl")):  # named like a run's file
-                passed.append((base.joinpath(*parts, name), "not a regular file (a pipe, a device or a socket): not read"))
+                passed.append(
+                    (base.joinpath(*parts, name), "not a regular file (a pipe, a device or a socket): not read")
+                )
             elif kind == "folder":
                 if len(parts) + 1 > max_depth:
-                    passed.append((base.joinpath(*parts, name), f"a folder {len(parts) + 1} levels down, past the {max_depth} a folder of runs needs: not read"))
+                    passed.append(
+                        (
+                            base.joinpath(*parts, name),
+                            f"a folder {len(parts) + 1} levels down, past the {max_depth} a folder of runs needs: not read",
+                        )
+                    )
                 else:
                     queue.append((*parts, name))
     runs.sort(key=lambda r: str(r.path))
@@ -347,7 +417,9 @@ def read_json(entry: Entry, limit: int = MAX_JSON_BYTES, depth: int = MAX_DEPTH)
     return loads(entry.read_bytes(limit), depth)
 
 
-def json_lines(entry: Entry, reduce: Callable[[dict], T | None] | None = None, limit: int = MAX_LOG_BYTES) -> Iterator[tuple[int, T]]:
+def json_lines(
+    entry: Entry, reduce: Callable[[dict], T | None] | None = None, limit: int = MAX_LOG_BYTES
+) -> Iterator[tuple[int, T]]:
     """(line number, ``reduce(row)``) for every line of a JSON-lines log, each line a bounded JSON
     object; ``Unsafe`` naming the line otherwise. ``reduce`` keeps what the caller needs (None:
     the line is dropped), so that only that is held while the rest of the file streams past."""
@@ -363,7 +435,9 @@ def json_lines(entry: Entry, reduce: Callable[[dict], T | None] | None = None, l
             yield number, kept  # type: ignore[misc]
 
 
-def rows(entry: Entry, error: type[Exception], reduce: Callable[[dict], T | None] | None = None, limit: int = MAX_LOG_BYTES) -> list[tuple[int, T]]:
+def rows(
+    entry: Entry, error: type[Exception], reduce: Callable[[dict], T | None] | None = None, limit: int = MAX_LOG_BYTES
+) -> list[tuple[int, T]]:
     """Every (line number, reduced row) of a log (``json_lines``), read whole; ``error`` carrying
     the one line that names the file and the line (``refusal``) where it is refused."""
     try:

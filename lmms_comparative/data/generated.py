@@ -26,7 +26,9 @@ def mark(root: str | Path, kind: str, benchmark: str, **details) -> Path:
     if kind not in MAKERS:
         raise ValueError(f"unknown kind of generated data {kind!r}: {', '.join(MAKERS)}")
     path = Path(root) / MARKER
-    untrusted.write_file(path, json.dumps({"generated": kind, "benchmark": benchmark, **details}, sort_keys=True) + "\n")
+    untrusted.write_file(
+        path, json.dumps({"generated": kind, "benchmark": benchmark, **details}, sort_keys=True) + "\n"
+    )
     return path
 
 

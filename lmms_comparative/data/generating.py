@@ -21,7 +21,9 @@ def command_settings(config, names) -> dict:
     ``resolved_cli_args``); unset: None, empty, False."""
     config = config if isinstance(config, dict) else {}
     cli = config.get("resolved_cli_args") if isinstance(config.get("resolved_cli_args"), dict) else {}
-    return {name: value for name in names if (value := config.get(name, cli.get(name))) not in (None, "", False, [], {})}
+    return {
+        name: value for name in names if (value := config.get(name, cli.get(name))) not in (None, "", False, [], {})
+    }
 
 
 def logged_samples(results: dict) -> bool | None:
@@ -37,7 +39,12 @@ def generating_config(results: dict) -> dict:
     """The ``GENERATING_CONFIG`` settings of a --predict_only run's results JSON; text cut to 500
     characters."""
     found = command_settings(results.get("config"), GENERATING_CONFIG)
-    return {name: value if isinstance(value, (bool, int, float)) or (isinstance(value, dict) and len(json.dumps(value)) <= 500) else str(value)[:500] for name, value in found.items()}
+    return {
+        name: value
+        if isinstance(value, (bool, int, float)) or (isinstance(value, dict) and len(json.dumps(value)) <= 500)
+        else str(value)[:500]
+        for name, value in found.items()
+    }
 
 
 def generation_of(record) -> dict | None:

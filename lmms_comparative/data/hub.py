@@ -77,14 +77,26 @@ def _explain(exc: BaseException, repo: str) -> tuple[str, str]:
     status = getattr(getattr(exc, "response", None), "status_code", None)
     if isinstance(exc, GatedRepoError) or status in (401, 403):
         sent = "the token in HF_TOKEN was refused" if os.environ.get("HF_TOKEN") else "no token was sent"
-        return f"the hub refused access to {repo} (HTTP {status or 401}); it needs a token with access to the repository, and {sent}", "set HF_TOKEN to such a token (or run `hf auth login`)"
+        return (
+            f"the hub refused access to {repo} (HTTP {status or 401}); it needs a token with access to the repository, and {sent}",
+            "set HF_TOKEN to such a token (or run `hf auth login`)",
+        )
     if isinstance(exc, RepositoryNotFoundError):
         return f"the hub has no dataset {repo}", "point HF_ENDPOINT at a hub or mirror that has it"
     if status == 429:
-        return f"the hub's rate limit stopped the download of {repo} (HTTP 429, after retries)", "wait a few minutes, or set HF_TOKEN, whose limit is higher (what was downloaded stays cached)"
+        return (
+            f"the hub's rate limit stopped the download of {repo} (HTTP 429, after retries)",
+            "wait a few minutes, or set HF_TOKEN, whose limit is higher (what was downloaded stays cached)",
+        )
     if isinstance(exc, HfHubHTTPError):
-        return f"the hub answered {status or 'an error'} for {repo} ({exc})", "try again later (or set HF_ENDPOINT to a mirror)"
-    return f"the hub could not be reached for {repo} ({type(exc).__name__}: {exc})", "connect to the hub (or set HF_ENDPOINT to a mirror)"
+        return (
+            f"the hub answered {status or 'an error'} for {repo} ({exc})",
+            "try again later (or set HF_ENDPOINT to a mirror)",
+        )
+    return (
+        f"the hub could not be reached for {repo} ({type(exc).__name__}: {exc})",
+        "connect to the hub (or set HF_ENDPOINT to a mirror)",
+    )
 
 
 def _way_out(exc: BaseException, repo: str, env_var: str, fetched: str = "") -> str:
@@ -146,7 +158,9 @@ def _snapshot(repo: str, env_var: str) -> Snapshot:
             return Snapshot(repo, cached, None)
     cached = _cached_commit(repo)
     if cached is None:
-        raise DataError(f"HF_HUB_OFFLINE is set and the Hugging Face cache holds no copy of {repo}: run once online, or set {env_var} to a local copy.")
+        raise DataError(
+            f"HF_HUB_OFFLINE is set and the Hugging Face cache holds no copy of {repo}: run once online, or set {env_var} to a local copy."
+        )
     return Snapshot(repo, cached, None)
 
 
@@ -180,7 +194,9 @@ def cached(snap: Snapshot, path: str) -> Path | None:
     return target if target.is_file() else None
 
 
-def fetch(snap: Snapshot, paths: list[str], env_var: str, desc: str, workers: int = WORKERS, required: bool = True) -> Path:
+def fetch(
+    snap: Snapshot, paths: list[str], env_var: str, desc: str, workers: int = WORKERS, required: bool = True
+) -> Path:
     """Download the ``paths`` not yet cached (in parallel, with a progress bar); returns the
     snapshot folder. With ``required=False`` a path the repository lacks, or (offline) the cache
     lacks, is left out (the item that needs it is skipped and named later); otherwise that is an
@@ -193,14 +209,19 @@ def fetch(snap: Snapshot, paths: list[str], env_var: str, desc: str, workers: in
         return snap.folder
     if snap.files is None:
         shown = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
-        raise DataError(f"{len(missing)} file(s) of {snap.repo} are not in the Hugging Face cache ({shown}) and the hub is not used (HF_HUB_OFFLINE, or unreachable): run once online, or set {env_var}.")
+        raise DataError(
+            f"{len(missing)} file(s) of {snap.repo} are not in the Hugging Face cache ({shown}) and the hub is not used (HF_HUB_OFFLINE, or unreachable): run once online, or set {env_var}."
+        )
     from huggingface_hub import hf_hub_download
     from tqdm import tqdm
 
     def one(path: str) -> None:
         hf_hub_download(snap.repo, path, repo_type=REPO_TYPE, revision=snap.commit)
 
-    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(missing)))) as pool, tqdm(total=len(missing), desc=desc, unit="file") as bar:
+    with (
+        ThreadPoolExecutor(max_workers=max(1, min(workers, len(missing)))) as pool,
+        tqdm(total=len(missing), desc=desc, unit="file") as bar,
+    ):
         futures = [pool.submit(one, p) for p in missing]
         try:
             for future in futures:
@@ -210,5 +231,7 @@ def fetch(snap: Snapshot, paths: list[str], env_var: str, desc: str, workers: in
             for other in futures:
                 other.cancel()
             done = sum(1 for f in futures if f.done() and not f.cancelled() and f.exception() is None)
-            raise DataError(_way_out(exc, snap.repo, env_var, f" ({done} of {len(missing)} file(s) fetched this run)")) from exc
+            raise DataError(
+                _way_out(exc, snap.repo, env_var, f" ({done} of {len(missing)} file(s) fetched this run)")
+            ) from exc
     return snap.folder

@@ -29,7 +29,14 @@ from PIL import Image
 from lmms_comparative.data.untrusted import IMAGE_FORMATS
 
 # Reasons, as they appear in the results (``counts.skipped_by_reason``).
-MISSING, EMPTY, UNREADABLE, TRUNCATED, BOMB, RECORD = "missing image", "empty image file", "unreadable image", "truncated image", "decompression bomb", "malformed record"
+MISSING, EMPTY, UNREADABLE, TRUNCATED, BOMB, RECORD = (
+    "missing image",
+    "empty image file",
+    "unreadable image",
+    "truncated image",
+    "decompression bomb",
+    "malformed record",
+)
 SHORT_VIDEO = "video shorter than the model samples"
 
 _PNG_END = b"IEND\xaeB`\x82"
@@ -294,7 +301,13 @@ class Skips:
         return json.dumps(self.counts(), sort_keys=True)
 
 
-def drop_bad_images(docs: list[dict], paths: Callable[[dict], Iterable[str]], item_id: Callable[[dict], str], skips: Skips, dropped: list | None = None) -> list[dict]:
+def drop_bad_images(
+    docs: list[dict],
+    paths: Callable[[dict], Iterable[str]],
+    item_id: Callable[[dict], str],
+    skips: Skips,
+    dropped: list | None = None,
+) -> list[dict]:
     """The docs whose every image is usable; the others are added to ``skips`` with the first
     problem found (``image path: reason``), and, with ``dropped``, to it as (doc, reason)."""
     kept = []

@@ -76,11 +76,22 @@ class Replies:
     def add(self, task: str, key: str, replies: list | str, where: str) -> None:
         """One item's replies: one per repeat; a multi-step task's reply is the list of its rounds."""
         replies = [replies] if isinstance(replies, str) else replies
-        if not isinstance(replies, list) or not replies or not all(isinstance(r, str) or (isinstance(r, list) and r and all(isinstance(x, str) for x in r)) for r in replies):
-            raise PredictionsError(f"{where}: a reply must be a string or a non-empty list of strings, got {replies!r:.120}")
+        if (
+            not isinstance(replies, list)
+            or not replies
+            or not all(
+                isinstance(r, str) or (isinstance(r, list) and r and all(isinstance(x, str) for x in r))
+                for r in replies
+            )
+        ):
+            raise PredictionsError(
+                f"{where}: a reply must be a string or a non-empty list of strings, got {replies!r:.120}"
+            )
         task_replies = self.by_task.setdefault(task, {})
         if key in task_replies:
-            raise PredictionsError(f"{where}: a second prediction for item {key!r} ({task if task != ALL_TASKS else 'every task'})")
+            raise PredictionsError(
+                f"{where}: a second prediction for item {key!r} ({task if task != ALL_TASKS else 'every task'})"
+            )
         task_replies[key] = list(replies)
 
     def merge(self, other: "Replies") -> None:
@@ -100,7 +111,9 @@ class Replies:
             self.by_doc.setdefault(task, {}).update(by_doc)
         self.order.update(other.order)
         if self.generation is not None and other.generation is not None and self.generation != other.generation:
-            raise PredictionsError(f"{other.sources[0] if other.sources else 'predictions'}: the replies of a second --predict_only run; score each run's folder on its own (one scored record names one generating run)")
+            raise PredictionsError(
+                f"{other.sources[0] if other.sources else 'predictions'}: the replies of a second --predict_only run; score each run's folder on its own (one scored record names one generating run)"
+            )
         self.generation = other.generation or self.generation
         self.generated_by = other.generated_by or self.generated_by
 
@@ -108,7 +121,9 @@ class Replies:
         """How many replies each item has (the run's ``--repeats``); files must agree."""
         counts = {len(v) for replies in (*self.by_task.values(), *self.by_doc.values()) for v in replies.values()}
         if len(counts) > 1:
-            raise PredictionsError(f"items have different numbers of replies ({sorted(counts)}): give every item the same number (one per repeat)")
+            raise PredictionsError(
+                f"items have different numbers of replies ({sorted(counts)}): give every item the same number (one per repeat)"
+            )
         return counts.pop() if counts else 1
 
     def count(self) -> int:
@@ -173,7 +188,9 @@ def samples_files(path: Path) -> list[gate.Entry]:
     else:
         files = sorted(gate.logs_named(path, SAMPLES_NAME.search), key=lambda e: str(e.path))
     if not files:
-        raise PredictionsError(f"{path}: no lmms-eval samples logs (*_samples_<task>.jsonl) in this folder; the run needs --log_samples")
+        raise PredictionsError(
+            f"{path}: no lmms-eval samples logs (*_samples_<task>.jsonl) in this folder; the run needs --log_samples"
+        )
     return files
 
 
@@ -237,14 +254,19 @@ def read_samples(path: Path, key: ItemKey, owns: Callable[[str], bool] = lambda 
         for number, row in gate.rows(file, PredictionsError):
             where = f"{file.shown()}, line {number}"
             # lmms-eval drops ``resps`` where it equals ``filtered_resps``.
-            item, replies = sample_key(row, key), _sample_replies(row["resps"] if "resps" in row else row.get("filtered_resps"))
+            item, replies = (
+                sample_key(row, key),
+                _sample_replies(row["resps"] if "resps" in row else row.get("filtered_resps")),
+            )
             if replies is not None and _rounds_of(row):
                 replies = [replies]  # a multi-step task: the list is its rounds, not repeats
             if item is None and replies is not None and "bypass" in row and isinstance(row.get("doc_id"), int):
                 out.by_doc.setdefault(task, {})[str(row["doc_id"])] = replies  # a --predict_only run's reply
                 continue
             if item is None or replies is None:
-                raise PredictionsError(f"{where}: a samples line needs 'resps' or 'filtered_resps' and a score carrying the item's {key.columns[0]!r} (an lmms-comparative task's samples log, written with --log_samples)")
+                raise PredictionsError(
+                    f"{where}: a samples line needs 'resps' or 'filtered_resps' and a score carrying the item's {key.columns[0]!r} (an lmms-comparative task's samples log, written with --log_samples)"
+                )
             out.add(task, item, replies, where)
         if task not in out.tasks:
             out.tasks.append(task)
@@ -257,7 +279,9 @@ def read_samples(path: Path, key: ItemKey, owns: Callable[[str], bool] = lambda 
         if out.by_doc:
             _predict_only_run(out, run, path)
     elif out.by_doc:
-        raise PredictionsError(f"{path}: a --predict_only run's samples carry doc ids, not items: give the run's folder (its results JSON says which items they are)")
+        raise PredictionsError(
+            f"{path}: a --predict_only run's samples carry doc ids, not items: give the run's folder (its results JSON says which items they are)"
+        )
     return out
 
 
@@ -289,7 +313,11 @@ def _run_results(folder: Path) -> dict:
 def _run_skips(run: dict, owns: Callable[[str], bool]) -> dict[str, dict[str, str]]:
     """The items each task of the earlier run skipped (its results JSON's provenance)."""
     tasks = (run.get("lmms_comparative") or {}).get("tasks") or {}
-    return {task: dict(record["skipped"]) for task, record in tasks.items() if owns(task) and isinstance(record, dict) and isinstance(record.get("skipped"), dict)}
+    return {
+        task: dict(record["skipped"])
+        for task, record in tasks.items()
+        if owns(task) and isinstance(record, dict) and isinstance(record.get("skipped"), dict)
+    }
 
 
 def _run_limit(run: dict) -> int | float | None:
@@ -312,7 +340,9 @@ def _as_run(run: dict, tasks: list[str], owns: Callable[[str], bool]) -> list[st
     groups = run.get("group_subtasks") or {}
     if not groups:
         return tasks
-    chosen = [g for g, subtasks in groups.items() if owns(g) and subtasks and set(group_leaves(g, groups)) <= set(tasks)]
+    chosen = [
+        g for g, subtasks in groups.items() if owns(g) and subtasks and set(group_leaves(g, groups)) <= set(tasks)
+    ]
     chosen = [g for g in chosen if not any(g in groups.get(other, []) for other in chosen)]  # outermost only
     covered = {t for g in chosen for t in group_leaves(g, groups)}
     return chosen + [t for t in tasks if t not in covered]
@@ -343,7 +373,9 @@ def needs_tasks(what: str, example: str) -> Callable:
 
     def read(path: Path, options: "Options") -> Replies:
         if not options.tasks:
-            raise PredictionsError(f"{path}: {what} does not say which prompt made it: name the tasks with --tasks (e.g. {example})")
+            raise PredictionsError(
+                f"{path}: {what} does not say which prompt made it: name the tasks with --tasks (e.g. {example})"
+            )
         return read_mapping(path, list(options.tasks))
 
     return read
@@ -360,9 +392,19 @@ def is_json(path: Path) -> bool:
 def write_replay(replies: Replies, benchmark: str, path: Path, files: list[dict] | None = None) -> Path:
     """The replay file; ``files`` (path, format, sha256 of each prediction file read) goes into the
     results file's provenance. A link or a pipe where it goes: ``PredictionsError`` (``untrusted.write_file``)."""
-    payload = {"version": REPLAY_VERSION, "benchmark": benchmark, "sources": replies.sources, "files": files or [], "replies": replies.by_task, "expected": replies.expected, "skipped": replies.skipped}
+    payload = {
+        "version": REPLAY_VERSION,
+        "benchmark": benchmark,
+        "sources": replies.sources,
+        "files": files or [],
+        "replies": replies.by_task,
+        "expected": replies.expected,
+        "skipped": replies.skipped,
+    }
     if replies.by_doc:
-        payload.update(by_doc=replies.by_doc, order=replies.order, generation=replies.generation, generated_by=replies.generated_by)
+        payload.update(
+            by_doc=replies.by_doc, order=replies.order, generation=replies.generation, generated_by=replies.generated_by
+        )
     try:
         untrusted.write_file(untrusted.make_folder(path.parent) / path.name, json.dumps(payload, ensure_ascii=False))
     except untrusted.Unsafe as exc:
@@ -374,7 +416,9 @@ def read_replay(path: str | os.PathLike) -> dict:
     """A replay file written by ``write_replay`` (its version checked)."""
     data = read_json(Path(path))
     if not isinstance(data, dict) or data.get("version") != REPLAY_VERSION or not isinstance(data.get("replies"), dict):
-        raise PredictionsError(f"{path}: not a replay file written by lmms-comparative score (version {REPLAY_VERSION})")
+        raise PredictionsError(
+            f"{path}: not a replay file written by lmms-comparative score (version {REPLAY_VERSION})"
+        )
     return data
 
 

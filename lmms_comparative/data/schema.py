@@ -88,6 +88,8 @@ def check_results(value: Any) -> dict:
         _RESULTS.validate_python(value, strict=True)
     except ValidationError as exc:
         first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"] if not (isinstance(p, str) and p in ("dict[str,any]", "list[str]")))
+        where = ".".join(
+            str(p) for p in first["loc"] if not (isinstance(p, str) and p in ("dict[str,any]", "list[str]"))
+        )
         raise Unsafe(f"not an lmms-eval results JSON: {where[:120]!s}: {first['msg'].lower()}") from None
     return value

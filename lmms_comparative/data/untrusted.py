@@ -127,7 +127,9 @@ def _bounded(value, limit: int):
             stack.extend((v, depth + 1) for v in item)
         elif isinstance(item, int) and not isinstance(item, bool):
             if abs(item) >= 10**MAX_INT_DIGITS:
-                raise Unsafe(f"an integer of {len(str(abs(item)))} digits (no count or score of a run has more than {MAX_INT_DIGITS}): not read")
+                raise Unsafe(
+                    f"an integer of {len(str(abs(item)))} digits (no count or score of a run has more than {MAX_INT_DIGITS}): not read"
+                )
         elif isinstance(item, str) and len(item) > MAX_STRING_CHARS:
             raise Unsafe(f"a string of {len(item):,} characters, past the {MAX_STRING_CHARS:,} a run writes: not read")
     return value
@@ -145,7 +147,9 @@ def loads(text: str | bytes, limit: int = MAX_DEPTH):
     except ValueError as exc:
         message = str(exc)
         if "recursion limit" in message:
-            raise Unsafe(f"JSON nested deeper than {limit} levels (no lmms-eval file nests so deep): not parsed") from None
+            raise Unsafe(
+                f"JSON nested deeper than {limit} levels (no lmms-eval file nests so deep): not parsed"
+            ) from None
         raise ValueError(f"not valid JSON ({message})") from None
     return _bounded(value, limit)
 
@@ -207,7 +211,9 @@ def write_file(path: str | Path, data: str | bytes) -> None:
     if info is not None and not stat.S_ISREG(info.st_mode):
         raise Unsafe("something that is not a regular file stands where this file goes: not written")
     payload = data.encode("utf-8") if isinstance(data, str) else data
-    temporary = path.parent / f".{path.name}.{os.urandom(6).hex()}.tmp"  # os, not secrets: the entry point imports this module
+    temporary = (
+        path.parent / f".{path.name}.{os.urandom(6).hex()}.tmp"
+    )  # os, not secrets: the entry point imports this module
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     fd = os.open(temporary, flags, 0o666)
     try:

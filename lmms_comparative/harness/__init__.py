@@ -74,4 +74,15 @@ def register():
     return model_manifests()
 
 
-__all__ = ["CHECKED_AGAINST", "PATCHED_MODULES", "PATCHES", "WITHOUT", "checks", "install_all", "install_on_import", "register", "unpatched", "wrap_method"]
+__all__ = [
+    "CHECKED_AGAINST",
+    "PATCHED_MODULES",
+    "PATCHES",
+    "WITHOUT",
+    "checks",
+    "install_all",
+    "install_on_import",
+    "register",
+    "unpatched",
+    "wrap_method",
+]

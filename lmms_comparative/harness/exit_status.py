@@ -52,7 +52,9 @@ def mode() -> str:
     if not raw:
         return "ours"
     if raw not in MODES:
-        raise ProtocolError(f"{MODE_ENV}={os.environ[MODE_ENV]!r} is not one of {', '.join(MODES)} (ours: exit status 1 for a failed run that includes our tasks; all: for every failed run; off: never change lmms-eval's exit status).")
+        raise ProtocolError(
+            f"{MODE_ENV}={os.environ[MODE_ENV]!r} is not one of {', '.join(MODES)} (ours: exit status 1 for a failed run that includes our tasks; all: for every failed run; off: never change lmms-eval's exit status)."
+        )
     return raw
 
 
@@ -158,7 +160,12 @@ def watch_evaluation_errors() -> None:
     handlers = getattr(getattr(logger, "_core", None), "handlers", {})
     if _sink_id is not None and _sink_id in handlers:
         return
-    _sink_id = logger.add(_evaluation_error_sink, level="ERROR", filter=lambda record: record["message"].startswith(_LMMS_EVAL_ERROR), format="{message}")
+    _sink_id = logger.add(
+        _evaluation_error_sink,
+        level="ERROR",
+        filter=lambda record: record["message"].startswith(_LMMS_EVAL_ERROR),
+        format="{message}",
+    )
 
 
 def _evaluation_error_sink(message) -> None:
@@ -221,4 +228,6 @@ def check() -> str | None:
 
     spec = importlib.util.find_spec("lmms_eval.__main__")
     source = open(spec.origin, encoding="utf-8").read() if spec and spec.origin else ""
-    return None if f"{_LMMS_EVAL_ERROR}: " in source else f'lmms_eval/__main__.py no longer logs "{_LMMS_EVAL_ERROR}: ..."'
+    return (
+        None if f"{_LMMS_EVAL_ERROR}: " in source else f'lmms_eval/__main__.py no longer logs "{_LMMS_EVAL_ERROR}: ..."'
+    )

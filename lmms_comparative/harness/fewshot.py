@@ -39,7 +39,11 @@ def fewshot_message(task: str, benchmark: str, num_fewshot: int) -> str | None:
     name, variant = record.title, record.fewshot_variant
     if task == variant:
         return f"{task} builds {name}'s few-shot prompt itself (paper appendix E); run it without --num_fewshot (got {num_fewshot})."
-    tail = f"Its few-shot variant is the task {variant}: run --tasks {variant} without --num_fewshot." if variant else "It defines no few-shot variant: run without --num_fewshot."
+    tail = (
+        f"Its few-shot variant is the task {variant}: run --tasks {variant} without --num_fewshot."
+        if variant
+        else "It defines no few-shot variant: run without --num_fewshot."
+    )
     return f"{task}: {name}'s protocol is zero-shot, so --num_fewshot {num_fewshot} is not supported. {tail}"
 
 
@@ -49,7 +53,11 @@ def check() -> str | None:
 
     original = getattr(ConfigurableTask.set_config, "__wrapped__", ConfigurableTask.set_config)
     params = list(inspect.signature(original).parameters)
-    return None if params[:4] == ["self", "key", "value", "update"] else f"ConfigurableTask.set_config takes {params}, not (self, key, value, update)"
+    return (
+        None
+        if params[:4] == ["self", "key", "value", "update"]
+        else f"ConfigurableTask.set_config takes {params}, not (self, key, value, update)"
+    )
 
 
 def install() -> bool:
@@ -62,7 +70,9 @@ def install() -> bool:
     def make(original):
         def set_config(self, key, value, update=False):
             if key == "num_fewshot" and isinstance(value, int) and value > 0:
-                benchmark = benchmark_of(getattr(self.config, "doc_to_text", None)) or benchmark_of(getattr(self.config, "process_results", None))
+                benchmark = benchmark_of(getattr(self.config, "doc_to_text", None)) or benchmark_of(
+                    getattr(self.config, "process_results", None)
+                )
                 message = fewshot_message(self.config.task, benchmark, value) if benchmark else None
                 if message:
                     stop_run(ProtocolError(message))

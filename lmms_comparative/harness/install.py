@@ -5,10 +5,30 @@ above it)."""
 
 from __future__ import annotations
 
-from lmms_comparative.harness import exit_status, fewshot, item_order, on_import, provenance, response_cache, side_logs, table, task_path
+from lmms_comparative.harness import (
+    exit_status,
+    fewshot,
+    item_order,
+    on_import,
+    response_cache,
+    save_side_logs,
+    stamp_results,
+    table,
+    task_path,
+)
 from lmms_comparative.tasklib import capabilities
 
-PATCHES = ("task_path", "fewshot", "exit_status", "table", "side_logs", "provenance", "item_order", "response_cache", "capabilities")
+PATCHES = (
+    "task_path",
+    "fewshot",
+    "exit_status",
+    "table",
+    "side_logs",
+    "provenance",
+    "item_order",
+    "response_cache",
+    "capabilities",
+)
 # The lmms-eval module whose first import installs each patch (exit_status and capabilities need
 # none: the first wraps sys.exit at once, the second patches nothing).
 PATCHED_MODULES = {
@@ -22,7 +42,17 @@ PATCHED_MODULES = {
 }
 
 
-MODULES = {"task_path": task_path, "fewshot": fewshot, "exit_status": exit_status, "table": table, "side_logs": side_logs, "provenance": provenance, "item_order": item_order, "response_cache": response_cache, "capabilities": capabilities}
+MODULES = {
+    "task_path": task_path,
+    "fewshot": fewshot,
+    "exit_status": exit_status,
+    "table": table,
+    "side_logs": save_side_logs,
+    "provenance": stamp_results,
+    "item_order": item_order,
+    "response_cache": response_cache,
+    "capabilities": capabilities,
+}
 
 
 def checks() -> dict[str, str | None]:

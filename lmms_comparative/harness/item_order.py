@@ -38,7 +38,12 @@ def ordered(items: list, columns: tuple[str, ...]) -> list:
     named = [_named(item, columns) for item in items]
     if len(set(named)) == len(named):
         return [item for _, item in sorted(zip(named, items), key=lambda pair: pair[0])]
-    return [item for _, _, item in sorted(((n, _canonical(item), item) for n, item in zip(named, items)), key=lambda triple: triple[:2])]
+    return [
+        item
+        for _, _, item in sorted(
+            ((n, _canonical(item), item) for n, item in zip(named, items)), key=lambda triple: triple[:2]
+        )
+    ]
 
 
 def _columns_of(task) -> tuple[str, ...] | None:
@@ -71,8 +76,14 @@ def check() -> str | None:
             return f"TaskOutput has no {name}"
     import inspect
 
-    source = inspect.getsource(getattr(TaskOutput.calculate_aggregate_metric, "__wrapped__", TaskOutput.calculate_aggregate_metric))
-    return None if "self.sample_metrics" in source else "TaskOutput.calculate_aggregate_metric does not read self.sample_metrics"
+    source = inspect.getsource(
+        getattr(TaskOutput.calculate_aggregate_metric, "__wrapped__", TaskOutput.calculate_aggregate_metric)
+    )
+    return (
+        None
+        if "self.sample_metrics" in source
+        else "TaskOutput.calculate_aggregate_metric does not read self.sample_metrics"
+    )
 
 
 def install() -> bool:
@@ -89,5 +100,8 @@ def install() -> bool:
 
         return aggregate
 
-    done = [wrap_method("item_order", TaskOutput, name, _MARK, check, make) for name in ("calculate_aggregate_metric", "calculate_clt_aggregate_metric")]
+    done = [
+        wrap_method("item_order", TaskOutput, name, _MARK, check, make)
+        for name in ("calculate_aggregate_metric", "calculate_clt_aggregate_metric")
+    ]
     return all(done)

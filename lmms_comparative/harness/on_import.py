@@ -34,7 +34,9 @@ def _run(name: str, patches: list[tuple[str, Callable[[], object]]]) -> None:
             try:
                 from loguru import logger
 
-                logger.warning(f"lmms-comparative: the {label} patch could not be installed on {name} ({type(exc).__name__}: {exc}).")
+                logger.warning(
+                    f"lmms-comparative: the {label} patch could not be installed on {name} ({type(exc).__name__}: {exc})."
+                )
             except Exception:  # pragma: no cover - loguru missing: lmms-eval cannot run either
                 pass
 

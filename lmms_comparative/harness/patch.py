@@ -26,7 +26,9 @@ def unpatched(name: str, problem: str) -> None:
     _warned.add(name)
     from loguru import logger
 
-    logger.warning(f"lmms-comparative: the {name} patch is not installed ({problem}; checked against lmms-eval {CHECKED_AGAINST}): {WITHOUT[name]}.")
+    logger.warning(
+        f"lmms-comparative: the {name} patch is not installed ({problem}; checked against lmms-eval {CHECKED_AGAINST}): {WITHOUT[name]}."
+    )
 
 
 def wrap_method(patch: str, owner: type, attr: str, mark: str, check, make) -> bool:

@@ -3,7 +3,7 @@ run's requests the cache served, and how many it could not (lmms-eval caches onl
 requests, ``temperature`` 0 and no sampling: ``lmms_eval/caching/response_cache.py``,
 ``is_deterministic``), so that a report tells replies read from a cache from replies generated in
 this run. The wrapper keeps ``ResponseCache.get_stats()`` as ``finalize`` (which ``simple_evaluate``
-calls after the evaluation, before the results are saved) is called; ``harness/provenance.py``
+calls after the evaluation, before the results are saved) is called; ``harness/stamp_results.py``
 puts them in the record (``response_cache``). The counts are this process's: in a run on several
 processes, rank 0's, where the results are written."""
 

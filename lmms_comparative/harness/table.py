@@ -81,11 +81,16 @@ def install(load: bool = True) -> bool:
             unpatched("table", _checked[0])
     if _checked and _checked[0]:
         return False
-    modules = [m for m in (utils, evaluator_utils) if m is not None] + [sys.modules[name] for name in ("lmms_eval.evaluator", "lmms_eval.__main__", "__main__") if name in sys.modules]
+    modules = [m for m in (utils, evaluator_utils) if m is not None] + [
+        sys.modules[name] for name in ("lmms_eval.evaluator", "lmms_eval.__main__", "__main__") if name in sys.modules
+    ]
     for module in modules:
         _wrap(module, "make_table", _readable_table)
         _wrap(module, "consolidate_group_results", _with_summary)
-    return all(getattr(getattr(m, a, None), _MARK, False) for m, a in ((utils, "make_table"), (evaluator_utils, "consolidate_group_results")))
+    return all(
+        getattr(getattr(m, a, None), _MARK, False)
+        for m, a in ((utils, "make_table"), (evaluator_utils, "consolidate_group_results"))
+    )
 
 
 def check() -> str | None:
@@ -95,7 +100,11 @@ def check() -> str | None:
     import lmms_eval.utils as utils
 
     table = list(inspect.signature(_originals.get("make_table") or utils.make_table).parameters)[:2]
-    consolidate = list(inspect.signature(_originals.get("consolidate_group_results") or evaluator_utils.consolidate_group_results).parameters)[:4]
+    consolidate = list(
+        inspect.signature(
+            _originals.get("consolidate_group_results") or evaluator_utils.consolidate_group_results
+        ).parameters
+    )[:4]
     if table != ["result_dict", "column"]:
         return f"make_table takes {table}, not (result_dict, column)"
     if consolidate != ["results", "versions", "task_dict", "task_root"]:

@@ -121,7 +121,9 @@ def _under_ours(path) -> bool:
 def our_names(task_index: dict) -> set[str]:
     """The names of the task index that are ours: indexed from our folder, or a tag whose tasks are."""
     ours = {name for name, entry in task_index.items() if _under_ours(entry.get("yaml_path"))}
-    return ours | {name for name, entry in task_index.items() if entry.get("type") == "tag" and set(entry.get("task") or ()) & ours}
+    return ours | {
+        name for name, entry in task_index.items() if entry.get("type") == "tag" and set(entry.get("task") or ()) & ours
+    }
 
 
 def unregistered_task(requested: list[str], task_index: dict) -> str | None:
@@ -133,7 +135,11 @@ def unregistered_task(requested: list[str], task_index: dict) -> str | None:
     folder = os.path.realpath(yaml_dir())
     for name, entry in sorted(task_index.items()):
         path = entry.get("yaml_path")
-        if not any(name == r or fnmatch.fnmatchcase(name, r) for r in requested) or not _under_ours(path) or of_task(name) is not None:
+        if (
+            not any(name == r or fnmatch.fnmatchcase(name, r) for r in requested)
+            or not _under_ours(path)
+            or of_task(name) is not None
+        ):
             continue
         where = os.path.relpath(os.path.realpath(path), folder).split(os.sep)[0]
         return f"lmms-comparative: --tasks {name}: benchmarks/{where} has no line in the registry (NAMES in lmms_comparative/registry.py), so the run would have no preflight and no provenance record; add its name there (docs/adding-a-benchmark.md)"
@@ -157,7 +163,9 @@ def _our_task_configs_loaded() -> bool:
     ``lmms_comparative.benchmarks.<name>.hooks`` module (nothing else in an lmms-eval process does)."""
     import sys
 
-    return any(name.startswith("lmms_comparative.benchmarks.") and name.endswith(".hooks") for name in list(sys.modules))
+    return any(
+        name.startswith("lmms_comparative.benchmarks.") and name.endswith(".hooks") for name in list(sys.modules)
+    )
 
 
 def run_includes_ours() -> bool:
@@ -174,7 +182,9 @@ def _preflight() -> None:
 
     if not requested_tasks():
         return  # the Python API or a test: the caller decides (preflight.run)
-    ours = [name for name in _RunTasks.loaded if named_like(name) is not None]  # a team's variant named like ours is preflighted too
+    ours = [
+        name for name in _RunTasks.loaded if named_like(name) is not None
+    ]  # a team's variant named like ours is preflighted too
     if not ours:
         return
     from loguru import logger
@@ -185,7 +195,9 @@ def _preflight() -> None:
         needs = preflight.needs_of(ours)
         if needs:
             what = ", ".join(sorted({n.label for n in needs}))
-            logger.info(f"lmms-comparative preflight: --predict_only: nothing is scored in this run, so {what} is not checked; `lmms-comparative score BENCHMARK <output folder> -o OUT` will need it (docs/scoring.md)")
+            logger.info(
+                f"lmms-comparative preflight: --predict_only: nothing is scored in this run, so {what} is not checked; `lmms-comparative score BENCHMARK <output folder> -o OUT` will need it (docs/scoring.md)"
+            )
         return
     try:
         lines = preflight.run(ours)
@@ -194,7 +206,9 @@ def _preflight() -> None:
     for line in lines:
         logger.info(f"lmms-comparative preflight: {line}")
     if lines and "--log_samples" not in sys.argv[1:]:
-        logger.warning("lmms-comparative: scoring calls an LLM or a model after generation; without --log_samples the replies are not kept if scoring fails (with it, lmms-comparative score <output folder> can score them again)")
+        logger.warning(
+            "lmms-comparative: scoring calls an LLM or a model after generation; without --log_samples the replies are not kept if scoring fails (with it, lmms-comparative score <output folder> can score them again)"
+        )
 
 
 def _with_our_path(include_path):

@@ -46,7 +46,12 @@ def encode_requests(endpoint: str, model: str, many: list[list], params: Mapping
     out = []
     for messages in many:
         encoded = _canonical(messages)
-        out.append((hashlib.sha256((head + encoded + tail).encode("utf-8")).hexdigest(), (body_head + encoded + body_tail).encode("utf-8")))
+        out.append(
+            (
+                hashlib.sha256((head + encoded + tail).encode("utf-8")).hexdigest(),
+                (body_head + encoded + body_tail).encode("utf-8"),
+            )
+        )
     return out
 
 
@@ -96,7 +101,10 @@ class AnswerCache:
         now = time.time()
         conn.execute("BEGIN IMMEDIATE")
         try:
-            conn.executemany("INSERT OR REPLACE INTO answers (key, text, created) VALUES (?, ?, ?)", [(k, t, now) for k, t in answers])
+            conn.executemany(
+                "INSERT OR REPLACE INTO answers (key, text, created) VALUES (?, ?, ?)",
+                [(k, t, now) for k, t in answers],
+            )
         except BaseException:
             conn.execute("ROLLBACK")
             raise

@@ -135,7 +135,9 @@ class EngineConfig:
         if raw is not None:
             values["base_url"] = raw
         # A benchmark's own key wins over the general one (the README's per-benchmark overrides).
-        key_names = ([f"{prefix}_API_KEY"] if prefix else []) + (["AZURE_OPENAI_API_KEY"] if azure else []) + ["OPENAI_API_KEY"]
+        key_names = (
+            ([f"{prefix}_API_KEY"] if prefix else []) + (["AZURE_OPENAI_API_KEY"] if azure else []) + ["OPENAI_API_KEY"]
+        )
         name, raw = pick_named(*key_names)
         if raw is not None:
             values["api_key"], values["api_key_source"] = raw, name
@@ -158,5 +160,7 @@ class EngineConfig:
         if config.backend not in ("openai", "azure", "local"):
             raise ValueError(f"backend must be 'openai', 'azure' or 'local', got {config.backend!r}")
         if config.backend == "azure" and (config.base_url == DEFAULT_BASE_URL or not config.api_version):
-            raise ValueError("backend 'azure' needs an endpoint (AZURE_OPENAI_ENDPOINT or the benchmark's _BASE_URL) and an API version (AZURE_OPENAI_API_VERSION, OPENAI_API_VERSION or the benchmark's _API_VERSION)")
+            raise ValueError(
+                "backend 'azure' needs an endpoint (AZURE_OPENAI_ENDPOINT or the benchmark's _BASE_URL) and an API version (AZURE_OPENAI_API_VERSION, OPENAI_API_VERSION or the benchmark's _API_VERSION)"
+            )
         return replace(config, base_url=normalize_base_url(config.base_url))

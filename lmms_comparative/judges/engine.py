@@ -90,7 +90,9 @@ def check_failures(failed: int, total: int, max_failed: float, what: str) -> Non
         return
     message = f"{what}: {failed} of {total} item(s) could not be judged ({share_of(failed, total):.1%}); they are excluded from the scores"
     if exceeds(failed, total, max_failed):
-        raise TooManyFailures(f"{message}, which is more than the allowed {max_failed:.1%} ({MAX_FAILED_ENV}).", failed, total)
+        raise TooManyFailures(
+            f"{message}, which is more than the allowed {max_failed:.1%} ({MAX_FAILED_ENV}).", failed, total
+        )
     logger.warning(message + ".")
 
 
@@ -171,7 +173,9 @@ class _Committer:
         self.writing, self.writing_count = None, 0
         if not future.cancelled() and future.exception() is not None:
             error = future.exception()
-            logger.warning(f"LLM cache: {len(self.pending)} answer(s) could not be written ({type(error).__name__}: {error}); a rerun asks them again")
+            logger.warning(
+                f"LLM cache: {len(self.pending)} answer(s) could not be written ({type(error).__name__}: {error}); a rerun asks them again"
+            )
         self._write()  # what arrived meanwhile, if it is due
 
     async def close(self) -> None:
@@ -225,7 +229,14 @@ class Engine:
         params.update({k: v for k, v in overrides.items() if v is not None})
         return {k: v for k, v in params.items() if v is not None}
 
-    def run(self, requests: Sequence[Request], desc: str = "LLM calls", progress: bool = True, fresh: bool = False, **overrides) -> list[ChatResult]:
+    def run(
+        self,
+        requests: Sequence[Request],
+        desc: str = "LLM calls",
+        progress: bool = True,
+        fresh: bool = False,
+        **overrides,
+    ) -> list[ChatResult]:
         """One ``ChatResult`` per request, in order: identical requests asked once, cached answers not asked again, the rest sent with bounded concurrency and retries (or answered from ``LMMS_COMPARATIVE_LLM_ANSWERS`` when it is set).
 
         ``fresh``: ask the endpoint even where the cache holds an answer, and keep the new answer in
@@ -244,7 +255,12 @@ class Engine:
         """Every answer from a run's answers log (``provenance.ANSWERS_ENV``), no endpoint called;
         a request the log lacks fails, as an unanswered call does."""
         answers = _logged_answers(path)
-        results = [ChatResult(normalize_reply(answers[k]), cached=True) if k in answers else ChatResult(None, f"not in the logged answers ({path})") for k in answer_keys]
+        results = [
+            ChatResult(normalize_reply(answers[k]), cached=True)
+            if k in answers
+            else ChatResult(None, f"not in the logged answers ({path})")
+            for k in answer_keys
+        ]
         missing = sum(r.failed for r in results)
         with self._lock:
             self.stats.requested += len(results)
@@ -253,7 +269,9 @@ class Engine:
         provenance.note_answers(self.prefix, [(k, r.text) for k, r in zip(answer_keys, results) if r.text is not None])
         return results
 
-    def _run(self, messages: list[list], desc: str, progress: bool, fresh: bool = False, **overrides) -> list[ChatResult]:
+    def _run(
+        self, messages: list[list], desc: str, progress: bool, fresh: bool = False, **overrides
+    ) -> list[ChatResult]:
         params = self.params(**overrides)
         # The cache key and the HTTP body share one JSON encoding of the messages.
         encoded = encode_requests(self.config.endpoint, self.config.model, messages, params)
@@ -290,14 +308,18 @@ class Engine:
             self.stats.errors.extend(answers[k][1] for k in failed if k in answers)
         if failed:
             first = next((answers[k][1] for k in failed if k in answers), "interrupted")
-            logger.warning(f"{desc}: {len(failed)} of {len(todo)} request(s) failed after retries; first error: {first}")
+            logger.warning(
+                f"{desc}: {len(failed)} of {len(todo)} request(s) failed after retries; first error: {first}"
+            )
         return results
 
     async def _run_openai(self, todo: dict, answers: dict, bar, writer: ThreadPoolExecutor) -> None:
         backend = self.backend
         rng = random.Random()
         client = backend.client()  # the process's keep-alive pool for this endpoint, on this loop
-        committer = _Committer(self.cache, writer, commit_window(self.config.concurrency)) if self.cache is not None else None
+        committer = (
+            _Committer(self.cache, writer, commit_window(self.config.concurrency)) if self.cache is not None else None
+        )
         queue = iter(todo.items())
 
         # ``concurrency`` workers, each taking the next request when its last one is answered.

@@ -64,8 +64,13 @@ class LocalBackend:
         """One forward-generation call for the whole batch; returns the new text of each prompt."""
         import torch
 
-        prompts = [self.tokenizer.apply_chat_template(_as_text_messages(m), tokenize=False, add_generation_prompt=True) for m in batch]
-        encoded = self.tokenizer(prompts, return_tensors="pt", padding=True, add_special_tokens=False).to(self.config.device)
+        prompts = [
+            self.tokenizer.apply_chat_template(_as_text_messages(m), tokenize=False, add_generation_prompt=True)
+            for m in batch
+        ]
+        encoded = self.tokenizer(prompts, return_tensors="pt", padding=True, add_special_tokens=False).to(
+            self.config.device
+        )
         temperature = float(params.get("temperature") or 0.0)
         sampling = {"do_sample": True, "temperature": temperature} if temperature > 0 else {"do_sample": False}
         with torch.inference_mode():

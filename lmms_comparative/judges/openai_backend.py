@@ -92,7 +92,9 @@ class Connection:
         connector = aiohttp.TCPConnector(limit=0, ssl=ssl_context)  # the engine bounds concurrency
         # trust_env=False: aiohttp would look the proxy up (and read ~/.netrc) on every request;
         # the backend resolves the proxy from the environment once instead.
-        self.session = aiohttp.ClientSession(connector=connector, headers=headers, timeout=aiohttp.ClientTimeout(total=timeout), trust_env=False)
+        self.session = aiohttp.ClientSession(
+            connector=connector, headers=headers, timeout=aiohttp.ClientTimeout(total=timeout), trust_env=False
+        )
 
     async def post(self, body: bytes) -> tuple[int, object, bytes]:
         """(status, headers, body) of one POST."""
@@ -124,7 +126,16 @@ def _ssl_context():
 
 
 @functools.lru_cache(maxsize=64)
-def _sdk_target(backend: str, base_url: str, api_key: str | None, api_version, azure_deployment, model: str, timeout: float, sdk_env: tuple) -> tuple[str, tuple]:
+def _sdk_target(
+    backend: str,
+    base_url: str,
+    api_key: str | None,
+    api_version,
+    azure_deployment,
+    model: str,
+    timeout: float,
+    sdk_env: tuple,
+) -> tuple[str, tuple]:
     """(URL, headers) that the openai SDK's client builds for these settings (and the SDK's own
     environment variables, ``sdk_env``); constructing that client costs tens of milliseconds, so
     it is done once per setting."""
@@ -161,7 +172,16 @@ class OpenAIBackend:
         self.config = config
         self.sleep = asyncio.sleep  # replaceable, so tests can record waits without waiting
         sdk_env = tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith(("OPENAI_", "AZURE_OPENAI_"))))
-        self.url, headers = _sdk_target(config.backend, config.base_url, config.api_key, config.api_version, config.azure_deployment, config.model, config.timeout, sdk_env)
+        self.url, headers = _sdk_target(
+            config.backend,
+            config.base_url,
+            config.api_key,
+            config.api_version,
+            config.azure_deployment,
+            config.model,
+            config.timeout,
+            sdk_env,
+        )
         self.headers = dict(headers)
         self.proxy = environment_proxy(self.url)
 

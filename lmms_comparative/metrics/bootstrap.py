@@ -7,7 +7,9 @@ from typing import Mapping, Sequence
 import numpy as np
 
 
-def bootstrap_ci(values: Sequence[float], iterations: int = 2000, level: float = 0.95, seed: int = 0) -> tuple[float, float] | None:
+def bootstrap_ci(
+    values: Sequence[float], iterations: int = 2000, level: float = 0.95, seed: int = 0
+) -> tuple[float, float] | None:
     """(low, high) of the mean of ``values`` by resampling items with replacement; None for fewer
     than two values. Seeded, so a report is the same every time it is made."""
     data = np.asarray([v for v in values if v is not None], dtype=float)
@@ -19,7 +21,9 @@ def bootstrap_ci(values: Sequence[float], iterations: int = 2000, level: float =
     return float(np.percentile(means, tail)), float(np.percentile(means, 100 - tail))
 
 
-def grouped_bootstrap_ci(groups: Sequence[Sequence[float]], iterations: int = 2000, level: float = 0.95, seed: int = 0) -> tuple[float, float] | None:
+def grouped_bootstrap_ci(
+    groups: Sequence[Sequence[float]], iterations: int = 2000, level: float = 0.95, seed: int = 0
+) -> tuple[float, float] | None:
     """CI of the unweighted mean of per-group means (a benchmark's Avg over its columns), each
     group resampled on its own."""
     arrays = [np.asarray([v for v in g if v is not None], dtype=float) for g in groups]
@@ -45,7 +49,9 @@ DEFAULT_ITERATIONS = 1000
 PROPORTION = (0.0, 1.0)
 
 
-def interval(value: float, replicates: Sequence[float], level: float = 0.95, bounds: tuple[float, float] | None = None) -> dict | None:
+def interval(
+    value: float, replicates: Sequence[float], level: float = 0.95, bounds: tuple[float, float] | None = None
+) -> dict | None:
     """Percentile interval and bootstrap standard error of ``value`` from its replicates;
     ``bounds`` (the metric's range, when it is not a share) is recorded for combined intervals."""
     reps = np.asarray(replicates, dtype=float)
@@ -53,7 +59,12 @@ def interval(value: float, replicates: Sequence[float], level: float = 0.95, bou
     if len(reps) < 2 or value is None or value != value:
         return None
     tail = (1 - level) / 2 * 100
-    out = {"value": float(value), "low": float(np.percentile(reps, tail)), "high": float(np.percentile(reps, 100 - tail)), "se": float(reps.std(ddof=1))}
+    out = {
+        "value": float(value),
+        "low": float(np.percentile(reps, tail)),
+        "high": float(np.percentile(reps, 100 - tail)),
+        "se": float(reps.std(ddof=1)),
+    }
     if bounds is not None:
         out["bounds"] = [float(bounds[0]), float(bounds[1])]
     return out
@@ -66,7 +77,14 @@ def resampled_indices(n: int, iterations: int, seed: int = 0, chunk: int = 250):
         yield rng.integers(0, n, size=(min(chunk, iterations - start), n))
 
 
-def vector_bootstrap(n_units: int, statistic, estimate: dict[str, float], iterations: int = DEFAULT_ITERATIONS, seed: int = 0, bounds: Mapping[str, tuple[float, float]] | None = None) -> dict:
+def vector_bootstrap(
+    n_units: int,
+    statistic,
+    estimate: dict[str, float],
+    iterations: int = DEFAULT_ITERATIONS,
+    seed: int = 0,
+    bounds: Mapping[str, tuple[float, float]] | None = None,
+) -> dict:
     """Intervals of every metric in ``estimate``. ``statistic(idx)`` maps an (b, n_units) index
     matrix to {metric: array of b replicate values}; units are resampled with replacement.
     ``bounds``: the range of each metric that is not a share of items."""
@@ -95,7 +113,12 @@ def unit_bootstrap(units: Sequence, statistic, iterations: int = DEFAULT_ITERATI
     return vector_bootstrap(len(units), replicates, estimate, iterations, seed)
 
 
-def cluster_mean_intervals(clusters: Sequence[Sequence[Mapping]], keys: Sequence[str] | Mapping[str, str], iterations: int = DEFAULT_ITERATIONS, seed: int = 0) -> dict:
+def cluster_mean_intervals(
+    clusters: Sequence[Sequence[Mapping]],
+    keys: Sequence[str] | Mapping[str, str],
+    iterations: int = DEFAULT_ITERATIONS,
+    seed: int = 0,
+) -> dict:
     """Intervals of per-row means (``sum(row[field]) / rows``) when rows come in clusters that are
     resampled whole (a CaptionQA image and its questions): the ratio of resampled sums. ``keys``
     names the row fields, or maps each metric name to its row field."""

@@ -78,7 +78,15 @@ def _stratum_sums(values: np.ndarray, index: np.ndarray, resamples: int, rng) ->
     return values[index[picks]].sum(axis=1)
 
 
-def paired_bootstrap(a: Sequence[float], b: Sequence[float], strata: Sequence[str] | None = None, macro: bool = False, weights: Sequence[float] | None = None, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = SEED) -> tuple[float, float]:
+def paired_bootstrap(
+    a: Sequence[float],
+    b: Sequence[float],
+    strata: Sequence[str] | None = None,
+    macro: bool = False,
+    weights: Sequence[float] | None = None,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = SEED,
+) -> tuple[float, float]:
     """95% interval of B - A, resampling units within each stratum, the same draw for both runs.
     The metric: the weighted mean over units (``weights``: a unit's share of the denominator, e.g.
     a CaptionQA image's question count; 1 each by default), or with ``macro`` the mean of the
@@ -101,7 +109,12 @@ def paired_bootstrap(a: Sequence[float], b: Sequence[float], strata: Sequence[st
     return float(low), float(high)
 
 
-def metric(values: Sequence[float], strata: Sequence[str] | None = None, macro: bool = False, weights: Sequence[float] | None = None) -> float:
+def metric(
+    values: Sequence[float],
+    strata: Sequence[str] | None = None,
+    macro: bool = False,
+    weights: Sequence[float] | None = None,
+) -> float:
     """The weighted mean over units, or with ``macro`` the mean of the strata's weighted means."""
     v = np.asarray(values, dtype=float)
     w = np.ones(len(v)) if weights is None else np.asarray(weights, dtype=float)
@@ -110,7 +123,9 @@ def metric(values: Sequence[float], strata: Sequence[str] | None = None, macro: 
     if not macro or strata is None:
         return float((v * w).sum() / w.sum())
     labels = np.asarray(list(strata))
-    return float(np.mean([(v[labels == s] * w[labels == s]).sum() / w[labels == s].sum() for s in dict.fromkeys(strata)]))
+    return float(
+        np.mean([(v[labels == s] * w[labels == s]).sum() / w[labels == s].sum() for s in dict.fromkeys(strata)])
+    )
 
 
 def minimum_detectable_difference(differences: Sequence[float], a: Sequence[float]) -> float:
@@ -127,7 +142,15 @@ def minimum_detectable_difference(differences: Sequence[float], a: Sequence[floa
     return (Z_975 + Z_80) * sd / math.sqrt(n)
 
 
-def compare_units(a: Sequence[float], b: Sequence[float], binary: bool, strata: Sequence[str] | None = None, macro: bool = False, weights: Sequence[float] | None = None, scale: float = 1.0) -> dict:
+def compare_units(
+    a: Sequence[float],
+    b: Sequence[float],
+    binary: bool,
+    strata: Sequence[str] | None = None,
+    macro: bool = False,
+    weights: Sequence[float] | None = None,
+    scale: float = 1.0,
+) -> dict:
     """One comparison row's numbers on paired units (``a[i]`` and ``b[i]`` the same unit): A, B,
     B - A and its interval at ``scale`` (100 for a percentage), the p-value (exact McNemar where
     ``binary``, else the permutation test of the weighted differences), the flips (units better

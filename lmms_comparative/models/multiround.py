@@ -37,7 +37,11 @@ def _build_inner(name: str, kwargs: dict) -> lmms:
     from lmms_eval import models
 
     if name == "multiround":
-        stop_run(ModelCapabilityError("multiround: inner=multiround would wrap itself; name the model that answers (inner=openai, inner=qwen2_5_vl, ...)"))
+        stop_run(
+            ModelCapabilityError(
+                "multiround: inner=multiround would wrap itself; name the model that answers (inner=openai, inner=qwen2_5_vl, ...)"
+            )
+        )
     harness = {k: kwargs.pop(k) for k in HARNESS_SETTINGS if k in kwargs}
     args = ",".join(f"{k}={v}" for k, v in kwargs.items())
     return models.get_model(name).create_from_arg_string(args, harness)
@@ -52,7 +56,11 @@ class MultiRound(lmms):
         self._task_dict: dict = {}
         super().__init__()
         if not inner:
-            stop_run(ModelCapabilityError("multiround: name the model that answers with model_args inner=<model> (e.g. inner=openai,model_version=gpt-4o)"))
+            stop_run(
+                ModelCapabilityError(
+                    "multiround: name the model that answers with model_args inner=<model> (e.g. inner=openai,model_version=gpt-4o)"
+                )
+            )
         self.inner_name = inner
         self.inner = _build_inner(inner, dict(kwargs))
         self.inner.task_dict = self._task_dict
@@ -84,7 +92,9 @@ class MultiRound(lmms):
 
     # ---- requests as the inner model takes them ------------------------------------------------
 
-    def _request(self, messages: list[dict], gen_kwargs: dict, doc_id: int, task: str, split: str, metadata) -> Instance:
+    def _request(
+        self, messages: list[dict], gen_kwargs: dict, doc_id: int, task: str, split: str, metadata
+    ) -> Instance:
         text, visuals = flatten(messages)
         if getattr(self.inner, "is_simple", True):
             arguments = (text, dict(gen_kwargs), lambda _doc, _v=visuals: _v, doc_id, task, split)
@@ -98,14 +108,31 @@ class MultiRound(lmms):
         converted = []
         for request in requests:
             _ctx, doc_to_messages, gen_kwargs, doc_id, task, split = request.args
-            converted.append(self._request(doc_to_messages(self.task_dict[task][split][doc_id]), gen_kwargs, doc_id, task, split, request.metadata))
+            converted.append(
+                self._request(
+                    doc_to_messages(self.task_dict[task][split][doc_id]),
+                    gen_kwargs,
+                    doc_id,
+                    task,
+                    split,
+                    request.metadata,
+                )
+            )
         return self.inner.generate_until(converted)
 
     def generate_until_multi_round(self, requests: List[Instance]) -> List[List[str]]:
         states = []
         for request in requests:
             _ctx, doc_to_messages, gen_kwargs, doc_id, task, split = request.args
-            states.append({"request": request, "doc": self.task_dict[task][split][doc_id], "outputs": [], "info": None, "done": False})
+            states.append(
+                {
+                    "request": request,
+                    "doc": self.task_dict[task][split][doc_id],
+                    "outputs": [],
+                    "info": None,
+                    "done": False,
+                }
+            )
         round_idx = 0
         progress = tqdm(total=len(states), disable=self.rank != 0, desc="multiround")
         while True:
@@ -117,7 +144,12 @@ class MultiRound(lmms):
                 if round_idx == 0:
                     messages = doc_to_messages(state["doc"])
                 else:
-                    payload = doc_to_messages(state["doc"], round_idx=round_idx, previous_output=list(state["outputs"]), previous_round_info=state["info"])
+                    payload = doc_to_messages(
+                        state["doc"],
+                        round_idx=round_idx,
+                        previous_output=list(state["outputs"]),
+                        previous_round_info=state["info"],
+                    )
                     if not (isinstance(payload, tuple) and len(payload) == 4) or payload[1]:
                         state["done"] = True
                         progress.update(1)

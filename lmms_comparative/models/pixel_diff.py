@@ -84,7 +84,11 @@ def describe_change(first: np.ndarray, second: np.ndarray, category: str) -> lis
             if abs(dx) > abs(dy):
                 return ["The camera moved left" if dx > 0 else "The camera moved right"]
             return ["The camera moved up" if dy > 0 else "The camera moved down"]
-        return ["The camera rotated counterclockwise" if _rotation_sign(first, second) > 0 else "The camera rotated clockwise"]
+        return [
+            "The camera rotated counterclockwise"
+            if _rotation_sign(first, second) > 0
+            else "The camera rotated clockwise"
+        ]
     region = changed & (ink1 | ink2)
     if category == "spatial":
         before, after = np.argwhere(region & ink1 & ~ink2), np.argwhere(region & ink2 & ~ink1)
@@ -149,7 +153,15 @@ class PixelDiff(RandomChoice):
                     defeated += 1
                     logger.debug(f"pixel_diff: doc {doc_id} of {task}: {type(exc).__name__}: {exc}; guessing")
             used += letter is not None
-            answers.append(letter or self._answer(context if isinstance(context, str) else "", task, doc_id, doc, self._image_count(None, doc), split))
+            answers.append(
+                letter
+                or self._answer(
+                    context if isinstance(context, str) else "", task, doc_id, doc, self._image_count(None, doc), split
+                )
+            )
         if requests:
-            logger.info(f"pixel_diff answered {used} of {len(requests)} from the pixels; the rest are seeded guesses" + (f" ({defeated} pair(s) its rules could not read)" if defeated else ""))
+            logger.info(
+                f"pixel_diff answered {used} of {len(requests)} from the pixels; the rest are seeded guesses"
+                + (f" ({defeated} pair(s) its rules could not read)" if defeated else "")
+            )
         return answers

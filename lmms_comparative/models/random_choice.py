@@ -52,7 +52,9 @@ _OPTIONS = re.compile(r"Options:\s*(.+?)(?:\.\s+Please\b|\s*$)", re.S)
 _RETURN = re.compile(r"\breturn (Left|Right|Same|First|Second)\b")
 # VLM²-Bench: OC/PC ask for "'T' or 'F'" (paper Tables 12, 17); the GC pairs ask "Is the answer '...'
 # correct for the given question: '...'" and are scored against "T"/"F" (Tables 9-10).
-_TRUE_FALSE = re.compile(r"'T' or 'F'|\bT or F\b|\bTrue or False\b|\bIs the answer '.*' correct for the given question\b", re.S)
+_TRUE_FALSE = re.compile(
+    r"'T' or 'F'|\bT or F\b|\bTrue or False\b|\bIs the answer '.*' correct for the given question\b", re.S
+)
 _COUNT = re.compile(r"numerical answer|answer with a number", re.I)
 # A question (sentence start, question mark) about which of the two pictures.
 _WHICH_OF_TWO = re.compile(r"(?:^|[.?!]\s+)Which (?:frame|image|picture|photo)\b[^.?!]*\?")
@@ -127,7 +129,9 @@ ANSWER_KINDS = ("letters", "choices", "options", "words", "tf", "count", "which"
 _FIXED_KINDS = ("tf", "count", "which")
 
 
-def answer_space(prompt: str, doc: dict | None = None, n_images: int | None = None, kinds: tuple[str, ...] = ANSWER_KINDS) -> tuple[str, list[str]]:
+def answer_space(
+    prompt: str, doc: dict | None = None, n_images: int | None = None, kinds: tuple[str, ...] = ANSWER_KINDS
+) -> tuple[str, list[str]]:
     """(kind, answers) for a prompt: kind is one of ``kinds`` (tried in ``ANSWER_KINDS`` order) or
     caption; answers the candidates a uniform guess draws from ([] for a caption)."""
     doc = doc or {}
@@ -188,13 +192,17 @@ class RandomChoice(lmms):
             for i, doc in enumerate(docs):
                 if isinstance(doc, dict) and doc.get("pair_id"):
                     by_pair.setdefault(str(doc["pair_id"]), []).append(i)
-            self._partners[(task, split)] = {a: b for ids in by_pair.values() if len(ids) == 2 for a, b in (ids, ids[::-1])}
+            self._partners[(task, split)] = {
+                a: b for ids in by_pair.values() if len(ids) == 2 for a, b in (ids, ids[::-1])
+            }
         partner = self._partners[(task, split)].get(doc_id)
         return docs[partner] if partner is not None else None
 
     def _true_false(self, rng: random.Random, task: str, doc: dict, partner: dict | None) -> str:
         question, other = str(doc.get("question", "")), str((partner or {}).get("question", ""))
-        negation_pair = partner is not None and question != other and _without_negation(question) == _without_negation(other)
+        negation_pair = (
+            partner is not None and question != other and _without_negation(question) == _without_negation(other)
+        )
         if not negation_pair:
             return rng.choice(["T", "F"])
         # One guess per pair about the affirmative claim; its negation gets the opposite answer.
@@ -204,7 +212,15 @@ class RandomChoice(lmms):
 
     # ---- the guess ------------------------------------------------------------------------------
 
-    def _answer(self, prompt: str, task: str, doc_id: int, doc: dict | None = None, n_images: int | None = None, split: str | None = None) -> str:
+    def _answer(
+        self,
+        prompt: str,
+        task: str,
+        doc_id: int,
+        doc: dict | None = None,
+        n_images: int | None = None,
+        split: str | None = None,
+    ) -> str:
         rng = random.Random(stable_seed(self.seed, task, doc_id))
         kind, answers = answer_space(prompt, doc, n_images, task_answer_kinds(task))
         if kind == "caption":
@@ -238,8 +254,19 @@ class RandomChoice(lmms):
         for request in tqdm(requests, disable=self.rank != 0, desc="random_choice"):
             context, _gen_kwargs, doc_to_visual, doc_id, task, split = request.args
             doc = self._doc(task, split, doc_id)
-            visuals = doc_to_visual(doc) if self.load_visuals and doc_to_visual is not None and doc is not None else None
-            answers.append(self._answer(context if isinstance(context, str) else "", task, doc_id, doc, self._image_count(visuals, doc), split))
+            visuals = (
+                doc_to_visual(doc) if self.load_visuals and doc_to_visual is not None and doc is not None else None
+            )
+            answers.append(
+                self._answer(
+                    context if isinstance(context, str) else "",
+                    task,
+                    doc_id,
+                    doc,
+                    self._image_count(visuals, doc),
+                    split,
+                )
+            )
         return answers
 
     def loglikelihood(self, requests):

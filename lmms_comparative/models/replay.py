@@ -89,15 +89,25 @@ class Replay(lmms):
             by_task.setdefault(task, set()).update(task_keys)
         for scope, scope_replies in replies.items():
             if scope != ALL_TASKS and scope not in run_tasks:
-                stop_run(DataError(f"replay: the predictions have replies for task {scope!r}, which this run does not have (tasks: {', '.join(sorted(run_tasks))})"))
+                stop_run(
+                    DataError(
+                        f"replay: the predictions have replies for task {scope!r}, which this run does not have (tasks: {', '.join(sorted(run_tasks))})"
+                    )
+                )
             known = set().union(*by_task.values()) if scope == ALL_TASKS else by_task[scope]
             unknown = set(scope_replies) - known
             if scope == ALL_TASKS and unknown and len(unknown) < len(scope_replies):
                 # A file for every task (a captions file of all domains) scored on some of them.
-                logger.warning(f"replay: {len(unknown)} prediction(s) are for items outside this run's tasks and are not scored: {_named(unknown)}")
+                logger.warning(
+                    f"replay: {len(unknown)} prediction(s) are for items outside this run's tasks and are not scored: {_named(unknown)}"
+                )
             elif unknown:
                 where = "any task of this run" if scope == ALL_TASKS else scope
-                stop_run(DataError(f"replay: {len(unknown)} prediction(s) for items that {where} does not have: {_named(unknown)} (wrong file, split or benchmark?)"))
+                stop_run(
+                    DataError(
+                        f"replay: {len(unknown)} prediction(s) for items that {where} does not have: {_named(unknown)} (wrong file, split or benchmark?)"
+                    )
+                )
         for task, fields_by_key in expected.items():
             for (run_task, split), task_keys in keys.items():
                 if run_task != task:
@@ -112,9 +122,18 @@ class Replay(lmms):
                 for key, fields in fields_by_key.items():
                     if key in where:
                         row = where[key]
-                        wrong += [f"{key} {name}: file {value!r}, data {str(columns[name][row])!r}" for name, value in fields.items() if _text(columns[name][row]) != str(value).strip()]
+                        wrong += [
+                            f"{key} {name}: file {value!r}, data {str(columns[name][row])!r}"
+                            for name, value in fields.items()
+                            if _text(columns[name][row]) != str(value).strip()
+                        ]
                 if wrong:
-                    stop_run(DataError(f"replay: {len(wrong)} item(s) of {task} disagree with the data, so the files do not belong to this split or order: " + "; ".join(wrong[:SHOWN])))
+                    stop_run(
+                        DataError(
+                            f"replay: {len(wrong)} item(s) of {task} disagree with the data, so the files do not belong to this split or order: "
+                            + "; ".join(wrong[:SHOWN])
+                        )
+                    )
 
     def _by_doc(self, keys: dict[tuple[str, str], list[str]]) -> None:
         """A ``--predict_only`` run's replies (by doc id) become replies by item key, through the
@@ -128,11 +147,17 @@ class Replay(lmms):
         for task, replies in by_doc.items():
             split_keys = [k for (t, _split), k in keys.items() if t == task]
             if not split_keys:
-                stop_run(DataError(f"replay: the predict-only run has replies for task {task!r}, which this run does not have"))
+                stop_run(
+                    DataError(
+                        f"replay: the predict-only run has replies for task {task!r}, which this run does not have"
+                    )
+                )
             recorded = order.get(task) or {}
             count = recorded.get("count") or 0
             here = split_keys[0][:count]
-            if len(here) != count or hashlib.sha256("\n".join(here).encode("utf-8")).hexdigest() != recorded.get("order_sha256"):
+            if len(here) != count or hashlib.sha256("\n".join(here).encode("utf-8")).hexdigest() != recorded.get(
+                "order_sha256"
+            ):
                 stop_run(
                     DataError(
                         f"replay: the docs of {task} at hand are not the ones the predictions were generated on ({len(split_keys[0])} doc(s) here, {count} generated on; the items or their order differ): score with the data the run used (its record's data source and fingerprint)"
@@ -140,7 +165,11 @@ class Replay(lmms):
                 )
             unknown = [d for d in replies if not d.isdigit() or int(d) >= count]
             if unknown:
-                stop_run(DataError(f"replay: {len(unknown)} predict-only sample(s) of {task} have doc ids the run did not generate ({_named(unknown)})"))
+                stop_run(
+                    DataError(
+                        f"replay: {len(unknown)} predict-only sample(s) of {task} have doc ids the run did not generate ({_named(unknown)})"
+                    )
+                )
             self.replay["replies"].setdefault(task, {}).update({here[int(d)]: value for d, value in replies.items()})
 
     def generate_until(self, requests: List[Instance]) -> List[str]:
@@ -163,7 +192,9 @@ class Replay(lmms):
                     continue
                 columns = item_key(task).columns
                 for split in getattr(splits, "keys", lambda: [])():
-                    if all(c in getattr(splits[split], "column_names", ()) for c in columns):  # the docs, not a placeholder
+                    if all(
+                        c in getattr(splits[split], "column_names", ()) for c in columns
+                    ):  # the docs, not a placeholder
                         every[(task, split)] = self._keys(task, split)
             self._by_doc(every)
             self._check(every)
@@ -185,7 +216,9 @@ class Replay(lmms):
                 answers.append(found[repeat])
         for task, n in sorted(missing.items()):
             total = sum(1 for r in requests if r.args[-2] == task)
-            logger.warning(f"replay: {n} of {total} request(s) of {task} have no prediction; they are counted as failed requests")
+            logger.warning(
+                f"replay: {n} of {total} request(s) of {task} have no prediction; they are counted as failed requests"
+            )
         return answers
 
     def loglikelihood(self, requests):

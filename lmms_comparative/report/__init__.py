@@ -19,7 +19,7 @@ from lmms_comparative.data.untrusted import printable
 from lmms_comparative.registry import BENCHMARKS, BY_NAME, of_task
 from lmms_comparative.report import generic, html
 from lmms_comparative.report.overview import comparisons
-from lmms_comparative.report.runs import folder, load_runs, verify_state, write_file
+from lmms_comparative.report.run_folders import folder, load_runs, verify_state, write_file
 from lmms_comparative.reportlib.cells import collecting, parse_cell
 from lmms_comparative.reportlib.charts import model_colours
 from lmms_comparative.reportlib.marks import code, kind
@@ -58,7 +58,13 @@ def _predict_only(results: dict, output_path: str | None) -> str | None:
         return "A --predict_only run keeps its replies only with --output_path DIR --log_samples: nothing was saved, so there is nothing to score."
     names = [b.name for b in BENCHMARKS if any(b.owns_task(t) for t, _ in ours)]
     scored = [f"  lmms-comparative score {name} {output_path} -o scored/{name}" for name in names]
-    return "\n".join(["A --predict_only run: replies only, nothing scored, so no table. Score them (docs/scoring.md):", *scored, "then: lmms-comparative report scored/ -o report/"])
+    return "\n".join(
+        [
+            "A --predict_only run: replies only, nothing scored, so no table. Score them (docs/scoring.md):",
+            *scored,
+            "then: lmms-comparative report scored/ -o report/",
+        ]
+    )
 
 
 def _paper_section(benchmark, runs: list[Run], mode: str, aliases: Aliases) -> list[str]:
@@ -97,7 +103,11 @@ def verification_of(run: Run) -> str:
         return f"not verified (run `lmms-comparative verify` on its folder{_with_variables(run)})"
     if state == "STALE":
         changed = run.verified.get("changed") or []
-        since = "`lmms-comparative verify` checked the run" if run.verified.get("made_here") is True else "the verdict file that came with the run was written (not made here)"
+        since = (
+            "`lmms-comparative verify` checked the run"
+            if run.verified.get("made_here") is True
+            else "the verdict file that came with the run was written (not made here)"
+        )
         return f"STALE: {', '.join(changed[:3])}{' ...' if len(changed) > 3 else ''} changed after {since}"
     if run.verified.get("made_here") is not True:  # a verdict that came with the folder: the submitter's word
         return f"{state} (its verdict file was not made by `lmms-comparative verify` on this machine: run it on the folder{_with_variables(run)})"
@@ -112,7 +122,14 @@ def _with_variables(run: Run) -> str:
     read (only the names this package reads: the record is a stranger's text)."""
     known = {b.root_variable for b in BENCHMARKS if b.root_variable}
     tasks = ((run.results.get("lmms_comparative") or {}).get("tasks") or {}).values()
-    found = sorted({d.get("variable") for d in ((t.get("data") or {}) for t in tasks if isinstance(t, dict)) if d.get("source") == "local"} & known)
+    found = sorted(
+        {
+            d.get("variable")
+            for d in ((t.get("data") or {}) for t in tasks if isinstance(t, dict))
+            if d.get("source") == "local"
+        }
+        & known
+    )
     return f", with {', '.join(found)} set to the data the run read" if found else ""
 
 
@@ -142,7 +159,11 @@ def _own_tasks(run: Run, benchmark) -> list[str]:
 def count_only(run: Run, subsets: dict[str, str | None]) -> list[str]:
     """The benchmarks whose items this run holds as the release by item count alone: no reason
     to call them a subset, and no key list here to check them against (``subsets.by_count_only``)."""
-    return [name for name, reason in subsets.items() if reason is None and by_count_only(run, BY_NAME[name], _own_tasks(run, BY_NAME[name]))]
+    return [
+        name
+        for name, reason in subsets.items()
+        if reason is None and by_count_only(run, BY_NAME[name], _own_tasks(run, BY_NAME[name]))
+    ]
 
 
 def _items(run: Run, subsets: dict[str, str | None]) -> str:
@@ -169,11 +190,15 @@ def _verification(runs: list[Run], subsets: dict[str, dict]) -> list[str]:
         record = run.results.get("lmms_comparative") or {}
         sources = sorted(
             {
-                (d.get("repo") and f"{d['repo']}@{str(d.get('commit'))[:8]}") or (d.get("variable") and f"{d['variable']} (fingerprint {str(d.get('fingerprint'))[:8]})") or "?"
+                (d.get("repo") and f"{d['repo']}@{str(d.get('commit'))[:8]}")
+                or (d.get("variable") and f"{d['variable']} (fingerprint {str(d.get('fingerprint'))[:8]})")
+                or "?"
                 for d in ((t.get("data") or {}) for t in (record.get("tasks") or {}).values())
             }
         )
-        lines.append(f"| {code(run.name, in_table=True)} | {verification_of(run)} | {', '.join(sources) or '-'} | {_items(run, subsets[run.name])} | {protocol_of(run, in_table=True)} |")
+        lines.append(
+            f"| {code(run.name, in_table=True)} | {verification_of(run)} | {', '.join(sources) or '-'} | {_items(run, subsets[run.name])} | {protocol_of(run, in_table=True)} |"
+        )
     variants = [
         f"- {code(run.name)}: {code(task)} is a variant of {code(entry['variant_of'])} (a task of the run's own that builds on ours; its prompts and decoding are its own): `verify` re-scores it as one, the paper's tables do not show it"
         for run in runs
@@ -191,7 +216,9 @@ def _cached(run: Run) -> str | None:
     counts = (run.results.get("lmms_comparative") or {}).get("response_cache")
     if not isinstance(counts, dict):
         return None
-    number = lambda key: counts.get(key) if isinstance(counts.get(key), int) and not isinstance(counts.get(key), bool) else "?"  # noqa: E731
+    number = lambda key: (
+        counts.get(key) if isinstance(counts.get(key), int) and not isinstance(counts.get(key), bool) else "?"
+    )  # noqa: E731
     return (
         f"- {code(run.name)}: run with lmms-eval's `--use_cache`: {number('hits')} request(s) answered from its response cache, {number('misses')} by the model, "
         f"{number('skipped_non_deterministic')} not cacheable (sampled, temperature above 0: generated anew); the run's claim"
@@ -258,7 +285,15 @@ def csv_cell(value):
     return "'" + value
 
 
-def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all", aliases: Aliases | None = None, with_html: bool = True, notes: list[str] | None = None, data_roots: list[Path] = ()) -> Path:
+def write_report(
+    paths: list[str],
+    out_dir: str | Path,
+    paper_rows: str = "all",
+    aliases: Aliases | None = None,
+    with_html: bool = True,
+    notes: list[str] | None = None,
+    data_roots: list[Path] = (),
+) -> Path:
     """Write report.md, report.json, one CSV per table (``tables/``), the charts and the HTML
     report (``index.html``, with the item browser) under ``out_dir``; returns the Markdown file. ``paper_rows``: the papers' model rows to show (all,
     matched: only those of models the runs matched, none); ``with_html``: also ``index.html``.
@@ -280,9 +315,19 @@ def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all",
     links: list[tuple[Path, str]] = []
     # The charts are saved by matplotlib, which would write through a link: none may stand where a file of the report goes.
     if out.is_dir():
-        linked = sorted(p.name for p in out.iterdir() if p.is_symlink() and (p.suffix in (".png", ".md", ".json", ".html") or p.name in ("assets", "items", "thumbs", "full", "tables")))
+        linked = sorted(
+            p.name
+            for p in out.iterdir()
+            if p.is_symlink()
+            and (
+                p.suffix in (".png", ".md", ".json", ".html")
+                or p.name in ("assets", "items", "thumbs", "full", "tables")
+            )
+        )
         if linked:
-            raise ReportError(f"{out}: {', '.join(linked)}: a link stands where a file of the report goes: not written through it (remove the link)")
+            raise ReportError(
+                f"{out}: {', '.join(linked)}: a link stands where a file of the report goes: not written through it (remove the link)"
+            )
     runs = load_runs(paths, passed, links)
     notes = notes if notes is not None else []
     notes += [f"passed over: {why}" for _, why in passed] + [f"{path}: {why}" for path, why in links]
@@ -303,7 +348,14 @@ def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all",
                 text = section_of(benchmark, runs)
                 extra = _paper_section(benchmark, runs, paper_rows, aliases)
                 if len(runs) > 1 and (text or extra):
-                    extra += html.comparison_section(benchmark, compared, runs[0].name, runs[1].name, problem, (verify_state(runs[0]), verify_state(runs[1])))
+                    extra += html.comparison_section(
+                        benchmark,
+                        compared,
+                        runs[0].name,
+                        runs[1].name,
+                        problem,
+                        (verify_state(runs[0]), verify_state(runs[1])),
+                    )
             if text or extra:
                 section = [text or f"## {benchmark.title}", *extra, ""]
                 parts += section
@@ -313,7 +365,9 @@ def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all",
         parts += ["## Charts", ""] + [f"![{c.stem}]({c.name})" for found in charts.values() for c in found] + [""]
     report = out / "report.md"
     if with_html:
-        notes += html.media_notes(html.write_page(out, runs, verification, sections, charts, list(notes), data_roots, pairs))
+        notes += html.media_notes(
+            html.write_page(out, runs, verification, sections, charts, list(notes), data_roots, pairs)
+        )
     if notes:
         parts += ["## Notes", "", *[f"- {' '.join(n.split())}" for n in notes], ""]
     write_file(report, "\n".join(parts))
@@ -324,12 +378,20 @@ def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all",
         if seen[entry["key"]] > 1:
             entry["key"] = f"{entry['key']}_{seen[entry['key']]}"
         entry["csv"] = f"tables/{entry['key']}.csv"
-        if "subset" in entry:  # a table of runs: each row's reason for not being the release ("" for the release and the paper's rows)
+        if (
+            "subset" in entry
+        ):  # a table of runs: each row's reason for not being the release ("" for the release and the paper's rows)
             entry["columns"] = entry["columns"] + ["subset"]
         handle = io.StringIO(newline="")
         writer = csv.writer(handle)
         writer.writerow([csv_cell(c) for c in entry["columns"]])
-        writer.writerows([[csv_cell(plain_text(c)) for c in row] + ([csv_cell(plain_text(entry["subset"][i] or ""))] if "subset" in entry else []) for i, row in enumerate(entry["rows"])])
+        writer.writerows(
+            [
+                [csv_cell(plain_text(c)) for c in row]
+                + ([csv_cell(plain_text(entry["subset"][i] or ""))] if "subset" in entry else [])
+                for i, row in enumerate(entry["rows"])
+            ]
+        )
         write_file(tables_folder / Path(entry["csv"]).name, handle.getvalue())
     document = {
         "version": REPORT_JSON_VERSION,
@@ -353,7 +415,15 @@ def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all",
                 "title": e["title"],
                 "columns": e["columns"],
                 "csv": e["csv"],
-                "rows": [{**dict(zip(e["columns"], [plain_text(c) if i == 0 else parse_cell(c) for i, c in enumerate(row)])), **({"subset": plain_text(e["subset"][n])} if "subset" in e else {})} for n, row in enumerate(e["rows"])],
+                "rows": [
+                    {
+                        **dict(
+                            zip(e["columns"], [plain_text(c) if i == 0 else parse_cell(c) for i, c in enumerate(row)])
+                        ),
+                        **({"subset": plain_text(e["subset"][n])} if "subset" in e else {}),
+                    }
+                    for n, row in enumerate(e["rows"])
+                ],
             }
             for e in tables
         ],
@@ -363,4 +433,16 @@ def write_report(paths: list[str], out_dir: str | Path, paper_rows: str = "all",
     return report
 
 
-__all__ = ["Aliases", "PAPER_ROWS", "ReportError", "Run", "charts_of", "load_runs", "model_colours", "run_summary", "section_of", "summary_of", "write_report"]
+__all__ = [
+    "Aliases",
+    "PAPER_ROWS",
+    "ReportError",
+    "Run",
+    "charts_of",
+    "load_runs",
+    "model_colours",
+    "run_summary",
+    "section_of",
+    "summary_of",
+    "write_report",
+]

@@ -28,7 +28,7 @@ from lmms_comparative.data.replies import group_leaves, sample_key
 from lmms_comparative.metrics.paired import compare_units, holm
 from lmms_comparative.provenance import KEY
 from lmms_comparative.registry import of_task
-from lmms_comparative.report.runs import folder, load_pair, verify_state, write_file
+from lmms_comparative.report.run_folders import folder, load_pair, verify_state, write_file
 from lmms_comparative.reportlib.runs import ReportError
 
 
@@ -93,22 +93,47 @@ def _check_comparable(a, b, tasks: list[str]) -> None:
     for task in tasks:
         pa, pb = _protocol(a, task), _protocol(b, task)
         if pa[:4] != pb[:4]:
-            raise CompareError(f"{task}: the runs read different data ({pa[0]} {pa[1] or ''}{(pa[2] or pa[3] or '')[:12]} vs {pb[0]} {pb[1] or ''}{(pb[2] or pb[3] or '')[:12]}): not comparable item by item")
+            raise CompareError(
+                f"{task}: the runs read different data ({pa[0]} {pa[1] or ''}{(pa[2] or pa[3] or '')[:12]} vs {pb[0]} {pb[1] or ''}{(pb[2] or pb[3] or '')[:12]}): not comparable item by item"
+            )
         if pa[4] != pb[4]:
-            raise CompareError(f"{task}: the runs used different prompts or protocol files (prompt sha256 {str(pa[4])[:12]} vs {str(pb[4])[:12]}): not comparable")
+            raise CompareError(
+                f"{task}: the runs used different prompts or protocol files (prompt sha256 {str(pa[4])[:12]} vs {str(pb[4])[:12]}): not comparable"
+            )
 
 
-def _row(task: str, metric: str, units_a: Units, units_b: Units, common: list[str], strata: list[str] | None = None, macro: bool = False, category: str | None = None) -> dict:
+def _row(
+    task: str,
+    metric: str,
+    units_a: Units,
+    units_b: Units,
+    common: list[str],
+    strata: list[str] | None = None,
+    macro: bool = False,
+    category: str | None = None,
+) -> dict:
     weights = [units_a.weights.get(u, 1.0) for u in common]
     binary = units_a.binary and units_b.binary
-    numbers = compare_units([units_a.values[u] for u in common], [units_b.values[u] for u in common], binary, strata, macro, weights, units_a.scale)
+    numbers = compare_units(
+        [units_a.values[u] for u in common],
+        [units_b.values[u] for u in common],
+        binary,
+        strata,
+        macro,
+        weights,
+        units_a.scale,
+    )
     return {"task": task, "metric": metric, "category": category, **numbers}
 
 
 def _leaves(run) -> set[str]:
     """The tasks of ours a run has a results row for (its groups aside)."""
     groups = run.results.get("group_subtasks") or {}
-    return {t for t in run.results.get("results") or {} if of_task(t) is not None and t not in (run.results.get("groups") or {}) and not groups.get(t)}
+    return {
+        t
+        for t in run.results.get("results") or {}
+        if of_task(t) is not None and t not in (run.results.get("groups") or {}) and not groups.get(t)
+    }
 
 
 def asked_for_samples(run) -> bool | None:
@@ -121,9 +146,17 @@ def items_held(run, task: str) -> tuple[int | None, int | None]:
     results row counts: the record's item count, else lmms-eval's ``n-samples``, None where neither says)."""
     benchmark = of_task(task)
     rows = run.samples.get(task)
-    logged = None if rows is None or benchmark is None else len({k for r in rows if (k := sample_key(r, benchmark.item_key)) is not None})
+    logged = (
+        None
+        if rows is None or benchmark is None
+        else len({k for r in rows if (k := sample_key(r, benchmark.item_key)) is not None})
+    )
     entry = ((run.results.get(KEY) or {}).get("tasks") or {}).get(task)
-    count = (entry.get("items") or {}).get("count") if isinstance(entry, dict) and isinstance(entry.get("items"), dict) else None
+    count = (
+        (entry.get("items") or {}).get("count")
+        if isinstance(entry, dict) and isinstance(entry.get("items"), dict)
+        else None
+    )
     if not isinstance(count, int) or isinstance(count, bool):
         n = (run.results.get("n-samples") or {}).get(task)
         count = n.get("effective") if isinstance(n, dict) else None
@@ -144,18 +177,35 @@ def _short(run, label: str, task: str) -> str | None:
     if logged is None:
         if asked_for_samples(run) is False:
             return f"{label} was run without --log_samples: no per-item results to pair"
-        why = "though the run logged samples (--log_samples): the run was interrupted or the file removed" if asked_for_samples(run) else "(the run was interrupted, the file removed, or it was run without --log_samples)"
+        why = (
+            "though the run logged samples (--log_samples): the run was interrupted or the file removed"
+            if asked_for_samples(run)
+            else "(the run was interrupted, the file removed, or it was run without --log_samples)"
+        )
         of = f" (0 of the {counted} items its results row counts)" if counted else ""
         return f"{label} has no samples log for it{of}, {why}; verify cannot re-derive it (UNVERIFIED){', and ' + label + ' fails verify' if state == 'FAIL' else ''}"
     if counted is not None and logged != counted:
-        held = f"{logged} of the {counted} items its results row counts (the run stopped early, or the log was cut)" if logged < counted else f"{logged} items, not the {counted} its results row counts (items added)"
+        held = (
+            f"{logged} of the {counted} items its results row counts (the run stopped early, or the log was cut)"
+            if logged < counted
+            else f"{logged} items, not the {counted} its results row counts (items added)"
+        )
         return f"{label}'s samples log holds {held}: a difference would rest on {min(logged, counted)} of {counted} items, and {verdict}"
     return None
 
 
 def _left_out(task: str, group: str | None, note: str, a, b, incomplete: bool = True) -> dict:
     """A row compare leaves out, with why; ``incomplete``: the runs' files do not back their results rows."""
-    return {"task": task, "metric": None, "category": None, "group": group, "note": f"not compared: {note}", "incomplete": incomplete, "items_a": list(items_held(a, task)), "items_b": list(items_held(b, task))}
+    return {
+        "task": task,
+        "metric": None,
+        "category": None,
+        "group": group,
+        "note": f"not compared: {note}",
+        "incomplete": incomplete,
+        "items_a": list(items_held(a, task)),
+        "items_b": list(items_held(b, task)),
+    }
 
 
 def compare(a, b) -> list[dict]:
@@ -174,14 +224,22 @@ def compare(a, b) -> list[dict]:
     for task, pair in list(units.items()):  # per-unit scores in one run only: its side log is missing
         if (pair[0] is None) != (pair[1] is None):
             side = getattr(of_task(task), "side_logs", ())
-            missing[task] = f"{'A' if pair[0] is None else 'B'} has no per-unit score for it" + (f" (no {' or '.join(side)} log beside its samples)" if side else "")
+            missing[task] = f"{'A' if pair[0] is None else 'B'} has no per-unit score for it" + (
+                f" (no {' or '.join(side)} log beside its samples)" if side else ""
+            )
             del units[task]
         elif None not in pair and not set(pair[0].values) & set(pair[1].values):  # nothing to pair
-            missing[task] = "the two runs share no unit (item) of it: they scored other items, so there is nothing to pair"
+            missing[task] = (
+                "the two runs share no unit (item) of it: they scored other items, so there is nothing to pair"
+            )
             del units[task]
     rows: list[dict] = []
     groups = {**(b.results.get("group_subtasks") or {}), **(a.results.get("group_subtasks") or {})}
-    for group in sorted(g for g in groups if of_task(g) is not None and g in (a.results.get("groups") or {}) and g in (b.results.get("groups") or {})):
+    for group in sorted(
+        g
+        for g in groups
+        if of_task(g) is not None and g in (a.results.get("groups") or {}) and g in (b.results.get("groups") or {})
+    ):
         members = group_leaves(group, groups)
         out = [t for t in members if t in missing or t not in tasks]
         leaves = [t for t in members if t in units and None not in units[t]]
@@ -191,7 +249,16 @@ def compare(a, b) -> list[dict]:
         _adjust(parts, holm)
         parts += [_left_out(t, group, missing.get(t) or "not in both runs", a, b) for t in out]
         if out:
-            rows += [_left_out(group, None, f"its task(s) {_listed(out)} are not compared (their rows say why): a difference over the other {len(leaves)} would not be the group's", a, b), *parts]
+            rows += [
+                _left_out(
+                    group,
+                    None,
+                    f"its task(s) {_listed(out)} are not compared (their rows say why): a difference over the other {len(leaves)} would not be the group's",
+                    a,
+                    b,
+                ),
+                *parts,
+            ]
             continue
         macro = of_task(group).report_part().compare_group == "macro"
         merged_a, merged_b, strata, common = Units({}), Units({}), [], []
@@ -207,7 +274,10 @@ def compare(a, b) -> list[dict]:
             merged_a.scale = ua.scale
         merged_b.binary = merged_a.binary
         head = _row(group, units[leaves[0]][0].metric, merged_a, merged_b, common, strata, macro)
-        head.update(a_alone=sum(len(set(units[t][0].values) - set(units[t][1].values)) for t in leaves), b_alone=sum(len(set(units[t][1].values) - set(units[t][0].values)) for t in leaves))
+        head.update(
+            a_alone=sum(len(set(units[t][0].values) - set(units[t][1].values)) for t in leaves),
+            b_alone=sum(len(set(units[t][1].values) - set(units[t][0].values)) for t in leaves),
+        )
         head["p_adjusted"] = head["p_value"]
         rows += [head, *parts]
     for task in tasks:
@@ -216,7 +286,13 @@ def compare(a, b) -> list[dict]:
         if task in missing:
             rows.append(_left_out(task, None, missing[task], a, b))
         elif None in units[task]:
-            rows.append({"task": task, "metric": None, "note": "no per-unit score (corpus-level metrics): not compared unit by unit"})
+            rows.append(
+                {
+                    "task": task,
+                    "metric": None,
+                    "note": "no per-unit score (corpus-level metrics): not compared unit by unit",
+                }
+            )
         else:
             row = _task_row(task, units[task], None)
             row["p_adjusted"] = row["p_value"]
@@ -230,7 +306,17 @@ def compare(a, b) -> list[dict]:
             found = sorted({categories[u] for u in common if u in categories})
             if len(found) < 2:
                 continue
-            parts = [_row(task, ua.metric, ua, ub, [u for u in common if categories.get(u) == c], category=f"{facet}: {c}" if facet else c) for c in found]
+            parts = [
+                _row(
+                    task,
+                    ua.metric,
+                    ua,
+                    ub,
+                    [u for u in common if categories.get(u) == c],
+                    category=f"{facet}: {c}" if facet else c,
+                )
+                for c in found
+            ]
             for part in parts if facet else []:
                 part["facet"] = facet
             _adjust(parts, holm)
@@ -251,7 +337,11 @@ def _nothing_shared(a, b) -> str:
     bare = [f"{k} ({runs[k].name})" for k in runs if ran[k] and not logged[k]]
     if bare:
         asked = [k for k in runs if ran[k] and not logged[k] and asked_for_samples(runs[k])]
-        said = f" ({' and '.join(asked)}: its results say it was, so its logs were removed, or the run was interrupted before writing them)" if asked else ""
+        said = (
+            f" ({' and '.join(asked)}: its results say it was, so its logs were removed, or the run was interrupted before writing them)"
+            if asked
+            else ""
+        )
         return f"{' and '.join(bare)} has no samples log of our tasks beside its results: run {'it' if len(bare) == 1 else 'them'} with --log_samples{said}"
     both = sorted(set(ran["A"]) & set(ran["B"]))
     if both:
@@ -278,7 +368,10 @@ def flips(a, b, task: str) -> dict[str, list[str]]:
     if ua is None or ub is None:
         return {"a_only": [], "b_only": []}
     common = sorted(set(ua.values) & set(ub.values))
-    return {"a_only": [u for u in common if ua.values[u] > ub.values[u]], "b_only": [u for u in common if ub.values[u] > ua.values[u]]}
+    return {
+        "a_only": [u for u in common if ua.values[u] > ub.values[u]],
+        "b_only": [u for u in common if ub.values[u] > ua.values[u]],
+    }
 
 
 def _cell(value, digits: int = 1) -> str:
@@ -290,7 +383,9 @@ def table(rows: list[dict], a_name: str, b_name: str) -> str:
     names them in full: two names cut to a column's width can read the same). Task and category
     names come from the folders: each is shown through ``untrusted.printable``, one line, inert."""
     width = max([16] + [len(_shown(r.get("category") or "")) for r in rows if r.get("metric") is not None])
-    lines = [f"{'task':<34} {'category':<{width}} {'n':>6} {'A':>10} {'B':>10} {'B-A':>7} {'95% CI':>15} {'p':>8} {'p_holm':>8} {'A only':>7} {'B only':>7} {'MDD':>6}"]
+    lines = [
+        f"{'task':<34} {'category':<{width}} {'n':>6} {'A':>10} {'B':>10} {'B-A':>7} {'95% CI':>15} {'p':>8} {'p_holm':>8} {'A only':>7} {'B only':>7} {'MDD':>6}"
+    ]
     for r in rows:
         if r.get("metric") is None:
             lines.append(f"{_shown(r['task']):<34} {_shown(r['note'])}")
@@ -322,10 +417,17 @@ def main(run_a: str, run_b: str, output: str | None, unverified: bool = False) -
     for path, why in passed:  # links, pipes, folders past the depth bound: never read, said once
         print(f"lmms-comparative compare: {_shown(f'{path}: passed over: {why}')}", file=sys.stderr)
     states = {"a": verify_state(a), "b": verify_state(b)}
-    print(_shown(f"A = {a.name} ({run_a}; verify: {states['a']}), B = {b.name} ({run_b}; verify: {states['b']}); units both runs scored"))
+    print(
+        _shown(
+            f"A = {a.name} ({run_a}; verify: {states['a']}), B = {b.name} ({run_b}; verify: {states['b']}); units both runs scored"
+        )
+    )
     failed = [f"{label.upper()} ({path})" for label, path in (("a", run_a), ("b", run_b)) if states[label] == "FAIL"]
     if failed and not unverified:
-        print(f"lmms-comparative compare: {' and '.join(failed)} FAIL{'S' if len(failed) == 1 else ''} verify: its numbers do not follow from its samples; not compared (--unverified compares anyway)", file=sys.stderr)
+        print(
+            f"lmms-comparative compare: {' and '.join(failed)} FAIL{'S' if len(failed) == 1 else ''} verify: its numbers do not follow from its samples; not compared (--unverified compares anyway)",
+            file=sys.stderr,
+        )
         return 1
     try:
         rows = compare(a, b)
@@ -333,14 +435,24 @@ def main(run_a: str, run_b: str, output: str | None, unverified: bool = False) -
         print(f"lmms-comparative compare: error: {_shown(exc)}", file=sys.stderr)
         return 2
     print(table(rows, a.name, b.name))
-    only = [f"{label} only: {_listed(sorted(mine - theirs))}" for label, mine, theirs in (("A", _leaves(a), _leaves(b)), ("B", _leaves(b), _leaves(a))) if mine - theirs]
+    only = [
+        f"{label} only: {_listed(sorted(mine - theirs))}"
+        for label, mine, theirs in (("A", _leaves(a), _leaves(b)), ("B", _leaves(b), _leaves(a)))
+        if mine - theirs
+    ]
     if only:
         print(_shown(f"not in both runs, not compared: {'; '.join(only)}"))
     incomplete = [r["task"] for r in rows if r.get("incomplete")]
     if incomplete:
-        print(_shown(f"left out: {_listed(incomplete)}: the runs' samples do not back their results rows there (each row says why)"))
+        print(
+            _shown(
+                f"left out: {_listed(incomplete)}: the runs' samples do not back their results rows there (each row says why)"
+            )
+        )
     if output:
-        listed = [{**row, "run_a": a.name, "run_b": b.name, "verify_a": states["a"], "verify_b": states["b"]} for row in rows]
+        listed = [
+            {**row, "run_a": a.name, "run_b": b.name, "verify_a": states["a"], "verify_b": states["b"]} for row in rows
+        ]
         try:
             write_file(folder(Path(output)) / "compare.json", json.dumps(listed, indent=1) + "\n")
         except ReportError as exc:  # a link where compare.json goes: never written through
@@ -348,6 +460,9 @@ def main(run_a: str, run_b: str, output: str | None, unverified: bool = False) -
             return 1
         print(f"wrote {_shown(Path(output) / 'compare.json')}")
     if incomplete:  # printed and written in full; the status tells a script that it is not the whole comparison
-        print(f"lmms-comparative compare: {len(incomplete)} row(s) not compared ({_shown(_listed(incomplete))}): a run's samples do not back its results there; exit 1", file=sys.stderr)
+        print(
+            f"lmms-comparative compare: {len(incomplete)} row(s) not compared ({_shown(_listed(incomplete))}): a run's samples do not back its results there; exit 1",
+            file=sys.stderr,
+        )
         return 1
     return 0

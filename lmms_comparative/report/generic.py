@@ -18,7 +18,12 @@ def _main_metric(run: Run, task: str) -> tuple[str, object]:
     if "accuracy,none" in row:
         return "accuracy", row["accuracy,none"]
     for name, value in row.items():
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and name.endswith(",none") and "stderr" not in name:
+        if (
+            isinstance(value, (int, float))
+            and not isinstance(value, bool)
+            and name.endswith(",none")
+            and "stderr" not in name
+        ):
             return name.split(",")[0], value
     return "", None
 
@@ -30,7 +35,15 @@ def _rows(benchmark, runs: list[Run], marks: Marks | None = None) -> list[list[s
             metric, value = _main_metric(run, task)
             counts = run.mapping(task, "counts")
             name = marks.name(run, [task]) if marks is not None else run.name
-            rows.append([name, task, metric, with_skips(cell(value, run.ci(task, metric)), run, [task]) if metric else "-", str(counts.get("n", "-"))])
+            rows.append(
+                [
+                    name,
+                    task,
+                    metric,
+                    with_skips(cell(value, run.ci(task, metric)), run, [task]) if metric else "-",
+                    str(counts.get("n", "-")),
+                ]
+            )
     return rows
 
 
@@ -41,7 +54,21 @@ def section(benchmark, runs: list[Run]) -> str | None:
     if not rows:
         return None
     caption = f"Each task's accuracy (or its first metric) x100; n is the number of items (the task's `counts`). {benchmark.title} has no report layout of its own (no report.py)."
-    return "\n".join([f"## {benchmark.title}", "", caption, "", table(["Model", "Task", "Metric", "Value", "n"], rows, key=f"{benchmark.name}_tasks", title=f"{benchmark.title}: tasks", marks=marks)])
+    return "\n".join(
+        [
+            f"## {benchmark.title}",
+            "",
+            caption,
+            "",
+            table(
+                ["Model", "Task", "Metric", "Value", "n"],
+                rows,
+                key=f"{benchmark.name}_tasks",
+                title=f"{benchmark.title}: tasks",
+                marks=marks,
+            ),
+        ]
+    )
 
 
 def summary(benchmark, run: Run) -> list[str]:

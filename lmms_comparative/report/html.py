@@ -1,7 +1,7 @@
 """The HTML report (``index.html``): an Overview that answers first (each run's headline scores and
 B against A, ``report/overview.py``), the Markdown report's own sections rendered (the same tables,
 not a second implementation of them), its charts, and an item browser over every run's items with
-their image pairs (``report/items.py``). A static folder: it opens from disk, needs no server, loads
+their image pairs (``report/item_browser.py``). A static folder: it opens from disk, needs no server, loads
 nothing from outside it (no CDN: the script and the style are this package's files, copied in).
 
 Markdown is rendered with markdown-it-py (CommonMark with GitHub's tables), already installed with
@@ -21,9 +21,9 @@ import html
 from pathlib import Path
 
 from lmms_comparative.data import untrusted
-from lmms_comparative.report import items
+from lmms_comparative.report import item_browser
 from lmms_comparative.report.overview import overview_html
-from lmms_comparative.report.runs import folder, write_file
+from lmms_comparative.report.run_folders import folder, write_file
 from lmms_comparative.reportlib.cells import table
 from lmms_comparative.reportlib.marks import code
 
@@ -59,16 +59,27 @@ def media_notes(counts: dict) -> list[str]:
     found = []
     if counts.get("media_withheld"):
         found.append(
-            f"{counts['media_withheld']} media file(s) that the samples logs name lie outside the data roots set here ({items.roots_phrase()}): not read, not shown (the item browser says which; set the run's *_ROOT variable or pass --data-root to show a local copy's)"
+            f"{counts['media_withheld']} media file(s) that the samples logs name lie outside the data roots set here ({item_browser.roots_phrase()}): not read, not shown (the item browser says which; set the run's *_ROOT variable or pass --data-root to show a local copy's)"
         )
     if counts.get("images_past_budget"):
-        found.append(f"{counts['images_past_budget']} image(s) past the {items.MAX_REPORT_PIXELS:,} pixels one report decodes: not shown")
+        found.append(
+            f"{counts['images_past_budget']} image(s) past the {item_browser.MAX_REPORT_PIXELS:,} pixels one report decodes: not shown"
+        )
     if counts.get("images_too_large"):
-        found.append(f"{counts['images_too_large']} image(s) declare more than {untrusted.MAX_IMAGE_PIXELS:,} pixels: not decoded, not shown")
+        found.append(
+            f"{counts['images_too_large']} image(s) declare more than {untrusted.MAX_IMAGE_PIXELS:,} pixels: not decoded, not shown"
+        )
     return found
 
 
-def comparison_section(benchmark, rows: list[dict] | None, a_name: str, b_name: str, problem: str | None, states: tuple[str, str] | None = None) -> list[str]:
+def comparison_section(
+    benchmark,
+    rows: list[dict] | None,
+    a_name: str,
+    b_name: str,
+    problem: str | None,
+    states: tuple[str, str] | None = None,
+) -> list[str]:
     """The Markdown comparison of the first two runs for one benchmark (``compare.compare`` rows);
     ``states``: what ``verify`` said of A and of B (``runs.verify_state``)."""
     title = f"### Comparison: {code(b_name)} (B) against {code(a_name)} (A)"
@@ -85,7 +96,9 @@ def comparison_section(benchmark, rows: list[dict] | None, a_name: str, b_name: 
         if r.get("metric") is None:
             body.append([f"`{r['task']}`", "", "-", "-", "-", "-", "-", "-", "-", "-", r.get("note", "")])
             continue
-        what = f"`{r['task']}`" + (f" ({r['category']})" if r.get("category") else " *(group)*" if r["task"] in groups else "")
+        what = f"`{r['task']}`" + (
+            f" ({r['category']})" if r.get("category") else " *(group)*" if r["task"] in groups else ""
+        )
         body.append(
             [
                 what,
@@ -101,12 +114,40 @@ def comparison_section(benchmark, rows: list[dict] | None, a_name: str, b_name: 
                 r["test"],
             ]
         )
-    header = ["task (category)", "units", "A", "B", "B − A", "95% CI", "p", "p (Holm)", "flips A / B", "min. detectable", "test"]
+    header = [
+        "task (category)",
+        "units",
+        "A",
+        "B",
+        "B − A",
+        "95% CI",
+        "p",
+        "p (Holm)",
+        "flips A / B",
+        "min. detectable",
+        "test",
+    ]
     note = "Units both runs scored; paired bootstrap interval, exact McNemar or permutation p-value, Holm within a group or task (docs/reports.md). Flips: units better under A / under B."
-    return [title, "", note, "", table(header, body, key=f"{benchmark.name}_comparison", title=f"{benchmark.title}: {b_name} against {a_name}"), ""]
+    return [
+        title,
+        "",
+        note,
+        "",
+        table(header, body, key=f"{benchmark.name}_comparison", title=f"{benchmark.title}: {b_name} against {a_name}"),
+        "",
+    ]
 
 
-def write_page(out: Path, runs: list, verification: list[str], sections: list[tuple], charts: dict[str, list[Path]], notes: list[str] | None = None, data_roots: list[Path] = (), compared: list | None = None) -> dict:
+def write_page(
+    out: Path,
+    runs: list,
+    verification: list[str],
+    sections: list[tuple],
+    charts: dict[str, list[Path]],
+    notes: list[str] | None = None,
+    data_roots: list[Path] = (),
+    compared: list | None = None,
+) -> dict:
     """``index.html`` with its assets and the item browser's data under ``out``; ``sections``:
     (benchmark, its Markdown) in report order; ``charts``: PNGs by benchmark name; ``notes``:
     lines for the Overview (files passed over); ``compared``: each later run against the first
@@ -115,12 +156,14 @@ def write_page(out: Path, runs: list, verification: list[str], sections: list[tu
     for name in ("browser.js", "report.css"):
         write_file(assets / name, (STATIC / name).read_bytes())
     benchmarks = [b for b, _ in sections]
-    records = items.collect(runs, benchmarks)
-    counts = items.write(records, runs, out, roots=items.media_roots(runs) + list(data_roots))
+    records = item_browser.collect(runs, benchmarks)
+    counts = item_browser.write(records, runs, out, roots=item_browser.media_roots(runs) + list(data_roots))
     notes = list(notes or []) + media_notes(counts)
     overview = verification + (["## Notes", "", *[f"- {' '.join(n.split())}" for n in notes], ""] if notes else [])
     present = {r["benchmark"] for r in records}
-    tabs = ['<a href="#overview" data-tab="overview">Overview</a>'] + [f'<a href="#b-{b.name}" data-tab="b-{b.name}">{html.escape(b.title)}</a>' for b in benchmarks]
+    tabs = ['<a href="#overview" data-tab="overview">Overview</a>'] + [
+        f'<a href="#b-{b.name}" data-tab="b-{b.name}">{html.escape(b.title)}</a>' for b in benchmarks
+    ]
     parts = [
         "<!doctype html>",
         f'<html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="{CSP}"><title>lmms-comparative report</title>',
@@ -130,9 +173,18 @@ def write_page(out: Path, runs: list, verification: list[str], sections: list[tu
         f'<section id="overview" class="tab">{overview_html(benchmarks, runs, compared or [])}{_markdown(chr(10).join(overview))}</section>',
     ]
     for benchmark, markdown in sections:
-        pictures = "".join(f'<figure><img src="{html.escape(p.name)}" alt="{html.escape(p.stem)}"></figure>' for p in charts.get(benchmark.name, []))
-        browser = f'<div class="browser" data-benchmark="{benchmark.name}"></div>' if benchmark.name in present else "<p>No item of this benchmark in the runs' samples logs (run with --log_samples).</p>"
-        parts.append(f'<section id="b-{benchmark.name}" class="tab"><div class="tables">{_markdown(markdown)}{pictures}</div><h2>Items</h2>{browser}</section>')
+        pictures = "".join(
+            f'<figure><img src="{html.escape(p.name)}" alt="{html.escape(p.stem)}"></figure>'
+            for p in charts.get(benchmark.name, [])
+        )
+        browser = (
+            f'<div class="browser" data-benchmark="{benchmark.name}"></div>'
+            if benchmark.name in present
+            else "<p>No item of this benchmark in the runs' samples logs (run with --log_samples).</p>"
+        )
+        parts.append(
+            f'<section id="b-{benchmark.name}" class="tab"><div class="tables">{_markdown(markdown)}{pictures}</div><h2>Items</h2>{browser}</section>'
+        )
     parts += [
         '<div id="overlay" hidden><button type="button" class="close">close</button><div class="content"></div></div>',
         '<script src="items/index.js"></script><script src="assets/browser.js"></script>',

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from urllib.parse import quote
 
 from lmms_comparative.data.replies import group_leaves
-from lmms_comparative.report.runs import verify_state
+from lmms_comparative.report.run_folders import verify_state
 from lmms_comparative.reportlib.marks import DAGGER, kind
 from lmms_comparative.subsets import subset_of_tasks
 
@@ -57,7 +57,9 @@ def entries(benchmark, runs: list) -> list[Entry]:
                 continue
             tasks = [spec.part(r, column) for r in runs]
             if any(r.row(t) for r, t in zip(runs, tasks)):
-                found.append(Entry(spec.column_label(column) if spec.column_label else column, spec.table, column, tasks))
+                found.append(
+                    Entry(spec.column_label(column) if spec.column_label else column, spec.table, column, tasks)
+                )
     return found
 
 
@@ -71,8 +73,14 @@ def reference(spec: dict, column: str) -> tuple[tuple[str, float] | None, tuple[
     each None where the table has none; human rows are neither."""
     at = spec["columns"].index(column)
     references = set(spec.get("reference", ()))
-    models = [(name, values[at]) for name, values in spec["rows"].items() if name not in references and values[at] is not None]
-    chance = [(name, values[at]) for name, values in spec["rows"].items() if name in references and CHANCE_ROW.search(name) and values[at] is not None]
+    models = [
+        (name, values[at]) for name, values in spec["rows"].items() if name not in references and values[at] is not None
+    ]
+    chance = [
+        (name, values[at])
+        for name, values in spec["rows"].items()
+        if name in references and CHANCE_ROW.search(name) and values[at] is not None
+    ]
     return (max(models, key=lambda m: m[1]) if models else None), (chance[0] if chance else None)
 
 
@@ -110,7 +118,9 @@ def _flip_link(benchmark, a: int, b: int, which: str, tasks: list[str], count: i
     return f'<a href="#{_esc(target)}" title="{_esc(title)}">{count}</a>'
 
 
-def _difference(benchmark, rows: list[dict] | None, problem: str | None, task_a: str, task_b: str, index: int, digits: int) -> str:
+def _difference(
+    benchmark, rows: list[dict] | None, problem: str | None, task_a: str, task_b: str, index: int, digits: int
+) -> str:
     """The cell of B − A for one entry: compare's row (delta, interval, p, test, flips), or why none."""
     if problem:
         return f'<span class="none">not compared: {_esc(problem)}</span>'
@@ -139,7 +149,9 @@ def _held(run, task: str) -> str:
 
     groups = run.results.get("group_subtasks") or {}
     held = [items_held(run, t) for t in (group_leaves(task, groups) if groups.get(task) else [task])]
-    if any(counted is None for _, counted in held) or (any(logged is None for logged, _ in held) and not asked_for_samples(run)):
+    if any(counted is None for _, counted in held) or (
+        any(logged is None for logged, _ in held) and not asked_for_samples(run)
+    ):
         return ""
     logged, counted = sum(n or 0 for n, _ in held), sum(c or 0 for _, c in held)
     if logged == counted:
@@ -170,14 +182,21 @@ def benchmark_block(benchmark, runs: list, compared: list) -> str:
         mark = f" {DAGGER}" if subsets[i] else ""
         letter = _letter(i)
         items = f'<span class="itemset">{_esc(kind(subsets[i]))}</span>' if subsets[i] else ""
-        head.append(f'<th scope="col"><span class="letter">{letter}</span> <code>{_esc(runs[i].name)}</code>{mark}<span class="verify">verify: {_esc(verify_state(runs[i]))}</span>{items}</th>')
-    head += ['<th scope="col">paper\'s best</th>', '<th scope="col">paper\'s chance <span class="source">on the paper\'s items</span></th>']
+        head.append(
+            f'<th scope="col"><span class="letter">{letter}</span> <code>{_esc(runs[i].name)}</code>{mark}<span class="verify">verify: {_esc(verify_state(runs[i]))}</span>{items}</th>'
+        )
+    head += [
+        '<th scope="col">paper\'s best</th>',
+        '<th scope="col">paper\'s chance <span class="source">on the paper\'s items</span></th>',
+    ]
     pairs = [(index, rows, problem) for index, rows, problem in compared if 0 in have and index in have]
     head += [f'<th scope="col">{_letter(index)} − A</th>' for index, _, _ in pairs]
     body = []
     for entry in found:
         spec = paper[entry.table]
-        digits = (spec.get("column_digits") or [spec.get("digits", 1)] * len(spec["columns"]))[spec["columns"].index(entry.column)]
+        digits = (spec.get("column_digits") or [spec.get("digits", 1)] * len(spec["columns"]))[
+            spec["columns"].index(entry.column)
+        ]
         best, chance = reference(spec, entry.column)
         where = spec["source"].split(", ", 1)[-1]
         cells = [f'<th scope="row">{_esc(entry.label)}<span class="source">{_esc(where)}</span></th>']
@@ -185,13 +204,25 @@ def benchmark_block(benchmark, runs: list, compared: list) -> str:
             value, ci = measure(runs[i], entry.table, entry.column) if runs[i].row(entry.tasks[i]) else (None, None)
             interval = f' <span class="ci">[{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]</span>' if ci else ""
             label = f"{_letter(i)} {runs[i].name}{f' {DAGGER}' if subsets[i] else ''} (verify: {verify_state(runs[i])})"
-            extra = (_held(runs[i], entry.tasks[i]) + _own_chance(runs[i], entry.tasks[i], digits)) if runs[i].row(entry.tasks[i]) else ""
-            cells.append(f'<td data-label="{_esc(label)}" data-run="{i}"><span class="value">{_fmt(value, digits)}</span>{interval}{extra}</td>')
-        cells.append(f'<td data-label="paper\'s best">{_fmt(best[1], digits) if best else "-"}' + (f'<span class="model">{_esc(best[0])}</span>' if best else "") + "</td>")
+            extra = (
+                (_held(runs[i], entry.tasks[i]) + _own_chance(runs[i], entry.tasks[i], digits))
+                if runs[i].row(entry.tasks[i])
+                else ""
+            )
+            cells.append(
+                f'<td data-label="{_esc(label)}" data-run="{i}"><span class="value">{_fmt(value, digits)}</span>{interval}{extra}</td>'
+            )
+        cells.append(
+            f'<td data-label="paper\'s best">{_fmt(best[1], digits) if best else "-"}'
+            + (f'<span class="model">{_esc(best[0])}</span>' if best else "")
+            + "</td>"
+        )
         named = f'<span class="model">{_esc(chance[0])}, the paper\'s items</span>' if chance else ""
         cells.append(f'<td data-label="paper\'s chance">{_fmt(chance[1], digits) if chance else "-"}{named}</td>')
         for index, rows, problem in pairs:
-            cells.append(f'<td data-label="{_letter(index)} − A" data-pair="{index}" class="difference">{_difference(benchmark, rows, problem, entry.tasks[0], entry.tasks[index], index, digits)}</td>')
+            cells.append(
+                f'<td data-label="{_letter(index)} − A" data-pair="{index}" class="difference">{_difference(benchmark, rows, problem, entry.tasks[0], entry.tasks[index], index, digits)}</td>'
+            )
         body.append(f'<tr data-task="{_esc(entry.tasks[0])}">{"".join(cells)}</tr>')
     notes = []
     missing = [runs[i].name for i in range(len(runs)) if i not in have]
@@ -212,7 +243,11 @@ def overview_html(benchmarks, runs: list, compared: list) -> str:
         return ""
     lead = (
         "Each run's headline score per benchmark, as its paper reports it, with its 95% interval"
-        + ("; each later run against the first (A), unit by unit, as <code>lmms-comparative compare</code> computes it" if len(runs) > 1 else "")
+        + (
+            "; each later run against the first (A), unit by unit, as <code>lmms-comparative compare</code> computes it"
+            if len(runs) > 1
+            else ""
+        )
         + "."
     )
     how = "The paper's best model and its chance level (its chance row, on the paper's items) are for reference; a run's own chance level, on the items it ran, is under its value where its tasks report one"

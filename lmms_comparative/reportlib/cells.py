@@ -84,7 +84,9 @@ def parse_cell(text: str) -> dict:
     return found
 
 
-def table(header: list[str], rows: list[list[str]], key: str | None = None, title: str | None = None, marks=None) -> str:
+def table(
+    header: list[str], rows: list[list[str]], key: str | None = None, title: str | None = None, marks=None
+) -> str:
     """A Markdown table; while a report is collected, also recorded as ``key`` (a file name) with
     ``title``. ``marks`` (``reportlib.marks.Marks``): the runs of the rows whose values are not the
     release's; their footnote goes under the table, and the recorded table gets a ``subset``
@@ -93,7 +95,13 @@ def table(header: list[str], rows: list[list[str]], key: str | None = None, titl
     if tables is not None:
         section = _section.get()
         name = key or f"{section or 'table'}_{sum(1 for t in tables if t['section'] == section) + 1}"
-        entry = {"key": re.sub(r"[^A-Za-z0-9_.-]+", "_", name), "section": section, "title": title or name, "columns": list(header), "rows": [list(r) for r in rows]}
+        entry = {
+            "key": re.sub(r"[^A-Za-z0-9_.-]+", "_", name),
+            "section": section,
+            "title": title or name,
+            "columns": list(header),
+            "rows": [list(r) for r in rows],
+        }
         if marks is not None:
             entry["subset"] = [marks.subset_of_row(r[0]) for r in rows]
             entry["rows"] = [[plain_name(r[0])] + list(r[1:]) for r in rows]
@@ -111,14 +119,19 @@ def reference_rows(reference: dict[str, list], digits: int = 1) -> list[list[str
 def text_table(header: list[str], rows: list[list[str]]) -> list[str]:
     """Plain-text columns for a log: the first left-aligned, the others right-aligned."""
     widths = [max(len(row[i]) for row in [header] + rows) for i in range(len(header))]
-    return [" ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))).rstrip() for row in [header] + rows]
+    return [
+        " ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))).rstrip()
+        for row in [header] + rows
+    ]
 
 
 def family_prefixes(run: Run, names: list[str], base: str) -> list[str]:
     """The task families of a run that have a task ``<prefix>_<name>`` (``subtlebench``,
     ``subtlebench_grid``, ...), the plain one first."""
     rows = {**run.results.get("results", {}), **run.results.get("groups", {})}
-    found = {task[: -len(name) - 1] for task in rows for name in names if task.endswith(f"_{name}") and task.startswith(base)}
+    found = {
+        task[: -len(name) - 1] for task in rows for name in names if task.endswith(f"_{name}") and task.startswith(base)
+    }
     return sorted(p for p in found if p == base or p.startswith(base + "_"))
 
 

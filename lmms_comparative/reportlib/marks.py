@@ -32,7 +32,12 @@ def code(text: str, in_table: bool = False) -> str:
 
 
 # A reason's first words -> what a short cell says (a rank, a chart's legend).
-_KINDS = ((GENERATED, "generated items"), (SUBSET, "subset"), (UNCONFIRMED, "release not confirmed"), (UNKNOWN, "items not recorded"))
+_KINDS = (
+    (GENERATED, "generated items"),
+    (SUBSET, "subset"),
+    (UNCONFIRMED, "release not confirmed"),
+    (UNKNOWN, "items not recorded"),
+)
 
 
 def kind(reason: str | None) -> str | None:
@@ -73,7 +78,11 @@ class Marks:
         """The footnote lines under the table (after a blank line), or []."""
         if not self._notes:
             return []
-        return ["", f"{DAGGER} Not the released benchmark's full item set, or not shown to be, so not comparable with the paper's numbers:", ""] + [f"- {code(name)}: {reason}" for name, reason in self._notes]
+        return [
+            "",
+            f"{DAGGER} Not the released benchmark's full item set, or not shown to be, so not comparable with the paper's numbers:",
+            "",
+        ] + [f"- {code(name)}: {reason}" for name, reason in self._notes]
 
     def subset_of_row(self, first_cell: str) -> str | None:
         """The reason of a row, by its first cell (with or without emphasis and dagger)."""
@@ -93,7 +102,9 @@ def skipped(run: Run, tasks: Iterable[str]) -> int:
     groups = run.results.get("group_subtasks") or {}
     entries = record.get("tasks") or {}
     total = 0
-    for leaf in dict.fromkeys(leaf for task in tasks for leaf in (leaves(task, record, groups) or [task])):  # each task once
+    for leaf in dict.fromkeys(
+        leaf for task in tasks for leaf in (leaves(task, record, groups) or [task])
+    ):  # each task once
         listed = (entries.get(leaf) or {}).get("skipped")
         if isinstance(listed, dict) and listed:
             total += len(listed)

@@ -25,7 +25,15 @@ from pathlib import Path
 
 from lmms_comparative.reportlib.cells import table
 from lmms_comparative.reportlib.marks import DAGGER, Marks, code, kind, with_skips
-from lmms_comparative.reportlib.runs import ReadRun, ReportError, Run, generated_by, model_args, overrides, parse_model_args
+from lmms_comparative.reportlib.runs import (
+    ReadRun,
+    ReportError,
+    Run,
+    generated_by,
+    model_args,
+    overrides,
+    parse_model_args,
+)
 from lmms_comparative.subsets import subset_of_tasks
 
 PAPER_ROWS = ("all", "matched", "none")
@@ -70,7 +78,9 @@ class Aliases:
         for spec in alias_args or []:
             name, sep, model = spec.partition("=")
             if not sep or not name.strip() or not model.strip():
-                raise ReportError(f"--alias {spec!r}: expected PAPER_MODEL=MODEL_ID (e.g. 'Qwen2.5-VL-7B=my-org/qwen-7b-ft')")
+                raise ReportError(
+                    f"--alias {spec!r}: expected PAPER_MODEL=MODEL_ID (e.g. 'Qwen2.5-VL-7B=my-org/qwen-7b-ft')"
+                )
             extra.setdefault(name.strip(), []).append(model.strip())
         return cls(extra)
 
@@ -82,14 +92,20 @@ def run_ids(run: Run) -> list[str]:
     generating = generated_by(run.results)
     found = _named_ids(model_args(run.results))
     if not found and generating:
-        found = _named_ids(parse_model_args(generating.get("model_args"))) or [str(generating.get("model") or "").strip()]
+        found = _named_ids(parse_model_args(generating.get("model_args"))) or [
+            str(generating.get("model") or "").strip()
+        ]
     if not found:
         found = [str(run.results.get("config", {}).get("model") or "").strip()]
     return list(dict.fromkeys([f for f in found if f] + [f.split("/")[-1] for f in found if "/" in f]))
 
 
 def _named_ids(args: dict[str, str]) -> list[str]:
-    return [f for f in (args.get(k, "").strip().rstrip("/") for k in ("pretrained", "model_version", "model", "model_name")) if f]
+    return [
+        f
+        for f in (args.get(k, "").strip().rstrip("/") for k in ("pretrained", "model_version", "model", "model_name"))
+        if f
+    ]
 
 
 def matched_model(run: Run, tables: dict, aliases: dict[str, list[str]], user: Aliases) -> str | None:
@@ -132,7 +148,16 @@ def _place(run: Run, table_id: str, columns: list[str], measure) -> tuple[list, 
     return measured, tasks
 
 
-def paper_block(benchmark, table_id: str, spec: dict, runs: list[Run], measure, aliases: dict[str, list[str]], user: Aliases, mode: str = "all") -> list[str]:
+def paper_block(
+    benchmark,
+    table_id: str,
+    spec: dict,
+    runs: list[Run],
+    measure,
+    aliases: dict[str, list[str]],
+    user: Aliases,
+    mode: str = "all",
+) -> list[str]:
     """Markdown lines for one paper table: the paper's rows with the runs ranked among them, and
     the reproduction check of every matched run. A run whose values are not the release's items
     (``subsets``) is marked in every one of them, and is not ranked as if comparable."""
@@ -151,7 +176,16 @@ def paper_block(benchmark, table_id: str, spec: dict, runs: list[Run], measure, 
         if strategy and matched and f"{matched} / {strategy}" in spec["rows"]:
             matched = f"{matched} / {strategy}"
         behind = [t for read in tasks for t in read]
-        placements.append(Placement(run, [v for v, _ in measured], [ci for _, ci in measured], matched, tasks, subset_of_tasks(run, benchmark, behind)))
+        placements.append(
+            Placement(
+                run,
+                [v for v, _ in measured],
+                [ci for _, ci in measured],
+                matched,
+                tasks,
+                subset_of_tasks(run, benchmark, behind),
+            )
+        )
     if not placements:
         return []
     matched = {p.matched for p in placements if p.matched}
@@ -160,13 +194,24 @@ def paper_block(benchmark, table_id: str, spec: dict, runs: list[Run], measure, 
     marks = Marks(benchmark)
     # Reference rows (chance, human) first, then the paper's models and the runs in rank order by
     # the headline (last) column; a row without it goes last.
-    ranked = [(v[-1], [f"{m} (paper)"] + [_fmt(x, d) for x, d in zip(v, digits)]) for m, v in shown.items() if m not in reference]
+    ranked = [
+        (v[-1], [f"{m} (paper)"] + [_fmt(x, d) for x, d in zip(v, digits)])
+        for m, v in shown.items()
+        if m not in reference
+    ]
     for p in placements:
         marks.mark(p.run, p.subset)
         name = f"**{p.run.name}**" + (f" {DAGGER}" if p.subset else "")
-        ranked.append((p.values[-1], [name] + [with_skips(_fmt(v, d), p.run, read) for v, d, read in zip(p.values, digits, p.tasks)]))
+        ranked.append(
+            (
+                p.values[-1],
+                [name] + [with_skips(_fmt(v, d), p.run, read) for v, d, read in zip(p.values, digits, p.tasks)],
+            )
+        )
     ranked.sort(key=lambda item: -item[0] if isinstance(item[0], (int, float)) and item[0] == item[0] else float("inf"))
-    rows = [[f"{m} (paper)"] + [_fmt(x, d) for x, d in zip(v, digits)] for m, v in shown.items() if m in reference] + [row for _, row in ranked]
+    rows = [[f"{m} (paper)"] + [_fmt(x, d) for x, d in zip(v, digits)] for m, v in shown.items() if m in reference] + [
+        row for _, row in ranked
+    ]
     rank_rows = []
     rank_marks = Marks(benchmark)
     for p in placements:
@@ -177,12 +222,25 @@ def paper_block(benchmark, table_id: str, spec: dict, runs: list[Run], measure, 
             rank_marks.mark(p.run, p.subset)
             name = p.run.name + (f" {DAGGER}" if p.subset else "")
             # Not the release's items: no rank among the paper's models, only where the value would fall.
-            place = f"not comparable: {kind(p.subset)} (its value would place {rank} of {len(scored) + 1})" if p.subset else f"{rank} of {len(scored) + 1}"
+            place = (
+                f"not comparable: {kind(p.subset)} (its value would place {rank} of {len(scored) + 1})"
+                if p.subset
+                else f"{rank} of {len(scored) + 1}"
+            )
             rank_rows.append([name, columns[-1], with_skips(_fmt(headline, digits[-1]), p.run, p.tasks[-1]), place])
     out = [f"### {title}: your runs among the paper's models ({spec['source']})", "", spec.get("caption", ""), ""]
     out += [table(["Model"] + columns, rows, key=f"paper_{table_id}", title=f"{title}: {spec['source']}", marks=marks)]
     if rank_rows:
-        out += ["", table(["Run", "Headline column", "Value", "Rank among the paper's models"], rank_rows, key=f"rank_{table_id}", title=f"{title}: rank ({spec['source']})", marks=rank_marks)]
+        out += [
+            "",
+            table(
+                ["Run", "Headline column", "Value", "Rank among the paper's models"],
+                rank_rows,
+                key=f"rank_{table_id}",
+                title=f"{title}: rank ({spec['source']})",
+                marks=rank_marks,
+            ),
+        ]
     for p in placements:
         if p.matched:
             out += ["", *reproduction(benchmark, table_id, spec, p)]
@@ -203,7 +261,9 @@ def reproduction(benchmark, table_id: str, spec: dict, p: Placement) -> list[str
         within = ci is not None and ci[0] - 0.5 * 10**-digits <= ref <= ci[1] + 0.5 * 10**-digits
         inside += within
         band = "-" if ci is None else f"{'yes' if within else 'no'} [{_fmt(ci[0], digits)}, {_fmt(ci[1], digits)}]"
-        rows.append([column, _fmt(ref, digits), with_skips(_fmt(ours, digits), p.run, read), f"{ours - ref:+.{digits}f}", band])
+        rows.append(
+            [column, _fmt(ref, digits), with_skips(_fmt(ours, digits), p.run, read), f"{ours - ref:+.{digits}f}", band]
+        )
     verdict = f"reproduced in {inside} of {checked} columns" if checked else "no column to compare"
     name = code(p.run.name) + (f" {DAGGER}" if p.subset else "")
     head = (
@@ -214,8 +274,17 @@ def reproduction(benchmark, table_id: str, spec: dict, p: Placement) -> list[str
         head += f" Not a reproduction of the paper's setting: the run's items are not the release's ({kind(p.subset)})."
     changed = overrides(p.run.results)
     if changed:
-        head += " Not the paper's protocol: the run overrode " + ", ".join(code(f"--{k} {v}") for k, v in changed.items()) + "."
+        head += (
+            " Not the paper's protocol: the run overrode "
+            + ", ".join(code(f"--{k} {v}") for k, v in changed.items())
+            + "."
+        )
     marks = Marks(benchmark)
     marks.mark(p.run, p.subset)
-    text = table(["Column", "Paper", "Ours", "Ours - paper", "Paper inside our 95% interval"], rows, key=f"reproduction_{table_id}_{p.run.name}", title=f"{benchmark.title}: reproduction of {p.matched} ({spec['source']})")
+    text = table(
+        ["Column", "Paper", "Ours", "Ours - paper", "Paper inside our 95% interval"],
+        rows,
+        key=f"reproduction_{table_id}_{p.run.name}",
+        title=f"{benchmark.title}: reproduction of {p.matched} ({spec['source']})",
+    )
     return [head, "", text, *marks.notes()]

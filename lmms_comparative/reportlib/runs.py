@@ -1,6 +1,6 @@
 """A run as a benchmark's report section reads it: the ``Run`` (its results JSON, samples and side
 logs by task, its verify verdict), and what a results JSON says of its settings. Reading runs from
-a folder is the report's (``report/runs.py``)."""
+a folder is the report's (``report/run_folders.py``)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ class Run:
     name: str
     results: dict
     samples: dict[str, list[dict]] = field(default_factory=dict)
-    # Per-item rows a scoring pass wrote beside the samples (harness/side_logs.py), by log name
+    # Per-item rows a scoring pass wrote beside the samples (harness/save_side_logs.py), by log name
     # and task: ``side["reader"]["captionqa_simple_natural"]``, CaptionQA's reader answers.
     side: dict[str, dict[str, list[dict]]] = field(default_factory=dict)
     # What ``lmms-comparative verify`` found (``<date>_verify.json``), None if never verified:
@@ -90,7 +90,9 @@ def overrides(results: dict) -> dict[str, str]:
     found = {}
     for source in (results.get("config"), generated_by(results)):
         for name, value in command_settings(source, PROTOCOL_OVERRIDES).items():
-            text = ",".join(f"{k}={v}" for k, v in value.items()) if isinstance(value, dict) else str(value)  # lmms-eval keeps --gen_kwargs parsed
+            text = (
+                ",".join(f"{k}={v}" for k, v in value.items()) if isinstance(value, dict) else str(value)
+            )  # lmms-eval keeps --gen_kwargs parsed
             found[name] = " ".join(text.split())[:200]
     return found
 
@@ -121,4 +123,6 @@ def model_args(results: dict) -> dict[str, str]:
 
 def parse_model_args(text) -> dict[str, str]:
     """``pretrained=X,device=cuda`` as a dict."""
-    return dict(part.split("=", 1) if "=" in part else (part, "") for part in str(text or "").split(",") if part.strip())
+    return dict(
+        part.split("=", 1) if "=" in part else (part, "") for part in str(text or "").split(",") if part.strip()
+    )

@@ -48,7 +48,10 @@ def with_groups(tasks: list[str], groups: dict[str, list[str]]) -> list[str]:
     """``tasks`` with every benchmark group whose tasks are all among them run as the group (the
     outermost such groups), so that the group's row (SubtleBench's AVG, VLM2's Overall, CompBench's
     Avg) is written as in a model's run."""
-    candidates = sorted((g for g, subtasks in groups.items() if subtasks and set(group_leaves(g, groups)) <= set(tasks)), key=lambda g: -len(group_leaves(g, groups)))
+    candidates = sorted(
+        (g for g, subtasks in groups.items() if subtasks and set(group_leaves(g, groups)) <= set(tasks)),
+        key=lambda g: -len(group_leaves(g, groups)),
+    )
     chosen: list[str] = []
     covered: set[str] = set()
     for group in candidates:  # the largest first; a group sharing a task with a chosen one is left out
@@ -138,18 +141,42 @@ def read_files(benchmark, paths: list[Path], fmt: str | None, options: Options) 
 # ---- the run -------------------------------------------------------------------------------------
 
 
-def score_command(replay_file: Path, tasks: list[str], output: Path, repeats: int, model_name: str, extra: list[str]) -> list[str]:
+def score_command(
+    replay_file: Path, tasks: list[str], output: Path, repeats: int, model_name: str, extra: list[str]
+) -> list[str]:
     """The lmms-eval command line that scores a replay file with the ``replay`` model."""
     import sys
 
     model_args = f"predictions={replay_file}" + (f",model_version={model_name}" if model_name else "")
-    cmd = [sys.executable, "-m", "lmms_eval", "--model", "replay", "--model_args", model_args, "--tasks", ",".join(tasks), "--output_path", str(output), "--log_samples"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "lmms_eval",
+        "--model",
+        "replay",
+        "--model_args",
+        model_args,
+        "--tasks",
+        ",".join(tasks),
+        "--output_path",
+        str(output),
+        "--log_samples",
+    ]
     if repeats > 1:
         cmd += ["--repeats", str(repeats)]
     return cmd + list(extra)
 
 
-def score(benchmark, paths: list[Path], fmt: str | None, options: Options, output: Path, model_name: str = "", with_images: bool = False, extra: list[str] = ()) -> int:
+def score(
+    benchmark,
+    paths: list[Path],
+    fmt: str | None,
+    options: Options,
+    output: Path,
+    model_name: str = "",
+    with_images: bool = False,
+    extra: list[str] = (),
+) -> int:
     """Read the files, write the replay file under ``output``, run lmms-eval on it; the exit status
     of the run (1 on a file that cannot be read)."""
     import sys
@@ -158,7 +185,9 @@ def score(benchmark, paths: list[Path], fmt: str | None, options: Options, outpu
         replies, used = read_files(benchmark, paths, fmt, options)
         tasks = replies.tasks
         if not tasks:
-            raise PredictionsError(f"{', '.join(map(str, paths))}: the files do not say which tasks they are for: name them with --tasks")
+            raise PredictionsError(
+                f"{', '.join(map(str, paths))}: the files do not say which tasks they are for: name them with --tasks"
+            )
         unknown = [t for t in tasks if not benchmark.has_task(t)]
         if unknown:
             raise PredictionsError(f"--tasks {', '.join(unknown)}: not {benchmark.title} tasks")
@@ -168,10 +197,19 @@ def score(benchmark, paths: list[Path], fmt: str | None, options: Options, outpu
     except PredictionsError as exc:
         from lmms_comparative.data.untrusted import printable
 
-        print(f"lmms-comparative score: error: {printable(str(exc), lines=False)}", file=sys.stderr)  # folder text in it
+        print(
+            f"lmms-comparative score: error: {printable(str(exc), lines=False)}", file=sys.stderr
+        )  # folder text in it
         return 2
 
-    files = [{"path": str(path), "format": name, "sha256": provenance.fingerprint(path) if path.is_dir() else provenance.file_sha256(path)} for path, name in zip(paths, used)]
+    files = [
+        {
+            "path": str(path),
+            "format": name,
+            "sha256": provenance.fingerprint(path) if path.is_dir() else provenance.file_sha256(path),
+        }
+        for path, name in zip(paths, used)
+    ]
     for path, name in zip(paths, used):
         print(f"{path}: read as {name}", file=sys.stderr)
     return replay(replies, benchmark.name, tasks, output, files, repeats, model_name, with_images, extra).returncode
@@ -186,7 +224,19 @@ def read_run(benchmarks: list, folder: Path) -> Replies:
     return merged
 
 
-def replay(replies: Replies, label: str, tasks: list[str], output: Path, files: list[dict], repeats: int = 1, model_name: str = "", with_images: bool = False, extra: list[str] = (), env: dict | None = None, quiet: bool = False):
+def replay(
+    replies: Replies,
+    label: str,
+    tasks: list[str],
+    output: Path,
+    files: list[dict],
+    repeats: int = 1,
+    model_name: str = "",
+    with_images: bool = False,
+    extra: list[str] = (),
+    env: dict | None = None,
+    quiet: bool = False,
+):
     """Write ``replies`` as the replay file under ``output`` and run lmms-eval on ``tasks`` with the
     ``replay`` model; the finished process (its output captured when ``quiet``). ``label`` names the
     benchmark(s) in the replay file and the results' provenance."""

@@ -26,7 +26,14 @@ import sys
 
 from lmms_comparative.failures import ModelCapabilityError
 
-__all__ = ["ModelCapabilityError", "class_runs_rounds", "class_supports_video", "require_model_dependencies", "require_multi_round", "require_video_input"]
+__all__ = [
+    "ModelCapabilityError",
+    "class_runs_rounds",
+    "class_supports_video",
+    "require_model_dependencies",
+    "require_multi_round",
+    "require_video_input",
+]
 
 _MENTIONS_VIDEO = re.compile(r"video|\.mp4", re.IGNORECASE)
 _ASSUME_VIDEO = "LMMS_COMPARATIVE_ASSUME_VIDEO"

@@ -66,7 +66,9 @@ def report_skips(what: str, skips, total: int) -> None:
     from loguru import logger
 
     lines = "\n".join(f"  {reason}: {what_}" for reason, whats in sorted(skips.by_reason.items()) for what_ in whats)
-    logger.warning(f"{what}: skipped {len(skips)} of {total} item(s) that cannot be used; the rest are scored:\n{lines}")
+    logger.warning(
+        f"{what}: skipped {len(skips)} of {total} item(s) that cannot be used; the rest are scored:\n{lines}"
+    )
     failures.check_share(what, len(skips), total, "were skipped (unusable images or records)")
 
 
@@ -105,7 +107,13 @@ def column_of(docs, name: str, required: bool = False) -> list:
     return [doc[name] for doc in docs] if required else [doc.get(name) for doc in docs]
 
 
-def docs_hook(name: str, load: Callable[[], Any], image_paths: Callable[[dict], Iterable[str]] | None = None, item_id: Callable[[dict], str] = lambda d: str(d.get("item_id", "?")), label: str | None = None):
+def docs_hook(
+    name: str,
+    load: Callable[[], Any],
+    image_paths: Callable[[dict], Iterable[str]] | None = None,
+    item_id: Callable[[dict], str] = lambda d: str(d.get("item_id", "?")),
+    label: str | None = None,
+):
     """A ``process_docs`` for lmms-eval that ignores the one-row placeholder the YAML loads and
     returns the benchmark's real docs (a list of dicts, their columns or a Dataset) from ``load``: lmms-eval has
     no hook for data found through an environment variable. Run-level problems stop the run
@@ -188,7 +196,9 @@ def recorded_skips() -> dict[str, str]:
     if not path:
         return {}
 
-    return {key: reason for by_key in (read_replay(path).get("skipped") or {}).values() for key, reason in by_key.items()}
+    return {
+        key: reason for by_key in (read_replay(path).get("skipped") or {}).values() for key, reason in by_key.items()
+    }
 
 
 def rows_of(docs) -> list[dict]:

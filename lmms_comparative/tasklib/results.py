@@ -91,7 +91,10 @@ def guard_scoring(fn):
 
             reason = f"{fn.__name__} failed after generation: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
             logger.opt(exception=exc).error(reason)
-            failures.add_flag(reason + " (the results and samples logs are written; fix the cause, then lmms-comparative score <output folder> scores the replies again)")
+            failures.add_flag(
+                reason
+                + " (the results and samples logs are written; fix the cause, then lmms-comparative score <output folder> scores the replies again)"
+            )
             return Unscored({"failed": None, "total": None, "failure": reason})
 
     return wrapper
@@ -196,7 +199,9 @@ def skip_counts(items_: list) -> dict:
 # ---- the smallest benchmark's defaults: a per-item result with its key, checked aggregations ----
 
 
-def item_results(doc: dict, outcome: dict, metrics: Iterable[str], key: Iterable[str] = ("item_id",), **fields) -> dict[str, dict]:
+def item_results(
+    doc: dict, outcome: dict, metrics: Iterable[str], key: Iterable[str] = ("item_id",), **fields
+) -> dict[str, dict]:
     """What ``process_results`` returns: one per-item result under each of the task's metric names.
 
     The result carries the doc's ``key`` columns (the benchmark's record's ``item_key`` columns, by

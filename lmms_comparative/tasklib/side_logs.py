@@ -1,6 +1,6 @@
 """Per-item rows a task's scoring pass computes beyond the samples (CaptionQA's reader answers),
 handed over here by the hooks (``add``) and written beside the task's samples log as
-``<date>_<name>_<task>.jsonl`` by the harness (``harness/side_logs.py`` patches lmms-eval's tracker
+``<date>_<name>_<task>.jsonl`` by the harness (``harness/save_side_logs.py`` patches lmms-eval's tracker
 to call ``write``). A benchmark declares the names of its side logs in its record."""
 
 from __future__ import annotations

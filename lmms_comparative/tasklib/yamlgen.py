@@ -19,7 +19,11 @@ from typing import Any, Callable, Mapping, Union
 
 # The loader's placeholder: one row that only satisfies lmms-eval's dataset loader, next to the
 # YAMLs (``process_docs`` returns the real docs).
-PLACEHOLDER = {"dataset_path": "json", "dataset_kwargs": {"data_files": {"test": "_placeholder.jsonl"}}, "test_split": "test"}
+PLACEHOLDER = {
+    "dataset_path": "json",
+    "dataset_kwargs": {"data_files": {"test": "_placeholder.jsonl"}},
+    "test_split": "test",
+}
 
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]*")
 _RESERVED = {"true", "false", "null", "yes", "no", "on", "off", "y", "n"}
@@ -130,7 +134,11 @@ def metric(name: str, aggregation: Any, higher_is_better: bool | None = True) ->
 
 def group_metric(name: str, aggregation: Any = "mean", weight_by_size: bool | None = None) -> dict:
     """A group's ``aggregate_metric_list`` entry (``weight_by_size`` written only when given)."""
-    return {"metric": name, "aggregation": aggregation, **({} if weight_by_size is None else {"weight_by_size": weight_by_size})}
+    return {
+        "metric": name,
+        "aggregation": aggregation,
+        **({} if weight_by_size is None else {"weight_by_size": weight_by_size}),
+    }
 
 
 def generation(max_new_tokens: int, temperature: float | int) -> dict:
@@ -240,7 +248,11 @@ def scalar(value) -> str:
             raise ValueError(f"no YAML spelling kept here for {value}")
         return repr(value)
     if isinstance(value, str):
-        return value if _PLAIN.fullmatch(value) and value.lower() not in _RESERVED else json.dumps(value, ensure_ascii=False)
+        return (
+            value
+            if _PLAIN.fullmatch(value) and value.lower() not in _RESERVED
+            else json.dumps(value, ensure_ascii=False)
+        )
     if isinstance(value, (list, tuple, dict)) and not value:
         return "[]" if not isinstance(value, dict) else "{}"
     raise TypeError(f"cannot write {value!r} on one line")

@@ -24,7 +24,7 @@ tasks). For each results file written by a run with our tasks (docs/provenance.m
    or the hub): the same commit for the hub, the same fingerprint for a local copy.
 6. **Replies generated apart.** For a ``score`` of a --predict_only run's replies, the generating
    run's record that the scored one carries (``predictions.generation``) must have this package's
-   prompt hash and the re-scored items in the same doc order (``verify/generated.py``); its model,
+   prompt hash and the re-scored items in the same doc order (``verify/predict_only.py``); its model,
    package and data copy are its claims, which the report and export show as such.
 
 A task scored by an LLM judge or reader (the record's ``scoring_calls``) is re-scored from the
@@ -81,7 +81,9 @@ def covered_files(results_file: Path) -> dict[str, str]:
         if not name.startswith(prefix) or name == verdict_file(results_file).name or kind == "folder":
             continue
         try:
-            found[name] = hashlib.sha256(gate.Entry(results_file.parent, (name,)).read_bytes(untrusted.MAX_LOG_BYTES)).hexdigest()
+            found[name] = hashlib.sha256(
+                gate.Entry(results_file.parent, (name,)).read_bytes(untrusted.MAX_LOG_BYTES)
+            ).hexdigest()
         except untrusted.Unsafe as exc:
             found[name] = f"not read: {exc}"
     return found
@@ -130,14 +132,20 @@ def read_verdicts(results_file: Path) -> dict | None:
         return None
     if not isinstance(document, dict):
         return None
-    document["made_here"] = signing.made_here(document)  # set before any field of ours is added: the MAC covers the file's own
+    document["made_here"] = signing.made_here(
+        document
+    )  # set before any field of ours is added: the MAC covers the file's own
     recorded = document.get("files")
     now = covered_files(results_file)
     if isinstance(recorded, dict):
         document["changed"] = sorted(name for name in set(recorded) | set(now) if recorded.get(name) != now.get(name))
     else:  # a verdict of a version that hashed the results file only: every other file is uncovered
-        document["changed"] = [results_file.name] if document.get("results_sha256") != now.get(results_file.name) else []
-        document["changed"] += [f"{name} (not covered by this older verdict)" for name in sorted(now) if name != results_file.name]
+        document["changed"] = (
+            [results_file.name] if document.get("results_sha256") != now.get(results_file.name) else []
+        )
+        document["changed"] += [
+            f"{name} (not covered by this older verdict)" for name in sorted(now) if name != results_file.name
+        ]
     document["current"] = not document["changed"]
     return document
 
@@ -173,7 +181,10 @@ def verify(results_dir: str | Path, out=sys.stdout) -> int:
     for link, why in links:
         print(f"{link}: passed over: {why}", file=out)
     if not runs:
-        print(f"lmms-comparative verify: error: no *_results.json under {results_dir} (the --output_path of an lmms-eval run)", file=sys.stderr)
+        print(
+            f"lmms-comparative verify: error: no *_results.json under {results_dir} (the --output_path of an lmms-eval run)",
+            file=sys.stderr,
+        )
         return 2
     failed, checked = False, 0
     for run in runs:
@@ -186,7 +197,10 @@ def verify(results_dir: str | Path, out=sys.stdout) -> int:
             failed = True
             continue
         except Exception as exc:  # whatever a forged file provokes stops this file only, the others are still checked
-            print(f"  BAD FILE   {results_file.name}: could not be checked ({type(exc).__name__}: {' '.join(str(exc).split())[:300]})", file=out)
+            print(
+                f"  BAD FILE   {results_file.name}: could not be checked ({type(exc).__name__}: {' '.join(str(exc).split())[:300]})",
+                file=out,
+            )
             failed = True
             continue
         if isinstance(verdicts, str):
@@ -203,15 +217,32 @@ def verify(results_dir: str | Path, out=sys.stdout) -> int:
             failed = True
             continue
         if written is None:
-            print(f"  (the verdicts could not be written beside {results_file.name}: the folder is read-only)", file=out)
+            print(
+                f"  (the verdicts could not be written beside {results_file.name}: the folder is read-only)", file=out
+            )
     if not checked and not failed:
         print(f"verify: no results file of lmms-comparative's tasks under {results_dir}", file=out)
         return 2
     # What the gate passed over (links, pipes, folders past its bounds) was not checked: said again
     # beside the verdict, so that "every task holds" is never read as "the whole folder holds".
-    aside = f" ({len(links)} entr{'y' if len(links) == 1 else 'ies'} passed over, not checked: listed above)" if links else ""
+    aside = (
+        f" ({len(links)} entr{'y' if len(links) == 1 else 'ies'} passed over, not checked: listed above)"
+        if links
+        else ""
+    )
     print(f"verify: {'every task holds' if not failed else 'NOT every task holds'}{aside}", file=out)
     return 1 if failed else 0
 
 
-__all__ = ["BadFile", "Verdict", "check", "check_file", "find_runs", "overall", "read_verdicts", "verdict_file", "verify", "write_verdicts"]
+__all__ = [
+    "BadFile",
+    "Verdict",
+    "check",
+    "check_file",
+    "find_runs",
+    "overall",
+    "read_verdicts",
+    "verdict_file",
+    "verify",
+    "write_verdicts",
+]

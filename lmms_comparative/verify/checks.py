@@ -15,7 +15,7 @@ from lmms_comparative.data.replies import logged_keys, sample_key
 from lmms_comparative.provenance import KEY, item_set
 from lmms_comparative.registry import BENCHMARKS, BY_NAME, of_task, side_log_names
 from lmms_comparative.verify import rescore as rs
-from lmms_comparative.verify.generated import generation_checks
+from lmms_comparative.verify.predict_only import generation_checks
 
 # Fields of a samples line that differ between two runs of the same replies (lmms-eval's hashes of
 # the inputs, the media it was given, the model's token usage, which a replayed reply lacks).
@@ -45,7 +45,9 @@ class Verdict:
 
     def line(self) -> str:
         """The printed line: the status padded to 10 columns, the task, then its problems, the reason or the notes."""
-        detail = "; ".join(self.problems) if self.problems else self.unverified if self.unverified else "; ".join(self.notes)
+        detail = (
+            "; ".join(self.problems) if self.problems else self.unverified if self.unverified else "; ".join(self.notes)
+        )
         return f"{self.status:10} {self.task}: {detail}"
 
 
@@ -70,7 +72,9 @@ def _check_items(verdict: Verdict, rows: list[dict], benchmark, recorded: dict) 
     if keyless:
         verdict.problems.append(f"{keyless} samples line(s) carry no {key.columns[0]!r}: not this benchmark's samples")
     if twice:
-        verdict.problems.append(f"{len(twice)} item(s) appear more than once ({', '.join(twice[:5])}{', ...' if len(twice) > 5 else ''})")
+        verdict.problems.append(
+            f"{len(twice)} item(s) appear more than once ({', '.join(twice[:5])}{', ...' if len(twice) > 5 else ''})"
+        )
     found = item_set(set(keys))
     if (found["count"], found["sha256"]) != (recorded.get("count"), recorded.get("sha256")):
         verdict.problems.append(
@@ -100,7 +104,9 @@ def differences(name: str, original: dict, rescored: dict, where: str = "") -> l
             continue
         if metric not in rescored or metric not in original or not same(original[metric], rescored[metric]):
             shown = lambda v: json.dumps(v)[:60] if v is not None else "absent"  # noqa: E731
-            found.append(f"{name}{where} {metric}: the results JSON says {shown(original.get(metric))}, its samples give {shown(rescored.get(metric))}")
+            found.append(
+                f"{name}{where} {metric}: the results JSON says {shown(original.get(metric))}, its samples give {shown(rescored.get(metric))}"
+            )
     return found
 
 
@@ -120,11 +126,16 @@ def _answers_state(run: gate.Run, record: dict) -> tuple[gate.Entry | None, str 
         return None, f"its answers log {name} is not read: {exc}"
     logged = record.get("llm_answers") or {}
     if hashlib.sha256(content).hexdigest() != logged.get("sha256"):
-        return answers, f"the answers log {answers.name} is not the one the run wrote (sha256 differs from the record's)"
+        return (
+            answers,
+            f"the answers log {answers.name} is not the one the run wrote (sha256 differs from the record's)",
+        )
     return answers, None
 
 
-def _llm_reason(benchmark, task: str, record: dict, answers: Path | None, problem: str | None) -> tuple[str | None, str | None]:
+def _llm_reason(
+    benchmark, task: str, record: dict, answers: Path | None, problem: str | None
+) -> tuple[str | None, str | None]:
     """(why the task is UNVERIFIED, why it FAILs) for an LLM-scored task; (None, None) when its
     logged answers can re-score it, or when no LLM scores it."""
     calls = benchmark.llm_calls(task)
@@ -134,7 +145,10 @@ def _llm_reason(benchmark, task: str, record: dict, answers: Path | None, proble
     for call in calls:
         prefix = call.setting
         if prefix not in recorded:
-            return f"item set checked; metrics not re-scored: scored by {call.label} and the record has no llm entry for {prefix} (what answered is unknown; verify calls no endpoint)", None
+            return (
+                f"item set checked; metrics not re-scored: scored by {call.label} and the record has no llm entry for {prefix} (what answered is unknown; verify calls no endpoint)",
+                None,
+            )
     if answers is None:
         return f"item set checked; metrics not re-scored: scored by an LLM and {problem}", None
     return None, problem
@@ -148,11 +162,15 @@ def _check_skips(verdict: Verdict, recorded: dict, again: dict, source: str | No
     reads = sorted(k for k in recorded if k not in again)
     if reads:
         shown = ", ".join(f"{k} ({recorded[k]})" for k in reads[:5])
-        verdict.problems.append(f"{len(reads)} item(s) recorded as skipped read here: {shown}{', ...' if len(reads) > 5 else ''}; the run left them out of its score")
+        verdict.problems.append(
+            f"{len(reads)} item(s) recorded as skipped read here: {shown}{', ...' if len(reads) > 5 else ''}; the run left them out of its score"
+        )
     elif source == "local":
         verdict.notes.append(f"{len(recorded)} item(s) skipped, their media unusable here too")
     else:
-        verdict.notes.append(f"{len(recorded)} item(s) skipped as recorded ({source} data: their media not checked here)")
+        verdict.notes.append(
+            f"{len(recorded)} item(s) skipped as recorded ({source} data: their media not checked here)"
+        )
 
 
 def check_file(run: gate.Run, scratch: Path) -> list[Verdict] | str:
@@ -166,9 +184,21 @@ def check_file(run: gate.Run, scratch: Path) -> list[Verdict] | str:
         if not ours and record is None:
             return "no task or group of lmms-comparative in it (lmms-eval's own tasks): nothing of ours to check"
         what = f"rows {', '.join(ours[:6])}{' ...' if len(ours) > 6 else ''}" if ours else "no rows"
-        return [Verdict(results_file.name, problems=[f"no {KEY} record ({what}): not written by a run of lmms-comparative's tasks (or by a version before provenance)"])]
+        return [
+            Verdict(
+                results_file.name,
+                problems=[
+                    f"no {KEY} record ({what}): not written by a run of lmms-comparative's tasks (or by a version before provenance)"
+                ],
+            )
+        ]
     if record.get("predict_only"):
-        return [Verdict(results_file.name, unverified="a --predict_only run: replies, no scores to check; score it (lmms-comparative score BENCHMARK <this folder> -o OUT), then verify OUT")]
+        return [
+            Verdict(
+                results_file.name,
+                unverified="a --predict_only run: replies, no scores to check; score it (lmms-comparative score BENCHMARK <this folder> -o OUT), then verify OUT",
+            )
+        ]
     sections = {s: results.get(s) or {} for s in SECTIONS}
     answers, answers_problem = _answers_state(run, record)
     verdicts: dict[str, Verdict] = {}
@@ -186,8 +216,14 @@ def check_file(run: gate.Run, scratch: Path) -> list[Verdict] | str:
         samples_file = run.samples.get(task)  # found by its name in the listing, never a path built from the record
         if samples_file is None:
             # Nothing to re-derive the row from: not shown to be wrong, not shown to be right.
-            hint = "the run logged samples (--log_samples), so this log is missing: the run was interrupted or the file removed" if logged_samples(results) else "run with --log_samples"
-            verdict.unverified = f"no samples log {run.date}_samples_{task}.jsonl: its numbers cannot be re-derived ({hint})"
+            hint = (
+                "the run logged samples (--log_samples), so this log is missing: the run was interrupted or the file removed"
+                if logged_samples(results)
+                else "run with --log_samples"
+            )
+            verdict.unverified = (
+                f"no samples log {run.date}_samples_{task}.jsonl: its numbers cannot be re-derived ({hint})"
+            )
             continue
         try:
             logged[task] = rs.read_lines(samples_file)
@@ -211,8 +247,15 @@ def check_file(run: gate.Run, scratch: Path) -> list[Verdict] | str:
     # item browser, SubtleBench's image-order table), so it is a row of ours nothing backs.
     for task, entry in sorted(run.samples.items()):
         if task not in record["tasks"] and of_task(task) is not None:
-            verdicts[task] = Verdict(task, problems=[f"a samples log {entry.name} that no record entry backs: the run did not write it for this task (the report would read it)"])
-    jobs = {name: ready for name, tasks in by_benchmark.items() if (ready := [t for t in tasks if not verdicts[t].problems])}
+            verdicts[task] = Verdict(
+                task,
+                problems=[
+                    f"a samples log {entry.name} that no record entry backs: the run did not write it for this task (the report would read it)"
+                ],
+            )
+    jobs = {
+        name: ready for name, tasks in by_benchmark.items() if (ready := [t for t in tasks if not verdicts[t].problems])
+    }
     not_rescored: dict[str, str] = {}
     for name in list(jobs):
         absent = rs.local_data_absent(BY_NAME[name], [record["tasks"][t] for t in jobs[name]])
@@ -235,9 +278,19 @@ def check_file(run: gate.Run, scratch: Path) -> list[Verdict] | str:
             continue
         _compare_tasks(verdicts, ready, results, record, rescored, rescored_samples, logged, side)
     for number, (task, (name, base)) in enumerate(sorted(variants.items())):
-        _check_variant(verdicts[task], task, name, base, run, scratch / f"variant_{number}", answers, results, record, logged, side)
+        _check_variant(
+            verdicts[task], task, name, base, run, scratch / f"variant_{number}", answers, results, record, logged, side
+        )
     for name in _lookalikes(results, record):
-        verdicts.setdefault(name, Verdict(name, problems=["not a task or group of the installed package, though named like one (no name from a folder is passed to lmms-eval unless it is one exactly)"]))
+        verdicts.setdefault(
+            name,
+            Verdict(
+                name,
+                problems=[
+                    "not a task or group of the installed package, though named like one (no name from a folder is passed to lmms-eval unless it is one exactly)"
+                ],
+            ),
+        )
     for name in ours:  # the rows no record entry backs: groups, or rows that should not be there
         if name in record["tasks"]:
             continue
@@ -271,7 +324,9 @@ def _row_problems(name: str, original: dict, rescored: dict, missing: str) -> li
             if again is None:
                 found.append(missing.format(section=repr(section)))
             else:
-                found += differences(name, original[section][name], again, "" if section == "results" else f" (in {section!r})")
+                found += differences(
+                    name, original[section][name], again, "" if section == "results" else f" (in {section!r})"
+                )
     return found
 
 
@@ -284,19 +339,35 @@ def variant_base_of(task: str, entry: dict, benchmark) -> str | None:
     return base
 
 
-def _check_variant(verdict: Verdict, task: str, name: str, base: str, run: gate.Run, scratch: Path, answers, results: dict, record: dict, logged: dict, side: dict) -> None:
+def _check_variant(
+    verdict: Verdict,
+    task: str,
+    name: str,
+    base: str,
+    run: gate.Run,
+    scratch: Path,
+    answers,
+    results: dict,
+    record: dict,
+    logged: dict,
+    side: dict,
+) -> None:
     """A team's variant of one of our tasks (``task: team_sp_greedy``, ``include: subtlebench_sp.yaml``):
     its samples re-scored through ``base``'s hooks in a run of their own, compared as any task's,
     but for its prompt hash and version, which are the team's (said in the verdict)."""
     if local := rs.local_data_absent(BY_NAME[name], [record["tasks"][task]]):
         verdict.unverified = local
         return
-    rescored, rescored_samples, failure = rs.rescore([name], run, results, [task], scratch, answers, renames={task: base})
+    rescored, rescored_samples, failure = rs.rescore(
+        [name], run, results, [task], scratch, answers, renames={task: base}
+    )
     if rescored is None:
         verdict.unverified = f"could not be re-scored as a variant of {base} (is the data at hand? set {BY_NAME[name].root_variable}): {failure}"
         return
     _compare_tasks({task: verdict}, [task], results, record, rescored, rescored_samples, logged, side, variant=True)
-    verdict.notes.insert(0, f"variant of {base}: re-scored through {base}'s hooks; its prompts and decoding are its own, not the paper's")
+    verdict.notes.insert(
+        0, f"variant of {base}: re-scored through {base}'s hooks; its prompts and decoding are its own, not the paper's"
+    )
 
 
 def _side_log_problems(task: str, original: dict, again: dict) -> list[str]:
@@ -310,35 +381,54 @@ def _side_log_problems(task: str, original: dict, again: dict) -> list[str]:
             continue
         key = lambda r: json.dumps(r, sort_keys=True)  # noqa: E731
         if mine is None or theirs is None or not same(sorted(mine, key=key), sorted(theirs, key=key)):
-            found.append(f"its {name} log ({len(mine or [])} rows) is not the one the re-score writes ({len(theirs or [])} rows): edited after the run, or not this run's")
+            found.append(
+                f"its {name} log ({len(mine or [])} rows) is not the one the re-score writes ({len(theirs or [])} rows): edited after the run, or not this run's"
+            )
     return found
 
 
-def _compare_tasks(verdicts, ready, results, record, rescored, rescored_samples, logged, side=None, variant: bool = False) -> None:
+def _compare_tasks(
+    verdicts, ready, results, record, rescored, rescored_samples, logged, side=None, variant: bool = False
+) -> None:
     side = side or {}
     used = (rescored.get(KEY) or {}).get("tasks") or {}
     for task in ready:
         verdict = verdicts[task]
-        verdict.problems += _row_problems(task, results, rescored, "its row in {section} is not re-derived from the samples")
+        verdict.problems += _row_problems(
+            task, results, rescored, "its row in {section} is not re-derived from the samples"
+        )
         n_original, n_again = (results.get("n-samples") or {}).get(task), (rescored.get("n-samples") or {}).get(task)
         if n_original is not None and not same(n_original, n_again):
-            verdict.problems.append(f"n-samples: the results JSON says {json.dumps(n_original)}, its samples give {json.dumps(n_again)}")
+            verdict.problems.append(
+                f"n-samples: the results JSON says {json.dumps(n_original)}, its samples give {json.dumps(n_again)}"
+            )
         entry = record["tasks"][task]
-        mismatch = rs.data_matches(entry.get("data") or {}, (used.get(task) or {}).get("data") or {}, record.get("schema"))
+        mismatch = rs.data_matches(
+            entry.get("data") or {}, (used.get(task) or {}).get("data") or {}, record.get("schema")
+        )
         if mismatch:
             verdict.problems.append(mismatch)
         if not variant:  # a variant's version and prompts are the team's own: not compared with ours
             verdict.problems += _label_problems(task, results, rescored, entry, used.get(task) or {})
-        problems, notes = generation_checks(task, record, used.get(task) or {}, str(entry.get("prompts")) if variant else None)
+        problems, notes = generation_checks(
+            task, record, used.get(task) or {}, str(entry.get("prompts")) if variant else None
+        )
         verdict.problems += problems
         verdict.notes += notes
-        _check_skips(verdict, entry.get("skipped") or {}, (used.get(task) or {}).get("skipped") or {}, (entry.get("data") or {}).get("source"))
+        _check_skips(
+            verdict,
+            entry.get("skipped") or {},
+            (used.get(task) or {}).get("skipped") or {},
+            (entry.get("data") or {}).get("source"),
+        )
         verdict.problems += _side_log_problems(task, side, rescored.get(rs.SIDE_KEY) or {})
         original = sorted((_strip(r) for r in logged[task]), key=lambda r: r.get("doc_id", 0))
         again = sorted((_strip(r) for r in rescored_samples.get(task, [])), key=lambda r: r.get("doc_id", 0))
         changed = [o.get("doc_id") for o, a in zip(original, again) if not same(o, a)]
         if changed or len(original) != len(again):
-            verdict.problems.append(f"{len(changed) or abs(len(original) - len(again))} sample(s) score differently from their logged scores (doc_id {', '.join(map(str, changed[:5]))}): a reply or a score was changed after the run")
+            verdict.problems.append(
+                f"{len(changed) or abs(len(original) - len(again))} sample(s) score differently from their logged scores (doc_id {', '.join(map(str, changed[:5]))}): a reply or a score was changed after the run"
+            )
         if not verdict.problems:
             verdict.notes.append("metrics and samples re-scored equal; data matches the record")
 
@@ -347,7 +437,9 @@ def _compare_tasks(verdicts, ready, results, record, rescored, rescored_samples,
 # number means, each re-derived by the re-score: lmms-eval's task and group ``versions`` (ViDi's
 # version 2 reports its corpus metrics on the 0-100 scale), a group's ``group_subtasks`` (the
 # report's "(n skipped)" notes), and the record entry's prompt hash (compare's same-protocol check).
-def _label_problems(name: str, results: dict, rescored: dict, entry: dict | None = None, used: dict | None = None) -> list[str]:
+def _label_problems(
+    name: str, results: dict, rescored: dict, entry: dict | None = None, used: dict | None = None
+) -> list[str]:
     found = []
     for section in ("versions", "group_subtasks"):
         original = (results.get(section) or {}).get(name)
@@ -355,13 +447,19 @@ def _label_problems(name: str, results: dict, rescored: dict, entry: dict | None
         if section == "group_subtasks":  # a task is listed with no members, or not at all, as the run was given it
             original, again = sorted(map(str, original or [])) or None, sorted(map(str, again or [])) or None
         if (original is not None or again is not None) and not same(original, again):
-            found.append(f"{section}: the results JSON says {json.dumps(original)}, the installed package gives {json.dumps(again)}")
+            found.append(
+                f"{section}: the results JSON says {json.dumps(original)}, the installed package gives {json.dumps(again)}"
+            )
     if entry is not None and used is not None and entry.get("prompts") != used.get("prompts"):
-        found.append(f"prompts: the record's prompt hash {str(entry.get('prompts'))[:12]}... is not the installed package's {str(used.get('prompts'))[:12]}... (the prompts or the task YAML differ from the ones verify re-scores with)")
+        found.append(
+            f"prompts: the record's prompt hash {str(entry.get('prompts'))[:12]}... is not the installed package's {str(used.get('prompts'))[:12]}... (the prompts or the task YAML differ from the ones verify re-scores with)"
+        )
     return found
 
 
-def _check_other_row(name: str, sections: dict, record: dict, outcomes: dict, not_rescored: dict, results: dict) -> Verdict:
+def _check_other_row(
+    name: str, sections: dict, record: dict, outcomes: dict, not_rescored: dict, results: dict
+) -> Verdict:
     """A row of ours whose name has no record entry: a group re-derived from its tasks' samples, or
     a FAIL (a task whose entry was removed, a row added by hand)."""
     verdict = Verdict(name)
@@ -370,12 +468,19 @@ def _check_other_row(name: str, sections: dict, record: dict, outcomes: dict, no
     where = [s for s in SECTIONS if name in sections[s]]
     if outcome is None or outcome[0] is None:
         if benchmark.name in not_rescored:
-            verdict.unverified = f"not re-derived: its benchmark's tasks were not re-scored ({not_rescored[benchmark.name]})"
+            verdict.unverified = (
+                f"not re-derived: its benchmark's tasks were not re-scored ({not_rescored[benchmark.name]})"
+            )
         else:
-            verdict.problems.append(f"no record entry and no re-scored task back this row (in {', '.join(where)}): a task whose provenance entry is missing, or a row added to the file")
+            verdict.problems.append(
+                f"no record entry and no re-scored task back this row (in {', '.join(where)}): a task whose provenance entry is missing, or a row added to the file"
+            )
         return verdict
     verdict.problems += _row_problems(
-        name, sections, outcome[0], "no record entry backs its row in {section}, and the re-score of the record's tasks does not give it: a task whose provenance entry is missing, a group with a task left out, or a row added to the file"
+        name,
+        sections,
+        outcome[0],
+        "no record entry backs its row in {section}, and the re-score of the record's tasks does not give it: a task whose provenance entry is missing, a group with a task left out, or a row added to the file",
     )
     if not verdict.problems:
         verdict.problems += _label_problems(name, results, outcome[0])

@@ -66,7 +66,15 @@ def _renamed(document: dict, renames: dict[str, str]) -> dict:
     return out
 
 
-def rescore(names: list[str], run: gate.Run, results: dict, tasks: list[str], scratch: Path, answers: gate.Entry | None, renames: dict[str, str] | None = None) -> tuple[dict | None, dict[str, list[dict]], str]:
+def rescore(
+    names: list[str],
+    run: gate.Run,
+    results: dict,
+    tasks: list[str],
+    scratch: Path,
+    answers: gate.Entry | None,
+    renames: dict[str, str] | None = None,
+) -> tuple[dict | None, dict[str, list[dict]], str]:
     """Score this run's samples logs of ``tasks`` (of the benchmarks ``names``) again, in one
     lmms-eval run with the ``replay`` model; judges and readers answer from the run's ``answers``
     log only. The re-scored results, samples, and the run's last output lines when it wrote no
@@ -81,7 +89,9 @@ def rescore(names: list[str], run: gate.Run, results: dict, tasks: list[str], sc
     folder = scratch / "run"
     folder.mkdir(parents=True)
     date = "20000101_000000"  # our own name for the copies: no folder text becomes a file name
-    untrusted.write_file(folder / f"{date}_results.json", json.dumps(_renamed(results, renames) if renames else results))
+    untrusted.write_file(
+        folder / f"{date}_results.json", json.dumps(_renamed(results, renames) if renames else results)
+    )
     for task in tasks:
         target = renames.get(task, task)
         if of_task(target) is None:  # only names of the installed index reach a file name or --tasks
@@ -92,7 +102,16 @@ def rescore(names: list[str], run: gate.Run, results: dict, tasks: list[str], sc
     try:
         replies = read_run([BY_NAME[name] for name in names], folder)
         files = [{"path": str(run.results.path.parent), "format": "samples", "sha256": None}]
-        proc = replay(replies, "+".join(names), replies.tasks, out, files, replies.repeats(), env=_env(answers, scratch), quiet=True)
+        proc = replay(
+            replies,
+            "+".join(names),
+            replies.tasks,
+            out,
+            files,
+            replies.repeats(),
+            env=_env(answers, scratch),
+            quiet=True,
+        )
     except PredictionsError as exc:
         return None, {}, str(exc)
     found = gate.scan(out, side_log_names()).runs
@@ -114,7 +133,9 @@ def side_logs(run: gate.Run) -> dict[str, dict[str, list[dict]]]:
     return {name: {task: read_lines(entry) for task, entry in sorted(logs.items())} for name, logs in run.side.items()}
 
 
-def rescore_all(jobs: dict[str, list[str]], run: gate.Run, results: dict, scratch: Path, answers: gate.Entry | None) -> dict[str, tuple]:
+def rescore_all(
+    jobs: dict[str, list[str]], run: gate.Run, results: dict, scratch: Path, answers: gate.Entry | None
+) -> dict[str, tuple]:
     """{benchmark: ``rescore``'s outcome}. Every benchmark in one lmms-eval run (one start-up,
     which is most of a replay's time); when that run writes no results (one benchmark's data not
     at hand stops it), each benchmark in a run of its own, as many at once as there are cores, so
@@ -127,7 +148,10 @@ def rescore_all(jobs: dict[str, list[str]], run: gate.Run, results: dict, scratc
         if together[0] is not None:
             return dict.fromkeys(names, together)
     with ThreadPoolExecutor(max_workers=max(1, min(len(jobs), os.cpu_count() or 1))) as pool:
-        pending = {name: pool.submit(rescore, [name], run, results, ready, scratch / name, answers) for name, ready in jobs.items()}
+        pending = {
+            name: pool.submit(rescore, [name], run, results, ready, scratch / name, answers)
+            for name, ready in jobs.items()
+        }
     return {name: future.result() for name, future in pending.items()}
 
 
@@ -142,7 +166,11 @@ def local_data_absent(benchmark, entries: list[dict]) -> str | None:
         return None
     state = "is not set" if not root else f"names no folder ({root})"
     recorded = sorted({str((e.get("data") or {}).get("root")) for e in entries if (e.get("data") or {}).get("root")})
-    where = f" (the run read {recorded[0]}{f' and {len(recorded) - 1} other folder(s)' if len(recorded) > 1 else ''}: that folder, or a copy of it)" if recorded else ""
+    where = (
+        f" (the run read {recorded[0]}{f' and {len(recorded) - 1} other folder(s)' if len(recorded) > 1 else ''}: that folder, or a copy of it)"
+        if recorded
+        else ""
+    )
     return f"could not be re-scored: the run read a local copy of the data and {variable} {state} here; set {variable} to that copy{where}"
 
 
@@ -153,14 +181,25 @@ def data_matches(recorded: dict, used: dict, schema: int | None = None) -> str |
         return f"the results were scored on {recorded.get('source')} data, the data at hand is {used.get('source')} ({used.get('repo') or used.get('root')})"
     if (schema or 1) >= 2 and (recorded.get("generated") or None) != (used.get("generated") or None):
         # The report and export read it to tell generated items from the release's.
-        shown = lambda g: f"generated ({g.get('generated')}, {g.get('benchmark')})" if isinstance(g, dict) else "not generated" if not g else json.dumps(g)[:60]  # noqa: E731
+        shown = lambda g: (
+            f"generated ({g.get('generated')}, {g.get('benchmark')})"
+            if isinstance(g, dict)
+            else "not generated"
+            if not g
+            else json.dumps(g)[:60]
+        )  # noqa: E731
         return f"data.generated: the record says the data was {shown(recorded.get('generated'))}, the data at hand ({used.get('variable') or used.get('repo')}) is {shown(used.get('generated'))}"
-    if recorded.get("source") == "hub" and (recorded.get("repo"), recorded.get("commit")) != (used.get("repo"), used.get("commit")):
+    if recorded.get("source") == "hub" and (recorded.get("repo"), recorded.get("commit")) != (
+        used.get("repo"),
+        used.get("commit"),
+    ):
         return f"the results were scored on {recorded.get('repo')}@{str(recorded.get('commit'))[:12]}, the hub now gives {used.get('repo')}@{str(used.get('commit'))[:12]}: another data revision"
-    if recorded.get("source") == "local" and recorded.get("fingerprint") != used.get("fingerprint") and (schema or 1) < 2:
-        return (
-            f"the results record a data fingerprint of an earlier scheme (record schema {schema or 1}: images counted by path and size), which this version cannot compare; re-run, or verify with the lmms-comparative version that wrote it"
-        )
+    if (
+        recorded.get("source") == "local"
+        and recorded.get("fingerprint") != used.get("fingerprint")
+        and (schema or 1) < 2
+    ):
+        return f"the results record a data fingerprint of an earlier scheme (record schema {schema or 1}: images counted by path and size), which this version cannot compare; re-run, or verify with the lmms-comparative version that wrote it"
     if recorded.get("source") == "local" and recorded.get("fingerprint") != used.get("fingerprint"):
         return f"the data at {used.get('root')} ({used.get('variable')}) has fingerprint {str(used.get('fingerprint'))[:12]}..., the results record {str(recorded.get('fingerprint'))[:12]}...: another copy or revision of the data"
     return None

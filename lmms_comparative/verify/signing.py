@@ -38,7 +38,9 @@ def config_dir() -> Path:
     if given:
         return Path(given)
     xdg = os.environ.get("XDG_CONFIG_HOME")
-    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path(os.path.expanduser("~")) / ".config"  # a relative XDG path is to be ignored (the spec)
+    base = (
+        Path(xdg) if xdg and os.path.isabs(xdg) else Path(os.path.expanduser("~")) / ".config"
+    )  # a relative XDG path is to be ignored (the spec)
     return base / "lmms-comparative"
 
 
@@ -63,7 +65,9 @@ def _read(path: Path) -> bytes:
             raise KeyProblem(f"{path}: the verdict key must be this user's and readable by no one else (chmod 600)")
         data = handle.read(KEY_BYTES + 1)
     if len(data) != KEY_BYTES:
-        raise KeyProblem(f"{path}: a verdict key holds {KEY_BYTES} bytes, this one {len(data)}{'+' if len(data) > KEY_BYTES else ''} (remove it: verify makes a new one)")
+        raise KeyProblem(
+            f"{path}: a verdict key holds {KEY_BYTES} bytes, this one {len(data)}{'+' if len(data) > KEY_BYTES else ''} (remove it: verify makes a new one)"
+        )
     return data
 
 
@@ -143,4 +147,6 @@ def made_here(document: dict) -> bool:
         return False
     if secret is None:
         return False
-    return hmac.compare_digest(mac.encode("ascii", "replace"), hmac.new(secret, body, hashlib.sha256).hexdigest().encode("ascii"))
+    return hmac.compare_digest(
+        mac.encode("ascii", "replace"), hmac.new(secret, body, hashlib.sha256).hexdigest().encode("ascii")
+    )

@@ -45,12 +45,20 @@ def server_run(cqa_root, hf_home, tmp_path_factory):
         requests = list(server.requests)
         (out / "server_url").write_text(server.base_url)
     results, samples = read_run(out / "results", proc)
-    return SimpleNamespace(entries=entries, failing=failing, requests=requests, results=results, samples=samples, out=out, proc=proc)
+    return SimpleNamespace(
+        entries=entries, failing=failing, requests=requests, results=results, samples=samples, out=out, proc=proc
+    )
 
 
 @pytest.mark.e2e
 def test_scores_match_the_reader_policy(server_run):
-    entries, failing, requests, results, _samples = server_run.entries, server_run.failing, server_run.requests, server_run.results, server_run.samples
+    entries, failing, requests, results, _samples = (
+        server_run.entries,
+        server_run.failing,
+        server_run.requests,
+        server_run.results,
+        server_run.samples,
+    )
     for domain in DOMAINS:
         rows, _ = expected_rows(entries, requests, failing, domain)
         row = results["results"][f"captionqa_simple_{domain}"]
@@ -63,7 +71,9 @@ def test_scores_match_the_reader_policy(server_run):
         cats = defaultdict(list)
         for r in rows:
             cats[r["category"]].append(r["score"])
-        assert {k: v["score"] for k, v in row["by_category,none"].items()} == pytest.approx({k: sum(v) / len(v) for k, v in cats.items()})
+        assert {k: v["score"] for k, v in row["by_category,none"].items()} == pytest.approx(
+            {k: sum(v) / len(v) for k, v in cats.items()}
+        )
     overall = results["groups"]["captionqa_simple"]["score,none"]
     assert overall == pytest.approx(sum(results["results"][f"captionqa_simple_{d}"]["score,none"] for d in DOMAINS) / 4)
     # 95% intervals: per domain over images (each with its questions), Overall from the domains.
@@ -104,7 +114,11 @@ def test_caption_requests_follow_caption_py(server_run):
     for body in captioning:
         text = message_text(body)
         n = len(message_images(body))
-        assert text == ("You are viewing 2 related images. Describe this image in detail." if n == 2 else "Describe this image in detail.")
+        assert text == (
+            "You are viewing 2 related images. Describe this image in detail."
+            if n == 2
+            else "Describe this image in detail."
+        )
         assert body["temperature"] == 0.7 and body["max_tokens"] == 500
     assert {s["score"]["caption"] for d in DOMAINS for s in samples[f"captionqa_simple_{d}"]} == {
         "A caption of 1 image(s): shapes on a white background.",
@@ -116,7 +130,13 @@ def test_caption_requests_follow_caption_py(server_run):
 def test_rescoring_from_the_samples_makes_no_new_call_and_agrees(server_run, cqa_root, monkeypatch):
     from lmms_comparative.benchmarks.captionqa import hooks
 
-    _entries, _failing, results, samples, out = server_run.entries, server_run.failing, server_run.results, server_run.samples, server_run.out
+    _entries, _failing, results, samples, out = (
+        server_run.entries,
+        server_run.failing,
+        server_run.results,
+        server_run.samples,
+        server_run.out,
+    )
     monkeypatch.setenv("CAPTIONQA_ROOT", str(cqa_root))
     monkeypatch.setenv("CAPTIONQA_READER_MODEL", "reader-llm")
     # The same endpoint as the run (it is part of the cache key), but its server is gone now:
@@ -129,7 +149,9 @@ def test_rescoring_from_the_samples_makes_no_new_call_and_agrees(server_run, cqa
         engine = hooks.reader_engine()
         rows, failed = hooks.qa_rows(captions, domain, engine)
         assert failed == 0 and engine.stats.calls == 0
-        assert rules.summarize(rows)["score"] == pytest.approx(results["results"][f"captionqa_simple_{domain}"]["score,none"])
+        assert rules.summarize(rows)["score"] == pytest.approx(
+            results["results"][f"captionqa_simple_{domain}"]["score,none"]
+        )
 
 
 @pytest.mark.e2e
@@ -151,7 +173,9 @@ def test_report_tables_and_radar(server_run, tmp_path):
 
     out = server_run.out
     markdown = write_report([str(out / "results")], tmp_path).read_text()
-    assert "## CaptionQA" in markdown and re.search(r"^\| vlm † \| simple \| [\d.]+ ±[\d.]+ \| [\d.]+ ±[\d.]+ \|", markdown, re.M)
+    assert "## CaptionQA" in markdown and re.search(
+        r"^\| vlm † \| simple \| [\d.]+ ±[\d.]+ \| [\d.]+ ±[\d.]+ \|", markdown, re.M
+    )
     radar = tmp_path / "captionqa_simple_natural_radar.png"
     from PIL import Image
 
@@ -184,8 +208,13 @@ def test_empty_caption_is_not_asked_and_takes_no_shuffle_draws(hf_home, tmp_path
         return make_responder(entries, set())(body)
 
     with FakeOpenAI(respond) as server:
-        env = base_env(hf_home, CAPTIONQA_ROOT=str(root), **server.judge_env("CAPTIONQA_READER"), LMMS_COMPARATIVE_LLM_CACHE="off")
-        proc = run_cli([*server.model_cli, "--tasks", "captionqa_simple", "--output_path", str(tmp_path / "r"), "--log_samples"], env=env)
+        env = base_env(
+            hf_home, CAPTIONQA_ROOT=str(root), **server.judge_env("CAPTIONQA_READER"), LMMS_COMPARATIVE_LLM_CACHE="off"
+        )
+        proc = run_cli(
+            [*server.model_cli, "--tasks", "captionqa_simple", "--output_path", str(tmp_path / "r"), "--log_samples"],
+            env=env,
+        )
         requests = list(server.requests)
     results, samples = read_run(tmp_path / "r", proc)
     assert {s["score"]["caption"] for s in samples["captionqa_simple_natural"] if s["score"]["id"] == empty_id} == {""}
@@ -203,7 +232,10 @@ def test_empty_caption_is_not_asked_and_takes_no_shuffle_draws(hf_home, tmp_path
         entry_id, q_idx = where[re.search(r"Question:\n(.*)\n", text).group(1)]
         q = entries[entry_id][q_idx]
         options = rules.choices_with_cannot(q["question"], q["choices"])
-        assert re.findall(r"^[A-Z]\. (.*)$", text, re.M) == [options[i] for i in walk[(entry_id, q_idx)]], (entry_id, q_idx)
+        assert re.findall(r"^[A-Z]\. (.*)$", text, re.M) == [options[i] for i in walk[(entry_id, q_idx)]], (
+            entry_id,
+            q_idx,
+        )
         shifted += walk[(entry_id, q_idx)] != unskipped[(entry_id, q_idx)]
         asked.add(entry_id)
     assert empty_id not in asked and len(asked) == 11
@@ -227,7 +259,16 @@ def test_walk_takes_earlier_domains_uncaptioned_sets_and_warns_when_too_late(cqa
     assert data.walk_domains(cqa_root) == ["embodiedai", "ecommerce", "document", "natural"]
 
     def items(domain, prefix, empty=(), failed=(), prompt="simple"):
-        return [{"id": f"{prefix}_{i:03d}", "domain": domain, "prompt": prompt, "caption_failed": f"{prefix}_{i:03d}" in failed, "caption_empty": f"{prefix}_{i:03d}" in empty} for i in (1, 2, 3)]
+        return [
+            {
+                "id": f"{prefix}_{i:03d}",
+                "domain": domain,
+                "prompt": prompt,
+                "caption_failed": f"{prefix}_{i:03d}" in failed,
+                "caption_empty": f"{prefix}_{i:03d}" in empty,
+            }
+            for i in (1, 2, 3)
+        ]
 
     warnings = []
     sink = logger.add(lambda m: warnings.append(str(m)), level="WARNING")
@@ -255,14 +296,33 @@ def test_the_results_file_records_the_reader_and_data_that_scored_it_never_the_k
     record = server_run.results["lmms_comparative"]
     reader = record["llm"]["CAPTIONQA_READER"]
     url = (server_run.out / "server_url").read_text()
-    assert reader["model"] == "reader-llm" and reader["backend"] == "openai" and reader["endpoint_host"] == url.split("//")[1].split("/")[0]
+    assert (
+        reader["model"] == "reader-llm"
+        and reader["backend"] == "openai"
+        and reader["endpoint_host"] == url.split("//")[1].split("/")[0]
+    )
     assert reader["temperature"] == 0 and reader["max_tokens"] == 4
     for domain in DOMAINS:
         task = record["tasks"][f"captionqa_simple_{domain}"]
         assert task["benchmark"] == "captionqa"
-        assert task["data"] == {"source": "local", "variable": "CAPTIONQA_ROOT", "root": str(cqa_root.resolve()), "fingerprint": provenance.fingerprint(cqa_root.resolve())}
-        ids = sorted({value["id"] for sample in server_run.samples[f"captionqa_simple_{domain}"] for value in sample.values() if isinstance(value, dict) and "id" in value})
-        assert {k: v for k, v in task["items"].items() if k != "order_sha256"} == {"count": len(ids), "sha256": hashlib.sha256("\n".join(ids).encode()).hexdigest()}
+        assert task["data"] == {
+            "source": "local",
+            "variable": "CAPTIONQA_ROOT",
+            "root": str(cqa_root.resolve()),
+            "fingerprint": provenance.fingerprint(cqa_root.resolve()),
+        }
+        ids = sorted(
+            {
+                value["id"]
+                for sample in server_run.samples[f"captionqa_simple_{domain}"]
+                for value in sample.values()
+                if isinstance(value, dict) and "id" in value
+            }
+        )
+        assert {k: v for k, v in task["items"].items() if k != "order_sha256"} == {
+            "count": len(ids),
+            "sha256": hashlib.sha256("\n".join(ids).encode()).hexdigest(),
+        }
     text = next((server_run.out / "results").glob("**/*_results.json")).read_text()
     assert TEST_KEY not in text
     assert not [name for name in record["settings"] if "API_KEY" in name]

@@ -35,12 +35,27 @@ def test_real_small_reader_in_process(cqa_root, hf_home, tmp_path):
             LMMS_COMPARATIVE_LLM_CACHE=str(tmp_path / "cache.sqlite"),
         )
         proc = run_cli(
-            [*server.model_cli, "--tasks", "captionqa_short_natural", "--output_path", str(tmp_path / "r"), "--log_samples"],
+            [
+                *server.model_cli,
+                "--tasks",
+                "captionqa_short_natural",
+                "--output_path",
+                str(tmp_path / "r"),
+                "--log_samples",
+            ],
             env=env,
         )
     results, samples = read_run(tmp_path / "r", proc)
     row = results["results"]["captionqa_short_natural"]
-    assert row["counts,none"] == {"images": 3, "caption_failed": 0, "caption_empty": 0, "questions": 15, "scored": 15, "reader_failed": 0, "skipped": 0}
+    assert row["counts,none"] == {
+        "images": 3,
+        "caption_failed": 0,
+        "caption_empty": 0,
+        "questions": 15,
+        "scored": 15,
+        "reader_failed": 0,
+        "skipped": 0,
+    }
     assert 0.0 <= row["score,none"] <= 1.0
     assert glob.glob(str(tmp_path / "cache.sqlite"))
 
@@ -63,7 +78,11 @@ def test_qa_on_image_tasks(cqa_root, hf_home, tmp_path):
         options = dict((m.group(2), m.group(1)) for m in re.finditer(r"^([A-Z])\. (.*)$", text, re.M))
         assert CANNOT not in options
         right = options[q["answer"]]
-        return right if mode_of(q["question"]) in ("correct", "think", "cannot") else next(v for v in options.values() if v != right)
+        return (
+            right
+            if mode_of(q["question"]) in ("correct", "think", "cannot")
+            else next(v for v in options.values() if v != right)
+        )
 
     with FakeOpenAI(respond) as server:
         proc = run_cli(
@@ -72,12 +91,20 @@ def test_qa_on_image_tasks(cqa_root, hf_home, tmp_path):
         )
         requests = list(server.requests)
     results, _ = read_run(tmp_path, proc)
-    scorable = {(e, i): q for e, qs in entries.items() for i, q in enumerate(qs) if len(q["choices"]) >= 2 and q["answer"] in q["choices"]}
+    scorable = {
+        (e, i): q
+        for e, qs in entries.items()
+        for i, q in enumerate(qs)
+        if len(q["choices"]) >= 2 and q["answer"] in q["choices"]
+    }
     assert len(requests) == len(scorable) == 60
     first_images = {}
     for domain in DOMAINS:
         for row in pq.read_table(cqa_root / "data" / f"{domain}-00000-of-00001.parquet").to_pylist():
-            first_images[row["id"]] = (len(row["images"]), Image.open(BytesIO(row["images"][0]["bytes"])).convert("RGB").tobytes())
+            first_images[row["id"]] = (
+                len(row["images"]),
+                Image.open(BytesIO(row["images"][0]["bytes"])).convert("RGB").tobytes(),
+            )
     for body in requests:
         entry_id, _ = by_question[re.search(r"Question:\n(.*)\n", message_text(body)).group(1)]
         images = message_images(body)
@@ -85,7 +112,11 @@ def test_qa_on_image_tasks(cqa_root, hf_home, tmp_path):
         assert images[0].convert("RGB").tobytes() == first_images[entry_id][1]
     for domain in DOMAINS:
         prefix = {"natural": "nat", "document": "doc", "ecommerce": "eco", "embodiedai": "emb"}[domain]
-        hits = [mode_of(q["question"]) in ("correct", "think", "cannot") for (e, _), q in scorable.items() if e.startswith(prefix)]
+        hits = [
+            mode_of(q["question"]) in ("correct", "think", "cannot")
+            for (e, _), q in scorable.items()
+            if e.startswith(prefix)
+        ]
         assert results["results"][f"captionqa_image_{domain}"]["accuracy,none"] == pytest.approx(sum(hits) / len(hits))
     group = results["groups"]["captionqa_image"]["accuracy,none"]
     assert group == pytest.approx(sum(results["results"][f"captionqa_image_{d}"]["accuracy,none"] for d in DOMAINS) / 4)
@@ -104,7 +135,11 @@ def test_two_processes_give_one_qa_pass_and_the_same_scores(cqa_root, hf_home, t
 
     entries = fixture_entries(cqa_root)
     by_question = {q["question"]: q for qs in entries.values() for q in qs}
-    empty = {Image.open(BytesIO(row["images"][0]["bytes"])).convert("RGB").tobytes() for row in pq.read_table(cqa_root / "data" / "document-00000-of-00001.parquet").to_pylist() if row["id"] == "doc_002"}
+    empty = {
+        Image.open(BytesIO(row["images"][0]["bytes"])).convert("RGB").tobytes()
+        for row in pq.read_table(cqa_root / "data" / "document-00000-of-00001.parquet").to_pylist()
+        if row["id"] == "doc_002"
+    }
 
     def respond(body):
         images = message_images(body)
@@ -118,20 +153,41 @@ def test_two_processes_give_one_qa_pass_and_the_same_scores(cqa_root, hf_home, t
     scores, shown = [], []
     for launcher in (None, "torchrun"):
         with FakeOpenAI(respond) as server:
-            env = base_env(hf_home, CAPTIONQA_ROOT=str(cqa_root), **server.judge_env("CAPTIONQA_READER"), LMMS_COMPARATIVE_LLM_CACHE="off")
+            env = base_env(
+                hf_home,
+                CAPTIONQA_ROOT=str(cqa_root),
+                **server.judge_env("CAPTIONQA_READER"),
+                LMMS_COMPARATIVE_LLM_CACHE="off",
+            )
             cmd = None
             if launcher:
                 with socket.socket() as sock:
                     sock.bind(("127.0.0.1", 0))
                     port = sock.getsockname()[1]
-                cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", str(port)]
+                cmd = [
+                    sys.executable,
+                    "-m",
+                    "torch.distributed.run",
+                    "--nproc_per_node",
+                    "2",
+                    "--master_port",
+                    str(port),
+                ]
             out = tmp_path / (launcher or "single")
             model = server.model_cli
-            proc = run_cli([*model, "--tasks", "captionqa_simple_natural,captionqa_simple_document", "--output_path", str(out)], env=env, launcher=cmd)
+            proc = run_cli(
+                [*model, "--tasks", "captionqa_simple_natural,captionqa_simple_document", "--output_path", str(out)],
+                env=env,
+                launcher=cmd,
+            )
             questions = [message_text(b) for b in server.requests if not message_images(b)]
         results, _ = read_run(out, proc)
-        assert len(questions) == len(set(questions)) == 25  # 2 domains x 3 image sets x 5 scorable questions, less doc_002's 5
+        assert (
+            len(questions) == len(set(questions)) == 25
+        )  # 2 domains x 3 image sets x 5 scorable questions, less doc_002's 5
         assert results["results"]["captionqa_simple_document"]["counts,none"]["caption_empty"] == 1
-        scores.append({t: results["results"][t]["score,none"] for t in ("captionqa_simple_natural", "captionqa_simple_document")})
+        scores.append(
+            {t: results["results"][t]["score,none"] for t in ("captionqa_simple_natural", "captionqa_simple_document")}
+        )
         shown.append(sorted(questions))
     assert scores[0] == scores[1] and shown[0] == shown[1]

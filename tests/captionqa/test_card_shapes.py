@@ -21,7 +21,11 @@ def test_a_card_of_domain_splits_gives_all_as_load_dataset_does(tmp_path):
     assert not list((root / "data").glob("all*"))  # no file of its own: the union is meant
     official = load_dataset(str(root), split="all")
     ids = list(official["id"])
-    assert [i.split("_")[0] for i in ids] == [p for d in ORDER for p in [{"ecommerce": "eco", "natural": "nat", "embodiedai": "emb", "document": "doc"}[d]] * 2]
+    assert [i.split("_")[0] for i in ids] == [
+        p
+        for d in ORDER
+        for p in [{"ecommerce": "eco", "natural": "nat", "embodiedai": "emb", "document": "doc"}[d]] * 2
+    ]
     assert [row_id for row_id, _ in data.question_table(root, "all")] == ids
     entries = [(row["id"], row["questions"]) for row in official.remove_columns(["images"])]
     assert data.permutations(root) == official_permutations(entries)

@@ -60,7 +60,13 @@ def test_scores_correct_wrong_cannot_unparsed():
     gt = rules.gt_index(choices, " red ")
     assert gt == 0
     assert rules.score_answer("B", perm, options, 3, gt)["score"] == 1.0
-    assert rules.score_answer("D", perm, options, 3, gt) == {"letter": "D", "answer": "blue", "correct": 0, "cannot": 0, "score": 0.0}
+    assert rules.score_answer("D", perm, options, 3, gt) == {
+        "letter": "D",
+        "answer": "blue",
+        "correct": 0,
+        "cannot": 0,
+        "score": 0.0,
+    }
     cannot = rules.score_answer("A", perm, options, 3, gt)
     assert cannot["cannot"] == 1 and cannot["score"] == 0.3833  # qa.py stores round(1/3 + 0.05, 4)
     assert rules.score_answer(None, perm, options, 3, gt)["score"] == 0.0
@@ -70,7 +76,10 @@ def test_scores_correct_wrong_cannot_unparsed():
 def test_permutations_walk_one_rng_and_skip_without_drawing():
     good = {"question": "What?", "choices": ["a", "b"], "answer": "a"}
     yesno = {"question": "Is it?", "choices": ["a", "b", "c"], "answer": "b"}
-    skipped = [{"question": "x", "choices": ["only"], "answer": "only"}, {"question": "y", "choices": ["a", "b"], "answer": "z"}]
+    skipped = [
+        {"question": "x", "choices": ["only"], "answer": "only"},
+        {"question": "y", "choices": ["a", "b"], "answer": "z"},
+    ]
     perms = rules.official_permutations([("e1", [good, *skipped, yesno]), ("e2", [good])])
     rng = random.Random(0)
     expected = []
@@ -90,7 +99,12 @@ def test_cannot_score_is_rounded_per_question_as_qa_py_stores_it(k, stored):
     cannot = rules.score_answer("A", [k, *range(k)], options, k, 0)
     assert cannot["score"] == stored
     # Three cannot answers of a K=3 question average 0.3833, not 0.38333...
-    assert rules.summarize([{**rules.score_answer("A", [3, 0, 1, 2], rules.choices_with_cannot("Which?", ["a", "b", "c"]), 3, 0)}] * 3)["score"] == 0.3833
+    assert (
+        rules.summarize(
+            [{**rules.score_answer("A", [3, 0, 1, 2], rules.choices_with_cannot("Which?", ["a", "b", "c"]), 3, 0)}] * 3
+        )["score"]
+        == 0.3833
+    )
 
 
 def test_an_uncaptioned_image_set_takes_no_shuffle_draws():
@@ -110,7 +124,10 @@ def test_an_uncaptioned_image_set_takes_no_shuffle_draws():
 
 def test_qa_prompt_layout():
     prompt = prompts.build_qa_prompt("A red car.", "What colour?", ["red", "blue", rules.CANNOT_ANSWER])
-    assert prompt == "Caption:\nA red car.\n\nQuestion:\nWhat colour?\n\nOptions:\nA. red\nB. blue\nC. Cannot answer from the caption\n\nAnswer:"
+    assert (
+        prompt
+        == "Caption:\nA red car.\n\nQuestion:\nWhat colour?\n\nOptions:\nA. red\nB. blue\nC. Cannot answer from the caption\n\nAnswer:"
+    )
 
 
 def test_summary_and_categories():
@@ -128,8 +145,15 @@ def test_summary_and_categories():
 
 def test_caption_prompts():
     assert caption_prompt("simple", 1) == "Describe this image in detail."
-    assert caption_prompt("short", 2) == "You are viewing 2 related images. Write a very short caption for the given image."
-    tax = {"Attribute": {"Color": None, "State": ["open", "closed"]}, "Spatial": {"Relationship": {"Orientation": ["tilted"], "Containment": None}}, "Flat": None}
+    assert (
+        caption_prompt("short", 2)
+        == "You are viewing 2 related images. Write a very short caption for the given image."
+    )
+    tax = {
+        "Attribute": {"Color": None, "State": ["open", "closed"]},
+        "Spatial": {"Relationship": {"Orientation": ["tilted"], "Containment": None}},
+        "Flat": None,
+    }
     text = taxonomy_prompt(tax)
     assert text.splitlines() == [
         "Describe this image from the following perspectives. Skip if no information applies to the specific aspect.",

@@ -24,13 +24,17 @@ def test_lmms_eval_lists_our_tasks_without_include_path(hf_home):
     # LMMS_COMPARATIVE_OUR_TASKS_ONLY (what score and verify set): our tasks, none of lmms-eval's.
     proc = run_cli(["--tasks", "list"], env=base_env(hf_home, LMMS_COMPARATIVE_OUR_TASKS_ONLY="1"))
     listed = proc.stdout + proc.stderr
-    assert all(f" - {name}\n" in listed for name in ["subtlebench", *SUBTLEBENCH_TASKS, "captionqa_simple", "vidi_granular"]), listed[-2000:]
+    assert all(
+        f" - {name}\n" in listed for name in ["subtlebench", *SUBTLEBENCH_TASKS, "captionqa_simple", "vidi_granular"]
+    ), listed[-2000:]
     assert " - mme\n" not in listed
 
 
 @pytest.mark.e2e
 def test_include_path_fallback_prints_a_folder_lmms_eval_accepts(hf_home):
-    printed = subprocess.run([sys.executable, "-m", "lmms_comparative", "include-path"], capture_output=True, text=True, check=True).stdout.strip()
+    printed = subprocess.run(
+        [sys.executable, "-m", "lmms_comparative", "include-path"], capture_output=True, text=True, check=True
+    ).stdout.strip()
     assert printed == yaml_dir() and Path(printed, "subtlebench", "yaml", "subtlebench_sp.yaml").is_file()
     # With the automatic hook switched off, the documented --include-path route still finds the tasks.
     env = base_env(hf_home, LMMS_COMPARATIVE_NO_TASK_HOOK="1", **FULL_INDEX)
@@ -44,7 +48,17 @@ def _random_run(root: Path, out: Path, hf_home: Path, launcher=None, tasks="subt
     """A baseline run with our folder indexed alone (the runs of a user's full index are in
     test_lmms_eval_lists_our_tasks_without_include_path, the include-path tests and the docs' blocks)."""
     proc = run_cli(
-        ["--model", "random_choice", "--model_args", "seed=7", "--tasks", tasks, "--output_path", str(out), "--log_samples"],
+        [
+            "--model",
+            "random_choice",
+            "--model_args",
+            "seed=7",
+            "--tasks",
+            tasks,
+            "--output_path",
+            str(out),
+            "--log_samples",
+        ],
         env=base_env(hf_home, SUBTLEBENCH_ROOT=str(root)),
         launcher=launcher,
     )
@@ -77,7 +91,15 @@ def _free_port() -> int:
 
 @pytest.mark.e2e
 def test_two_processes_give_the_same_scores_as_one(single_process, subtlebench_root, hf_home, tmp_path):
-    launcher = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", str(_free_port())]
+    launcher = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--nproc_per_node",
+        "2",
+        "--master_port",
+        str(_free_port()),
+    ]
     proc = _random_run(subtlebench_root, tmp_path, hf_home, launcher=launcher)
     results2, samples2 = read_run(tmp_path, proc)
     assert "Running on rank 1" in proc.stdout + proc.stderr  # the work really was split over two processes
@@ -107,19 +129,30 @@ def test_the_results_file_says_what_produced_it(single_process, subtlebench_root
     results, samples = single_process
     record = results["lmms_comparative"]
     assert record["package"]["version"] == __version__
-    assert record["lmms_eval"] == importlib.metadata.version("lmms-eval") and record["python"] == platform.python_version()
+    assert (
+        record["lmms_eval"] == importlib.metadata.version("lmms-eval") and record["python"] == platform.python_version()
+    )
     assert record["libraries"]["datasets"] == importlib.metadata.version("datasets")
     assert record["settings"]["SUBTLEBENCH_ROOT"] == str(subtlebench_root)
     assert record["seeds"]["random_seed"] == results["config"]["random_seed"]
     assert record["llm"] == {}  # nothing judged: no judge settings
     assert set(record["tasks"]) == set(SUBTLEBENCH_TASKS)  # the group itself is no task
-    data = {"source": "local", "variable": "SUBTLEBENCH_ROOT", "root": str(subtlebench_root.resolve()), "fingerprint": provenance.fingerprint(subtlebench_root.resolve())}
+    data = {
+        "source": "local",
+        "variable": "SUBTLEBENCH_ROOT",
+        "root": str(subtlebench_root.resolve()),
+        "fingerprint": provenance.fingerprint(subtlebench_root.resolve()),
+    }
     for task in SUBTLEBENCH_TASKS:
         entry = record["tasks"][task]
         assert entry["benchmark"] == "subtlebench" and entry["data"] == data
         keys = sorted(s["accuracy"]["item_id"] for s in samples[task])
         in_doc_order = [s["accuracy"]["item_id"] for s in sorted(samples[task], key=lambda s: s["doc_id"])]
-        assert entry["items"] == {"count": len(keys), "sha256": hashlib.sha256("\n".join(keys).encode()).hexdigest(), "order_sha256": hashlib.sha256("\n".join(in_doc_order).encode()).hexdigest()}
+        assert entry["items"] == {
+            "count": len(keys),
+            "sha256": hashlib.sha256("\n".join(keys).encode()).hexdigest(),
+            "order_sha256": hashlib.sha256("\n".join(in_doc_order).encode()).hexdigest(),
+        }
         assert len(entry["prompts"]) == 64
 
 
@@ -141,26 +174,39 @@ def test_readme_demo_runs_offline_on_synthetic_pairs(hf_home, tmp_path):
     guess, _ = read_run(tmp_path / "results" / "random_choice", proc)
     pixels, _ = read_run(tmp_path / "results" / "pixel_diff", proc)
     for task in tasks:
-        assert guess["results"][task]["counts,none"]["n"] == 45 and guess["results"][task]["counts,none"]["unparsed"] == 0
+        assert (
+            guess["results"][task]["counts,none"]["n"] == 45 and guess["results"][task]["counts,none"]["unparsed"] == 0
+        )
         # In percent, as the README says them (25%, 50% for quantity): chance, then each baseline's accuracy.
         printed = re.search(rf"^{task}\s+45\s+(\d+)%\s+([\d.]+)%\s+([\d.]+)%$", proc.stdout, re.M)
         assert printed, proc.stdout[-2000:]
         assert printed.group(1) == ("50" if task == "subtlebench_qn" else "25")
         assert float(printed.group(2)) == pytest.approx(100 * guess["results"][task]["accuracy,none"], abs=0.05)
         assert float(printed.group(3)) == pytest.approx(100 * pixels["results"][task]["accuracy,none"], abs=0.05)
-    assert guess["results"]["subtlebench_qn"]["chance,none"] == 0.5 and guess["results"]["subtlebench_ex"]["chance,none"] == 0.25
+    assert (
+        guess["results"]["subtlebench_qn"]["chance,none"] == 0.5
+        and guess["results"]["subtlebench_ex"]["chance,none"] == 0.25
+    )
     # Each run verified in this process before the report (one line each), so the report shows PASS, not "not verified".
     for model in ("random_choice", "pixel_diff"):
-        assert re.search(rf"^verify results/{model}: PASS \(\d+ tasks and groups re-scored from the samples\)$", proc.stdout, re.M), proc.stdout[-3000:]
-    assert [r["verify"].split(" (")[0] for r in json.loads((tmp_path / "report" / "report.json").read_text())["runs"]] == ["PASS", "PASS"]
+        assert re.search(
+            rf"^verify results/{model}: PASS \(\d+ tasks and groups re-scored from the samples\)$", proc.stdout, re.M
+        ), proc.stdout[-3000:]
+    assert [
+        r["verify"].split(" (")[0] for r in json.loads((tmp_path / "report" / "report.json").read_text())["runs"]
+    ] == ["PASS", "PASS"]
     assert "not verified" not in (tmp_path / "report" / "report.md").read_text()
     # The pixel heuristic reads these synthetic differences: far above chance on the types it models.
     pixel_mean = sum(pixels["results"][t]["accuracy,none"] for t in tasks) / 5
     chance_mean = sum(guess["results"][t]["chance,none"] for t in tasks) / 5
     assert pixel_mean > chance_mean + 0.3
     # The page to open is said first: index.html, then the Markdown.
-    said = [line for line in proc.stdout.splitlines() if line.lstrip().startswith(("report: ", str(tmp_path / "report")))]
-    assert said[0].startswith(f"report: {tmp_path / 'report' / 'index.html'} (open it in a browser") and said[1].strip().startswith(str(tmp_path / "report" / "report.md")), said
+    said = [
+        line for line in proc.stdout.splitlines() if line.lstrip().startswith(("report: ", str(tmp_path / "report")))
+    ]
+    assert said[0].startswith(f"report: {tmp_path / 'report' / 'index.html'} (open it in a browser") and said[
+        1
+    ].strip().startswith(str(tmp_path / "report" / "report.md")), said
     _check_demo_report(tmp_path)
     # A second demo into the same folder replaces the first one's files: one run per baseline in
     # the report and its chart, not two; a file the demo did not write is left alone.
@@ -194,9 +240,14 @@ def _check_demo_report(out: Path) -> None:
             assert item["answer"] != original[key]["answer"] and item["answer_text"] != original[key]["answer_text"]
         consistent = sum(swapped[k]["picked"] != original[k]["picked"] for k in swapped) / len(swapped)
         acc_swapped = results["results"]["subtlebench_swap"]["accuracy,none"]
-        row = re.search(rf"^\| {model} † \| all \| 45 \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \|", markdown, re.M)  # † generated items
+        row = re.search(
+            rf"^\| {model} † \| all \| 45 \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \|", markdown, re.M
+        )  # † generated items
         assert row, markdown
-        assert [float(v) for v in row.groups()] == pytest.approx([results["results"]["subtlebench_qn"]["accuracy,none"] * 100, acc_swapped * 100, consistent * 100], abs=0.051)
+        assert [float(v) for v in row.groups()] == pytest.approx(
+            [results["results"]["subtlebench_qn"]["accuracy,none"] * 100, acc_swapped * 100, consistent * 100],
+            abs=0.051,
+        )
         # Heatmaps: every item lands in one cell, and the cells add up to the task's accuracy.
         for task in ("subtlebench_at", "subtlebench_sp", "subtlebench_ex", "subtlebench_qn", "subtlebench_vp"):
             items = [s["accuracy"] for s in samples[task]]
@@ -208,8 +259,14 @@ def _check_demo_report(out: Path) -> None:
     # The item browser lists items as numbers count: ..._2 before ..._10 (text order put _10 first).
     index = json.loads((out / "report" / "items" / "index.js").read_text().split("=", 1)[1].rstrip().rstrip(";"))
     chunk = (out / "report" / "items" / "chunk_00000.js").read_text()
-    keys = [r["key"] for r in json.loads(chunk[chunk.index(", ") + 2 : chunk.rindex(");")]) if r["task"] == "subtlebench_at"]
-    assert len(keys) == 45 and [int(k.rsplit("_", 1)[1]) for k in keys] == sorted(int(k.rsplit("_", 1)[1]) for k in keys) and index["rows"]
+    keys = [
+        r["key"] for r in json.loads(chunk[chunk.index(", ") + 2 : chunk.rindex(");")]) if r["task"] == "subtlebench_at"
+    ]
+    assert (
+        len(keys) == 45
+        and [int(k.rsplit("_", 1)[1]) for k in keys] == sorted(int(k.rsplit("_", 1)[1]) for k in keys)
+        and index["rows"]
+    )
     pixel_results, _ = read_run(out / "results" / "pixel_diff")
     assert pixel_results["results"]["subtlebench_swap"]["accuracy,none"] == 1.0  # it reads the images, in either order
     _nontrivial_png(out / "report" / "subtlebench_synthetic_difficulty.png")
@@ -220,9 +277,12 @@ def _check_demo_report(out: Path) -> None:
     assert "**What next.**" in markdown and "--tasks subtlebench --output_path results/" in markdown
     # Beside the paper's models, the synthetic runs are marked and the footnote says why.
     paper = markdown.split("your runs among the paper's models", 1)[1]
-    assert re.search(r"^\| \*\*pixel_diff\*\* † \| ", paper, re.M) and "- `pixel_diff`: not the release: 225 items made by lmms-comparative synthetic" in paper
+    assert (
+        re.search(r"^\| \*\*pixel_diff\*\* † \| ", paper, re.M)
+        and "- `pixel_diff`: not the release: 225 items made by lmms-comparative synthetic" in paper
+    )
     from lmms_comparative.benchmarks.subtlebench.charts import subtlebench_figure
-    from lmms_comparative.report.runs import load_runs
+    from lmms_comparative.report.run_folders import load_runs
 
     runs = load_runs([str(out / "results" / m) for m in ("random_choice", "pixel_diff")])
     figure = subtlebench_figure(runs)
@@ -241,9 +301,15 @@ def _check_demo_report(out: Path) -> None:
 
     heatmaps = heatmap_figure(runs)
     ticks = [t for ax in heatmaps.axes for t in ax.get_xticklabels() + ax.get_yticklabels()]
-    assert ticks and min(t.get_fontsize() for t in ticks) >= 10 and min(ax.xaxis.label.get_fontsize() for ax in heatmaps.axes) >= 10
+    assert (
+        ticks
+        and min(t.get_fontsize() for t in ticks) >= 10
+        and min(ax.xaxis.label.get_fontsize() for ax in heatmaps.axes) >= 10
+    )
     assert not [t.get_text() for t in ticks if "–" in t.get_text() and len(set(t.get_text().split("–"))) == 1]
-    assert {ax.get_ylabel() for ax in heatmaps.axes} >= {"object size (px)"} and heatmaps.get_figwidth() * heatmaps.dpi <= 1000
+    assert {ax.get_ylabel() for ax in heatmaps.axes} >= {
+        "object size (px)"
+    } and heatmaps.get_figwidth() * heatmaps.dpi <= 1000
 
 
 def _nontrivial_png(path: Path) -> None:
@@ -259,11 +325,19 @@ def test_report_tables_and_chart_from_two_baseline_runs(subtlebench_root, hf_hom
     from lmms_comparative.cli import main
 
     for model in ("random_choice", "pixel_diff"):
-        run_cli(["--model", model, "--tasks", "subtlebench", "--output_path", str(tmp_path / model), "--log_samples"], env=base_env(hf_home, SUBTLEBENCH_ROOT=str(subtlebench_root)))
-    assert main(["report", str(tmp_path / "random_choice"), str(tmp_path / "pixel_diff"), "-o", str(tmp_path / "report")]) == 0
+        run_cli(
+            ["--model", model, "--tasks", "subtlebench", "--output_path", str(tmp_path / model), "--log_samples"],
+            env=base_env(hf_home, SUBTLEBENCH_ROOT=str(subtlebench_root)),
+        )
+    assert (
+        main(["report", str(tmp_path / "random_choice"), str(tmp_path / "pixel_diff"), "-o", str(tmp_path / "report")])
+        == 0
+    )
     markdown = (tmp_path / "report" / "report.md").read_text()
     results, samples = read_run(tmp_path / "random_choice")
-    row = re.search(r"^\| random_choice † \| (.*) \|$", markdown, re.M).group(1).split(" | ")  # † a fixture: 4 items a type
+    row = (
+        re.search(r"^\| random_choice † \| (.*) \|$", markdown, re.M).group(1).split(" | ")
+    )  # † a fixture: 4 items a type
     assert len(row) == 11  # ten types and AVG
     avg = results["groups"]["subtlebench"]["accuracy,none"] * 100
     assert row[-1].startswith(f"{avg:.1f} ±")
@@ -276,6 +350,11 @@ def test_fixture_prints_an_absolute_root_and_the_usage_names_every_benchmark(tmp
     from helpers import run_tool
 
     proc = run_tool("fixture", "compbench", "cbdata", cwd=tmp_path)
-    assert proc.returncode == 0 and proc.stdout.strip() == f"COMPBENCH_ROOT={(tmp_path / 'cbdata').resolve()}", proc.stdout + proc.stderr
+    assert proc.returncode == 0 and proc.stdout.strip() == f"COMPBENCH_ROOT={(tmp_path / 'cbdata').resolve()}", (
+        proc.stdout + proc.stderr
+    )
     usage = run_tool("--help", cwd=tmp_path).stdout
-    assert "lmms-comparative fixture BENCHMARK DIR" in usage and all(name in usage.split("fixture BENCHMARK DIR", 1)[1].split("lmms-comparative demo", 1)[0] for name in ("subtlebench", "captionqa", "compbench", "vidi", "vlm2bench"))
+    assert "lmms-comparative fixture BENCHMARK DIR" in usage and all(
+        name in usage.split("fixture BENCHMARK DIR", 1)[1].split("lmms-comparative demo", 1)[0]
+        for name in ("subtlebench", "captionqa", "compbench", "vidi", "vlm2bench")
+    )

@@ -39,7 +39,11 @@ def authors_procedure(root: Path, layout: str) -> dict[str, list[dict]]:
     which the published *_test.json files are reproduced."""
 
     def load(label):
-        path = root / "annotations" / f"{label}.json" if layout == "release" else root / "Labeled_data" / label / data.PRERELEASE_FILES[label]
+        path = (
+            root / "annotations" / f"{label}.json"
+            if layout == "release"
+            else root / "Labeled_data" / label / data.PRERELEASE_FILES[label]
+        )
         return [i for i in json.loads(path.read_text()) if i]
 
     runs = [
@@ -62,12 +66,17 @@ def authors_procedure(root: Path, layout: str) -> dict[str, list[dict]]:
         for label in run:
             records = load(label)
             if label in ("st_label", "vaw_label"):
-                parts = {"attribute": [r for r in records if r["type"] in ["Size", "Color", "Pattern", "Texture", "Shape"]], "state": [r for r in records if r["type"] == "State"]}
+                parts = {
+                    "attribute": [r for r in records if r["type"] in ["Size", "Color", "Pattern", "Texture", "Shape"]],
+                    "state": [r for r in records if r["type"] == "State"],
+                }
             else:
                 parts = {None: records}
             for part, items in parts.items():
                 random.shuffle(items)
-                column = next(c for c, col in data.COLUMN_BY_TASK.items() if col.label == label and col.type_filter == part)
+                column = next(
+                    c for c, col in data.COLUMN_BY_TASK.items() if col.label == label and col.type_filter == part
+                )
                 test[column] = items[: int(len(items) * 0.8)]
     return test
 
@@ -85,12 +94,18 @@ def _doc_key(doc: dict) -> str:
 
 @pytest.fixture(scope="module")
 def roots(tmp_path_factory) -> dict[str, Path]:
-    return {layout: build_compbench(tmp_path_factory.mktemp(f"cb_{layout}"), layout=layout) for layout in ("release", "prerelease")}
+    return {
+        layout: build_compbench(tmp_path_factory.mktemp(f"cb_{layout}"), layout=layout)
+        for layout in ("release", "prerelease")
+    }
 
 
 @pytest.fixture(scope="module")
 def large_roots(tmp_path_factory) -> dict[str, Path]:
-    return {layout: build_compbench(tmp_path_factory.mktemp(f"cbl_{layout}"), per_source=12, layout=layout) for layout in ("release", "prerelease")}
+    return {
+        layout: build_compbench(tmp_path_factory.mktemp(f"cbl_{layout}"), per_source=12, layout=layout)
+        for layout in ("release", "prerelease")
+    }
 
 
 @pytest.mark.parametrize("layout", ["release", "prerelease"])
@@ -101,12 +116,16 @@ def test_split_is_the_authors_procedure(large_roots, layout, monkeypatch):
     for column in COLUMNS:
         docs = data.column_docs(column, "test")
         assert [_doc_key(d) for d in docs] == [_key(r) for r in expected[column]], column  # records and order
-        assert [d["answer"] for d in docs] == [str(r.get("answer", r.get("Answeer", r.get("Answer")))) for r in expected[column]]
+        assert [d["answer"] for d in docs] == [
+            str(r.get("answer", r.get("Answeer", r.get("Answer")))) for r in expected[column]
+        ]
     # the runs matter: FER-2013 follows Fashionpedia in one random stream, VAW follows MIT-States
     random.seed(30)
     alone = [i for i in json.loads(data.annotation_file(root, "fer2013_label").read_text()) if i]
     random.shuffle(alone)
-    assert [_key(r) for r in alone[: int(len(alone) * 0.8)]] != [_doc_key(d) for d in data.column_docs("emotion_fer2013", "test")]
+    assert [_key(r) for r in alone[: int(len(alone) * 0.8)]] != [
+        _doc_key(d) for d in data.column_docs("emotion_fer2013", "test")
+    ]
 
 
 def test_split_sizes_and_the_records_in_neither_split(roots, monkeypatch):
@@ -157,10 +176,15 @@ def test_prerelease_records_read_as_release_ones(roots, monkeypatch):
     docs = {}
     for layout, root in roots.items():
         monkeypatch.setenv("COMPBENCH_ROOT", str(root))
-        docs[layout] = {c: data.column_docs(c, "test") for c in ("existence_magicbrush", "existence_spotdiff", "temporality_soccernet", "quality_qbench2")}
+        docs[layout] = {
+            c: data.column_docs(c, "test")
+            for c in ("existence_magicbrush", "existence_spotdiff", "temporality_soccernet", "quality_qbench2")
+        }
     for column in docs["release"]:
         release, pre = docs["release"][column], docs["prerelease"][column]
-        assert [(_doc_key(d), d["answer"], d["options"]) for d in release] == [(_doc_key(d), d["answer"], d["options"]) for d in pre], column
+        assert [(_doc_key(d), d["answer"], d["options"]) for d in release] == [
+            (_doc_key(d), d["answer"], d["options"]) for d in pre
+        ], column
         assert all(Path(p).is_file() for d in pre for p in d["images"])
 
 
@@ -168,7 +192,10 @@ def test_prerelease_records_read_as_release_ones(roots, monkeypatch):
 def test_missing_annotation_file_is_named(hf_home, tmp_path):
     root = build_compbench(tmp_path / "cb")
     (root / "annotations" / "depth_label.json").unlink()
-    proc = run_cli(["--model", "random_choice", "--tasks", "compbench_spatiality_nyudepth", "--output_path", str(tmp_path / "o")], env=base_env(hf_home, COMPBENCH_ROOT=str(root)))
+    proc = run_cli(
+        ["--model", "random_choice", "--tasks", "compbench_spatiality_nyudepth", "--output_path", str(tmp_path / "o")],
+        env=base_env(hf_home, COMPBENCH_ROOT=str(root)),
+    )
     assert not list((tmp_path / "o").glob("**/*_results.json"))
     assert "no annotation file for 'depth_label'" in proc.stdout + proc.stderr
 
@@ -233,7 +260,14 @@ def cb_run(roots, hf_home, tmp_path_factory):
     out = tmp_path_factory.mktemp("cb_run")
     with FakeOpenAI(make_responder(records)) as server:
         proc = run_cli(
-            [*server.model_cli, "--tasks", "compbench,compbench_pair_quantity_vqav2,compbench_pair_quality_qbench2", "--output_path", str(out), "--log_samples"],
+            [
+                *server.model_cli,
+                "--tasks",
+                "compbench,compbench_pair_quantity_vqav2,compbench_pair_quality_qbench2",
+                "--output_path",
+                str(out),
+                "--log_samples",
+            ],
             env=base_env(hf_home, COMPBENCH_ROOT=str(root)),
         )
         requests = list(server.requests)
@@ -250,10 +284,16 @@ def test_every_column_scores_the_test_split_as_the_authors(cb_run, roots):
         want = [expected_correct(r, column) for r in test[column]]
         assert row["counts,none"]["n"] == len(test[column]), column
         assert row["accuracy,none"] == pytest.approx(sum(want) / len(want)), column
-        assert sorted(s["accuracy"]["uid"] for s in samples[f"compbench_{column}"]) == sorted(f"{column}:{i}" for i in range(len(want)))
+        assert sorted(s["accuracy"]["uid"] for s in samples[f"compbench_{column}"]) == sorted(
+            f"{column}:{i}" for i in range(len(want))
+        )
     group = results["groups"]["compbench"]
-    assert group["accuracy,none"] == pytest.approx(sum(results["results"][f"compbench_{c}"]["accuracy,none"] for c in COLUMNS) / 16)
-    assert results["results"]["compbench_emotion_celeba"]["counts,none"]["unparsed"] == sum(mode_of(_key(r)) in ("garbage", "lower") for r in test["emotion_celeba"])
+    assert group["accuracy,none"] == pytest.approx(
+        sum(results["results"][f"compbench_{c}"]["accuracy,none"] for c in COLUMNS) / 16
+    )
+    assert results["results"]["compbench_emotion_celeba"]["counts,none"]["unparsed"] == sum(
+        mode_of(_key(r)) in ("garbage", "lower") for r in test["emotion_celeba"]
+    )
 
 
 @pytest.mark.e2e
@@ -297,18 +337,27 @@ def test_inputs_merged_by_default_and_paired_in_the_variant(cb_run):
 def test_prerelease_layout_full_set_through_the_cli(roots, hf_home, tmp_path):
     root = roots["prerelease"]
     out = tmp_path / "o"
-    proc = run_cli(["--model", "random_choice", "--tasks", "compbench_full", "--output_path", str(out), "--log_samples"], env=base_env(hf_home, COMPBENCH_ROOT=str(root)))
+    proc = run_cli(
+        ["--model", "random_choice", "--tasks", "compbench_full", "--output_path", str(out), "--log_samples"],
+        env=base_env(hf_home, COMPBENCH_ROOT=str(root)),
+    )
     results, samples = read_run(out, proc)
     for column in COLUMNS:
         label = data.COLUMN_BY_TASK[column].label
-        records = [r for r in json.loads((root / "Labeled_data" / label / data.PRERELEASE_FILES[label]).read_text()) if r]
+        records = [
+            r for r in json.loads((root / "Labeled_data" / label / data.PRERELEASE_FILES[label]).read_text()) if r
+        ]
         if label in ("st_label", "vaw_label"):
-            records = [r for r in records if (r["type"] == "State") == column.startswith("state") and r["type"] != "None"]
+            records = [
+                r for r in records if (r["type"] == "State") == column.startswith("state") and r["type"] != "None"
+            ]
         assert results["results"][f"compbench_full_{column}"]["counts,none"]["n"] == len(records), column
         answers = [str(r.get("answer", r.get("Answeer", r.get("Answer")))) for r in records]
         if data.COLUMN_BY_TASK[column].kind in ("options", "qbench"):
             answers = [normalize_option(a) for a in answers]
-        assert [s["accuracy"]["answer"] for s in sorted(samples[f"compbench_full_{column}"], key=lambda s: s["doc_id"])] == answers, column
+        assert [
+            s["accuracy"]["answer"] for s in sorted(samples[f"compbench_full_{column}"], key=lambda s: s["doc_id"])
+        ] == answers, column
 
 
 @pytest.mark.e2e

@@ -58,8 +58,20 @@ def _cub(root: Path, suffix: str = "") -> Path:
 
 
 def test_the_fixture_folder_holds_the_authors_files(pre):
-    assert sorted(p.name for p in (pre / "Labeled_data" / "cub_label").glob("*.json")) == [f"{CUB}.json", f"{CUB}_test.json", f"{CUB}_val.json", "CUB_0_200.json"]
-    assert sorted(p.name for p in (pre / "Labeled_data" / "vaw_label").glob("*.json")) == [f"{VAW}.json", f"{VAW}_att_test.json", f"{VAW}_att_val.json", f"{VAW}_state_test.json", f"{VAW}_state_val.json", "vaw_0_626.json"]
+    assert sorted(p.name for p in (pre / "Labeled_data" / "cub_label").glob("*.json")) == [
+        f"{CUB}.json",
+        f"{CUB}_test.json",
+        f"{CUB}_val.json",
+        "CUB_0_200.json",
+    ]
+    assert sorted(p.name for p in (pre / "Labeled_data" / "vaw_label").glob("*.json")) == [
+        f"{VAW}.json",
+        f"{VAW}_att_test.json",
+        f"{VAW}_att_val.json",
+        f"{VAW}_state_test.json",
+        f"{VAW}_state_val.json",
+        "vaw_0_626.json",
+    ]
 
 
 def test_several_json_files_pick_the_authors_annotation_file(pre):
@@ -67,7 +79,10 @@ def test_several_json_files_pick_the_authors_annotation_file(pre):
     assert files.annotation == _cub(pre)
     assert files.tests == {"all": _cub(pre, "_test")} and files.vals == {"all": _cub(pre, "_val")}
     vaw = data.source_files(pre, "vaw_label")
-    assert vaw.annotation.name == f"{VAW}.json" and {k: p.name for k, p in vaw.tests.items()} == {"attribute": f"{VAW}_att_test.json", "state": f"{VAW}_state_test.json"}
+    assert vaw.annotation.name == f"{VAW}.json" and {k: p.name for k, p in vaw.tests.items()} == {
+        "attribute": f"{VAW}_att_test.json",
+        "state": f"{VAW}_state_test.json",
+    }
     # the full set is the annotation file's, not the part's
     assert len(data.column_docs("attribute_cub", "full")) == 12
 
@@ -79,7 +94,9 @@ def test_an_annotation_file_of_another_name_is_found_by_its_test_file(pre):
     for suffix in ("", "_test", "_val"):
         _cub(pre, suffix).rename(folder / f"cub_reverified{suffix}.json")
     files = data.source_files(pre, "cub_label")
-    assert files.annotation == folder / "cub_reverified.json" and files.tests["all"] == folder / "cub_reverified_test.json"
+    assert (
+        files.annotation == folder / "cub_reverified.json" and files.tests["all"] == folder / "cub_reverified_test.json"
+    )
 
 
 def test_a_release_folder_with_one_json_file_is_read(tmp_path, monkeypatch):
@@ -98,8 +115,14 @@ def test_an_unknown_set_of_files_lists_them_and_the_names_accepted(pre):
     with pytest.raises(DataError) as err:
         data.column_docs("spatiality_nyudepth", "test")
     message = str(err.value)
-    assert str(folder) in message and "holds 3 JSON files (Checked_Depth_0_265.json, depth_new.json, depth_new_val.json)" in message
-    assert "depth_0_529_rebalanced.json (the authors' name), depth_label.json" in message and "<file>_test.json beside it" in message
+    assert (
+        str(folder) in message
+        and "holds 3 JSON files (Checked_Depth_0_265.json, depth_new.json, depth_new_val.json)" in message
+    )
+    assert (
+        "depth_0_529_rebalanced.json (the authors' name), depth_label.json" in message
+        and "<file>_test.json beside it" in message
+    )
 
 
 def test_the_val_file_and_parts_alone_are_not_an_annotation_file(pre):
@@ -119,7 +142,9 @@ def test_the_fixture_test_file_is_the_rebuilt_split(pre, warnings):
     but the count one."""
     for task, part in (("attribute_cub", ""), ("attribute_vaw", "_att"), ("state_vaw", "_state")):
         label = data.COLUMN_BY_TASK[task].label
-        test = json.loads((pre / "Labeled_data" / label / f"{data.PRERELEASE_FILES[label][:-5]}{part}_test.json").read_text())
+        test = json.loads(
+            (pre / "Labeled_data" / label / f"{data.PRERELEASE_FILES[label][:-5]}{part}_test.json").read_text()
+        )
         assert _doc_tags(data.column_docs(task, "test")) == [_tag(r) for r in test], task
         assert [_tag(r) for _, r in data.rebuilt_split(pre, data.COLUMN_BY_TASK[task])] == [_tag(r) for r in test], task
     assert not [m for m in warnings if "differs" in m or "not in" in m]
@@ -137,7 +162,11 @@ def test_the_test_file_is_scored_and_a_differing_rebuild_warns_with_the_count(pr
     assert [d["answer"] for d in docs] == [r["answer"] for r in test]
     assert [d["uid"] for d in docs] == [f"attribute_cub:{i}" for i in range(7)]
     (warning,) = [m for m in warnings if "rebuilt" in m]
-    assert "attribute_cub" in warning and f"{CUB}_test.json in 6 record(s): 2 of the test file's 7 are not in the rebuilt split, 4 of the rebuilt split's 9 are not in the test file" in warning
+    assert (
+        "attribute_cub" in warning
+        and f"{CUB}_test.json in 6 record(s): 2 of the test file's 7 are not in the rebuilt split, 4 of the rebuilt split's 9 are not in the test file"
+        in warning
+    )
 
 
 def test_test_records_are_matched_to_the_annotation_records(pre, warnings):
@@ -149,7 +178,11 @@ def test_test_records_are_matched_to_the_annotation_records(pre, warnings):
     records = data.column_records(pre, data.COLUMN_BY_TASK["attribute_cub"], "test")
     assert records[0][0] == f"{_cub(pre, '_test')}[0]" and records[0][1]["question"] == stranger["question"]
     assert all(where.startswith(f"{_cub(pre)}[") for where, _ in records[1:])
-    assert any(f"attribute_cub: 1 of the {len(test)} records of the authors' test file {CUB}_test.json are not in {CUB}.json" in m for m in warnings)
+    assert any(
+        f"attribute_cub: 1 of the {len(test)} records of the authors' test file {CUB}_test.json are not in {CUB}.json"
+        in m
+        for m in warnings
+    )
 
 
 def test_only_the_state_test_file_changes_only_the_state_column(pre, warnings):
@@ -168,7 +201,9 @@ def test_the_test_file_alone_is_used(pre, warnings):
     _cub(pre).unlink()
     assert data.source_files(pre, "cub_label").annotation is None
     assert _doc_tags(data.column_docs("attribute_cub", "test")) == [_tag(r) for r in test]
-    assert _doc_tags(data.column_docs("attribute_cub", "full")) == [_tag(r) for r in test + val]  # the authors' split covers every record
+    assert _doc_tags(data.column_docs("attribute_cub", "full")) == [
+        _tag(r) for r in test + val
+    ]  # the authors' split covers every record
     assert not [m for m in warnings if "rebuilt" in m]
 
 
@@ -189,7 +224,11 @@ def test_a_column_count_other_than_the_authors_warns_naming_the_column(pre, warn
     (warning,) = [m for m in warnings if "column attribute_cub" in m]
     assert "has 9 records in its test split; the authors' test split has 696" in warning
     data.column_docs("attribute_cub", "full")
-    assert any("column attribute_cub has 12 records in its full set (test + val); the authors' full set (test + val) has 870" in m for m in warnings)
+    assert any(
+        "column attribute_cub has 12 records in its full set (test + val); the authors' full set (test + val) has 870"
+        in m
+        for m in warnings
+    )
     monkeypatch.setitem(data.AUTHORS_COUNTS, "emotion_celeba", (9, 3))
     data.column_docs("emotion_celeba", "test")
     data.column_docs("emotion_celeba", "full")
@@ -211,10 +250,18 @@ def test_the_test_file_is_what_the_cli_scores(hf_home, tmp_path):
     test = json.loads(_cub(root, "_test").read_text())
     _cub(root, "_test").write_text(json.dumps(test[:6]))
     out = tmp_path / "o"
-    proc = run_cli(["--model", "random_choice", "--tasks", "compbench_attribute_cub", "--output_path", str(out), "--log_samples"], env=base_env(hf_home, COMPBENCH_ROOT=str(root)))
+    proc = run_cli(
+        ["--model", "random_choice", "--tasks", "compbench_attribute_cub", "--output_path", str(out), "--log_samples"],
+        env=base_env(hf_home, COMPBENCH_ROOT=str(root)),
+    )
     results, samples = read_run(out, proc)
     assert results["results"]["compbench_attribute_cub"]["counts,none"]["n"] == 6
-    assert [s["accuracy"]["answer"] for s in sorted(samples["compbench_attribute_cub"], key=lambda s: s["doc_id"])] == [r["answer"] for r in test[:6]]
+    assert [s["accuracy"]["answer"] for s in sorted(samples["compbench_attribute_cub"], key=lambda s: s["doc_id"])] == [
+        r["answer"] for r in test[:6]
+    ]
     log = proc.stdout + proc.stderr
-    assert "the authors' test file CUB_0_1000_rebalanced_fixed_path_test.json in 3 record(s): 0 of the test file's 6 are not in the rebuilt split, 3 of the rebuilt split's 9" in log
+    assert (
+        "the authors' test file CUB_0_1000_rebalanced_fixed_path_test.json in 3 record(s): 0 of the test file's 6 are not in the rebuilt split, 3 of the rebuilt split's 9"
+        in log
+    )
     assert "column attribute_cub has 6 records in its test split; the authors' test split has 696" in log

@@ -54,7 +54,9 @@ def test_side_parser_is_get_acc(text, side):
 
 def test_option_normalisation_is_get_acc_option():
     assert normalize_option("  Clearer. ") == "clearer"
-    assert normalize_option("red brick building .") == "red brick building "  # punctuation only at the ends, after the spaces
+    assert (
+        normalize_option("red brick building .") == "red brick building "
+    )  # punctuation only at the ends, after the spaces
     assert normalize_option("Clearer\n") == "clearer\n"  # only spaces are stripped
     assert normalize_option('"(People)"') == "people"
     assert normalize_option("It's a, test!") == "it's a, test"
@@ -98,12 +100,17 @@ def test_option_parser_is_get_acc_option(reply, parsed):
     ],
 )
 def test_process_results_scores_as_the_authors(kind, options, answer, reply, correct):
-    sample = hooks.process_results({"uid": "t:0", "kind": kind, "options": options, "answer": answer}, [reply])["accuracy"]
+    sample = hooks.process_results({"uid": "t:0", "kind": kind, "options": options, "answer": answer}, [reply])[
+        "accuracy"
+    ]
     assert sample["correct"] == correct
 
 
 def test_a_failed_request_is_not_scored():
-    sample = hooks.process_results({"uid": "t:0", "kind": "binary", "options": [], "answer": "Left"}, ["[LMMS_EVAL_REQUEST_FAILED after 5 retries] timeout"])["accuracy"]
+    sample = hooks.process_results(
+        {"uid": "t:0", "kind": "binary", "options": [], "answer": "Left"},
+        ["[LMMS_EVAL_REQUEST_FAILED after 5 retries] timeout"],
+    )["accuracy"]
     assert sample["status"] == "failed" and sample["correct"] is None
 
 
@@ -113,9 +120,17 @@ def test_a_failed_request_is_not_scored():
 def test_chance_level_is_one_over_the_mean_number_of_choices():
     assert chance_level([2, 2, 2]) == 0.5
     assert chance_level([4, 5]) == pytest.approx(2 / 9)  # not (1/4 + 1/5) / 2
-    items = [hooks.process_results({"uid": f"t:{i}", "kind": "options", "options": ["a"] * n, "answer": "a"}, ["a"])["chance"] for i, n in enumerate((3, 4))]
+    items = [
+        hooks.process_results({"uid": f"t:{i}", "kind": "options", "options": ["a"] * n, "answer": "a"}, ["a"])[
+            "chance"
+        ]
+        for i, n in enumerate((3, 4))
+    ]
     assert hooks.aggregate_chance(items) == pytest.approx(2 / 9)  # options + None: 4 and 5 choices
-    qb = [hooks.process_results({"uid": f"t:{i}", "kind": "qbench", "options": ["a"] * n, "answer": "a"}, ["a"])["chance"] for i, n in enumerate((2, 3, 4))]
+    qb = [
+        hooks.process_results({"uid": f"t:{i}", "kind": "qbench", "options": ["a"] * n, "answer": "a"}, ["a"])["chance"]
+        for i, n in enumerate((2, 3, 4))
+    ]
     assert hooks.aggregate_chance(qb) == pytest.approx(1 / 3)
 
 
@@ -142,7 +157,11 @@ def test_merge_images_is_the_authors_merge_images():
 
 
 def test_qbench_options_are_not_appended_twice():
-    carried = {"kind": "qbench", "question": "Which is clearer? Options: A, B. Please only return one of the options without any other words or punctuation.", "options": ["A", "B"]}
+    carried = {
+        "kind": "qbench",
+        "question": "Which is clearer? Options: A, B. Please only return one of the options without any other words or punctuation.",
+        "options": ["A", "B"],
+    }
     assert hooks.doc_to_text(carried) == carried["question"]
     bare = {"kind": "qbench", "question": "Which is clearer?", "options": ["A", "B"]}
     assert hooks.doc_to_text(bare) == "Which is clearer? Options: A, B"
@@ -150,4 +169,6 @@ def test_qbench_options_are_not_appended_twice():
 
 def test_soccernet_asks_the_closed_question_of_the_release():
     text = hooks.doc_to_text({"kind": "soccer", "action": "Corner"})
-    assert text.startswith("These are two frames related to Corner in a soccer match. Which frame happens first? Please only return one option from (Left, Right, None)")
+    assert text.startswith(
+        "These are two frames related to Corner in a soccer match. Which frame happens first? Please only return one option from (Left, Right, None)"
+    )

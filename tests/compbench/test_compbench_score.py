@@ -48,13 +48,22 @@ def reference_root(tmp_path_factory) -> Path:
 
 
 def _score(root: Path, hf_home: Path, out: Path, files: list[Path], *args: str, **env: str):
-    proc = run_score("compbench", *map(str, files), "-o", str(out), *args, env=base_env(hf_home, COMPBENCH_ROOT=str(root), **env))
+    proc = run_score(
+        "compbench", *map(str, files), "-o", str(out), *args, env=base_env(hf_home, COMPBENCH_ROOT=str(root), **env)
+    )
     return proc
 
 
 def test_the_manifest_has_the_cells_we_expect():
     assert len(_cells()) == 69 and sum(c["check"] for c in _cells()) == 66
-    assert sorted(_by_model()) == ["gemini1.0pro", "gpt4v", "gpt4v-two-stage", "llava1.6-34b", "llava1.6-34b-finetuned", "vila1.5-40b"]
+    assert sorted(_by_model()) == [
+        "gemini1.0pro",
+        "gpt4v",
+        "gpt4v-two-stage",
+        "llava1.6-34b",
+        "llava1.6-34b-finetuned",
+        "vila1.5-40b",
+    ]
 
 
 @pytest.mark.parametrize("model", sorted(_by_model()))
@@ -70,7 +79,10 @@ def test_the_published_replies_give_the_paper_cells(model, reference_root, hf_ho
         task = f"{family}_{cell['project_task']}"
         row = results["results"][task]
         counts = row["counts,none"]
-        assert counts["n"] == cell["n_items"] and counts["failed"] == 0 and counts["skipped"] == 0, (cell["cell"], counts)
+        assert counts["n"] == cell["n_items"] and counts["failed"] == 0 and counts["skipped"] == 0, (
+            cell["cell"],
+            counts,
+        )
         assert len(samples[task]) == cell["n_items"]
         if cell["check"]:
             assert counts["correct"] == cell["authors_rule"]["correct"], cell["cell"]
@@ -86,13 +98,18 @@ def test_the_published_replies_give_the_paper_cells(model, reference_root, hf_ho
         if model == "gpt4v":
             report = run_report(str(tmp_path / "out"), "-o", str(tmp_path / "report"))
             markdown = (tmp_path / "report" / "report.md").read_text()
-            assert report.returncode == 0 and re.search(r"`gpt4v`(?: †)? is the paper's \*\*[^*]+\*\* \(MLLM-CompBench, Table \d+\): reproduced in \d+ of \d+ columns", markdown), markdown[-3000:]
+            assert report.returncode == 0 and re.search(
+                r"`gpt4v`(?: †)? is the paper's \*\*[^*]+\*\* \(MLLM-CompBench, Table \d+\): reproduced in \d+ of \d+ columns",
+                markdown,
+            ), markdown[-3000:]
     # The samples log holds each reply verbatim, in the file's order (lmms-eval leaves out
     # ``resps`` where it equals ``filtered_resps``).
     first = cells[0]
     rows = jsonl(REFERENCE / first["file"])
     logged = sorted(samples[f"{family}_{first['project_task']}"], key=lambda s: s["doc_id"])
-    assert [_last(s.get("resps", s["filtered_resps"])) for s in logged] == [r["reply"] if r["reply"] is not None else r["api_error"] for r in rows]
+    assert [_last(s.get("resps", s["filtered_resps"])) for s in logged] == [
+        r["reply"] if r["reply"] is not None else r["api_error"] for r in rows
+    ]
 
 
 def _last(value):
@@ -123,7 +140,10 @@ def test_replies_for_items_the_split_lacks_stop_the_run(reference_root, hf_home,
     rows = _rows() + [{"column": "ST_attr", "idx": 5000, "reply": "Left"}]
     proc = _score(reference_root, hf_home, tmp_path / "out", [_write(tmp_path / "extra.jsonl", rows)])
     assert proc.returncode == 1
-    assert "1 prediction(s) for items that compbench_attribute_mitstates does not have: 'attribute_mitstates:5000'" in proc.stderr
+    assert (
+        "1 prediction(s) for items that compbench_attribute_mitstates does not have: 'attribute_mitstates:5000'"
+        in proc.stderr
+    )
 
 
 def test_missing_replies_are_counted_as_failed_and_flag_the_run(reference_root, hf_home, tmp_path):
@@ -135,7 +155,13 @@ def test_missing_replies_are_counted_as_failed_and_flag_the_run(reference_root, 
     assert counts["n"] == len(rows) and counts["failed"] == 10 and counts["scored"] == len(rows) - 10
     assert "10 of 146 request(s) of compbench_attribute_mitstates have no prediction" in proc.stdout + proc.stderr
     assert proc.returncode == 1  # 10 of 146 is past the default 5 % share
-    proc = _score(reference_root, hf_home, tmp_path / "out2", [_write(tmp_path / "part.jsonl", kept)], LMMS_COMPARATIVE_MAX_FAILED="0.1")
+    proc = _score(
+        reference_root,
+        hf_home,
+        tmp_path / "out2",
+        [_write(tmp_path / "part.jsonl", kept)],
+        LMMS_COMPARATIVE_MAX_FAILED="0.1",
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
 
 
@@ -143,9 +169,15 @@ def test_missing_replies_are_counted_as_failed_and_flag_the_run(reference_root, 
     ("rows", "message"),
     [
         ([{"column": "XX", "idx": 0, "reply": "Left"}], "'column' must be one of"),
-        ([{"column": "ST_attr", "idx": "0", "reply": "Left"}], "'idx' (the item's place in the authors' test split) must be a non-negative integer"),
+        (
+            [{"column": "ST_attr", "idx": "0", "reply": "Left"}],
+            "'idx' (the item's place in the authors' test split) must be a non-negative integer",
+        ),
         ([{"column": "ST_attr", "idx": 0, "reply": None}], "'reply' must be a string"),
-        ([{"column": "ST_attr", "idx": 0, "reply": "Left"}, {"column": "ST_attr", "idx": 0, "reply": "Right"}], "a second prediction for item 'attribute_mitstates:0'"),
+        (
+            [{"column": "ST_attr", "idx": 0, "reply": "Left"}, {"column": "ST_attr", "idx": 0, "reply": "Right"}],
+            "a second prediction for item 'attribute_mitstates:0'",
+        ),
     ],
 )
 def test_malformed_files_get_one_message_and_status_2(rows, message, reference_root, hf_home, tmp_path):

@@ -12,7 +12,11 @@ import pytest
 from helpers import base_env, read_run, run_cli
 from helpers.fake_openai import FakeOpenAI
 
-from lmms_comparative.benchmarks.compbench.prompts import TWO_STAGE_CELEBA_1, TWO_STAGE_MAGICBRUSH_1, TWO_STAGE_MAGICBRUSH_2
+from lmms_comparative.benchmarks.compbench.prompts import (
+    TWO_STAGE_CELEBA_1,
+    TWO_STAGE_MAGICBRUSH_1,
+    TWO_STAGE_MAGICBRUSH_2,
+)
 from lmms_comparative.benchmarks.compbench.scoring import two_stage_side
 
 pytestmark = pytest.mark.e2e
@@ -52,7 +56,20 @@ def run(fixture_roots, hf_home, tmp_path_factory):
     with FakeOpenAI(Responder()) as server:
         args = f"inner=openai,model_version=vlm,base_url={server.base_url},api_key={server.api_key}"
         env = base_env(hf_home, **{k: str(v) for k, v in fixture_roots.items()})
-        proc = run_cli(["--model", "multiround", "--model_args", args, "--tasks", "compbench_twostage", "--output_path", str(out), "--log_samples"], env=env)
+        proc = run_cli(
+            [
+                "--model",
+                "multiround",
+                "--model_args",
+                args,
+                "--tasks",
+                "compbench_twostage",
+                "--output_path",
+                str(out),
+                "--log_samples",
+            ],
+            env=env,
+        )
         requests, rejected = list(server.requests), server.rejected
     results, samples = read_run(out, proc)
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -65,7 +82,9 @@ def test_stage_one_asks_each_image_alone_with_the_authors_prompt(run):
     stage_one = [b for b in requests if not _text(b).startswith("These are descriptions")]
     for body in stage_one:
         parts = _parts(body)
-        assert [p["type"] for p in parts] == ["text", "image_url"] and len(body["messages"]) == 1  # text, then one image; no system turn
+        assert [p["type"] for p in parts] == ["text", "image_url"] and len(
+            body["messages"]
+        ) == 1  # text, then one image; no system turn
     n_items = sum(len(rows) for rows in samples.values())
     assert len(stage_one) == 2 * n_items
 
@@ -106,5 +125,7 @@ def test_the_numbers_are_compared_as_the_authors_code_does(run, task):
 def test_two_stage_side_follows_the_authors_code():
     assert two_stage_side("7", "3") == "Left" and two_stage_side("3", "7") == "Right"
     assert two_stage_side("4", "4") == "Right"  # a tie is Right
-    assert two_stage_side("inf", "4") == "Left" and two_stage_side(" 5.5\n", "5") == "Left"  # float() strips white space
+    assert (
+        two_stage_side("inf", "4") == "Left" and two_stage_side(" 5.5\n", "5") == "Left"
+    )  # float() strips white space
     assert two_stage_side("ten", "4") == "Error" and two_stage_side("7 feet", "4") == "Error"

@@ -44,7 +44,9 @@ def toy_package(base: Path, edit=None, toy: str = "toymcq") -> Path:
     Returns the folder to put first on PYTHONPATH."""
     source = Path(lmms_comparative.__file__).resolve().parent
     shutil.copytree(source, base / "lmms_comparative", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(TOYS[toy], base / "lmms_comparative" / "benchmarks" / toy, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        TOYS[toy], base / "lmms_comparative" / "benchmarks" / toy, ignore=shutil.ignore_patterns("__pycache__")
+    )
     registry = base / "lmms_comparative" / "registry.py"
     text = registry.read_text()
     text, added = re.subn(r"(NAMES: tuple\[str, \.\.\.\] = \([^)]*)\)", rf'\1, "{toy}")', text)
@@ -57,7 +59,9 @@ def toy_package(base: Path, edit=None, toy: str = "toymcq") -> Path:
 
 def toy_data(directory: Path, toy: str = "toymcq") -> Path:
     """The toy's data, built by its own fixture (as the package copy has it)."""
-    spec = importlib.util.spec_from_file_location(f"{toy}_fixture", TOYS[toy] / "fixture.py")  # the file alone: its package is the copy's
+    spec = importlib.util.spec_from_file_location(
+        f"{toy}_fixture", TOYS[toy] / "fixture.py"
+    )  # the file alone: its package is the copy's
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.build(directory)
@@ -65,7 +69,14 @@ def toy_data(directory: Path, toy: str = "toymcq") -> Path:
 
 def _check(pythonpath: Path, *names: str) -> subprocess.CompletedProcess:
     env = dict(base_env(pythonpath / "hf"), PYTHONPATH=str(pythonpath))
-    return subprocess.run([sys.executable, "-m", "lmms_comparative.benchmarks.contract", *(names or ("toymcq",))], env=env, capture_output=True, text=True, timeout=300, cwd=pythonpath)
+    return subprocess.run(
+        [sys.executable, "-m", "lmms_comparative.benchmarks.contract", *(names or ("toymcq",))],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=pythonpath,
+    )
 
 
 @pytest.mark.e2e
@@ -96,17 +107,41 @@ def _delete(path: str):
 # Each required part or key, removed from the toy; what the check must then name.
 REMOVALS = {
     # The registry line imports the record: Python's own error names it before any check runs.
-    "the record": (_replace("__init__.py", "BENCHMARK = replace(", "RECORD = replace("), "the registry lists 'toymcq' (NAMES in lmms_comparative/registry.py), but benchmarks/toymcq/__init__.py defines no BENCHMARK"),
+    "the record": (
+        _replace("__init__.py", "BENCHMARK = replace(", "RECORD = replace("),
+        "the registry lists 'toymcq' (NAMES in lmms_comparative/registry.py), but benchmarks/toymcq/__init__.py defines no BENCHMARK",
+    ),
     "the task YAMLs": (_delete("yaml"), "benchmarks/toymcq/yaml: no task YAML"),
-    "the prefix": (_replace("yaml/toymcq.yaml", "task: toymcq", "task: mcq_toy"), "'mcq_toy' does not start with the prefix toymcq_"),
-    "a hook the YAML names": (_replace("hooks.py", "def doc_to_target(", "def target_of("), "!function lmms_comparative.benchmarks.toymcq.hooks.doc_to_target does not import"),
+    "the prefix": (
+        _replace("yaml/toymcq.yaml", "task: toymcq", "task: mcq_toy"),
+        "'mcq_toy' does not start with the prefix toymcq_",
+    ),
+    "a hook the YAML names": (
+        _replace("hooks.py", "def doc_to_target(", "def target_of("),
+        "!function lmms_comparative.benchmarks.toymcq.hooks.doc_to_target does not import",
+    ),
     "the fixture": (_delete("fixture.py"), "its fixture part does not load: ImportError: cannot import name 'fixture'"),
-    "the fixture part": (_replace("__init__.py", "BENCHMARK = replace(FACTS, fixture=_fixture)", "BENCHMARK = replace(FACTS)"), "no fixture part (required: the data is not bundled, TOYMCQ_ROOT names it)"),
-    "a part's shape": (_replace("fixture.py", "def build(directory: str | Path, **_) -> Path:", "def build() -> Path:"), "fixture.py: build takes (), not (root)"),
-    "the item key": (_replace("hooks.py", 'return item_results(doc, outcome, ("accuracy", "counts"))', 'return {"accuracy": outcome, "counts": outcome}'), "toymcq's per-item results do not carry the item key item_id"),
+    "the fixture part": (
+        _replace("__init__.py", "BENCHMARK = replace(FACTS, fixture=_fixture)", "BENCHMARK = replace(FACTS)"),
+        "no fixture part (required: the data is not bundled, TOYMCQ_ROOT names it)",
+    ),
+    "a part's shape": (
+        _replace("fixture.py", "def build(directory: str | Path, **_) -> Path:", "def build() -> Path:"),
+        "fixture.py: build takes (), not (root)",
+    ),
+    "the item key": (
+        _replace(
+            "hooks.py",
+            'return item_results(doc, outcome, ("accuracy", "counts"))',
+            'return {"accuracy": outcome, "counts": outcome}',
+        ),
+        "toymcq's per-item results do not carry the item key item_id",
+    ),
     "the failure policy": (
         _replace(
-            "hooks.py", 'aggregate_accuracy = accuracy_aggregation("Toy MCQ")\naggregate_counts = counts_aggregation("Toy MCQ")', "from lmms_comparative.metrics.aggregate import accuracy as aggregate_accuracy, counts as aggregate_counts"
+            "hooks.py",
+            'aggregate_accuracy = accuracy_aggregation("Toy MCQ")\naggregate_counts = counts_aggregation("Toy MCQ")',
+            "from lmms_comparative.metrics.aggregate import accuracy as aggregate_accuracy, counts as aggregate_counts",
         ),
         "toymcq: every model request failed and the run was not flagged",
     ),
@@ -127,17 +162,31 @@ REMOVALS = {
         ),
         "toymcq's process_docs read the fixture in TOYMCQ_ROOT without noting it as the data source",
     ),
-    "a task family": (_replace("facts.py", 'task_families=("toymcq",)', 'task_families=("toymcq", "toymcq_hard")'), "task_families names 'toymcq_hard', which no YAML defines"),
+    "a task family": (
+        _replace("facts.py", 'task_families=("toymcq",)', 'task_families=("toymcq", "toymcq_hard")'),
+        "task_families names 'toymcq_hard', which no YAML defines",
+    ),
     # The hooks a request is built from, broken: the check runs them on the fixture's docs.
     "a working doc_to_visual": (
-        _replace("hooks.py", "def doc_to_visual(doc: dict) -> list:\n    return []", "def doc_to_visual(doc: dict) -> list:\n    return [doc['image']]"),
+        _replace(
+            "hooks.py",
+            "def doc_to_visual(doc: dict) -> list:\n    return []",
+            "def doc_to_visual(doc: dict) -> list:\n    return [doc['image']]",
+        ),
         "toymcq's doc_to_visual (lmms_comparative.benchmarks.toymcq.hooks.doc_to_visual) raised KeyError: 'image' on item q",
     ),
-    "a working doc_to_text": (_replace("hooks.py", "doc['question']}", "doc['prompt']}"), "toymcq's doc_to_text (lmms_comparative.benchmarks.toymcq.hooks.doc_to_text) raised KeyError: 'prompt'"),
+    "a working doc_to_text": (
+        _replace("hooks.py", "doc['question']}", "doc['prompt']}"),
+        "toymcq's doc_to_text (lmms_comparative.benchmarks.toymcq.hooks.doc_to_text) raised KeyError: 'prompt'",
+    ),
     # A loader that reads lines with json.loads: a garbled records file raises deep in it instead
     # of stopping the run with one line naming the file.
     "a loader that names a garbled file": (
-        _replace("hooks.py", 'rows = json_lines(path, DataError, "Toy MCQ record")', "rows = [__import__('json').loads(line) for line in path.read_text().splitlines() if line.strip()]"),
+        _replace(
+            "hooks.py",
+            'rows = json_lines(path, DataError, "Toy MCQ record")',
+            "rows = [__import__('json').loads(line) for line in path.read_text().splitlines() if line.strip()]",
+        ),
         "benchmarks/toymcq: with test.jsonl malformed, process_docs raised JSONDecodeError instead of stopping the run with one line naming the file",
     ),
 }
@@ -149,7 +198,10 @@ def test_removing_a_required_part_fails_the_check_naming_it(tmp_path, part):
     edit, named = REMOVALS[part]
     if part == "the stop on a missing root":
         inner = edit
-        edit = lambda folder: (inner(folder), _replace("hooks.py", "import re\n", "import os\nimport re\nfrom pathlib import Path\n")(folder))  # noqa: E731
+        edit = lambda folder: (
+            inner(folder),
+            _replace("hooks.py", "import re\n", "import os\nimport re\nfrom pathlib import Path\n")(folder),
+        )  # noqa: E731
     proc = _check(toy_package(tmp_path, edit))
     assert proc.returncode == 1, proc.stdout + proc.stderr[-3000:]
     assert named in proc.stdout + proc.stderr, proc.stdout + proc.stderr[-3000:]
@@ -165,7 +217,11 @@ def test_the_toy_runs_fails_scores_verifies_and_reports_through_the_cli(hf_home,
     # A run of the random baseline: the toy's task, its accuracy and counts, exit status 0.
     out = tmp_path / "run"
     # (In tmp_path: python -m puts the working folder, here the repository, first on the path.)
-    proc = run_cli(["--model", "random_choice", "--tasks", "toymcq", "--output_path", str(out), "--log_samples"], env=env, cwd=tmp_path)
+    proc = run_cli(
+        ["--model", "random_choice", "--tasks", "toymcq", "--output_path", str(out), "--log_samples"],
+        env=env,
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     results, samples = read_run(out, proc)
     accuracy = results["results"]["toymcq"]["accuracy,none"]
@@ -185,7 +241,12 @@ def test_the_toy_runs_fails_scores_verifies_and_reports_through_the_cli(hf_home,
     # Three of four replies missing: the failure policy fails the run (exit status 1, named).
     replies = tmp_path / "replies.json"
     replies.write_text(json.dumps({"q1": "A"}))
-    proc = run_python(tool + ["score", "toymcq", str(replies), "--tasks", "toymcq", "-o", str(tmp_path / "partial")], env=env, timeout=600, cwd=tmp_path)
+    proc = run_python(
+        tool + ["score", "toymcq", str(replies), "--tasks", "toymcq", "-o", str(tmp_path / "partial")],
+        env=env,
+        timeout=600,
+        cwd=tmp_path,
+    )
     assert proc.returncode == 1, proc.stderr[-3000:]
     assert "Toy MCQ: 3 of 4 item(s) got no answer from the model" in proc.stderr
 
@@ -202,10 +263,19 @@ def test_the_judged_toy_runs_scores_verifies_and_reports_through_the_cli(hf_home
     out = tmp_path / "run"
     with FakeOpenAI(any_scorer, models=["toy-judge", "vlm"]) as server:
         served = {**env, **server.judge_env("TOYJUDGE_JUDGE")}
-        proc = run_cli(["--model", "random_choice", "--tasks", "toyjudge", "--output_path", str(out), "--log_samples"], env=served, cwd=tmp_path)
+        proc = run_cli(
+            ["--model", "random_choice", "--tasks", "toyjudge", "--output_path", str(out), "--log_samples"],
+            env=served,
+            cwd=tmp_path,
+        )
         judged = [message_text(body) for body in server.requests]
         # Scored again from the samples: the judge is asked again.
-        rescored = run_python(tool + ["score", "toyjudge", str(out), "-o", str(tmp_path / "scored")], env=served, timeout=600, cwd=tmp_path)
+        rescored = run_python(
+            tool + ["score", "toyjudge", str(out), "-o", str(tmp_path / "scored")],
+            env=served,
+            timeout=600,
+            cwd=tmp_path,
+        )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "the Toy Judge judge (for toyjudge): 'toy-judge' listed by" in proc.stdout + proc.stderr, proc.stderr[-3000:]
     results, samples = read_run(out, proc)
@@ -219,15 +289,26 @@ def test_the_judged_toy_runs_scores_verifies_and_reports_through_the_cli(hf_home
     assert read_run(tmp_path / "scored")[0]["results"]["toyjudge"]["accuracy,none"] == 1.0
     # Verified with no endpoint at all: the judge's answers come from the run's log.
     proc = run_python(tool + ["verify", str(out)], env=env, timeout=600, cwd=tmp_path)
-    assert proc.returncode == 0 and re.search(r"PASS +toyjudge: 3 items", proc.stdout), proc.stdout + proc.stderr[-3000:]
-    proc = run_python(tool + ["report", str(out), "-o", str(tmp_path / "report"), "--no-html"], env=env, timeout=300, cwd=tmp_path)
-    assert proc.returncode == 0 and "## Toy Judge" in (tmp_path / "report" / "report.md").read_text(), proc.stderr[-3000:]
+    assert proc.returncode == 0 and re.search(r"PASS +toyjudge: 3 items", proc.stdout), (
+        proc.stdout + proc.stderr[-3000:]
+    )
+    proc = run_python(
+        tool + ["report", str(out), "-o", str(tmp_path / "report"), "--no-html"], env=env, timeout=300, cwd=tmp_path
+    )
+    assert proc.returncode == 0 and "## Toy Judge" in (tmp_path / "report" / "report.md").read_text(), proc.stderr[
+        -3000:
+    ]
 
     # Its image pair's hook, broken: the check names the hook, the error and the item.
-    _replace("hooks.py", 'load_images(doc, ("image_1", "image_2"))', 'load_images(doc, ("image_1", "image_3"))')(package / "lmms_comparative" / "benchmarks" / "toyjudge")
+    _replace("hooks.py", 'load_images(doc, ("image_1", "image_2"))', 'load_images(doc, ("image_1", "image_3"))')(
+        package / "lmms_comparative" / "benchmarks" / "toyjudge"
+    )
     proc = _check(package, "toyjudge")
     assert proc.returncode == 1, proc.stdout + proc.stderr[-3000:]
-    assert "benchmarks/toyjudge/yaml/toyjudge.yaml: toyjudge's doc_to_visual (lmms_comparative.benchmarks.toyjudge.hooks.doc_to_visual) raised KeyError: 'image_3' on item p1" in proc.stdout, proc.stdout
+    assert (
+        "benchmarks/toyjudge/yaml/toyjudge.yaml: toyjudge's doc_to_visual (lmms_comparative.benchmarks.toyjudge.hooks.doc_to_visual) raised KeyError: 'image_3' on item p1"
+        in proc.stdout
+    ), proc.stdout
 
 
 @pytest.mark.e2e
@@ -239,12 +320,23 @@ def test_a_folder_without_its_registry_line_fails_the_check(tmp_path):
     registry.write_text(registry.read_text().replace(', "toymcq")', ")"))
     env = dict(base_env(package / "hf"), PYTHONPATH=str(package))
     for names in ([], ["subtlebench"]):  # the check of every benchmark, and of one
-        proc = subprocess.run([sys.executable, "-m", "lmms_comparative.benchmarks.contract", *names], env=env, capture_output=True, text=True, timeout=300, cwd=package)
+        proc = subprocess.run(
+            [sys.executable, "-m", "lmms_comparative.benchmarks.contract", *names],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=package,
+        )
         assert proc.returncode == 1, proc.stdout + proc.stderr[-3000:]
         assert "benchmarks/toymcq: a folder with task YAMLs and no line in the registry" in proc.stdout
     # A run of its task stops before any item, naming the folder (it would have no provenance record).
     data = toy_data(tmp_path / "toy_data")
-    proc = run_cli(["--model", "random_choice", "--tasks", "toymcq", "--output_path", str(tmp_path / "run")], env={**env, "TOYMCQ_ROOT": str(data)}, cwd=tmp_path)
+    proc = run_cli(
+        ["--model", "random_choice", "--tasks", "toymcq", "--output_path", str(tmp_path / "run")],
+        env={**env, "TOYMCQ_ROOT": str(data)},
+        cwd=tmp_path,
+    )
     assert proc.returncode == 1, proc.stdout[-2000:] + proc.stderr[-3000:]
     assert "--tasks toymcq: benchmarks/toymcq has no line in the registry" in proc.stdout + proc.stderr
     assert not list((tmp_path / "run").rglob("*_results.json"))

@@ -21,7 +21,9 @@ def test_the_package_has_no_circle_of_files_or_parts():
     circle, no arrow up a layer (kit -> benchmark or driver, benchmark -> driver), and the registry
     imports nothing of the package."""
     found = _tool().measure(ROOT)
-    assert found["circles of files"] == [] and found["circles of parts"] == [], found["arrows that close a circle of parts"]
+    assert found["circles of files"] == [] and found["circles of parts"] == [], found[
+        "arrows that close a circle of parts"
+    ]
     assert found["arrows up a layer"] == [] and found["files the registry imports"] == []
     assert found["lookups by name"] >= 5  # the registry's reads of the records are counted
     floors = found["floors"]
@@ -53,12 +55,22 @@ def test_a_function_level_import_that_runs_back_up_is_found(tmp_path):
     assert honest["circles of files"] == [] and honest["circles of parts"] == []
     assert honest["floors"] == {"report": 2, "registry": 1}
     # The same tree, with one import inside a function from the registry up to the report.
-    _write(tmp_path / "forged", {**files, "registry.py": "X = 1\n\ndef g():\n    from lmms_comparative.report import runs\n    return runs\n", "report/cells.py": "from .runs import *\n"})
+    _write(
+        tmp_path / "forged",
+        {
+            **files,
+            "registry.py": "X = 1\n\ndef g():\n    from lmms_comparative.report import runs\n    return runs\n",
+            "report/cells.py": "from .runs import *\n",
+        },
+    )
     forged = tool.measure(tmp_path / "forged")
     assert forged["imports inside functions"] == 1
     assert forged["circles of parts"] == [["registry", "report"]]
     assert ["lmms_comparative.report.cells", "lmms_comparative.report.runs"] in forged["circles of files"]
-    assert any(a.startswith("registry -> report: lmms_comparative.registry -> lmms_comparative.report.runs") for a in forged["arrows that close a circle of parts"])
+    assert any(
+        a.startswith("registry -> report: lmms_comparative.registry -> lmms_comparative.report.runs")
+        for a in forged["arrows that close a circle of parts"]
+    )
     assert tool.main(["--root", str(tmp_path / "forged")]) == 1 and tool.main(["--root", str(tmp_path / "honest")]) == 0
 
 

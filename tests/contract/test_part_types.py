@@ -52,10 +52,19 @@ def check_module(benchmarks) -> tuple[str, int]:
 def _mypy(path: Path) -> subprocess.CompletedProcess:
     if shutil.which("mypy") is None and not Path(sys.executable).with_name("mypy").exists():
         pytest.skip("mypy is not installed (the test extra)")
-    args = ["--follow-imports=silent", "--ignore-missing-imports", "--no-error-summary", "--cache-dir", str(path.parent / ".mypy_cache"), str(path)]
+    args = [
+        "--follow-imports=silent",
+        "--ignore-missing-imports",
+        "--no-error-summary",
+        "--cache-dir",
+        str(path.parent / ".mypy_cache"),
+        str(path),
+    ]
     # The package's own folder on mypy's path: an editable install's import hook is not one mypy reads.
     env = dict(os.environ, MYPYPATH=str(Path(record.__file__).resolve().parents[1]))
-    return subprocess.run([sys.executable, "-m", "mypy", *args], capture_output=True, text=True, timeout=600, cwd=path.parent, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "mypy", *args], capture_output=True, text=True, timeout=600, cwd=path.parent, env=env
+    )
 
 
 @pytest.mark.slow

@@ -73,7 +73,11 @@ MAX_README_BYTES = 12 * 1024
 
 
 def test_no_package_module_is_over_400_lines():
-    long = {str(p.relative_to(PACKAGE)): n for p in PACKAGE.rglob("*.py") if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
+    long = {
+        str(p.relative_to(PACKAGE)): n
+        for p in PACKAGE.rglob("*.py")
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    }
     assert not long, f"split these modules (at most {MAX_MODULE_LINES} lines): {long}"
 
 
@@ -81,7 +85,11 @@ TESTS = Path(__file__).resolve().parents[1]
 
 
 def test_no_test_module_is_over_400_lines():
-    long = {str(p.relative_to(TESTS)): n for p in TESTS.rglob("*.py") if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
+    long = {
+        str(p.relative_to(TESTS)): n
+        for p in TESTS.rglob("*.py")
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    }
     assert not long, f"split these test modules (at most {MAX_MODULE_LINES} lines): {long}"
 
 

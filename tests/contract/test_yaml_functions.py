@@ -56,8 +56,18 @@ def test_the_check_finds_a_missing_a_foreign_and_a_wrong_hook(tmp_path):
         f"metric_list:\n  - metric: a\n    aggregation: !function {hooks}.DEFAULT_PROMPT\n",
         encoding="utf-8",
     )
-    (folder / "_default_template_yaml").write_text(f"process_docs: !function {hooks}.doc_to_text\ndoc_to_target: !function {hooks}.doc_to_target\n", encoding="utf-8")
+    (folder / "_default_template_yaml").write_text(
+        f"process_docs: !function {hooks}.doc_to_text\ndoc_to_target: !function {hooks}.doc_to_target\n",
+        encoding="utf-8",
+    )
     found, wrong = problems(tmp_path)
     assert found == 5
-    assert [w.split(": ", 1)[0] for w in wrong] == ["subtlebench/yaml/_default_template_yaml"] + ["subtlebench/yaml/subtlebench_x.yaml"] * 3
-    assert "not a docs hook" in wrong[0] and "does not resolve" in wrong[1] and "neither its benchmark's" in wrong[2] and "not callable" in wrong[3]
+    assert [w.split(": ", 1)[0] for w in wrong] == ["subtlebench/yaml/_default_template_yaml"] + [
+        "subtlebench/yaml/subtlebench_x.yaml"
+    ] * 3
+    assert (
+        "not a docs hook" in wrong[0]
+        and "does not resolve" in wrong[1]
+        and "neither its benchmark's" in wrong[2]
+        and "not callable" in wrong[3]
+    )

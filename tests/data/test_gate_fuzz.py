@@ -37,7 +37,11 @@ EXAMPLES = 40
 SPECIALS = "[]*?{}!^$\\/.,;:'\"` \t\n\x00\x07\x1b\x9b\u202e\u2028\ufeff"
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(min_value=-(10**40), max_value=10**40) | st.floats(allow_nan=True, allow_infinity=True) | st.text(alphabet=st.characters(codec="utf-8") | st.sampled_from(SPECIALS), max_size=30),
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(10**40), max_value=10**40)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(alphabet=st.characters(codec="utf-8") | st.sampled_from(SPECIALS), max_size=30),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
     max_leaves=12,
 )
@@ -63,7 +67,9 @@ places = st.sampled_from(
         ("lmms_comparative", "tasks", "subtlebench_zz/../../outside"),
     ]
 )
-raw_texts = st.sampled_from(["[" * 70 + '"' + '\\"' * 3000, "[" * 5000, '{"results": {', "1" * 5000, "\xff\xfe", "", "[1]", "null", "NaN"])
+raw_texts = st.sampled_from(
+    ["[" * 70 + '"' + '\\"' * 3000, "[" * 5000, '{"results": {', "1" * 5000, "\xff\xfe", "", "[1]", "null", "NaN"]
+)
 
 
 @st.composite
@@ -79,7 +85,16 @@ def mutations(draw):
     if kind == "raw_line":
         return kind, (draw(st.integers(0, 3)), draw(raw_texts))
     if kind == "rename":
-        return kind, (draw(st.text(alphabet=st.sampled_from(SPECIALS.replace("/", "").replace("\x00", "") + "0123abc_"), min_size=1, max_size=12)), draw(st.booleans()))
+        return kind, (
+            draw(
+                st.text(
+                    alphabet=st.sampled_from(SPECIALS.replace("/", "").replace("\x00", "") + "0123abc_"),
+                    min_size=1,
+                    max_size=12,
+                )
+            ),
+            draw(st.booleans()),
+        )
     return kind, (draw(st.sampled_from(["results", "samples"])),)
 
 
@@ -119,7 +134,9 @@ def _apply(folder: Path, mutation, outside: Path) -> None:
 
 
 @pytest.mark.e2e
-def test_mutated_runs_never_raise_run_nothing_write_nothing_outside_and_the_honest_run_is_shown(subtlebench_pass_run, subtlebench_root, tmp_path, monkeypatch):
+def test_mutated_runs_never_raise_run_nothing_write_nothing_outside_and_the_honest_run_is_shown(
+    subtlebench_pass_run, subtlebench_root, tmp_path, monkeypatch
+):
     monkeypatch.setenv("SUBTLEBENCH_ROOT", str(subtlebench_root))
     outside = tmp_path / "outside.json"
     outside.write_text('{"the maintainer": "own file"}')
@@ -132,7 +149,9 @@ def test_mutated_runs_never_raise_run_nothing_write_nothing_outside_and_the_hone
     monkeypatch.setattr(rs, "rescore_all", stand_in)
     counter = {"examples": 0}
 
-    @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=EXAMPLES, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck)
+    )
     @given(mutation=mutations())
     def holds(mutation):
         counter["examples"] += 1
@@ -156,7 +175,10 @@ def test_mutated_runs_never_raise_run_nothing_write_nothing_outside_and_the_hone
         report = write_report([str(root)], work / "report", with_html=False, notes=notes)
         assert "random_choice" in report.read_text()
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            mutated = next((str(p.parent) for p in (root / "mutated").iterdir() if p.name.endswith("_results.json")), str(root / "mutated"))
+            mutated = next(
+                (str(p.parent) for p in (root / "mutated").iterdir() if p.name.endswith("_results.json")),
+                str(root / "mutated"),
+            )
             assert compare(str(root / "honest"), mutated, None, unverified=True) in (0, 1, 2)
         assert outside.read_text() == '{"the maintainer": "own file"}'
         shutil.rmtree(work)

@@ -44,7 +44,14 @@ def test_usable_images_and_a_missing_one(tmp_path):
 def _variants() -> dict[str, bytes]:
     """Image bytes of every shape the header reading must agree with PIL on."""
     png, jpeg = _png(), _jpeg()
-    out = {"png": png, "jpeg": jpeg, "png padded": png + b"\x00\x00\n", "jpeg cut": jpeg[:-40], "png cut": png[: len(png) // 2], "png header only": png[:40]}
+    out = {
+        "png": png,
+        "jpeg": jpeg,
+        "png padded": png + b"\x00\x00\n",
+        "jpeg cut": jpeg[:-40],
+        "png cut": png[: len(png) // 2],
+        "png header only": png[:40],
+    }
     buffer = io.BytesIO()
     Image.new("RGB", (40, 30), (200, 10, 10)).save(buffer, "JPEG", progressive=True, quality=80)
     out["jpeg progressive"] = buffer.getvalue()
@@ -54,7 +61,9 @@ def _variants() -> dict[str, bytes]:
     bad_crc = bytearray(png)
     bad_crc[29] ^= 0xFF  # IHDR's CRC
     out["png bad IHDR crc"] = bytes(bad_crc)
-    out["jpeg no frame"] = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00\xff\xda\x00\x08\x01\x01\x00\x00?\x00\x00\xff\xd9"
+    out["jpeg no frame"] = (
+        b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00\xff\xda\x00\x08\x01\x01\x00\x00?\x00\x00\xff\xd9"
+    )
     out["jpeg header cut"] = jpeg[:30]
     out["bomb"] = _bomb()
     noise = Image.frombytes("RGB", (300, 300), random.Random(0).randbytes(300 * 300 * 3))

@@ -46,7 +46,13 @@ def test_a_video_is_known_by_its_leading_bytes_only():
     assert untrusted.video_container(b"\x00\x00\x00\x20ftypisom\x00\x00\x02\x00") == "mp4"
     assert untrusted.video_container(b"\x1a\x45\xdf\xa3\x01\x00\x00\x00") == "matroska"
     assert untrusted.video_container(b"RIFF\x00\x00\x00\x00AVI LIST") == "avi"
-    for hostile in (b"#EXTM3U\n#EXT-X-", b"ffconcat version 1.0\n", b"%!PS-Adobe-3.0", b"", b"RIFF\x00\x00\x00\x00WEBPVP8 "):
+    for hostile in (
+        b"#EXTM3U\n#EXT-X-",
+        b"ffconcat version 1.0\n",
+        b"%!PS-Adobe-3.0",
+        b"",
+        b"RIFF\x00\x00\x00\x00WEBPVP8 ",
+    ):
         assert untrusted.video_container(hostile) is None, hostile
 
 
@@ -83,7 +89,10 @@ def test_a_picture_is_not_written_through_a_link_or_into_a_pipe_and_a_new_one_is
     os.mkfifo(tmp_path / "pipe.png")
     image = Image.new("RGB", (7, 5), (9, 8, 7))
     for name in ("linked.png", "pipe.png"):
-        for write in (lambda: untrusted.write_image(tmp_path / name, image), lambda: untrusted.write_figure(tmp_path / name, _Figure())):
+        for write in (
+            lambda: untrusted.write_image(tmp_path / name, image),
+            lambda: untrusted.write_figure(tmp_path / name, _Figure()),
+        ):
             assert isinstance(_in_time(write), untrusted.Unsafe), name
     assert target.read_text() == "kept" and os.path.islink(tmp_path / "linked.png")
     # The honest twin: a new file, a regular PNG of the image; a JPEG where the name says so.

@@ -25,19 +25,50 @@ WRITER = "data/untrusted.py"  # the writer itself: the one place that opens file
 
 # (file, enclosing function, kind): why that write cannot go through ``untrusted.write_file``.
 ALLOWED = {
-    ("benchmarks/vlm2bench/fixture.py", "write_video", "open for writing"): "PyAV writes the test video's container itself, into the fixture folder the caller names",
-    ("benchmarks/vlm2bench/fixture.py", "write_zip", "ZipFile for writing"): "zipfile writes the fixture's release zip itself, at the path the test names",
-    ("benchmarks/vlm2bench/tsv.py", "_locked", "open for writing"): "the TSV image cache's lock file, opened only to hold an flock on it; nothing is written into it",
-    ("judges/cache.py", "AnswerCache.__init__", "os.open for writing"): "creates the SQLite answer cache owner-only (0600) before sqlite3 opens it; nothing is written through it here",
-    ("provenance.py", "_open_hash_cache", "os.open for writing"): "creates the SQLite hash cache owner-only (0600) before sqlite3 opens it; nothing is written through it here",
-    ("verify/signing.py", "_write_new", "os.open for writing"): "the verdict key: created exclusively (O_EXCL, O_NOFOLLOW, 0600) and hard-linked into place, where write_file's rename would replace a key another verify made",
+    (
+        "benchmarks/vlm2bench/fixture.py",
+        "write_video",
+        "open for writing",
+    ): "PyAV writes the test video's container itself, into the fixture folder the caller names",
+    (
+        "benchmarks/vlm2bench/fixture.py",
+        "write_zip",
+        "ZipFile for writing",
+    ): "zipfile writes the fixture's release zip itself, at the path the test names",
+    (
+        "benchmarks/vlm2bench/tsv.py",
+        "_locked",
+        "open for writing",
+    ): "the TSV image cache's lock file, opened only to hold an flock on it; nothing is written into it",
+    (
+        "judges/cache.py",
+        "AnswerCache.__init__",
+        "os.open for writing",
+    ): "creates the SQLite answer cache owner-only (0600) before sqlite3 opens it; nothing is written through it here",
+    (
+        "provenance.py",
+        "_open_hash_cache",
+        "os.open for writing",
+    ): "creates the SQLite hash cache owner-only (0600) before sqlite3 opens it; nothing is written through it here",
+    (
+        "verify/signing.py",
+        "_write_new",
+        "os.open for writing",
+    ): "the verdict key: created exclusively (O_EXCL, O_NOFOLLOW, 0600) and hard-linked into place, where write_file's rename would replace a key another verify made",
 }
 
 _MODE = re.compile(r"[rwxabtU+]+")
 _WRITE_FLAGS = {"O_WRONLY", "O_RDWR", "O_CREAT", "O_APPEND", "O_TRUNC"}
 _BUFFERS = {"BytesIO", "StringIO", "BufferOutputStream"}
 # Methods that write a whole file to their destination argument (its position, its keywords).
-_TO_DESTINATION = {"save": (0, ("fp",)), "savefig": (0, ("fname",)), "to_parquet": (0, ("path_or_buf",)), "write_table": (1, ("where",)), "to_csv": (0, ("path_or_buf",)), "to_json": (0, ("path_or_buf",))}
+_TO_DESTINATION = {
+    "save": (0, ("fp",)),
+    "savefig": (0, ("fname",)),
+    "to_parquet": (0, ("path_or_buf",)),
+    "write_table": (1, ("where",)),
+    "to_csv": (0, ("path_or_buf",)),
+    "to_json": (0, ("path_or_buf",)),
+}
 
 
 def _name(node: ast.AST) -> str:
@@ -60,7 +91,9 @@ class _Checker(ast.NodeVisitor):
 
     def visit_FunctionDef(self, node):  # noqa: N802 - ast's name
         args = node.args
-        params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs} | {a.arg for a in (args.vararg, args.kwarg) if a}
+        params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs} | {
+            a.arg for a in (args.vararg, args.kwarg) if a
+        }
         outer = self.scopes[-1][0]
         self.scopes.append((f"{outer}.{node.name}" if outer else node.name, _assigned(node.body), params))
         self.generic_visit(node)
@@ -95,7 +128,9 @@ class _Checker(ast.NodeVisitor):
     def _flag_names(self, node: ast.AST, depth: int = 0) -> set[str] | None:
         """Every name, attribute and string inside ``node``, names expanded; None where one cannot be seen."""
         found: set[str] = set()
-        called = {id(sub.func) for sub in ast.walk(node) if isinstance(sub, ast.Call)}  # getattr(os, "O_..."): the function is no flag
+        called = {
+            id(sub.func) for sub in ast.walk(node) if isinstance(sub, ast.Call)
+        }  # getattr(os, "O_..."): the function is no flag
         for sub in ast.walk(node):
             if isinstance(sub, ast.Attribute):
                 found.add(sub.attr)
@@ -114,10 +149,14 @@ class _Checker(ast.NodeVisitor):
 
     def _in_memory(self, node: ast.AST) -> bool:
         values = self._resolved(node)
-        return values is not None and all(isinstance(v, ast.Call) and _name(v.func).split(".")[-1] in _BUFFERS for v in values)
+        return values is not None and all(
+            isinstance(v, ast.Call) and _name(v.func).split(".")[-1] in _BUFFERS for v in values
+        )
 
     def _mode(self, call: ast.Call, positions: tuple[int, ...]) -> str | None:
-        candidates = [call.args[i] for i in positions if i < len(call.args)] + [k.value for k in call.keywords if k.arg == "mode"]
+        candidates = [call.args[i] for i in positions if i < len(call.args)] + [
+            k.value for k in call.keywords if k.arg == "mode"
+        ]
         for node in candidates:
             for value in self._resolved(node) or []:
                 if isinstance(value, ast.Constant) and isinstance(value.value, str) and _MODE.fullmatch(value.value):
@@ -146,7 +185,11 @@ class _Checker(ast.NodeVisitor):
             kind = f"shutil.{last}"
         elif last in _TO_DESTINATION:
             position, keywords = _TO_DESTINATION[last]
-            target = node.args[position] if position < len(node.args) else next((k.value for k in node.keywords if k.arg in keywords), None)
+            target = (
+                node.args[position]
+                if position < len(node.args)
+                else next((k.value for k in node.keywords if k.arg in keywords), None)
+            )
             if target is not None and not self._in_memory(target):
                 kind = f".{last}( to a path"
         if name.endswith("Image.open") and not any(k.arg == "formats" for k in node.keywords):
@@ -200,8 +243,16 @@ def _package_findings() -> dict[tuple[str, str, str], list[int]]:
 
 def test_every_write_goes_through_the_writer_and_every_image_decodes_only_as_our_formats():
     found = _package_findings()
-    bad = [f"lmms_comparative/{file}:{line}: {kind} (in {function or 'the module'})" for (file, function, kind), lines in found.items() if (file, function, kind) not in ALLOWED for line in lines]
-    assert not bad, "write through lmms_comparative.data.untrusted.write_file (or write_image, write_figure), decode with formats=untrusted.IMAGE_FORMATS, or add to ALLOWED with the reason:\n" + "\n".join(bad)
+    bad = [
+        f"lmms_comparative/{file}:{line}: {kind} (in {function or 'the module'})"
+        for (file, function, kind), lines in found.items()
+        if (file, function, kind) not in ALLOWED
+        for line in lines
+    ]
+    assert not bad, (
+        "write through lmms_comparative.data.untrusted.write_file (or write_image, write_figure), decode with formats=untrusted.IMAGE_FORMATS, or add to ALLOWED with the reason:\n"
+        + "\n".join(bad)
+    )
     stale = [key for key in ALLOWED if key not in found]
     assert not stale, f"ALLOWED names writes that are no longer there: {stale}"
 
@@ -214,18 +265,39 @@ def test_every_allowed_write_says_why():
 # ours (the package's YAMLs, a data root the maintainer names, an output folder of ours), never a
 # submitted one, which only ``data/gate.py`` lists.
 LISTINGS_ALLOWED = {
-    ("benchmarks/captionqa/data.py", "split_files"): "the CaptionQA data root the maintainer names (CAPTIONQA_ROOT), not a submitted folder",
-    ("benchmarks/captionqa/data.py", "_card_splits_cached"): "the CaptionQA data root or hub snapshot the maintainer's run reads",
-    ("benchmarks/compbench/files.py", "_in_folder"): "the MLLM-CompBench data root the maintainer names (COMPBENCH_ROOT)",
-    ("benchmarks/compbench/files.py", "source_files"): "the MLLM-CompBench data root the maintainer names (COMPBENCH_ROOT)",
+    (
+        "benchmarks/captionqa/data.py",
+        "split_files",
+    ): "the CaptionQA data root the maintainer names (CAPTIONQA_ROOT), not a submitted folder",
+    (
+        "benchmarks/captionqa/data.py",
+        "_card_splits_cached",
+    ): "the CaptionQA data root or hub snapshot the maintainer's run reads",
+    (
+        "benchmarks/compbench/files.py",
+        "_in_folder",
+    ): "the MLLM-CompBench data root the maintainer names (COMPBENCH_ROOT)",
+    (
+        "benchmarks/compbench/files.py",
+        "source_files",
+    ): "the MLLM-CompBench data root the maintainer names (COMPBENCH_ROOT)",
     ("benchmarks/contract.py", "configs"): "the package's own generated YAML folder of a benchmark",
     ("benchmarks/contract.py", "unregistered"): "the package's own benchmarks folder, for folders the registry misses",
-    ("benchmarks/diffspot/data.py", "parquet_files"): "the DiffSpot data root or hub snapshot the maintainer's run reads",
+    (
+        "benchmarks/diffspot/data.py",
+        "parquet_files",
+    ): "the DiffSpot data root or hub snapshot the maintainer's run reads",
     ("benchmarks/generate.py", "folders"): "the package's own benchmarks folder, when generating task YAMLs",
     ("benchmarks/generate.py", "plan"): "the package's own YAML folders, when generating task YAMLs",
     ("benchmarks/vidi/data.py", "load_pairs"): "the ViDi data root the maintainer names (VIDI_ROOT)",
-    ("benchmarks/vlm2bench/fetch.py", "_content_root"): "the VLM2-Bench archive this package unpacked into its own cache",
-    ("benchmarks/vlm2bench/fixture.py", "write_zip"): "the fixture folder this package just wrote, zipped as the release is",
+    (
+        "benchmarks/vlm2bench/fetch.py",
+        "_content_root",
+    ): "the VLM2-Bench archive this package unpacked into its own cache",
+    (
+        "benchmarks/vlm2bench/fixture.py",
+        "write_zip",
+    ): "the fixture folder this package just wrote, zipped as the release is",
     ("cli.py", "find_results"): "the demo's own output folder, which the demo's lmms-eval run just wrote",
     ("cli.py", "_files"): "the demo's own output folder, to say which files the demo wrote",
     ("data/items.py", "present"): "a benchmark's data root, to find the media an item names",
@@ -273,12 +345,29 @@ def test_no_folder_is_listed_outside_the_gate():
             continue
         for line, function in listings(path.read_text(encoding="utf-8")):
             found.setdefault((relative, function), []).append(line)
-    bad = [f"lmms_comparative/{file}:{lines[0]}: lists a folder (in {function})" for (file, function), lines in sorted(found.items()) if (file, function) not in LISTINGS_ALLOWED]
-    assert not bad, "list a submitted folder through lmms_comparative.data.gate (scan, run_of, files_matching), or add a folder of ours to LISTINGS_ALLOWED with why:\n" + "\n".join(bad)
-    assert not [key for key in LISTINGS_ALLOWED if key not in found], "LISTINGS_ALLOWED names listings that are no longer there"
+    bad = [
+        f"lmms_comparative/{file}:{lines[0]}: lists a folder (in {function})"
+        for (file, function), lines in sorted(found.items())
+        if (file, function) not in LISTINGS_ALLOWED
+    ]
+    assert not bad, (
+        "list a submitted folder through lmms_comparative.data.gate (scan, run_of, files_matching), or add a folder of ours to LISTINGS_ALLOWED with why:\n"
+        + "\n".join(bad)
+    )
+    assert not [key for key in LISTINGS_ALLOWED if key not in found], (
+        "LISTINGS_ALLOWED names listings that are no longer there"
+    )
 
 
-@pytest.mark.parametrize("source", ["from pathlib import Path\nPath('x').rglob('*_results.json')\n", "import glob\nglob.glob('x/*')\n", "import os\nfor a, b, c in os.walk('x'):\n    pass\n", "def f(p):\n    return list(p.iterdir())\n"])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from pathlib import Path\nPath('x').rglob('*_results.json')\n",
+        "import glob\nglob.glob('x/*')\n",
+        "import os\nfor a, b, c in os.walk('x'):\n    pass\n",
+        "def f(p):\n    return list(p.iterdir())\n",
+    ],
+)
 def test_the_listing_check_reports_each_form(source):
     assert len(listings(source)) == 1
     assert listings("from pathlib import Path\nPath('x').read_text()\n") == []

@@ -33,7 +33,9 @@ def test_a_link_a_pipe_and_a_file_too_large_are_refused_and_a_regular_file_is_re
     with pytest.raises(untrusted.Unsafe, match="a link: links inside a submitted folder are not followed"):
         untrusted.read_bytes(folder / "linked.json", 100)
     # A pipe would block a plain read forever: refused at once (no writer is ever attached).
-    reader = threading.Thread(target=lambda: pytest.raises(untrusted.Unsafe, untrusted.read_bytes, folder / "pipe.json", 100), daemon=True)
+    reader = threading.Thread(
+        target=lambda: pytest.raises(untrusted.Unsafe, untrusted.read_bytes, folder / "pipe.json", 100), daemon=True
+    )
     reader.start()
     reader.join(30)
     assert not reader.is_alive(), "reading a pipe blocked"
@@ -84,7 +86,9 @@ def test_a_write_never_goes_through_a_link(tmp_path):
     untrusted.write_file(folder / "y_verify.json", "two")
     mask = os.umask(0)
     os.umask(mask)
-    assert (folder / "y_verify.json").read_text() == "two" and stat.S_IMODE((folder / "y_verify.json").stat().st_mode) == 0o666 & ~mask
+    assert (folder / "y_verify.json").read_text() == "two" and stat.S_IMODE(
+        (folder / "y_verify.json").stat().st_mode
+    ) == 0o666 & ~mask
     assert sorted(p.name for p in folder.iterdir()) == ["x_verify.json", "y_verify.json"]  # no temporary file left
     os.symlink(tmp_path, folder / "thumbs")
     with pytest.raises(untrusted.Unsafe, match="a link stands where this folder goes"):
@@ -111,7 +115,10 @@ def test_the_walk_visits_each_file_once_and_follows_no_link(tmp_path):
     (clean / "a").mkdir(parents=True)
     for name in ("x_results.json", "a/y_results.json", "a/z_samples_t.jsonl"):
         (clean / name).write_text("{}")
-    assert gate.files_matching(clean, "*_results.json") == ([clean / "a" / "y_results.json", clean / "x_results.json"], [])
+    assert gate.files_matching(clean, "*_results.json") == (
+        [clean / "a" / "y_results.json", clean / "x_results.json"],
+        [],
+    )
 
 
 def test_under_resolves_dots_and_links(tmp_path):
@@ -123,4 +130,6 @@ def test_under_resolves_dots_and_links(tmp_path):
     assert untrusted.under(image, [root]) and untrusted.under(str(root / "images" / ".." / "images" / "a.png"), [root])
     assert not untrusted.under(str(root / "images" / ".." / ".." / ".." / "etc" / "hostname"), [root])
     assert not untrusted.under(root / "images" / "link.png", [root])
-    assert not untrusted.under("/etc/passwd", [root]) and not untrusted.under(str(Path(str(root) + "-sibling") / "a.png"), [root])
+    assert not untrusted.under("/etc/passwd", [root]) and not untrusted.under(
+        str(Path(str(root) + "-sibling") / "a.png"), [root]
+    )

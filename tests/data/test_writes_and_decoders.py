@@ -38,7 +38,9 @@ def _real(path: Path) -> Path:
 # ---- score ------------------------------------------------------------------------------------
 
 
-def test_score_writes_no_replay_file_through_a_link_and_a_fresh_folder_scores_and_verifies(subtlebench_pass_run, hf_home, subtlebench_root, tmp_path):
+def test_score_writes_no_replay_file_through_a_link_and_a_fresh_folder_scores_and_verifies(
+    subtlebench_pass_run, hf_home, subtlebench_root, tmp_path
+):
     env = base_env(hf_home, SUBTLEBENCH_ROOT=subtlebench_root)
     target = tmp_path / "bashrc"
     target.write_text(KEPT)
@@ -50,7 +52,9 @@ def test_score_writes_no_replay_file_through_a_link_and_a_fresh_folder_scores_an
 
     proc = run_score("subtlebench", str(submitted), "-o", str(submitted / "rescored"), env=env)
     assert proc.returncode == 1, proc.stderr[-3000:]
-    assert proc.stderr.splitlines()[-1] == f"lmms-comparative score: error: {_real(replay)}: {LINK_REFUSED}", proc.stderr[-2000:]
+    assert proc.stderr.splitlines()[-1] == f"lmms-comparative score: error: {_real(replay)}: {LINK_REFUSED}", (
+        proc.stderr[-2000:]
+    )
     assert "Traceback" not in proc.stderr
     assert target.read_text() == KEPT and os.path.islink(replay)
     assert not list((submitted / "rescored").glob("**/*_results.json"))  # no lmms-eval run started
@@ -63,7 +67,9 @@ def test_score_writes_no_replay_file_through_a_link_and_a_fresh_folder_scores_an
     assert not os.path.islink(written) and json.loads(written.read_text())["benchmark"] == "subtlebench"
     proc = verify(fresh, env)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
-    assert {"subtlebench_at", "subtlebench_sp"} <= set(verdicts(proc)) and all(v.startswith("PASS") for v in verdicts(proc).values()), proc.stdout[-3000:]
+    assert {"subtlebench_at", "subtlebench_sp"} <= set(verdicts(proc)) and all(
+        v.startswith("PASS") for v in verdicts(proc).values()
+    ), proc.stdout[-3000:]
 
 
 # ---- captionqa-export -------------------------------------------------------------------------
@@ -74,7 +80,13 @@ def _captionqa_log(folder: Path, domain: str, captions: dict[str, str]) -> Path:
     dict under the metric's name, as our ``process_results`` logs it)."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"20260101_000000_samples_captionqa_simple_{domain}.jsonl"
-    write_rows(path, [{"doc_id": n, "score": {"id": key, "caption": text, "caption_failed": False}} for n, (key, text) in enumerate(captions.items())])
+    write_rows(
+        path,
+        [
+            {"doc_id": n, "score": {"id": key, "caption": text, "caption_failed": False}}
+            for n, (key, text) in enumerate(captions.items())
+        ],
+    )
     return path
 
 
@@ -93,7 +105,9 @@ def test_captionqa_export_writes_through_no_link_and_reads_only_regular_bounded_
     linked = tmp_path / "captions_linked.json"
     os.symlink(target, linked)
     proc = _export(honest.parent, linked)
-    assert proc.returncode == 1 and proc.stderr.splitlines() == [f"lmms-comparative captionqa-export: error: {linked}: {LINK_REFUSED}"], proc.stderr
+    assert proc.returncode == 1 and proc.stderr.splitlines() == [
+        f"lmms-comparative captionqa-export: error: {linked}: {LINK_REFUSED}"
+    ], proc.stderr
     assert target.read_text() == KEPT and os.path.islink(linked)
 
     # A pipe named like a samples log: refused at once (a plain read would wait for a writer forever).
@@ -102,23 +116,36 @@ def test_captionqa_export_writes_through_no_link_and_reads_only_regular_bounded_
     pipe = piped / "20260101_000000_samples_captionqa_simple_document.jsonl"
     os.mkfifo(pipe)
     proc = _export(piped.parent, tmp_path / "from_pipe.json")
-    assert proc.returncode == 1 and proc.stderr.splitlines() == [f"lmms-comparative captionqa-export: error: {pipe}: not a regular file (a pipe, a device or a socket): not read"], proc.stderr
+    assert proc.returncode == 1 and proc.stderr.splitlines() == [
+        f"lmms-comparative captionqa-export: error: {pipe}: not a regular file (a pipe, a device or a socket): not read"
+    ], proc.stderr
     assert not (tmp_path / "from_pipe.json").exists()
 
     # A line nested 200,000 deep, and a line that is a list: one line each, naming file and line.
-    for name, line, why in (("deep", deep_json(), "JSON nested deeper than 64 levels"), ("list", "[1]", "expected a JSON object, got list")):
+    for name, line, why in (
+        ("deep", deep_json(), "JSON nested deeper than 64 levels"),
+        ("list", "[1]", "expected a JSON object, got list"),
+    ):
         folder = tmp_path / name / "model"
         log = _captionqa_log(folder, "natural", {"nat_001": "A red square."})
         log.write_text(log.read_text() + line + "\n")
         proc = _export(folder.parent, tmp_path / f"{name}.json")
         assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
-        assert len(proc.stderr.splitlines()) == 1 and proc.stderr.startswith(f"lmms-comparative captionqa-export: error: {log}, line 2: ") and why in proc.stderr, proc.stderr[-2000:]
+        assert (
+            len(proc.stderr.splitlines()) == 1
+            and proc.stderr.startswith(f"lmms-comparative captionqa-export: error: {log}, line 2: ")
+            and why in proc.stderr
+        ), proc.stderr[-2000:]
 
     # The honest twin: every caption, in the submission format, as a regular file.
     output = tmp_path / "captions.json"
     proc = _export(honest.parent, output)
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
-    assert json.loads(output.read_text()) == {"nat_001": "A red square.", "nat_002": "Two circles.", "doc_001": "A page of text."}
+    assert json.loads(output.read_text()) == {
+        "nat_001": "A red square.",
+        "nat_002": "Two circles.",
+        "doc_001": "A page of text.",
+    }
     assert not os.path.islink(output)
 
 
@@ -134,7 +161,9 @@ def _chunk(out: Path) -> list[dict]:
     return json.loads(text[text.index(",") + 1 : text.rindex(")")])
 
 
-def test_a_postscript_file_named_png_runs_no_ghostscript_and_a_real_png_beside_it_is_shown(subtlebench_pass_run, hf_home, subtlebench_root, tmp_path):
+def test_a_postscript_file_named_png_runs_no_ghostscript_and_a_real_png_beside_it_is_shown(
+    subtlebench_pass_run, hf_home, subtlebench_root, tmp_path
+):
     media = tmp_path / "media"
     media.mkdir()
     (media / "evil.png").write_bytes(POSTSCRIPT)
@@ -167,9 +196,13 @@ def test_a_pipe_where_a_chart_goes_is_one_line_and_no_hang(subtlebench_pass_run,
     out.mkdir()
     chart = out / "subtlebench_types.png"
     os.mkfifo(chart)
-    proc = run_tool("report", str(subtlebench_pass_run), "-o", str(out), "--no-html", env=env, timeout=120)  # a write into the pipe would wait forever
+    proc = run_tool(
+        "report", str(subtlebench_pass_run), "-o", str(out), "--no-html", env=env, timeout=120
+    )  # a write into the pipe would wait forever
     assert proc.returncode == 2, proc.stderr[-3000:]
-    assert proc.stderr.splitlines() == [f"lmms-comparative report: error: {chart}: something that is not a regular file stands where this file goes: not written"], proc.stderr[-3000:]
+    assert proc.stderr.splitlines() == [
+        f"lmms-comparative report: error: {chart}: something that is not a regular file stands where this file goes: not written"
+    ], proc.stderr[-3000:]
 
     # The honest twin: into a fresh folder the chart is a PNG.
     fresh = tmp_path / "fresh"
@@ -199,7 +232,9 @@ def _with_domains(run: Path, to: Path, names: list[str]) -> Path:
     return to
 
 
-def test_compare_shows_a_category_name_s_escape_sequences_as_text_and_a_plain_name_as_itself(subtlebench_pass_run, hf_home, subtlebench_root, tmp_path):
+def test_compare_shows_a_category_name_s_escape_sequences_as_text_and_a_plain_name_as_itself(
+    subtlebench_pass_run, hf_home, subtlebench_root, tmp_path
+):
     env = base_env(hf_home, SUBTLEBENCH_ROOT=subtlebench_root)
     a = _with_domains(subtlebench_pass_run, tmp_path / "a", [HOSTILE, "indoor"])
     b = _with_domains(subtlebench_pass_run, tmp_path / "b", [HOSTILE, "indoor"])
@@ -207,7 +242,11 @@ def test_compare_shows_a_category_name_s_escape_sequences_as_text_and_a_plain_na
     assert proc.returncode == 0, proc.stderr[-3000:]
     for raw in ("\x1b", "\x07", RTL):
         assert raw not in proc.stdout and raw not in proc.stderr, repr(proc.stdout[-2000:])
-    categories = [line.split()[1] for line in proc.stdout.splitlines() if line.startswith("subtlebench_at ") and len(line.split()) > 2 and not line.split()[1][0].isdigit()]
+    categories = [
+        line.split()[1]
+        for line in proc.stdout.splitlines()
+        if line.startswith("subtlebench_at ") and len(line.split()) > 2 and not line.split()[1][0].isdigit()
+    ]
     # The hostile name, inert: every control shown as its escape, on its one line.
     assert "lab\\x1b]0;pwned\\x07\\x1b]52;c;cHduZWQ=\\x07\\u202eevil" in categories, proc.stdout[-3000:]
     # The honest twin: a plain name prints as itself.

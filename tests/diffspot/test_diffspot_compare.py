@@ -36,9 +36,24 @@ def compared(tmp_path_factory, hf_home):
     base = tmp_path_factory.mktemp("diffspot_compare")
     root = build(base / "root", per_split=4)
     with FakeOpenAI(_judge) as server:
-        env = base_env(hf_home, DIFFSPOT_ROOT=str(root), **server.judge_env("DIFFSPOT_JUDGE"), LMMS_COMPARATIVE_LLM_CACHE="off")
+        env = base_env(
+            hf_home, DIFFSPOT_ROOT=str(root), **server.judge_env("DIFFSPOT_JUDGE"), LMMS_COMPARATIVE_LLM_CACHE="off"
+        )
         for name, seed in (("a", 1), ("b", 2)):
-            proc = run_cli(["--model", "random_choice", "--model_args", f"seed={seed}", "--tasks", "diffspot", "--output_path", str(base / name), "--log_samples"], env=env)
+            proc = run_cli(
+                [
+                    "--model",
+                    "random_choice",
+                    "--model_args",
+                    f"seed={seed}",
+                    "--tasks",
+                    "diffspot",
+                    "--output_path",
+                    str(base / name),
+                    "--log_samples",
+                ],
+                env=env,
+            )
             read_run(base / name, proc)
             assert proc.returncode == 0, proc.stderr[-3000:]
     proc = run_tool("compare", str(base / "a"), str(base / "b"), "-o", str(base / "cmp"), env=env)
@@ -51,7 +66,9 @@ def test_compare_has_a_row_per_tier_operator_and_domain(compared):
     rows = json.loads((base / "cmp" / "compare.json").read_text())
     head = next(r for r in rows if r["task"] == "diffspot" and not r.get("category"))
     results = {name: read_run(base / name)[0]["results"]["diffspot"] for name in ("a", "b")}
-    assert head["a"] == pytest.approx(100 * results["a"]["overall,none"]) and head["b"] == pytest.approx(100 * results["b"]["overall,none"])
+    assert head["a"] == pytest.approx(100 * results["a"]["overall,none"]) and head["b"] == pytest.approx(
+        100 * results["b"]["overall,none"]
+    )
     by_facet: dict[str, dict[str, dict]] = {}
     for row in rows:
         if row.get("category"):
@@ -61,13 +78,19 @@ def test_compare_has_a_row_per_tier_operator_and_domain(compared):
     assert set(by_facet["tier"]) == set(TIERS)
     for tier, metric in TIERS.items():  # a tier's A and B: the run's own recall (specificity) there
         row = by_facet["tier"][tier]
-        assert row["a"] == pytest.approx(100 * results["a"][f"{metric},none"]) and row["b"] == pytest.approx(100 * results["b"][f"{metric},none"]), (tier, row)
+        assert row["a"] == pytest.approx(100 * results["a"][f"{metric},none"]) and row["b"] == pytest.approx(
+            100 * results["b"][f"{metric},none"]
+        ), (tier, row)
     for facet, found in by_facet.items():
-        assert sum(r["n"] for r in found.values()) == (head["n"] if facet != "operator" else head["n"] - by_facet["tier"]["no_diff"]["n"]), facet
+        assert sum(r["n"] for r in found.values()) == (
+            head["n"] if facet != "operator" else head["n"] - by_facet["tier"]["no_diff"]["n"]
+        ), facet
         assert all(r["p_adjusted"] >= r["p_value"] for r in found.values())
     operators = {op: entry["n"] for op, entry in results["a"]["by_operator,none"].items()}
     assert {op: r["n"] for op, r in by_facet["operator"].items()} == operators
-    assert any(line.split()[1:3] == ["tier:", "easy"] for line in proc.stdout.splitlines() if line.startswith("diffspot ")), proc.stdout
+    assert any(
+        line.split()[1:3] == ["tier:", "easy"] for line in proc.stdout.splitlines() if line.startswith("diffspot ")
+    ), proc.stdout
 
 
 def test_the_overview_shows_the_papers_chance_row_as_the_papers(compared):
@@ -78,6 +101,11 @@ def test_the_overview_shows_the_papers_chance_row_as_the_papers(compared):
     page = (out / "index.html").read_text()
     block = page[page.index('data-benchmark="diffspot"') :]
     block = block[: block.index("</section>")]
-    assert '<th scope="col">paper\'s chance <span class="source">on the paper\'s items</span></th>' in block, block[:2000]
-    assert '<td data-label="paper\'s chance">11.4<span class="model">Always no-diff (trivial baseline), the paper\'s items</span></td>' in block, block
+    assert '<th scope="col">paper\'s chance <span class="source">on the paper\'s items</span></th>' in block, block[
+        :2000
+    ]
+    assert (
+        '<td data-label="paper\'s chance">11.4<span class="model">Always no-diff (trivial baseline), the paper\'s items</span></td>'
+        in block
+    ), block
     assert 'class="delta' in block  # B − A on the Overall

@@ -43,7 +43,9 @@ def test_the_messages_hold_the_prompt_then_image_a_then_image_b(root):
     doc = data.split_docs("easy")[0]
     row = pq.read_table(root / SMOKE_RECORDS).to_pylist()[doc["row"]]
     content = hooks.doc_to_messages(doc)[0]["content"]
-    assert [part["type"] for part in content] == ["text", "image", "image"] and content[0]["text"] == VLM_PROMPT == hooks.doc_to_text(doc)
+    assert [part["type"] for part in content] == ["text", "image", "image"] and content[0][
+        "text"
+    ] == VLM_PROMPT == hooks.doc_to_text(doc)
     before, after = (Image.open(io.BytesIO(row[c]["bytes"])).convert("RGB") for c in ("image_before", "image_after"))
     assert content[1]["url"].tobytes() == before.tobytes() and content[2]["url"].tobytes() == after.tobytes()
     assert [i.tobytes() for i in hooks.doc_to_visual(doc)] == [before.tobytes(), after.tobytes()]
@@ -53,13 +55,17 @@ def test_a_malformed_record_is_skipped_and_named(root, tmp_path):
     table = pq.read_table(root / SMOKE_RECORDS)
     rows = table.to_pylist()
     rows[0]["difficulty"], rows[0]["task_type"] = "extreme", "visual_diff"
-    rows[1]["mutation_dicts_json"] = ["{not json"] if rows[1]["task_type"] != "no_diff" else rows[1]["mutation_dicts_json"]
+    rows[1]["mutation_dicts_json"] = (
+        ["{not json"] if rows[1]["task_type"] != "no_diff" else rows[1]["mutation_dicts_json"]
+    )
     pq.write_table(type(table).from_pylist(rows, schema=table.schema), root / SMOKE_RECORDS)
     skips = items.Skips()
     with items.collecting(skips):
         docs = data.split_docs("all")
     assert rows[0]["id"] not in {d["id"] for d in docs}
-    assert all(reason == items.RECORD for reason in skips.by_reason) and any(rows[0]["id"] in what for what in skips.by_reason[items.RECORD])
+    assert all(reason == items.RECORD for reason in skips.by_reason) and any(
+        rows[0]["id"] in what for what in skips.by_reason[items.RECORD]
+    )
 
 
 def test_a_missing_column_names_the_columns_found(root):

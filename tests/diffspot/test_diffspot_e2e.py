@@ -76,8 +76,17 @@ def scored_run(tmp_path_factory, hf_home):
     root = build(base / "root", per_split=4)
     judge = Judge()
     with FakeOpenAI(judge) as server:
-        env = base_env(hf_home, DIFFSPOT_ROOT=str(root), **server.judge_env("DIFFSPOT_JUDGE"), LMMS_COMPARATIVE_LLM_CACHE=str(base / "cache.sqlite"), LMMS_COMPARATIVE_MAX_FAILED="0.5")
-        proc = run_cli(["--model", "random_choice", "--tasks", "diffspot", "--output_path", str(base / "out"), "--log_samples"], env=env)
+        env = base_env(
+            hf_home,
+            DIFFSPOT_ROOT=str(root),
+            **server.judge_env("DIFFSPOT_JUDGE"),
+            LMMS_COMPARATIVE_LLM_CACHE=str(base / "cache.sqlite"),
+            LMMS_COMPARATIVE_MAX_FAILED="0.5",
+        )
+        proc = run_cli(
+            ["--model", "random_choice", "--tasks", "diffspot", "--output_path", str(base / "out"), "--log_samples"],
+            env=env,
+        )
         results, samples = read_run(base / "out", proc)
         assert proc.returncode == 0, proc.stderr[-3000:]
         yield {"base": base, "env": env, "results": results, "samples": samples, "server": server, "judge": judge}
@@ -85,7 +94,10 @@ def scored_run(tmp_path_factory, hf_home):
 
 def _items(scored_run) -> tuple[list[dict], dict[str, str], list[dict]]:
     """The run's per-item results (in doc order), each pair's judge prompt, and its verdict kind."""
-    rows = [next(v for v in s.values() if isinstance(v, dict) and "id" in v) for s in sorted(scored_run["samples"]["diffspot"], key=lambda s: s["doc_id"])]
+    rows = [
+        next(v for v in s.values() if isinstance(v, dict) and "id" in v)
+        for s in sorted(scored_run["samples"]["diffspot"], key=lambda s: s["doc_id"])
+    ]
     prompts = {r["id"]: hooks.judge_prompt(r) for r in rows}
     return rows, prompts, [{"id": r["id"], "split": r["split"], "kind": Judge.kind(prompts[r["id"]])} for r in rows]
 
@@ -97,12 +109,20 @@ def test_the_run_scores_as_the_authors_count(scored_run):
     server, judge = scored_run["server"], scored_run["judge"]
     rows, prompts, items = _items(scored_run)
     assert len(rows) == 16 and {r["split"] for r in rows} == {"easy", "medium", "hard", "no_diff"}
-    assert {it["kind"] for it in items} >= {"found", "never"}, "the fixture's prompts should reach several verdict kinds"
+    assert {it["kind"] for it in items} >= {"found", "never"}, (
+        "the fixture's prompts should reach several verdict kinds"
+    )
     # Every request: one user message (the prompt as render_prompt fills it), temperature 0,
     # 16,384 tokens, reasoning_effort "high" in the body, the default judge model.
     assert {message_text(b) for b in server.requests} == set(prompts.values())
     for body in server.requests:
-        assert (body["model"], body["temperature"], body["max_tokens"], body["reasoning_effort"], len(body["messages"])) == ("gpt-oss-120b", 0.0, 16384, "high", 1)
+        assert (
+            body["model"],
+            body["temperature"],
+            body["max_tokens"],
+            body["reasoning_effort"],
+            len(body["messages"]),
+        ) == ("gpt-oss-120b", 0.0, 16384, "high", 1)
     # A reply that is not JSON is asked again, up to three attempts (judge_item).
     for it in items:
         assert judge.calls[prompts[it["id"]]] == {"retry": 2, "never": 3}.get(it["kind"], 1)
@@ -111,12 +131,25 @@ def test_the_run_scores_as_the_authors_count(scored_run):
     for metric in SHARES:
         assert found[f"{metric},none"] == pytest.approx(expected[metric], abs=1e-12), metric
     counts = found["counts,none"]
-    assert (counts["judged"], counts["unjudged"], counts["failed"], counts["pairs"]) == (expected["judged"], expected["unjudged"], 0, 16)
+    assert (counts["judged"], counts["unjudged"], counts["failed"], counts["pairs"]) == (
+        expected["judged"],
+        expected["unjudged"],
+        0,
+        16,
+    )
     assert set(found["ci95,none"]) >= {"overall", "unit"}
     operators = found["by_operator,none"]
-    assert sum(v["n"] for v in operators.values()) == sum(1 for it in items if it["split"] != "no_diff" and it["kind"] != "never")
-    side = [json.loads(line) for line in next((scored_run["base"] / "out").glob("**/*_judge_diffspot.jsonl")).read_text().splitlines()]
-    assert sorted(r["id"] for r in side) == sorted(prompts) and sum(r["error"] is not None for r in side) == expected["unjudged"]
+    assert sum(v["n"] for v in operators.values()) == sum(
+        1 for it in items if it["split"] != "no_diff" and it["kind"] != "never"
+    )
+    side = [
+        json.loads(line)
+        for line in next((scored_run["base"] / "out").glob("**/*_judge_diffspot.jsonl")).read_text().splitlines()
+    ]
+    assert (
+        sorted(r["id"] for r in side) == sorted(prompts)
+        and sum(r["error"] is not None for r in side) == expected["unjudged"]
+    )
 
 
 def test_verify_passes(scored_run):
@@ -128,7 +161,17 @@ def test_verify_passes(scored_run):
 def test_the_authors_predictions_file_scores_the_same(scored_run):
     base, server = scored_run["base"], scored_run["server"]
     rows, _, items = _items(scored_run)
-    records = [{"id": r["id"], "split": r["split"], "model": "random_choice", "prompt_version": "v1.0", "raw_response": r["prediction"], "prediction": r["prediction"]} for r in rows]
+    records = [
+        {
+            "id": r["id"],
+            "split": r["split"],
+            "model": "random_choice",
+            "prompt_version": "v1.0",
+            "raw_response": r["prediction"],
+            "prediction": r["prediction"],
+        }
+        for r in rows
+    ]
     path = base / "predictions.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records[:-1]), encoding="utf-8")  # one pair without a record
     before = len(server.requests)
@@ -138,8 +181,14 @@ def test_the_authors_predictions_file_scores_the_same(scored_run):
     assert len(server.requests) - before == 2 * sum(it["kind"] == "never" for it in items[:-1])
     results, _ = read_run(base / "scored")
     found, expected = results["results"]["diffspot"], _expected(items[:-1])
-    assert (found["counts,none"]["failed"], found["counts,none"]["pairs"]) == (1, 16)  # the missing pair: left out of N, counted
-    assert (found["counts,none"]["judged"], found["counts,none"]["unjudged"]) == (expected["judged"], expected["unjudged"])
+    assert (found["counts,none"]["failed"], found["counts,none"]["pairs"]) == (
+        1,
+        16,
+    )  # the missing pair: left out of N, counted
+    assert (found["counts,none"]["judged"], found["counts,none"]["unjudged"]) == (
+        expected["judged"],
+        expected["unjudged"],
+    )
     for metric in SHARES:
         assert found[f"{metric},none"] == pytest.approx(expected[metric], abs=1e-12), metric
     # A record whose split disagrees with the release stops the run, naming it.

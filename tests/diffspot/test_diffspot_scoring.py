@@ -25,9 +25,18 @@ def _sha(text: str) -> str:
 def test_the_prompts_are_the_authors_bytes():
     # The bodies of diffspot/prompts/judge.txt (judge.py load_prompt) and vlm_diff.txt, which
     # vlm_nodiff.txt repeats byte for byte (baselines/_common.py load_vlm_prompt).
-    assert (len(prompts.JUDGE_PROMPT), _sha(prompts.JUDGE_PROMPT)) == (6509, "8fc35fe9ede168820edd44376a4751ab802afad7f19c09a3811d10f7c2b9d7e5")
-    assert (len(prompts.VLM_PROMPT), _sha(prompts.VLM_PROMPT)) == (625, "a371b0bf8d1b1e75d6a074445f0e3f185ea43ec5ca979989ad285f4d541b9a6e")
-    assert prompts.NO_DIFF_GT_NOTE == "No changes were applied; the two screenshots are independent renderings of the same HTML."
+    assert (len(prompts.JUDGE_PROMPT), _sha(prompts.JUDGE_PROMPT)) == (
+        6509,
+        "8fc35fe9ede168820edd44376a4751ab802afad7f19c09a3811d10f7c2b9d7e5",
+    )
+    assert (len(prompts.VLM_PROMPT), _sha(prompts.VLM_PROMPT)) == (
+        625,
+        "a371b0bf8d1b1e75d6a074445f0e3f185ea43ec5ca979989ad285f4d541b9a6e",
+    )
+    assert (
+        prompts.NO_DIFF_GT_NOTE
+        == "No changes were applied; the two screenshots are independent renderings of the same HTML."
+    )
 
 
 @pytest.mark.parametrize(
@@ -35,8 +44,20 @@ def test_the_prompts_are_the_authors_bytes():
     [
         # Non-ASCII kept raw (ensure_ascii=False); a placeholder inside an earlier insertion is
         # replaced by a later one ("GTD {vlm_response}" becomes "GTD P ..."), the prediction never.
-        ([{"type": "text", "t": "角が丸くなった → ↔ —"}], "GTD {vlm_response}", "P {gt_json} {gt_answer}", 6581, "ea15578438643897f25526ed8673c5214d8ff1929d12e45bd66c7c6d80fb7302"),
-        ([{"type": "x", "v": "{gt_answer}"}], "{vlm_response}", "pred", 6527, "b52699c5d8931a3c44936f279db6de0d82d514b411c293e3a750edbb5a211c33"),
+        (
+            [{"type": "text", "t": "角が丸くなった → ↔ —"}],
+            "GTD {vlm_response}",
+            "P {gt_json} {gt_answer}",
+            6581,
+            "ea15578438643897f25526ed8673c5214d8ff1929d12e45bd66c7c6d80fb7302",
+        ),
+        (
+            [{"type": "x", "v": "{gt_answer}"}],
+            "{vlm_response}",
+            "pred",
+            6527,
+            "b52699c5d8931a3c44936f279db6de0d82d514b411c293e3a750edbb5a211c33",
+        ),
         ([], prompts.NO_DIFF_GT_NOTE, "", 6566, "35b4b6ec96def0dc40c458cd296c7e64819867ba6445632dd4437b2038f815e5"),
     ],
 )
@@ -56,7 +77,10 @@ NOT_JSON = "JSONDecodeError"
 @pytest.mark.parametrize(
     "reply, theirs",
     [
-        ('```json\n{"mutations": [{"verdict": "correct"}], "hallucinations": []}\n```', {"mutations": [{"verdict": "correct"}], "hallucinations": []}),
+        (
+            '```json\n{"mutations": [{"verdict": "correct"}], "hallucinations": []}\n```',
+            {"mutations": [{"verdict": "correct"}], "hallucinations": []},
+        ),
         ('```JSON\n{"a":1}\n```', {"a": 1}),  # "JSON" is not stripped; the {-span is taken instead
         ('Here: {"a":1} done', {"a": 1}),
         ('{"a":1}\nDone.', NOT_JSON),  # starts with "{": no span is cut, the prose after it fails
@@ -65,7 +89,10 @@ NOT_JSON = "JSONDecodeError"
         ("Yes", NOT_JSON),
         ("[1,2]", [1, 2]),  # JSON, but no verdict: reduce_verdict refuses it
         ('```json{"mutations": [], "hallucinations": []}```', {"mutations": [], "hallucinations": []}),
-        ('Reasoning...\n```json\n{"mutations": [{"verdict": "correct"}]}\n```\nDone', {"mutations": [{"verdict": "correct"}]}),
+        (
+            'Reasoning...\n```json\n{"mutations": [{"verdict": "correct"}]}\n```\nDone',
+            {"mutations": [{"verdict": "correct"}]},
+        ),
     ],
 )
 def test_replies_parse_as_parse_judge_json(reply, theirs):
@@ -110,7 +137,12 @@ def test_verdicts_reduce_as_reduce_judge_label(label, has_diff, no_diff):
                 scoring.reduce_verdict(label, is_no_diff)
             continue
         found = scoring.reduce_verdict(label, is_no_diff)
-        assert (found["is_true_positive"], found["is_true_negative"], found["n_correct_mutations"], found["n_hallucinations"]) == theirs
+        assert (
+            found["is_true_positive"],
+            found["is_true_negative"],
+            found["n_correct_mutations"],
+            found["n_hallucinations"],
+        ) == theirs
 
 
 @pytest.mark.parametrize(
@@ -163,11 +195,25 @@ def test_aggregate_gives_metrics_aggregates_report():
         "n_no_diff": 3,
         "n_tp": 3,
         "n_tn": 2,
-        "by_tier": {"easy": {"recall": 0.5, "n_pairs": 2, "n_tp": 1}, "medium": {"recall": 1.0, "n_pairs": 1, "n_tp": 1}, "hard": {"recall": 1.0, "n_pairs": 1, "n_tp": 1}},
-        "by_operator": {"color": {"recall": 1.0, "n_pairs": 2, "n_tp": 2}, "text": {"recall": 0.0, "n_pairs": 1, "n_tp": 0}},
+        "by_tier": {
+            "easy": {"recall": 0.5, "n_pairs": 2, "n_tp": 1},
+            "medium": {"recall": 1.0, "n_pairs": 1, "n_tp": 1},
+            "hard": {"recall": 1.0, "n_pairs": 1, "n_tp": 1},
+        },
+        "by_operator": {
+            "color": {"recall": 1.0, "n_pairs": 2, "n_tp": 2},
+            "text": {"recall": 0.0, "n_pairs": 1, "n_tp": 0},
+        },
     }
     assert found == theirs
-    assert scoring.headline(found) == {"overall": theirs["overall_accuracy"], "easy_recall": 0.5, "medium_recall": 1.0, "hard_recall": 1.0, "diff_recall": 0.75, "nodiff_specificity": theirs["no_diff_specificity"]}
+    assert scoring.headline(found) == {
+        "overall": theirs["overall_accuracy"],
+        "easy_recall": 0.5,
+        "medium_recall": 1.0,
+        "hard_recall": 1.0,
+        "diff_recall": 0.75,
+        "nodiff_specificity": theirs["no_diff_specificity"],
+    }
 
 
 def test_an_empty_denominator_is_nan_where_the_authors_print_zero():
@@ -176,7 +222,9 @@ def test_an_empty_denominator_is_nan_where_the_authors_print_zero():
     found = scoring.aggregate(JUDGED[:4])
     assert math.isnan(found["no_diff_specificity"]) and found["overall_accuracy"] == 0.75  # theirs: 0.0 and 0.75
     empty = scoring.aggregate([])
-    assert all(math.isnan(empty[k]) for k in ("overall_accuracy", "diff_overall_recall", "no_diff_specificity"))  # theirs: 0.0 each
+    assert all(
+        math.isnan(empty[k]) for k in ("overall_accuracy", "diff_overall_recall", "no_diff_specificity")
+    )  # theirs: 0.0 each
     assert (empty["n_total"], empty["by_tier"], empty["by_operator"]) == (0, {}, {})
 
 

@@ -31,7 +31,10 @@ def test_an_unmarked_block_is_named(tmp_path):
         problems = docs_commands.problems(docs_commands.blocks([doc]))
     finally:
         docs_commands.ROOT = ROOT
-    assert problems == ["doc.md:3: a shell block without a docs-test marker (<!-- docs-test: run --> or <!-- docs-test: skip: why -->)", "doc.md:8: a skipped block must say why"]
+    assert problems == [
+        "doc.md:3: a shell block without a docs-test marker (<!-- docs-test: run --> or <!-- docs-test: skip: why -->)",
+        "doc.md:8: a skipped block must say why",
+    ]
 
 
 @pytest.mark.e2e

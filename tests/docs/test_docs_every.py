@@ -23,16 +23,24 @@ BY_ARGUMENT = {
     ("data/roots.py", "env_var"): "each benchmark's root_variable (its data loader passes it)",
     ("preflight.py", "variable"): "a scoring call's setting (the SBERT model's variable)",
     ("verify/rescore.py", "variable"): "each benchmark's root_variable",
-    ("report/items.py", "benchmark.root_variable or ''"): "each benchmark's root_variable",
-    ("report/items.py", "b.root_variable"): "each benchmark's root_variable",
-    ("judges/config.py", "name"): "the engine's settings: {PREFIX}_* of each scoring call and the names its function spells",
+    ("report/item_browser.py", "benchmark.root_variable or ''"): "each benchmark's root_variable",
+    ("report/item_browser.py", "b.root_variable"): "each benchmark's root_variable",
+    (
+        "judges/config.py",
+        "name",
+    ): "the engine's settings: {PREFIX}_* of each scoring call and the names its function spells",
     ("benchmarks/contract.py", "k"): "the contract check restores the variables it set itself: no setting",
 }
 
 
 def _is_environ(node: ast.AST) -> bool:
     """``os.environ`` (or ``environ`` imported from os)."""
-    return (isinstance(node, ast.Attribute) and node.attr == "environ" and isinstance(node.value, ast.Name) and node.value.id == "os") or (isinstance(node, ast.Name) and node.id == "environ")
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == "environ"
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "os"
+    ) or (isinstance(node, ast.Name) and node.id == "environ")
 
 
 def env_reads(source: str) -> tuple[list[ast.expr], set[str]]:
@@ -51,17 +59,33 @@ def env_reads(source: str) -> tuple[list[ast.expr], set[str]]:
     for function in ast.walk(tree):
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
-        aliases = {t.id for n in ast.walk(function) if isinstance(n, ast.Assign) and _is_environ(n.value) for t in n.targets if isinstance(t, ast.Name)}
+        aliases = {
+            t.id
+            for n in ast.walk(function)
+            if isinstance(n, ast.Assign) and _is_environ(n.value)
+            for t in n.targets
+            if isinstance(t, ast.Name)
+        }
         if aliases:
-            spelled |= {n.value for n in ast.walk(function) if isinstance(n, ast.Constant) and isinstance(n.value, str) and VARIABLE.fullmatch(n.value)}
+            spelled |= {
+                n.value
+                for n in ast.walk(function)
+                if isinstance(n, ast.Constant) and isinstance(n.value, str) and VARIABLE.fullmatch(n.value)
+            }
         for node in ast.walk(function):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args:
                 holder = node.func.value
-                if node.func.attr == "get" and (_is_environ(holder) or (isinstance(holder, ast.Name) and holder.id in aliases)):
+                if node.func.attr == "get" and (
+                    _is_environ(holder) or (isinstance(holder, ast.Name) and holder.id in aliases)
+                ):
                     reads.append(node.args[0])
                 elif node.func.attr == "getenv" and isinstance(holder, ast.Name) and holder.id == "os":
                     reads.append(node.args[0])
-            elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and (_is_environ(node.value) or (isinstance(node.value, ast.Name) and node.value.id in aliases)):
+            elif (
+                isinstance(node, ast.Subscript)
+                and isinstance(node.ctx, ast.Load)
+                and (_is_environ(node.value) or (isinstance(node.value, ast.Name) and node.value.id in aliases))
+            ):
                 reads.append(node.slice)
     return reads, spelled
 
@@ -99,7 +123,9 @@ def package_variables() -> tuple[set[str], list[str]]:
         rel = path.relative_to(PACKAGE).as_posix()
         module = None
         if any(not isinstance(r, ast.Constant) for r in reads):
-            module = importlib.import_module(".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"))
+            module = importlib.import_module(
+                ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+            )
         for expr in reads:
             value = _value(module, expr)
             if value is not None:
@@ -155,9 +181,17 @@ def test_the_scoring_page_names_every_format_of_every_benchmark_with_its_command
 
 def test_the_settings_page_names_every_variable_the_package_reads():
     names, unknown = package_variables()
-    assert unknown == [], f"reads whose variable is neither a string nor a module constant here, and not accounted for in BY_ARGUMENT: {unknown}"
+    assert unknown == [], (
+        f"reads whose variable is neither a string nor a module constant here, and not accounted for in BY_ARGUMENT: {unknown}"
+    )
     names |= record_variables()
-    assert {"LMMS_COMPARATIVE_NO_PREFLIGHT", "LMMS_COMPARATIVE_MAX_FAILED", "SUBTLEBENCH_ROOT", "DIFFSPOT_JUDGE_REASONING_EFFORT", "OPENAI_API_KEY"} <= names  # the scan finds them
+    assert {
+        "LMMS_COMPARATIVE_NO_PREFLIGHT",
+        "LMMS_COMPARATIVE_MAX_FAILED",
+        "SUBTLEBENCH_ROOT",
+        "DIFFSPOT_JUDGE_REASONING_EFFORT",
+        "OPENAI_API_KEY",
+    } <= names  # the scan finds them
     prefixes = [call.setting for b in BENCHMARKS for call in b.scoring_calls if call.kind == "llm"]
     assert undocumented(names, SETTINGS.read_text(encoding="utf-8"), prefixes) == []
 
@@ -165,9 +199,16 @@ def test_the_settings_page_names_every_variable_the_package_reads():
 def test_a_missing_variable_or_format_is_reported():
     source = 'import os\nLIMIT_ENV = "TOY_LIMIT"\nNAME = "TOY_NAME"\n\ndef f(v):\n    env = os.environ\n    return os.environ.get("TOY_A"), os.getenv(NAME), os.environ[v], env.get("TOY_B", "")\n'
     reads, spelled = env_reads(source)
-    assert [ast.unparse(r) for r in reads] == ["'TOY_A'", "NAME", "v", "'TOY_B'"] and spelled == {"TOY_LIMIT", "TOY_A", "TOY_B"}
+    assert [ast.unparse(r) for r in reads] == ["'TOY_A'", "NAME", "v", "'TOY_B'"] and spelled == {
+        "TOY_LIMIT",
+        "TOY_A",
+        "TOY_B",
+    }
     page = "| `TOY_A` | x |\n| `{PREFIX}_MODEL` | y |"
-    assert undocumented({"TOY_A", "TOY_LIMIT", "TOY_JUDGE_MODEL", "TOY_JUDGE_DEPTH", "MODEL"}, page, ["TOY_JUDGE"]) == ["TOY_JUDGE_DEPTH", "TOY_LIMIT"]
+    assert undocumented({"TOY_A", "TOY_LIMIT", "TOY_JUDGE_MODEL", "TOY_JUDGE_DEPTH", "MODEL"}, page, ["TOY_JUDGE"]) == [
+        "TOY_JUDGE_DEPTH",
+        "TOY_LIMIT",
+    ]
     scoring = SCORING.read_text(encoding="utf-8")
     row = next(line for line in scoring.splitlines() if "`captions`" in line and line.startswith("|"))
     assert missing_formats(scoring.replace(row, "")) == ["captionqa: captions"]

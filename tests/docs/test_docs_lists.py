@@ -8,7 +8,9 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCS = sorted([ROOT / "README.md", *(ROOT / "docs").glob("*.md"), *(ROOT / "lmms_comparative" / "benchmarks").glob("*/README.md")])
+DOCS = sorted(
+    [ROOT / "README.md", *(ROOT / "docs").glob("*.md"), *(ROOT / "lmms_comparative" / "benchmarks").glob("*/README.md")]
+)
 
 
 def numbered_lists(text: str) -> list[list[tuple[int, int]]]:
@@ -45,5 +47,8 @@ def test_every_numbered_list_of_the_docs_counts_up_by_one():
 
 
 def test_a_list_numbered_out_of_order_is_found():
-    assert numbered_lists("1. a\n   more\n\n2. b\n3. c\n\ntext\n\n1. x\n```\n7. not a list\n```\n") == [[(1, 1), (4, 2), (5, 3)], [(9, 1)]]
+    assert numbered_lists("1. a\n   more\n\n2. b\n3. c\n\ntext\n\n1. x\n```\n7. not a list\n```\n") == [
+        [(1, 1), (4, 2), (5, 3)],
+        [(9, 1)],
+    ]
     assert [n for _, n in numbered_lists("5. a\n7. b\n6. c\n")[0]] == [5, 7, 6]

@@ -31,7 +31,10 @@ def _benchmark(release_tasks: dict):
 def test_the_full_item_set_is_the_release_and_anything_less_says_how_much_less():
     full = item_set(KEYS)
     benchmark = _benchmark({"subtlebench_sp": {"count": 4, "sha256": full["sha256"]}, "subtlebench_at": {"count": 3}})
-    run = _run({"subtlebench_sp": {"items": full}, "subtlebench_at": {"items": {"count": 3, "sha256": "x"}}}, {"subtlebench": ["subtlebench_sp", "subtlebench_at"]})
+    run = _run(
+        {"subtlebench_sp": {"items": full}, "subtlebench_at": {"items": {"count": 3, "sha256": "x"}}},
+        {"subtlebench": ["subtlebench_sp", "subtlebench_at"]},
+    )
     assert subset_of(run, benchmark, "subtlebench_sp") is None
     assert subset_of(run, benchmark, "subtlebench") is None  # a group: its tasks
     assert subset_of(run, benchmark, "subtlebench_sp_css") is None  # a metric of a task: that task
@@ -54,7 +57,10 @@ def test_every_release_file_cites_a_source_for_each_count():
     for benchmark in BENCHMARKS:
         release = benchmark.release_items()
         for task, entry in release["tasks"].items():
-            assert benchmark.owns_task(task) and isinstance(entry["count"], int) and entry["count"] > 0, (benchmark.name, task)
+            assert benchmark.owns_task(task) and isinstance(entry["count"], int) and entry["count"] > 0, (
+                benchmark.name,
+                task,
+            )
             assert entry["source"] in release["sources"], (benchmark.name, task)
         assert release["tasks"] or release.get("unknown"), benchmark.name  # none known: it says why
 
@@ -67,12 +73,15 @@ def test_the_exported_date_is_lmms_evals_zone_turned_to_utc():
     from lmms_eval.utils import get_datetime_str
 
     from lmms_comparative.export import _iso_date
-    from lmms_comparative.harness.provenance import DEFAULT_DATE_TIMEZONE
+    from lmms_comparative.harness.stamp_results import DEFAULT_DATE_TIMEZONE
 
     assert inspect.signature(get_datetime_str).parameters["timezone"].default == DEFAULT_DATE_TIMEZONE
     assert f'default="{DEFAULT_DATE_TIMEZONE}"' in inspect.getsource(cli)  # the CLI's --timezone
     assert _iso_date({"date": "20261127_034900"}) == "2026-11-26T19:49:00Z"  # UTC+8
-    assert _iso_date({"date": "20260701_120000", "lmms_comparative": {"date_timezone": "America/New_York"}}) == "2026-07-01T16:00:00Z"  # summer time
+    assert (
+        _iso_date({"date": "20260701_120000", "lmms_comparative": {"date_timezone": "America/New_York"}})
+        == "2026-07-01T16:00:00Z"
+    )  # summer time
     assert _iso_date({"date": "not a date"}) is None
     assert _iso_date({"date": "20261127_034900", "lmms_comparative": {"date_timezone": "Nowhere/Else"}}) is None
     assert datetime.datetime.fromisoformat("2026-11-26T19:49:00Z").utcoffset() == datetime.timedelta(0)
@@ -126,7 +135,18 @@ def test_a_release_known_by_its_count_alone_is_the_release_by_count_on_a_local_c
         assert subset_of(run, subtlebench, "subtlebench_at") is None  # the count matches: no subset
         assert by_count_only(run, subtlebench, ["subtlebench_at"]) == expected, data
         shown = _items(run, {"subtlebench": None})
-        assert shown == ("VLM-SubtleBench: the release by item count (keys not checked)" if expected else "VLM-SubtleBench: the release"), shown
+        assert shown == (
+            "VLM-SubtleBench: the release by item count (keys not checked)"
+            if expected
+            else "VLM-SubtleBench: the release"
+        ), shown
     task, full = next(iter(compbench.release_items()["tasks"].items()))
-    run = _run({task: {"items": {"count": full["count"], "sha256": full["sha256"]}, "data": {**local, "variable": "COMPBENCH_ROOT"}}})
+    run = _run(
+        {
+            task: {
+                "items": {"count": full["count"], "sha256": full["sha256"]},
+                "data": {**local, "variable": "COMPBENCH_ROOT"},
+            }
+        }
+    )
     assert subset_of(run, compbench, task) is None and by_count_only(run, compbench, [task]) == []

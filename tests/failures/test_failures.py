@@ -58,7 +58,14 @@ def _stop_message(monkeypatch, name: str, root) -> str:
     return str(stopped.value.code)
 
 
-CASES = ["missing root", "root is a file", "missing data file", "empty data file", "malformed data file", "missing column"]
+CASES = [
+    "missing root",
+    "root is a file",
+    "missing data file",
+    "empty data file",
+    "malformed data file",
+    "missing column",
+]
 
 
 @pytest.mark.parametrize("name", sorted(HOOKS))
@@ -68,7 +75,9 @@ def test_run_level_problems_stop_with_one_message(pristine, tmp_path, monkeypatc
     if data_file is None and case in ("missing data file", "empty data file", "malformed data file", "missing column"):
         pytest.skip("no single records file (ViDi: each pair's text file is an item; see the item-level test)")
     if case == "missing column" and (data_file.endswith(".jsonl") or name not in ("captionqa", "compbench")):
-        pytest.skip("a JSON-lines record without a field is an item-level problem (skipped and counted); no column case for this layout")
+        pytest.skip(
+            "a JSON-lines record without a field is an item-level problem (skipped and counted); no column case for this layout"
+        )
     root = tmp_path / "copy"
     shutil.copytree(pristine[name], root)
     target = root / data_file if data_file else None
@@ -105,7 +114,10 @@ def test_run_level_problems_stop_with_one_message(pristine, tmp_path, monkeypatc
 
 @pytest.mark.e2e
 def test_a_run_level_problem_ends_the_cli_at_once_with_status_1(hf_home, tmp_path):
-    proc = run_cli(["--model", "random_choice", "--tasks", "vlm2bench_oc_cnt", "--output_path", str(tmp_path)], env=base_env(hf_home, VLM2BENCH_ROOT=str(tmp_path / "nowhere")))
+    proc = run_cli(
+        ["--model", "random_choice", "--tasks", "vlm2bench_oc_cnt", "--output_path", str(tmp_path)],
+        env=base_env(hf_home, VLM2BENCH_ROOT=str(tmp_path / "nowhere")),
+    )
     assert proc.returncode == 1
     assert f"VLM2BENCH_ROOT={str(tmp_path / 'nowhere')!r} is not a directory" in proc.stderr
     # Not retried (lmms-eval's download retry would take 5 attempts) and no traceback to dig through.
@@ -124,7 +136,13 @@ def damaged_subtlebench(tmp_path_factory):
     root = build_subtlebench(tmp_path_factory.mktemp("damaged"), per_category=6)
     records = [json.loads(line) for line in (root / "data" / "test.jsonl").read_text().splitlines()]
     attribute = [r for r in records if r["category"] == "attribute"]
-    damage = [BAD_IMAGES[items.EMPTY], BAD_IMAGES[items.UNREADABLE], BAD_IMAGES[items.TRUNCATED], BAD_IMAGES[items.BOMB], None]
+    damage = [
+        BAD_IMAGES[items.EMPTY],
+        BAD_IMAGES[items.UNREADABLE],
+        BAD_IMAGES[items.TRUNCATED],
+        BAD_IMAGES[items.BOMB],
+        None,
+    ]
     broken = {}
     for record, make in zip(attribute, damage):
         path = root / record["image_2"].split("/resolve/main/", 1)[1]
@@ -142,13 +160,33 @@ def damaged_subtlebench(tmp_path_factory):
 
 @pytest.mark.e2e
 @pytest.mark.parametrize("allowed, status", [("0.05", 1), ("0.9", 0)])
-def test_unusable_items_are_skipped_named_counted_and_flag_the_run(damaged_subtlebench, hf_home, tmp_path, allowed, status):
+def test_unusable_items_are_skipped_named_counted_and_flag_the_run(
+    damaged_subtlebench, hf_home, tmp_path, allowed, status
+):
     root, broken = damaged_subtlebench.root, damaged_subtlebench.broken
     env = base_env(hf_home, SUBTLEBENCH_ROOT=str(root), LMMS_COMPARATIVE_MAX_FAILED=allowed)
-    proc = run_cli(["--model", "random_choice", "--tasks", "subtlebench_at,subtlebench_st", "--output_path", str(tmp_path), "--log_samples"], env=env)
+    proc = run_cli(
+        [
+            "--model",
+            "random_choice",
+            "--tasks",
+            "subtlebench_at,subtlebench_st",
+            "--output_path",
+            str(tmp_path),
+            "--log_samples",
+        ],
+        env=env,
+    )
     results, samples = read_run(tmp_path, proc)
     counts = results["results"]["subtlebench_at"]["counts,none"]
-    assert counts["skipped_by_reason"] == {items.EMPTY: 1, items.UNREADABLE: 1, items.TRUNCATED: 1, items.BOMB: 1, items.MISSING: 1, items.RECORD: 1}
+    assert counts["skipped_by_reason"] == {
+        items.EMPTY: 1,
+        items.UNREADABLE: 1,
+        items.TRUNCATED: 1,
+        items.BOMB: 1,
+        items.MISSING: 1,
+        items.RECORD: 1,
+    }
     assert counts["skipped"] == 6 and counts["n"] == 1 and len(samples["subtlebench_at"]) == 1
     # The other task of the run is untouched.
     assert results["results"]["subtlebench_st"]["counts,none"]["skipped"] == 0
@@ -224,12 +262,25 @@ def test_a_failing_judge_leaves_its_task_nan_and_the_other_tasks_scored(subtlebe
         return "A" if "Question:" in message_text(body) else "The left box is open."
 
     with FakeOpenAI(respond) as server:
-        env = base_env(hf_home, SUBTLEBENCH_ROOT=str(subtlebench_root), SUBTLEBENCH_SBERT_MODEL=minilm, **server.judge_env("SUBTLEBENCH_JUDGE"), LMMS_COMPARATIVE_LLM_CACHE="off", LMMS_COMPARATIVE_LLM_MAX_RETRIES="0")
-        proc = run_cli([*server.model_cli, "--tasks", "subtlebench_caption,subtlebench_at", "--output_path", str(tmp_path)], env=env)
+        env = base_env(
+            hf_home,
+            SUBTLEBENCH_ROOT=str(subtlebench_root),
+            SUBTLEBENCH_SBERT_MODEL=minilm,
+            **server.judge_env("SUBTLEBENCH_JUDGE"),
+            LMMS_COMPARATIVE_LLM_CACHE="off",
+            LMMS_COMPARATIVE_LLM_MAX_RETRIES="0",
+        )
+        proc = run_cli(
+            [*server.model_cli, "--tasks", "subtlebench_caption,subtlebench_at", "--output_path", str(tmp_path)],
+            env=env,
+        )
     results, _ = read_run(tmp_path, proc)
     caption = results["results"]["subtlebench_caption"]
     assert math.isnan(caption["judge_accuracy,none"])
-    assert "SubtleBench caption judge" in caption["counts,none"]["failure"] and caption["counts,none"]["failed"] == caption["counts,none"]["total"] > 0
+    assert (
+        "SubtleBench caption judge" in caption["counts,none"]["failure"]
+        and caption["counts,none"]["failed"] == caption["counts,none"]["total"] > 0
+    )
     assert 0.0 <= results["results"]["subtlebench_at"]["accuracy,none"] <= 1.0
     assert proc.returncode == 1
     assert "this run failed (exit status 1)" in proc.stderr and "HTTP 503" in proc.stdout + proc.stderr
@@ -247,8 +298,17 @@ def test_a_failed_reader_gives_an_unscored_task_and_the_report_still_reads_the_f
         return "A red circle on a white background." if message_images(body) else 503  # the reader is down
 
     with FakeOpenAI(respond) as server:
-        env = base_env(hf_home, CAPTIONQA_ROOT=str(fixture_roots["CAPTIONQA_ROOT"]), **server.judge_env("CAPTIONQA_READER"), LMMS_COMPARATIVE_LLM_CACHE="off", LMMS_COMPARATIVE_LLM_MAX_RETRIES="0")
-        proc = run_cli([*server.model_cli, "--tasks", "captionqa_simple", "--output_path", str(tmp_path / "out"), "--log_samples"], env=env)
+        env = base_env(
+            hf_home,
+            CAPTIONQA_ROOT=str(fixture_roots["CAPTIONQA_ROOT"]),
+            **server.judge_env("CAPTIONQA_READER"),
+            LMMS_COMPARATIVE_LLM_CACHE="off",
+            LMMS_COMPARATIVE_LLM_MAX_RETRIES="0",
+        )
+        proc = run_cli(
+            [*server.model_cli, "--tasks", "captionqa_simple", "--output_path", str(tmp_path / "out"), "--log_samples"],
+            env=env,
+        )
     results, _ = read_run(tmp_path / "out", proc)
     natural = results["results"]["captionqa_simple_natural"]
     assert proc.returncode == 1 and math.isnan(natural["score,none"]) and math.isnan(natural["ci95,none"])
@@ -266,10 +326,19 @@ def test_a_refused_reader_key_stops_the_run_naming_the_variable(hf_home, tmp_pat
     root = build_captionqa(tmp_path / "cqa", per_domain=2)
     wrong = "sk-reader-wrong-0000"
     with FakeOpenAI(lambda body: "A red circle.") as server:
-        env = base_env(hf_home, CAPTIONQA_ROOT=str(root), CAPTIONQA_READER_BASE_URL=server.base_url, CAPTIONQA_READER_API_KEY=wrong, OPENAI_API_KEY=server.api_key, LMMS_COMPARATIVE_LLM_CACHE="off")
+        env = base_env(
+            hf_home,
+            CAPTIONQA_ROOT=str(root),
+            CAPTIONQA_READER_BASE_URL=server.base_url,
+            CAPTIONQA_READER_API_KEY=wrong,
+            OPENAI_API_KEY=server.api_key,
+            LMMS_COMPARATIVE_LLM_CACHE="off",
+        )
         if not preflight:
             env["LMMS_COMPARATIVE_NO_PREFLIGHT"] = "1"
-        proc = run_cli([*server.model_cli, "--tasks", "captionqa_simple_natural", "--output_path", str(tmp_path / "out")], env=env)
+        proc = run_cli(
+            [*server.model_cli, "--tasks", "captionqa_simple_natural", "--output_path", str(tmp_path / "out")], env=env
+        )
         rejected, generated = server.rejected, len(server.requests)
     log = proc.stdout + proc.stderr
     assert proc.returncode == 1
@@ -291,10 +360,33 @@ def test_an_evaluation_error_lmms_eval_catches_exits_non_zero_from_the_console_s
     import sys
 
     script = Path(sys.executable).parent / "lmms-eval"
-    proc = subprocess.run([str(script), "--model", "random_choice", "--tasks", "subtlebench_sp,no_such_task_anywhere", "--output_path", str(tmp_path)], env=base_env(hf_home), capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [
+            str(script),
+            "--model",
+            "random_choice",
+            "--tasks",
+            "subtlebench_sp,no_such_task_anywhere",
+            "--output_path",
+            str(tmp_path),
+        ],
+        env=base_env(hf_home),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 1
-    assert "lmms-comparative: this run failed (exit status 1)" in proc.stderr and "Tasks not found: no_such_task_anywhere" in proc.stderr
-    upstream = subprocess.run([str(script), "--model", "random_choice", "--tasks", "no_such_task_anywhere", "--output_path", str(tmp_path)], env=base_env(hf_home), capture_output=True, text=True, timeout=600)
+    assert (
+        "lmms-comparative: this run failed (exit status 1)" in proc.stderr
+        and "Tasks not found: no_such_task_anywhere" in proc.stderr
+    )
+    upstream = subprocess.run(
+        [str(script), "--model", "random_choice", "--tasks", "no_such_task_anywhere", "--output_path", str(tmp_path)],
+        env=base_env(hf_home),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert upstream.returncode == 0 and "lmms-comparative: this run failed" not in upstream.stderr
 
 
@@ -319,7 +411,9 @@ def test_a_metric_nothing_was_judged_for_is_nan_never_zero(monkeypatch):
             return [ChatResult(None, "HTTP 503") for _ in prompts]
 
     monkeypatch.setattr(vlm2bench.Engine, "from_env", classmethod(lambda cls, *a, **k: Unanswered()))
-    samples = [{"uid": f"v{i}", "kind": "vid", "status": "ok", "type": "AB", "description": "two people"} for i in range(3)]
+    samples = [
+        {"uid": f"v{i}", "kind": "vid", "status": "ok", "type": "AB", "description": "two people"} for i in range(3)
+    ]
     out = vlm2bench.summarize(samples)
     assert math.isnan(out["score"]) and out["counts"]["unjudged"] == 3
 
@@ -330,7 +424,22 @@ def test_a_model_class_that_needs_an_undeclared_video_decoder_stops_early_naming
 
     hide = str(Path(__file__).parents[1] / "no_decord")
     env = base_env(hf_home, PYTHONPATH=os.pathsep.join(p for p in (hide, os.environ.get("PYTHONPATH", "")) if p))
-    proc = run_cli(["--model", "qwen2_5_vl", "--model_args", "pretrained=/nonexistent", "--tasks", "vlm2bench_oc_cnt", "--output_path", str(tmp_path)], env=env)
+    proc = run_cli(
+        [
+            "--model",
+            "qwen2_5_vl",
+            "--model_args",
+            "pretrained=/nonexistent",
+            "--tasks",
+            "vlm2bench_oc_cnt",
+            "--output_path",
+            str(tmp_path),
+        ],
+        env=env,
+    )
     assert proc.returncode == 1
-    assert "lmms-eval model 'qwen2_5_vl' imports decord" in proc.stderr and 'pip install -c constraints.txt -e ".[video]"' in proc.stderr
+    assert (
+        "lmms-eval model 'qwen2_5_vl' imports decord" in proc.stderr
+        and 'pip install -c constraints.txt -e ".[video]"' in proc.stderr
+    )
     assert "Traceback" not in proc.stderr

@@ -53,11 +53,15 @@ def upstream_tasks(tmp_path_factory) -> Path:
     data = folder / "probe.parquet"
     pq.write_table(pa.table({"question": ["q1", "q2", "q3"], "answer": ["a", "b", "c"]}), data)
     (folder / "upstream_probe.yaml").write_text(_TASK_YAML.format(name="upstream_probe", data=data))
-    (folder / "upstream_missing.yaml").write_text(_TASK_YAML.format(name="upstream_missing", data=folder / "absent.parquet"))
+    (folder / "upstream_missing.yaml").write_text(
+        _TASK_YAML.format(name="upstream_missing", data=folder / "absent.parquet")
+    )
     return folder
 
 
-def _upstream_run(task: str, folder: Path, hf_home: Path, out: Path, plugin: bool, mode: str | None = None) -> subprocess.CompletedProcess:
+def _upstream_run(
+    task: str, folder: Path, hf_home: Path, out: Path, plugin: bool, mode: str | None = None
+) -> subprocess.CompletedProcess:
     # A user's run indexes all of lmms-eval's task files (about 9 s a run here): the runs without
     # the plugin and with it as installed (no mode set). The runs that set a mode index our folder
     # and the --include_path only: the exit-status rule does not read the index.
@@ -65,7 +69,11 @@ def _upstream_run(task: str, folder: Path, hf_home: Path, out: Path, plugin: boo
     env.pop("LMMS_COMPARATIVE_EXIT_STATUS", None)
     if mode:
         env["LMMS_COMPARATIVE_EXIT_STATUS"] = mode
-    return run_lmms_eval(["--model", "dummy", "--tasks", task, "--include_path", str(folder), "--output_path", str(out)], env=env, plugin=plugin)
+    return run_lmms_eval(
+        ["--model", "dummy", "--tasks", task, "--include_path", str(folder), "--output_path", str(out)],
+        env=env,
+        plugin=plugin,
+    )
 
 
 def _results(out: Path) -> dict:
@@ -84,7 +92,22 @@ def test_upstream_runs_keep_lmms_evals_exit_status_unless_all_is_chosen(upstream
     variants = [(False, None)] + [(True, mode) for mode in (None, "ours", "off", "all")]
     runs = [(task, plugin, mode) for plugin, mode in variants for task in ("upstream_probe", "upstream_missing")]
     with ThreadPoolExecutor(max_workers=4) as pool:
-        procs = dict(zip(runs, pool.map(lambda run: _upstream_run(run[0], upstream_tasks, hf_home, tmp_path / f"{run[0]}_{run[1]}_{run[2]}", plugin=run[1], mode=run[2]), runs)))
+        procs = dict(
+            zip(
+                runs,
+                pool.map(
+                    lambda run: _upstream_run(
+                        run[0],
+                        upstream_tasks,
+                        hf_home,
+                        tmp_path / f"{run[0]}_{run[1]}_{run[2]}",
+                        plugin=run[1],
+                        mode=run[2],
+                    ),
+                    runs,
+                ),
+            )
+        )
     plain_ok, plain_bad = procs[("upstream_probe", False, None)], procs[("upstream_missing", False, None)]
     # Without the plugin, lmms-eval's own statuses: 0 for the passing run, and 0 for the run whose
     # data is missing (lmms-eval logs "Error during evaluation" and exits 0).
@@ -95,7 +118,9 @@ def test_upstream_runs_keep_lmms_evals_exit_status_unless_all_is_chosen(upstream
         assert bad.returncode == plain_bad.returncode, (mode, bad.stderr[-3000:])
         assert "lmms-comparative: this run failed" not in bad.stderr
     assert _results(tmp_path / "upstream_probe_True_None") == _results(tmp_path / "upstream_probe_False_None")
-    assert "lmms_comparative" not in json.loads(next((tmp_path / "upstream_probe_True_None").glob("**/*_results.json")).read_text())  # no provenance key
+    assert "lmms_comparative" not in json.loads(
+        next((tmp_path / "upstream_probe_True_None").glob("**/*_results.json")).read_text()
+    )  # no provenance key
     # all: our rule for every run; the failing upstream run now exits 1 and says why, last.
     ok, bad = procs[("upstream_probe", True, "all")], procs[("upstream_missing", True, "all")]
     assert ok.returncode == 0, ok.stderr[-3000:]
@@ -142,7 +167,23 @@ def test_a_run_that_dies_on_an_import_names_the_package_and_its_installed_versio
     site.mkdir()
     (site / "sitecustomize.py").write_text(_HIDE_FILELOCK_API)
     env = base_env(hf_home, SUBTLEBENCH_ROOT=str(subtlebench_root), PYTHONPATH=str(site), **FULL_INDEX)
-    proc = subprocess.run([sys.executable, "-m", "lmms_eval", "--model", "random_choice", "--tasks", "subtlebench_sp", "--output_path", str(tmp_path / "out")], env=env, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "lmms_eval",
+            "--model",
+            "random_choice",
+            "--tasks",
+            "subtlebench_sp",
+            "--output_path",
+            str(tmp_path / "out"),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 1, proc.stderr[-3000:]
     closing = proc.stderr.split("lmms-comparative: this run failed (exit status 1):")[-1]
     assert "No module named 'filelock._api'" in closing
@@ -153,7 +194,9 @@ def test_a_run_that_dies_on_an_import_names_the_package_and_its_installed_versio
 def test_import_hint_names_the_distribution_and_only_for_failed_imports():
     from lmms_comparative.harness.exit_status import import_hint
 
-    hint = import_hint("Error during evaluation: cannot import name 'FileLockMeta' from 'filelock._api'. Please set ...")
+    hint = import_hint(
+        "Error during evaluation: cannot import name 'FileLockMeta' from 'filelock._api'. Please set ..."
+    )
     assert f"filelock {importlib.metadata.version('filelock')}" in hint
     assert "no installed distribution provides 'no_such_pkg'" in import_hint("No module named 'no_such_pkg.sub'")
     assert import_hint("Error during evaluation: CUDA out of memory") == ""
@@ -196,7 +239,14 @@ def test_importing_lmms_eval_models_stays_light_and_patches_install_on_first_imp
     assert not plain["light"]["ours"] and ours["light"]["ours"]  # the entry point was loaded, or not
     assert ours["light"]["heavy"] == plain["light"]["heavy"] == []
     assert ours["light"]["modules"] - plain["light"]["modules"] <= 50, (plain, ours)
-    assert ours["patched"] == {"task_path": True, "fewshot": True, "side_logs": True, "provenance": True, "table": True, "nothing pending": True}
+    assert ours["patched"] == {
+        "task_path": True,
+        "fewshot": True,
+        "side_logs": True,
+        "provenance": True,
+        "table": True,
+        "nothing pending": True,
+    }
 
 
 def test_on_import_patches_a_module_after_its_code_and_survives_a_failing_patch(tmp_path, monkeypatch):

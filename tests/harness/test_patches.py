@@ -32,7 +32,13 @@ def _comparable(value):
     if callable(value):
         function = getattr(value, "func", value)  # a functools.partial: its function and arguments
         bound = [repr(a) for a in getattr(value, "args", ())]
-        return ("function", function.__module__, function.__qualname__, getattr(getattr(function, "__code__", None), "co_filename", None), bound)
+        return (
+            "function",
+            function.__module__,
+            function.__qualname__,
+            getattr(getattr(function, "__code__", None), "co_filename", None),
+            bound,
+        )
     return value
 
 
@@ -85,7 +91,11 @@ def test_fewshot_patch_stops_num_fewshot_on_our_tasks_only():
 
     assert fewshot.check() is None
     assert fewshot.install()
-    task = SimpleNamespace(config=SimpleNamespace(task="subtlebench_at", doc_to_text=subtlebench.doc_to_text, process_results=subtlebench.process_results))
+    task = SimpleNamespace(
+        config=SimpleNamespace(
+            task="subtlebench_at", doc_to_text=subtlebench.doc_to_text, process_results=subtlebench.process_results
+        )
+    )
     # A SystemExit (failures.stop_run), which lmms-eval's CLI does not catch: one line, no traceback.
     with pytest.raises(SystemExit, match="^lmms-comparative: subtlebench_at: VLM-SubtleBench's protocol is zero-shot"):
         ConfigurableTask.set_config(task, "num_fewshot", 2)
@@ -148,7 +158,10 @@ def test_frames_a_model_samples_and_the_runs_model_args(monkeypatch):
     assert capabilities.frames_sampled("openai", {"max_frames_num": "4"}) == 4
     assert capabilities.frames_sampled("openai", {"video_fps": "1"}) is None  # samples by frame rate
     assert capabilities.frames_sampled("random_choice") is None
-    monkeypatch.setattr("sys.argv", ["lmms-eval", "--model", "openai", "--model_args", "model_version=x,max_frames_num=6", "--tasks", "t"])
+    monkeypatch.setattr(
+        "sys.argv",
+        ["lmms-eval", "--model", "openai", "--model_args", "model_version=x,max_frames_num=6", "--tasks", "t"],
+    )
     assert host.run_model_args() == {"model_version": "x", "max_frames_num": 6}
     monkeypatch.setattr("sys.argv", ["lmms-eval", "--model_args=max_frames_num=8"])
     assert host.run_model_args() == {"max_frames_num": 8}
@@ -161,7 +174,7 @@ def test_side_logs_patch_writes_a_tasks_rows_beside_its_samples_log(tmp_path):
     that task (CaptionQA's reader answers) go beside them, named like them, once."""
     from lmms_eval.loggers.evaluation_tracker import EvaluationTracker
 
-    from lmms_comparative.harness import side_logs
+    from lmms_comparative.harness import save_side_logs as side_logs
     from lmms_comparative.tasklib import side_logs as rows
 
     assert side_logs.check() is None
@@ -172,29 +185,45 @@ def test_side_logs_patch_writes_a_tasks_rows_beside_its_samples_log(tmp_path):
     rows.add("captionqa_simple_natural", "reader", [{"id": "nat_001", "q_idx": 0, "letter": "B"}])
 
     def sample():
-        return {"doc_id": 0, "doc": {}, "target": "x", "arguments": [("prompt",)], "resps": [["r"]], "filtered_resps": ["r"]}
+        return {
+            "doc_id": 0,
+            "doc": {},
+            "target": "x",
+            "arguments": [("prompt",)],
+            "resps": [["r"]],
+            "filtered_resps": ["r"],
+        }
 
     tracker.save_results_samples("captionqa_simple_natural", [sample()])
     folder = tmp_path / "m"
     assert (folder / "20260101_000000_samples_captionqa_simple_natural.jsonl").is_file()
-    assert [json.loads(line) for line in (folder / "20260101_000000_reader_captionqa_simple_natural.jsonl").read_text().splitlines()] == [{"id": "nat_001", "q_idx": 0, "letter": "B"}]
+    assert [
+        json.loads(line)
+        for line in (folder / "20260101_000000_reader_captionqa_simple_natural.jsonl").read_text().splitlines()
+    ] == [{"id": "nat_001", "q_idx": 0, "letter": "B"}]
     assert rows.pending("captionqa_simple_natural") == {}
     tracker.save_results_samples("other_task", [sample()])
-    assert sorted(p.name for p in folder.iterdir()) == ["20260101_000000_reader_captionqa_simple_natural.jsonl", "20260101_000000_samples_captionqa_simple_natural.jsonl", "20260101_000000_samples_other_task.jsonl"]
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "20260101_000000_reader_captionqa_simple_natural.jsonl",
+        "20260101_000000_samples_captionqa_simple_natural.jsonl",
+        "20260101_000000_samples_other_task.jsonl",
+    ]
 
 
 def test_a_failed_check_warns_once_naming_the_patch_and_what_will_not_work(monkeypatch):
     from loguru import logger
 
     from lmms_comparative import harness
-    from lmms_comparative.harness import side_logs
+    from lmms_comparative.harness import save_side_logs as side_logs
 
     lines: list[str] = []
     sink = logger.add(lambda message: lines.append(str(message).strip()), level="WARNING", format="{message}")
     try:
         from lmms_eval.loggers.evaluation_tracker import EvaluationTracker
 
-        monkeypatch.setattr(EvaluationTracker, "save_results_samples", lambda self, task_name, samples: None)  # an lmms-eval whose method changed
+        monkeypatch.setattr(
+            EvaluationTracker, "save_results_samples", lambda self, task_name, samples: None
+        )  # an lmms-eval whose method changed
         monkeypatch.setattr(side_logs, "check", lambda: "EvaluationTracker.save_results_samples takes ['self', 'name']")
         monkeypatch.setattr(harness.patch, "_warned", set())
         assert side_logs.install() is False and side_logs.install() is False
@@ -219,7 +248,10 @@ def test_item_order_patch_aggregates_our_items_in_one_order_whatever_the_ranks_g
 
     assert item_order.check() is None
     assert item_order.install()
-    items = [{"item_id": f"spatial_{i}", "n_options": n, "correct": i % 3 == 0, "status": "ok"} for i, n in enumerate([2, 3, 4, 5, 7] * 20)]
+    items = [
+        {"item_id": f"spatial_{i}", "n_options": n, "correct": i % 3 == 0, "status": "ok"}
+        for i, n in enumerate([2, 3, 4, 5, 7] * 20)
+    ]
     seen = []
 
     def fold(values):  # order-sensitive on purpose: a left-to-right float sum
@@ -230,7 +262,9 @@ def test_item_order_patch_aggregates_our_items_in_one_order_whatever_the_ranks_g
         return total
 
     def output_of(process_results, gathered):
-        task = SimpleNamespace(config=SimpleNamespace(process_results=process_results), aggregation=lambda: {"chance": fold}, args=None)
+        task = SimpleNamespace(
+            config=SimpleNamespace(process_results=process_results), aggregation=lambda: {"chance": fold}, args=None
+        )
         out = TaskOutput(task=task, task_name="t")
         out.sample_metrics[("chance", "none")] = list(gathered)
         out.calculate_aggregate_metric(bootstrap_iters=0)
@@ -245,7 +279,11 @@ def test_item_order_patch_aggregates_our_items_in_one_order_whatever_the_ranks_g
     assert seen[0] == seen[1] == seen[2] == sorted(seen[0])
     # Items that share a key (a task's repeats) are ordered by their whole content, too.
     twins = [{"item_id": "spatial_0", "correct": c, "n_options": 2, "status": "ok"} for c in (1, 0, 1)] + items[:5]
-    assert item_order.ordered(twins, ("item_id",)) == item_order.ordered(twins[::-1], ("item_id",)) == item_order.ordered(twins[2:] + twins[:2], ("item_id",))
+    assert (
+        item_order.ordered(twins, ("item_id",))
+        == item_order.ordered(twins[::-1], ("item_id",))
+        == item_order.ordered(twins[2:] + twins[:2], ("item_id",))
+    )
     # Not ours: lmms-eval's order, as gathered.
     output_of(str, two_ranks)
     assert seen[-1] == [v["item_id"] for v in two_ranks]

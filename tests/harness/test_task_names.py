@@ -13,13 +13,26 @@ from lmms_comparative.harness.task_path import misspelt_task
 
 # Ours indexed from our folder; lmms-eval's own from its (upstream has captionqa_* tasks too).
 OURS = ("subtlebench_sp", "subtlebench_at", "subtlebench", "compbench_attribute_cub")
-INDEX = {name: {"type": "task", "yaml_path": os.path.join(yaml_dir(), name.split("_")[0], "yaml", f"{name}.yaml")} for name in OURS}
-INDEX.update({name: {"type": "task", "yaml_path": f"/site-packages/lmms_eval/tasks/{name}/{name}.yaml"} for name in ("mme", "captionqa_natural")})
+INDEX = {
+    name: {"type": "task", "yaml_path": os.path.join(yaml_dir(), name.split("_")[0], "yaml", f"{name}.yaml")}
+    for name in OURS
+}
+INDEX.update(
+    {
+        name: {"type": "task", "yaml_path": f"/site-packages/lmms_eval/tasks/{name}/{name}.yaml"}
+        for name in ("mme", "captionqa_natural")
+    }
+)
 
 
 def test_a_name_close_to_ours_gets_our_closest_name():
-    assert misspelt_task(["subtlebench_spp"], INDEX) == "--tasks subtlebench_spp: no such task; did you mean `subtlebench_sp`?"
-    assert misspelt_task(["mme", "subtlebenhc"], INDEX) == "--tasks subtlebenhc: no such task; did you mean `subtlebench`?"
+    assert (
+        misspelt_task(["subtlebench_spp"], INDEX)
+        == "--tasks subtlebench_spp: no such task; did you mean `subtlebench_sp`?"
+    )
+    assert (
+        misspelt_task(["mme", "subtlebenhc"], INDEX) == "--tasks subtlebenhc: no such task; did you mean `subtlebench`?"
+    )
     assert "no task of VLM-SubtleBench has that name" in misspelt_task(["subtlebench_nothing_like_it"], INDEX)
     assert misspelt_task(["subtlebench_sp", "mme"], INDEX) is None  # every name known
     assert misspelt_task(["mmee"], INDEX) is None  # not ours: lmms-eval's message
@@ -30,11 +43,22 @@ def test_a_name_close_to_ours_gets_our_closest_name():
 
 
 @pytest.mark.e2e
-def test_the_typo_exits_1_with_one_line_and_a_foreign_name_keeps_lmms_evals_behaviour(hf_home, subtlebench_root, tmp_path):
+def test_the_typo_exits_1_with_one_line_and_a_foreign_name_keeps_lmms_evals_behaviour(
+    hf_home, subtlebench_root, tmp_path
+):
     env = base_env(hf_home, SUBTLEBENCH_ROOT=str(subtlebench_root))
-    proc = run_cli(["--model", "random_choice", "--tasks", "subtlebench_spp", "--output_path", str(tmp_path / "a")], env, timeout=300)
+    proc = run_cli(
+        ["--model", "random_choice", "--tasks", "subtlebench_spp", "--output_path", str(tmp_path / "a")],
+        env,
+        timeout=300,
+    )
     assert proc.returncode == 1, proc.stderr[-2000:]
-    assert proc.stderr.strip().splitlines()[-1] == "lmms-comparative: --tasks subtlebench_spp: no such task; did you mean `subtlebench_sp`?"
+    assert (
+        proc.stderr.strip().splitlines()[-1]
+        == "lmms-comparative: --tasks subtlebench_spp: no such task; did you mean `subtlebench_sp`?"
+    )
     assert "Traceback" not in proc.stderr and not (tmp_path / "a").exists()
-    proc = run_cli(["--model", "random_choice", "--tasks", "mmee", "--output_path", str(tmp_path / "b")], env, timeout=300)
+    proc = run_cli(
+        ["--model", "random_choice", "--tasks", "mmee", "--output_path", str(tmp_path / "b")], env, timeout=300
+    )
     assert proc.returncode == 0 and "Tasks not found: mmee" in proc.stderr  # lmms-eval's own, unchanged

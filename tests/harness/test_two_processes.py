@@ -24,7 +24,13 @@ TASKS = [b.smoke_task for b in BENCHMARKS if not any(b.owns_task(g) for g in GRO
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory, hf_home) -> dict[str, tuple]:
     base = tmp_path_factory.mktemp("two_proc")
-    roots = build_roots(base, subtlebench={"per_category": 5}, vidi={"pairs": 5}, captionqa={"per_domain": 4}, compbench={"per_source": 5})
+    roots = build_roots(
+        base,
+        subtlebench={"per_category": 5},
+        vidi={"pairs": 5},
+        captionqa={"per_domain": 4},
+        compbench={"per_source": 5},
+    )
     out = {}
     for name in ("one", "two"):
         launcher = None
@@ -32,10 +38,32 @@ def runs(tmp_path_factory, hf_home) -> dict[str, tuple]:
             with socket.socket() as sock:
                 sock.bind(("127.0.0.1", 0))
                 port = sock.getsockname()[1]
-            launcher = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", str(port)]
+            launcher = [
+                sys.executable,
+                "-m",
+                "torch.distributed.run",
+                "--nproc_per_node",
+                "2",
+                "--master_port",
+                str(port),
+            ]
         with FakeOpenAI(any_scorer) as server:
             env = base_env(hf_home, **roots, **server.every_llm_env(), LMMS_COMPARATIVE_LLM_CACHE="off")
-            proc = run_cli(["--model", "random_choice", "--model_args", "seed=3", "--tasks", ",".join(TASKS), "--output_path", str(base / name), "--log_samples"], env=env, launcher=launcher)
+            proc = run_cli(
+                [
+                    "--model",
+                    "random_choice",
+                    "--model_args",
+                    "seed=3",
+                    "--tasks",
+                    ",".join(TASKS),
+                    "--output_path",
+                    str(base / name),
+                    "--log_samples",
+                ],
+                env=env,
+                launcher=launcher,
+            )
             reader_calls = len(server.requests)
         out[name] = (proc, read_run(base / name, proc), reader_calls, base / name)
     out["env"] = base_env(hf_home, **roots)  # no endpoint: verify needs none
@@ -65,9 +93,14 @@ def test_every_result_equal_to_the_last_bit(runs):
     assert one["groups"] == two["groups"] and set(one["groups"]) == set(GROUPS)
     for task in one["results"]:
         assert one["results"][task] == two["results"][task], task  # floats compared with ==, nested dicts included
-    assert one["results"]["vlm2bench_oc_cnt"]["counts,none"]["chance_acc_num"] == two["results"]["vlm2bench_oc_cnt"]["counts,none"]["chance_acc_num"]
+    assert (
+        one["results"]["vlm2bench_oc_cnt"]["counts,none"]["chance_acc_num"]
+        == two["results"]["vlm2bench_oc_cnt"]["counts,none"]["chance_acc_num"]
+    )
     for task in samples1:  # and the same answer to each doc
-        assert {s["doc_id"]: s["filtered_resps"] for s in samples1[task]} == {s["doc_id"]: s["filtered_resps"] for s in samples2[task]}, task
+        assert {s["doc_id"]: s["filtered_resps"] for s in samples1[task]} == {
+            s["doc_id"]: s["filtered_resps"] for s in samples2[task]
+        }, task
 
 
 @pytest.mark.e2e
@@ -79,4 +112,8 @@ def test_both_runs_verify(runs):
         proc = verify(runs[name][3], runs["env"])
         found = verdicts(proc)
         assert proc.returncode == 0, name + "\n" + proc.stdout[-4000:] + proc.stderr[-2000:]
-        assert set(GROUPS) <= set(found) and "captionqa_simple_natural" in found and all(v.startswith("PASS") for v in found.values()), found
+        assert (
+            set(GROUPS) <= set(found)
+            and "captionqa_simple_natural" in found
+            and all(v.startswith("PASS") for v in found.values())
+        ), found

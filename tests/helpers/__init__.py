@@ -43,13 +43,17 @@ def base_env(hf_home: Path, **extra: str | Path) -> dict:
     return env
 
 
-def run_cli(args: list[str], env: dict, launcher: list[str] | None = None, timeout: int = 600, cwd: Path | None = None) -> subprocess.CompletedProcess:
+def run_cli(
+    args: list[str], env: dict, launcher: list[str] | None = None, timeout: int = 600, cwd: Path | None = None
+) -> subprocess.CompletedProcess:
     """``lmms-eval ARGS`` (or ``LAUNCHER -m lmms_eval ARGS``) as a user would run it (in ``cwd``:
     ``-m`` puts the working folder first on the module path). Without a launcher the process starts
     warm (helpers/warm_python.py)."""
     cmd, env = python_for(env, warm=launcher is None)
     cmd = (launcher or cmd) + ["-m", "lmms_eval", *args]
-    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL, cwd=cwd)
+    return subprocess.run(
+        cmd, env=env, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL, cwd=cwd
+    )
 
 
 def python_for(env: dict | None, warm: bool = True) -> tuple[list[str], dict | None]:
@@ -61,18 +65,24 @@ def python_for(env: dict | None, warm: bool = True) -> tuple[list[str], dict | N
     return [server.shim], dict(os.environ if env is None else env, **{SOCKET_ENV: server.socket})
 
 
-def run_python(args: list[str], env: dict | None = None, cwd: Path | None = None, timeout: int = 900) -> subprocess.CompletedProcess:
+def run_python(
+    args: list[str], env: dict | None = None, cwd: Path | None = None, timeout: int = 900
+) -> subprocess.CompletedProcess:
     """``python ARGS``, output captured: warm for ``-m lmms_eval``, ``-m lmms_comparative[.…]`` and
     ``-c CODE`` (helpers/warm_python.py), else this interpreter as it is."""
     python, env = python_for(env)
-    return subprocess.run([*python, *args], env=env, capture_output=True, text=True, cwd=cwd, timeout=timeout, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [*python, *args], env=env, capture_output=True, text=True, cwd=cwd, timeout=timeout, stdin=subprocess.DEVNULL
+    )
 
 
 # Commands that import neither torch nor lmms-eval: a warm server would cost more than it saves.
 LIGHT_COMMANDS = ("synthetic", "include-path", "fixture", "captionqa-export")
 
 
-def run_tool(command: str, *args: str, env: dict | None = None, cwd: Path | None = None, timeout: int = 900) -> subprocess.CompletedProcess:
+def run_tool(
+    command: str, *args: str, env: dict | None = None, cwd: Path | None = None, timeout: int = 900
+) -> subprocess.CompletedProcess:
     """``lmms-comparative COMMAND ARGS`` through the installed console script, as a user runs it
     (warm, but for the commands that start in well under a second and run no lmms-eval)."""
     script = Path(sys.executable).with_name("lmms-comparative")
@@ -80,7 +90,15 @@ def run_tool(command: str, *args: str, env: dict | None = None, cwd: Path | None
         pytest.skip("the lmms-comparative console script is not installed in this environment")
     python, env = python_for(env, warm=command not in LIGHT_COMMANDS)
     cmd = [str(script)] if python == [sys.executable] else python + [str(script)]  # warm: the shim runs the script
-    return subprocess.run([*cmd, command, *args], env=env, capture_output=True, text=True, cwd=cwd, timeout=timeout, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [*cmd, command, *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def run_report(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
@@ -123,7 +141,11 @@ def assert_group_interval(group_ci95: dict, parts: list[dict], metric: str, corr
     value = sum(p[metric]["value"] for p in parts) / len(parts)
     lo, hi = parts[0][metric].get("bounds", (0.0, 1.0))  # the normal interval, clipped to the metric's range
     assert entry["value"] == pytest.approx(value)
-    assert entry["se"] == pytest.approx(se) and entry["low"] == pytest.approx(max(lo, value - 1.96 * se)) and entry["high"] == pytest.approx(min(hi, value + 1.96 * se))
+    assert (
+        entry["se"] == pytest.approx(se)
+        and entry["low"] == pytest.approx(max(lo, value - 1.96 * se))
+        and entry["high"] == pytest.approx(min(hi, value + 1.96 * se))
+    )
 
 
 def build_roots(base: Path, **sizes: dict) -> dict[str, Path]:

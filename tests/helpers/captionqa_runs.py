@@ -27,7 +27,9 @@ def fixture_entries(root: Path) -> dict[str, list[dict]]:
 
     out = {}
     for domain in DOMAINS:
-        table = pq.read_table(root / "data" / f"{domain}-00000-of-00001.parquet", columns=["id", "questions"]).to_pylist()
+        table = pq.read_table(
+            root / "data" / f"{domain}-00000-of-00001.parquet", columns=["id", "questions"]
+        ).to_pylist()
         out.update({row["id"]: row["questions"] for row in table})
     return out
 

@@ -21,7 +21,11 @@ from lmms_comparative.benchmarks.compbench.predictions import COLUMN_CODES
 # default the shared folder beside the clone.
 VARIABLE = "LMMS_COMPARATIVE_REFERENCE_OUTPUTS"
 BUILD = "python tools/reference_outputs.py build DIR"
-REFERENCE = Path(os.environ.get(VARIABLE) or Path(__file__).resolve().parents[2].parent / "shared" / "reference_outputs").expanduser().resolve()
+REFERENCE = (
+    Path(os.environ.get(VARIABLE) or Path(__file__).resolve().parents[2].parent / "shared" / "reference_outputs")
+    .expanduser()
+    .resolve()
+)
 COMPBENCH = REFERENCE / "compbench"
 SKIP_REASON = f"the authors' published MLLM-CompBench replies are not in {REFERENCE}: build them with `{BUILD}` (from their repository, which has no license, so they are not part of this one) and set {VARIABLE}=DIR"
 
@@ -47,7 +51,10 @@ def build_root(root: Path, options_from: str = "gpt4v") -> Path:
         options = {}
         if column.kind in ("options", "qbench"):
             options = {row["idx"]: row["options"] for row in jsonl(COMPBENCH / f"{options_from}_{code}.jsonl")}
-        records = [_record(item, column.kind, options.get(item["idx"])) for item in jsonl(COMPBENCH / "items" / f"{code}.jsonl")]
+        records = [
+            _record(item, column.kind, options.get(item["idx"]))
+            for item in jsonl(COMPBENCH / "items" / f"{code}.jsonl")
+        ]
         infix = {"attribute": "_att", "state": "_state"}.get(column.type_filter or "", "")
         (root / f"{column.label}{infix}_test.json").write_text(json.dumps(records), encoding="utf-8")
     return root

@@ -99,14 +99,24 @@ class FakeHub(Loopback):
 
     def env(self, with_token: bool = False) -> dict[str, str]:
         """Variables that point huggingface_hub and datasets at this hub (online)."""
-        env = {"HF_ENDPOINT": self.endpoint, "HF_HUB_OFFLINE": "0", "HF_DATASETS_OFFLINE": "0", "HF_HUB_DISABLE_XET": "1", "HF_HUB_DISABLE_TELEMETRY": "1"}
+        env = {
+            "HF_ENDPOINT": self.endpoint,
+            "HF_HUB_OFFLINE": "0",
+            "HF_DATASETS_OFFLINE": "0",
+            "HF_HUB_DISABLE_XET": "1",
+            "HF_HUB_DISABLE_TELEMETRY": "1",
+        }
         if with_token:
             env["HF_TOKEN"] = self.token
         return env
 
     def resolved(self, method: str = "GET") -> list[str]:
         """The repo paths of the files sent (``GET .../resolve/...``), in order."""
-        return [r.path.split("/resolve/", 1)[1].split("/", 1)[1] for r in self.requests if r.method == method and "/resolve/" in r.path]
+        return [
+            r.path.split("/resolve/", 1)[1].split("/", 1)[1]
+            for r in self.requests
+            if r.method == method and "/resolve/" in r.path
+        ]
 
     # ---- the protocol ---------------------------------------------------------------------------
 
@@ -141,9 +151,19 @@ class FakeHub(Loopback):
             return self._send(handler, 404, {"error": "not found"}, method=method)
         repo_id, repo, tail = self._repo(rest, "/resolve/" if kind == "resolve" else "/")
         if repo is None:
-            return self._send(handler, 404, {"error": "Repository not found"}, {"X-Error-Code": "RepoNotFound"}, method=method)
+            return self._send(
+                handler, 404, {"error": "Repository not found"}, {"X-Error-Code": "RepoNotFound"}, method=method
+            )
         if repo.gated and not authorized:
-            return self._send(handler, 401, {"error": f"Access to dataset {repo_id} is restricted. You must have access to it and be authenticated to access it."}, {"X-Error-Code": "GatedRepo"}, method=method)
+            return self._send(
+                handler,
+                401,
+                {
+                    "error": f"Access to dataset {repo_id} is restricted. You must have access to it and be authenticated to access it."
+                },
+                {"X-Error-Code": "GatedRepo"},
+                method=method,
+            )
         if kind == "resolve":
             _rev, _, file = tail.partition("/")
             return self._file(handler, repo, file, method)
@@ -163,7 +183,12 @@ class FakeHub(Loopback):
             }
             return self._send(handler, 200, info, method=method)
         if what == "tree":
-            return self._send(handler, 200, self._tree(repo, sub.strip("/"), parse_qs(url.query).get("recursive", ["false"])[0].lower() == "true"), method=method)
+            return self._send(
+                handler,
+                200,
+                self._tree(repo, sub.strip("/"), parse_qs(url.query).get("recursive", ["false"])[0].lower() == "true"),
+                method=method,
+            )
         if what == "paths-info":
             paths = parse_qs(body).get("paths", [])
             if not paths and body.strip().startswith("{"):
@@ -171,7 +196,9 @@ class FakeHub(Loopback):
             return self._send(handler, 200, [e for p in paths for e in self._entry(repo, p.strip("/"))], method=method)
         return self._send(handler, 404, {"error": "not found"}, method=method)
 
-    def _model_write(self, handler: BaseHTTPRequestHandler, rest: str, query: dict, body: str, authorized: bool) -> None:
+    def _model_write(
+        self, handler: BaseHTTPRequestHandler, rest: str, query: dict, body: str, authorized: bool
+    ) -> None:
         repo_id = next((r for r in self.models if rest.startswith(r + "/")), None)
         if repo_id is None:
             return self._send(handler, 404, {"error": "Repository not found"}, {"X-Error-Code": "RepoNotFound"})
@@ -181,7 +208,15 @@ class FakeHub(Loopback):
         action, _, _rev = rest[len(repo_id) + 1 :].partition("/")
         if action == "preupload":
             files = json.loads(body or "{}").get("files", [])
-            return self._send(handler, 200, {"files": [{"path": f["path"], "uploadMode": "regular", "shouldIgnore": False, "oid": None} for f in files]})
+            return self._send(
+                handler,
+                200,
+                {
+                    "files": [
+                        {"path": f["path"], "uploadMode": "regular", "shouldIgnore": False, "oid": None} for f in files
+                    ]
+                },
+            )
         if action != "commit":
             return self._send(handler, 404, {"error": "not found"})
         lines = [json.loads(line) for line in body.splitlines() if line.strip()]
@@ -191,17 +226,38 @@ class FakeHub(Loopback):
             if line.get("key") == "file":
                 value = line["value"]
                 content = value["content"]
-                files[value["path"]] = base64.b64decode(content) if value.get("encoding") == "base64" else content.encode()
+                files[value["path"]] = (
+                    base64.b64decode(content) if value.get("encoding") == "base64" else content.encode()
+                )
         oid = hashlib.sha1(body.encode()).hexdigest()
         if query.get("create_pr", ["0"])[0] == "1":
             with self._lock:
                 num = len(repo.pull_requests) + 1
-                repo.pull_requests.append({"num": num, "title": header.get("summary"), "description": header.get("description"), "files": files})
-            return self._send(handler, 200, {"commitUrl": f"{self.endpoint}/{repo_id}/commit/{oid}", "commitOid": oid, "pullRequestUrl": f"{self.endpoint}/{repo_id}/discussions/{num}"})
+                repo.pull_requests.append(
+                    {
+                        "num": num,
+                        "title": header.get("summary"),
+                        "description": header.get("description"),
+                        "files": files,
+                    }
+                )
+            return self._send(
+                handler,
+                200,
+                {
+                    "commitUrl": f"{self.endpoint}/{repo_id}/commit/{oid}",
+                    "commitOid": oid,
+                    "pullRequestUrl": f"{self.endpoint}/{repo_id}/discussions/{num}",
+                },
+            )
         with self._lock:
             repo.files.update(files)
             repo.commits.append({"oid": oid, "title": header.get("summary"), "files": files})
-        return self._send(handler, 200, {"commitUrl": f"{self.endpoint}/{repo_id}/commit/{oid}", "commitOid": oid, "pullRequestUrl": None})
+        return self._send(
+            handler,
+            200,
+            {"commitUrl": f"{self.endpoint}/{repo_id}/commit/{oid}", "commitOid": oid, "pullRequestUrl": None},
+        )
 
     def _repo(self, rest: str, marker: str) -> tuple[str, Repo | None, str]:
         for repo_id, repo in self.repos.items():
@@ -228,9 +284,18 @@ class FakeHub(Loopback):
         target = repo.folder / rel
         headers = {"X-Repo-Commit": repo.commit}
         if not target.is_file():
-            return self._send(handler, 404, {"error": "Entry not found"}, {**headers, "X-Error-Code": "EntryNotFound"}, method=method)
+            return self._send(
+                handler, 404, {"error": "Entry not found"}, {**headers, "X-Error-Code": "EntryNotFound"}, method=method
+            )
         size = target.stat().st_size
-        headers.update({"ETag": f'"{self._etag(target)}"', "Content-Type": "application/octet-stream", "Accept-Ranges": "bytes", "Last-Modified": formatdate(usegmt=True)})
+        headers.update(
+            {
+                "ETag": f'"{self._etag(target)}"',
+                "Content-Type": "application/octet-stream",
+                "Accept-Ranges": "bytes",
+                "Last-Modified": formatdate(usegmt=True),
+            }
+        )
         start = 0
         ranged = handler.headers.get("Range", "")
         if ranged.startswith("bytes=") and method == "GET":
@@ -248,13 +313,20 @@ class FakeHub(Loopback):
                 while chunk := fh.read(1 << 20):
                     handler.wfile.write(chunk)
 
-    def _send(self, handler: BaseHTTPRequestHandler, status: int, obj, headers: dict | None = None, method: str = "GET") -> None:
+    def _send(
+        self, handler: BaseHTTPRequestHandler, status: int, obj, headers: dict | None = None, method: str = "GET"
+    ) -> None:
         send_json(handler, status, obj, headers, body=method != "HEAD")
 
 
 def hub_env(hub: FakeHub, hf_home: Path, with_token: bool = False) -> dict[str, str]:
     """``base_env``'s variables for a run against ``hub`` with its own HF cache ``hf_home``."""
-    return {**hub.env(with_token), "HF_HOME": str(hf_home), "HF_HUB_CACHE": str(Path(hf_home) / "hub"), "HF_DATASETS_CACHE": str(Path(hf_home) / "datasets")}
+    return {
+        **hub.env(with_token),
+        "HF_HOME": str(hf_home),
+        "HF_HUB_CACHE": str(Path(hf_home) / "hub"),
+        "HF_DATASETS_CACHE": str(Path(hf_home) / "datasets"),
+    }
 
 
 __all__ = ["COMMIT", "FakeHub", "ModelRepo", "Repo", "Request", "hub_env"]

@@ -90,7 +90,14 @@ DEFAULT_MODELS = _default_models()
 
 
 class FakeOpenAI(Loopback):
-    def __init__(self, responder: Responder, api_key: str = TEST_KEY, azure: bool = False, models: list[str] | None = DEFAULT_MODELS, port: int = 0):
+    def __init__(
+        self,
+        responder: Responder,
+        api_key: str = TEST_KEY,
+        azure: bool = False,
+        models: list[str] | None = DEFAULT_MODELS,
+        port: int = 0,
+    ):
         self.responder = responder
         self.api_key, self.azure, self.models = api_key, azure, models
         self.listings = 0  # GET /v1/models answered 200
@@ -111,18 +118,39 @@ class FakeOpenAI(Loopback):
                 if not server.authorized(self.headers, self.path):
                     with server._lock:
                         server.rejected += 1
-                    self._send(401, {"error": {"message": "Incorrect API key provided.", "type": "invalid_request_error", "code": "invalid_api_key"}})
+                    self._send(
+                        401,
+                        {
+                            "error": {
+                                "message": "Incorrect API key provided.",
+                                "type": "invalid_request_error",
+                                "code": "invalid_api_key",
+                            }
+                        },
+                    )
                     return
                 with server._lock:
                     server.listings += 1
-                self._send(200, {"object": "list", "data": [{"id": name, "object": "model", "owned_by": "test"} for name in server.models]})
+                self._send(
+                    200,
+                    {
+                        "object": "list",
+                        "data": [{"id": name, "object": "model", "owned_by": "test"} for name in server.models],
+                    },
+                )
 
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
                 if not server.authorized(self.headers, self.path):
                     with server._lock:
                         server.rejected += 1
-                    error = {"error": {"message": "Incorrect API key provided.", "type": "invalid_request_error", "code": "invalid_api_key"}}
+                    error = {
+                        "error": {
+                            "message": "Incorrect API key provided.",
+                            "type": "invalid_request_error",
+                            "code": "invalid_api_key",
+                        }
+                    }
                     self._send(401, error)
                     return
                 with server._lock:
@@ -146,7 +174,9 @@ class FakeOpenAI(Loopback):
                         "object": "chat.completion",
                         "created": 0,
                         "model": body.get("model", "fake"),
-                        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                        "choices": [
+                            {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+                        ],
                         "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
                     },
                 )
@@ -159,7 +189,11 @@ class FakeOpenAI(Loopback):
 
     def authorized(self, headers, path: str) -> bool:
         if self.azure:
-            return headers.get("api-key") == self.api_key and path.startswith("/openai/deployments/") and "api-version=" in path
+            return (
+                headers.get("api-key") == self.api_key
+                and path.startswith("/openai/deployments/")
+                and "api-version=" in path
+            )
         return headers.get("Authorization") == f"Bearer {self.api_key}"
 
     @property

@@ -21,7 +21,9 @@ def _photo(rng: np.random.RandomState, height: int, width: int) -> np.ndarray:
     return np.clip(smooth + rng.normal(0, 6, size=(height, width, 3)), 0, 255).astype(np.uint8)
 
 
-def _changed(rng: np.random.RandomState, base: np.ndarray, boxes: list[tuple[int, int, int, int]], noise: float = 2.0) -> np.ndarray:
+def _changed(
+    rng: np.random.RandomState, base: np.ndarray, boxes: list[tuple[int, int, int, int]], noise: float = 2.0
+) -> np.ndarray:
     """``base`` with each box (x0, y0, x1, y1) repainted, and faint noise everywhere (re-encoding)."""
     out = base.astype(np.float64) + rng.normal(0, noise, size=base.shape) if noise else base.astype(np.float64)
     for x0, y0, x1, y1 in boxes:
@@ -34,9 +36,15 @@ def pairs() -> dict[str, tuple[Image.Image, Image.Image]]:
     rng = np.random.RandomState(20250101)
     out: dict[str, tuple[Image.Image, Image.Image]] = {}
     base = _photo(rng, 480, 640)
-    out["vga_three_changes"] = (Image.fromarray(base), Image.fromarray(_changed(rng, base, [(40, 30, 140, 110), (300, 200, 380, 290), (500, 50, 560, 120)])))
+    out["vga_three_changes"] = (
+        Image.fromarray(base),
+        Image.fromarray(_changed(rng, base, [(40, 30, 140, 110), (300, 200, 380, 290), (500, 50, 560, 120)])),
+    )
     out["vga_one_small_change"] = (Image.fromarray(base), Image.fromarray(_changed(rng, base, [(600, 440, 612, 452)])))
-    out["vga_changes_at_the_borders"] = (Image.fromarray(base), Image.fromarray(_changed(rng, base, [(0, 0, 50, 40), (600, 430, 640, 480), (0, 300, 30, 330)])))
+    out["vga_changes_at_the_borders"] = (
+        Image.fromarray(base),
+        Image.fromarray(_changed(rng, base, [(0, 0, 50, 40), (600, 430, 640, 480), (0, 300, 30, 330)])),
+    )
     out["vga_noise_only"] = (Image.fromarray(base), Image.fromarray(_changed(rng, base, [], noise=8.0)))
     out["identical"] = (Image.fromarray(base), Image.fromarray(base.copy()))
     # Equal areas: the stable order among ties is the components' scan order.
@@ -47,7 +55,10 @@ def pairs() -> dict[str, tuple[Image.Image, Image.Image]]:
     out["tied_areas"] = (Image.fromarray(flat), Image.fromarray(tied))
     # Sizes differ: both are resized (LANCZOS) to the smaller width and height first.
     big = _photo(rng, 500, 700)
-    out["different_sizes"] = (Image.fromarray(big), Image.fromarray(_changed(rng, big[:481, :641], [(100, 100, 180, 160)])))
+    out["different_sizes"] = (
+        Image.fromarray(big),
+        Image.fromarray(_changed(rng, big[:481, :641], [(100, 100, 180, 160)])),
+    )
     # Modes other than RGB.
     grey = _photo(rng, 96, 128)[..., 0]
     grey2 = grey.copy()
@@ -65,9 +76,17 @@ def pairs() -> dict[str, tuple[Image.Image, Image.Image]]:
     white[5:35, 5:55] = 255
     out["black_white"] = (Image.fromarray(black), Image.fromarray(white))
     # Many scattered components, a difference map with many ties at the percentile.
-    speckle = _changed(rng, base, [(int(x), int(y), int(x) + 7, int(y) + 5) for x, y in zip(rng.randint(0, 630, 60), rng.randint(0, 470, 60))], noise=0)
+    speckle = _changed(
+        rng,
+        base,
+        [(int(x), int(y), int(x) + 7, int(y) + 5) for x, y in zip(rng.randint(0, 630, 60), rng.randint(0, 470, 60))],
+        noise=0,
+    )
     out["vga_speckles"] = (Image.fromarray(base), Image.fromarray(speckle))
-    out["random_noise"] = (Image.fromarray(rng.randint(0, 256, size=(240, 320, 3)).astype(np.uint8)), Image.fromarray(rng.randint(0, 256, size=(240, 320, 3)).astype(np.uint8)))
+    out["random_noise"] = (
+        Image.fromarray(rng.randint(0, 256, size=(240, 320, 3)).astype(np.uint8)),
+        Image.fromarray(rng.randint(0, 256, size=(240, 320, 3)).astype(np.uint8)),
+    )
     return out
 
 
@@ -86,6 +105,8 @@ def outputs(transforms) -> dict[str, dict]:
             "subtraction": digest(transforms.subtraction(first, second)),
             "highlight": [digest(h1), digest(h2)],
             "overlap": digest(transforms.overlap(first, second)),
-            "difference_map": hashlib.sha256(np.ascontiguousarray(transforms.difference_map(first, second), dtype=np.float32).tobytes()).hexdigest(),
+            "difference_map": hashlib.sha256(
+                np.ascontiguousarray(transforms.difference_map(first, second), dtype=np.float32).tobytes()
+            ).hexdigest(),
         }
     return result

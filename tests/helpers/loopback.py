@@ -7,7 +7,14 @@ import json
 from http.server import BaseHTTPRequestHandler
 
 
-def send_json(handler: BaseHTTPRequestHandler, status: int, obj, headers: dict | None = None, raw: bytes | None = None, body: bool = True) -> None:
+def send_json(
+    handler: BaseHTTPRequestHandler,
+    status: int,
+    obj,
+    headers: dict | None = None,
+    raw: bytes | None = None,
+    body: bool = True,
+) -> None:
     """Answer ``status`` with ``obj`` as JSON (or the bytes ``raw``), the extra ``headers``, and a
     body unless ``body`` is False (a HEAD request)."""
     payload = raw if raw is not None else json.dumps(obj).encode()

@@ -37,7 +37,9 @@ def lmms_eval_command(plugin: bool) -> list[str]:
     return [sys.executable, "-m", "lmms_eval"] if plugin else [sys.executable, "-c", HIDE_PLUGIN + _RUN_CLI]
 
 
-def run_lmms_eval(args: list[str], env: dict, plugin: bool, cwd=None, timeout: int = 600) -> subprocess.CompletedProcess:
+def run_lmms_eval(
+    args: list[str], env: dict, plugin: bool, cwd=None, timeout: int = 600
+) -> subprocess.CompletedProcess:
     """``python -m lmms_eval ARGS`` with or without the plugin (started warm, helpers/warm_python.py:
     the plugin is hidden before lmms-eval is imported either way)."""
     from helpers import run_python

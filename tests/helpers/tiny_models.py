@@ -58,9 +58,13 @@ def _tokenizer(out: Path):
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=400, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    trainer = trainers.BpeTrainer(
+        vocab_size=400, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False
+    )
     tok.train_from_iterator(_CORPUS * 4, trainer=trainer)
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|im_end|>", pad_token="<|endoftext|>", additional_special_tokens=QWEN_SPECIAL)
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok, eos_token="<|im_end|>", pad_token="<|endoftext|>", additional_special_tokens=QWEN_SPECIAL
+    )
     fast.chat_template = QWEN_CHAT_TEMPLATE
     fast.save_pretrained(out)
     return PreTrainedTokenizerFast.from_pretrained(out)
@@ -74,7 +78,17 @@ def _qwen_configs(tokenizer, family: str) -> dict:
         num_key_value_heads=2, max_position_embeddings=4096, rope_scaling={"type": "mrope", "mrope_section": [2, 3, 3]},
         bos_token_id=ids["<|endoftext|>"], eos_token_id=ids["<|im_end|>"], pad_token_id=ids["<|endoftext|>"],
     )  # fmt: skip
-    vision = dict(depth=2, embed_dim=32, hidden_size=32, num_heads=2, intermediate_size=64, mlp_ratio=2, patch_size=14, spatial_merge_size=2, temporal_patch_size=2)
+    vision = dict(
+        depth=2,
+        embed_dim=32,
+        hidden_size=32,
+        num_heads=2,
+        intermediate_size=64,
+        mlp_ratio=2,
+        patch_size=14,
+        spatial_merge_size=2,
+        temporal_patch_size=2,
+    )
     if family == "qwen2_5_vl":
         vision.update(out_hidden_size=64, window_size=56, fullatt_block_indexes=[1])
     else:
@@ -97,17 +111,32 @@ def build_qwen_vl(out: str | Path, family: str = "qwen2_5_vl", seed: int = 0) ->
     torch.manual_seed(seed)
     tokenizer = _tokenizer(out)
     if family == "qwen2_5_vl":
-        config_cls, model_cls, processor_cls = tf.Qwen2_5_VLConfig, tf.Qwen2_5_VLForConditionalGeneration, tf.Qwen2_5_VLProcessor
+        config_cls, model_cls, processor_cls = (
+            tf.Qwen2_5_VLConfig,
+            tf.Qwen2_5_VLForConditionalGeneration,
+            tf.Qwen2_5_VLProcessor,
+        )
     else:
         config_cls, model_cls, processor_cls = tf.Qwen2VLConfig, tf.Qwen2VLForConditionalGeneration, tf.Qwen2VLProcessor
     model = model_cls(config_cls(**_qwen_configs(tokenizer, family))).eval()
     with torch.no_grad():
         model.lm_head.weight.zero_()
-    model.generation_config = tf.GenerationConfig(eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id)
+    model.generation_config = tf.GenerationConfig(
+        eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id
+    )
     model.save_pretrained(out)
     # Small pixel budgets keep the tests fast; the fixture images are 64x64.
-    image_processor = tf.Qwen2VLImageProcessor(min_pixels=28 * 28, max_pixels=112 * 112, patch_size=14, merge_size=2, temporal_patch_size=2)
-    video_processor = tf.Qwen2VLVideoProcessor(min_pixels=28 * 28, max_pixels=112 * 112, patch_size=14, merge_size=2, temporal_patch_size=2)
-    processor = processor_cls(image_processor=image_processor, tokenizer=tokenizer, video_processor=video_processor, chat_template=QWEN_CHAT_TEMPLATE)
+    image_processor = tf.Qwen2VLImageProcessor(
+        min_pixels=28 * 28, max_pixels=112 * 112, patch_size=14, merge_size=2, temporal_patch_size=2
+    )
+    video_processor = tf.Qwen2VLVideoProcessor(
+        min_pixels=28 * 28, max_pixels=112 * 112, patch_size=14, merge_size=2, temporal_patch_size=2
+    )
+    processor = processor_cls(
+        image_processor=image_processor,
+        tokenizer=tokenizer,
+        video_processor=video_processor,
+        chat_template=QWEN_CHAT_TEMPLATE,
+    )
     processor.save_pretrained(out)
     return out

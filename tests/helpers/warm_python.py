@@ -68,9 +68,22 @@ PRELOAD = (
 ).split()
 # Variables read when an interpreter or the preloaded libraries start: a run that sets them
 # differently from the server is started cold.
-STARTUP = re.compile(r"^(PYTHON|TORCH|PYTORCH|OMP_|MKL_|KMP_|OPENBLAS|GOTO|NUMEXPR|CUDA|NVIDIA|TRITON|LD_|SYMPY|AIOHTTP|MALLOC|LC_|LANG$|LANGUAGE$)")
+STARTUP = re.compile(
+    r"^(PYTHON|TORCH|PYTORCH|OMP_|MKL_|KMP_|OPENBLAS|GOTO|NUMEXPR|CUDA|NVIDIA|TRITON|LD_|SYMPY|AIOHTTP|MALLOC|LC_|LANG$|LANGUAGE$)"
+)
 # Read the environment when imported: never in a "base" server, so each of its runs imports them.
-ENV_READERS = ("huggingface_hub", "datasets", "transformers", "evaluate", "accelerate", "nltk", "lmms_eval", "lmms_comparative", "openai", "loguru")
+ENV_READERS = (
+    "huggingface_hub",
+    "datasets",
+    "transformers",
+    "evaluate",
+    "accelerate",
+    "nltk",
+    "lmms_eval",
+    "lmms_comparative",
+    "openai",
+    "loguru",
+)
 # An "hf" server also imports the Hugging Face libraries (about 3 s of each run's start). They read
 # HF_HOME, HF_*_OFFLINE and others when imported, so an "hf" server serves only runs whose whole
 # environment equals its own, but for the variables in RUN_TIME.
@@ -89,7 +102,19 @@ PRELOAD_LMMS_EVAL = ("lmms_eval.filters",)
 # modules that load our entry point (lmms_eval.models, through the CLI's modules) and those that our
 # patches wait for (lmms_comparative.harness.PATCHED_MODULES but lmms_eval.utils; a test holds the
 # two lists together).
-NEVER = ("lmms_comparative", "openai", "lmms_eval.__main__", "lmms_eval.cli", "lmms_eval.evaluator", "lmms_eval.models", "lmms_eval.tasks", "lmms_eval.api.task", "lmms_eval.evaluator_utils", "lmms_eval.loggers", "lmms_eval.caching")
+NEVER = (
+    "lmms_comparative",
+    "openai",
+    "lmms_eval.__main__",
+    "lmms_eval.cli",
+    "lmms_eval.evaluator",
+    "lmms_eval.models",
+    "lmms_eval.tasks",
+    "lmms_eval.api.task",
+    "lmms_eval.evaluator_utils",
+    "lmms_eval.loggers",
+    "lmms_eval.caching",
+)
 # The environments whose runs take this many requests get an "hf" server (its start costs about
 # as much as three runs save); the others are served by a "base" server.
 HF_AFTER = 3
@@ -189,7 +214,11 @@ def _request_for(args: list[str], real_python: str) -> dict | None:
         return {"module": args[1], "argv": args[2:], "executable": shim, **_context()}
     if len(args) >= 2 and args[0] == "-c":
         return {"code": args[1], "argv": args[2:], "executable": shim, **_context()}
-    if args and os.path.basename(args[0]) in SCRIPTS and os.path.dirname(os.path.abspath(args[0])) == os.path.dirname(real_python):
+    if (
+        args
+        and os.path.basename(args[0]) in SCRIPTS
+        and os.path.dirname(os.path.abspath(args[0])) == os.path.dirname(real_python)
+    ):
         return {"script": os.path.abspath(args[0]), "argv": args[1:], "executable": shim, **_context()}
     return None
 
@@ -249,7 +278,9 @@ def serve(path: str, tier: str = "base") -> None:
         if os.fork() == 0:
             listener.close()
             conn.settimeout(None)
-            _wait_on(conn, server_env, set_by_preload, tier, preloaded)  # returns only in the run's process, through SystemExit
+            _wait_on(
+                conn, server_env, set_by_preload, tier, preloaded
+            )  # returns only in the run's process, through SystemExit
         conn.close()
 
 
@@ -309,7 +340,9 @@ def _wait_on(conn: socket.socket, server_env: dict, set_by_preload: dict, tier: 
         pidfd = None
     status = None
     while status is None:
-        ready, _, _ = select.select([conn] + ([pidfd] if pidfd is not None else []), [], [], None if pidfd is not None else 0.1)
+        ready, _, _ = select.select(
+            [conn] + ([pidfd] if pidfd is not None else []), [], [], None if pidfd is not None else 0.1
+        )
         if pidfd is None or pidfd in ready:
             done, raw = os.waitpid(pid, os.WNOHANG)
             if done:

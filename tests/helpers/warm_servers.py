@@ -35,14 +35,23 @@ class Server:
         self.socket = os.path.join(folder, f"socket-{index}")
         self.log = os.path.join(folder, f"server-{index}.log")
         with open(self.log, "w") as log:
-            self.process = subprocess.Popen([sys.executable, SERVER, self.socket, tier], env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
+            self.process = subprocess.Popen(
+                [sys.executable, SERVER, self.socket, tier],
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+                start_new_session=True,
+            )
 
     def ready(self, timeout: float = 300) -> bool:
         deadline = time.monotonic() + timeout
         while not os.path.exists(self.socket):
             if self.process.poll() is not None or time.monotonic() > deadline:
                 with open(self.log) as f:
-                    print(f"warm_python: a server did not start; its runs start cold\n{f.read()[-2000:]}", file=sys.stderr)
+                    print(
+                        f"warm_python: a server did not start; its runs start cold\n{f.read()[-2000:]}", file=sys.stderr
+                    )
                 self.stop()
                 return False
             time.sleep(0.1)
@@ -71,7 +80,9 @@ def server_for(env: dict, tier: str | None = None) -> Server | None:
     ``PYTHONPATH`` (which the server checks: ``plain_path``), or no server started."""
     if os.environ.get(COLD_ENV) or env.get(COLD_ENV) or not _PORTABLE:
         return None
-    if any(env.get(k) != os.environ.get(k) for k in {*env, *os.environ} if k.startswith("PYTHON") and k != "PYTHONPATH"):
+    if any(
+        env.get(k) != os.environ.get(k) for k in {*env, *os.environ} if k.startswith("PYTHON") and k != "PYTHONPATH"
+    ):
         return None
     hf = ("hf", _key(env, "hf"))
     _requests[hf] = _requests.get(hf, 0) + 1

@@ -63,7 +63,10 @@ def test_subtlebench_fetches_the_split_and_its_images_only_once_then_runs_offlin
     assert requests_first == 1 + 2 * len(fetched)  # the revision, then a HEAD and a GET per file
     assert requests_second == 1  # a later run asks for the revision and downloads nothing
     # With the hub gone, the cache is enough.
-    offline = run_cli(["--model", "random_choice", "--tasks", tasks, "--output_path", str(tmp_path / "c")], env={**env, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"})
+    offline = run_cli(
+        ["--model", "random_choice", "--tasks", tasks, "--output_path", str(tmp_path / "c")],
+        env={**env, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"},
+    )
     three, _ = read_run(tmp_path / "c", offline)
     assert first.returncode == second.returncode == offline.returncode == 0
     assert one["results"] == three["results"]
@@ -82,10 +85,16 @@ def test_captionqa_loads_the_configs_data_files_not_the_other_uploads(tmp_path, 
     repo = build_captionqa(tmp_path / "repo", per_domain=2, card=card)
     with FakeHub({CAPTIONQA: Repo(repo)}) as hub:
         env = _env(hub, tmp_path / "home", CAPTIONQA_FAITHFULNESS="0")
-        proc = run_cli(["--model", "random_choice", "--tasks", "captionqa_image_natural", "--output_path", str(tmp_path / "a")], env=env)
+        proc = run_cli(
+            ["--model", "random_choice", "--tasks", "captionqa_image_natural", "--output_path", str(tmp_path / "a")],
+            env=env,
+        )
         fetched = sorted(hub.resolved())
         before = len(hub.requests)
-        again = run_cli(["--model", "random_choice", "--tasks", "captionqa_image_natural", "--output_path", str(tmp_path / "b")], env=env)
+        again = run_cli(
+            ["--model", "random_choice", "--tasks", "captionqa_image_natural", "--output_path", str(tmp_path / "b")],
+            env=env,
+        )
         later = len(hub.requests) - before
     results, _ = read_run(tmp_path / "a", proc)
     assert proc.returncode == again.returncode == 0, proc.stderr[-3000:]
@@ -114,14 +123,21 @@ def test_vlm2bench_zip_is_downloaded_and_unpacked_once(tmp_path, nested):
     repo = _vlm2_zip(tmp_path, nested)
     with FakeHub({VLM2BENCH: Repo(repo)}) as hub:
         env = _env(hub, tmp_path / "home")
-        runs = [subprocess.run([sys.executable, "-c", _HUB_SOURCE], env=env, capture_output=True, text=True, timeout=300) for _ in range(2)]
+        runs = [
+            subprocess.run([sys.executable, "-c", _HUB_SOURCE], env=env, capture_output=True, text=True, timeout=300)
+            for _ in range(2)
+        ]
         fetched = hub.resolved()
     assert [r.returncode for r in runs] == [0, 0], runs[0].stderr[-2000:]
     root = Path(runs[0].stdout.strip().splitlines()[-1])
     assert root == Path(runs[1].stdout.strip().splitlines()[-1])
     assert (root / "jsonl").is_dir() and (root / "data").is_dir()
     assert fetched == ["vlm2-bench_dataset.zip"]  # once; the second run finds it unpacked
-    leftovers = [p.name for p in root.parent.iterdir() if p.name.startswith(".")] if not nested else [p.name for p in root.parents[1].iterdir() if p.name.startswith(".")]
+    leftovers = (
+        [p.name for p in root.parent.iterdir() if p.name.startswith(".")]
+        if not nested
+        else [p.name for p in root.parents[1].iterdir() if p.name.startswith(".")]
+    )
     assert leftovers == []  # no half-unpacked temporary folder stays behind
 
 
@@ -132,12 +148,20 @@ def test_vlm2bench_zip_is_downloaded_and_unpacked_once(tmp_path, nested):
 def test_a_gated_repo_without_a_token_says_to_set_hf_token_and_works_with_it(subtlebench_repo, tmp_path):
     with FakeHub({SUBTLEBENCH: Repo(subtlebench_repo, gated=True)}) as hub:
         env = _env(hub, tmp_path / "home")
-        refused = run_cli(["--model", "random_choice", "--tasks", "subtlebench_at", "--output_path", str(tmp_path / "a")], env=env)
-        allowed = run_cli(["--model", "random_choice", "--tasks", "subtlebench_at", "--output_path", str(tmp_path / "b")], env={**env, "HF_TOKEN": hub.token})
+        refused = run_cli(
+            ["--model", "random_choice", "--tasks", "subtlebench_at", "--output_path", str(tmp_path / "a")], env=env
+        )
+        allowed = run_cli(
+            ["--model", "random_choice", "--tasks", "subtlebench_at", "--output_path", str(tmp_path / "b")],
+            env={**env, "HF_TOKEN": hub.token},
+        )
         tokens = {r.authorized for r in hub.requests if "/resolve/" in r.path}
     assert refused.returncode == 1 and not list((tmp_path / "a").glob("**/*_results.json"))
     assert "lmms-comparative: the hub refused access to KRAFTON/VLM-SubtleBench (HTTP 401)" in refused.stderr
-    assert "Set HF_TOKEN to such a token (or run `hf auth login`), or download the files once and set SUBTLEBENCH_ROOT to that folder." in refused.stderr
+    assert (
+        "Set HF_TOKEN to such a token (or run `hf auth login`), or download the files once and set SUBTLEBENCH_ROOT to that folder."
+        in refused.stderr
+    )
     assert "Traceback" not in refused.stderr
     assert allowed.returncode == 0 and tokens == {True}  # every file request carried the token
     read_run(tmp_path / "b", allowed)
@@ -146,7 +170,10 @@ def test_a_gated_repo_without_a_token_says_to_set_hf_token_and_works_with_it(sub
 @pytest.mark.e2e
 def test_rate_limited_requests_are_retried_after_the_hubs_wait(subtlebench_repo, tmp_path):
     with FakeHub({SUBTLEBENCH: Repo(subtlebench_repo)}, rate_limit=3) as hub:
-        proc = run_cli(["--model", "random_choice", "--tasks", "subtlebench_at", "--output_path", str(tmp_path / "a")], env=_env(hub, tmp_path / "home"))
+        proc = run_cli(
+            ["--model", "random_choice", "--tasks", "subtlebench_at", "--output_path", str(tmp_path / "a")],
+            env=_env(hub, tmp_path / "home"),
+        )
         limited = sum(1 for r in hub.requests) - 1 - 2 * len(hub.resolved())
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert limited == 3
@@ -162,12 +189,24 @@ def test_no_network_and_no_cache_names_the_way_out(tmp_path):
         closed = f"http://127.0.0.1:{sock.getsockname()[1]}"
     env = base_env(tmp_path / "home", HF_ENDPOINT=closed, HF_HUB_OFFLINE="0", HF_DATASETS_OFFLINE="0")
     env.pop("SUBTLEBENCH_ROOT", None)
-    proc = run_cli(["--model", "random_choice", "--tasks", "subtlebench_at", "--output_path", str(tmp_path / "a")], env=env)
+    proc = run_cli(
+        ["--model", "random_choice", "--tasks", "subtlebench_at", "--output_path", str(tmp_path / "a")], env=env
+    )
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert "lmms-comparative: the hub could not be reached for KRAFTON/VLM-SubtleBench" in proc.stderr
-    assert "Connect to the hub (or set HF_ENDPOINT to a mirror), or download the files once and set SUBTLEBENCH_ROOT to that folder." in proc.stderr
-    offline = run_cli(["--model", "random_choice", "--tasks", "subtlebench_at", "--output_path", str(tmp_path / "b")], env={**env, "HF_HUB_OFFLINE": "1"})
-    assert offline.returncode == 1 and "HF_HUB_OFFLINE is set and the Hugging Face cache holds no copy of KRAFTON/VLM-SubtleBench" in offline.stderr
+    assert (
+        "Connect to the hub (or set HF_ENDPOINT to a mirror), or download the files once and set SUBTLEBENCH_ROOT to that folder."
+        in proc.stderr
+    )
+    offline = run_cli(
+        ["--model", "random_choice", "--tasks", "subtlebench_at", "--output_path", str(tmp_path / "b")],
+        env={**env, "HF_HUB_OFFLINE": "1"},
+    )
+    assert (
+        offline.returncode == 1
+        and "HF_HUB_OFFLINE is set and the Hugging Face cache holds no copy of KRAFTON/VLM-SubtleBench"
+        in offline.stderr
+    )
 
 
 @pytest.mark.e2e
@@ -182,15 +221,22 @@ def test_an_image_missing_under_a_local_root_is_fetched_from_its_url(subtlebench
     (local / gone).unlink()
     with FakeHub({SUBTLEBENCH: Repo(subtlebench_repo)}) as hub:
         env = _env(hub, tmp_path / "home", SUBTLEBENCH_ROOT=str(local))
-        proc = run_cli(["--model", "random_choice", "--tasks", "subtlebench_at", "--output_path", str(tmp_path / "a")], env=env)
+        proc = run_cli(
+            ["--model", "random_choice", "--tasks", "subtlebench_at", "--output_path", str(tmp_path / "a")], env=env
+        )
         fetched = hub.resolved()
     results, _ = read_run(tmp_path / "a", proc)
     assert proc.returncode == 0 and fetched == [gone]
     assert results["results"]["subtlebench_at"]["counts,none"]["skipped"] == 0
     # Offline, the same image is an item-level skip, named.
-    offline = run_cli(["--model", "random_choice", "--tasks", "subtlebench_at", "--output_path", str(tmp_path / "b")], env={**base_env(tmp_path / "home2"), "SUBTLEBENCH_ROOT": str(local), "LMMS_COMPARATIVE_MAX_FAILED": "0.5"})
+    offline = run_cli(
+        ["--model", "random_choice", "--tasks", "subtlebench_at", "--output_path", str(tmp_path / "b")],
+        env={**base_env(tmp_path / "home2"), "SUBTLEBENCH_ROOT": str(local), "LMMS_COMPARATIVE_MAX_FAILED": "0.5"},
+    )
     results, _ = read_run(tmp_path / "b", offline)
-    assert results["results"]["subtlebench_at"]["counts,none"]["skipped"] == 1 and gone in offline.stdout + offline.stderr
+    assert (
+        results["results"]["subtlebench_at"]["counts,none"]["skipped"] == 1 and gone in offline.stdout + offline.stderr
+    )
 
 
 @pytest.mark.e2e
@@ -207,10 +253,16 @@ def test_vlm2bench_runs_from_the_hub_zip_and_from_a_hub_that_offers_only_the_tsv
     for name, repo in (("zip", zipped), ("tsv", tsv_repo)):
         with FakeHub({VLM2BENCH: Repo(repo)}) as hub:
             env = _env(hub, tmp_path / f"home_{name}")
-            proc = run_cli(["--model", "random_choice", "--tasks", "vlm2bench_image", "--output_path", str(tmp_path / name)], env=env)
+            proc = run_cli(
+                ["--model", "random_choice", "--tasks", "vlm2bench_image", "--output_path", str(tmp_path / name)],
+                env=env,
+            )
             fetched = hub.resolved()
             if name == "tsv":
-                video = run_cli(["--model", "random_choice", "--tasks", "vlm2bench_pc_vid", "--output_path", str(tmp_path / "vid")], env=env)
+                video = run_cli(
+                    ["--model", "random_choice", "--tasks", "vlm2bench_pc_vid", "--output_path", str(tmp_path / "vid")],
+                    env=env,
+                )
         assert proc.returncode == 0, proc.stderr[-3000:]
         assert fetched == (["vlm2-bench_dataset.zip"] if name == "zip" else ["VLM2Bench_img.tsv"])
         results[name] = read_run(tmp_path / name, proc)[0]

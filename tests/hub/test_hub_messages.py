@@ -21,10 +21,22 @@ def _response(status: int) -> httpx.Response:
 
 
 FAILURES = {
-    "no network": (lambda: httpx.ConnectError("[Errno 111] Connection refused"), "Connect to the hub (or set HF_ENDPOINT to a mirror), or download the files once"),
-    "gated": (lambda: GatedRepoError("gated", response=_response(401)), "; it needs a token with access to the repository, and no token was sent. Set HF_TOKEN to such a token (or run `hf auth login`), or download the files once"),
-    "rate limit": (lambda: HfHubHTTPError("limited", response=_response(429)), "Wait a few minutes, or set HF_TOKEN, whose limit is higher (what was downloaded stays cached), or download the files once"),
-    "server error": (lambda: HfHubHTTPError("broken", response=_response(502)), "Try again later (or set HF_ENDPOINT to a mirror), or download the files once"),
+    "no network": (
+        lambda: httpx.ConnectError("[Errno 111] Connection refused"),
+        "Connect to the hub (or set HF_ENDPOINT to a mirror), or download the files once",
+    ),
+    "gated": (
+        lambda: GatedRepoError("gated", response=_response(401)),
+        "; it needs a token with access to the repository, and no token was sent. Set HF_TOKEN to such a token (or run `hf auth login`), or download the files once",
+    ),
+    "rate limit": (
+        lambda: HfHubHTTPError("limited", response=_response(429)),
+        "Wait a few minutes, or set HF_TOKEN, whose limit is higher (what was downloaded stays cached), or download the files once",
+    ),
+    "server error": (
+        lambda: HfHubHTTPError("broken", response=_response(502)),
+        "Try again later (or set HF_ENDPOINT to a mirror), or download the files once",
+    ),
 }
 
 

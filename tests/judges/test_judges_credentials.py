@@ -98,5 +98,7 @@ def test_a_fresh_run_asks_again_over_the_cache_and_keeps_the_new_answer(tmp_path
         assert engine.run(["q"], progress=False)[0].cached  # the cache answers
         again = engine.run(["q"], progress=False, fresh=True)[0]  # a caller retrying a reply it could not read
         assert (again.text, again.cached, len(server.requests)) == ("{}", False, 2)
-        assert _engine(server, cache_path=tmp_path / "c.sqlite").run(["q"], progress=False)[0].text == "{}"  # kept in its place
+        assert (
+            _engine(server, cache_path=tmp_path / "c.sqlite").run(["q"], progress=False)[0].text == "{}"
+        )  # kept in its place
     assert len(server.requests) == 2

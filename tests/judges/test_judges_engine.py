@@ -187,7 +187,9 @@ def test_ctrl_c_commits_every_answer_received_and_exit_is_clean(tmp_path):
         """
     )
     with serve(respond) as server:
-        proc = subprocess.Popen([sys.executable, "-c", script, server.base_url], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-c", script, server.base_url], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
         assert gate.wait(120), "the run never got going"
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=60)
@@ -241,10 +243,18 @@ def test_cache_key_is_unchanged_and_the_body_is_the_request(tmp_path):
 
     from lmms_comparative.judges.cache import encode_request
 
-    messages = [{"role": "system", "content": 'Réponds "A".'}, {"role": "user", "content": [{"type": "text", "text": "q\n"}]}]
+    messages = [
+        {"role": "system", "content": 'Réponds "A".'},
+        {"role": "user", "content": [{"type": "text", "text": "q\n"}]},
+    ]
     for params in ({"temperature": 0.0, "max_tokens": 4}, {}):
         key, body = encode_request("openai:http://h/v1", "m", messages, params)
-        legacy = json.dumps({"endpoint": "openai:http://h/v1", "model": "m", "messages": messages, "params": params}, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        legacy = json.dumps(
+            {"endpoint": "openai:http://h/v1", "model": "m", "messages": messages, "params": params},
+            sort_keys=True,
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
         assert key == hashlib.sha256(legacy.encode()).hexdigest()
         assert json.loads(body) == {"model": "m", "messages": messages, **params}
 
@@ -319,9 +329,15 @@ def test_cache_keys_cover_endpoint_model_and_sampling(tmp_path):
     with serve(lambda body: f"{body['model']}|{body['temperature']}|{body['max_tokens']}") as server:
         cache = tmp_path / "k.sqlite"
         first = _engine(server, cache_path=cache).run(["same"], progress=False)[0]
-        other_model = Engine(EngineConfig(model="other", base_url=server.base_url, api_key=SECRET, cache_path=cache)).run(["same"], progress=False)[0]
+        other_model = Engine(
+            EngineConfig(model="other", base_url=server.base_url, api_key=SECRET, cache_path=cache)
+        ).run(["same"], progress=False)[0]
         hotter = _engine(server, cache_path=cache).run(["same"], progress=False, temperature=0.7)[0]
-    assert (first.text, other_model.text, hotter.text) == ("judge-model|0.0|256", "other|0.0|256", "judge-model|0.7|256")
+    assert (first.text, other_model.text, hotter.text) == (
+        "judge-model|0.0|256",
+        "other|0.0|256",
+        "judge-model|0.7|256",
+    )
     assert not other_model.cached and not hotter.cached
 
 
@@ -333,7 +349,12 @@ def test_configuration_from_the_environment(monkeypatch, tmp_path):
     monkeypatch.setenv("LMMS_COMPARATIVE_LLM_CACHE", "off")
     config = EngineConfig.from_env("CAPTIONQA_READER", defaults={"model": "gpt-4o", "max_tokens": 4}, temperature=0.1)
     assert config.base_url == "http://127.0.0.1:9/v1" and config.api_key == SECRET
-    assert (config.model, config.concurrency, config.max_tokens, config.temperature) == ("Qwen/Qwen2.5-72B-Instruct", 7, 4, 0.1)
+    assert (config.model, config.concurrency, config.max_tokens, config.temperature) == (
+        "Qwen/Qwen2.5-72B-Instruct",
+        7,
+        4,
+        0.1,
+    )
     assert config.cache_path is None and Engine(config).cache is None
     monkeypatch.setenv("LMMS_COMPARATIVE_LLM_CACHE", str(tmp_path / "elsewhere.sqlite"))
     assert EngineConfig.from_env().cache_path == tmp_path / "elsewhere.sqlite"

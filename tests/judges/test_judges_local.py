@@ -24,7 +24,14 @@ MCQ = [
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory):
     folder, gguf = SMOL
-    config = EngineConfig(backend="local", model=folder, gguf_file=gguf, max_tokens=8, batch_size=4, cache_path=tmp_path_factory.mktemp("c") / "c.sqlite")
+    config = EngineConfig(
+        backend="local",
+        model=folder,
+        gguf_file=gguf,
+        max_tokens=8,
+        batch_size=4,
+        cache_path=tmp_path_factory.mktemp("c") / "c.sqlite",
+    )
     return Engine(config)
 
 

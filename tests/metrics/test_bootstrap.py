@@ -16,7 +16,9 @@ def test_mean_interval_matches_the_binomial_standard_error():
     result = bootstrap.cluster_mean_intervals([[{"x": v}] for v in values], ["x"], iterations=2000)["x"]
     assert result["value"] == 0.75
     assert result["se"] == pytest.approx(math.sqrt(0.75 * 0.25 / 400), rel=0.1)
-    assert result["low"] < 0.75 < result["high"] and result["high"] - result["low"] == pytest.approx(2 * 1.96 * result["se"], rel=0.15)
+    assert result["low"] < 0.75 < result["high"] and result["high"] - result["low"] == pytest.approx(
+        2 * 1.96 * result["se"], rel=0.15
+    )
     again = bootstrap.cluster_mean_intervals([[{"x": v}] for v in values], ["x"], iterations=2000)["x"]
     assert again == result  # seeded: the same report every time
 
@@ -40,7 +42,10 @@ def test_mean_of_intervals_independent_and_same_items():
 
 
 def test_unit_bootstrap_reruns_the_official_pair_rule_on_rekeyed_pairs():
-    pairs = [[{"pair_id": str(i), "half": "p", "correct": 1}, {"pair_id": str(i), "half": "n", "correct": int(i < 6)}] for i in range(10)]
+    pairs = [
+        [{"pair_id": str(i), "half": "p", "correct": 1}, {"pair_id": str(i), "half": "n", "correct": int(i < 6)}]
+        for i in range(10)
+    ]
 
     def statistic(units):
         rekeyed = [{**it, "pair_id": n} for n, unit in enumerate(units) for it in unit]
@@ -89,4 +94,8 @@ def test_normal_interval_of_an_overall_is_clipped_to_the_metric_range():
     cider = interval(950.0, [900.0, 980.0, 1000.0, 930.0], bounds=(0.0, 1000.0))
     assert cider["bounds"] == [0.0, 1000.0]
     combined = mean_of_intervals([{**cider, "se": 40.0}])
-    assert combined["high"] == 1000.0 and combined["low"] == pytest.approx(950 - 1.96 * 40) and combined["bounds"] == [0.0, 1000.0]
+    assert (
+        combined["high"] == 1000.0
+        and combined["low"] == pytest.approx(950 - 1.96 * 40)
+        and combined["bounds"] == [0.0, 1000.0]
+    )

@@ -90,4 +90,6 @@ def test_weighted_units_give_the_ratio_of_sums():
     assert paired.metric(a, weights=w) == pytest.approx((0.5 * 2 + 6) / 8)
     row = paired.compare_units(a, b, binary=False, weights=w)
     assert row["delta"] == pytest.approx(1.0 / 8)
-    assert row["test"] == "paired permutation" and row["p_value"] == 1.0  # one unit differs: every sign pattern is as extreme
+    assert (
+        row["test"] == "paired permutation" and row["p_value"] == 1.0
+    )  # one unit differs: every sign pattern is as extreme

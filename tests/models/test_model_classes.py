@@ -37,7 +37,13 @@ BY_KIND = [
     "vlm2bench_oc_cnt", "vlm2bench_pc_cpr", "vlm2bench_pc_vid",
 ]  # fmt: skip
 TASKS = BY_KIND + [b.smoke_task for b in BENCHMARKS if not any(of_task(t) is b for t in BY_KIND)]
-PARSED = ["subtlebench_sp", "captionqa_image_natural", "compbench_pair_attribute_cub", "vlm2bench_oc_cnt", "vlm2bench_pc_cpr"]
+PARSED = [
+    "subtlebench_sp",
+    "captionqa_image_natural",
+    "compbench_pair_attribute_cub",
+    "vlm2bench_oc_cnt",
+    "vlm2bench_pc_cpr",
+]
 LIMIT = 3  # the third pc_vid doc is an ABA video
 MODELS = {"qwen2_5_vl": "qwen2_5_vl", "qwen2_vl": "qwen2_vl"}  # --model -> checkpoint family
 
@@ -172,10 +178,26 @@ def model_run(request, roots, tiny_checkpoints, hf_home, tmp_path_factory):
         env["PYTHONPATH"] = f"{HOOK}:{env.get('PYTHONPATH', '')}"
         args = f"pretrained={tiny_checkpoints[MODELS[model]]},device=cpu,device_map=cpu,min_pixels=784,max_pixels=12544,max_num_frames=4"
         proc = run_cli(
-            ["--model", model, "--model_args", args, "--tasks", ",".join(TASKS), "--limit", str(LIMIT), "--gen_kwargs", "max_new_tokens=4,temperature=0", "--output_path", str(out / "results"), "--log_samples"],
+            [
+                "--model",
+                model,
+                "--model_args",
+                args,
+                "--tasks",
+                ",".join(TASKS),
+                "--limit",
+                str(LIMIT),
+                "--gen_kwargs",
+                "max_new_tokens=4,temperature=0",
+                "--output_path",
+                str(out / "results"),
+                "--log_samples",
+            ],
             env=env,
         )
-    records = [json.loads(line) for path in sorted((out / "record").glob("*.jsonl")) for line in path.read_text().splitlines()]
+    records = [
+        json.loads(line) for path in sorted((out / "record").glob("*.jsonl")) for line in path.read_text().splitlines()
+    ]
     return model, records, read_run(out / "results", proc)
 
 
@@ -185,11 +207,17 @@ def test_results_files_and_garbage_counted_as_unparsed(model_run):
     assert set(results["results"]) == set(TASKS) and set(samples) == set(TASKS), model
     for task in TASKS:
         assert len(samples[task]) == LIMIT, task
-        assert all(s["filtered_resps"] in ("!!!!", ["!!!!"]) for s in samples[task]), (task, samples[task][0]["filtered_resps"])
+        assert all(s["filtered_resps"] in ("!!!!", ["!!!!"]) for s in samples[task]), (
+            task,
+            samples[task][0]["filtered_resps"],
+        )
     for task in PARSED:
         counts = results["results"][task]["counts,none"]
         assert counts["n"] == LIMIT and counts["unparsed"] == LIMIT and counts["correct"] == 0, (model, task, counts)
-    assert results["results"]["vidi_granular"]["bleu1,none"] < 1e-9 and results["results"]["vidi_granular"]["cider,none"] < 1e-9  # "!!!!" shares no word
+    assert (
+        results["results"]["vidi_granular"]["bleu1,none"] < 1e-9
+        and results["results"]["vidi_granular"]["cider,none"] < 1e-9
+    )  # "!!!!" shares no word
     # pc_vid: every description reached the judge (it answers "Score: 1"): AB 1/1 -> 100, ABA 1/2 -> 50.
     counts = results["results"]["vlm2bench_pc_vid"]["counts,none"]
     assert (counts["ab_n"], counts["aba_n"], counts["unjudged"], counts["ab"], counts["aba"]) == (2, 1, 0, 100.0, 50.0)
@@ -206,7 +234,9 @@ def test_each_request_carries_its_images_in_order(model_run, roots):
     for record in image_records:
         text = record["text"][0]
         key = doc_key(text, by_tag)
-        if key is None:  # ViDi (or a benchmark outside BY_KIND): the prompt names no item; the images must be one pair, in order
+        if (
+            key is None
+        ):  # ViDi (or a benchmark outside BY_KIND): the prompt names no item; the images must be one pair, in order
             candidates = [c for c in pairs + others if len(c) == len(record["images"])]
             assert candidates, (model, text[:200])
             nearest = min(candidates, key=lambda p: sum(distance(a, b) for a, b in zip(record["images"], p)))
@@ -251,9 +281,24 @@ def test_pc_vid_real_videos_through_the_openai_model(roots, hf_home, tmp_path):
     def run(out: Path) -> tuple[dict, dict, list[str]]:
         """One CLI run; the videos whose sent frames are not in scene order."""
         with FakeOpenAI(respond) as server:
-            env = base_env(hf_home, VLM2BENCH_ROOT=str(roots["VLM2BENCH_ROOT"]), **server.judge_env("VLM2BENCH_JUDGE"), LMMS_COMPARATIVE_LLM_CACHE="off")
+            env = base_env(
+                hf_home,
+                VLM2BENCH_ROOT=str(roots["VLM2BENCH_ROOT"]),
+                **server.judge_env("VLM2BENCH_JUDGE"),
+                LMMS_COMPARATIVE_LLM_CACHE="off",
+            )
             proc = run_cli(
-                ["--model", "openai", "--model_args", f"model_version=vlm,base_url={server.base_url},api_key=sk-x,max_frames_num=4", "--tasks", "vlm2bench_pc_vid", "--output_path", str(out), "--log_samples"],
+                [
+                    "--model",
+                    "openai",
+                    "--model_args",
+                    f"model_version=vlm,base_url={server.base_url},api_key=sk-x,max_frames_num=4",
+                    "--tasks",
+                    "vlm2bench_pc_vid",
+                    "--output_path",
+                    str(out),
+                    "--log_samples",
+                ],
                 env=env,
             )
             requests = [b for b in server.requests if "#Task" not in message_text(b)]
@@ -292,7 +337,10 @@ def test_missing_video_decoder_is_named_before_the_run(monkeypatch):
 
     # qwen2_5_vl's class itself imports decord: without it lmms-eval fails before any task loads.
     for model in ["openai"] + (["qwen2_5_vl"] if importlib.util.find_spec("decord") else []):
-        with pytest.raises(capabilities.ModelCapabilityError, match=r'Install the video extra from the lmms-comparative clone: pip install -c constraints.txt -e "\.\[video\]"'):
+        with pytest.raises(
+            capabilities.ModelCapabilityError,
+            match=r'Install the video extra from the lmms-comparative clone: pip install -c constraints.txt -e "\.\[video\]"',
+        ):
             capabilities.require_video_input("vlm2bench_pc_vid", model)
     monkeypatch.setenv("LMMS_COMPARATIVE_ASSUME_VIDEO", "1")
     capabilities.require_video_input("vlm2bench_pc_vid", "openai")
@@ -300,7 +348,12 @@ def test_missing_video_decoder_is_named_before_the_run(monkeypatch):
 
 def test_fixture_videos_are_real(roots):
     folder = roots["VLM2BENCH_ROOT"] / "data/pc/video/UNI"
-    assert {p.name: len(video_scenes(p)) for p in folder.glob("*.mp4")} == {"vid_AB_1.mp4": 12, "vid_AB_2.mp4": 12, "vid_ABA_1.mp4": 18, "vid_ABA_2.mp4": 18}
+    assert {p.name: len(video_scenes(p)) for p in folder.glob("*.mp4")} == {
+        "vid_AB_1.mp4": 12,
+        "vid_AB_2.mp4": 12,
+        "vid_ABA_1.mp4": 18,
+        "vid_ABA_2.mp4": 18,
+    }
 
 
 def test_fixture_video_frames_tell_their_person_apart(roots):

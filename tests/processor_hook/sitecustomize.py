@@ -29,7 +29,11 @@ def thumbnail(image) -> list:
         if array.ndim == 3 and array.shape[0] in (1, 3) and array.shape[-1] not in (1, 3):
             array = array.transpose(1, 2, 0)
         if array.dtype != np.uint8:
-            array = array.clip(0, 255).astype(np.uint8) if array.max() > 1.5 else (array * 255).clip(0, 255).astype(np.uint8)
+            array = (
+                array.clip(0, 255).astype(np.uint8)
+                if array.max() > 1.5
+                else (array * 255).clip(0, 255).astype(np.uint8)
+            )
         image = Image.fromarray(array)
     return list(image.convert("RGB").resize((16, 16), Image.BILINEAR).tobytes())
 

@@ -45,7 +45,11 @@ def _settle(root, when=AN_HOUR_AGO):
 
 def _expected(root) -> str:
     """The fingerprint computed here without the package: path, size and sha256 of every file."""
-    lines = sorted(f"{p.relative_to(root).as_posix()}\t{p.stat().st_size}\t{hashlib.sha256(p.read_bytes()).hexdigest()}" for p in root.rglob("*") if p.is_file())
+    lines = sorted(
+        f"{p.relative_to(root).as_posix()}\t{p.stat().st_size}\t{hashlib.sha256(p.read_bytes()).hexdigest()}"
+        for p in root.rglob("*")
+        if p.is_file()
+    )
     return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
 
 
@@ -110,7 +114,9 @@ def test_a_changed_mtime_or_a_file_replaced_behind_an_old_mtime_is_hashed_again(
     assert provenance.fingerprint(root) == base and hashed == ["a.png"]
     provenance.reset()
     hashed.clear()
-    (root / "images" / "b.jpg").write_bytes(b"\xff\xd8" + bytes(range(255, -1, -1)) * 8)  # same size, and its old mtime put back
+    (root / "images" / "b.jpg").write_bytes(
+        b"\xff\xd8" + bytes(range(255, -1, -1)) * 8
+    )  # same size, and its old mtime put back
     os.utime(root / "images" / "b.jpg", ns=(AN_HOUR_AGO, AN_HOUR_AGO))  # (as rsync -a or cp -p do): the ctime tells
     assert provenance.fingerprint(root) == _expected(root) != base and hashed == ["b.jpg"]
 
@@ -174,9 +180,26 @@ def test_settings_leave_keys_and_tokens_out_and_llm_settings_name_the_host_only(
     assert found["LMMS_COMPARATIVE_MAX_FAILED"] == "0.1" and found["SUBTLEBENCH_ROOT"] == "/data/sb"
     assert "sk-secret" not in str(found)
     provenance.reset()
-    config = SimpleNamespace(backend="openai", model="judge", base_url="https://user:pw@judge.example:8443/v1", temperature=0.0, max_tokens=8, api_version=None, azure_deployment=None, gguf_file=None)
+    config = SimpleNamespace(
+        backend="openai",
+        model="judge",
+        base_url="https://user:pw@judge.example:8443/v1",
+        temperature=0.0,
+        max_tokens=8,
+        api_version=None,
+        azure_deployment=None,
+        gguf_file=None,
+    )
     provenance.note_llm("SUBTLEBENCH_JUDGE", config)
-    assert provenance.llm_settings() == {"SUBTLEBENCH_JUDGE": {"backend": "openai", "model": "judge", "endpoint_host": "judge.example:8443", "temperature": 0.0, "max_tokens": 8}}
+    assert provenance.llm_settings() == {
+        "SUBTLEBENCH_JUDGE": {
+            "backend": "openai",
+            "model": "judge",
+            "endpoint_host": "judge.example:8443",
+            "temperature": 0.0,
+            "max_tokens": 8,
+        }
+    }
     provenance.reset()
 
 

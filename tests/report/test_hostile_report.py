@@ -68,7 +68,9 @@ def _hostile_copies(run: Path, base: Path, data_root: Path, port: int) -> dict[s
     Image.new("RGB", (77, 55), (1, 2, 3)).save(secret)
 
     results_file, results, samples = copy(run, base / "hostile")
-    results["config"]["model_args"] = f"pretrained=x` ![l](http://127.0.0.1:{port}/leak-model-name.png) `<img src=http://127.0.0.1:{port}/leak-html.png>"
+    results["config"]["model_args"] = (
+        f"pretrained=x` ![l](http://127.0.0.1:{port}/leak-model-name.png) `<img src=http://127.0.0.1:{port}/leak-html.png>"
+    )
     for entry in results["lmms_comparative"]["tasks"].values():
         entry["data"]["variable"] = f"![v](http://127.0.0.1:{port}/leak-variable.png)"
     save(results_file, results)
@@ -78,7 +80,10 @@ def _hostile_copies(run: Path, base: Path, data_root: Path, port: int) -> dict[s
     first = found[0]["input_media"][0]
     found[0]["input_media"] = ["embedded:../../etc/hostname", str(secret)]
     found[1]["input_media"] = [str(base / "hostile" / "bomb.png"), str(base / "hostile" / "linked.png")]
-    found[2]["input_media"] = [os.path.join(os.path.dirname(first), *[".."] * 12, *secret.parts[1:]), found[2]["input_media"][1]]
+    found[2]["input_media"] = [
+        os.path.join(os.path.dirname(first), *[".."] * 12, *secret.parts[1:]),
+        found[2]["input_media"][1],
+    ]
     write_rows(samples["subtlebench_at"], found)
     os.symlink("..", base / "hostile" / "loop")
     os.symlink("..", base / "hostile" / "loop2")
@@ -109,18 +114,34 @@ def _page_requests(browser, page: Path, out: Path) -> set[str]:
     """The URLs the page asked for with the SubtleBench tab open and every item card of it opened."""
     requests_made(browser)  # drop what earlier pages asked for
     browser.get(page.as_uri() + "#b-subtlebench")
-    wait_for(browser, "var c = document.querySelector(\".browser[data-benchmark='subtlebench'] .count\"); return c && c.textContent")
-    wait_for(browser, "return Array.from(document.querySelectorAll(\".browser[data-benchmark='subtlebench'] img.thumb\")).every(i => i.complete)")
-    browser.execute_script("document.querySelectorAll(\".browser[data-benchmark='subtlebench'] article.item .head\").forEach(h => h.click())")
-    wait_for(browser, "var b = document.querySelectorAll(\".browser[data-benchmark='subtlebench'] article.item .body\"); return b.length > 0 && Array.from(b).every(x => x.querySelector('.images'))")
+    wait_for(
+        browser,
+        "var c = document.querySelector(\".browser[data-benchmark='subtlebench'] .count\"); return c && c.textContent",
+    )
+    wait_for(
+        browser,
+        "return Array.from(document.querySelectorAll(\".browser[data-benchmark='subtlebench'] img.thumb\")).every(i => i.complete)",
+    )
+    browser.execute_script(
+        "document.querySelectorAll(\".browser[data-benchmark='subtlebench'] article.item .head\").forEach(h => h.click())"
+    )
+    wait_for(
+        browser,
+        "var b = document.querySelectorAll(\".browser[data-benchmark='subtlebench'] article.item .body\"); return b.length > 0 && Array.from(b).every(x => x.querySelector('.images'))",
+    )
     # The full views load lazily: asked for all at once, so that every request the cards can make is made.
-    wait_for(browser, "var f = Array.from(document.querySelectorAll('img.full')); f.forEach(i => { i.loading = 'eager'; }); return f.length > 0 && f.every(i => i.complete)")
+    wait_for(
+        browser,
+        "var f = Array.from(document.querySelectorAll('img.full')); f.forEach(i => { i.loading = 'eager'; }); return f.length > 0 && f.every(i => i.complete)",
+    )
     browser.get(page.as_uri() + "#overview")
     wait_for(browser, "return document.readyState === 'complete'")
     return requests_made(browser)
 
 
-def test_a_hostile_report_reads_fetches_and_runs_nothing_outside_and_the_honest_one_shows_everything(subtlebench_pass_run, hf_home, subtlebench_root, listener, browser, tmp_path):
+def test_a_hostile_report_reads_fetches_and_runs_nothing_outside_and_the_honest_one_shows_everything(
+    subtlebench_pass_run, hf_home, subtlebench_root, listener, browser, tmp_path
+):
     env = base_env(hf_home, SUBTLEBENCH_ROOT=subtlebench_root)
     made = _hostile_copies(subtlebench_pass_run, tmp_path, subtlebench_root, listener.port)
     out = tmp_path / "report"
@@ -128,9 +149,19 @@ def test_a_hostile_report_reads_fetches_and_runs_nothing_outside_and_the_honest_
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "Traceback" not in proc.stderr
     notes = [line for line in proc.stderr.splitlines() if line.startswith("lmms-comparative report: ")]
-    assert any("3 media file(s) that the samples logs name lie outside the data roots set here (SUBTLEBENCH_ROOT" in n for n in notes), proc.stderr
-    assert any("1 image(s) declare more than 67,108,864 pixels: not decoded, not shown" in n for n in notes), proc.stderr
-    assert any(n.endswith("hostile/loop: a link to a folder: not followed (links inside a submitted folder are never followed)") for n in notes), proc.stderr
+    assert any(
+        "3 media file(s) that the samples logs name lie outside the data roots set here (SUBTLEBENCH_ROOT" in n
+        for n in notes
+    ), proc.stderr
+    assert any("1 image(s) declare more than 67,108,864 pixels: not decoded, not shown" in n for n in notes), (
+        proc.stderr
+    )
+    assert any(
+        n.endswith(
+            "hostile/loop: a link to a folder: not followed (links inside a submitted folder are never followed)"
+        )
+        for n in notes
+    ), proc.stderr
 
     # Each run once, whatever the loops; the math name drew its charts.
     document = json.loads((out / "report.json").read_text())
@@ -146,33 +177,52 @@ def test_a_hostile_report_reads_fetches_and_runs_nothing_outside_and_the_honest_
     assert any(r[0] == "Random Guess (paper)" and r[1] == "35.9" for r in table)
     # The page: a CSP that allows only its folder, and no link, image or HTML made from a string.
     page = (out / "index.html").read_text()
-    assert "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'\">" in page
+    assert (
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'\">"
+        in page
+    )
     assert "http://127.0.0.1" in page  # shown, as text ...
-    assert '<img src="http' not in page and '<a href="http' not in page and "<img src=http" not in page  # ... never as markup
+    assert (
+        '<img src="http' not in page and '<a href="http' not in page and "<img src=http" not in page
+    )  # ... never as markup
 
     # In a real browser, with the listener up: not one request reaches it, and no file outside the report's folder is asked for.
     asked = _page_requests(browser, (out / "index.html").resolve(), out)
     assert listener.paths == [], listener.paths
     outside = {u for u in asked if not u.startswith(out.resolve().as_uri() + "/")}
     assert outside == set(), outside
-    withheld = browser.execute_script("return Array.from(document.querySelectorAll('.missing')).map(s => s.textContent)")
+    withheld = browser.execute_script(
+        "return Array.from(document.querySelectorAll('.missing')).map(s => s.textContent)"
+    )
     assert sum("media outside the data roots, not shown" in t for t in withheld) == 3, withheld
 
     # The honest twin: the untouched run's report shows every image of its items and has no notes.
     honest = tmp_path / "honest_report"
     proc = _report([subtlebench_pass_run], honest, env)
     assert proc.returncode == 0 and "lmms-comparative report: " not in proc.stderr, proc.stderr[-3000:]
-    images = {m for samples in (subtlebench_pass_run).glob("*_samples_*.jsonl") for r in rows(samples) for m in r["input_media"]}
+    images = {
+        m
+        for samples in (subtlebench_pass_run).glob("*_samples_*.jsonl")
+        for r in rows(samples)
+        for m in r["input_media"]
+    }
     assert len(list((honest / "full").iterdir())) == len(images)
     browser.get((honest / "index.html").resolve().as_uri() + "#b-subtlebench")
-    wait_for(browser, "var t = Array.from(document.querySelectorAll(\".browser[data-benchmark='subtlebench'] img.thumb\")); return t.length > 0 && t.every(i => i.complete)")
-    widths = browser.execute_script("return Array.from(document.querySelectorAll(\".browser[data-benchmark='subtlebench'] img.thumb\")).map(i => i.naturalWidth)")
+    wait_for(
+        browser,
+        "var t = Array.from(document.querySelectorAll(\".browser[data-benchmark='subtlebench'] img.thumb\")); return t.length > 0 && t.every(i => i.complete)",
+    )
+    widths = browser.execute_script(
+        "return Array.from(document.querySelectorAll(\".browser[data-benchmark='subtlebench'] img.thumb\")).map(i => i.naturalWidth)"
+    )
     assert len(widths) == len(images) and all(w > 0 for w in widths), widths
     errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     assert errors == [], errors
 
 
-def test_a_broken_run_is_passed_over_in_one_line_and_compare_writes_through_no_link(subtlebench_pass_run, hf_home, subtlebench_root, tmp_path):
+def test_a_broken_run_is_passed_over_in_one_line_and_compare_writes_through_no_link(
+    subtlebench_pass_run, hf_home, subtlebench_root, tmp_path
+):
     env = base_env(hf_home, SUBTLEBENCH_ROOT=subtlebench_root)
     root = tmp_path / "submission"
     (root / "0bad").mkdir(parents=True)
@@ -180,19 +230,26 @@ def test_a_broken_run_is_passed_over_in_one_line_and_compare_writes_through_no_l
     copy(subtlebench_pass_run, root / "honest")
     proc = _report([root], tmp_path / "report", env)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
-    assert f"lmms-comparative report: passed over: {root / '0bad' / '20260101_000000_results.json'}: JSON nested deeper than 64 levels (no lmms-eval file nests so deep): not parsed" in proc.stderr.splitlines()
+    assert (
+        f"lmms-comparative report: passed over: {root / '0bad' / '20260101_000000_results.json'}: JSON nested deeper than 64 levels (no lmms-eval file nests so deep): not parsed"
+        in proc.stderr.splitlines()
+    )
     assert json.loads((tmp_path / "report" / "report.json").read_text())["runs"][0]["name"] == "random_choice"
     assert "## Notes" in (tmp_path / "report" / "report.md").read_text()
 
     # compare: the deep file is one line (exit 2); a link where compare.json goes is refused (exit 1).
     proc = run_tool("compare", str(root / "0bad"), str(root / "honest"), env=env)
-    assert proc.returncode == 2 and proc.stderr.strip().endswith("JSON nested deeper than 64 levels (no lmms-eval file nests so deep): not parsed"), proc.stderr[-2000:]
+    assert proc.returncode == 2 and proc.stderr.strip().endswith(
+        "JSON nested deeper than 64 levels (no lmms-eval file nests so deep): not parsed"
+    ), proc.stderr[-2000:]
     target = tmp_path / "elsewhere.json"
     target.write_text("mine")
     (tmp_path / "cmp").mkdir()
     os.symlink(target, tmp_path / "cmp" / "compare.json")
     proc = run_tool("compare", str(root / "honest"), str(subtlebench_pass_run), "-o", str(tmp_path / "cmp"), env=env)
-    assert proc.returncode == 1 and "a link stands where this file goes" in proc.stderr and target.read_text() == "mine", proc.stderr[-2000:]
+    assert (
+        proc.returncode == 1 and "a link stands where this file goes" in proc.stderr and target.read_text() == "mine"
+    ), proc.stderr[-2000:]
     # The honest twin writes compare.json.
     proc = run_tool("compare", str(root / "honest"), str(subtlebench_pass_run), "-o", str(tmp_path / "cmp2"), env=env)
     assert proc.returncode == 0 and json.loads((tmp_path / "cmp2" / "compare.json").read_text()), proc.stderr[-2000:]
@@ -214,10 +271,24 @@ def test_a_local_copy_is_shown_when_its_root_is_given(subtlebench_pass_run, hf_h
     """The same run reported from a shell without SUBTLEBENCH_ROOT: its pairs are outside every data
     root (withheld, and said so) until ``--data-root`` names the copy."""
     env = base_env(hf_home)
-    images = {m for samples in subtlebench_pass_run.glob("*_samples_*.jsonl") for r in rows(samples) for m in r["input_media"]}
+    images = {
+        m for samples in subtlebench_pass_run.glob("*_samples_*.jsonl") for r in rows(samples) for m in r["input_media"]
+    }
     proc = _report([subtlebench_pass_run], tmp_path / "unset", env)
-    assert proc.returncode == 0 and f"{len(images)} media file(s) that the samples logs name lie outside the data roots" in proc.stderr, proc.stderr[-2000:]
+    assert (
+        proc.returncode == 0
+        and f"{len(images)} media file(s) that the samples logs name lie outside the data roots" in proc.stderr
+    ), proc.stderr[-2000:]
     assert not list((tmp_path / "unset" / "full").iterdir())
-    proc = run_tool("report", str(subtlebench_pass_run), "-o", str(tmp_path / "given"), "--data-root", str(subtlebench_root), env=env, timeout=300)
+    proc = run_tool(
+        "report",
+        str(subtlebench_pass_run),
+        "-o",
+        str(tmp_path / "given"),
+        "--data-root",
+        str(subtlebench_root),
+        env=env,
+        timeout=300,
+    )
     assert proc.returncode == 0 and "outside the data roots" not in proc.stderr, proc.stderr[-2000:]
     assert len(list((tmp_path / "given" / "full").iterdir())) == len(images)

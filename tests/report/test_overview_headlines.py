@@ -10,7 +10,9 @@ from lmms_comparative.reportlib.runs import Run
 
 
 def _run(rows: dict) -> Run:
-    return Run("m", {"results": {task: {"overall,none": 0.5, "easy_recall,none": 0.4, "accuracy,none": 0.3} for task in rows}})
+    return Run(
+        "m", {"results": {task: {"overall,none": 0.5, "easy_recall,none": 0.4, "accuracy,none": 0.3} for task in rows}}
+    )
 
 
 def test_every_benchmark_with_paper_tables_has_a_headline_in_them():
@@ -25,7 +27,9 @@ def test_every_benchmark_with_paper_tables_has_a_headline_in_them():
 def test_a_run_with_the_group_shows_the_headline_and_one_without_it_the_columns_it_has():
     diffspot = BY_NAME["diffspot"]
     full = overview.entries(diffspot, [_run({"diffspot": 1})])
-    assert [(e.label, e.table, e.column, e.tasks) for e in full] == [("Overall", "leaderboard", "overall_accuracy", ["diffspot"])]
+    assert [(e.label, e.table, e.column, e.tasks) for e in full] == [
+        ("Overall", "leaderboard", "overall_accuracy", ["diffspot"])
+    ]
     tier = overview.entries(diffspot, [_run({"diffspot_easy": 1})])
     assert [(e.label, e.column, e.tasks) for e in tier] == [("Easy", "easy_recall", ["diffspot_easy"])]
     # SubtleBench labels a type's column in capitals, as Table 2 does.

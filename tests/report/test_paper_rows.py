@@ -36,7 +36,18 @@ EXPECTED_COLUMNS = {
     ("subtlebench", "table12"): SUBTLE_TYPES,
     ("compbench", "table2"): COMPBENCH_COLUMNS + ["avg"],
     ("compbench", "table5"): COMPBENCH_COLUMNS + ["avg"],
-    ("vlm2bench", "table1"): ["gc_mat", "gc_trk", "oc_cpr", "oc_cnt", "oc_grp", "pc_cpr", "pc_cnt", "pc_grp", "pc_vid", "overall"],
+    ("vlm2bench", "table1"): [
+        "gc_mat",
+        "gc_trk",
+        "oc_cpr",
+        "oc_cnt",
+        "oc_grp",
+        "pc_cpr",
+        "pc_cnt",
+        "pc_grp",
+        "pc_vid",
+        "overall",
+    ],
     ("vidi", "table1_granular"): ["bleu1", "bleu4", "rougeL", "cider"],
     ("vidi", "table1_global"): ["bleu1", "bleu4", "rougeL", "cider"],
     ("vidi", "table4_granular"): ["bleu1", "bleu2", "bleu3", "bleu4", "rougeL", "cider"],
@@ -48,20 +59,37 @@ EXPECTED_COLUMNS = {
 }
 
 
-def _segment(start: str, end: str | None, occurrence: int = 0, columns: list[int] | None = None, pick: int | None = None, untranscribed: int = 0) -> dict:
+def _segment(
+    start: str,
+    end: str | None,
+    occurrence: int = 0,
+    columns: list[int] | None = None,
+    pick: int | None = None,
+    untranscribed: int = 0,
+) -> dict:
     """Where a table (or some of its columns) is printed: from the ``occurrence``-th line holding
     ``start`` to the next line holding ``end``. ``columns``: the indices of the table's columns the
     region holds (all by default); ``pick``: the region prints several cells per column and this
     one is ours (CaptionQA's per-domain tables: Score, Acc, Cannot); ``untranscribed``: the number
     of trailing printed columns that are not transcribed (VLM²'s Δ_human)."""
-    return {"start": start, "end": end, "occurrence": occurrence, "columns": columns, "pick": pick, "untranscribed": untranscribed}
+    return {
+        "start": start,
+        "end": end,
+        "occurrence": occurrence,
+        "columns": columns,
+        "pick": pick,
+        "untranscribed": untranscribed,
+    }
 
 
 def _captionqa_full(first: int) -> list[dict]:
     """The four per-domain tables of one prompt (Natural, Document, E-commerce, Embodied AI are
     Tables first, first + 4, first + 8, first + 12), their Score cell."""
     numbers = [first + 4 * i for i in range(4)]
-    return [_segment(f"Table {n}. Results", f"Table {n + 1}. Results" if n < 26 else None, columns=[i], pick=0) for i, n in enumerate(numbers)]
+    return [
+        _segment(f"Table {n}. Results", f"Table {n + 1}. Results" if n < 26 else None, columns=[i], pick=0)
+        for i, n in enumerate(numbers)
+    ]
 
 
 REGIONS: dict[tuple[str, str], list[dict]] = {
@@ -129,7 +157,9 @@ def _paper_lines(benchmark: str) -> list[str]:
 
 def _region(lines: list[str], segment: dict) -> tuple[int, int]:
     hits = [i for i, line in enumerate(lines) if segment["start"] in line]
-    assert len(hits) > segment["occurrence"], f"the paper's text has no {segment['start']!r} (occurrence {segment['occurrence']})"
+    assert len(hits) > segment["occurrence"], (
+        f"the paper's text has no {segment['start']!r} (occurrence {segment['occurrence']})"
+    )
     lo = hits[segment["occurrence"]]
     hi = next((j for j in range(lo + 1, len(lines)) if segment["end"] and segment["end"] in lines[j]), len(lines))
     return lo, hi
@@ -191,9 +221,13 @@ def test_table_shape(benchmark, key, table):
     assert columns and len(set(columns)) == len(columns)
     if (benchmark, key) in EXPECTED_COLUMNS:
         assert columns == EXPECTED_COLUMNS[(benchmark, key)]
-    assert isinstance(table["digits"], int) and not isinstance(table["digits"], bool), "digits: one int (the report formats every cell with it)"
+    assert isinstance(table["digits"], int) and not isinstance(table["digits"], bool), (
+        "digits: one int (the report formats every cell with it)"
+    )
     digits = _digits(table)
-    assert len(digits) == len(columns) and all(isinstance(d, int) and not isinstance(d, bool) and 0 <= d <= table["digits"] for d in digits)
+    assert len(digits) == len(columns) and all(
+        isinstance(d, int) and not isinstance(d, bool) and 0 <= d <= table["digits"] for d in digits
+    )
     assert table["rows"], key
     for row, values in table["rows"].items():
         assert len(values) == len(columns), f"{key} {row}: {len(values)} values for {len(columns)} columns"
@@ -210,7 +244,9 @@ def test_aliases_name_paper_models(benchmark):
     names = {row for table in paper["tables"].values() for row in table["rows"]}
     references = {row for table in paper["tables"].values() for row in table["reference"]}
     for name, ids in paper["aliases"].items():
-        assert name in names and name not in references, f"{benchmark}: alias for {name!r}, which no table prints as a model"
+        assert name in names and name not in references, (
+            f"{benchmark}: alias for {name!r}, which no table prints as a model"
+        )
         assert isinstance(ids, list) and ids and all(isinstance(i, str) and i.strip() == i and i for i in ids), name
 
 
@@ -221,7 +257,9 @@ def test_every_table_has_a_region():
 @pytest.mark.parametrize(("benchmark", "key", "table"), TABLES, ids=IDS)
 def test_rows_match_the_paper(benchmark, key, table):
     if not PAPERS.is_dir():
-        pytest.skip(f"the papers' text is not here: it is read from {PAPERS} (the project's shared folder beside this clone)")
+        pytest.skip(
+            f"the papers' text is not here: it is read from {PAPERS} (the project's shared folder beside this clone)"
+        )
     lines = _paper_lines(benchmark)
     digits = _digits(table)
     spreads = table.get("spread", {})
@@ -246,26 +284,34 @@ def test_rows_match_the_paper(benchmark, key, table):
                 cells = [cells[segment["pick"]]]
             if segment["untranscribed"]:
                 cells = cells[: -segment["untranscribed"]]
-            assert len(cells) == len(columns), f"{where}: the paper prints {len(cells)} values, the table has {len(columns)}"
+            assert len(cells) == len(columns), (
+                f"{where}: the paper prints {len(cells)} values, the table has {len(columns)}"
+            )
             for j, value, cell in zip(columns, expected, cells):
                 column = table["columns"][j]
                 if value is None:
                     assert cell is None, f"{where} {column}: None, the paper prints {cell}"
                     continue
                 assert cell is not None, f"{where} {column}: {value}, the paper prints no value"
-                assert cell[0] == f"{value:.{digits[j]}f}", f"{where} {column}: {value} (at {digits[j]} digits), the paper prints {cell[0]}"
+                assert cell[0] == f"{value:.{digits[j]}f}", (
+                    f"{where} {column}: {value} (at {digits[j]} digits), the paper prints {cell[0]}"
+                )
                 spread = spreads.get(row, [None] * n_columns)[j]
                 if spread is None:
                     assert len(cell) == 1, f"{where} {column}: the paper prints {cell}"
                 else:
-                    assert len(cell) == 2 and float(cell[1]) == spread, f"{where} {column}: spread {spread}, the paper prints {cell}"
+                    assert len(cell) == 2 and float(cell[1]) == spread, (
+                        f"{where} {column}: spread {spread}, the paper prints {cell}"
+                    )
 
 
 def test_vlm2bench_delta_human_is_overall_minus_human():
     """Δ_human, the printed column VLM²'s table leaves out, is each row's Overall minus the human
     Overall: the untranscribed column holds nothing the table lacks."""
     if not PAPERS.is_dir():
-        pytest.skip(f"the papers' text is not here: it is read from {PAPERS} (the project's shared folder beside this clone)")
+        pytest.skip(
+            f"the papers' text is not here: it is read from {PAPERS} (the project's shared folder beside this clone)"
+        )
     VLM2 = BY_NAME["vlm2bench"].paper()["tables"]
 
     table = VLM2["table1"]
@@ -275,4 +321,6 @@ def test_vlm2bench_delta_human_is_overall_minus_human():
     for row, values in table["rows"].items():
         _, cells = _find(lines, lo, hi, _candidates("vlm2bench", row))
         assert cells is not None and len(cells) == len(values) + 1, row
-        assert cells[-1][0] == f"{values[-1] - human:.2f}", f"{row}: delta {cells[-1][0]}, Overall - human {values[-1] - human:.2f}"
+        assert cells[-1][0] == f"{values[-1] - human:.2f}", (
+            f"{row}: delta {cells[-1][0]}, Overall - human {values[-1] - human:.2f}"
+        )

@@ -18,7 +18,14 @@ from lmms_comparative.reportlib.cells import cell
 TYPES = [k for k, _ in subtlebench_report.SUBTLEBENCH_TYPES]
 
 
-def _write_run(folder: Path, results: dict, samples: dict[str, list[dict]] | None = None, model: str = "m", model_args: str = "", stamp: str = "20260101_000000") -> Path:
+def _write_run(
+    folder: Path,
+    results: dict,
+    samples: dict[str, list[dict]] | None = None,
+    model: str = "m",
+    model_args: str = "",
+    stamp: str = "20260101_000000",
+) -> Path:
     """A results folder as lmms-eval writes it: <output_path>/<model>/<date>_results.json."""
     path = folder / model
     path.mkdir(parents=True, exist_ok=True)
@@ -26,7 +33,9 @@ def _write_run(folder: Path, results: dict, samples: dict[str, list[dict]] | Non
     (path / f"{stamp}_results.json").write_text(json.dumps(results))
     for task, rows in (samples or {}).items():
         # lmms-eval writes an integer doc_id on every samples line (the report requires one)
-        (path / f"{stamp}_samples_{task}.jsonl").write_text("".join(json.dumps({"doc_id": n, **r}) + "\n" for n, r in enumerate(rows)))
+        (path / f"{stamp}_samples_{task}.jsonl").write_text(
+            "".join(json.dumps({"doc_id": n, **r}) + "\n" for n, r in enumerate(rows))
+        )
     return folder
 
 
@@ -66,17 +75,45 @@ def _as_fractions(row: dict) -> dict:
 
 
 def test_vidi_on_the_paper_scale_with_the_human_row(tmp_path):
-    new = _write_run(tmp_path / "new", {"results": {}, "groups": {"vidi_global_avg": VIDI_V2}, "versions": {"vidi_global_avg": 2.0}}, model="new")
-    old = _write_run(tmp_path / "old", {"results": {}, "groups": {"vidi_global_avg": _as_fractions(VIDI_V2)}, "versions": {"vidi_global_avg": 1.0}}, model="old")
+    new = _write_run(
+        tmp_path / "new",
+        {"results": {}, "groups": {"vidi_global_avg": VIDI_V2}, "versions": {"vidi_global_avg": 2.0}},
+        model="new",
+    )
+    old = _write_run(
+        tmp_path / "old",
+        {"results": {}, "groups": {"vidi_global_avg": _as_fractions(VIDI_V2)}, "versions": {"vidi_global_avg": 1.0}},
+        model="old",
+    )
     markdown = write_report([str(new), str(old)], tmp_path / "r").read_text()
     for name in ("new", "old"):  # both versions print the paper's scale: CIDEr 21.2, not 0.2
         cells = _row(markdown, name, "global")
-        assert [c.split(" ")[0] for c in cells] == ["30.0", "15.0", "7.5", "3.5", "20.0", "21.2", "40.0", "95.0", "56.3"]
+        assert [c.split(" ")[0] for c in cells] == [
+            "30.0",
+            "15.0",
+            "7.5",
+            "3.5",
+            "20.0",
+            "21.2",
+            "40.0",
+            "95.0",
+            "56.3",
+        ]
         assert cells[5] == "21.2 ±2.7"
         # Clipped at the metric's range: recall's interval stops at 100, BLEU-2's at 0.
         assert cells[7] == "95.0 (79.1–100.0)" and cells[1].startswith("15.0 (0.0–")
     # ViDi Table 8 "(avg) Human" and Table 2 "Humans", global setting.
-    assert _row(markdown, "Human avg (paper, 10 pairs)", "global") == ["35.3", "21.0", "11.5", "6.4", "26.5", "5.4", "77.9", "63.8", "70.1"]
+    assert _row(markdown, "Human avg (paper, 10 pairs)", "global") == [
+        "35.3",
+        "21.0",
+        "11.5",
+        "6.4",
+        "26.5",
+        "5.4",
+        "77.9",
+        "63.8",
+        "70.1",
+    ]
     assert "x100" in _section(markdown, "ViDi")
 
 
@@ -97,7 +134,19 @@ def test_vlm2bench_rows_print_the_papers_two_decimals(tmp_path):
     run = _write_run(tmp_path / "v", {"results": results, "groups": {"vlm2bench": {"score,none": 0.3014}}})
     markdown = write_report([str(run)], tmp_path / "r").read_text()
     # VLM²-Bench Table 1: OC-Cnt 34.88 and PC-Cnt 34.87 stay apart.
-    assert _row(markdown, "Chance-Level (paper)") == ["25.00", "25.00", "50.00", "34.88", "25.00", "50.00", "34.87", "25.00", "-", "33.72", "-61.44"]
+    assert _row(markdown, "Chance-Level (paper)") == [
+        "25.00",
+        "25.00",
+        "50.00",
+        "34.88",
+        "25.00",
+        "50.00",
+        "34.87",
+        "25.00",
+        "-",
+        "33.72",
+        "-61.44",
+    ]
     assert _row(markdown, "Human-Level (paper)")[-2:] == ["95.16", "+0.00"]
     assert _row(markdown, "m")[3] == "34.12" and _row(markdown, "m")[-2:] == ["30.14", "-65.02"]
     assert _row(markdown, "chance on these items (m)")[3] == "34.88"
@@ -106,10 +155,23 @@ def test_vlm2bench_rows_print_the_papers_two_decimals(tmp_path):
 # ---- intervals need samples ---------------------------------------------------------------------
 
 
-def _subtlebench(folder: Path, with_samples: bool, seed: int = 0, model_args: str = "seed=0", stamp: str = "20260101_000000") -> Path:
+def _subtlebench(
+    folder: Path, with_samples: bool, seed: int = 0, model_args: str = "seed=0", stamp: str = "20260101_000000"
+) -> Path:
     results = {f"subtlebench_{k}": {"accuracy,none": 0.5, "chance,none": 0.5} for k in TYPES}
-    samples = {f"subtlebench_{k}": [{"accuracy": {"correct": (i + seed) % 2}} for i in range(20)] for k in TYPES} if with_samples else None
-    return _write_run(folder, {"results": results, "groups": {"subtlebench": {"accuracy,none": 0.5, "chance,none": 0.5}}}, samples, model="random_choice", model_args=model_args, stamp=stamp)
+    samples = (
+        {f"subtlebench_{k}": [{"accuracy": {"correct": (i + seed) % 2}} for i in range(20)] for k in TYPES}
+        if with_samples
+        else None
+    )
+    return _write_run(
+        folder,
+        {"results": results, "groups": {"subtlebench": {"accuracy,none": 0.5, "chance,none": 0.5}}},
+        samples,
+        model="random_choice",
+        model_args=model_args,
+        stamp=stamp,
+    )
 
 
 def test_without_samples_the_report_says_intervals_need_log_samples(tmp_path):
@@ -130,10 +192,16 @@ def test_runs_of_one_model_are_named_by_what_differs(tmp_path):
     assert [r.name for r in load_runs([str(a), str(b)])] == ["random_choice (seed=0)", "random_choice (seed=1)"]
     same_1 = _subtlebench(tmp_path / "monday", True, 0)
     same_2 = _subtlebench(tmp_path / "tuesday", True, 1)
-    assert [r.name for r in load_runs([str(same_1), str(same_2)])] == ["random_choice (monday)", "random_choice (tuesday)"]
+    assert [r.name for r in load_runs([str(same_1), str(same_2)])] == [
+        "random_choice (monday)",
+        "random_choice (tuesday)",
+    ]
     _subtlebench(tmp_path / "monday", True, 1, stamp="20260102_000000")  # a second run in the same folder
     names = [r.name for r in load_runs([str(same_1)])]
-    assert names == ["random_choice (monday, random_choice/20260101_000000_results.json)", "random_choice (monday, random_choice/20260102_000000_results.json)"]
+    assert names == [
+        "random_choice (monday, random_choice/20260101_000000_results.json)",
+        "random_choice (monday, random_choice/20260102_000000_results.json)",
+    ]
 
 
 # ---- charts -------------------------------------------------------------------------------------
@@ -200,7 +268,9 @@ def test_bad_input_gives_one_message_naming_the_file(tmp_path):
         assert proc.returncode != 0, args
         assert "Traceback" not in proc.stderr and proc.stdout == "", proc.stderr
         lines = proc.stderr.strip().splitlines()
-        assert len(lines) == 1 and lines[0].startswith("lmms-comparative report: error: ") and named in lines[0], proc.stderr
+        assert len(lines) == 1 and lines[0].startswith("lmms-comparative report: error: ") and named in lines[0], (
+            proc.stderr
+        )
     assert "JSON" in run_report(str(corrupt), "-o", str(tmp_path / "r3"), cwd=tmp_path).stderr
     ok = run_report(str(good), "-o", str(tmp_path / "r4"), cwd=tmp_path)
     assert ok.returncode == 0 and (tmp_path / "r4" / "report.md").is_file()
@@ -223,7 +293,11 @@ def test_every_section_reads_tasks_that_were_not_scored(tmp_path):
     from lmms_comparative.report import run_summary
 
     names = sorted(our_task_names())
-    results = {"results": {name: _Unscored(alias=name) for name in names}, "groups": {}, "config": {"model": "m", "model_args": "pretrained=x"}}
+    results = {
+        "results": {name: _Unscored(alias=name) for name in names},
+        "groups": {},
+        "config": {"model": "m", "model_args": "pretrained=x"},
+    }
     runs = [Run("m", results)]
     for benchmark in BENCHMARKS:
         assert section_of(benchmark, runs), benchmark.name
@@ -242,7 +316,12 @@ def test_the_run_summary_points_at_the_report_only_where_something_was_saved(mon
     monkeypatch.setattr("sys.argv", ["lmms-eval", "--model", "m", "--tasks", "subtlebench"])
     assert presentation.output_path_hint() is None
     unsaved = run_summary(results, presentation.output_path_hint())
-    assert unsaved and all(block.endswith("Nothing was saved (no --output_path): run with --output_path DIR --log_samples, then lmms-comparative report DIR -o report/ for the full tables.") for block in unsaved)
+    assert unsaved and all(
+        block.endswith(
+            "Nothing was saved (no --output_path): run with --output_path DIR --log_samples, then lmms-comparative report DIR -o report/ for the full tables."
+        )
+        for block in unsaved
+    )
     assert not any("<the run's --output_path>" in block for block in unsaved)
     monkeypatch.setattr("sys.argv", ["lmms-eval", "--output_path=res"])
     assert presentation.output_path_hint() == "res"

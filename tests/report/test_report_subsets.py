@@ -18,7 +18,7 @@ from lmms_comparative.benchmarks.subtlebench.report import SUBTLEBENCH_TYPES
 from lmms_comparative.provenance import KEY, item_set
 from lmms_comparative.registry import BY_NAME
 from lmms_comparative.report import write_report
-from lmms_comparative.report.runs import load_runs
+from lmms_comparative.report.run_folders import load_runs
 
 TYPES = [k for k, _ in SUBTLEBENCH_TYPES]
 COLUMNS = [c for c, _ in COMPBENCH_COLUMNS]
@@ -39,9 +39,19 @@ def _record(tasks: dict[str, dict], benchmark: str, data: dict | None = None, li
     return {"schema": 2, "tasks": entries, "seeds": {} if limit is None else {"limit": limit}}
 
 
-def _subtlebench(folder: Path, model: str, n: int = 45, data: dict | None = None, skipped: dict | None = None, by_source: str | None = None) -> Path:
+def _subtlebench(
+    folder: Path,
+    model: str,
+    n: int = 45,
+    data: dict | None = None,
+    skipped: dict | None = None,
+    by_source: str | None = None,
+) -> Path:
     """A standard-prompt run over the ten types and the group (AVG), ``n`` items per type."""
-    results = {f"subtlebench_{k}": {"accuracy,none": 0.6, "chance,none": 0.4, "counts,none": {"n": n, "skipped": 0}} for k in TYPES}
+    results = {
+        f"subtlebench_{k}": {"accuracy,none": 0.6, "chance,none": 0.4, "counts,none": {"n": n, "skipped": 0}}
+        for k in TYPES
+    }
     if skipped:
         results["subtlebench_at"]["counts,none"]["skipped"] = len(skipped)
     if by_source:
@@ -51,7 +61,11 @@ def _subtlebench(folder: Path, model: str, n: int = 45, data: dict | None = None
     if skipped:
         tasks["subtlebench_at"]["skipped"] = skipped
     record = _record(tasks, "subtlebench", data)
-    doc = {"results": results, "groups": {"subtlebench": {"accuracy,none": 0.6, "chance,none": 0.4}}, "group_subtasks": {"subtlebench": [f"subtlebench_{k}" for k in TYPES]}}
+    doc = {
+        "results": results,
+        "groups": {"subtlebench": {"accuracy,none": 0.6, "chance,none": 0.4}},
+        "group_subtasks": {"subtlebench": [f"subtlebench_{k}" for k in TYPES]},
+    }
     return _write(folder, {**doc, KEY: record}, model)
 
 
@@ -62,10 +76,18 @@ def _compbench(folder: Path, model: str, release: bool) -> Path:
     tasks = {}
     for column in COLUMNS:
         task = f"compbench_{column}"
-        tasks[task] = {"items": {"count": known[task]["count"], "sha256": known[task]["sha256"]} if release else item_set(f"{column}:{i}" for i in range(4))}
+        tasks[task] = {
+            "items": {"count": known[task]["count"], "sha256": known[task]["sha256"]}
+            if release
+            else item_set(f"{column}:{i}" for i in range(4))
+        }
     data = LOCAL if release else {**LOCAL, "generated": {"generated": "fixture", "benchmark": "compbench"}}
     results = {t: {"accuracy,none": 0.9 if release else 0.95} for t in tasks}
-    doc = {"results": results, "groups": {"compbench": {"accuracy,none": 0.9 if release else 0.95}}, "group_subtasks": {"compbench": list(tasks)}}
+    doc = {
+        "results": results,
+        "groups": {"compbench": {"accuracy,none": 0.9 if release else 0.95}},
+        "group_subtasks": {"compbench": list(tasks)},
+    }
     return _write(folder, {**doc, KEY: _record(tasks, "compbench", data)}, model)
 
 
@@ -97,7 +119,11 @@ def test_a_subset_run_is_marked_in_the_ranking_and_everywhere_else_with_the_reas
     # report.json and the CSV files carry the reason per run and per row.
     assert document["runs"][0]["subset"]["subtlebench"].startswith(reason)
     rank = next(t for t in document["tables"] if t["key"] == "rank_table2")
-    assert rank["columns"][-1] == "subset" and rank["rows"][0]["Run"] == "tiny" and rank["rows"][0]["subset"].startswith(reason)
+    assert (
+        rank["columns"][-1] == "subset"
+        and rank["rows"][0]["Run"] == "tiny"
+        and rank["rows"][0]["subset"].startswith(reason)
+    )
     paper = next(t for t in document["tables"] if t["key"] == "paper_table2")
     assert {r["Model"]: r["subset"] for r in paper["rows"]}["GPT-5-thinking (paper)"] is None
     with open(tmp_path / "report" / rank["csv"], newline="") as handle:
@@ -106,13 +132,20 @@ def test_a_subset_run_is_marked_in_the_ranking_and_everywhere_else_with_the_reas
 
 
 def test_a_full_release_run_is_not_marked_and_a_fixture_run_beside_it_is(tmp_path):
-    markdown, document = _report(tmp_path, _compbench(tmp_path / "full", "release-model", True), _compbench(tmp_path / "fix", "fixture-model", False))
+    markdown, document = _report(
+        tmp_path,
+        _compbench(tmp_path / "full", "release-model", True),
+        _compbench(tmp_path / "fix", "fixture-model", False),
+    )
     assert re.fullmatch(r"\d+ of 5", _rank(markdown, "release-model")), _rank(markdown, "release-model")
     assert "release-model †" not in markdown and "`release-model`:" not in markdown
     assert re.search(r"^\| release-model \| 90\.0 \|", markdown, re.M)  # Table 2 of the section, unmarked
     assert _rank(markdown, "fixture-model").startswith("not comparable: generated items (its value would place 1 of 5)")
     assert "- `fixture-model`: not the release: 64 items made by lmms-comparative fixture" in markdown
-    assert {r["name"]: r["subset"]["compbench"] is None for r in document["runs"]} == {"release-model": True, "fixture-model": False}
+    assert {r["name"]: r["subset"]["compbench"] is None for r in document["runs"]} == {
+        "release-model": True,
+        "fixture-model": False,
+    }
 
 
 def test_the_compbench_header_repeats_no_label(tmp_path):
@@ -121,7 +154,12 @@ def test_the_compbench_header_repeats_no_label(tmp_path):
     header = next(line for line in section.splitlines() if line.startswith("| Model |"))
     labels = [c.strip() for c in header.strip("|").split("|")]
     assert len(labels) == len(set(labels)) == 18
-    assert labels[1] == "Attribute ST" and labels[8] == "State ST" and labels[3] == "Attribute VA" and labels[9] == "State VA"
+    assert (
+        labels[1] == "Attribute ST"
+        and labels[8] == "State ST"
+        and labels[3] == "Attribute VA"
+        and labels[9] == "State VA"
+    )
 
 
 def test_skipped_items_are_counted_beside_the_score(tmp_path):
@@ -149,7 +187,10 @@ def test_fixture_and_synthetic_items_get_their_own_heading(tmp_path, data, by_so
     found = [h for h in ("Synthetic", "Fixture") if f"**{h} items.** Run `gen`" in section]
     assert found == ([heading] if heading else [])
     if heading == "Fixture":
-        assert "`lmms-comparative fixture subtlebench`" in section and "`lmms-comparative synthetic`" not in section.split("**What next.**")[0]
+        assert (
+            "`lmms-comparative fixture subtlebench`" in section
+            and "`lmms-comparative synthetic`" not in section.split("**What next.**")[0]
+        )
 
 
 def test_the_writers_leave_a_marker_that_the_record_and_the_rule_read(tmp_path, monkeypatch):
@@ -160,7 +201,10 @@ def test_the_writers_leave_a_marker_that_the_record_and_the_rule_read(tmp_path, 
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     provenance.reset()
-    roots = {"fixture": BY_NAME["subtlebench"].build_fixture(tmp_path / "fx", per_category=1), "synthetic": synthetic.generate(tmp_path / "syn", per_type=1, types=("attribute",))}
+    roots = {
+        "fixture": BY_NAME["subtlebench"].build_fixture(tmp_path / "fx", per_category=1),
+        "synthetic": synthetic.generate(tmp_path / "syn", per_type=1, types=("attribute",)),
+    }
     try:
         for kind, root in roots.items():
             monkeypatch.setenv("SUBTLEBENCH_ROOT", str(root))
@@ -171,9 +215,15 @@ def test_the_writers_leave_a_marker_that_the_record_and_the_rule_read(tmp_path, 
         provenance.reset()
     # Generated items are never the release's, even at the release's count.
     count = BY_NAME["subtlebench"].release_items()["tasks"]["subtlebench_at"]["count"]
-    record = _record({"subtlebench_at": {"items": {"count": count}}}, "subtlebench", {**LOCAL, "generated": {"generated": "synthetic"}})
+    record = _record(
+        {"subtlebench_at": {"items": {"count": count}}},
+        "subtlebench",
+        {**LOCAL, "generated": {"generated": "synthetic"}},
+    )
     run = type("R", (), {"results": {KEY: record}})()
-    assert subset_of(run, BY_NAME["subtlebench"], "subtlebench_at").startswith(f"not the release: {count} items made by lmms-comparative synthetic")
+    assert subset_of(run, BY_NAME["subtlebench"], "subtlebench_at").startswith(
+        f"not the release: {count} items made by lmms-comparative synthetic"
+    )
 
 
 def test_the_chart_labels_such_runs_and_claims_no_missing_avg(tmp_path):
@@ -190,7 +240,9 @@ def test_the_chart_labels_such_runs_and_claims_no_missing_avg(tmp_path):
     fig = subtlebench_figure(load_runs([str(path)]))  # a results file, as the demo reports its own run
     ax = fig.axes[0]
     title = ax.get_title()
-    assert "AVG" not in title and "† not the release's items, not comparable with the paper's numbers" in title.replace(":", "")
+    assert "AVG" not in title and "† not the release's items, not comparable with the paper's numbers" in title.replace(
+        ":", ""
+    )
     assert "AVG" not in [t.get_text() for t in ax.get_xticklabels()]
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert "pixel_diff † (generated items)" in labels and "Human Eval (paper)" in labels
@@ -206,7 +258,12 @@ def test_a_second_demo_replaces_only_what_the_first_one_wrote(tmp_path):
     mine = out / "results" / "random_choice" / "notes.txt"  # the user's, there before the demo
     mine.write_text("keep me")
     before = _files(out)
-    for rel in ("results/random_choice/random_choice/20260101_000000_results.json", "report/report.md", "report/tables/t.csv", "data/test.jsonl"):
+    for rel in (
+        "results/random_choice/random_choice/20260101_000000_results.json",
+        "report/report.md",
+        "report/tables/t.csv",
+        "data/test.jsonl",
+    ):
         (out / rel).parent.mkdir(parents=True, exist_ok=True)
         (out / rel).write_text("{}")
     record_demo(out, before)
@@ -214,7 +271,10 @@ def test_a_second_demo_replaces_only_what_the_first_one_wrote(tmp_path):
     assert "results/random_choice/notes.txt" not in listed and len(listed) == 4
     assert sorted(clear_previous_demo(out)) == sorted(listed)
     left = sorted(p.relative_to(out).as_posix() for p in out.rglob("*"))
-    assert left == ["results", "results/random_choice", "results/random_choice/notes.txt"] and mine.read_text() == "keep me"
+    assert (
+        left == ["results", "results/random_choice", "results/random_choice/notes.txt"]
+        and mine.read_text() == "keep me"
+    )
     assert clear_previous_demo(out) == []  # no manifest: nothing removed
 
 
@@ -224,11 +284,33 @@ def test_report_json_names_the_benchmarks_a_run_holds_as_the_release_by_item_cou
     ``release_by_count_only``, as the tables say "by item count"; a CompBench run whose key hashes
     match the release's is checked, not listed."""
     known = BY_NAME["subtlebench"].release_items()["tasks"]
-    results = {f"subtlebench_{k}": {"accuracy,none": 0.6, "counts,none": {"n": known[f"subtlebench_{k}"]["count"], "skipped": 0}} for k in TYPES}
-    tasks = {f"subtlebench_{k}": {"items": {"count": known[f"subtlebench_{k}"]["count"], "sha256": "0" * 64}} for k in TYPES}
-    doc = {"results": results, "groups": {"subtlebench": {"accuracy,none": 0.6}}, "group_subtasks": {"subtlebench": list(tasks)}, KEY: _record(tasks, "subtlebench")}
-    markdown, document = _report(tmp_path, _write(tmp_path / "s", doc, "counted"), _compbench(tmp_path / "c", "checked", True))
+    results = {
+        f"subtlebench_{k}": {
+            "accuracy,none": 0.6,
+            "counts,none": {"n": known[f"subtlebench_{k}"]["count"], "skipped": 0},
+        }
+        for k in TYPES
+    }
+    tasks = {
+        f"subtlebench_{k}": {"items": {"count": known[f"subtlebench_{k}"]["count"], "sha256": "0" * 64}} for k in TYPES
+    }
+    doc = {
+        "results": results,
+        "groups": {"subtlebench": {"accuracy,none": 0.6}},
+        "group_subtasks": {"subtlebench": list(tasks)},
+        KEY: _record(tasks, "subtlebench"),
+    }
+    markdown, document = _report(
+        tmp_path, _write(tmp_path / "s", doc, "counted"), _compbench(tmp_path / "c", "checked", True)
+    )
     runs = {r["name"]: r for r in document["runs"]}
-    assert runs["counted"]["subset"] == {"subtlebench": None} and runs["counted"]["release_by_count_only"] == ["subtlebench"], runs["counted"]
-    assert runs["checked"]["subset"] == {"compbench": None} and runs["checked"]["release_by_count_only"] == [], runs["checked"]
-    assert "VLM-SubtleBench: the release by item count (keys not checked)" in markdown and "MLLM-CompBench: the release |" in markdown
+    assert runs["counted"]["subset"] == {"subtlebench": None} and runs["counted"]["release_by_count_only"] == [
+        "subtlebench"
+    ], runs["counted"]
+    assert runs["checked"]["subset"] == {"compbench": None} and runs["checked"]["release_by_count_only"] == [], runs[
+        "checked"
+    ]
+    assert (
+        "VLM-SubtleBench: the release by item count (keys not checked)" in markdown
+        and "MLLM-CompBench: the release |" in markdown
+    )

@@ -23,7 +23,9 @@ def test_report_and_compare_show_each_runs_verify_state(subtlebench_pass_run, hf
     honest_file, _, _ = copy(subtlebench_pass_run, tmp_path / "honest")
     assert verify(tmp_path / "honest", env).returncode == 0
     verdict = json.loads(honest_file.with_name(honest_file.name.replace("_results.json", "_verify.json")).read_text())
-    assert sorted(verdict["files"]) == sorted(p.name for p in (tmp_path / "honest").iterdir() if not p.name.endswith("_verify.json"))
+    assert sorted(verdict["files"]) == sorted(
+        p.name for p in (tmp_path / "honest").iterdir() if not p.name.endswith("_verify.json")
+    )
 
     # Edited after verify passed it: a reply and its score in a samples log.
     shutil.copytree(tmp_path / "honest", tmp_path / "edited")
@@ -37,7 +39,9 @@ def test_report_and_compare_show_each_runs_verify_state(subtlebench_pass_run, hf
     shutil.copy(extra, extra.with_name(extra.name.replace("subtlebench_sp", "subtlebench_st")))
 
     out = tmp_path / "report"
-    proc = run_tool("report", str(tmp_path / "honest"), str(tmp_path / "edited"), str(tmp_path / "added"), "-o", str(out), env=env)
+    proc = run_tool(
+        "report", str(tmp_path / "honest"), str(tmp_path / "edited"), str(tmp_path / "added"), "-o", str(out), env=env
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     states = [r["verify"] for r in json.loads((out / "report.json").read_text())["runs"]]
     assert states[0] == "PASS (2 pass)", states
@@ -46,12 +50,18 @@ def test_report_and_compare_show_each_runs_verify_state(subtlebench_pass_run, hf
 
     proc = run_tool("compare", str(tmp_path / "honest"), str(tmp_path / "edited"), "-o", str(tmp_path / "cmp"), env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert proc.stdout.splitlines()[0].startswith("A = random_choice (") and "; verify: PASS), B = random_choice (" in proc.stdout.splitlines()[0] and "; verify: STALE);" in proc.stdout.splitlines()[0]
+    assert (
+        proc.stdout.splitlines()[0].startswith("A = random_choice (")
+        and "; verify: PASS), B = random_choice (" in proc.stdout.splitlines()[0]
+        and "; verify: STALE);" in proc.stdout.splitlines()[0]
+    )
     listed = json.loads((tmp_path / "cmp" / "compare.json").read_text())
     assert listed and all(r["verify_a"] == "PASS" and r["verify_b"] == "STALE" for r in listed)
 
 
-def test_compare_refuses_a_run_that_fails_verify_unless_asked(subtlebench_pass_run, hf_home, subtlebench_root, tmp_path):
+def test_compare_refuses_a_run_that_fails_verify_unless_asked(
+    subtlebench_pass_run, hf_home, subtlebench_root, tmp_path
+):
     env = base_env(hf_home, SUBTLEBENCH_ROOT=subtlebench_root, LMMS_COMPARATIVE_CONFIG_DIR=tmp_path / "config")
     copy(subtlebench_pass_run, tmp_path / "honest")
     assert verify(tmp_path / "honest", env).returncode == 0
@@ -63,8 +73,19 @@ def test_compare_refuses_a_run_that_fails_verify_unless_asked(subtlebench_pass_r
     proc = run_tool("compare", str(tmp_path / "honest"), str(tmp_path / "forged"), env=env)
     assert proc.returncode == 1, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert "verify: FAIL" in proc.stdout.splitlines()[0]
-    assert f"B ({tmp_path / 'forged'}) FAILS verify: its numbers do not follow from its samples; not compared (--unverified compares anyway)" in proc.stderr
-    proc = run_tool("compare", str(tmp_path / "honest"), str(tmp_path / "forged"), "--unverified", "-o", str(tmp_path / "cmp"), env=env)
+    assert (
+        f"B ({tmp_path / 'forged'}) FAILS verify: its numbers do not follow from its samples; not compared (--unverified compares anyway)"
+        in proc.stderr
+    )
+    proc = run_tool(
+        "compare",
+        str(tmp_path / "honest"),
+        str(tmp_path / "forged"),
+        "--unverified",
+        "-o",
+        str(tmp_path / "cmp"),
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert all(r["verify_b"] == "FAIL" for r in json.loads((tmp_path / "cmp" / "compare.json").read_text()))
     # The honest twin: two passing runs compare with exit 0.
@@ -72,7 +93,9 @@ def test_compare_refuses_a_run_that_fails_verify_unless_asked(subtlebench_pass_r
     assert proc.returncode == 0 and "verify: PASS), B = " in proc.stdout, proc.stderr[-2000:]
 
 
-def test_the_report_does_not_depend_on_the_order_of_samples_lines(four_benchmarks_run, hf_home, fixture_roots, tmp_path):
+def test_the_report_does_not_depend_on_the_order_of_samples_lines(
+    four_benchmarks_run, hf_home, fixture_roots, tmp_path
+):
     """A one-process and a multi-process run of the same replies write their samples lines in other
     orders; the report's intervals (a bootstrap that resamples by position) must be the same."""
     env = base_env(hf_home, **fixture_roots, LMMS_COMPARATIVE_CONFIG_DIR=tmp_path / "config")

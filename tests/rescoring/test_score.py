@@ -41,24 +41,34 @@ def test_a_runs_samples_scored_again_give_its_results(benchmark, model_run, hf_h
     assert "read as samples" in proc.stderr
     ours = {t: row for t, row in results["results"].items() if t.startswith(benchmark)}
     assert ours and scored["results"] == ours
-    assert scored.get("groups", {}) == {g: row for g, row in results.get("groups", {}).items() if g.startswith(benchmark)}
+    assert scored.get("groups", {}) == {
+        g: row for g, row in results.get("groups", {}).items() if g.startswith(benchmark)
+    }
     assert scored["config"]["model"] == "replay"
     # The score run's provenance: the files it read, and the same data and item sets as the model's run.
     from lmms_comparative import provenance
 
     record, original = scored["lmms_comparative"], results["lmms_comparative"]
     assert record["predictions"]["benchmark"] == benchmark
-    assert record["predictions"]["files"] == [{"path": str(out), "format": "samples", "sha256": provenance.fingerprint(out)}]
+    assert record["predictions"]["files"] == [
+        {"path": str(out), "format": "samples", "sha256": provenance.fingerprint(out)}
+    ]
     for task in ours:
         if task in original["tasks"]:
             assert record["tasks"][task]["items"] == original["tasks"][task]["items"], task
             assert record["tasks"][task]["data"] == original["tasks"][task]["data"], task
     for task, rows in scored_samples.items():
-        strip = lambda r: {k: v for k, v in r.items() if k not in ("input_media", "doc_hash", "prompt_hash", "target_hash")}  # noqa: E731
-        assert [strip(r) for r in sorted(rows, key=lambda r: r["doc_id"])] == [strip(r) for r in sorted(samples[task], key=lambda r: r["doc_id"])]
+        strip = lambda r: {
+            k: v for k, v in r.items() if k not in ("input_media", "doc_hash", "prompt_hash", "target_hash")
+        }  # noqa: E731
+        assert [strip(r) for r in sorted(rows, key=lambda r: r["doc_id"])] == [
+            strip(r) for r in sorted(samples[task], key=lambda r: r["doc_id"])
+        ]
     # A score run's results verify too (one more replay, of the score run's own samples).
     proc = run_python(["-m", "lmms_comparative", "verify", str(tmp_path / "scored")], env=_env(hf_home, fixture_roots))
-    verdicts = [line.split() for line in proc.stdout.splitlines() if line.split()[:1] in (["PASS"], ["FAIL"], ["UNVERIFIED"])]
+    verdicts = [
+        line.split() for line in proc.stdout.splitlines() if line.split()[:1] in (["PASS"], ["FAIL"], ["UNVERIFIED"])
+    ]
     assert proc.returncode == 0 and verdicts and all(v[0] == "PASS" for v in verdicts), proc.stdout
 
 
@@ -69,12 +79,20 @@ def test_a_mapping_file_needs_its_tasks_and_its_items(hf_home, fixture_roots, tm
     proc = run_score("subtlebench", str(replies), "-o", str(tmp_path / "a"), env=env)
     assert proc.returncode == 2 and "do not say which tasks they are for: name them with --tasks" in proc.stderr
     proc = run_score("subtlebench", str(replies), "--tasks", "subtlebench_at", "-o", str(tmp_path / "b"), env=env)
-    assert proc.returncode == 1 and "1 prediction(s) for items that any task of this run does not have: 'no_such_item'" in proc.stdout + proc.stderr
+    assert (
+        proc.returncode == 1
+        and "1 prediction(s) for items that any task of this run does not have: 'no_such_item'"
+        in proc.stdout + proc.stderr
+    )
     proc = run_score("subtlebench", str(replies), "--tasks", "vidi_granular", "-o", str(tmp_path / "c"), env=env)
     assert proc.returncode == 2 and "--tasks vidi_granular: not VLM-SubtleBench tasks" in proc.stderr
     replies.write_text("[1, 2]")
     proc = run_score("subtlebench", str(replies), "--tasks", "subtlebench_at", "-o", str(tmp_path / "d"), env=env)
-    assert proc.returncode == 2 and "expected a JSON object {item key: reply}" in proc.stderr and "Traceback" not in proc.stderr
+    assert (
+        proc.returncode == 2
+        and "expected a JSON object {item key: reply}" in proc.stderr
+        and "Traceback" not in proc.stderr
+    )
 
 
 def _subtlebench_docs(root: Path) -> list[dict]:
@@ -117,14 +135,39 @@ def test_the_official_evaluators_file_scores_as_the_evaluator_scored_it(hf_home,
         if n == 0:
             record.update(predicted_answer=None, predicted_answer_text=None, is_correct=False, error="timeout")
         if n == 1:  # as the evaluator writes an empty reply
-            record.update(predicted_answer=None, predicted_answer_text=None, is_correct=False, error=None, response_content="")
+            record.update(
+                predicted_answer=None, predicted_answer_text=None, is_correct=False, error=None, response_content=""
+            )
         questions.append(record)
     skipped = [questions.pop(2)]  # the evaluator skipped this item: it is not in "questions"
     skipped_docs = {skipped[0]["question_id"]}
-    folder = tmp_path / "logs" / "multiple_choice_evaluator" / "gpt-4o" / "no_reasoning" / "VLM-SubtleBench" / "20260101_000000"
+    folder = (
+        tmp_path
+        / "logs"
+        / "multiple_choice_evaluator"
+        / "gpt-4o"
+        / "no_reasoning"
+        / "VLM-SubtleBench"
+        / "20260101_000000"
+    )
     folder.mkdir(parents=True)
-    (folder / "mc_evaluation_results.json").write_text(json.dumps({"model": "gpt-4o", "questions": questions, "correct_count": sum(q["is_correct"] for q in questions), "skipped_items": [{"item_id": s["question_id"]} for s in skipped]}))
-    proc = run_score("subtlebench", str(folder / "mc_evaluation_results.json"), "-o", str(tmp_path / "out"), env=_env(hf_home, fixture_roots, LMMS_COMPARATIVE_MAX_FAILED="0.5"))
+    (folder / "mc_evaluation_results.json").write_text(
+        json.dumps(
+            {
+                "model": "gpt-4o",
+                "questions": questions,
+                "correct_count": sum(q["is_correct"] for q in questions),
+                "skipped_items": [{"item_id": s["question_id"]} for s in skipped],
+            }
+        )
+    )
+    proc = run_score(
+        "subtlebench",
+        str(folder / "mc_evaluation_results.json"),
+        "-o",
+        str(tmp_path / "out"),
+        env=_env(hf_home, fixture_roots, LMMS_COMPARATIVE_MAX_FAILED="0.5"),
+    )
     results, samples = read_run(tmp_path / "out", proc)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "read as evaluator" in proc.stderr
@@ -139,13 +182,20 @@ def test_the_official_evaluators_file_scores_as_the_evaluator_scored_it(hf_home,
         else:
             by_task.setdefault(task, []).append(by_id[doc["item_id"]])
     # All ten types are here: the group runs too, so its AVG row is written as in a model's run.
-    assert "subtlebench" in results["groups"] and "accuracy,none" in results["groups"]["subtlebench"], results.get("groups")
-    assert results["results"][skipped_task]["counts,none"]["skipped"] == 1 and "1 item(s) the files record as skipped stay skipped" in proc.stderr
+    assert "subtlebench" in results["groups"] and "accuracy,none" in results["groups"]["subtlebench"], results.get(
+        "groups"
+    )
+    assert (
+        results["results"][skipped_task]["counts,none"]["skipped"] == 1
+        and "1 item(s) the files record as skipped stay skipped" in proc.stderr
+    )
     for task, records in by_task.items():
         counts = results["results"][task]["counts,none"]
         assert counts["n"] == len(records) and counts["correct"] == sum(r["is_correct"] for r in records), task
         assert counts["failed"] == sum(bool(r.get("error")) for r in records)
-        assert results["results"][task]["accuracy,none"] == pytest.approx(sum(r["is_correct"] for r in records) / len(records))
+        assert results["results"][task]["accuracy,none"] == pytest.approx(
+            sum(r["is_correct"] for r in records) / len(records)
+        )
 
 
 def test_vlm2bench_official_answer_files_and_vlmevalkits_predictions(hf_home, fixture_roots, tmp_path, model_run):
@@ -158,19 +208,41 @@ def test_vlm2bench_official_answer_files_and_vlmevalkits_predictions(hf_home, fi
     code = tmp_path / "code"
     rows_vlmevalkit = []
     files = []
-    for subtask, family in (("gc_mat", "gc"), ("gc_trk", "gc"), ("oc_cpr", "oc"), ("oc_cnt", "oc"), ("oc_grp", "oc"), ("pc_cpr", "pc/image"), ("pc_cnt", "pc/image"), ("pc_grp", "pc/image")):
+    for subtask, family in (
+        ("gc_mat", "gc"),
+        ("gc_trk", "gc"),
+        ("oc_cpr", "oc"),
+        ("oc_cnt", "oc"),
+        ("oc_grp", "oc"),
+        ("pc_cpr", "pc/image"),
+        ("pc_cnt", "pc/image"),
+        ("pc_grp", "pc/image"),
+    ):
         task = f"vlm2bench_{subtask}"
-        questions = [json.loads(line) for line in next(root.rglob(f"{subtask}.jsonl")).read_text().splitlines() if line.strip()]
+        questions = [
+            json.loads(line) for line in next(root.rglob(f"{subtask}.jsonl")).read_text().splitlines() if line.strip()
+        ]
         replies = {r["doc_id"]: r.get("resps", r["filtered_resps"]) for r in samples[task]}
         folder = code / family / "test" / "test_res" / f"test_{subtask.split('_')[1]}"
         folder.mkdir(parents=True, exist_ok=True)
-        answers = [{"q_id": q["q_id"], "question": q["question"], "model_answer": replies[i], "gt_answer": q["gt_answer"]} for i, q in enumerate(questions)]
+        answers = [
+            {"q_id": q["q_id"], "question": q["question"], "model_answer": replies[i], "gt_answer": q["gt_answer"]}
+            for i, q in enumerate(questions)
+        ]
         files.append(folder / "Model_20260101_000000_answers.jsonl")
         files[-1].write_text("".join(json.dumps(a) + "\n" for a in answers))
         category = subtask.replace("_", "-")
         for q, a in zip(questions, answers):
             index = f"{category}_{q['q_id']}" + (f"_{'p' if q['gt_answer'] == 'T' else 'n'}" if family == "gc" else "")
-            rows_vlmevalkit.append({"index": index, "question": q["question"], "answer": q["gt_answer"], "category": category, "prediction": a["model_answer"]})
+            rows_vlmevalkit.append(
+                {
+                    "index": index,
+                    "question": q["question"],
+                    "answer": q["gt_answer"],
+                    "category": category,
+                    "prediction": a["model_answer"],
+                }
+            )
     env = _env(hf_home, fixture_roots)
     proc = run_score("vlm2bench", *map(str, files), "-o", str(tmp_path / "official"), env=env)
     official, _ = read_run(tmp_path / "official", proc)
@@ -182,9 +254,13 @@ def test_vlm2bench_official_answer_files_and_vlmevalkits_predictions(hf_home, fi
     vlmevalkit, _ = read_run(tmp_path / "vlmevalkit", proc)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "read as vlmevalkit" in proc.stderr
-    for task in (f"vlm2bench_{s}" for s in ("gc_mat", "gc_trk", "oc_cpr", "oc_cnt", "oc_grp", "pc_cpr", "pc_cnt", "pc_grp")):
+    for task in (
+        f"vlm2bench_{s}" for s in ("gc_mat", "gc_trk", "oc_cpr", "oc_cnt", "oc_grp", "pc_cpr", "pc_cnt", "pc_grp")
+    ):
         plain = lambda row: {k: v for k, v in row.items() if k != "alias"}  # noqa: E731 - the run named them inside its group
-        assert plain(official["results"][task]) == plain(results["results"][task]) == plain(vlmevalkit["results"][task]), task
+        assert (
+            plain(official["results"][task]) == plain(results["results"][task]) == plain(vlmevalkit["results"][task])
+        ), task
     # A file whose ground truth disagrees with the data is refused.
     wrong = [json.loads(line) for line in files[2].read_text().splitlines()]
     wrong[0]["gt_answer"] = "F" if wrong[0]["gt_answer"] == "T" else "T"
@@ -200,7 +276,9 @@ def test_vidi_descriptions_with_repeats(hf_home, fixture_roots, tmp_path, model_
     descriptions = {pair: [f"The {pair} cup is red in the second image.", "Nothing changed."] for pair in pairs}
     path = tmp_path / "descriptions.json"
     path.write_text(json.dumps(descriptions))
-    proc = run_score("vidi", str(path), "--tasks", "vidi_granular", "-o", str(tmp_path / "out"), env=_env(hf_home, fixture_roots))
+    proc = run_score(
+        "vidi", str(path), "--tasks", "vidi_granular", "-o", str(tmp_path / "out"), env=_env(hf_home, fixture_roots)
+    )
     scored, scored_samples = read_run(tmp_path / "out", proc)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "--repeats 2" in proc.stderr
@@ -208,7 +286,9 @@ def test_vidi_descriptions_with_repeats(hf_home, fixture_roots, tmp_path, model_
     assert scored["results"]["vidi_granular"]["repeats,none"]["bleu1_std"] > 0
     assert {r["counts"]["item_id"]: r["counts"]["predictions"] for r in scored_samples["vidi_granular"]} == descriptions
     path.write_text(json.dumps({pairs[0]: ["a", "b"], **{p: ["a"] for p in pairs[1:]}}))
-    proc = run_score("vidi", str(path), "--tasks", "vidi_granular", "-o", str(tmp_path / "out2"), env=_env(hf_home, fixture_roots))
+    proc = run_score(
+        "vidi", str(path), "--tasks", "vidi_granular", "-o", str(tmp_path / "out2"), env=_env(hf_home, fixture_roots)
+    )
     assert proc.returncode == 2 and "different numbers of replies" in proc.stderr
 
 
@@ -222,7 +302,18 @@ def test_a_runs_skipped_item_stays_skipped_when_its_samples_are_scored_again(hf_
     doc = next(d for d in _subtlebench_docs(root) if d["category"] == "emotion")
     Path(data.image_paths(doc)[0]).unlink()
     env = base_env(hf_home, SUBTLEBENCH_ROOT=str(root), LMMS_COMPARATIVE_MAX_FAILED="0.5")
-    proc = run_cli(["--model", "random_choice", "--tasks", "subtlebench_em,subtlebench_at", "--output_path", str(tmp_path / "run"), "--log_samples"], env=env)
+    proc = run_cli(
+        [
+            "--model",
+            "random_choice",
+            "--tasks",
+            "subtlebench_em,subtlebench_at",
+            "--output_path",
+            str(tmp_path / "run"),
+            "--log_samples",
+        ],
+        env=env,
+    )
     results, _ = read_run(tmp_path / "run", proc)
     recorded = results["lmms_comparative"]["tasks"]["subtlebench_em"]["skipped"]
     assert list(recorded) == [doc["item_id"]] and "missing" in recorded[doc["item_id"]], recorded
@@ -232,8 +323,12 @@ def test_a_runs_skipped_item_stays_skipped_when_its_samples_are_scored_again(hf_
     assert scored.returncode == proc.returncode, scored.stderr[-3000:]
     for task in ("subtlebench_em", "subtlebench_at"):
         ours, theirs = results["results"][task], again["results"][task]
-        assert theirs["accuracy,none"] == ours["accuracy,none"] and theirs["counts,none"]["n"] == ours["counts,none"]["n"], task
-        assert theirs["counts,none"]["failed"] == 0 and theirs["counts,none"]["skipped"] == ours["counts,none"]["skipped"], task
+        assert (
+            theirs["accuracy,none"] == ours["accuracy,none"] and theirs["counts,none"]["n"] == ours["counts,none"]["n"]
+        ), task
+        assert (
+            theirs["counts,none"]["failed"] == 0 and theirs["counts,none"]["skipped"] == ours["counts,none"]["skipped"]
+        ), task
 
 
 def test_another_benchmarks_file_is_named_as_such(model_run, hf_home, fixture_roots, tmp_path):
@@ -241,14 +336,25 @@ def test_another_benchmarks_file_is_named_as_such(model_run, hf_home, fixture_ro
     env = _env(hf_home, fixture_roots)
     log = sorted(out.rglob("*_samples_subtlebench_at.jsonl"))[0]
     proc = run_score("vlm2bench", str(log), "-o", str(tmp_path / "a"), env=env)
-    assert proc.returncode == 2 and "this is a samples log of task(s) subtlebench_at, not of a VLM2-Bench task: score it with lmms-comparative score subtlebench" in proc.stderr, proc.stderr[-2000:]
+    assert (
+        proc.returncode == 2
+        and "this is a samples log of task(s) subtlebench_at, not of a VLM2-Bench task: score it with lmms-comparative score subtlebench"
+        in proc.stderr
+    ), proc.stderr[-2000:]
     only = tmp_path / "only_subtlebench"
     only.mkdir()
     (only / log.name).write_bytes(log.read_bytes())
     proc = run_score("compbench", str(only), "-o", str(tmp_path / "b"), env=env)
-    assert proc.returncode == 2 and "this is a samples log of task(s) subtlebench_at, not of a MLLM-CompBench task" in proc.stderr, proc.stderr[-2000:]
+    assert (
+        proc.returncode == 2
+        and "this is a samples log of task(s) subtlebench_at, not of a MLLM-CompBench task" in proc.stderr
+    ), proc.stderr[-2000:]
     evaluator = tmp_path / "mc_evaluation_results.json"
     evaluator.write_text(json.dumps({"model": "m", "questions": []}))
     proc = run_score("vidi", str(evaluator), "-o", str(tmp_path / "c"), env=env)
-    assert proc.returncode == 2 and "this looks like a VLM-SubtleBench evaluator file, not a ViDi one: score it with lmms-comparative score subtlebench" in proc.stderr, proc.stderr[-2000:]
+    assert (
+        proc.returncode == 2
+        and "this looks like a VLM-SubtleBench evaluator file, not a ViDi one: score it with lmms-comparative score subtlebench"
+        in proc.stderr
+    ), proc.stderr[-2000:]
     assert "Traceback" not in proc.stderr

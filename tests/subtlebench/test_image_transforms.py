@@ -98,5 +98,8 @@ def test_box_rule_agrees_with_the_scipy_path_on_random_masks():
         h, w = rng.randint(1, 90), rng.randint(1, 90)
         mask = rng.rand(h, w) < rng.choice([0.05, 0.3, 0.6, 0.9])
         for max_boxes in (1, 3, 5):
-            assert T._boxes_of_mask(mask, max_boxes, 0.5, 5) == T._boxes_of_mask_scipy(mask, max_boxes, 0.5, 5), (trial, max_boxes)
+            assert T._boxes_of_mask(mask, max_boxes, 0.5, 5) == T._boxes_of_mask_scipy(mask, max_boxes, 0.5, 5), (
+                trial,
+                max_boxes,
+            )
     assert T._boxes_of_mask(np.zeros((10, 10), bool), 3, 0.5, 5) == []

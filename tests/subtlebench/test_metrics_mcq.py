@@ -90,4 +90,10 @@ def test_budget_exceeded_reply_is_a_failed_request_not_an_unparsed_answer():
     assert aggregate.is_failed_request("[LMMS_EVAL_BUDGET_EXCEEDED]")
     outcome = aggregate.mcq_outcome("[LMMS_EVAL_BUDGET_EXCEEDED]", lambda text: "", "A")
     assert outcome == {"parsed": None, "correct": None, "status": "failed"}
-    assert aggregate.counts([outcome, aggregate.mcq_outcome("B", lambda t: t, "A")]) == {"n": 2, "scored": 1, "correct": 0, "unparsed": 0, "failed": 1}
+    assert aggregate.counts([outcome, aggregate.mcq_outcome("B", lambda t: t, "A")]) == {
+        "n": 2,
+        "scored": 1,
+        "correct": 0,
+        "unparsed": 0,
+        "failed": 1,
+    }

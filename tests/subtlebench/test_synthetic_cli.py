@@ -29,7 +29,9 @@ def test_a_misspelt_param_is_one_usage_error_naming_the_known_ones(tmp_path):
     proc = run_tool("synthetic", str(tmp_path / "bad"), "--param", "spatial.translaton=20,40")
     assert proc.returncode == 2
     line = _one_error_line(proc.stderr)
-    assert line.startswith("lmms-comparative synthetic: error: argument --param: unknown parameter 'spatial.translaton'; known: ")
+    assert line.startswith(
+        "lmms-comparative synthetic: error: argument --param: unknown parameter 'spatial.translaton'; known: "
+    )
     assert "spatial.translation" in line and "attribute.brightness_shift" in line
     assert not (tmp_path / "bad").exists()  # refused before anything is written
 
@@ -37,6 +39,17 @@ def test_a_misspelt_param_is_one_usage_error_naming_the_known_ones(tmp_path):
 def test_a_param_that_needs_a_number_refuses_a_word(tmp_path):
     proc = run_tool("synthetic", str(tmp_path / "bad"), "--param", "existence.n_shapes=many")
     assert proc.returncode == 2
-    assert _one_error_line(proc.stderr).endswith("argument --param: existence.n_shapes takes a number or a lo,hi range (default existence.n_shapes=20,30), not 'many'")
-    proc = run_tool("synthetic", str(tmp_path / "ok"), "--per-type", "1", "--types", "spatial", "--param", "spatial.translation=20,40")
+    assert _one_error_line(proc.stderr).endswith(
+        "argument --param: existence.n_shapes takes a number or a lo,hi range (default existence.n_shapes=20,30), not 'many'"
+    )
+    proc = run_tool(
+        "synthetic",
+        str(tmp_path / "ok"),
+        "--per-type",
+        "1",
+        "--types",
+        "spatial",
+        "--param",
+        "spatial.translation=20,40",
+    )
     assert proc.returncode == 0 and "SUBTLEBENCH_ROOT=" in proc.stdout, proc.stderr

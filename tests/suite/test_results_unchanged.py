@@ -51,7 +51,10 @@ def _normal(value, roots: dict[str, str]):
 
 def _digest(samples: list[dict], roots: dict[str, str]) -> str:
     """One hash of a task's items: each doc's id, target, prompt and filtered reply, in doc order."""
-    rows = [[s["doc_id"], s.get("target"), _normal(s.get("arguments"), roots), s.get("filtered_resps")] for s in sorted(samples, key=lambda s: s["doc_id"])]
+    rows = [
+        [s["doc_id"], s.get("target"), _normal(s.get("arguments"), roots), s.get("filtered_resps")]
+        for s in sorted(samples, key=lambda s: s["doc_id"])
+    ]
     return hashlib.sha256(json.dumps(rows, sort_keys=True, default=str).encode()).hexdigest()
 
 
@@ -66,7 +69,10 @@ def _sbert_rounded(value):
     its last bits from one CPU's matrix kernels to another's (0.331447622... against 0.331447613...
     on two machines of the same kind, the package unchanged), where no change of ours could hide."""
     if isinstance(value, dict):
-        return {k: round(v, 6) if k.startswith("css") and isinstance(v, float) else _sbert_rounded(v) for k, v in value.items()}
+        return {
+            k: round(v, 6) if k.startswith("css") and isinstance(v, float) else _sbert_rounded(v)
+            for k, v in value.items()
+        }
     if isinstance(value, list):
         return [_sbert_rounded(v) for v in value]
     return value
@@ -130,7 +136,13 @@ def _runs(benchmark) -> list[list[str]]:
 
 @pytest.fixture(scope="module")
 def roots(tmp_path_factory) -> dict[str, Path]:
-    return build_roots(tmp_path_factory.mktemp("unchanged"), subtlebench={"per_category": 2}, vidi={"pairs": 3}, captionqa={"per_domain": 2}, compbench={"per_source": 2})
+    return build_roots(
+        tmp_path_factory.mktemp("unchanged"),
+        subtlebench={"per_category": 2},
+        vidi={"pairs": 3},
+        captionqa={"per_domain": 2},
+        compbench={"per_source": 2},
+    )
 
 
 @pytest.mark.e2e
@@ -141,12 +153,35 @@ def test_every_family_publishes_what_it_did(benchmark, roots, hf_home, tmp_path)
     published = {}
     for number, tasks in enumerate(_runs(benchmark)):
         with FakeOpenAI(any_scorer) as server:
-            env = base_env(hf_home, **roots, **server.every_llm_env(), LMMS_COMPARATIVE_LLM_CACHE="off", LMMS_COMPARATIVE_ASSUME_VIDEO="1", SUBTLEBENCH_SBERT_MODEL=MINILM or "")
+            env = base_env(
+                hf_home,
+                **roots,
+                **server.every_llm_env(),
+                LMMS_COMPARATIVE_LLM_CACHE="off",
+                LMMS_COMPARATIVE_ASSUME_VIDEO="1",
+                SUBTLEBENCH_SBERT_MODEL=MINILM or "",
+            )
             out = tmp_path / str(number)
-            proc = run_cli(["--model", "multiround", "--model_args", "inner=random_choice,seed=3", "--tasks", ",".join(tasks), "--output_path", str(out), "--log_samples"], env=env, timeout=1200)
+            proc = run_cli(
+                [
+                    "--model",
+                    "multiround",
+                    "--model_args",
+                    "inner=random_choice,seed=3",
+                    "--tasks",
+                    ",".join(tasks),
+                    "--output_path",
+                    str(out),
+                    "--log_samples",
+                ],
+                env=env,
+                timeout=1200,
+            )
         results, samples = read_run(out, proc)
         assert proc.returncode == 0, proc.stderr[-3000:]
-        published[",".join(tasks)] = _published(results, samples, {**{k: str(v) for k, v in roots.items()}, "minilm": MINILM or "<none>"})
+        published[",".join(tasks)] = _published(
+            results, samples, {**{k: str(v) for k, v in roots.items()}, "minilm": MINILM or "<none>"}
+        )
     _compare(benchmark.name, published)
 
 
@@ -155,7 +190,11 @@ def test_the_task_list_is_what_it_was(hf_home):
     """``lmms-eval --tasks list`` (lmms-eval's own tasks too): our rows, in its order and layout."""
     proc = run_cli(["--tasks", "list"], env=base_env(hf_home, **FULL_INDEX))
     assert proc.returncode == 0, proc.stderr[-3000:]
-    ours = [_normal(line.rstrip(), {}) for line in (proc.stdout + proc.stderr).splitlines() if any(b.name in line for b in BENCHMARKS)]
+    ours = [
+        _normal(line.rstrip(), {})
+        for line in (proc.stdout + proc.stderr).splitlines()
+        if any(b.name in line for b in BENCHMARKS)
+    ]
     assert len(ours) > 200
     _compare("tasks_list", ours)
 
@@ -172,8 +211,12 @@ def test_every_tasks_prompt_hash_is_what_it_was():
     for benchmark in BENCHMARKS:
         for path in sorted((Path(PACKAGE) / "benchmarks" / benchmark.name / "yaml").glob("*.yaml")):
             found[path.stem] = provenance.prompts_sha256(benchmark.package, str(path))
-    assert {task: found.get(task) for task in recorded} == recorded  # the five benchmarks of then; a later one's tasks are its own
-    assert len(recorded) == 229 and (Path(PACKAGE) / "benchmarks" / "subtlebench" / "yaml" / "subtlebench_sp.yaml").read_text(encoding="utf-8").startswith("# Generated from ")
+    assert {
+        task: found.get(task) for task in recorded
+    } == recorded  # the five benchmarks of then; a later one's tasks are its own
+    assert len(recorded) == 229 and (
+        Path(PACKAGE) / "benchmarks" / "subtlebench" / "yaml" / "subtlebench_sp.yaml"
+    ).read_text(encoding="utf-8").startswith("# Generated from ")
 
 
 def test_the_generators_line_alone_is_left_out(tmp_path):
@@ -184,7 +227,9 @@ def test_the_generators_line_alone_is_left_out(tmp_path):
     plain.write_text(body)
     generated.write_text("# Generated from somewhere/tasks.py: edit that\n" + body)
     edited.write_text("# Generated from somewhere/tasks.py: edit that\n" + body.replace("x", "y"))
-    hashes = [provenance.prompts_sha256("lmms_comparative.benchmarks.subtlebench", str(p)) for p in (plain, generated, edited)]
+    hashes = [
+        provenance.prompts_sha256("lmms_comparative.benchmarks.subtlebench", str(p)) for p in (plain, generated, edited)
+    ]
     assert hashes[0] == hashes[1] != hashes[2]
     other = tmp_path / "d.yaml"
     other.write_text("# A comment of someone's own\n" + body)  # any other first line is the file's own text

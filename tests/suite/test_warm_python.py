@@ -17,11 +17,21 @@ from helpers import base_env, python_for, read_run, run_cli, run_python
 from helpers.warm_python import COLD_ENV, NEVER, PRELOAD_LMMS_EVAL, SOCKET_ENV, never_imported, startup_differences
 from helpers.warm_servers import Server, server_for
 
-ARGS = ["--model", "random_choice", "--model_args", "seed=3", "--tasks", "subtlebench_at,subtlebench_vp", "--log_samples"]
+ARGS = [
+    "--model",
+    "random_choice",
+    "--model_args",
+    "seed=3",
+    "--tasks",
+    "subtlebench_at,subtlebench_vp",
+    "--log_samples",
+]
 # What differs between any two runs: when they ran, how long they took, where functions live.
 VOLATILE = {"date", "start_time", "end_time", "total_evaluation_time_seconds"}
 ADDRESS = re.compile(r" at 0x[0-9a-f]+>")
-CLOCK = re.compile(r"\d{8}_\d{6}|\d{4}-\d\d-\d\d[ _]\d\d:?\d\d:?\d\d|\d+\.\d+ ?s\b|\d\d:\d\d<\d\d:\d\d|[\d.]+ ?(it/s|s/it|examples/s)")
+CLOCK = re.compile(
+    r"\d{8}_\d{6}|\d{4}-\d\d-\d\d[ _]\d\d:?\d\d:?\d\d|\d+\.\d+ ?s\b|\d\d:\d\d<\d\d:\d\d|[\d.]+ ?(it/s|s/it|examples/s)"
+)
 
 
 def _server(env: dict, tier: str = "hf") -> Server:
@@ -63,12 +73,21 @@ def test_a_warm_run_writes_what_a_cold_run_writes(subtlebench_root, tmp_path):
     for name in ("cold", "base", "hf"):
         (tmp_path / name).mkdir()
         env[name] = base_env(tmp_path / name / "hf", SUBTLEBENCH_ROOT=str(subtlebench_root))
-    runs["cold"] = subprocess.run([sys.executable, "-m", "lmms_eval", *ARGS, "--output_path", "out"], env=env["cold"], capture_output=True, text=True, cwd=tmp_path / "cold", stdin=subprocess.DEVNULL)
+    runs["cold"] = subprocess.run(
+        [sys.executable, "-m", "lmms_eval", *ARGS, "--output_path", "out"],
+        env=env["cold"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path / "cold",
+        stdin=subprocess.DEVNULL,
+    )
     for tier in ("base", "hf"):
         log = Path(_server(env[tier], tier).log)
         before = _lines_of(log)
         runs[tier] = run_cli([*ARGS, "--output_path", "out"], env[tier], cwd=tmp_path / tier)
-        assert _lines_of(log)[len(before) :] == [f"warm {_pid(_lines_of(log)[-1])}: lmms_eval {' '.join(ARGS)} --output_path out"], tier
+        assert _lines_of(log)[len(before) :] == [
+            f"warm {_pid(_lines_of(log)[-1])}: lmms_eval {' '.join(ARGS)} --output_path out"
+        ], tier
     cold = runs["cold"]
     cold_results, cold_samples = read_run(tmp_path / "cold" / "out", cold)
     assert cold.returncode == 0 and set(cold_samples) == {"subtlebench_at", "subtlebench_vp"}, cold.stderr[-3000:]
@@ -88,17 +107,35 @@ def _lines(output: str) -> list[str]:
 
 def test_start_up_variables_decide_what_runs_cold():
     server = {"HF_HOME": "/a", "OMP_NUM_THREADS": "2", "PATH": "/bin"}
-    assert startup_differences({"HF_HOME": "/b", "OMP_NUM_THREADS": "2", "PATH": "/usr/bin", "SUBTLEBENCH_ROOT": "/x"}, server) == []
+    assert (
+        startup_differences(
+            {"HF_HOME": "/b", "OMP_NUM_THREADS": "2", "PATH": "/usr/bin", "SUBTLEBENCH_ROOT": "/x"}, server
+        )
+        == []
+    )
     assert startup_differences({"OMP_NUM_THREADS": "1"}, server) == ["OMP_NUM_THREADS"]
     assert startup_differences({"OMP_NUM_THREADS": "2", "PYTHONHASHSEED": "0"}, server) == ["PYTHONHASHSEED"]
-    assert startup_differences({"OMP_NUM_THREADS": "2", "PYTHONPATH": "/x"}, server) == []  # the server looks into it (plain_path)
-    assert startup_differences({"OMP_NUM_THREADS": "2", "TORCHINDUCTOR_CACHE_DIR": "/c"}, server) == ["TORCHINDUCTOR_CACHE_DIR"]
+    assert (
+        startup_differences({"OMP_NUM_THREADS": "2", "PYTHONPATH": "/x"}, server) == []
+    )  # the server looks into it (plain_path)
+    assert startup_differences({"OMP_NUM_THREADS": "2", "TORCHINDUCTOR_CACHE_DIR": "/c"}, server) == [
+        "TORCHINDUCTOR_CACHE_DIR"
+    ]
     # An "hf" server has imported the Hugging Face libraries: every variable counts but those that
     # only the run's own code reads (data roots, our settings, the endpoint's key, pytest's).
-    run_time = {"SUBTLEBENCH_ROOT": "/x", "LMMS_COMPARATIVE_MAX_FAILED": "0.1", "OPENAI_API_KEY": "k", "PYTEST_CURRENT_TEST": "t"}
+    run_time = {
+        "SUBTLEBENCH_ROOT": "/x",
+        "LMMS_COMPARATIVE_MAX_FAILED": "0.1",
+        "OPENAI_API_KEY": "k",
+        "PYTEST_CURRENT_TEST": "t",
+    }
     assert startup_differences({**server, **run_time}, server, "hf") == []
-    assert startup_differences({**server, "HF_HOME": "/b", "HF_ENDPOINT": "http://127.0.0.1:1", "PATH": "/usr/bin"}, server, "hf") == ["HF_ENDPOINT", "HF_HOME", "PATH"]
-    assert startup_differences({**server, "TRANSFORMERS_VERBOSITY": "error"}, server, "hf") == ["TRANSFORMERS_VERBOSITY"]
+    assert startup_differences(
+        {**server, "HF_HOME": "/b", "HF_ENDPOINT": "http://127.0.0.1:1", "PATH": "/usr/bin"}, server, "hf"
+    ) == ["HF_ENDPOINT", "HF_HOME", "PATH"]
+    assert startup_differences({**server, "TRANSFORMERS_VERBOSITY": "error"}, server, "hf") == [
+        "TRANSFORMERS_VERBOSITY"
+    ]
 
 
 def test_no_server_imports_a_module_our_patches_wait_for():
@@ -110,8 +147,17 @@ def test_no_server_imports_a_module_our_patches_wait_for():
     waited = {m for modules in PATCHED_MODULES.values() for m in modules} - {"lmms_eval.utils"}
     refused = waited | {"lmms_eval.models", "lmms_eval.models.simple", "lmms_comparative", "openai"}
     assert never_imported(refused, "hf") == refused
-    assert never_imported({*PRELOAD_LMMS_EVAL, "lmms_eval", "lmms_eval.api.model", "lmms_eval.utils", "loguru", "datasets"}, "hf") == set()
-    assert never_imported({"lmms_eval.filters", "loguru", "datasets", "torch"}, "base") == {"lmms_eval.filters", "loguru", "datasets"}
+    assert (
+        never_imported(
+            {*PRELOAD_LMMS_EVAL, "lmms_eval", "lmms_eval.api.model", "lmms_eval.utils", "loguru", "datasets"}, "hf"
+        )
+        == set()
+    )
+    assert never_imported({"lmms_eval.filters", "loguru", "datasets", "torch"}, "base") == {
+        "lmms_eval.filters",
+        "loguru",
+        "datasets",
+    }
     assert "lmms_eval" not in NEVER  # the package itself: only the modules above are refused
 
 
@@ -129,20 +175,35 @@ def test_a_python_path_is_added_warm_unless_it_holds_a_start_up_hook_or_a_preloa
     for folder in (plain, hooked, shadowing):
         folder.mkdir()
         (folder / "path_probe.py").write_text("")
-    (hooked / "sitecustomize.py").write_text("import sys, types\nsys.modules['hook_ran'] = types.ModuleType('hook_ran')\n")
+    (hooked / "sitecustomize.py").write_text(
+        "import sys, types\nsys.modules['hook_ran'] = types.ModuleType('hook_ran')\n"
+    )
     (shadowing / "yaml.py").write_text("")
     outcomes = {}
     for folder in (plain, hooked, shadowing):
         run_env = dict(env, PYTHONPATH=f"{folder}{os.pathsep}{tmp_path / 'absent'}")
         before = _lines_of(log)
         warm = run_python(["-c", _PROBE], env=run_env, timeout=120)
-        cold = subprocess.run([sys.executable, "-c", _PROBE], env=run_env, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+        cold = subprocess.run(
+            [sys.executable, "-c", _PROBE],
+            env=run_env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
         assert warm.returncode == cold.returncode == 0, warm.stderr[-2000:] + cold.stderr[-2000:]
         assert json.loads(warm.stdout) == json.loads(cold.stdout), folder.name
         (line,) = _lines_of(log)[len(before) :]
-        outcomes[folder.name] = ("warm" if line.startswith("warm ") else line.split(":")[0], json.loads(warm.stdout))  # "cold (VARIABLES)"
+        outcomes[folder.name] = (
+            "warm" if line.startswith("warm ") else line.split(":")[0],
+            json.loads(warm.stdout),
+        )  # "cold (VARIABLES)"
     assert outcomes["plain"][0] == "warm" and outcomes["plain"][1]["probe"] == str(plain / "path_probe.py")
-    assert outcomes["plain"][1]["path"][1:3] == [str(plain), str(tmp_path / "absent")]  # after the first entry, as at start-up
+    assert outcomes["plain"][1]["path"][1:3] == [
+        str(plain),
+        str(tmp_path / "absent"),
+    ]  # after the first entry, as at start-up
     assert outcomes["hooked"][0] == "cold (PYTHONPATH)" and outcomes["hooked"][1]["hooked"]
     assert outcomes["shadowing"][0] == "cold (PYTHONPATH)"
 
@@ -155,7 +216,14 @@ def test_a_server_runs_cold_what_its_start_up_variables_do_not_fit(hf_home, tmp_
     before = _lines_of(Path(server.log))
     value = str(tmp_path / "elsewhere") if variable == "HF_HOME" else "1" if env.get(variable) != "1" else "2"
     other = dict(env, **{variable: value, SOCKET_ENV: server.socket})
-    proc = subprocess.run([server.shim, "-m", "lmms_eval", "--help"], env=other, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    proc = subprocess.run(
+        [server.shim, "-m", "lmms_eval", "--help"],
+        env=other,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
     assert proc.returncode == 0 and "usage: lmms-eval" in proc.stdout, proc.stderr[-3000:]
     assert _lines_of(Path(server.log))[len(before) :] == [f"cold ({variable}): lmms_eval --help"]
 
@@ -172,7 +240,14 @@ def test_a_run_whose_test_times_out_is_killed(hf_home):
     log = _server_log(base_env(hf_home))
     python, env = python_for(base_env(hf_home))
     before = _lines_of(log)
-    with subprocess.Popen([*python, "-c", _ENDLESS], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL) as shim:
+    with subprocess.Popen(
+        [*python, "-c", _ENDLESS],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    ) as shim:
         assert shim.stdout.readline() == "started\n", shim.stderr.read()[-3000:]
         (line,) = _lines_of(log)[len(before) :]
         pid = _pid(line)
@@ -210,7 +285,14 @@ def test_a_server_first_asked_with_a_python_path_serves_runs_without_one_warm(tm
     log = Path(server.log)
     for run_env, code in ((dict(env, PYTHONPATH=str(folder)), "import path_probe"), (env, "print('ok')")):
         before = _lines_of(log)
-        proc = subprocess.run([server.shim, "-c", code], env=dict(run_env, **{SOCKET_ENV: server.socket}), capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+        proc = subprocess.run(
+            [server.shim, "-c", code],
+            env=dict(run_env, **{SOCKET_ENV: server.socket}),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
         assert proc.returncode == 0, proc.stderr[-2000:]
         (line,) = _lines_of(log)[len(before) :]
         assert line.startswith("warm "), line

@@ -15,12 +15,35 @@ from lmms_comparative.tasklib import docs_dataset, docs_hook, rows_to_columns
 # empty lists, nested dicts, ints beside strings in other columns, unicode.
 DOCS = {
     "subtlebench": [
-        {"item_id": "attribute_x_1", "options": ["a", "b"], "answer_letter": "A", "has_caption": True, "caption": "", "factors": "{}"},
-        {"item_id": "attribute_x_2", "options": ["b", "c", "d"], "answer_letter": "C", "has_caption": False, "caption": "é", "factors": '{"k": 1}'},
+        {
+            "item_id": "attribute_x_1",
+            "options": ["a", "b"],
+            "answer_letter": "A",
+            "has_caption": True,
+            "caption": "",
+            "factors": "{}",
+        },
+        {
+            "item_id": "attribute_x_2",
+            "options": ["b", "c", "d"],
+            "answer_letter": "C",
+            "has_caption": False,
+            "caption": "é",
+            "factors": '{"k": 1}',
+        },
     ],
-    "compbench": [{"uid": "cub/0", "images": ["a.png", "b.png"], "idx": 0, "extra": None}, {"uid": "cub/1", "images": ["c.png"], "idx": 1, "extra": None}],
-    "captionqa": [{"id": "nat_001", "row": 0, "q_idx": 3, "options": ["x"], "category": ""}, {"id": "nat_002", "row": 5, "q_idx": 0, "options": [], "category": "Color"}],
-    "nested": [{"uid": "g1", "meta": {"pair": "1", "n": 2}, "tags": []}, {"uid": "g2", "meta": {"pair": "2", "n": 3}, "tags": ["t"]}],
+    "compbench": [
+        {"uid": "cub/0", "images": ["a.png", "b.png"], "idx": 0, "extra": None},
+        {"uid": "cub/1", "images": ["c.png"], "idx": 1, "extra": None},
+    ],
+    "captionqa": [
+        {"id": "nat_001", "row": 0, "q_idx": 3, "options": ["x"], "category": ""},
+        {"id": "nat_002", "row": 5, "q_idx": 0, "options": [], "category": "Color"},
+    ],
+    "nested": [
+        {"uid": "g1", "meta": {"pair": "1", "n": 2}, "tags": []},
+        {"uid": "g2", "meta": {"pair": "2", "n": 3}, "tags": ["t"]},
+    ],
 }
 
 

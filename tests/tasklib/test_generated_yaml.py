@@ -22,7 +22,10 @@ FOLDERS = [generate.FOLDER / b.name for b in BENCHMARKS] + TOYS
 @pytest.mark.parametrize("folder", FOLDERS, ids=lambda f: f.name)
 def test_regenerating_changes_no_byte_and_every_yaml_is_generated(folder):
     plan = generate.plan(folder)
-    assert not plan.write and not plan.remove, "\n".join(plan.lines()) + f"\nedit tasks.py, not the YAMLs; then run {generate.COMMAND} {generate._target(folder)}"
+    assert not plan.write and not plan.remove, (
+        "\n".join(plan.lines())
+        + f"\nedit tasks.py, not the YAMLs; then run {generate.COMMAND} {generate._target(folder)}"
+    )
     for path in (folder / "yaml").iterdir():
         if generate.is_task_yaml(path):
             assert path.read_text(encoding="utf-8").startswith(f"# {generate.header(folder)}\n"), path
@@ -56,7 +59,12 @@ def test_check_names_a_changed_file_and_a_hand_written_one_and_a_write_fixes_bot
     out = capsys.readouterr().out
     assert "toyx_a.yaml: differs from what" in out and "toyx_c.yaml: not produced by" in out and "toyx_b" not in out
     assert generate.main([str(folder)]) == 0
-    assert sorted(p.name for p in (folder / "yaml").iterdir()) == ["_placeholder.jsonl", "toyx.yaml", "toyx_a.yaml", "toyx_b.yaml"]
+    assert sorted(p.name for p in (folder / "yaml").iterdir()) == [
+        "_placeholder.jsonl",
+        "toyx.yaml",
+        "toyx_a.yaml",
+        "toyx_b.yaml",
+    ]
     assert generate.main(["--check", str(folder)]) == 0
 
 
@@ -105,7 +113,14 @@ def _stated(spec) -> dict:
         return _plain(dict(spec.config))
     if isinstance(spec, Task):
         return _plain({"task": spec.name, **({"include": spec.include} if spec.include else {}), **spec.config})
-    return _plain({"group": spec.name, "task": list(spec.tasks), **spec.config, **({"include": spec.include} if spec.include else {})})
+    return _plain(
+        {
+            "group": spec.name,
+            "task": list(spec.tasks),
+            **spec.config,
+            **({"include": spec.include} if spec.include else {}),
+        }
+    )
 
 
 @pytest.mark.parametrize("benchmark", BENCHMARKS, ids=lambda b: b.name)

@@ -6,14 +6,37 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from lmms_comparative.tasklib.yamlgen import PLACEHOLDER, Flow, Fn, Group, Hooks, Note, Source, Task, Template, define_hooks, generation, group_metric, metric, render, scalar
+from lmms_comparative.tasklib.yamlgen import (
+    PLACEHOLDER,
+    Flow,
+    Fn,
+    Group,
+    Hooks,
+    Note,
+    Source,
+    Task,
+    Template,
+    define_hooks,
+    generation,
+    group_metric,
+    metric,
+    render,
+    scalar,
+)
 
 H = Hooks("pkg.hooks")
 
 
 def test_a_task():
     task = Task(
-        "toy_a", {"process_docs": H.process_docs_a, "lmms_eval_specific_kwargs": Flow({"default": {"prompt": "grid"}}), "generation_kwargs": Note("Why 8.", generation(8, 0))}, include="_default_template_yaml", note="A toy task.\nTwo lines."
+        "toy_a",
+        {
+            "process_docs": H.process_docs_a,
+            "lmms_eval_specific_kwargs": Flow({"default": {"prompt": "grid"}}),
+            "generation_kwargs": Note("Why 8.", generation(8, 0)),
+        },
+        include="_default_template_yaml",
+        note="A toy task.\nTwo lines.",
     )
     assert render(task, "Generated from x") == (
         "# Generated from x\n"
@@ -32,7 +55,17 @@ def test_a_task():
 
 
 def test_a_group_writes_its_include_last():
-    group = Group("toy", ("toy_a", "toy_b"), {"aggregate_metric_list": [group_metric("accuracy", weight_by_size=False), Note("Summed.", group_metric("counts", Fn("pkg.sum")))]}, include="_group_template_yaml")
+    group = Group(
+        "toy",
+        ("toy_a", "toy_b"),
+        {
+            "aggregate_metric_list": [
+                group_metric("accuracy", weight_by_size=False),
+                Note("Summed.", group_metric("counts", Fn("pkg.sum"))),
+            ]
+        },
+        include="_group_template_yaml",
+    )
     assert render(group) == (
         "group: toy\n"
         "task:\n"
@@ -52,7 +85,12 @@ def test_a_group_writes_its_include_last():
 def test_a_template():
     template = Template(
         "_default_template_yaml",
-        {**PLACEHOLDER, "metric_list": [metric("accuracy", H.aggregate_accuracy), metric("counts", H.aggregate_counts, None)], "filter_list": [{"name": "none", "filter": [{"function": H.Keep}]}], "metadata": {"version": 1.0}},
+        {
+            **PLACEHOLDER,
+            "metric_list": [metric("accuracy", H.aggregate_accuracy), metric("counts", H.aggregate_counts, None)],
+            "filter_list": [{"name": "none", "filter": [{"function": H.Keep}]}],
+            "metadata": {"version": 1.0},
+        },
     )
     assert render(template) == (
         "dataset_path: json\n"

@@ -30,15 +30,22 @@ def _forge_pass(results_file, signed_by=None, monkeypatch=None) -> None:
         "results_sha256": covered_files(results_file)[results_file.name],
         "files": covered_files(results_file),
         "verdict": "PASS",
-        "tasks": {t: {"status": "PASS", "detail": "45 items, each once; metrics and samples re-scored equal"} for t in ("subtlebench_at", "subtlebench_sp")},
+        "tasks": {
+            t: {"status": "PASS", "detail": "45 items, each once; metrics and samples re-scored equal"}
+            for t in ("subtlebench_at", "subtlebench_sp")
+        },
     }
     if signed_by is not None:
         monkeypatch.setenv(signing.CONFIG_VARIABLE, str(signed_by))
         document = signing.sign(document)
-    results_file.with_name(results_file.name.replace("_results.json", "_verify.json")).write_text(json.dumps(document, indent=1))
+    results_file.with_name(results_file.name.replace("_results.json", "_verify.json")).write_text(
+        json.dumps(document, indent=1)
+    )
 
 
-def test_a_forged_pass_beside_an_edited_metric_is_shown_as_a_claim_and_fails_here(subtlebench_pass_run, hf_home, subtlebench_root, tmp_path, monkeypatch):
+def test_a_forged_pass_beside_an_edited_metric_is_shown_as_a_claim_and_fails_here(
+    subtlebench_pass_run, hf_home, subtlebench_root, tmp_path, monkeypatch
+):
     env = base_env(hf_home, SUBTLEBENCH_ROOT=subtlebench_root, LMMS_COMPARATIVE_CONFIG_DIR=tmp_path / "maintainer")
     copy(subtlebench_pass_run, tmp_path / "honest")
     assert verify(tmp_path / "honest", env).returncode == 0
@@ -53,7 +60,10 @@ def test_a_forged_pass_beside_an_edited_metric_is_shown_as_a_claim_and_fails_her
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     first = proc.stdout.splitlines()[0]
     assert "; verify: PASS), B = random_choice (" in first and f"; verify: {CLAIMED});" in first, first
-    assert all(r["verify_a"] == "PASS" and r["verify_b"] == CLAIMED for r in json.loads((tmp_path / "cmp" / "compare.json").read_text()))
+    assert all(
+        r["verify_a"] == "PASS" and r["verify_b"] == CLAIMED
+        for r in json.loads((tmp_path / "cmp" / "compare.json").read_text())
+    )
 
     out = tmp_path / "report"
     runs = [tmp_path / n for n in ("honest", "copied", "forged", "signed")]
@@ -71,7 +81,9 @@ def test_a_forged_pass_beside_an_edited_metric_is_shown_as_a_claim_and_fails_her
     proc = verify(tmp_path / "forged", env)
     assert proc.returncode == 1 and verdicts(proc)["subtlebench_at"].startswith("FAIL"), proc.stdout[-3000:]
     proc = run_tool("compare", str(tmp_path / "honest"), str(tmp_path / "forged"), env=env)
-    assert proc.returncode == 1 and "; verify: FAIL);" in proc.stdout.splitlines()[0], proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert proc.returncode == 1 and "; verify: FAIL);" in proc.stdout.splitlines()[0], (
+        proc.stdout[-2000:] + proc.stderr[-2000:]
+    )
 
 
 def test_a_claimed_fail_decides_nothing(subtlebench_pass_run, hf_home, subtlebench_root, tmp_path):
@@ -81,4 +93,6 @@ def test_a_claimed_fail_decides_nothing(subtlebench_pass_run, hf_home, subtleben
     verdict = results_file.with_name(results_file.name.replace("_results.json", "_verify.json"))
     verdict.write_text(json.dumps({"verdict": "FAIL", "files": covered_files(results_file), "tasks": {}}))
     proc = run_tool("compare", str(tmp_path / "run"), str(tmp_path / "run"), env=env)
-    assert proc.returncode == 0 and "verify: claimed FAIL, not checked here)" in proc.stdout.splitlines()[0], proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert proc.returncode == 0 and "verify: claimed FAIL, not checked here)" in proc.stdout.splitlines()[0], (
+        proc.stdout[-2000:] + proc.stderr[-2000:]
+    )

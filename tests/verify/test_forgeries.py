@@ -16,7 +16,9 @@ from helpers.verifying import copy_run, export, lines, roots_env, save, verdicts
 pytestmark = pytest.mark.e2e
 
 
-def test_every_row_a_reader_reads_is_checked_and_export_trusts_no_verdict_file(four_benchmarks_run, hf_home, fixture_roots, tmp_path):
+def test_every_row_a_reader_reads_is_checked_and_export_trusts_no_verdict_file(
+    four_benchmarks_run, hf_home, fixture_roots, tmp_path
+):
     results_file, results, _ = copy_run(four_benchmarks_run, tmp_path / "rows")
     # The headline row the report and export read first, and a group's breakdown in "groups".
     results["results"]["subtlebench"]["accuracy,none"] = 0.9
@@ -31,10 +33,18 @@ def test_every_row_a_reader_reads_is_checked_and_export_trusts_no_verdict_file(f
 
     proc = verify(tmp_path / "rows", roots_env(hf_home, fixture_roots))
     found = verdicts(proc)
-    assert proc.returncode == 1 and "verify: NOT every task holds" in proc.stdout, proc.stdout[-3000:] + proc.stderr[-2000:]
-    assert found["subtlebench"].startswith("FAIL") and "subtlebench accuracy,none: the results JSON says 0.9" in found["subtlebench"]
+    assert proc.returncode == 1 and "verify: NOT every task holds" in proc.stdout, (
+        proc.stdout[-3000:] + proc.stderr[-2000:]
+    )
+    assert (
+        found["subtlebench"].startswith("FAIL")
+        and "subtlebench accuracy,none: the results JSON says 0.9" in found["subtlebench"]
+    )
     assert "subtlebench (in 'groups') accuracy_natural,none: the results JSON says 1.0" in found["subtlebench"]
-    assert found["compbench"].startswith("FAIL") and "compbench accuracy,none: the results JSON says 0.9" in found["compbench"]
+    assert (
+        found["compbench"].startswith("FAIL")
+        and "compbench accuracy,none: the results JSON says 0.9" in found["compbench"]
+    )
     assert found["vlm2bench_oc_cpr"].startswith("FAIL") and "no record entry" in found["vlm2bench_oc_cpr"]
     assert found["vidi_global"].startswith("FAIL") and "no record entry" in found["vidi_global"]
     # What was left alone still passes: the honest twin in the same file.
@@ -45,8 +55,20 @@ def test_every_row_a_reader_reads_is_checked_and_export_trusts_no_verdict_file(f
     verdict = {"verdict": "PASS", "results_sha256": hashlib.sha256(results_file.read_bytes()).hexdigest(), "tasks": {}}
     (results_file.parent / results_file.name.replace("_results.json", "_verify.json")).write_text(json.dumps(verdict))
     out = tmp_path / "export"
-    proc = export(str(tmp_path / "rows"), "-o", str(out), "--allow-subset", "--dataset-id", "compbench=someone/CompBench", env=roots_env(hf_home, fixture_roots))
-    assert proc.returncode == 1 and "not exported: verify's checks give FAIL" in proc.stderr and "nothing exported" in proc.stderr, proc.stderr[-3000:]
+    proc = export(
+        str(tmp_path / "rows"),
+        "-o",
+        str(out),
+        "--allow-subset",
+        "--dataset-id",
+        "compbench=someone/CompBench",
+        env=roots_env(hf_home, fixture_roots),
+    )
+    assert (
+        proc.returncode == 1
+        and "not exported: verify's checks give FAIL" in proc.stderr
+        and "nothing exported" in proc.stderr
+    ), proc.stderr[-3000:]
     assert not (out / ".eval_results").exists()
 
 
@@ -65,7 +87,9 @@ def test_every_results_file_at_any_depth_is_checked_or_named(four_benchmarks_run
     (root / "broken" / "20260101_000001_results.json").write_text("[1, 2]")
     # lmms-eval's own task only: passed over, and said so.
     (root / "theirs").mkdir()
-    (root / "theirs" / "20260101_000002_results.json").write_text(json.dumps({"results": {"mme": {"mme_perception_score,none": 1.0}}}))
+    (root / "theirs" / "20260101_000002_results.json").write_text(
+        json.dumps({"results": {"mme": {"mme_perception_score,none": 1.0}}})
+    )
 
     proc = verify(root, roots_env(hf_home, fixture_roots))
     out = proc.stdout
@@ -77,7 +101,10 @@ def test_every_results_file_at_any_depth_is_checked_or_named(four_benchmarks_run
         sections[folder] = sections.get(folder, "") + block
     assert set(sections) == {"real", "rescored", "broken", "theirs"}
     assert "FAIL       subtlebench_at: subtlebench_at accuracy,none" in sections["rescored"]
-    assert "FAIL       compbench_attribute_vaw: malformed samples log:" in sections["rescored"] and "line " in sections["rescored"]
+    assert (
+        "FAIL       compbench_attribute_vaw: malformed samples log:" in sections["rescored"]
+        and "line " in sections["rescored"]
+    )
     assert "FAIL" not in sections["real"] and "PASS       subtlebench_at" in sections["real"]  # still checked
     assert "BAD FILE   20260101_000000_results.json: not valid JSON" in sections["broken"]
     assert "BAD FILE   20260101_000001_results.json: a JSON list, not the object lmms-eval writes" in sections["broken"]
@@ -97,7 +124,18 @@ def skipped_run(subtlebench_root, hf_home, tmp_path_factory):
     image = damaged / record["image_1"].split("/resolve/main/", 1)[1]
     image.write_bytes(image.read_bytes()[: image.stat().st_size // 2])
     env = roots_env(hf_home, {"SUBTLEBENCH_ROOT": damaged}, LMMS_COMPARATIVE_MAX_FAILED="0.5")
-    proc = run_cli(["--model", "random_choice", "--tasks", "subtlebench_sp,subtlebench_at", "--output_path", str(base / "run"), "--log_samples"], env=env)
+    proc = run_cli(
+        [
+            "--model",
+            "random_choice",
+            "--tasks",
+            "subtlebench_sp,subtlebench_at",
+            "--output_path",
+            str(base / "run"),
+            "--log_samples",
+        ],
+        env=env,
+    )
     results, _ = read_run(base / "run", proc)
     assert proc.returncode == 0, proc.stderr[-3000:]
     skipped = results["lmms_comparative"]["tasks"]["subtlebench_sp"]["skipped"]
@@ -126,7 +164,11 @@ def test_skips_claimed_for_items_that_read_here_fail(skipped_run, subtlebench_ro
     proc = verify(tmp_path / "forged", env)
     found = verdicts(proc)
     assert proc.returncode == 1, proc.stdout[-3000:]
-    assert found["subtlebench_sp"].startswith("FAIL") and "1 item(s) recorded as skipped read here" in found["subtlebench_sp"] and "(truncated image)" in found["subtlebench_sp"]
+    assert (
+        found["subtlebench_sp"].startswith("FAIL")
+        and "1 item(s) recorded as skipped read here" in found["subtlebench_sp"]
+        and "(truncated image)" in found["subtlebench_sp"]
+    )
     assert found["subtlebench_at"].startswith("PASS")
 
 
@@ -137,4 +179,8 @@ def test_a_malformed_samples_line_names_its_file_and_line(four_benchmarks_run, h
     samples["subtlebench_qn"].write_text(samples["subtlebench_qn"].read_text() + "[]\n")
     proc = verify(tmp_path / "run", roots_env(hf_home, fixture_roots))
     line = verdicts(proc)["subtlebench_qn"]
-    assert proc.returncode == 1 and line.startswith("FAIL") and "_samples_subtlebench_qn.jsonl, line 2: expected a JSON object, got list" in line
+    assert (
+        proc.returncode == 1
+        and line.startswith("FAIL")
+        and "_samples_subtlebench_qn.jsonl, line 2: expected a JSON object, got list" in line
+    )

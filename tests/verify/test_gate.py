@@ -42,13 +42,19 @@ def _evil_group(results: dict, marker) -> dict:
 
 def _plant(folder, marker) -> None:
     (folder / "sub").mkdir()
-    yaml_text = "task: evil\ndataset_path: json\nprocess_docs: !function pwn.go\noutput_type: generate_until\ndoc_to_text: x\n"
+    yaml_text = (
+        "task: evil\ndataset_path: json\nprocess_docs: !function pwn.go\noutput_type: generate_until\ndoc_to_text: x\n"
+    )
     for where in (folder, folder / "sub"):
         (where / "evil.yaml").write_text(yaml_text)
-        (where / "pwn.py").write_text(f"import pathlib\npathlib.Path({str(marker)!r}).write_text('ran')\ndef go(docs):\n    return docs\n")
+        (where / "pwn.py").write_text(
+            f"import pathlib\npathlib.Path({str(marker)!r}).write_text('ran')\ndef go(docs):\n    return docs\n"
+        )
 
 
-def test_verify_names_paths_depth_and_quadratic_json_each_a_line_beside_the_honest_run(subtlebench_pass_run, hf_home, subtlebench_root, tmp_path):
+def test_verify_names_paths_depth_and_quadratic_json_each_a_line_beside_the_honest_run(
+    subtlebench_pass_run, hf_home, subtlebench_root, tmp_path
+):
     env = base_env(hf_home, SUBTLEBENCH_ROOT=subtlebench_root)
     root = tmp_path / "submission"
     marker = tmp_path / "PWNED"
@@ -63,7 +69,9 @@ def test_verify_names_paths_depth_and_quadratic_json_each_a_line_beside_the_hone
         _, _, samples = copy(subtlebench_pass_run, root / name)
         if forged:
             rows = [json.loads(line) for line in samples["subtlebench_sp"].read_text().splitlines()]
-            samples["subtlebench_sp"].with_name(samples["subtlebench_sp"].name.replace("subtlebench_sp", "subtlebench_em")).write_text("".join(json.dumps(r) + "\n" for r in rows))
+            samples["subtlebench_sp"].with_name(
+                samples["subtlebench_sp"].name.replace("subtlebench_sp", "subtlebench_em")
+            ).write_text("".join(json.dumps(r) + "\n" for r in rows))
         _rename(root / name, date, "2026[1]")
     # 5. 65 "[", one '"', then '\"' repeated: a depth check that scans strings by backtracking is quadratic.
     (root / "quadratic").mkdir()
@@ -87,14 +95,20 @@ def test_verify_names_paths_depth_and_quadratic_json_each_a_line_beside_the_hone
     save(typed_file, typed)
     # 10. A record task naming a path out of the folder.
     path_file, path_run, _ = copy(subtlebench_pass_run, root / "pathname")
-    path_run["lmms_comparative"]["tasks"]["subtlebench_zz/../../out/private"] = path_run["lmms_comparative"]["tasks"]["subtlebench_sp"]
+    path_run["lmms_comparative"]["tasks"]["subtlebench_zz/../../out/private"] = path_run["lmms_comparative"]["tasks"][
+        "subtlebench_sp"
+    ]
     save(path_file, path_run)
 
     try:
         proc = run_python(["-m", "lmms_comparative", "verify", str(root)], env=env, cwd=root / "evil", timeout=600)
         # report and compare walk the same tree: the deep folder is a line, the honest run is shown.
-        reported = run_report(str(root / "deep"), str(root / "honest"), "-o", str(tmp_path / "deep_report"), "--no-html")
-        compared = run_python(["-m", "lmms_comparative", "compare", str(root / "deep"), str(root / "honest"), "--unverified"], env=env)
+        reported = run_report(
+            str(root / "deep"), str(root / "honest"), "-o", str(tmp_path / "deep_report"), "--no-html"
+        )
+        compared = run_python(
+            ["-m", "lmms_comparative", "compare", str(root / "deep"), str(root / "honest"), "--unverified"], env=env
+        )
     finally:  # pytest's own clean-up recurses, and a tree 1,100 deep is past Python's stack
         subprocess.run(["rm", "-rf", str(deep)], check=True)
     out = proc.stdout
@@ -107,16 +121,31 @@ def test_verify_names_paths_depth_and_quadratic_json_each_a_line_beside_the_hone
         block = out.split(f"{root / name}", 1)[1].split("\n/", 1)[0]
         assert "PASS       subtlebench_sp" in block and "FAIL" not in block, block
     forged = out.split(f"{root / 'bracket_forged'}", 1)[1].split("\n/", 1)[0]
-    assert "FAIL       subtlebench_em: a samples log 2026[1]_samples_subtlebench_em.jsonl that no record entry backs" in forged, forged
+    assert (
+        "FAIL       subtlebench_em: a samples log 2026[1]_samples_subtlebench_em.jsonl that no record entry backs"
+        in forged
+    ), forged
     evil_block = out.split(f"{root / 'evil'}", 1)[1].split("\n/", 1)[0]
-    assert "FAIL       subtlebench_sp,evil.yaml,sub/evil.yaml: not a task or group of the installed package" in evil_block, evil_block
+    assert (
+        "FAIL       subtlebench_sp,evil.yaml,sub/evil.yaml: not a task or group of the installed package" in evil_block
+    ), evil_block
     assert "  BAD FILE   20260101_000000_results.json: not valid JSON" in out, out
-    assert any("passed over: a folder 25 levels down, past the 24 a folder of runs needs: not read" in line for line in lines), out[-2000:]
-    assert "  BAD FILE   " in out.split(f"{root / 'typed'}", 1)[1].split("\n", 2)[1] and "config: input should be a valid dictionary" in out
+    assert any(
+        "passed over: a folder 25 levels down, past the 24 a folder of runs needs: not read" in line for line in lines
+    ), out[-2000:]
+    assert (
+        "  BAD FILE   " in out.split(f"{root / 'typed'}", 1)[1].split("\n", 2)[1]
+        and "config: input should be a valid dictionary" in out
+    )
     path_block = out.split(f"{root / 'pathname'}", 1)[1].split("\n/", 1)[0]
-    assert "FAIL       subtlebench_zz/../../out/private: the record names benchmark 'subtlebench', which does not own" in path_block, path_block
+    assert (
+        "FAIL       subtlebench_zz/../../out/private: the record names benchmark 'subtlebench', which does not own"
+        in path_block
+    ), path_block
 
-    assert "Traceback" not in reported.stderr and "past the 24 a folder of runs needs" in reported.stderr, reported.stderr[-2000:]
+    assert "Traceback" not in reported.stderr and "past the 24 a folder of runs needs" in reported.stderr, (
+        reported.stderr[-2000:]
+    )
     assert "random_choice" in (tmp_path / "deep_report" / "report.md").read_text()
     assert "Traceback" not in compared.stderr and "RecursionError" not in compared.stderr, compared.stderr[-2000:]
 
@@ -125,12 +154,22 @@ def test_verify_names_paths_depth_and_quadratic_json_each_a_line_beside_the_hone
     assert scored.returncode == 0, scored.stderr[-3000:]
     assert "evil.yaml" not in scored.stderr.split("$ lmms-eval", 1)[1].splitlines()[0]
     assert not marker.exists(), "the folder's Python ran under score"
-    exported = run_python(["-m", "lmms_comparative", "export", str(root / "evil"), "-o", str(tmp_path / "exported")], env=env, cwd=root / "evil", timeout=600)
-    assert exported.returncode == 1 and "subtlebench_sp,evil.yaml,sub/evil.yaml: not a task or group of the installed package" in exported.stderr, exported.stderr[-2000:]
+    exported = run_python(
+        ["-m", "lmms_comparative", "export", str(root / "evil"), "-o", str(tmp_path / "exported")],
+        env=env,
+        cwd=root / "evil",
+        timeout=600,
+    )
+    assert (
+        exported.returncode == 1
+        and "subtlebench_sp,evil.yaml,sub/evil.yaml: not a task or group of the installed package" in exported.stderr
+    ), exported.stderr[-2000:]
     assert not marker.exists(), "the folder's Python ran under export"
 
 
-def test_a_fifo_and_a_link_to_dev_zero_as_results_files_are_lines_not_hangs(subtlebench_pass_run, hf_home, subtlebench_root, tmp_path):
+def test_a_fifo_and_a_link_to_dev_zero_as_results_files_are_lines_not_hangs(
+    subtlebench_pass_run, hf_home, subtlebench_root, tmp_path
+):
     env = base_env(hf_home, SUBTLEBENCH_ROOT=subtlebench_root)
     results_file, _, _ = copy(subtlebench_pass_run, tmp_path / "fifo")
     date = results_file.name[: -len("_results.json")]
@@ -140,13 +179,21 @@ def test_a_fifo_and_a_link_to_dev_zero_as_results_files_are_lines_not_hangs(subt
     linked_file.unlink()
     os.symlink("/dev/zero", linked_file)
     for folder in ("fifo", "zero"):
-        proc = run_score("subtlebench", str(tmp_path / folder), "-o", str(tmp_path / f"out_{folder}"), env=env, timeout=300)
+        proc = run_score(
+            "subtlebench", str(tmp_path / folder), "-o", str(tmp_path / f"out_{folder}"), env=env, timeout=300
+        )
         # The samples logs are still read (they name their tasks); the results JSON beside them is not.
         assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
     proc = verify(tmp_path / "fifo", env)
-    assert proc.returncode == 2 and f"{tmp_path / 'fifo' / (date + '_results.json')}: passed over: not a regular file" in proc.stdout, proc.stdout + proc.stderr[-2000:]
+    assert (
+        proc.returncode == 2
+        and f"{tmp_path / 'fifo' / (date + '_results.json')}: passed over: not a regular file" in proc.stdout
+    ), proc.stdout + proc.stderr[-2000:]
     proc = verify(tmp_path / "zero", env)
-    assert proc.returncode == 2 and f"{tmp_path / 'zero' / (date + '_results.json')}: passed over: a link: not followed" in proc.stdout, proc.stdout + proc.stderr[-2000:]
+    assert (
+        proc.returncode == 2
+        and f"{tmp_path / 'zero' / (date + '_results.json')}: passed over: a link: not followed" in proc.stdout
+    ), proc.stdout + proc.stderr[-2000:]
 
 
 def test_report_and_compare_of_malformed_runs_name_them_and_show_the_honest_run(subtlebench_pass_run, tmp_path):
@@ -177,7 +224,9 @@ def test_report_and_compare_of_malformed_runs_name_them_and_show_the_honest_run(
 
     # compare: a malformed run is one line; the honest twin compares.
     proc = run_python(["-m", "lmms_comparative", "compare", str(root / "honest"), str(root / "introw"), "--unverified"])
-    assert proc.returncode != 0 and "Traceback" not in proc.stderr and "not an lmms-eval results JSON" in proc.stderr, proc.stderr[-2000:]
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr and "not an lmms-eval results JSON" in proc.stderr, (
+        proc.stderr[-2000:]
+    )
     proc = run_python(["-m", "lmms_comparative", "compare", str(root / "honest"), str(honest_file), "--unverified"])
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
 
@@ -200,12 +249,22 @@ def test_disjoint_items_and_control_characters_in_a_name_label_are_lines_not_cra
         path.write_text("".join(json.dumps(r) + "\n" for r in rows))
 
     reported = run_report(str(root), "-o", str(tmp_path / "report"))
-    assert "Traceback" not in reported.stderr and "\x1b" not in reported.stderr + reported.stdout, reported.stderr[-2000:]
+    assert "Traceback" not in reported.stderr and "\x1b" not in reported.stderr + reported.stdout, reported.stderr[
+        -2000:
+    ]
     assert "\x1b" not in (tmp_path / "report" / "report.md").read_text()
-    compared = run_python(["-m", "lmms_comparative", "compare", str(root / "honest"), str(root / "evil"), "--unverified"])
-    assert "Traceback" not in compared.stderr and "\x1b" not in compared.stdout + compared.stderr, compared.stderr[-2000:]
+    compared = run_python(
+        ["-m", "lmms_comparative", "compare", str(root / "honest"), str(root / "evil"), "--unverified"]
+    )
+    assert "Traceback" not in compared.stderr and "\x1b" not in compared.stdout + compared.stderr, compared.stderr[
+        -2000:
+    ]
     assert "the two runs share no unit (item) of it" in compared.stdout, compared.stdout[-2000:]
     # The honest twin: two untouched copies compare, with a difference per task.
     copy(subtlebench_pass_run, tmp_path / "twin")
-    twin = run_python(["-m", "lmms_comparative", "compare", str(root / "honest"), str(tmp_path / "twin"), "--unverified"])
-    assert twin.returncode == 0 and "subtlebench_sp" in twin.stdout and "not compared" not in twin.stdout, twin.stdout[-2000:]
+    twin = run_python(
+        ["-m", "lmms_comparative", "compare", str(root / "honest"), str(tmp_path / "twin"), "--unverified"]
+    )
+    assert twin.returncode == 0 and "subtlebench_sp" in twin.stdout and "not compared" not in twin.stdout, twin.stdout[
+        -2000:
+    ]

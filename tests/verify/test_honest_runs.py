@@ -14,11 +14,28 @@ pytestmark = pytest.mark.e2e
 def test_a_run_with_an_offset_verifies(hf_home, subtlebench_root, tmp_path):
     env = base_env(hf_home, SUBTLEBENCH_ROOT=subtlebench_root)
     out = tmp_path / "offset"
-    proc = run_cli(["--model", "random_choice", "--tasks", "subtlebench_at", "--output_path", str(out), "--log_samples", "--limit", "2", "--offset", "1"], env=env)
+    proc = run_cli(
+        [
+            "--model",
+            "random_choice",
+            "--tasks",
+            "subtlebench_at",
+            "--output_path",
+            str(out),
+            "--log_samples",
+            "--limit",
+            "2",
+            "--offset",
+            "1",
+        ],
+        env=env,
+    )
     results, samples = read_run(out, proc)
     assert results["lmms_comparative"]["seeds"]["offset"] == 1 and len(samples["subtlebench_at"]) == 2
     proc = verify(out, env)
-    assert proc.returncode == 0 and verdicts(proc)["subtlebench_at"].startswith("PASS       subtlebench_at: 2 items, each once"), proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert proc.returncode == 0 and verdicts(proc)["subtlebench_at"].startswith(
+        "PASS       subtlebench_at: 2 items, each once"
+    ), proc.stdout[-3000:] + proc.stderr[-2000:]
 
 
 def test_a_run_without_samples_is_unverified_not_failed(hf_home, subtlebench_root, tmp_path):
@@ -28,11 +45,15 @@ def test_a_run_without_samples_is_unverified_not_failed(hf_home, subtlebench_roo
     assert proc.returncode == 0, proc.stderr[-3000:]
     proc = verify(out, env)
     found = verdicts(proc)
-    assert proc.returncode == 1 and found["subtlebench_at"].startswith("UNVERIFIED subtlebench_at: no samples log"), proc.stdout[-3000:]
+    assert proc.returncode == 1 and found["subtlebench_at"].startswith("UNVERIFIED subtlebench_at: no samples log"), (
+        proc.stdout[-3000:]
+    )
     assert "FAIL" not in proc.stdout
 
 
-def test_a_second_score_of_a_folder_that_holds_the_first_scores_the_run_again(subtlebench_pass_run, hf_home, subtlebench_root, tmp_path):
+def test_a_second_score_of_a_folder_that_holds_the_first_scores_the_run_again(
+    subtlebench_pass_run, hf_home, subtlebench_root, tmp_path
+):
     """``score RUN -o RUN/rescored`` writes a second run inside the folder: a later ``score RUN``
     must read the run's own samples, not those too (it stopped on "a second prediction for item")."""
     import shutil
@@ -51,7 +72,9 @@ def test_a_second_score_of_a_folder_that_holds_the_first_scores_the_run_again(su
             assert scored["results"][task]["accuracy,none"] == original["results"][task]["accuracy,none"]
 
 
-def test_a_teams_variant_of_our_task_verifies_as_a_variant_and_is_never_exported_as_ours(hf_home, subtlebench_root, tmp_path):
+def test_a_teams_variant_of_our_task_verifies_as_a_variant_and_is_never_exported_as_ours(
+    hf_home, subtlebench_root, tmp_path
+):
     """A team's own task that includes ours with its own decoding (``task: team_sp_greedy``,
     ``include: .../subtlebench_sp.yaml``) is re-scored as a variant of subtlebench_sp and labelled
     so; it FAILed ("the record names benchmark 'subtlebench', which does not own team_sp_greedy"),
@@ -69,9 +92,24 @@ def test_a_teams_variant_of_our_task_verifies_as_a_variant_and_is_never_exported
     team = tmp_path / "team_tasks"
     team.mkdir()
     ours = Path(subtlebench.__file__).parent / "yaml" / "subtlebench_sp.yaml"
-    (team / "team_sp_greedy.yaml").write_text(f"include: {ours}\ntask: team_sp_greedy\ngeneration_kwargs:\n  max_new_tokens: 512\n  temperature: 0\n  until: []\n")
+    (team / "team_sp_greedy.yaml").write_text(
+        f"include: {ours}\ntask: team_sp_greedy\ngeneration_kwargs:\n  max_new_tokens: 512\n  temperature: 0\n  until: []\n"
+    )
     out = tmp_path / "run"
-    proc = run_cli(["--model", "random_choice", "--tasks", "team_sp_greedy,subtlebench_sp", "--include_path", str(team), "--output_path", str(out), "--log_samples"], env=env)
+    proc = run_cli(
+        [
+            "--model",
+            "random_choice",
+            "--tasks",
+            "team_sp_greedy,subtlebench_sp",
+            "--include_path",
+            str(team),
+            "--output_path",
+            str(out),
+            "--log_samples",
+        ],
+        env=env,
+    )
     results, _ = read_run(out, proc)
     assert results["lmms_comparative"]["tasks"]["team_sp_greedy"]["variant_of"] == "subtlebench_sp"
     assert "variant_of" not in results["lmms_comparative"]["tasks"]["subtlebench_sp"]
@@ -79,7 +117,9 @@ def test_a_teams_variant_of_our_task_verifies_as_a_variant_and_is_never_exported
     proc = verify(out, env)
     found = verdicts(proc)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
-    assert found["team_sp_greedy"].startswith("PASS       team_sp_greedy: variant of subtlebench_sp: re-scored through subtlebench_sp's hooks") and found["subtlebench_sp"].startswith("PASS")
+    assert found["team_sp_greedy"].startswith(
+        "PASS       team_sp_greedy: variant of subtlebench_sp: re-scored through subtlebench_sp's hooks"
+    ) and found["subtlebench_sp"].startswith("PASS")
 
     forged = tmp_path / "forged"
     shutil.copytree(out, forged, ignore=shutil.ignore_patterns("*_verify.json"))
@@ -88,11 +128,19 @@ def test_a_teams_variant_of_our_task_verifies_as_a_variant_and_is_never_exported
     document["results"]["team_sp_greedy"]["accuracy,none"] = 1.0
     results_file.write_text(json.dumps(document))
     found = verdicts(verify(forged, env))
-    assert found["team_sp_greedy"].startswith("FAIL") and "team_sp_greedy accuracy,none: the results JSON says 1.0" in found["team_sp_greedy"], found
+    assert (
+        found["team_sp_greedy"].startswith("FAIL")
+        and "team_sp_greedy accuracy,none: the results JSON says 1.0" in found["team_sp_greedy"]
+    ), found
     assert found["subtlebench_sp"].startswith("PASS"), found
 
     proc = export(str(out), "-o", str(tmp_path / "export"), "--allow-subset", env=env)
     exported = "".join(p.read_text() for p in (tmp_path / "export").rglob("*.yaml"))
-    assert proc.returncode == 0 and "subtlebench_sp" in exported and "team_sp_greedy" not in exported, proc.stderr[-2000:]
+    assert proc.returncode == 0 and "subtlebench_sp" in exported and "team_sp_greedy" not in exported, proc.stderr[
+        -2000:
+    ]
     proc = run_tool("report", str(out), "-o", str(tmp_path / "report"), "--no-html", env=env)
-    assert proc.returncode == 0 and "`team_sp_greedy` is a variant of `subtlebench_sp`" in (tmp_path / "report" / "report.md").read_text(), proc.stderr[-2000:]
+    assert (
+        proc.returncode == 0
+        and "`team_sp_greedy` is a variant of `subtlebench_sp`" in (tmp_path / "report" / "report.md").read_text()
+    ), proc.stderr[-2000:]

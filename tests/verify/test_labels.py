@@ -16,7 +16,9 @@ from PIL import Image
 pytestmark = pytest.mark.e2e
 
 
-def test_versions_group_members_prompts_and_generated_data_are_re_derived(four_benchmarks_run, hf_home, fixture_roots, tmp_path):
+def test_versions_group_members_prompts_and_generated_data_are_re_derived(
+    four_benchmarks_run, hf_home, fixture_roots, tmp_path
+):
     results_file, results, _ = copy_run(four_benchmarks_run, tmp_path / "labels")
     record = results["lmms_comparative"]["tasks"]
     # ViDi's version 2 reports its corpus metrics on the 0-100 scale: version 1 would make the report multiply them by 100.
@@ -24,7 +26,9 @@ def test_versions_group_members_prompts_and_generated_data_are_re_derived(four_b
     # A generated copy passed off as the release's data.
     del record["subtlebench_at"]["data"]["generated"]
     # A group with a member left out: the report's "(n skipped)" note would vanish.
-    results["group_subtasks"]["compbench"] = [t for t in results["group_subtasks"]["compbench"] if t != "compbench_attribute_vaw"]
+    results["group_subtasks"]["compbench"] = [
+        t for t in results["group_subtasks"]["compbench"] if t != "compbench_attribute_vaw"
+    ]
     # Another prompt than the installed package's (compare's same-protocol check reads it).
     record["vlm2bench_gc_mat"]["prompts"] = "0" * 64
     save(results_file, results)
@@ -32,15 +36,30 @@ def test_versions_group_members_prompts_and_generated_data_are_re_derived(four_b
     proc = verify(tmp_path / "labels", roots_env(hf_home, fixture_roots))
     found = verdicts(proc)
     assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-2000:]
-    assert found["vidi_granular"].startswith("FAIL") and "versions: the results JSON says 1, the installed package gives 2" in found["vidi_granular"], found["vidi_granular"]
-    assert found["subtlebench_at"].startswith("FAIL") and "data.generated: the record says the data was not generated, the data at hand (SUBTLEBENCH_ROOT) is generated (fixture, subtlebench)" in found["subtlebench_at"]
-    assert found["compbench"].startswith("FAIL") and "group_subtasks: the results JSON says" in found["compbench"], found["compbench"]
-    assert found["vlm2bench_gc_mat"].startswith("FAIL") and "prompts: the record's prompt hash 000000000000... is not the installed package's" in found["vlm2bench_gc_mat"]
+    assert (
+        found["vidi_granular"].startswith("FAIL")
+        and "versions: the results JSON says 1, the installed package gives 2" in found["vidi_granular"]
+    ), found["vidi_granular"]
+    assert (
+        found["subtlebench_at"].startswith("FAIL")
+        and "data.generated: the record says the data was not generated, the data at hand (SUBTLEBENCH_ROOT) is generated (fixture, subtlebench)"
+        in found["subtlebench_at"]
+    )
+    assert found["compbench"].startswith("FAIL") and "group_subtasks: the results JSON says" in found["compbench"], (
+        found["compbench"]
+    )
+    assert (
+        found["vlm2bench_gc_mat"].startswith("FAIL")
+        and "prompts: the record's prompt hash 000000000000... is not the installed package's"
+        in found["vlm2bench_gc_mat"]
+    )
     for untouched in ("subtlebench_sp", "compbench_attribute_vaw", "vlm2bench_oc_cpr", "subtlebench"):
         assert found[untouched].startswith("PASS"), found[untouched]
 
 
-def test_vlm2bench_records_its_local_copy_and_a_changed_copy_fails(four_benchmarks_run, hf_home, fixture_roots, tmp_path):
+def test_vlm2bench_records_its_local_copy_and_a_changed_copy_fails(
+    four_benchmarks_run, hf_home, fixture_roots, tmp_path
+):
     results = json.loads(next(four_benchmarks_run.glob("*_results.json")).read_text())
     data = results["lmms_comparative"]["tasks"]["vlm2bench_gc_mat"]["data"]
     assert data["source"] == "local" and data["variable"] == "VLM2BENCH_ROOT" and len(data["fingerprint"]) == 64, data
@@ -56,8 +75,13 @@ def test_vlm2bench_records_its_local_copy_and_a_changed_copy_fails(four_benchmar
     proc = verify(run, roots_env(hf_home, {**fixture_roots, "VLM2BENCH_ROOT": copy}))
     found = verdicts(proc)
     assert proc.returncode == 1, proc.stdout[-3000:]
-    assert found["vlm2bench_gc_mat"].startswith("FAIL") and "another copy or revision of the data" in found["vlm2bench_gc_mat"], found["vlm2bench_gc_mat"]
-    assert found["subtlebench_at"].startswith("PASS"), found["subtlebench_at"]  # the honest twin: the other benchmarks' data is untouched
+    assert (
+        found["vlm2bench_gc_mat"].startswith("FAIL")
+        and "another copy or revision of the data" in found["vlm2bench_gc_mat"]
+    ), found["vlm2bench_gc_mat"]
+    assert found["subtlebench_at"].startswith("PASS"), found[
+        "subtlebench_at"
+    ]  # the honest twin: the other benchmarks' data is untouched
 
 
 def test_a_samples_log_no_record_entry_backs_fails(subtlebench_pass_run, hf_home, subtlebench_root, tmp_path):
@@ -71,4 +95,6 @@ def test_a_samples_log_no_record_entry_backs_fails(subtlebench_pass_run, hf_home
     found = verdicts(proc)
     assert proc.returncode == 1, proc.stdout[-3000:]
     assert found["subtlebench_st"].startswith("FAIL") and "that no record entry backs" in found["subtlebench_st"], found
-    assert found["subtlebench_at"].startswith("PASS") and found["subtlebench_sp"].startswith("PASS"), found  # the honest twins beside it
+    assert found["subtlebench_at"].startswith("PASS") and found["subtlebench_sp"].startswith("PASS"), (
+        found
+    )  # the honest twins beside it

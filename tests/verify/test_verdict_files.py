@@ -41,16 +41,23 @@ def test_a_current_verdict_and_each_change_named_once(tmp_path):
     (tmp_path / "run" / "20260101_000000_samples_subtlebench_at.jsonl").write_text('{"doc_id": 1}\n')
     (tmp_path / "run" / "20260101_000000_samples_subtlebench_st.jsonl").write_text('{"doc_id": 0}\n')
     found = read_verdicts(results)
-    assert found["current"] is False and found["changed"] == ["20260101_000000_samples_subtlebench_at.jsonl", "20260101_000000_samples_subtlebench_st.jsonl"]
+    assert found["current"] is False and found["changed"] == [
+        "20260101_000000_samples_subtlebench_at.jsonl",
+        "20260101_000000_samples_subtlebench_st.jsonl",
+    ]
 
 
 def test_an_older_verdict_names_each_uncovered_file_once(tmp_path):
     results = _run(tmp_path / "run")
     verdict = tmp_path / "run" / "20260101_000000_verify.json"
-    verdict.write_text(json.dumps({"verdict": "PASS", "results_sha256": hashlib.sha256(results.read_bytes()).hexdigest()}))
+    verdict.write_text(
+        json.dumps({"verdict": "PASS", "results_sha256": hashlib.sha256(results.read_bytes()).hexdigest()})
+    )
     found = read_verdicts(results)
     assert found["current"] is False
-    assert found["changed"] == [f"20260101_000000_samples_subtlebench_{t}.jsonl (not covered by this older verdict)" for t in ("at", "sp")]
+    assert found["changed"] == [
+        f"20260101_000000_samples_subtlebench_{t}.jsonl (not covered by this older verdict)" for t in ("at", "sp")
+    ]
     results.write_text('{"results": {"x": {}}}')
     assert read_verdicts(results)["changed"][0] == results.name
 
@@ -64,7 +71,9 @@ def test_only_a_verdict_signed_here_is_made_here(tmp_path, config, monkeypatch):
     assert not (config / "verdict.key").exists()  # reading makes no key
     found = read_verdicts(results)
     assert found["current"] is True and found["made_here"] is False
-    verdict.write_text(json.dumps({**document, "made_here": True, signing.MAC_FIELD: "0" * 64}))  # a field of ours or a MAC made up
+    verdict.write_text(
+        json.dumps({**document, "made_here": True, signing.MAC_FIELD: "0" * 64})
+    )  # a field of ours or a MAC made up
     assert read_verdicts(results)["made_here"] is False
     # The honest twin: signed with this machine's key, laid out in any way.
     signed = signing.sign(document)

@@ -32,7 +32,14 @@ def test_an_untouched_run_passes(run, hf_home, fixture_roots, tmp_path):
     proc = _verify(run, env)
     verdicts = _verdicts(proc)
     assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
-    assert {"subtlebench_at", "subtlebench_ac", "vlm2bench_gc_mat", "vlm2bench_pc_grp", "compbench_attribute_vaw", "vidi_granular"} <= set(verdicts)
+    assert {
+        "subtlebench_at",
+        "subtlebench_ac",
+        "vlm2bench_gc_mat",
+        "vlm2bench_pc_grp",
+        "compbench_attribute_vaw",
+        "vidi_granular",
+    } <= set(verdicts)
     assert all(line.startswith("PASS") for line in verdicts.values()), verdicts
     assert "verify: every task holds" in proc.stdout
     # The report shows the verdict, while the results file is the one verified.
@@ -70,19 +77,37 @@ def test_each_tampering_fails_and_is_named(run, hf_home, fixture_roots, tmp_path
     proc = _verify(folder, _env(hf_home, fixture_roots))
     verdicts = _verdicts(proc)
     assert proc.returncode == 1 and "verify: NOT every task holds" in proc.stdout
-    assert verdicts["subtlebench_at"].startswith("FAIL") and "subtlebench_at accuracy,none: the results JSON says" in verdicts["subtlebench_at"]
+    assert (
+        verdicts["subtlebench_at"].startswith("FAIL")
+        and "subtlebench_at accuracy,none: the results JSON says" in verdicts["subtlebench_at"]
+    )
     assert verdicts["subtlebench_sp"].startswith("FAIL") and "not the recorded item set" in verdicts["subtlebench_sp"]
     assert verdicts["subtlebench_st"].startswith("FAIL") and "appear more than once" in verdicts["subtlebench_st"]
-    assert verdicts["subtlebench_em"].startswith("FAIL") and "score differently from their logged scores" in verdicts["subtlebench_em"]
+    assert (
+        verdicts["subtlebench_em"].startswith("FAIL")
+        and "score differently from their logged scores" in verdicts["subtlebench_em"]
+    )
     assert verdicts["subtlebench_ac"].startswith("FAIL") and "not the recorded item set" in verdicts["subtlebench_ac"]
-    assert verdicts["compbench_attribute_vaw"].startswith("FAIL") and "another copy or revision of the data" in verdicts["compbench_attribute_vaw"]
-    assert verdicts["vlm2bench_gc_mat"].startswith("FAIL") and "not the recorded item set" in verdicts["vlm2bench_gc_mat"]
+    assert (
+        verdicts["compbench_attribute_vaw"].startswith("FAIL")
+        and "another copy or revision of the data" in verdicts["compbench_attribute_vaw"]
+    )
+    assert (
+        verdicts["vlm2bench_gc_mat"].startswith("FAIL") and "not the recorded item set" in verdicts["vlm2bench_gc_mat"]
+    )
     assert run_report(str(folder), "-o", str(tmp_path / "report")).returncode == 0
     assert "| FAIL (" in (tmp_path / "report" / "report.md").read_text()
     results_file.write_text(results_file.read_text() + " ")  # changed after verify checked it
     assert run_report(str(folder), "-o", str(tmp_path / "report2")).returncode == 0
-    assert f"STALE: {results_file.name} changed after `lmms-comparative verify` checked the run" in (tmp_path / "report2" / "report.md").read_text()
-    untouched = [t for t in ("subtlebench_qn", "subtlebench_ql", "compbench_existence_spotdiff", "vlm2bench_pc_grp") if t in verdicts]
+    assert (
+        f"STALE: {results_file.name} changed after `lmms-comparative verify` checked the run"
+        in (tmp_path / "report2" / "report.md").read_text()
+    )
+    untouched = [
+        t
+        for t in ("subtlebench_qn", "subtlebench_ql", "compbench_existence_spotdiff", "vlm2bench_pc_grp")
+        if t in verdicts
+    ]
     assert untouched and all(verdicts[t].startswith("PASS") for t in untouched), verdicts
 
 
@@ -101,8 +126,14 @@ def test_a_folder_without_provenance_or_data_is_not_passed(run, hf_home, fixture
     proc = _verify(run, env)
     verdicts = _verdicts(proc)
     assert proc.returncode == 1
-    assert verdicts["compbench_attribute_vaw"].startswith("UNVERIFIED") and "set COMPBENCH_ROOT" in verdicts["compbench_attribute_vaw"]
-    assert f"(the run read {Path(fixture_roots['COMPBENCH_ROOT']).resolve()}: that folder, or a copy of it)" in verdicts["compbench_attribute_vaw"]
+    assert (
+        verdicts["compbench_attribute_vaw"].startswith("UNVERIFIED")
+        and "set COMPBENCH_ROOT" in verdicts["compbench_attribute_vaw"]
+    )
+    assert (
+        f"(the run read {Path(fixture_roots['COMPBENCH_ROOT']).resolve()}: that folder, or a copy of it)"
+        in verdicts["compbench_attribute_vaw"]
+    )
     assert verdicts["subtlebench_at"].startswith("PASS")
 
 
@@ -118,13 +149,20 @@ def test_an_llm_scored_run_is_re_scored_from_its_logged_answers_without_the_endp
     out = tmp_path / "run"
     with FakeOpenAI(respond) as server:
         env = _env(hf_home, fixture_roots, **server.judge_env("CAPTIONQA_READER"), LMMS_COMPARATIVE_LLM_CACHE="off")
-        proc = run_cli([*server.model_cli, "--tasks", "captionqa_simple", "--output_path", str(out), "--log_samples"], env=env)
+        proc = run_cli(
+            [*server.model_cli, "--tasks", "captionqa_simple", "--output_path", str(out), "--log_samples"], env=env
+        )
         served = len(server.requests)
-        scored = run_score("captionqa", str(out), "-o", str(tmp_path / "scored"), env=env)  # a score run, its reader answering too
+        scored = run_score(
+            "captionqa", str(out), "-o", str(tmp_path / "scored"), env=env
+        )  # a score run, its reader answering too
         assert scored.returncode == 0, scored.stderr[-3000:]
     results, _ = read_run(out, proc)
     record = results["lmms_comparative"]
-    assert record["llm"]["CAPTIONQA_READER"]["endpoint_host"].startswith("127.0.0.1:") and record["llm_answers"]["count"] > 0
+    assert (
+        record["llm"]["CAPTIONQA_READER"]["endpoint_host"].startswith("127.0.0.1:")
+        and record["llm_answers"]["count"] > 0
+    )
     answers = next(out.glob("**/*_llm_answers.jsonl"))
     assert served > record["llm_answers"]["count"]  # the model's captions and the reader's answers
     proc = _verify(out, env)  # the server is closed now
@@ -133,7 +171,9 @@ def test_an_llm_scored_run_is_re_scored_from_its_logged_answers_without_the_endp
     assert {f"captionqa_simple_{d}" for d in ("natural", "document", "ecommerce", "embodiedai")} <= set(verdicts)
     assert all(line.startswith("PASS") for line in verdicts.values()), verdicts
     proc = _verify(tmp_path / "scored", env)  # the score run, re-scored from its own answers log
-    assert proc.returncode == 0 and _verdicts(proc) and all(line.startswith("PASS") for line in _verdicts(proc).values()), proc.stdout
+    assert (
+        proc.returncode == 0 and _verdicts(proc) and all(line.startswith("PASS") for line in _verdicts(proc).values())
+    ), proc.stdout
     # The reader's log (what CaptionQA's compare and item browser read), edited after the run: re-derived, so it fails.
     edited = tmp_path / "reader_edited"
     shutil.copytree(out, edited, ignore=shutil.ignore_patterns("*_verify.json"))
@@ -143,7 +183,11 @@ def test_an_llm_scored_run_is_re_scored_from_its_logged_answers_without_the_endp
     _write(reader, rows)
     proc = _verify(edited, env)
     found = _verdicts(proc)
-    assert proc.returncode == 1 and found["captionqa_simple_natural"].startswith("FAIL") and "its reader log" in found["captionqa_simple_natural"], proc.stdout
+    assert (
+        proc.returncode == 1
+        and found["captionqa_simple_natural"].startswith("FAIL")
+        and "its reader log" in found["captionqa_simple_natural"]
+    ), proc.stdout
     assert found["captionqa_simple_document"].startswith("PASS"), found  # the untouched logs beside it
     # The record's llm entry deleted, an endpoint configured in the maintainer's shell (OPENAI_* and
     # the reader's own settings): verify calls nothing and says why it cannot re-score.
@@ -154,11 +198,20 @@ def test_an_llm_scored_run_is_re_scored_from_its_logged_answers_without_the_endp
     del results["lmms_comparative"]["llm"]
     results_file.write_text(json.dumps(results))
     with FakeOpenAI(respond) as live:
-        shell = {**env, **live.judge_env("CAPTIONQA_READER"), "OPENAI_API_KEY": live.api_key, "OPENAI_API_BASE": live.base_url}
+        shell = {
+            **env,
+            **live.judge_env("CAPTIONQA_READER"),
+            "OPENAI_API_KEY": live.api_key,
+            "OPENAI_API_BASE": live.base_url,
+        }
         proc = _verify(forged, shell)
         assert live.requests == [] and live.listings == 0 and live.rejected == 0
     lines = [line for line in _verdicts(proc).values() if "captionqa_simple_" in line]
-    assert proc.returncode == 1 and lines and all(line.startswith("UNVERIFIED") and "no llm entry for CAPTIONQA_READER" in line for line in lines), proc.stdout
+    assert (
+        proc.returncode == 1
+        and lines
+        and all(line.startswith("UNVERIFIED") and "no llm entry for CAPTIONQA_READER" in line for line in lines)
+    ), proc.stdout
     # An answers log edited after the run is not the one recorded.
     rows = _lines(answers)
     rows[0]["text"] = "D" if rows[0]["text"] != "D" else "C"

@@ -28,16 +28,23 @@ def test_precision_prompt_holds_appendix_g_worked_example_verbatim():
 
     text = PAPER.read_text(encoding="utf-8")
     start = text.index("Example Input:")
-    end = text.index("The response was not exessicely redundant.", start) + len("The response was not exessicely redundant.")
+    end = text.index("The response was not exessicely redundant.", start) + len(
+        "The response was not exessicely redundant."
+    )
     # The paper's lines, without the conversion's blank lines and its "- " before "1.".
     lines = [line.replace("- 1. **", "1. **") for line in text[start:end].splitlines() if line.strip()]
     split = lines.index("Example Output:")
     example_in, example_out = "\n".join(lines[:split]), "\n".join(lines[split:])
-    assert len(lines) == 17 and example_out.startswith('Example Output:\n"\nPrecision Evaluation Report:\n- Total Model-Generated Differences: 4')
+    assert len(lines) == 17 and example_out.startswith(
+        'Example Output:\n"\nPrecision Evaluation Report:\n- Total Model-Generated Differences: 4'
+    )
     assert f"{example_in}\n\n{example_out}\n\nYOUR TASK:" in JUDGE_PRECISION
     assert f"{example_in}\n\nExample Output:" in JUDGE_RECALL  # the recall prompt (ours) shows the same input ...
     assert example_out not in JUDGE_RECALL  # ... with its own, mirrored output
-    assert "Recall Evaluation Report:\n- Total Reference Differences: 3\n- Reference Differences Found: 2\n- Recall Score: 0.67" in JUDGE_RECALL
+    assert (
+        "Recall Evaluation Report:\n- Total Reference Differences: 3\n- Reference Differences Found: 2\n- Recall Score: 0.67"
+        in JUDGE_RECALL
+    )
     for prompt in (JUDGE_PRECISION, JUDGE_RECALL):  # the example comes before the task, which still ends the prompt
         assert prompt.index("Example Input:") < prompt.index("YOUR TASK:") and prompt.rstrip().endswith("{predictions}")
     # the judge's own report is what is parsed, never the example's (which is in the prompt only)
@@ -45,9 +52,19 @@ def test_precision_prompt_holds_appendix_g_worked_example_verbatim():
 
 
 def test_identical_prediction_scores_one_and_unrelated_near_zero():
-    refs = {"a": ["the red car is on the left or right of the house"], "b": ["a dog sits near the old tree or the bench"]}
-    same = caption_scores(refs, {"a": "the red car is on the left or right of the house", "b": "a dog sits near the old tree or the bench"})
-    assert same["bleu1"] == pytest.approx(1.0) and same["bleu4"] == pytest.approx(1.0) and same["rougeL"] == pytest.approx(1.0)
+    refs = {
+        "a": ["the red car is on the left or right of the house"],
+        "b": ["a dog sits near the old tree or the bench"],
+    }
+    same = caption_scores(
+        refs,
+        {"a": "the red car is on the left or right of the house", "b": "a dog sits near the old tree or the bench"},
+    )
+    assert (
+        same["bleu1"] == pytest.approx(1.0)
+        and same["bleu4"] == pytest.approx(1.0)
+        and same["rougeL"] == pytest.approx(1.0)
+    )
     other = caption_scores(refs, {"a": "purple elephants dance quietly", "b": "quantum chromodynamics explained"})
     assert other["bleu1"] < 0.01 and other["rougeL"] == 0.0 and other["cider"] == 0.0
 
@@ -111,7 +128,11 @@ def vidi_run(tmp_path_factory, hf_home):
     def respond(body):
         text = message_text(body)
         if "Evaluation Report" in text:  # the judge
-            return "Precision Evaluation Report:\n- Precision Score: 3/4" if "Precision Evaluation Report" in text else "Recall Evaluation Report:\n- Recall Score: 1/2"
+            return (
+                "Precision Evaluation Report:\n- Precision Score: 3/4"
+                if "Precision Evaluation Report" in text
+                else "Recall Evaluation Report:\n- Recall Score: 1/2"
+            )
         images = message_images(body)
         pair = by_image[hashlib.md5(images[0].convert("RGB").tobytes()).hexdigest()]
         if text.startswith("List all"):
@@ -125,10 +146,22 @@ def vidi_run(tmp_path_factory, hf_home):
     with FakeOpenAI(respond) as server:
         env = base_env(hf_home, VIDI_ROOT=str(root), **server.judge_env("VIDI_JUDGE"), LMMS_COMPARATIVE_LLM_CACHE="off")
         model = server.model_cli
-        first = run_cli([*model, "--tasks", "vidi_global_avg,vidi_fewshot", "--output_path", str(out / "a"), "--log_samples"], env=env)
-        second = run_cli([*model, "--tasks", "vidi_granular", "--repeats", "2", "--output_path", str(out / "b"), "--log_samples"], env=env)
+        first = run_cli(
+            [*model, "--tasks", "vidi_global_avg,vidi_fewshot", "--output_path", str(out / "a"), "--log_samples"],
+            env=env,
+        )
+        second = run_cli(
+            [*model, "--tasks", "vidi_granular", "--repeats", "2", "--output_path", str(out / "b"), "--log_samples"],
+            env=env,
+        )
         requests = list(server.requests)
-    return SimpleNamespace(pairs=pairs, requests=requests, both_orders=read_run(out / "a", first), repeats=read_run(out / "b", second), dirs={"both_orders": out / "a"})
+    return SimpleNamespace(
+        pairs=pairs,
+        requests=requests,
+        both_orders=read_run(out / "a", first),
+        repeats=read_run(out / "b", second),
+        dirs={"both_orders": out / "a"},
+    )
 
 
 @pytest.mark.e2e
@@ -150,7 +183,9 @@ def test_global_setting_metrics_and_judge(vidi_run):
     # The two orders score the same pairs: combined as fully correlated.
     parts = [results["results"][t]["ci95,none"] for t in ("vidi_global", "vidi_global_swap")]
     assert_group_interval(group["ci95,none"], parts, "cider", correlated=True)
-    assert group["cider,none"] == pytest.approx((results["results"]["vidi_global"]["cider,none"] + results["results"]["vidi_global_swap"]["cider,none"]) / 2)
+    assert group["cider,none"] == pytest.approx(
+        (results["results"]["vidi_global"]["cider,none"] + results["results"]["vidi_global_swap"]["cider,none"]) / 2
+    )
     captioning = [b for b in requests if message_images(b)]
     assert all(len(message_images(b)) == 2 and b["temperature"] == 0.5 for b in captioning)
 
@@ -171,7 +206,10 @@ def test_repeats_are_scored_per_repeat_and_averaged(vidi_run):
     predictions = {s["bleu1"]["item_id"]: s["bleu1"]["predictions"] for s in samples["vidi_granular"]}
     assert all(len(p) == 2 for p in predictions.values())
     refs = {p["pair_id"]: p["differences"] for p in pairs}
-    runs = [{m: 100 * v for m, v in caption_scores(refs, {k: v[r] for k, v in predictions.items()}).items()} for r in range(2)]  # x100: the paper's scale
+    runs = [
+        {m: 100 * v for m, v in caption_scores(refs, {k: v[r] for k, v in predictions.items()}).items()}
+        for r in range(2)
+    ]  # x100: the paper's scale
     for metric in ("bleu1", "rougeL", "cider"):
         assert row[f"{metric},none"] == pytest.approx(statistics.fmean(run[metric] for run in runs))
         assert row["repeats,none"][f"{metric}_std"] == pytest.approx(statistics.stdev(run[metric] for run in runs))
@@ -199,6 +237,9 @@ def test_report_intervals_and_image_order_consistency(vidi_run, tmp_path):
     assert cider["high"] == 1000.0 and avg[5] == f"{cider['value']:.1f} ({cider['low']:.1f}–1000.0)"
     deltas = re.findall(r"^\| vlm † \| global \| ([-\d. |]+) \|$", markdown, re.M)
     assert deltas, markdown
-    expected = [results["vidi_global_swap"][f"{m},none"] - results["vidi_global"][f"{m},none"] for m in ("bleu1", "bleu2", "bleu3", "bleu4", "rougeL", "cider")]
+    expected = [
+        results["vidi_global_swap"][f"{m},none"] - results["vidi_global"][f"{m},none"]
+        for m in ("bleu1", "bleu2", "bleu3", "bleu4", "rougeL", "cider")
+    ]
     cells = [float(c) for c in deltas[-1].split(" | ")]
     assert cells == pytest.approx(expected, abs=0.051)  # results and report both on the paper's x100 scale

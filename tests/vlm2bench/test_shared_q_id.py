@@ -28,7 +28,11 @@ def _authors_rule(rows: list[dict]) -> dict:
         groups[row["q_id"]].append(row)
     p = sum(any(r["gt_answer"] == "T" and r["model_answer"] == "T" for r in g) for g in groups.values())
     n = sum(any(r["gt_answer"] == "F" and r["model_answer"] == "F" for r in g) for g in groups.values())
-    both = sum(any(r["gt_answer"] == "T" and r["model_answer"] == "T" for r in g) and any(r["gt_answer"] == "F" and r["model_answer"] == "F" for r in g) for g in groups.values())
+    both = sum(
+        any(r["gt_answer"] == "T" and r["model_answer"] == "T" for r in g)
+        and any(r["gt_answer"] == "F" and r["model_answer"] == "F" for r in g)
+        for g in groups.values()
+    )
     return {"pairs": len(groups), "positive": p / len(groups), "negative": n / len(groups), "pair": both / len(groups)}
 
 
@@ -44,7 +48,18 @@ def test_two_pairs_under_one_q_id_are_four_items_and_one_group_as_the_authors_sc
     env = base_env(hf_home, VLM2BENCH_ROOT=str(root))
 
     # A run of the task: seven items, each once; verify re-derives it.
-    proc = run_cli(["--model", "random_choice", "--tasks", "vlm2bench_gc_mat", "--output_path", str(tmp_path / "run"), "--log_samples"], env=env)
+    proc = run_cli(
+        [
+            "--model",
+            "random_choice",
+            "--tasks",
+            "vlm2bench_gc_mat",
+            "--output_path",
+            str(tmp_path / "run"),
+            "--log_samples",
+        ],
+        env=env,
+    )
     results, _ = read_run(tmp_path / "run", proc)
     assert "2 record(s) share their q_id and answer with an earlier record" in proc.stdout + proc.stderr
     assert results["lmms_comparative"]["tasks"]["vlm2bench_gc_mat"]["items"]["count"] == 7
@@ -55,7 +70,10 @@ def test_two_pairs_under_one_q_id_are_four_items_and_one_group_as_the_authors_sc
     # The official answers file (one record per question, in the jsonl's order) scores as the authors' script does.
     answers = tmp_path / "code/gc/test/test_res/test_mat/model_answers.jsonl"
     answers.parent.mkdir(parents=True)
-    official = [{"q_id": r["q_id"], "question": r["question"], "model_answer": reply, "gt_answer": r["gt_answer"]} for r, reply in zip(rows, REPLIES)]
+    official = [
+        {"q_id": r["q_id"], "question": r["question"], "model_answer": reply, "gt_answer": r["gt_answer"]}
+        for r, reply in zip(rows, REPLIES)
+    ]
     answers.write_text("".join(json.dumps(r) + "\n" for r in official))
     expected = _authors_rule(official)
     assert expected == {"pairs": 3, "positive": 1.0, "negative": pytest.approx(1 / 3), "pair": pytest.approx(1 / 3)}
@@ -63,7 +81,9 @@ def test_two_pairs_under_one_q_id_are_four_items_and_one_group_as_the_authors_sc
     assert proc.returncode == 0, proc.stderr[-3000:]
     results, samples = read_run(tmp_path / "scored", proc)
     row = results["results"]["vlm2bench_gc_mat"]
-    assert row["score,none"] == pytest.approx(expected["pair"]) and row["counts,none"]["pairs"] == expected["pairs"], row
+    assert row["score,none"] == pytest.approx(expected["pair"]) and row["counts,none"]["pairs"] == expected["pairs"], (
+        row
+    )
     assert len(samples["vlm2bench_gc_mat"]) == 7
     checked = verify(tmp_path / "scored", env)
     assert checked.returncode == 0 and verdicts(checked)["vlm2bench_gc_mat"].startswith("PASS"), checked.stdout[-2000:]
@@ -78,12 +98,16 @@ def test_vlmevalkits_prediction_file_keys_a_second_pair_under_one_pair_id_as_the
 
     rows = [("gc-mat_7_a", "T"), ("gc-mat_7_b", "F"), ("gc-mat_7_c", "T"), ("gc-mat_7_d", "F"), ("gc-trk_7_a", "T")]
     path = tmp_path / "m_VLM2Bench.csv"
-    path.write_text("index,question,answer,category,prediction\n" + "".join(f"{i},q,{a},{i.split('_')[0]},{a}\n" for i, a in rows))
+    path.write_text(
+        "index,question,answer,category,prediction\n" + "".join(f"{i},q,{a},{i.split('_')[0]},{a}\n" for i, a in rows)
+    )
     replies = read_vlmevalkit(path, Options())
     assert list(replies.by_task["vlm2bench_gc_mat"]) == ["7#p", "7#n", "7~2#p", "7~2#n"]
     assert list(replies.by_task["vlm2bench_gc_trk"]) == ["7#p"]  # counted per subtask
     docs = [{"uid": "7", "pair_id": "7", "half": h, "kind": "tf_gc"} for h in "pnpn"]
-    assert [d["uid"] for d in distinct_gc_uids(docs, "gc_mat")] == ["7", "7", "7~2", "7~2"] and {d["pair_id"] for d in docs} == {"7"}
+    assert [d["uid"] for d in distinct_gc_uids(docs, "gc_mat")] == ["7", "7", "7~2", "7~2"] and {
+        d["pair_id"] for d in docs
+    } == {"7"}
 
 
 def test_the_zip_loader_counts_an_unusable_record_as_the_answers_readers_do(tmp_path):
@@ -105,9 +129,13 @@ def test_the_zip_loader_counts_an_unusable_record_as_the_answers_readers_do(tmp_
     assert keys == ["mat0#n", "mat1#p", "mat1#n", "mat0~2#p", "mat0~2#n", "mat3#p"]
     answers = tmp_path / "code/gc/test/test_res/test_mat/model_answers.jsonl"
     answers.parent.mkdir(parents=True)
-    answers.write_text("".join(json.dumps({"q_id": r["q_id"], "model_answer": "T", "gt_answer": r["gt_answer"]}) + "\n" for r in rows))
+    answers.write_text(
+        "".join(json.dumps({"q_id": r["q_id"], "model_answer": "T", "gt_answer": r["gt_answer"]}) + "\n" for r in rows)
+    )
     read = list(read_official(answers, Options()).by_task["vlm2bench_gc_mat"])
-    assert set(keys) <= set(read) and read[0] == "mat0#p"  # the skipped record's key is the reader's first: never scored
+    assert (
+        set(keys) <= set(read) and read[0] == "mat0#p"
+    )  # the skipped record's key is the reader's first: never scored
 
 
 def test_a_q_id_that_is_literally_another_pairs_numbered_uid_stops_the_load_and_its_honest_twin_loads(tmp_path):
@@ -128,4 +156,12 @@ def test_a_q_id_that_is_literally_another_pairs_numbered_uid_stops_the_load_and_
     for row in rows[4:6]:
         row["q_id"] = "mat0x"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    assert [f"{d['uid']}#{d['half']}" for d in data._zip_docs(root, "gc_mat")] == ["mat0#p", "mat0#n", "mat0~2#p", "mat0~2#n", "mat0x#p", "mat0x#n", "mat3#p"]
+    assert [f"{d['uid']}#{d['half']}" for d in data._zip_docs(root, "gc_mat")] == [
+        "mat0#p",
+        "mat0#n",
+        "mat0~2#p",
+        "mat0~2#n",
+        "mat0x#p",
+        "mat0x#n",
+        "mat3#p",
+    ]

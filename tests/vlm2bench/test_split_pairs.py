@@ -15,12 +15,32 @@ def test_a_limit_that_splits_a_pair_is_said_and_counted(hf_home, fixture_roots, 
     found = {}
     for limit in ("3", "4"):
         out = tmp_path / f"limit{limit}"
-        proc = run_cli(["--model", "random_choice", "--tasks", "vlm2bench_oc_cpr", "--limit", limit, "--output_path", str(out), "--log_samples"], env=env)
+        proc = run_cli(
+            [
+                "--model",
+                "random_choice",
+                "--tasks",
+                "vlm2bench_oc_cpr",
+                "--limit",
+                limit,
+                "--output_path",
+                str(out),
+                "--log_samples",
+            ],
+            env=env,
+        )
         results, _ = read_run(out, proc)
         assert proc.returncode == 0, proc.stderr[-3000:]
         found[limit] = (results["results"]["vlm2bench_oc_cpr"]["counts,none"], proc.stdout + proc.stderr)
     counts, stderr = found["3"]
     assert counts["incomplete_pairs"] == 1 and counts["pairs"] == 1, counts
-    assert "1 pair(s) have only one of their two questions in this run (a --limit or --offset that splits pairs): dropped, as the official OC/PC script drops them" in stderr
+    assert (
+        "1 pair(s) have only one of their two questions in this run (a --limit or --offset that splits pairs): dropped, as the official OC/PC script drops them"
+        in stderr
+    )
     counts, stderr = found["4"]
-    assert "incomplete_pairs" not in counts and counts["pairs"] == 2 and "have only one of their two questions" not in stderr, counts
+    assert (
+        "incomplete_pairs" not in counts
+        and counts["pairs"] == 2
+        and "have only one of their two questions" not in stderr
+    ), counts

@@ -37,21 +37,38 @@ def v2(tmp_path_factory, hf_home):
         record, mode = records[tag], mode_of(tag)
         gt = str(record["gt_answer"])
         if tag.startswith("gc_"):
-            return gt if mode == "right" else ({"T": "F", "F": "T"}[gt] if mode == "wrong" else f"{gt}.")  # "T." is wrong for GC
+            return (
+                gt if mode == "right" else ({"T": "F", "F": "T"}[gt] if mode == "wrong" else f"{gt}.")
+            )  # "T." is wrong for GC
         if "_cpr" in tag:
-            return {"right": gt, "wrong": {"T": "F", "F": "T"}[gt], "verbose": f"The answer is {'True' if gt == 'T' else 'False'}."}[mode]
+            return {
+                "right": gt,
+                "wrong": {"T": "F", "F": "T"}[gt],
+                "verbose": f"The answer is {'True' if gt == 'T' else 'False'}.",
+            }[mode]
         if "_cnt" in tag:
             return {"right": gt, "wrong": str(int(gt) % record["image_seq_len"] + 1), "verbose": "seven"}[mode]
         return {"right": gt.split(")")[0] + ") yes", "wrong": "(A) or (B)", "verbose": gt}[mode]
 
     with FakeOpenAI(respond) as server:
-        env = base_env(hf_home, VLM2BENCH_ROOT=str(root), **server.judge_env("VLM2BENCH_JUDGE"), LMMS_COMPARATIVE_LLM_CACHE="off")
+        env = base_env(
+            hf_home, VLM2BENCH_ROOT=str(root), **server.judge_env("VLM2BENCH_JUDGE"), LMMS_COMPARATIVE_LLM_CACHE="off"
+        )
         out = tmp_path_factory.mktemp("v2_out")
-        images = run_cli([*server.model_cli, "--tasks", "vlm2bench_image", "--output_path", str(out / "i"), "--log_samples"], env=env)
+        images = run_cli(
+            [*server.model_cli, "--tasks", "vlm2bench_image", "--output_path", str(out / "i"), "--log_samples"], env=env
+        )
         # The nine subtasks (the paper's Overall) need a video model: random_choice takes video.
         video = run_cli(["--model", "random_choice", "--tasks", "vlm2bench", "--output_path", str(out / "v")], env=env)
         requests = list(server.requests)
-    return SimpleNamespace(root=root, records=records, requests=requests, images=read_run(out / "i", images), video=read_run(out / "v", video), dirs={"images": out / "i", "video": out / "v"})
+    return SimpleNamespace(
+        root=root,
+        records=records,
+        requests=requests,
+        images=read_run(out / "i", images),
+        video=read_run(out / "v", video),
+        dirs={"images": out / "i", "video": out / "v"},
+    )
 
 
 def _expected(records, prefix):
@@ -144,7 +161,10 @@ def test_images_in_order_and_prompt_as_released(v2):
         sent = message_images(body)
         assert len(sent) == len(record["images"])
         for image, name in zip(sent, record["images"]):
-            assert image.convert("RGB").tobytes() == Image.open(Path(root) / media[tag[:2]] / name).convert("RGB").tobytes()
+            assert (
+                image.convert("RGB").tobytes()
+                == Image.open(Path(root) / media[tag[:2]] / name).convert("RGB").tobytes()
+            )
         checked += 1
     assert checked == sum(1 for t in records if not t.startswith("vid"))
 
@@ -162,7 +182,9 @@ def test_chance_acc_num_is_exact_and_matches_the_paper():
     assert rules.chance_acc_num([(1, 2), (2, 2)]) == 0.5  # a guess of 1 or 2: one exact, one scored 0
     # One item per answer position of sequences of 2, 3 and 4 images: 2:3:4, the paper's 80/120/160
     # mix (appendix D.1), gives its 34.87-34.88; an even mix of the three lengths would give 37.27.
-    assert rules.chance_acc_num([(gt, n) for n in (2, 3, 4) for gt in range(1, n + 1)]) == pytest.approx(0.3488, abs=5e-4)
+    assert rules.chance_acc_num([(gt, n) for n in (2, 3, 4) for gt in range(1, n + 1)]) == pytest.approx(
+        0.3488, abs=5e-4
+    )
     per_length = [rules.chance_acc_num([(gt, n) for gt in range(1, n + 1)]) for n in (2, 3, 4)]
     assert sum(per_length) / 3 == pytest.approx(0.3727, abs=5e-5)
 
@@ -221,7 +243,9 @@ def test_video_capability_rule(monkeypatch):
     from lmms_comparative.tasklib import capabilities
     from lmms_comparative.tasklib.capabilities import ModelCapabilityError, class_supports_video, require_video_input
 
-    monkeypatch.setattr(capabilities, "video_decoder_available", lambda: True)  # the decoder check: test_model_classes.py
+    monkeypatch.setattr(
+        capabilities, "video_decoder_available", lambda: True
+    )  # the decoder check: test_model_classes.py
 
     class Declared(lmms):
         supports_video = True
@@ -244,11 +268,17 @@ def test_image_only_model_gets_a_clear_error_on_the_video_task(v2, hf_home, tmp_
     proc = run_cli(["--model", "pixel_diff", "--tasks", "vlm2bench_pc_vid", "--output_path", str(tmp_path)], env=env)
     assert "vlm2bench_pc_vid gives the model a video, and lmms-eval model 'pixel_diff'" in proc.stderr
     # The way on names the image-only group and says its Overall is not the paper's (all nine).
-    assert "run vlm2bench_image instead of vlm2bench" in proc.stderr and "the paper's Overall is the mean of all nine" in proc.stderr
+    assert (
+        "run vlm2bench_image instead of vlm2bench" in proc.stderr
+        and "the paper's Overall is the mean of all nine" in proc.stderr
+    )
     assert not list(tmp_path.glob("**/*_results.json"))
     # The opt-in for a model whose video path the rule cannot see lets the task load.
     env["LMMS_COMPARATIVE_ASSUME_VIDEO"] = "1"
-    proc = run_cli(["--model", "pixel_diff", "--tasks", "vlm2bench_pc_vid", "--output_path", str(tmp_path), "--limit", "1"], env=env)
+    proc = run_cli(
+        ["--model", "pixel_diff", "--tasks", "vlm2bench_pc_vid", "--output_path", str(tmp_path), "--limit", "1"],
+        env=env,
+    )
     assert "gives the model a video" not in proc.stderr
 
 
@@ -257,7 +287,10 @@ def test_report_rows(v2, tmp_path):
     from lmms_comparative.report import write_report
 
     markdown = write_report([str(v2.dirs["images"]), str(v2.dirs["video"])], tmp_path).read_text()
-    assert "| Chance-Level (paper) | 25.00 | 25.00 | 50.00 | 34.88 |" in markdown and "| Human-Level (paper) | 95.06 |" in markdown  # the paper's two decimals
+    assert (
+        "| Chance-Level (paper) | 25.00 | 25.00 | 50.00 | 34.88 |" in markdown
+        and "| Human-Level (paper) | 95.06 |" in markdown
+    )  # the paper's two decimals
     assert re.search(r"^\| chance on these items \(vlm\) \| - \| - \| - \| \d", markdown, re.M)
     assert re.search(r"^\| vlm † \| .* \| [+-]\d+\.\d\d \|$", markdown, re.M)  # Δ to human; † a fixture run
     # Like with like: the image-only run's eight-subtask Overall (marked) against the human mean of
@@ -279,7 +312,17 @@ def test_a_non_numeric_image_count_leaves_the_other_tasks_of_the_run_scored(hf_h
     rows[0]["image_seq_len"] = "two"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     env = base_env(hf_home, VLM2BENCH_ROOT=str(root), LMMS_COMPARATIVE_MAX_FAILED="0.5")
-    proc = run_cli(["--model", "random_choice", "--tasks", "vlm2bench_oc_cnt,vlm2bench_gc_mat", "--output_path", str(tmp_path / "out")], env=env)
+    proc = run_cli(
+        [
+            "--model",
+            "random_choice",
+            "--tasks",
+            "vlm2bench_oc_cnt,vlm2bench_gc_mat",
+            "--output_path",
+            str(tmp_path / "out"),
+        ],
+        env=env,
+    )
     results, _ = read_run(tmp_path / "out", proc)
     assert proc.returncode == 0 and "RetryError" not in proc.stderr
     counts = results["results"]["vlm2bench_oc_cnt"]["counts,none"]
@@ -295,10 +338,27 @@ def test_intervals_do_not_depend_on_the_order_items_arrive_in():
     from lmms_comparative.benchmarks.vlm2bench import hooks
 
     def tf(pair, half, correct):
-        return {"uid": f"{pair}_{half}", "kind": "tf", "pair_id": pair, "half": half, "correct": int(correct), "status": "ok"}
+        return {
+            "uid": f"{pair}_{half}",
+            "kind": "tf",
+            "pair_id": pair,
+            "half": half,
+            "correct": int(correct),
+            "status": "ok",
+        }
 
     pairs = [tf(str(i), h, (i * 7 + (h == "n")) % 3 != 0) for i in range(40) for h in ("p", "n")]
-    counts = [{"uid": f"c{i}", "kind": "cnt", "status": "ok", "gt": 1 + i % 4, "n_images": 4, **rules.count_item(str(1 + (i * 5) % 4), 1 + i % 4, 4)} for i in range(40)]
+    counts = [
+        {
+            "uid": f"c{i}",
+            "kind": "cnt",
+            "status": "ok",
+            "gt": 1 + i % 4,
+            "n_images": 4,
+            **rules.count_item(str(1 + (i * 5) % 4), 1 + i % 4, 4),
+        }
+        for i in range(40)
+    ]
     for items in (pairs, counts):
         shuffled = items[:]
         random.Random(1).shuffle(shuffled)
@@ -321,7 +381,12 @@ def test_the_bundled_fixture_runs_with_lmms_eval_defaults(hf_home, tmp_path):
 
     assert main(["fixture", "vlm2bench", str(tmp_path / "v2")]) == 0
     with FakeOpenAI(_describe) as server:
-        env = base_env(hf_home, VLM2BENCH_ROOT=str(tmp_path / "v2"), **server.judge_env("VLM2BENCH_JUDGE"), LMMS_COMPARATIVE_LLM_CACHE="off")
+        env = base_env(
+            hf_home,
+            VLM2BENCH_ROOT=str(tmp_path / "v2"),
+            **server.judge_env("VLM2BENCH_JUDGE"),
+            LMMS_COMPARATIVE_LLM_CACHE="off",
+        )
         proc = run_cli([*server.model_cli, "--tasks", "vlm2bench", "--output_path", str(tmp_path / "out")], env=env)
     results, _ = read_run(tmp_path / "out", proc)
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -339,14 +404,29 @@ def test_a_video_shorter_than_the_model_samples_is_skipped_named_and_counted(hf_
 
     root = build_vlm2bench(tmp_path / "v2")
     short = root / "data/pc/video/UNI/vid_AB_2.mp4"
-    write_video(short, [Image.new("RGB", (64, 64), "red"), Image.new("RGB", (64, 64), "blue")], frames_per_scene=4)  # 8 frames
+    write_video(
+        short, [Image.new("RGB", (64, 64), "red"), Image.new("RGB", (64, 64), "blue")], frames_per_scene=4
+    )  # 8 frames
     with FakeOpenAI(_describe) as server:
-        env = base_env(hf_home, VLM2BENCH_ROOT=str(root), **server.judge_env("VLM2BENCH_JUDGE"), LMMS_COMPARATIVE_LLM_CACHE="off", LMMS_COMPARATIVE_MAX_FAILED="0.5")
-        proc = run_cli([*server.model_cli, "--tasks", "vlm2bench_pc_vid,vlm2bench_gc_mat", "--output_path", str(tmp_path / "out")], env=env)
+        env = base_env(
+            hf_home,
+            VLM2BENCH_ROOT=str(root),
+            **server.judge_env("VLM2BENCH_JUDGE"),
+            LMMS_COMPARATIVE_LLM_CACHE="off",
+            LMMS_COMPARATIVE_MAX_FAILED="0.5",
+        )
+        proc = run_cli(
+            [*server.model_cli, "--tasks", "vlm2bench_pc_vid,vlm2bench_gc_mat", "--output_path", str(tmp_path / "out")],
+            env=env,
+        )
     results, _ = read_run(tmp_path / "out", proc)
     assert proc.returncode == 0, proc.stderr[-3000:]
     counts = results["results"]["vlm2bench_pc_vid"]["counts,none"]
-    assert counts["skipped"] == 1 and counts["skipped_by_reason"] == {"video shorter than the model samples": 1} and counts["n"] == 3
+    assert (
+        counts["skipped"] == 1
+        and counts["skipped_by_reason"] == {"video shorter than the model samples": 1}
+        and counts["n"] == 3
+    )
     assert counts["ab_n"] + counts["aba_n"] == 3  # the judged descriptions: the three videos sent
     assert f"vid_AB_2: {short} has 8 frames and the model samples 10" in proc.stdout + proc.stderr
     assert results["results"]["vlm2bench_gc_mat"]["counts,none"]["n"] > 0

@@ -13,7 +13,15 @@ from lmms_comparative.benchmarks.vlm2bench.fixture import build as build_vlm2ben
 
 @pytest.mark.parametrize(
     "text, value",
-    [("T", "T"), ("false", "F"), ("The answer is True.", "T"), ("T or F? T", None), ("Yes", None), ("F.", "F"), ("", None)],
+    [
+        ("T", "T"),
+        ("false", "F"),
+        ("The answer is True.", "T"),
+        ("T or F? T", None),
+        ("Yes", None),
+        ("F.", "F"),
+        ("", None),
+    ],
 )
 def test_tf_token(text, value):
     assert rules.parse_tf(text) == value
@@ -69,7 +77,10 @@ def test_pc_cpr_ids_lose_a_leading_tf_and_bad_ids_get_a_true_message(tmp_path, m
     # An item-level problem: the record is skipped and named, the rest of the subtask loads.
     with items.collecting(items.Skips()) as skips:
         assert "tf_0_p" not in {d["uid"] for d in data.subtask_docs("oc_cpr")}
-    assert "'tf_0_p' must be <pair>_p or <pair>_n, with no other underscore (got pair 'tf', half '0_p')" in skips.by_reason[items.RECORD][0]
+    assert (
+        "'tf_0_p' must be <pair>_p or <pair>_n, with no other underscore (got pair 'tf', half '0_p')"
+        in skips.by_reason[items.RECORD][0]
+    )
 
 
 def test_paper_overall_is_the_mean_of_nine_subtasks():
@@ -89,7 +100,12 @@ def test_pair_accuracy_and_incomplete_pairs():
         {"pair_id": "3", "half": "p", "correct": 1},  # incomplete
     ]  # fmt: skip
     gc = rules.pair_accuracy(items, drop_incomplete=False)
-    assert (gc["positive"], gc["negative"], gc["pair"], gc["pairs"]) == (1.0, pytest.approx(1 / 3), pytest.approx(1 / 3), 3)
+    assert (gc["positive"], gc["negative"], gc["pair"], gc["pairs"]) == (
+        1.0,
+        pytest.approx(1 / 3),
+        pytest.approx(1 / 3),
+        3,
+    )
     ocpc = rules.pair_accuracy(items, drop_incomplete=True)
     assert (ocpc["positive"], ocpc["negative"], ocpc["pair"], ocpc["pairs"]) == (1.0, 0.5, 0.5, 2)
 
@@ -114,7 +130,12 @@ def test_acc_num_formula_and_denominators():
     # N_img = 2: w = 2, penalty = 2 * 1 ** 0.1 = 2 >= 1 -> 0
     assert rules.count_score(2, 1, 2) == 0.0
     assert rules.count_score(2, 2, 3) == 1.0
-    items = [rules.count_item("2", 2, 4), rules.count_item("3", 2, 4), rules.count_item("7", 2, 4), rules.count_item("many", 2, 4)]
+    items = [
+        rules.count_item("2", 2, 4),
+        rules.count_item("3", 2, 4),
+        rules.count_item("7", 2, 4),
+        rules.count_item("many", 2, 4),
+    ]
     assert [it["valid"] for it in items] == [True, True, False, False]
     assert rules.acc_num(items) == pytest.approx((1 + 1 - 0.5**0.1) / 2)  # invalid answers leave the denominator
 
@@ -126,7 +147,13 @@ def test_grouping_rule():
 
 
 def test_video_score_combination():
-    items = [{"type": "AB", "score": 1}, {"type": "AB", "score": 0}, {"type": "ABA", "score": 2}, {"type": "ABA", "score": 1}, {"type": "ABA", "score": None}]
+    items = [
+        {"type": "AB", "score": 1},
+        {"type": "AB", "score": 0},
+        {"type": "ABA", "score": 2},
+        {"type": "ABA", "score": 1},
+        {"type": "ABA", "score": None},
+    ]
     scores = rules.video_scores(items)
     assert scores["ab"] == 50.0 and scores["aba"] == 75.0 and scores["score"] == 62.5
     assert rules.parse_video_score("Score: 2") == 2 and rules.parse_video_score("two") is None

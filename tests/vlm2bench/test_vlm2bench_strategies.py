@@ -42,7 +42,10 @@ def _reply(body: dict) -> str:
 def strategy_run(fixture_roots, hf_home, tmp_path_factory):
     out = tmp_path_factory.mktemp("vlm2_strategies")
     with FakeOpenAI(_reply) as server:
-        proc = run_cli([*server.model_cli, "--tasks", TASKS, "--output_path", str(out), "--log_samples"], env=base_env(hf_home, **{k: str(v) for k, v in fixture_roots.items()}))
+        proc = run_cli(
+            [*server.model_cli, "--tasks", TASKS, "--output_path", str(out), "--log_samples"],
+            env=base_env(hf_home, **{k: str(v) for k, v in fixture_roots.items()}),
+        )
         requests, rejected = list(server.requests), server.rejected
     results, samples = read_run(out, proc)
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -68,7 +71,11 @@ def test_the_papers_instructions_follow_the_official_question_text(strategy_run)
 def test_vp_grid_sends_the_images_with_their_dot_matrix(strategy_run, fixture_roots):
     _, requests, _, _, _ = strategy_run
     grid = [b for b in requests if VP_GRID.format(h=6, w=6) in message_text(b)]
-    special = {re.sub(r"\n\n[^\n]*Use the following 4 steps.*", "", message_text(b), flags=re.S): b for b in requests if COT_SPECIAL in message_text(b)}
+    special = {
+        re.sub(r"\n\n[^\n]*Use the following 4 steps.*", "", message_text(b), flags=re.S): b
+        for b in requests
+        if COT_SPECIAL in message_text(b)
+    }
     assert grid
     for body in grid:
         question = message_text(body).split("\n\nHere's the instruction")[0]
@@ -99,4 +106,8 @@ def test_the_report_has_a_row_per_strategy(strategy_run, tmp_path):
     assert proc.returncode == 0, proc.stderr
     text = (tmp_path / "report" / "report.md").read_text()
     lines = [line for line in text.splitlines() if line.startswith("| vlm")]
-    assert {line.split("|")[2].strip() for line in lines if "CoT" in line or "VP-grid" in line} == {"CoT-normal", "CoT-special", "VP-grid"}
+    assert {line.split("|")[2].strip() for line in lines if "CoT" in line or "VP-grid" in line} == {
+        "CoT-normal",
+        "CoT-special",
+        "VP-grid",
+    }

@@ -73,7 +73,11 @@ def _answer(doc, mode):
     if doc["kind"] == "tf_gc":
         return {"right": gt, "wrong": {"T": "F", "F": "T"}[gt], "verbose": f"{gt}."}[mode]  # "T." is wrong for GC
     if doc["kind"] == "tf":
-        return {"right": gt, "wrong": {"T": "F", "F": "T"}[gt], "verbose": f"The answer is {'True' if gt == 'T' else 'False'}."}[mode]
+        return {
+            "right": gt,
+            "wrong": {"T": "F", "F": "T"}[gt],
+            "verbose": f"The answer is {'True' if gt == 'T' else 'False'}.",
+        }[mode]
     if doc["kind"] == "cnt":
         return {"right": gt, "wrong": str(int(gt) % doc["n_images"] + 1), "verbose": "seven"}[mode]
     return {"right": gt.split(")")[0] + ") yes", "wrong": "(A) or (B)", "verbose": gt}[mode]
@@ -98,7 +102,9 @@ def test_same_answers_give_the_same_scores_from_both_sources(sources, monkeypatc
     tsv_samples, tsv_summary = _scores(tsv_docs)
     assert tsv_samples == zip_samples
     assert json.dumps(tsv_summary, sort_keys=True, default=str) == json.dumps(zip_summary, sort_keys=True, default=str)
-    assert len({(s["status"], s.get("correct")) for s in zip_samples}) > 1  # the answers mix right, wrong, unparsed, failed
+    assert (
+        len({(s["status"], s.get("correct")) for s in zip_samples}) > 1
+    )  # the answers mix right, wrong, unparsed, failed
     # All right: the pairs, counts and options recovered from the TSV score full marks, as from the
     # zip (the GC script counts its incomplete pair as wrong: 3 of 4).
     right_zip, right_tsv = _scores(zip_docs, lambda d: "right")[1], _scores(tsv_docs, lambda d: "right")[1]
@@ -156,7 +162,10 @@ def test_pc_vid_from_a_tsv_stops_naming_the_zip(sources, monkeypatch):
 def test_a_path_that_is_neither_stops_with_the_variable(tmp_path, monkeypatch):
     other = tmp_path / "notes.txt"
     other.write_text("x")
-    for path, says in ((tmp_path / "nowhere", "is not a directory (nor a file)"), (other, "is not a directory, and not a .tsv file")):
+    for path, says in (
+        (tmp_path / "nowhere", "is not a directory (nor a file)"),
+        (other, "is not a directory, and not a .tsv file"),
+    ):
         monkeypatch.setenv("VLM2BENCH_ROOT", str(path))
         with pytest.raises(DataError, match=re.escape(f"VLM2BENCH_ROOT={str(path)!r} {says}")):
             data.subtask_docs("oc_cnt")
@@ -215,7 +224,10 @@ def test_vlmevalkit_variants_shared_images_quoting_and_optional_columns(tmp_path
     ]
     path = _write(tmp_path / "VLM2Bench_img.tsv", header, rows)
     cnt, _ = _docs(monkeypatch, path, "oc_cnt")
-    assert [(d["uid"], d["question"], d["gt"], d["n_images"]) for d in cnt] == [("a", "How many?\tCount\nthem.", "2", 3), ("b", "How many now?", "1", 3)]
+    assert [(d["uid"], d["question"], d["gt"], d["n_images"]) for d in cnt] == [
+        ("a", "How many?\tCount\nthem.", "2", 3),
+        ("b", "How many now?", "1", 3),
+    ]
     assert cnt[1]["images"] == cnt[0]["images"]
     assert Image.open(cnt[0]["images"][1]).getpixel((0, 0)) == (0, 0, 255)
     gc, _ = _docs(monkeypatch, path, "gc_mat")
@@ -224,20 +236,29 @@ def test_vlmevalkit_variants_shared_images_quoting_and_optional_columns(tmp_path
     assert [(d["uid"], d["pair_id"], d["half"]) for d in pc] == [("7_p", "7", "p"), ("7_n", "7", "n")]
 
 
-def test_a_localized_tsv_reads_its_image_files_and_a_hub_tsv_decodes_beside_the_snapshots(sources, tmp_path, monkeypatch):
+def test_a_localized_tsv_reads_its_image_files_and_a_hub_tsv_decodes_beside_the_snapshots(
+    sources, tmp_path, monkeypatch
+):
     """VLMEvalKit's ``*_local.tsv`` (vlmeval/smp/file.py localize_df) has image_path, no image."""
     pictures = tmp_path / "images" / "VLM2Bench"
     pictures.mkdir(parents=True)
     for name, colour in (("a_0.jpg", "red"), ("a_1.jpg", "blue")):
         Image.new("RGB", (8, 8), colour).save(pictures / name)
     header = ["index", "question", "answer", "category", "image_path"]
-    path = _write(tmp_path / "VLM2Bench_local.tsv", header, [["oc-cnt_a", "How many?", "2", "oc-cnt", str([str(pictures / "a_0.jpg"), str(pictures / "a_1.jpg")])]])
+    path = _write(
+        tmp_path / "VLM2Bench_local.tsv",
+        header,
+        [["oc-cnt_a", "How many?", "2", "oc-cnt", str([str(pictures / "a_0.jpg"), str(pictures / "a_1.jpg")])]],
+    )
     docs, _ = _docs(monkeypatch, path, "oc_cnt")
     assert docs[0]["images"] == [str(pictures / "a_0.jpg"), str(pictures / "a_1.jpg")] and docs[0]["n_images"] == 2
     snapshot = tmp_path / "datasets--Sterzhang--vlm2-bench" / "snapshots" / "abc123"
     snapshot.mkdir(parents=True)
     (snapshot / "VLM2Bench_img.tsv").symlink_to(sources.tsv)
-    assert tsv.image_cache(snapshot / "VLM2Bench_img.tsv") == tmp_path / "datasets--Sterzhang--vlm2-bench" / "decoded" / "abc123" / "VLM2Bench_img_images"
+    assert (
+        tsv.image_cache(snapshot / "VLM2Bench_img.tsv")
+        == tmp_path / "datasets--Sterzhang--vlm2-bench" / "decoded" / "abc123" / "VLM2Bench_img_images"
+    )
     docs, _ = _docs(monkeypatch, snapshot / "VLM2Bench_img.tsv", "pc_cnt")
     assert docs and all("/decoded/abc123/" in p for d in docs for p in d["images"])
     assert sorted(p.name for p in snapshot.iterdir()) == ["VLM2Bench_img.tsv"]
@@ -249,7 +270,13 @@ def test_unusable_rows_are_skipped_and_named_and_a_wrong_file_stops(tmp_path, mo
     rows = [
         ["oc-cpr_1_p", "q", "T", "oc-cpr", str([red, red])],
         ["oc-cpr_1_n", "q", "F", "oc-cpr", str([red, red])],
-        ["oc-cpr_2_p", "q", "T", "oc-cpr", "not base64 at all, and long enough not to be an index: ~~~~~~~~~~~~~~~~~~~~~~~~"],
+        [
+            "oc-cpr_2_p",
+            "q",
+            "T",
+            "oc-cpr",
+            "not base64 at all, and long enough not to be an index: ~~~~~~~~~~~~~~~~~~~~~~~~",
+        ],
         ["oc-cpr_1_p", "q", "T", "oc-cpr", str([red, red])],  # a repeated index
         ["oc-cpr_3", "q", "T", "oc-cpr", str([red, red])],  # no half
         ["oc-cpr_4_p", "q", "T", "oc-cpr", "oc-cpr_missing"],  # refers to no row
@@ -278,7 +305,10 @@ def test_the_cli_scores_the_tsv_as_the_zip(sources, hf_home, tmp_path):
     same items: the same results, subtask by subtask and for the group."""
     runs = {}
     for name, root in (("zip", sources.zip), ("tsv", sources.tsv)):
-        proc = run_cli(["--model", "random_choice", "--tasks", "vlm2bench_image", "--output_path", str(tmp_path / name)], env=base_env(hf_home, VLM2BENCH_ROOT=str(root)))
+        proc = run_cli(
+            ["--model", "random_choice", "--tasks", "vlm2bench_image", "--output_path", str(tmp_path / name)],
+            env=base_env(hf_home, VLM2BENCH_ROOT=str(root)),
+        )
         assert proc.returncode == 0, proc.stderr[-4000:]
         runs[name] = (read_run(tmp_path / name, proc)[0], proc.stdout + proc.stderr)
     (zip_results, _), (tsv_results, tsv_log) = runs["zip"], runs["tsv"]
@@ -286,6 +316,10 @@ def test_the_cli_scores_the_tsv_as_the_zip(sources, hf_home, tmp_path):
     tasks = [f"vlm2bench_{s}" for s in IMAGE_SUBTASKS]
     assert set(tasks) <= set(tsv_results["results"])
     for task in tasks:
-        assert json.dumps(tsv_results["results"][task], sort_keys=True) == json.dumps(zip_results["results"][task], sort_keys=True), task
+        assert json.dumps(tsv_results["results"][task], sort_keys=True) == json.dumps(
+            zip_results["results"][task], sort_keys=True
+        ), task
     assert tsv_results["results"]["vlm2bench_pc_cpr"]["counts,none"]["pairs"] == 3
-    assert tsv_results["groups"]["vlm2bench_image"]["score,none"] == pytest.approx(zip_results["groups"]["vlm2bench_image"]["score,none"])
+    assert tsv_results["groups"]["vlm2bench_image"]["score,none"] == pytest.approx(
+        zip_results["groups"]["vlm2bench_image"]["score,none"]
+    )

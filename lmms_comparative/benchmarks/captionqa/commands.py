@@ -37,7 +37,12 @@ def captions_of(samples_files: list[str]) -> dict[str, str]:
         for row in json_lines(path, ExportError, "samples log"):
             sample = row.get("score") if isinstance(row.get("score"), dict) else {}
             caption = sample.get("caption")
-            if isinstance(sample.get("id"), str) and not sample.get("caption_failed") and isinstance(caption, str) and caption.strip():
+            if (
+                isinstance(sample.get("id"), str)
+                and not sample.get("caption_failed")
+                and isinstance(caption, str)
+                and caption.strip()
+            ):
                 captions[sample["id"]] = caption
     return captions
 
@@ -51,12 +56,18 @@ def _export(args: argparse.Namespace) -> int:
     missed = [path for path, _ in passed if fnmatch.fnmatchcase(path.name, SAMPLES)]
     for path, why in passed:
         label = "error: " if path in missed else ""
-        print(f"lmms-comparative captionqa-export: {label}{untrusted.printable(f'{path}: {why}', lines=False)}", file=sys.stderr)
+        print(
+            f"lmms-comparative captionqa-export: {label}{untrusted.printable(f'{path}: {why}', lines=False)}",
+            file=sys.stderr,
+        )
     if missed:
         return 1
     files = [str(f) for f in found]
     if not files:
-        print(f"no CaptionQA samples logs ({SAMPLES}) under {untrusted.printable(args.results_dir, lines=False)}; run with --log_samples", file=sys.stderr)
+        print(
+            f"no CaptionQA samples logs ({SAMPLES}) under {untrusted.printable(args.results_dir, lines=False)}; run with --log_samples",
+            file=sys.stderr,
+        )
         return 1
     try:
         captions = captions_of(files)
@@ -67,9 +78,13 @@ def _export(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise ExportError(f"{args.output}: not written ({exc.strerror or exc})") from None
     except ExportError as exc:
-        print(f"lmms-comparative captionqa-export: error: {untrusted.printable(str(exc), lines=False)}", file=sys.stderr)
+        print(
+            f"lmms-comparative captionqa-export: error: {untrusted.printable(str(exc), lines=False)}", file=sys.stderr
+        )
         return 1
-    print(f"{len(captions)} captions from {len(files)} samples log(s) -> {untrusted.printable(args.output, lines=False)}")
+    print(
+        f"{len(captions)} captions from {len(files)} samples log(s) -> {untrusted.printable(args.output, lines=False)}"
+    )
     return 0
 
 

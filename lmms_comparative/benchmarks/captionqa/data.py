@@ -76,21 +76,31 @@ def _configured_files(snap: hub.Snapshot) -> dict[str, list[str]]:
     if known:
         return known
     if snap.files is None:
-        return {split: [Path(f).relative_to(snap.folder).as_posix() for f in split_files(snap.folder, split)] for split in (*DOMAINS, "all")}
+        return {
+            split: [Path(f).relative_to(snap.folder).as_posix() for f in split_files(snap.folder, split)]
+            for split in (*DOMAINS, "all")
+        }
     from datasets import load_dataset_builder
 
     try:
         builder = load_dataset_builder(HUB_REPO, revision=snap.commit)
     except Exception as exc:  # noqa: BLE001
-        raise DataError(f"{ENV_VAR} is not set and the configs of {HUB_REPO} could not be read ({type(exc).__name__}: {exc}). Set {ENV_VAR} to a local copy: {LAYOUT}.") from exc
+        raise DataError(
+            f"{ENV_VAR} is not set and the configs of {HUB_REPO} could not be read ({type(exc).__name__}: {exc}). Set {ENV_VAR} to a local copy: {LAYOUT}."
+        ) from exc
     marker = f"{HUB_REPO}@{snap.commit}/"
-    by_split = {str(split): [str(url).split(marker, 1)[1] for url in urls if marker in str(url)] for split, urls in (builder.config.data_files or {}).items()}
+    by_split = {
+        str(split): [str(url).split(marker, 1)[1] for url in urls if marker in str(url)]
+        for split, urls in (builder.config.data_files or {}).items()
+    }
     missing = [s for s in DOMAINS if not by_split.get(s)]
     if missing:
         raise DataError(f"{HUB_REPO}'s configs name no data files for split(s) {missing} (found {sorted(by_split)}).")
     if not by_split.get("all"):  # the union of the configured splits, in the card's order (load_dataset's "all")
         by_split["all"] = [f for split, files in by_split.items() if split != "all" for f in files]
-        logger.info(f"{HUB_REPO}: the card configures no 'all' split; 'all' is the union of {list(by_split)[:-1]}, in the card's order (as load_dataset reads split='all')")
+        logger.info(
+            f"{HUB_REPO}: the card configures no 'all' split; 'all' is the union of {list(by_split)[:-1]}, in the card's order (as load_dataset reads split='all')"
+        )
     hub.remember(snap, "captionqa_data_files", by_split)
     return by_split
 
@@ -150,7 +160,9 @@ def _card_splits_cached(base: str, text: str) -> dict[str, list[str]]:
     configs = meta.get("configs") if isinstance(meta, dict) else None
     if not isinstance(configs, list) or not configs:
         return {}
-    config = next((c for c in configs if isinstance(c, dict) and c.get("config_name", "default") == "default"), configs[0])
+    config = next(
+        (c for c in configs if isinstance(c, dict) and c.get("config_name", "default") == "default"), configs[0]
+    )
     entries = config.get("data_files") if isinstance(config, dict) else None
     out: dict[str, list[str]] = {}
     for entry in entries if isinstance(entries, list) else ():
@@ -190,7 +202,9 @@ def question_table(base: Path, split: str) -> list[tuple[str, list[dict]]]:
             table = pq.ParquetFile(path, memory_map=True).read(columns=["id", "questions"])
         except Exception as exc:  # noqa: BLE001 - unreadable or missing columns
             raise DataError(f"{ENV_VAR}: cannot read columns id, questions from {path} ({exc}).") from exc
-        for i, (entry_id, questions) in enumerate(zip(table.column("id").to_pylist(), table.column("questions").to_pylist())):
+        for i, (entry_id, questions) in enumerate(
+            zip(table.column("id").to_pylist(), table.column("questions").to_pylist())
+        ):
             if entry_id is None:
                 raise DataError(f"{path}: row {i} has no id.")
             rows.append((str(entry_id), _parse_questions(questions, f"{path}: row {i} ({entry_id})")))
@@ -211,13 +225,17 @@ def files_stamp(base: Path, split: str) -> tuple:
 
 
 @lru_cache(maxsize=32)
-def _permutations_cached(base: str, stamp: tuple, uncaptioned: frozenset = frozenset()) -> dict[tuple[str, int], list[int]]:
+def _permutations_cached(
+    base: str, stamp: tuple, uncaptioned: frozenset = frozenset()
+) -> dict[tuple[str, int], list[int]]:
     base_path = Path(base)
     if split_files(base_path, "all"):
         logger.info(f"CaptionQA option order: qa.py's walk of split 'all', read as {all_source(base_path)}")
         entries = question_table(base_path, "all")
     else:
-        logger.warning(f"{ENV_VAR}: no 'all' split under {base}; walking the domain splits in the order {DOMAINS} instead. Option order matches the official qa.py only if that is the 'all' order.")
+        logger.warning(
+            f"{ENV_VAR}: no 'all' split under {base}; walking the domain splits in the order {DOMAINS} instead. Option order matches the official qa.py only if that is the 'all' order."
+        )
         entries = [row for split in DOMAINS for row in question_table(base_path, split)]
     return official_permutations(entries, uncaptioned=uncaptioned)
 
@@ -271,18 +289,27 @@ class SplitRows:
                 names = set(handle.schema_arrow.names)
                 missing = {"id", "images", "questions"} - names
                 if missing:
-                    raise DataError(f"{ENV_VAR}: split {split!r} lacks column(s) {sorted(missing)} in {path}; expected {LAYOUT}.")
+                    raise DataError(
+                        f"{ENV_VAR}: split {split!r} lacks column(s) {sorted(missing)} in {path}; expected {LAYOUT}."
+                    )
                 paths = [handle.schema.column(i).path for i in range(len(handle.schema))]
                 # The image struct's leaves, as the writer named them (images.list.element.bytes
                 # from datasets and pyarrow, images.list.item.bytes from older writers).
-                leaves = {leaf: next((c for c in paths if c.startswith("images.") and c.endswith("." + leaf)), "") for leaf in ("bytes", "path")}
+                leaves = {
+                    leaf: next((c for c in paths if c.startswith("images.") and c.endswith("." + leaf)), "")
+                    for leaf in ("bytes", "path")
+                }
                 if not any(leaves.values()):
-                    raise DataError(f"{ENV_VAR}: split {split!r}: the images column of {path} holds no image bytes or paths (a list of {{bytes, path}} is expected).")
+                    raise DataError(
+                        f"{ENV_VAR}: split {split!r}: the images column of {path} holds no image bytes or paths (a list of {{bytes, path}} is expected)."
+                    )
                 table = handle.read(columns=["id", leaves["path"] or leaves["bytes"]])
             except DataError:
                 raise
             except Exception as exc:  # noqa: BLE001 - not parquet, cut short, unreadable
-                raise DataError(f"{ENV_VAR}: cannot load split {split!r} from {path} ({type(exc).__name__}: {exc}).") from exc
+                raise DataError(
+                    f"{ENV_VAR}: cannot load split {split!r} from {path} ({type(exc).__name__}: {exc})."
+                ) from exc
             for i, entry_id in enumerate(table.column("id").to_pylist()):
                 if entry_id is None:
                     raise DataError(f"{path}: row {i} has no id.")
@@ -305,13 +332,20 @@ class SplitRows:
         """The ``images`` column of row group ``group`` of file ``f`` (its image leaves only)."""
         import pyarrow.parquet as pq
 
-        return pq.ParquetFile(self.files[f], memory_map=True).read_row_group(group, columns=self._leaves[f]).column("images")
+        return (
+            pq.ParquetFile(self.files[f], memory_map=True)
+            .read_row_group(group, columns=self._leaves[f])
+            .column("images")
+        )
 
     def _read_group(self, g: int) -> list[list[dict]]:
         """Every row's image values ``[{"bytes", "path"}, ...]`` of row group ``g``."""
         _, f, group, _ = self._groups[g]
         column = self._images_column(f, group)
-        return [[None if v is None else {"bytes": v.get("bytes"), "path": v.get("path")} for v in row or []] for row in column.to_pylist()]
+        return [
+            [None if v is None else {"bytes": v.get("bytes"), "path": v.get("path")} for v in row or []]
+            for row in column.to_pylist()
+        ]
 
     def image_values(self, row: int) -> list[dict]:
         """The raw image values of a row (``{"bytes", "path"}``), as ``datasets`` stores them."""
@@ -355,7 +389,11 @@ class SplitRows:
                     row = first + r
                     for k, at in enumerate(range(offsets[r], offsets[r + 1])):
                         blob = blobs[at] if blobs is not None else None
-                        problem = items.buffer_problem(memoryview(blob.as_buffer())) if blob is not None and blob.is_valid else _path_problem(paths[at].as_py() if paths is not None else None)
+                        problem = (
+                            items.buffer_problem(memoryview(blob.as_buffer()))
+                            if blob is not None and blob.is_valid
+                            else _path_problem(paths[at].as_py() if paths is not None else None)
+                        )
                         if problem:
                             bad[row] = (problem, f"{self.ids[row]} (image {k + 1})")
                             break
@@ -395,4 +433,15 @@ def taxonomy(domain: str) -> dict:
         return json.load(handle)
 
 
-__all__ = ["DOMAINS", "SplitRows", "first_category", "load_split", "permutations", "question_table", "questions_by_id", "root", "taxonomy", "walk_domains"]
+__all__ = [
+    "DOMAINS",
+    "SplitRows",
+    "first_category",
+    "load_split",
+    "permutations",
+    "question_table",
+    "questions_by_id",
+    "root",
+    "taxonomy",
+    "walk_domains",
+]

@@ -10,7 +10,9 @@ from lmms_comparative.record import Benchmark, ScoringCall
 # (vLLM); here it is a server of the user's, by default where `vllm serve` listens (port 8000): no
 # public API serves it, so api.openai.com (the other LLMs' default) would not do.
 READER = ScoringCall(
-    tuple(f"captionqa_{p}_*" for p in ("simple", "short", "long", "taxonomy")),  # not captionqa_image (the model answers)
+    tuple(
+        f"captionqa_{p}_*" for p in ("simple", "short", "long", "taxonomy")
+    ),  # not captionqa_image (the model answers)
     "llm",
     "the CaptionQA reader",
     "CAPTIONQA_READER",
@@ -27,7 +29,14 @@ FACTS = Benchmark(
     answer_spaces=("letters",),
     scoring_calls=(READER,),
     exports=tuple(
-        (prompt, f"table3_{prompt}", tuple((c, f"captionqa_{prompt}" if c == "overall" else f"captionqa_{prompt}_{c}") for c in ("overall", "natural", "document", "ecommerce", "embodiedai")))
+        (
+            prompt,
+            f"table3_{prompt}",
+            tuple(
+                (c, f"captionqa_{prompt}" if c == "overall" else f"captionqa_{prompt}_{c}")
+                for c in ("overall", "natural", "document", "ecommerce", "embodiedai")
+            ),
+        )
         for prompt in ("simple", "short", "long", "taxonomy")
     ),
     smoke_task="captionqa_simple_natural",  # one small task: what the tests that touch every benchmark run

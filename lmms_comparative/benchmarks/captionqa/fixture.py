@@ -25,17 +25,58 @@ def _captionqa_questions(rng: random.Random, domain: str, entry: int, taxonomy_t
     top = taxonomy_tops[entry % len(taxonomy_tops)]
     other = taxonomy_tops[(entry + 1) % len(taxonomy_tops)]
     return [
-        {"question": f"What colour is the main shape in {domain} item {entry}?", "choices": [colour, "black", "white"], "answer": colour, "category": [top]},
-        {"question": f"Does {domain} item {entry} show a circle?", "choices": ["Yes", "No"], "answer": "Yes", "category": [other]},
-        {"question": f"Is the background of {domain} item {entry} white?", "choices": ["white", "grey", "blue", "cream"], "answer": "white", "category": [top]},
-        {"question": f"Which body part is visible in {domain} item {entry}?", "choices": ["eyes", "nose", "hands"], "answer": "hands", "category": [other]},
-        {"question": f"How many shapes does {domain} item {entry} have?", "choices": ["1", "2", "3", "4", "5"], "answer": str(1 + entry % 5), "category": [top]},
-        {"question": f"Broken {domain} question {entry} with one choice?", "choices": ["only"], "answer": "only", "category": [top]},
-        {"question": f"Broken {domain} question {entry} whose answer is missing?", "choices": ["a", "b"], "answer": "c", "category": [other]},
+        {
+            "question": f"What colour is the main shape in {domain} item {entry}?",
+            "choices": [colour, "black", "white"],
+            "answer": colour,
+            "category": [top],
+        },
+        {
+            "question": f"Does {domain} item {entry} show a circle?",
+            "choices": ["Yes", "No"],
+            "answer": "Yes",
+            "category": [other],
+        },
+        {
+            "question": f"Is the background of {domain} item {entry} white?",
+            "choices": ["white", "grey", "blue", "cream"],
+            "answer": "white",
+            "category": [top],
+        },
+        {
+            "question": f"Which body part is visible in {domain} item {entry}?",
+            "choices": ["eyes", "nose", "hands"],
+            "answer": "hands",
+            "category": [other],
+        },
+        {
+            "question": f"How many shapes does {domain} item {entry} have?",
+            "choices": ["1", "2", "3", "4", "5"],
+            "answer": str(1 + entry % 5),
+            "category": [top],
+        },
+        {
+            "question": f"Broken {domain} question {entry} with one choice?",
+            "choices": ["only"],
+            "answer": "only",
+            "category": [top],
+        },
+        {
+            "question": f"Broken {domain} question {entry} whose answer is missing?",
+            "choices": ["a", "b"],
+            "answer": "c",
+            "category": [other],
+        },
     ]
 
 
-def build(root: str | Path, per_domain: int = 3, seed: int = 0, all_order: tuple[str, ...] | None = None, card: str = "domains") -> Path:
+def build(
+    root: str | Path,
+    per_domain: int = 3,
+    seed: int = 0,
+    all_order: tuple[str, ...] | None = None,
+    card: str = "domains",
+) -> Path:
     """Write a CaptionQA copy under ``root`` as the hub repo lays it out: a dataset card (README.md)
     whose configs name the data files of each split, data/<domain>-00000-of-00001.parquet, and an
     upload that no task reads. Every third image set has two images.
@@ -61,7 +102,15 @@ def build(root: str | Path, per_domain: int = 3, seed: int = 0, all_order: tuple
         {
             "id": Value("string"),
             "images": List(ImageFeature()),
-            "questions": List({"question": Value("string"), "choices": List(Value("string")), "answer": Value("string"), "category": List(Value("string")), "source": Value("string")}),
+            "questions": List(
+                {
+                    "question": Value("string"),
+                    "choices": List(Value("string")),
+                    "answer": Value("string"),
+                    "category": List(Value("string")),
+                    "source": Value("string"),
+                }
+            ),
             # As the hub release: a row's domain and its images' original paths (no task reads them).
             "domain": Value("string"),
             "image_paths": List(Value("string")),
@@ -74,7 +123,15 @@ def build(root: str | Path, per_domain: int = 3, seed: int = 0, all_order: tuple
         for i in range(per_domain):
             images = [draw_pair(rng)[0] for _ in range(2 if i % 3 == 2 else 1)]
             questions = [{**q, "source": "fixture"} for q in _captionqa_questions(rng, domain, i, tops)]
-            rows.append({"id": f"{prefix}_{i + 1:03d}", "images": images, "questions": questions, "domain": domain, "image_paths": [f"{domain}/{prefix}_{i + 1:03d}_{k}.png" for k in range(len(images))]})
+            rows.append(
+                {
+                    "id": f"{prefix}_{i + 1:03d}",
+                    "images": images,
+                    "questions": questions,
+                    "domain": domain,
+                    "image_paths": [f"{domain}/{prefix}_{i + 1:03d}_{k}.png" for k in range(len(images))],
+                }
+            )
         rows_by_domain[domain] = rows
         _parquet(Dataset.from_list(rows, features=features), root / "data" / f"{domain}-00000-of-00001.parquet")
     order = tuple(all_order or reversed(list(rows_by_domain)))
@@ -82,9 +139,15 @@ def build(root: str | Path, per_domain: int = 3, seed: int = 0, all_order: tuple
     if card == "all":
         _parquet(Dataset.from_list(everything, features=features), root / "data" / "all-00000-of-00001.parquet")
     splits = list(order) + (["all"] if card == "all" else [])
-    card = "---\nconfigs:\n- config_name: default\n  data_files:\n" + "".join(f"  - split: {s}\n    path: data/{s}-*\n" for s in splits) + "---\n# CaptionQA (generated fixture)\n"
+    card = (
+        "---\nconfigs:\n- config_name: default\n  data_files:\n"
+        + "".join(f"  - split: {s}\n    path: data/{s}-*\n" for s in splits)
+        + "---\n# CaptionQA (generated fixture)\n"
+    )
     untrusted.write_file(root / "README.md", card)
-    untrusted.write_file(root / "annotations.jsonl", "".join(json.dumps({"id": row["id"]}) + "\n" for row in everything))
+    untrusted.write_file(
+        root / "annotations.jsonl", "".join(json.dumps({"id": row["id"]}) + "\n" for row in everything)
+    )
     return root
 
 

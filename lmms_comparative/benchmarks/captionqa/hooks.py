@@ -26,7 +26,14 @@ from lmms_comparative.data import items
 from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.bootstrap import cluster_mean_intervals
-from lmms_comparative.tasklib import check_model_failures, docs_hook, once_per_run, response_text, side_logs, skip_counts
+from lmms_comparative.tasklib import (
+    check_model_failures,
+    docs_hook,
+    once_per_run,
+    response_text,
+    side_logs,
+    skip_counts,
+)
 from lmms_comparative.tasklib.yamlgen import define_hooks
 
 METRICS = ("score", "accuracy", "cannot_rate", "by_category", "counts", "ci95")
@@ -45,7 +52,12 @@ def _domain_docs(domain: str):
     for reason, what in bad.values():
         items.skip(reason, what)
     kept = [r for r in range(len(rows)) if r not in bad]
-    return {"id": [rows.ids[r] for r in kept], "domain": [domain] * len(kept), "row": kept, "n_images": [rows.counts[r] for r in kept]}
+    return {
+        "id": [rows.ids[r] for r in kept],
+        "domain": [domain] * len(kept),
+        "row": kept,
+        "n_images": [rows.counts[r] for r in kept],
+    }
 
 
 def _unusable(domain: str) -> dict[int, tuple[str, str]]:
@@ -55,7 +67,13 @@ def _unusable(domain: str) -> dict[int, tuple[str, str]]:
 
 
 # Each domain's docs, under the names the task files give them (tasks.py).
-define_hooks(globals(), {tasks.docs_name(domain): docs_hook(domain, partial(_domain_docs, domain), label=f"CaptionQA {domain}") for domain in rules.DOMAINS})
+define_hooks(
+    globals(),
+    {
+        tasks.docs_name(domain): docs_hook(domain, partial(_domain_docs, domain), label=f"CaptionQA {domain}")
+        for domain in rules.DOMAINS
+    },
+)
 
 
 def doc_to_visual(doc: dict[str, Any]) -> list:
@@ -79,7 +97,15 @@ def _caption_sample(doc: dict[str, Any], results: list, prompt: str) -> dict[str
     failed = aggregate.is_failed_request(text)
     # caption.py keeps generate_caption's .strip()ped text, and stores it only if non-empty.
     caption = text if failed else text.strip()
-    sample = {"id": str(doc["id"]), "domain": doc["domain"], "prompt": prompt, "caption": caption, "caption_failed": failed, "caption_empty": not failed and not caption, "skipped": doc.get("skipped", "")}
+    sample = {
+        "id": str(doc["id"]),
+        "domain": doc["domain"],
+        "prompt": prompt,
+        "caption": caption,
+        "caption_failed": failed,
+        "caption_empty": not failed and not caption,
+        "skipped": doc.get("skipped", ""),
+    }
     return {name: sample for name in METRICS}
 
 
@@ -121,7 +147,9 @@ def reader_messages(caption: str, question: str, options: list[str]) -> list[dic
     ]
 
 
-def qa_rows(captions: dict[str, str], domain: str, engine: Engine | None = None, uncaptioned: Iterable[str] = ()) -> tuple[list[dict], int]:
+def qa_rows(
+    captions: dict[str, str], domain: str, engine: Engine | None = None, uncaptioned: Iterable[str] = ()
+) -> tuple[list[dict], int]:
     """Ask the reader every scorable question of every captioned image set; score the answers.
 
     ``uncaptioned``: the run's image sets without a caption (empty, or the request failed); as in
@@ -145,13 +173,24 @@ def qa_rows(captions: dict[str, str], domain: str, engine: Engine | None = None,
     answers = engine.run(requests, desc=f"CaptionQA reader ({domain})")
     rows, failed = [], 0
     for (entry_id, q_idx, q, perm, options), answer in zip(plan, answers):
-        row = {"id": entry_id, "q_idx": q_idx, "question": q["question"], "category": rules.first_category(q.get("category")), "response": answer.text}
+        row = {
+            "id": entry_id,
+            "q_idx": q_idx,
+            "question": q["question"],
+            "category": rules.first_category(q.get("category")),
+            "response": answer.text,
+        }
         if answer.failed:
             failed += 1
             row.update(failed=True, error=answer.error)
         else:
             letter = rules.extract_letter(answer.text, len(perm))
-            row.update(failed=False, **rules.score_answer(letter, perm, options, len(q["choices"]), rules.gt_index(q["choices"], q["answer"])))
+            row.update(
+                failed=False,
+                **rules.score_answer(
+                    letter, perm, options, len(q["choices"]), rules.gt_index(q["choices"], q["answer"])
+                ),
+            )
         rows.append(row)
     return rows, failed
 
@@ -226,23 +265,45 @@ def _qa_pass(items: list[dict], uncaptioned: list[str]) -> dict:
         side_logs.add(task, "reader", [{**r, "reader": engine.config.model} for r in rows])
     check_failures(failed, len(rows), engine.config.max_failed, f"CaptionQA {domain} reader")
     caption_failed = sum(1 for it in items if it["caption_failed"])
-    failures.check_share(f"CaptionQA {domain} captions", caption_failed, len(items), "got no caption from the model (failed requests; their questions are not asked)")
+    failures.check_share(
+        f"CaptionQA {domain} captions",
+        caption_failed,
+        len(items),
+        "got no caption from the model (failed requests; their questions are not asked)",
+    )
     caption_empty = sum(1 for it in items if it.get("caption_empty"))
     if caption_empty:
-        logger.warning(f"CaptionQA {domain}: {caption_empty} caption(s) empty; as qa.py, their questions are not asked.")
+        logger.warning(
+            f"CaptionQA {domain}: {caption_empty} caption(s) empty; as qa.py, their questions are not asked."
+        )
     by_image: dict[str, list] = {}
     for row in scored:
         by_image.setdefault(row["id"], []).append(row)
     result = {
         "summary": rules.summarize(scored),
         # Questions of one image share its caption: resample images, not questions.
-        "ci95": {**cluster_mean_intervals(list(by_image.values()), {"score": "score", "accuracy": "correct", "cannot_rate": "cannot"}), "unit": "image"},
+        "ci95": {
+            **cluster_mean_intervals(
+                list(by_image.values()), {"score": "score", "accuracy": "correct", "cannot_rate": "cannot"}
+            ),
+            "unit": "image",
+        },
         "by_category": rules.by_category(scored),
-        "counts": {"images": len(items), "caption_failed": caption_failed, "caption_empty": caption_empty, "questions": len(rows), "scored": len(scored), "reader_failed": failed, **skip_counts(items)},
+        "counts": {
+            "images": len(items),
+            "caption_failed": caption_failed,
+            "caption_empty": caption_empty,
+            "questions": len(rows),
+            "scored": len(scored),
+            "reader_failed": failed,
+            **skip_counts(items),
+        },
     }
     if os.environ.get("CAPTIONQA_FAITHFULNESS", "").strip() not in ("", "0"):
         empty, _ = qa_rows({entry_id: "" for entry_id in captions}, domain, engine, uncaptioned)
-        result["counts"]["empty_caption_cannot_rate"] = rules.summarize([r for r in empty if not r["failed"]])["cannot_rate"]
+        result["counts"]["empty_caption_cannot_rate"] = rules.summarize([r for r in empty if not r["failed"]])[
+            "cannot_rate"
+        ]
     return result
 
 
@@ -289,7 +350,9 @@ def export_captions(samples_files: list[str]) -> dict[str, str]:
 # Our wording: the official repository has no QA-on-image script. It mirrors the reader's system
 # prompt with the image in place of the caption; the options are the question's own choices in the
 # official shuffled order, without "Cannot answer from the caption".
-IMAGE_SYSTEM_PROMPT = "You are given an image and a question about the image. Answer with a SINGLE LETTER (A, B, C, ...), no explanation."
+IMAGE_SYSTEM_PROMPT = (
+    "You are given an image and a question about the image. Answer with a SINGLE LETTER (A, B, C, ...), no explanation."
+)
 IMAGE_METRICS = ("accuracy", "by_category", "counts")
 _split_cache: dict[tuple, data.SplitRows] = {}
 
@@ -316,7 +379,9 @@ def _image_docs(domain: str):
         perms = data.permutations(base)
         table = data.question_table(base, domain)
         bad = checking.result()
-    columns: dict[str, list] = {name: [] for name in ("id", "row", "q_idx", "domain", "question", "options", "answer_letter", "category")}
+    columns: dict[str, list] = {
+        name: [] for name in ("id", "row", "q_idx", "domain", "question", "options", "answer_letter", "category")
+    }
     for row, (entry_id, questions) in enumerate(table):
         if row in bad:  # its questions cannot be asked on the image
             for _ in questions:
@@ -343,7 +408,15 @@ def _image_docs(domain: str):
 
 
 # Each domain's questions, one doc each, under the names the task files give them (tasks.py).
-define_hooks(globals(), {tasks.docs_name(domain, tasks.IMAGE): docs_hook(f"image_{domain}", partial(_image_docs, domain), label=f"CaptionQA on images ({domain})") for domain in rules.DOMAINS})
+define_hooks(
+    globals(),
+    {
+        tasks.docs_name(domain, tasks.IMAGE): docs_hook(
+            f"image_{domain}", partial(_image_docs, domain), label=f"CaptionQA on images ({domain})"
+        )
+        for domain in rules.DOMAINS
+    },
+)
 
 
 def image_doc_to_visual(doc: dict[str, Any]) -> list:
@@ -358,7 +431,10 @@ def image_doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | Non
 def image_doc_to_messages(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> list[dict]:
     content = [{"type": "image", "url": image} for image in image_doc_to_visual(doc)]
     content.append({"type": "text", "text": image_doc_to_text(doc)})
-    return [{"role": "system", "content": [{"type": "text", "text": IMAGE_SYSTEM_PROMPT}]}, {"role": "user", "content": content}]
+    return [
+        {"role": "system", "content": [{"type": "text", "text": IMAGE_SYSTEM_PROMPT}]},
+        {"role": "user", "content": content},
+    ]
 
 
 def image_doc_to_target(doc: dict[str, Any]) -> str:
@@ -367,7 +443,13 @@ def image_doc_to_target(doc: dict[str, Any]) -> str:
 
 def image_process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
     letters = lambda text: rules.extract_letter(text, len(doc["options"]))  # noqa: E731 - qa.py's letter rules
-    sample = {"id": doc["id"], "q_idx": doc["q_idx"], "category": doc["category"], "answer": doc["answer_letter"], "skipped": doc.get("skipped", "")}
+    sample = {
+        "id": doc["id"],
+        "q_idx": doc["q_idx"],
+        "category": doc["category"],
+        "answer": doc["answer_letter"],
+        "skipped": doc.get("skipped", ""),
+    }
     sample.update(aggregate.mcq_outcome(response_text(results), letters, doc["answer_letter"]))
     return {name: sample for name in IMAGE_METRICS}
 

@@ -18,7 +18,9 @@ from lmms_comparative.data.replies import Options, Replies, is_json, needs_tasks
 from lmms_comparative.record import PredictionsPart
 
 PROMPTS = ("simple", "short", "long", "taxonomy")
-_without_folder = needs_tasks("a captions file", "captionqa_simple, captionqa_short, captionqa_long, captionqa_taxonomy")
+_without_folder = needs_tasks(
+    "a captions file", "captionqa_simple, captionqa_short, captionqa_long, captionqa_taxonomy"
+)
 
 
 def read_captions(path: Path, options: Options) -> Replies:

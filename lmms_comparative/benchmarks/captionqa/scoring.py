@@ -53,7 +53,9 @@ def is_scorable(question: Mapping) -> bool:
     return len(choices) >= 2 and gt_index(choices, question.get("answer")) is not None
 
 
-def official_permutations(entries: Iterable[tuple[str, Sequence[Mapping]]], seed: int = SHUFFLE_SEED, uncaptioned: Iterable[str] = ()) -> dict[tuple[str, int], list[int]]:
+def official_permutations(
+    entries: Iterable[tuple[str, Sequence[Mapping]]], seed: int = SHUFFLE_SEED, uncaptioned: Iterable[str] = ()
+) -> dict[tuple[str, int], list[int]]:
     """Option permutations exactly as qa.py draws them.
 
     qa.py walks the entries of the split it evaluates (``--split all`` by default) in dataset order
@@ -77,7 +79,9 @@ def official_permutations(entries: Iterable[tuple[str, Sequence[Mapping]]], seed
             if not is_scorable(q):
                 continue
             choices = q["choices"]
-            perm = list(range(len(choices) if is_yesno_question(q.get("question", ""), choices) else len(choices) + 1))  # choices_with_cannot's length
+            perm = list(
+                range(len(choices) if is_yesno_question(q.get("question", ""), choices) else len(choices) + 1)
+            )  # choices_with_cannot's length
             shuffle(perm)
             perms[(key, q_idx)] = perm
     return perms
@@ -185,9 +189,20 @@ def reader_stability(reads: Sequence[Sequence[Mapping]]) -> dict:
     common = set.intersection(*(set(a) for a in answered)) if answered else set()
     accuracies = [sum(a[q]["correct"] for q in common) / len(common) for a in answered] if common else []
     mean = sum(accuracies) / len(accuracies) if accuracies else float("nan")
-    std = (sum((x - mean) ** 2 for x in accuracies) / (len(accuracies) - 1)) ** 0.5 if len(accuracies) > 1 else float("nan")
+    std = (
+        (sum((x - mean) ** 2 for x in accuracies) / (len(accuracies) - 1)) ** 0.5
+        if len(accuracies) > 1
+        else float("nan")
+    )
     same = sum(1 for q in common if len({a[q].get("letter") for a in answered}) == 1)
-    return {"reads": len(reads), "questions": len(common), "accuracies": accuracies, "mean": mean, "std": std, "identical": same / len(common) if common else float("nan")}
+    return {
+        "reads": len(reads),
+        "questions": len(common),
+        "accuracies": accuracies,
+        "mean": mean,
+        "std": std,
+        "identical": same / len(common) if common else float("nan"),
+    }
 
 
 def difficulty(models: Sequence[Sequence[Mapping]]) -> dict:
@@ -205,4 +220,8 @@ def difficulty(models: Sequence[Sequence[Mapping]]) -> dict:
         share = sum(answers) / len(answers)
         counts[next(name for name, floor in DIFFICULTY_BUCKETS if share >= floor)] += 1
     total = len(right)
-    return {**{name: (n / total if total else float("nan")) for name, n in counts.items()}, "questions": total, "models": len(models)}
+    return {
+        **{name: (n / total if total else float("nan")) for name, n in counts.items()},
+        "questions": total,
+        "models": len(models),
+    }

@@ -6,7 +6,20 @@ per-domain ``process_docs`` from the same tables."""
 from __future__ import annotations
 
 from lmms_comparative.benchmarks.captionqa.scoring import DOMAINS
-from lmms_comparative.tasklib.yamlgen import PLACEHOLDER, TASKLIB, Flow, Group, Hooks, Note, Source, Task, Template, generation, group_metric, metric
+from lmms_comparative.tasklib.yamlgen import (
+    PLACEHOLDER,
+    TASKLIB,
+    Flow,
+    Group,
+    Hooks,
+    Note,
+    Source,
+    Task,
+    Template,
+    generation,
+    group_metric,
+    metric,
+)
 
 H = Hooks("lmms_comparative.benchmarks.captionqa.hooks")
 TEMPLATE, GROUP_TEMPLATE, IMAGE_TEMPLATE = "_default_template_yaml", "_group_template_yaml", "_image_template_yaml"
@@ -29,7 +42,9 @@ def _templates() -> tuple[Template, ...]:
             "doc_to_visual": H.doc_to_visual,
             "doc_to_text": H.doc_to_text,
             "doc_to_target": H.doc_to_target,
-            "generation_kwargs": Note("caption.py defaults: --temperature 0.7, --max-tokens 500.", generation(500, 0.7)),
+            "generation_kwargs": Note(
+                "caption.py defaults: --temperature 0.7, --max-tokens 500.", generation(500, 0.7)
+            ),
             "process_results": H.process_results,
             "metric_list": [
                 metric("score", H.aggregate_score),
@@ -37,7 +52,10 @@ def _templates() -> tuple[Template, ...]:
                 metric("cannot_rate", H.aggregate_cannot_rate, False),
                 metric("by_category", H.aggregate_by_category, None),
                 metric("counts", H.aggregate_counts, None),
-                Note("95% bootstrap intervals of score, accuracy and cannot_rate (images resampled with their questions).", metric("ci95", H.aggregate_ci95, None)),
+                Note(
+                    "95% bootstrap intervals of score, accuracy and cannot_rate (images resampled with their questions).",
+                    metric("ci95", H.aggregate_ci95, None),
+                ),
             ],
             "metadata": {"version": 1.0},
         },
@@ -64,7 +82,10 @@ def _templates() -> tuple[Template, ...]:
             "doc_to_text": H.image_doc_to_text,
             "doc_to_messages": H.image_doc_to_messages,
             "doc_to_target": H.image_doc_to_target,
-            "generation_kwargs": Note("Greedy, a few tokens: the reader's settings in qa.py (temperature 0, max 4 tokens) plus room.", generation(16, 0)),
+            "generation_kwargs": Note(
+                "Greedy, a few tokens: the reader's settings in qa.py (temperature 0, max 4 tokens) plus room.",
+                generation(16, 0),
+            ),
             "process_results": H.image_process_results,
             "metric_list": [
                 metric("accuracy", H.image_aggregate_accuracy),
@@ -81,7 +102,11 @@ def _prompt_family(prompt: str) -> tuple:
     tasks = tuple(
         Task(
             f"captionqa_{prompt}_{domain}",
-            {"process_docs": H(docs_name(domain)), "process_results": H(f"process_results_{prompt}"), "lmms_eval_specific_kwargs": Flow({"default": {"prompt": prompt}})},
+            {
+                "process_docs": H(docs_name(domain)),
+                "process_results": H(f"process_results_{prompt}"),
+                "lmms_eval_specific_kwargs": Flow({"default": {"prompt": prompt}}),
+            },
             include=TEMPLATE,
         )
         for domain in DOMAINS
@@ -90,12 +115,22 @@ def _prompt_family(prompt: str) -> tuple:
 
 
 def _image_family() -> tuple:
-    tasks = tuple(Task(f"captionqa_{IMAGE}_{domain}", {"process_docs": H(docs_name(domain, IMAGE))}, include=IMAGE_TEMPLATE) for domain in DOMAINS)
+    tasks = tuple(
+        Task(f"captionqa_{IMAGE}_{domain}", {"process_docs": H(docs_name(domain, IMAGE))}, include=IMAGE_TEMPLATE)
+        for domain in DOMAINS
+    )
     aggregate = Note(
         "Unweighted mean of the four domains, as the paper averages the QA-on-image accuracy.",
         [group_metric("accuracy", weight_by_size=False), group_metric("counts", TASKLIB.group_sum_counts)],
     )
-    return (*tasks, Group(f"captionqa_{IMAGE}", tuple(t.name for t in tasks), {"aggregate_metric_list": aggregate, "metadata": {"version": 1.0}}))
+    return (
+        *tasks,
+        Group(
+            f"captionqa_{IMAGE}",
+            tuple(t.name for t in tasks),
+            {"aggregate_metric_list": aggregate, "metadata": {"version": 1.0}},
+        ),
+    )
 
 
 SOURCE = Source(

@@ -102,7 +102,14 @@ def _image_bases(base: Path, label: str) -> list[str]:
     return [root, dataset] + [os.path.join(b, folder) for folder in IMAGE_FOLDERS[label] for b in (dataset, root)]
 
 
-def _image(base: Path, ref: Any, where: str, label: str, bases: list[str] | None = None, present: Callable[[str], bool] = os.path.isfile) -> str:
+def _image(
+    base: Path,
+    ref: Any,
+    where: str,
+    label: str,
+    bases: list[str] | None = None,
+    present: Callable[[str], bool] = os.path.isfile,
+) -> str:
     """The image file a record names: as given (absolute or relative to the working folder), else
     under the first of ``bases`` (``_image_bases``) that has it. ``present`` says whether a path
     is a file (``items.file_lister()`` for a whole column)."""
@@ -112,12 +119,18 @@ def _image(base: Path, ref: Any, where: str, label: str, bases: list[str] | None
         return ref
     bases = bases if bases is not None else _image_bases(base, label)
     for folder in bases:
-        candidate = os.path.join(folder, ref) if os.path.isabs(ref) else f"{folder}{os.sep}{ref}"  # os.path.join, without its cost per call
+        candidate = (
+            os.path.join(folder, ref) if os.path.isabs(ref) else f"{folder}{os.sep}{ref}"
+        )  # os.path.join, without its cost per call
         if present(candidate):
             return candidate
     if not items.images_needed():  # scoring replies read from files: the image is never opened
         return str(base / ref)
-    hint = " FER-2013 annotations name images imXXX.png while the original files are PrivateTest_XXXXXXX.jpg (official repository issue #2): use the processed images of the release." if label == "fer2013_label" else ""
+    hint = (
+        " FER-2013 annotations name images imXXX.png while the original files are PrivateTest_XXXXXXX.jpg (official repository issue #2): use the processed images of the release."
+        if label == "fer2013_label"
+        else ""
+    )
     folders = ", ".join(f"dataset/{f}" for f in IMAGE_FOLDERS[label])
     raise MissingImage(f"{where}: image {ref!r} not found under {base} (nor under dataset/ or {folders}).{hint}")
 

@@ -10,7 +10,11 @@ FACTS = Benchmark(
     name="compbench",
     title="MLLM-CompBench",
     root_variable="COMPBENCH_ROOT",
-    task_families=("compbench", "compbench_full", "compbench_pair", "compbench_twostage") + tuple(f"compbench_{r}" for r in ("attribute", "existence", "state", "emotion", "temporality", "spatiality", "quantity", "quality")),
+    task_families=("compbench", "compbench_full", "compbench_pair", "compbench_twostage")
+    + tuple(
+        f"compbench_{r}"
+        for r in ("attribute", "existence", "state", "emotion", "temporality", "spatiality", "quantity", "quality")
+    ),
     answer_spaces=("options", "words", "which"),
     exports=(
         (

@@ -105,8 +105,14 @@ LAYOUTS: dict[str, list[tuple[str, dict[str, str]]]] = {
     ],
     "options": [
         ("release", {"image_1": "image_1", "image_2": "image_2", "options": "options", "answer": "answer"}),
-        ("pre-release MagicBrush", {"image_1": "path_input", "image_2": "path_output", "options": "Modified_option", "answer": "Answeer"}),
-        ("pre-release Spot-the-diff", {"image_1": "image_1", "image_2": "image_2", "options": "Modified_option", "answer": "Answer"}),
+        (
+            "pre-release MagicBrush",
+            {"image_1": "path_input", "image_2": "path_output", "options": "Modified_option", "answer": "Answeer"},
+        ),
+        (
+            "pre-release Spot-the-diff",
+            {"image_1": "image_1", "image_2": "image_2", "options": "Modified_option", "answer": "Answer"},
+        ),
     ],
     "qbench": [
         ("release", {"image": "image", "question": "question", "options": "options", "answer": "answer"}),
@@ -182,12 +188,20 @@ def _in_folder(folder: Path, label: str) -> SourceFiles:
         if tests:
             return SourceFiles(None, tests, vals)
     if not plain:
-        stems = {n[: -len(suffix)].removesuffix(SPLIT_FILE_INFIX[part]) for n in names for part in _parts_of(label) for suffix in SPLIT_SUFFIXES if n.endswith(SPLIT_FILE_INFIX[part] + suffix)}
+        stems = {
+            n[: -len(suffix)].removesuffix(SPLIT_FILE_INFIX[part])
+            for n in names
+            for part in _parts_of(label)
+            for suffix in SPLIT_SUFFIXES
+            if n.endswith(SPLIT_FILE_INFIX[part] + suffix)
+        }
         if len(stems) == 1:
             tests, vals = _beside(folder, stems.pop(), label)
             if tests:
                 return SourceFiles(None, tests, vals)
-    raise DataError(f"{ENV_VAR}: {folder} holds {len(names)} JSON files ({', '.join(names)}) and none is the {label} annotation file by the names accepted: {_accepted_names(label)}.")
+    raise DataError(
+        f"{ENV_VAR}: {folder} holds {len(names)} JSON files ({', '.join(names)}) and none is the {label} annotation file by the names accepted: {_accepted_names(label)}."
+    )
 
 
 def source_files(base: Path, label: str) -> SourceFiles:
@@ -205,7 +219,9 @@ def source_files(base: Path, label: str) -> SourceFiles:
         tests, vals = _beside(folder, label, label)
         if tests:
             return SourceFiles(None, tests, vals)
-    looked = ", ".join([f"annotations/{label}.json", f"{label}.json"] + [f"{f.relative_to(base)}/*.json" for f in folders])
+    looked = ", ".join(
+        [f"annotations/{label}.json", f"{label}.json"] + [f"{f.relative_to(base)}/*.json" for f in folders]
+    )
     raise DataError(f"{ENV_VAR}: no annotation file for {label!r} under {base} (looked for {looked}).")
 
 
@@ -214,7 +230,9 @@ def annotation_file(base: Path, label: str) -> Path:
     files = source_files(base, label)
     if files.annotation is None:
         found = ", ".join(p.name for p in (*files.tests.values(), *files.vals.values()))
-        raise DataError(f"{ENV_VAR}: no annotation file for {label!r} under {base}: only the authors' split files ({found}).")
+        raise DataError(
+            f"{ENV_VAR}: no annotation file for {label!r} under {base}: only the authors' split files ({found})."
+        )
     return files.annotation
 
 
@@ -238,7 +256,9 @@ def _normalise(record: dict, label: str, where: str, path: Path) -> dict:
                 out["type"] = record["type"]
             return out
     expected = " or ".join(f"{name} {sorted(keys.values())}" for name, keys in LAYOUTS[kind])
-    raise DataError(f"{where}: {label} record in no known layout: keys found {sorted(record)}; expected the {expected} (file {path}).")
+    raise DataError(
+        f"{where}: {label} record in no known layout: keys found {sorted(record)}; expected the {expected} (file {path})."
+    )
 
 
 def _records(path: Path, label: str) -> list[tuple[str, dict]]:

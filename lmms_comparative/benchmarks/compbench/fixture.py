@@ -16,7 +16,13 @@ from lmms_comparative.record import FixturePart
 SMOKE_RECORDS = "annotations/cub_label.json"
 
 
-def build(root: str | Path, per_source: int = 5, seed: int = 0, layout: str = "release", split_files: tuple[str, ...] | None = None) -> Path:
+def build(
+    root: str | Path,
+    per_source: int = 5,
+    seed: int = 0,
+    layout: str = "release",
+    split_files: tuple[str, ...] | None = None,
+) -> Path:
     """Write a CompBench copy under ``root`` and the images it names.
 
     ``layout="release"``: ``annotations/<label>.json`` for the fourteen sources, keys of the release
@@ -82,14 +88,31 @@ def build(root: str | Path, per_source: int = 5, seed: int = 0, layout: str = "r
     side = lambda i: "Left" if (i * 7 + 3) % 5 < 2 else "Right"  # noqa: E731 - both sides, unevenly
     labels: dict[str, list] = {}
     for source in ("fa", "cu", "wf", "ce", "fe", "nd"):
-        labels[label_of[source]] = [{**pair(source, i), "question": f"Which one is more striking? #{source}-{i}", "answer": side(i)} for i in range(per_source)]
+        labels[label_of[source]] = [
+            {**pair(source, i), "question": f"Which one is more striking? #{source}-{i}", "answer": side(i)}
+            for i in range(per_source)
+        ]
     types = ["State", "Color", "State", "Size", "None", "Shape", "State", "Texture"]
     for source in ("st", "va"):
-        labels[label_of[source]] = [{**pair(source, i), "question": f"Which one is more worn? #{source}-{i}", "answer": side(i), "type": types[i % len(types)]} for i in range(2 * per_source)]
+        labels[label_of[source]] = [
+            {
+                **pair(source, i),
+                "question": f"Which one is more worn? #{source}-{i}",
+                "answer": side(i),
+                "type": types[i % len(types)],
+            }
+            for i in range(2 * per_source)
+        ]
     labels["vaw_label"].insert(1, {})
     labels["car_label"] = [{**pair("cc", i), "answer": side(i)} for i in range(per_source)]
-    labels["soccernet_label"] = [{**pair("sn", i), "answer": side(i), "action": f"Corner #sn-{i}", "CLIP_similarity": 0.9} for i in range(per_source)]
-    labels["vqav2_label"] = [{**pair("vq", i), "question": f"Which image has more dogs? #vq-{i}", "answer": ["Left", "Right", "Same"][i % 3]} for i in range(per_source)]
+    labels["soccernet_label"] = [
+        {**pair("sn", i), "answer": side(i), "action": f"Corner #sn-{i}", "CLIP_similarity": 0.9}
+        for i in range(per_source)
+    ]
+    labels["vqav2_label"] = [
+        {**pair("vq", i), "question": f"Which image has more dogs? #vq-{i}", "answer": ["Left", "Right", "Same"][i % 3]}
+        for i in range(per_source)
+    ]
     for source in ("mb", "sd"):
         rows = []
         for i in range(per_source):
@@ -99,7 +122,9 @@ def build(root: str | Path, per_source: int = 5, seed: int = 0, layout: str = "r
                 keys = ("Modified_option", "Answeer") if source == "mb" else ("Modified_option", "Answer")
                 rows.append({**pair(source, i), keys[0]: ", ".join(options) + ", ", keys[1]: answer})
             else:
-                rows.append({**pair(source, i), "options": ", ".join(options) if source == "mb" else options, "answer": answer})
+                rows.append(
+                    {**pair(source, i), "options": ", ".join(options) if source == "mb" else options, "answer": answer}
+                )
         labels[label_of[source]] = rows
     qb_options = ["The left image", "The right image", "They are equally sharp"]
     qb = []
@@ -108,10 +133,22 @@ def build(root: str | Path, per_source: int = 5, seed: int = 0, layout: str = "r
         question = f"Which image is sharper? #qb-{i}"
         if pre:  # the authors' questions carry their options and instruction (CompBenchReview q-bench2_eval.py)
             qb.append(
-                {**pair("qb", i, single=True), "question": f"{question} Options: {', '.join(options)}. Please only return one of the options without any other words or punctuation.", "answer": options[i % len(options)], "option": options}
+                {
+                    **pair("qb", i, single=True),
+                    "question": f"{question} Options: {', '.join(options)}. Please only return one of the options without any other words or punctuation.",
+                    "answer": options[i % len(options)],
+                    "option": options,
+                }
             )
         else:
-            qb.append({**pair("qb", i, single=True), "question": question, "options": options, "answer": options[i % len(options)]})
+            qb.append(
+                {
+                    **pair("qb", i, single=True),
+                    "question": question,
+                    "options": options,
+                    "answer": options[i % len(options)],
+                }
+            )
     labels["qbench2_label"] = qb
     for label, rows in labels.items():
         if pre:
@@ -134,7 +171,14 @@ def build(root: str | Path, per_source: int = 5, seed: int = 0, layout: str = "r
 
 
 # A part each source's annotation file was merged from, named as in CompBenchReview Labeled_data/.
-PART_FILES = {"cub_label": "CUB_0_200.json", "vaw_label": "vaw_0_626.json", "st_label": "State_Transform_0_200.json", "fashion_label": "fashion_0_10.json", "mb_label": "MB_0_10.json", "depth_label": "Checked_Depth_0_265.json"}
+PART_FILES = {
+    "cub_label": "CUB_0_200.json",
+    "vaw_label": "vaw_0_626.json",
+    "st_label": "State_Transform_0_200.json",
+    "fashion_label": "fashion_0_10.json",
+    "mb_label": "MB_0_10.json",
+    "depth_label": "Checked_Depth_0_265.json",
+}
 
 
 def _authors_split(labels: dict[str, list], label: str) -> dict[str, tuple[list, list]]:
@@ -148,7 +192,10 @@ def _authors_split(labels: dict[str, list], label: str) -> dict[str, tuple[list,
     for other in next(run for run in SPLIT_RUNS if label in run):
         rows = [r for r in labels[other] if r]
         if other in ("st_label", "vaw_label"):
-            parts = {"_att": [r for r in rows if r["type"] in ATTRIBUTE_TYPES], "_state": [r for r in rows if r["type"] == "State"]}
+            parts = {
+                "_att": [r for r in rows if r["type"] in ATTRIBUTE_TYPES],
+                "_state": [r for r in rows if r["type"] == "State"],
+            }
         else:
             parts = {"": rows}
         out = {}

@@ -28,7 +28,16 @@ from lmms_comparative.benchmarks.compbench.prompts import (
     TWO_STAGE_MAGICBRUSH_2,
 )
 from lmms_comparative.metrics import aggregate
-from lmms_comparative.tasklib import END_OF_ROUNDS, check_model_failures, docs_hook, load_image_paths, next_round, response_text, round_replies, skip_counts
+from lmms_comparative.tasklib import (
+    END_OF_ROUNDS,
+    check_model_failures,
+    docs_hook,
+    load_image_paths,
+    next_round,
+    response_text,
+    round_replies,
+    skip_counts,
+)
 from lmms_comparative.tasklib.rounds import multi_round_docs
 from lmms_comparative.tasklib.yamlgen import define_hooks
 
@@ -46,11 +55,17 @@ def _uid(doc: dict[str, Any]) -> str:
 def _column(name: str, split: str):
     """The ``process_docs`` of one column's task: its docs of ``split`` (``test``, or ``full``: test and val)."""
     label = f"MLLM-CompBench {name}" + (" (full)" if split == "full" else "")
-    return docs_hook(name if split == "test" else f"full_{name}", partial(data.column_docs, name, split), _image_paths, _uid, label)
+    return docs_hook(
+        name if split == "test" else f"full_{name}", partial(data.column_docs, name, split), _image_paths, _uid, label
+    )
 
 
 # Each column's test split, and the full set (test and val), under the names the task files give them (tasks.py).
-COLUMN_DOCS = {tasks.docs_name(name, family): _column(name, split) for name in tasks.NAMES for family, split in (("", "test"), ("full", "full"))}
+COLUMN_DOCS = {
+    tasks.docs_name(name, family): _column(name, split)
+    for name in tasks.NAMES
+    for family, split in (("", "test"), ("full", "full"))
+}
 define_hooks(globals(), COLUMN_DOCS)
 
 
@@ -145,7 +160,13 @@ def process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
     else:
         parse = partial(rules.parse_option, options=doc["options"])  # get_acc_option
         answer = rules.normalize_option(doc["answer"])
-    sample = {"uid": doc["uid"], "kind": kind, "answer": answer, "n_options": n_choices(doc), "skipped": doc.get("skipped", "")}
+    sample = {
+        "uid": doc["uid"],
+        "kind": kind,
+        "answer": answer,
+        "n_options": n_choices(doc),
+        "skipped": doc.get("skipped", ""),
+    }
     sample.update(aggregate.mcq_outcome(response_text(results), parse, answer))
     # The left-answer bias applies to the Left/Right columns only; option columns do not report it.
     return {name: sample for name in ("accuracy", "chance", "counts") + (("left_bias",) if kind in SIDES else ())}
@@ -173,7 +194,11 @@ def aggregate_left_bias(items: list) -> dict:
 
 
 def aggregate_counts(items: list) -> dict:
-    check_model_failures(items, "MLLM-CompBench " + (", ".join(sorted({str(it.get("column") or it.get("kind")) for it in items})) or "(no items)"))
+    check_model_failures(
+        items,
+        "MLLM-CompBench "
+        + (", ".join(sorted({str(it.get("column") or it.get("kind")) for it in items})) or "(no items)"),
+    )
     return {**aggregate.counts(items), **skip_counts(items)}
 
 
@@ -196,7 +221,13 @@ def _stage_one_question(doc: dict[str, Any]) -> str:
     return TWO_STAGE_DEPTH_1.format(noun=rules.depth_noun(doc["question"]))
 
 
-def twostage_doc_to_messages(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None, round_idx: int | None = None, previous_output: list | None = None, previous_round_info=None):
+def twostage_doc_to_messages(
+    doc: dict[str, Any],
+    lmms_eval_specific_kwargs: dict | None = None,
+    round_idx: int | None = None,
+    previous_output: list | None = None,
+    previous_round_info=None,
+):
     """Round 1: the first image; round 2: the second (the same question); round 3, MagicBrush only:
     the two descriptions, text only. A failed request ends the item (a failed request)."""
     outputs = list(previous_output or [])
@@ -236,4 +267,12 @@ def twostage_process_results(doc: dict[str, Any], results: list) -> dict[str, di
 
 
 # The two-stage tasks' docs (``tasks.TWO_STAGE_COLUMNS``), under the names the task files give them.
-define_hooks(globals(), {tasks.docs_name(name, "twostage"): multi_round_docs(COLUMN_DOCS[tasks.docs_name(name)], tasks.task("twostage", name)) for name in tasks.TWO_STAGE_COLUMNS})
+define_hooks(
+    globals(),
+    {
+        tasks.docs_name(name, "twostage"): multi_round_docs(
+            COLUMN_DOCS[tasks.docs_name(name)], tasks.task("twostage", name)
+        )
+        for name in tasks.TWO_STAGE_COLUMNS
+    },
+)

@@ -44,7 +44,9 @@ def read_authors(path: Path, options: Options) -> Replies:
     """Format ``authors`` (module docstring): the authors' per-item replies of the ``--family`` given, keyed by ``uid``."""
     family = options.family or "compbench"
     if family not in TEST_FAMILIES:
-        raise PredictionsError(f"{path}: the authors' replies are for their test split; --family must be one of {', '.join(TEST_FAMILIES)}, not {family!r}")
+        raise PredictionsError(
+            f"{path}: the authors' replies are for their test split; --family must be one of {', '.join(TEST_FAMILIES)}, not {family!r}"
+        )
     out = Replies(sources=[str(path)])
     for number, row in enumerate(read_jsonl(path), 1):
         where = f"{path}, line {number}"
@@ -52,14 +54,20 @@ def read_authors(path: Path, options: Options) -> Replies:
         if column not in COLUMN_CODES:
             raise PredictionsError(f"{where}: 'column' must be one of {', '.join(COLUMN_CODES)}, got {column!r}")
         if not isinstance(row.get("idx"), int) or row["idx"] < 0:
-            raise PredictionsError(f"{where}: 'idx' (the item's place in the authors' test split) must be a non-negative integer, got {row.get('idx')!r}")
+            raise PredictionsError(
+                f"{where}: 'idx' (the item's place in the authors' test split) must be a non-negative integer, got {row.get('idx')!r}"
+            )
         reply = row.get("reply")
         if reply is None:
             reply = row.get("api_error")
         if not isinstance(reply, str):
-            raise PredictionsError(f"{where}: 'reply' must be a string (or null with the error text in 'api_error'), got {reply!r:.80}")
+            raise PredictionsError(
+                f"{where}: 'reply' must be a string (or null with the error text in 'api_error'), got {reply!r:.80}"
+            )
         if family == "compbench_twostage" and column not in TWO_STAGE_COLUMNS:
-            raise PredictionsError(f"{where}: compbench_twostage has the columns {', '.join(TWO_STAGE_COLUMNS)} (Table 3 left), not {column}")
+            raise PredictionsError(
+                f"{where}: compbench_twostage has the columns {', '.join(TWO_STAGE_COLUMNS)} (Table 3 left), not {column}"
+            )
         base = COLUMN_CODES[column]
         task = f"{family}_{base}"
         key = f"{base}:{row['idx']}"

@@ -7,7 +7,16 @@ from pathlib import Path
 from lmms_comparative.benchmarks.compbench.facts import FACTS as BENCHMARK
 from lmms_comparative.metrics.bootstrap import bootstrap_ci, grouped_bootstrap_ci
 from lmms_comparative.record import Headline, ReportPart
-from lmms_comparative.reportlib.cells import SAMPLES_NEEDED, cell, family_prefixes, interval_note, reference_rows, table, text_table, unscored_notes
+from lmms_comparative.reportlib.cells import (
+    SAMPLES_NEEDED,
+    cell,
+    family_prefixes,
+    interval_note,
+    reference_rows,
+    table,
+    text_table,
+    unscored_notes,
+)
 from lmms_comparative.reportlib.marks import Marks, with_skips
 from lmms_comparative.reportlib.runs import Run
 
@@ -21,10 +30,34 @@ COMPBENCH_COLUMNS = [
 ]  # fmt: skip
 
 # MLLM-CompBench Table 2 (the paper has no human row over the sixteen columns).
-COMPBENCH_REFERENCE = {"Chance level (paper)": [50.0, 50.0, 50.0, 50.0, 50.0, 8.6, 9.7, 50.0, 50.0, 50.0, 50.0, 50.0, 50.0, 50.0, 33.3, 37.4, 43.1]}
+COMPBENCH_REFERENCE = {
+    "Chance level (paper)": [
+        50.0,
+        50.0,
+        50.0,
+        50.0,
+        50.0,
+        8.6,
+        9.7,
+        50.0,
+        50.0,
+        50.0,
+        50.0,
+        50.0,
+        50.0,
+        50.0,
+        33.3,
+        37.4,
+        43.1,
+    ]
+}
 
 
-INPUTS = {"compbench": "concatenated (one image)", "compbench_pair": "two images", "compbench_full": "concatenated, all records"}
+INPUTS = {
+    "compbench": "concatenated (one image)",
+    "compbench_pair": "two images",
+    "compbench_full": "concatenated, all records",
+}
 
 
 def section(runs: list[Run]) -> str | None:
@@ -57,14 +90,24 @@ def _protocol_table(runs: list[Run]) -> list[str]:
             done = [v for v in values if isinstance(v, float) and v == v]
             avg = run.value(family, "accuracy") if run.row(family) else (sum(done) / len(done) if done else None)
             present = [t for t in tasks if run.row(t)]
-            rows.append([marks.name(run, present), INPUTS[family]] + [with_skips(cell(v), run, [t]) for v, t in zip(values, tasks)] + [with_skips(cell(avg), run, present)])
+            rows.append(
+                [marks.name(run, present), INPUTS[family]]
+                + [with_skips(cell(v), run, [t]) for v, t in zip(values, tasks)]
+                + [with_skips(cell(avg), run, present)]
+            )
     if not rows:
         return []
     return [
         "",
         "Input protocols side by side (%): concatenated pair (`compbench*`, the paper's protocol for most models), two images (`compbench_pair*`, Table 2's GPT-4V and Gemini rows), all records (`compbench_full*`). Avg: the mean of the columns the run has.",
         "",
-        table(["Model", "Input"] + [label for _, label in COMPBENCH_COLUMNS] + ["Avg"], rows, key="compbench_inputs", title="MLLM-CompBench: input protocols", marks=marks),
+        table(
+            ["Model", "Input"] + [label for _, label in COMPBENCH_COLUMNS] + ["Avg"],
+            rows,
+            key="compbench_inputs",
+            title="MLLM-CompBench: input protocols",
+            marks=marks,
+        ),
     ]
 
 
@@ -76,22 +119,44 @@ def _main_table(runs: list[Run]) -> str:
         groups = [run.per_item(f"compbench_{c}") or [] for c, _ in COMPBENCH_COLUMNS]
         tasks = [f"compbench_{c}" for c, _ in COMPBENCH_COLUMNS]
         cells = [marks.name(run, [t for t in tasks if run.row(t)] + ["compbench"])]
-        cells += [with_skips(cell(run.value(t, "accuracy"), bootstrap_ci(g) if g else None), run, [t]) for t, g in zip(tasks, groups)]
-        cells.append(with_skips(cell(run.value("compbench", "accuracy"), grouped_bootstrap_ci(groups)), run, ["compbench"]))
+        cells += [
+            with_skips(cell(run.value(t, "accuracy"), bootstrap_ci(g) if g else None), run, [t])
+            for t, g in zip(tasks, groups)
+        ]
+        cells.append(
+            with_skips(cell(run.value("compbench", "accuracy"), grouped_bootstrap_ci(groups)), run, ["compbench"])
+        )
         rows.append(cells)
         for c, label in COMPBENCH_COLUMNS:
             bias = run.mapping(f"compbench_{c}", "left_bias")
             if bias:
-                bias_rows.append([bias_marks.name(run, [f"compbench_{c}"]), f"{c} ({label})", cell(bias["predicted_left"]), cell(bias["true_left"]), cell(bias["gap"])])
+                bias_rows.append(
+                    [
+                        bias_marks.name(run, [f"compbench_{c}"]),
+                        f"{c} ({label})",
+                        cell(bias["predicted_left"]),
+                        cell(bias["true_left"]),
+                        cell(bias["gap"]),
+                    ]
+                )
     header = ["Model"] + [label for _, label in COMPBENCH_COLUMNS] + ["Avg"]
-    note = interval_note(rows, "± the half-width of a 95% bootstrap interval over items (Avg: each column resampled on its own).", SAMPLES_NEEDED)
+    note = interval_note(
+        rows,
+        "± the half-width of a 95% bootstrap interval over items (Avg: each column resampled on its own).",
+        SAMPLES_NEEDED,
+    )
     out = [
         f"Accuracy (%) per column of the paper's Table 2, headed as the paper heads them: the relativity, then the source (ST MIT-States, FA Fashionpedia, VA VAW, CU CUB-200-2011, WF Wildfish++, MB MagicBrush, SD Spot-the-diff, CE CelebA, FE FER-2013, SN SoccerNet, CC CompCars, ND NYU-Depth V2, VQ VQAv2, QB Q-Bench2). {note}",
         "",
         table(header, rows, key="compbench_table2", title="MLLM-CompBench: accuracy per column (Table 2)", marks=marks),
     ]
     if bias_rows:
-        out += ["", 'Position bias: share of "Left" answers against the share of "Left" answers in the ground truth (%).', "", table(["Model", "Column", "Answered Left", "Truly Left", "Gap"], bias_rows, marks=bias_marks)]
+        out += [
+            "",
+            'Position bias: share of "Left" answers against the share of "Left" answers in the ground truth (%).',
+            "",
+            table(["Model", "Column", "Answered Left", "Truly Left", "Gap"], bias_rows, marks=bias_marks),
+        ]
     return "\n".join(out)
 
 
@@ -100,10 +165,15 @@ def summary(run: Run) -> list[str]:
     prefixes = family_prefixes(run, columns, "compbench")
     if not prefixes:
         return []
-    rows = [[p] + [cell(run.value(f"{p}_{c}", "accuracy")) for c in columns] + [cell(run.value(p, "accuracy"))] for p in prefixes]
+    rows = [
+        [p] + [cell(run.value(f"{p}_{c}", "accuracy")) for c in columns] + [cell(run.value(p, "accuracy"))]
+        for p in prefixes
+    ]
     chance = [run.value(f"{prefixes[0]}_{c}", "chance") for c in columns] + [run.value(prefixes[0], "chance")]
     rows.append(["chance"] + [cell(c) for c in chance])
-    return ["MLLM-CompBench: accuracy (%) per column and Avg (paper Table 2)"] + text_table(["task"] + [label for _, label in COMPBENCH_COLUMNS] + ["Avg"], rows)
+    return ["MLLM-CompBench: accuracy (%) per column and Avg (paper Table 2)"] + text_table(
+        ["task"] + [label for _, label in COMPBENCH_COLUMNS] + ["Avg"], rows
+    )
 
 
 def charts(runs: list[Run], out: Path) -> list[Path]:
@@ -116,7 +186,10 @@ def measure(run: Run, table_id: str, column: str):
     columns, the run's ``compbench_twostage_<column>``."""
     keys = [c for c, _ in COMPBENCH_COLUMNS]
     if table_id == "table3_two_stage":  # the two-stage tasks (compbench_twostage_*)
-        value, items = run.value(f"compbench_twostage_{column}", "accuracy"), run.per_item(f"compbench_twostage_{column}")
+        value, items = (
+            run.value(f"compbench_twostage_{column}", "accuracy"),
+            run.per_item(f"compbench_twostage_{column}"),
+        )
         if not isinstance(value, (int, float)) or value != value:
             return None, None
         ci = bootstrap_ci(items) if items else None
@@ -145,10 +218,15 @@ def measure(run: Run, table_id: str, column: str):
 
 def _family(run: Run) -> str:
     """The protocol family the measure reads: concatenated where the run has it, else two images."""
-    return next((f for f in ("compbench", "compbench_pair") if any(run.row(f"{f}_{c}") for c, _ in COMPBENCH_COLUMNS)), "compbench")
+    return next(
+        (f for f in ("compbench", "compbench_pair") if any(run.row(f"{f}_{c}") for c, _ in COMPBENCH_COLUMNS)),
+        "compbench",
+    )
 
 
 # The first page's value: Table 2's Avg; a run without the group shows each column it has.
 HEADLINES = (Headline("table2", "avg", "Avg", _family, lambda run, column: f"{_family(run)}_{column}"),)
 
-PART = ReportPart(headlines=HEADLINES, section=section, summary=summary, charts=charts, measure=measure, compare_group="macro")
+PART = ReportPart(
+    headlines=HEADLINES, section=section, summary=summary, charts=charts, measure=measure, compare_group="macro"
+)

@@ -15,7 +15,14 @@ from pathlib import Path
 
 from loguru import logger
 
-from lmms_comparative.benchmarks.compbench.files import ENV_VAR, Column, SourceFiles, _records, source_files, source_records
+from lmms_comparative.benchmarks.compbench.files import (
+    ENV_VAR,
+    Column,
+    SourceFiles,
+    _records,
+    source_files,
+    source_records,
+)
 from lmms_comparative.failures import DataError
 
 # release README: MIT-States/VAW `type` values; CompBenchReview val_test_split.py `attribute` list.
@@ -82,7 +89,15 @@ def authors_key(record: dict) -> str:
     and the answer (CompBenchReview ``val_test_split.py``, the ``fast`` dict:
     ``(i[image1], i[image2], i['question'], i[gt_key])``, without the question where a source has
     none). Records equal in these are equal in every field in the authors' files."""
-    return json.dumps([record.get("image"), record.get("image_1"), record.get("image_2"), record.get("question"), record.get("answer")])
+    return json.dumps(
+        [
+            record.get("image"),
+            record.get("image_1"),
+            record.get("image_2"),
+            record.get("question"),
+            record.get("answer"),
+        ]
+    )
 
 
 def split_parts(label: str, records: list) -> dict[str, list]:
@@ -94,7 +109,9 @@ def split_parts(label: str, records: list) -> dict[str, list]:
         state = [r for r in records if r[1].get("type") == STATE_TYPE]
         left_out = len(records) - len(attribute) - len(state)
         if left_out:
-            logger.info(f"{ENV_VAR}: {left_out} {label} record(s) have a type that is neither an attribute nor State; the authors' split leaves them out.")
+            logger.info(
+                f"{ENV_VAR}: {left_out} {label} record(s) have a type that is neither an attribute nor State; the authors' split leaves them out."
+            )
         return {"attribute": attribute, "state": state}
     return {"all": records}
 
@@ -127,7 +144,9 @@ def _part_lists(base: Path, label: str) -> list[list]:
             lists.extend(split_parts(other, source_records(base, other)).values())
         except DataError:
             sizes = AUTHORS_PART_SIZES[other]
-            logger.warning(f"{ENV_VAR}: {other} is absent; {label}'s split assumes the authors' {other} size(s) {sizes}, which it follows in their run.")
+            logger.warning(
+                f"{ENV_VAR}: {other} is absent; {label}'s split assumes the authors' {other} size(s) {sizes}, which it follows in their run."
+            )
             lists.extend([[None] * n for n in sizes])
     raise AssertionError(label)
 
@@ -149,7 +168,9 @@ def _split_file_records(base: Path, column: Column, files: SourceFiles, task: st
     path = files.tests[part]
     test = _records(path, column.label)
     if files.annotation is None:
-        logger.info(f"{ENV_VAR}: {task}: scoring the authors' test file {path.name} ({len(test)} records); no annotation file beside it.")
+        logger.info(
+            f"{ENV_VAR}: {task}: scoring the authors' test file {path.name} ({len(test)} records); no annotation file beside it."
+        )
         return test
     index: dict[str, deque] = defaultdict(deque)
     for where, record in source_records(base, column.label):
@@ -177,7 +198,9 @@ def _split_file_records(base: Path, column: Column, files: SourceFiles, task: st
             f"{only_rebuilt} of the rebuilt split's {len(rebuilt)} are not in the test file. Scoring the test file, the split the paper scored."
         )
     elif [authors_key(r) for _, r in out] != [authors_key(r) for _, r in rebuilt]:
-        logger.info(f"{ENV_VAR}: {task}: the authors' test file {path.name} holds the records of the rebuilt split in another order; scoring it in its own order.")
+        logger.info(
+            f"{ENV_VAR}: {task}: the authors' test file {path.name} holds the records of the rebuilt split in another order; scoring it in its own order."
+        )
     return out
 
 
@@ -198,13 +221,17 @@ def column_records(base: Path, column: Column, split: str, task: str = "") -> li
             return split_parts(column.label, source_records(base, column.label))[part]
         if part not in files.tests or part not in files.vals:
             found = ", ".join(p.name for p in (*files.tests.values(), *files.vals.values()))
-            raise DataError(f"{ENV_VAR}: {column.label} has no annotation file under {base}, and its {part} records need the authors' test and val files; found {found}.")
+            raise DataError(
+                f"{ENV_VAR}: {column.label} has no annotation file under {base}, and its {part} records need the authors' test and val files; found {found}."
+            )
         return _records(files.tests[part], column.label) + _records(files.vals[part], column.label)
     if part in files.tests:
         return _split_file_records(base, column, files, task)
     if files.annotation is None:
         found = ", ".join(p.name for p in (*files.tests.values(), *files.vals.values()))
-        raise DataError(f"{ENV_VAR}: {column.label} has no annotation file under {base}, and no authors' test file for {task}; found {found}.")
+        raise DataError(
+            f"{ENV_VAR}: {column.label} has no annotation file under {base}, and no authors' test file for {task}; found {found}."
+        )
     return rebuilt_split(base, column)
 
 
@@ -214,4 +241,6 @@ def _check_count(task: str, split: str, n: int) -> None:
     want = test if split == "test" else test + val
     if n != want:
         what = "test split" if split == "test" else "full set (test + val)"
-        logger.warning(f"{ENV_VAR}: column {task} has {n} records in its {what}; the authors' {what} has {want} (their _test.json/_val.json files). Its score is not comparable with the paper's {task} column.")
+        logger.warning(
+            f"{ENV_VAR}: column {task} has {n} records in its {what}; the authors' {what} has {want} (their _test.json/_val.json files). Its score is not comparable with the paper's {task} column."
+        )

@@ -6,7 +6,19 @@ writes them to yaml/, and hooks.py builds each column's ``process_docs`` from th
 from __future__ import annotations
 
 from lmms_comparative.benchmarks.compbench.files import COLUMNS
-from lmms_comparative.tasklib.yamlgen import PLACEHOLDER, TASKLIB, Group, Hooks, Note, Source, Task, Template, generation, group_metric, metric
+from lmms_comparative.tasklib.yamlgen import (
+    PLACEHOLDER,
+    TASKLIB,
+    Group,
+    Hooks,
+    Note,
+    Source,
+    Task,
+    Template,
+    generation,
+    group_metric,
+    metric,
+)
 
 H = Hooks("lmms_comparative.benchmarks.compbench.hooks")
 TEMPLATE, GROUP_TEMPLATE = "_default_template_yaml", "_group_template_yaml"
@@ -31,7 +43,11 @@ def docs_name(column: str, family: str = "") -> str:
 
 def _pair_call(kind: str) -> tuple[str, str, int]:
     """How GPT-4V was sent a column's input (CompBenchReview setup.py): the call, what followed the text, max_tokens."""
-    return ("GPT.inference_one", "image", 3000) if kind == "qbench" else ("GPT.inference_two", "images in annotation order", 300)
+    return (
+        ("GPT.inference_one", "image", 3000)
+        if kind == "qbench"
+        else ("GPT.inference_two", "images in annotation order", 300)
+    )
 
 
 def _config(family: str, column) -> dict:
@@ -44,7 +60,12 @@ def _config(family: str, column) -> dict:
     if family == "pair":
         call, then, tokens = _pair_call(column.kind)
         note = f"As GPT-4V was run (CompBenchReview setup.py, {call}): the text, then the\n{then}, max_tokens {tokens}."
-        return {"process_docs": docs, "doc_to_visual": Note(note, H.doc_to_visual_pair), "doc_to_messages": H.doc_to_messages_pair, "generation_kwargs": generation(tokens, 0)}
+        return {
+            "process_docs": docs,
+            "doc_to_visual": Note(note, H.doc_to_visual_pair),
+            "doc_to_messages": H.doc_to_messages_pair,
+            "generation_kwargs": generation(tokens, 0),
+        }
     note = "CompBenchReview setup.py GPT.inference_one: max_tokens 3000 (inference_text, the MagicBrush\ncomparison: 4000). The authors set no temperature (the API's default); 0 here, as in the other\nCompBench tasks, for a reproducible run (--gen_kwargs temperature=1 for theirs)."
     return {
         "process_docs": docs,
@@ -64,8 +85,13 @@ GROUP_NOTES = {
 
 def _family(family: str) -> tuple:
     columns = [c for c in COLUMNS if family != "twostage" or f"{c.relativity}_{c.source}" in TWO_STAGE_COLUMNS]
-    tasks = tuple(Task(task(family, f"{c.relativity}_{c.source}"), _config(family, c), include=TEMPLATE) for c in columns)
-    return (*tasks, Group(task(family), tuple(t.name for t in tasks), include=GROUP_TEMPLATE, note=GROUP_NOTES.get(family, "")))
+    tasks = tuple(
+        Task(task(family, f"{c.relativity}_{c.source}"), _config(family, c), include=TEMPLATE) for c in columns
+    )
+    return (
+        *tasks,
+        Group(task(family), tuple(t.name for t in tasks), include=GROUP_TEMPLATE, note=GROUP_NOTES.get(family, "")),
+    )
 
 
 def _templates() -> tuple[Template, Template]:
@@ -78,29 +104,53 @@ def _templates() -> tuple[Template, Template]:
             "doc_to_visual": H.doc_to_visual,
             "doc_to_text": H.doc_to_text,
             "doc_to_target": H.doc_to_target,
-            "generation_kwargs": Note("Greedy, 128 new tokens: the default of the authors' LLaVA/VILA scripts\n(CompBenchReview LLaVA/llava/eval/model_*.py, --max_new_tokens).", generation(128, 0)),
+            "generation_kwargs": Note(
+                "Greedy, 128 new tokens: the default of the authors' LLaVA/VILA scripts\n(CompBenchReview LLaVA/llava/eval/model_*.py, --max_new_tokens).",
+                generation(128, 0),
+            ),
             "lmms_eval_specific_kwargs": Note(
                 "Table 7 gives Gemini1.0-pro First/Second wording instead of Left/Right; the authors sent Gemini\nthe images before the text (CompBenchReview setup.py), GPT-4V the text first (pair tasks).",
-                {"default": {"answer_words": "left_right", "images_first": False}, "gemini_api": {"answer_words": "first_second", "images_first": True}},
+                {
+                    "default": {"answer_words": "left_right", "images_first": False},
+                    "gemini_api": {"answer_words": "first_second", "images_first": True},
+                },
             ),
             "process_results": H.process_results,
-            "metric_list": [metric("accuracy", H.aggregate_accuracy), metric("chance", H.aggregate_chance), metric("left_bias", H.aggregate_left_bias, None), metric("counts", H.aggregate_counts, None)],
+            "metric_list": [
+                metric("accuracy", H.aggregate_accuracy),
+                metric("chance", H.aggregate_chance),
+                metric("left_bias", H.aggregate_left_bias, None),
+                metric("counts", H.aggregate_counts, None),
+            ],
             "metadata": {"version": 1.0},
         },
     )
     group = Template(
         GROUP_TEMPLATE,
         note="Unweighted mean of the columns (the paper's Avg over the sixteen columns of Table 2).",
-        config={"aggregate_metric_list": [group_metric("accuracy", weight_by_size=False), group_metric("chance", weight_by_size=False), group_metric("counts", TASKLIB.group_sum_counts)], "metadata": {"version": 1.0}},
+        config={
+            "aggregate_metric_list": [
+                group_metric("accuracy", weight_by_size=False),
+                group_metric("chance", weight_by_size=False),
+                group_metric("counts", TASKLIB.group_sum_counts),
+            ],
+            "metadata": {"version": 1.0},
+        },
     )
     return default, group
 
 
 def _relativity(relativity: str) -> Group:
-    return Group(task(relativity), tuple(task("", n) for n in NAMES if n.startswith(relativity + "_")), include=GROUP_TEMPLATE)
+    return Group(
+        task(relativity), tuple(task("", n) for n in NAMES if n.startswith(relativity + "_")), include=GROUP_TEMPLATE
+    )
 
 
 SOURCE = Source(
-    files=(*_templates(), *(spec for family in FAMILIES for spec in _family(family)), *(_relativity(r) for r in RELATIVITIES)),
+    files=(
+        *_templates(),
+        *(spec for family in FAMILIES for spec in _family(family)),
+        *(_relativity(r) for r in RELATIVITIES),
+    ),
     readme=f"`compbench` ({len(COLUMNS)} columns, test split), `compbench_<relativity>`, `compbench_<relativity>_<source>`, `compbench_pair*`, `compbench_full*`",
 )

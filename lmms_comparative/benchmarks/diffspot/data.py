@@ -52,7 +52,9 @@ def _hub_root() -> Path:
     wanted = [f for f in snap.files if f.endswith(".parquet")]
     wanted = [f for f in wanted if "test" in Path(f).name] or wanted
     if not wanted:
-        raise DataError(f"{HUB_REPO} lists no parquet file at commit {snap.commit[:8]} (files: {', '.join(snap.files[:8])}). Set {ENV_VAR} to a local copy: {LAYOUT}.")
+        raise DataError(
+            f"{HUB_REPO} lists no parquet file at commit {snap.commit[:8]} (files: {', '.join(snap.files[:8])}). Set {ENV_VAR} to a local copy: {LAYOUT}."
+        )
     return hub.fetch(snap, wanted, ENV_VAR, "DiffSpot parquet")
 
 
@@ -85,7 +87,9 @@ class Release:
                 names = handle.schema_arrow.names
                 missing = [c for c in REQUIRED if c not in names]
                 if missing:
-                    raise DataError(f"{ENV_VAR}: {path} lacks column(s) {missing}; its columns are {names}. Expected {LAYOUT}.")
+                    raise DataError(
+                        f"{ENV_VAR}: {path} lacks column(s) {missing}; its columns are {names}. Expected {LAYOUT}."
+                    )
                 table = handle.read(columns=[c for c in names if c not in IMAGES])
             except DataError:
                 raise
@@ -104,16 +108,26 @@ class Release:
 
     def _add(self, record: dict, path: str) -> None:
         row = len(self.rows)
-        entry = {"row": row, "id": record.get("id"), "difficulty": record.get("difficulty"), "task_type": record.get("task_type"), "domain": record.get("domain") or ""}
+        entry = {
+            "row": row,
+            "id": record.get("id"),
+            "difficulty": record.get("difficulty"),
+            "task_type": record.get("task_type"),
+            "domain": record.get("domain") or "",
+        }
         try:
             if entry["id"] in (None, ""):
                 raise ValueError("no id")
             entry["split"] = scoring.split_of(record.get("difficulty"), record.get("task_type"))
             if entry["split"] is None:
-                raise ValueError(f"difficulty {record.get('difficulty')!r}, task_type {record.get('task_type')!r} name no split")
+                raise ValueError(
+                    f"difficulty {record.get('difficulty')!r}, task_type {record.get('task_type')!r} name no split"
+                )
             raw = record.get("mutation_dicts_json")
             mutations = scoring.mutations_of(raw)
-            entry["mutations"] = json.dumps(list(raw) if mutations else [], ensure_ascii=False)  # the release's strings, as released
+            entry["mutations"] = json.dumps(
+                list(raw) if mutations else [], ensure_ascii=False
+            )  # the release's strings, as released
             entry["operator"] = scoring.operator_of(mutations) or ""
             entry["description"] = record.get("ground_truth_diff") or ""
             entry["bbox"] = json.dumps([record.get(c) for c in BBOX]) if all(c in record for c in BBOX) else ""
@@ -199,7 +213,9 @@ def _release(stamp: tuple) -> Release:
     counts = {s: sum(1 for r in release.rows if r.get("split") == s) for s in scoring.SPLITS}
     unknown = sum(1 for r in release.rows if r.get("difficulty") == "unknown")
     note = "the release's counts" if counts == RELEASE_COUNTS else f"the release has {RELEASE_COUNTS}"
-    logger.info(f"DiffSpot: {len(release)} pairs in {', '.join(Path(f).name for f in release.files)}: {counts} ({note}); {unknown} with difficulty 'unknown' read as no_diff; {len(release.problems)} malformed record(s)")
+    logger.info(
+        f"DiffSpot: {len(release)} pairs in {', '.join(Path(f).name for f in release.files)}: {counts} ({note}); {unknown} with difficulty 'unknown' read as no_diff; {len(release.problems)} malformed record(s)"
+    )
     return release
 
 
@@ -227,5 +243,24 @@ def split_docs(split: str) -> list[dict]:
         if number in bad:
             items.skip(*bad[number])
             continue
-        docs.append({"root": str(base), **{k: row[k] for k in ("id", "row", "split", "difficulty", "task_type", "operator", "domain", "mutations", "description", "bbox")}})
+        docs.append(
+            {
+                "root": str(base),
+                **{
+                    k: row[k]
+                    for k in (
+                        "id",
+                        "row",
+                        "split",
+                        "difficulty",
+                        "task_type",
+                        "operator",
+                        "domain",
+                        "mutations",
+                        "description",
+                        "bbox",
+                    )
+                },
+            }
+        )
     return docs

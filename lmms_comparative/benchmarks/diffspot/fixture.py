@@ -39,7 +39,17 @@ OPERATORS = [
 ]
 
 
-def _page(width: int = 160, height: int = 100, button: str = "#2563eb", title_size: int = 1, shift: int = 0, text: str = "#333333", title: str = "Welcome", radius: int = 0, noise: int = 0) -> bytes:
+def _page(
+    width: int = 160,
+    height: int = 100,
+    button: str = "#2563eb",
+    title_size: int = 1,
+    shift: int = 0,
+    text: str = "#333333",
+    title: str = "Welcome",
+    radius: int = 0,
+    noise: int = 0,
+) -> bytes:
     image = Image.new("RGB", (width, height), "white")
     draw = ImageDraw.Draw(image)
     draw.rectangle((0, 0, width, 18), fill="#111827")
@@ -58,14 +68,25 @@ def _page(width: int = 160, height: int = 100, button: str = "#2563eb", title_si
 
 def _row(number: int, split: str, rng: random.Random) -> dict:
     no_diff = split == "no_diff"
-    row = {"id": f"ds_{number:05d}", "task_type": "no_diff" if no_diff else "visual_diff", "difficulty": split, "domain": rng.choice(["ecommerce", "news", "saas", "blog"])}
+    row = {
+        "id": f"ds_{number:05d}",
+        "task_type": "no_diff" if no_diff else "visual_diff",
+        "difficulty": split,
+        "domain": rng.choice(["ecommerce", "news", "saas", "blog"]),
+    }
     before = _page()
     if no_diff:
         after, mutations, answer, types = _page(noise=1), [], "", []
     else:
         operator, change, answer = OPERATORS[number % len(OPERATORS)]
         after = _page(**change)
-        mutation = {"type": operator, "target": "header > a.btn-signup", "mechanism": rng.choice(["class_swap", "inline_important"]), "before": "default", "after": json.dumps(change)}
+        mutation = {
+            "type": operator,
+            "target": "header > a.btn-signup",
+            "mechanism": rng.choice(["class_swap", "inline_important"]),
+            "before": "default",
+            "after": json.dumps(change),
+        }
         mutations, types = [json.dumps(mutation, ensure_ascii=False)], [f"mutate_{operator}"]
     row.update(
         image_before={"bytes": before, "path": None},
@@ -100,7 +121,15 @@ def build(directory: str | Path, per_split: int = 2, seed: int = 0) -> Path:
     rows[last_no_diff]["difficulty"] = "unknown"
     image = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
     schema = pa.schema(
-        [("id", pa.string()), ("image_before", image), ("image_after", image), ("task_type", pa.string()), ("difficulty", pa.string()), ("domain", pa.string()), ("ground_truth_diff", pa.string())]
+        [
+            ("id", pa.string()),
+            ("image_before", image),
+            ("image_after", image),
+            ("task_type", pa.string()),
+            ("difficulty", pa.string()),
+            ("domain", pa.string()),
+            ("ground_truth_diff", pa.string()),
+        ]
         + [("mutation_dicts_json", pa.list_(pa.string())), ("mutation_types", pa.list_(pa.string()))]
         + [(c, pa.float64()) for c in ("pixel_diff", "target_diff", "outside_diff")]
         + [(c, pa.int64()) for c in ("target_bbox_x", "target_bbox_y", "target_bbox_w", "target_bbox_h")]

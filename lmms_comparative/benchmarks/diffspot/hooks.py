@@ -19,7 +19,16 @@ from lmms_comparative.benchmarks.diffspot.prompts import VLM_PROMPT
 from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.bootstrap import vector_bootstrap
-from lmms_comparative.tasklib import check_model_failures, docs_hook, item_results, metric_of, once_per_run, response_text, side_logs, skip_counts
+from lmms_comparative.tasklib import (
+    check_model_failures,
+    docs_hook,
+    item_results,
+    metric_of,
+    once_per_run,
+    response_text,
+    side_logs,
+    skip_counts,
+)
 from lmms_comparative.tasklib.yamlgen import define_hooks
 
 LABEL = "DiffSpot"
@@ -30,7 +39,15 @@ KEY = ("id",)  # the record's item_key
 
 # Each task's docs, under the names the task files give them (tasks.py): the pairs of its split,
 # their images checked before generation (data.split_docs).
-define_hooks(globals(), {f"process_docs_{tasks.hook_suffix(s)}": docs_hook(tasks.task_name(s), partial(data.split_docs, split), label=f"{LABEL} {split}") for s, (split, _) in tasks.TASKS.items()})
+define_hooks(
+    globals(),
+    {
+        f"process_docs_{tasks.hook_suffix(s)}": docs_hook(
+            tasks.task_name(s), partial(data.split_docs, split), label=f"{LABEL} {split}"
+        )
+        for s, (split, _) in tasks.TASKS.items()
+    },
+)
 
 
 def doc_to_visual(doc: dict[str, Any]) -> list:
@@ -49,7 +66,16 @@ def doc_to_messages(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None 
     """One user message, no system message: the prompt, image A, image B (baselines/api/run_openai.py
     and the other runners build their content in this order)."""
     first, second = doc_to_visual(doc)
-    return [{"role": "user", "content": [{"type": "text", "text": doc_to_text(doc)}, {"type": "image", "url": first}, {"type": "image", "url": second}]}]
+    return [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": doc_to_text(doc)},
+                {"type": "image", "url": first},
+                {"type": "image", "url": second},
+            ],
+        }
+    ]
 
 
 def doc_to_target(doc: dict[str, Any]) -> str:
@@ -62,9 +88,14 @@ def _process_results(suffix: str, doc: dict[str, Any], results: list) -> dict[st
     is never written) and counted."""
     reply = response_text(results)
     failed = aggregate.is_failed_request(reply)
-    outcome = {"status": aggregate.STATUS_FAILED if failed else aggregate.STATUS_OK, "prediction": "" if failed else reply}
+    outcome = {
+        "status": aggregate.STATUS_FAILED if failed else aggregate.STATUS_OK,
+        "prediction": "" if failed else reply,
+    }
     fields = {k: doc[k] for k in ("row", "split", "operator", "mutations", "description", "domain")}
-    return item_results(doc, outcome, tasks.metrics(suffix), key=KEY, category=doc["operator"] or scoring.NO_DIFF, **fields)
+    return item_results(
+        doc, outcome, tasks.metrics(suffix), key=KEY, category=doc["operator"] or scoring.NO_DIFF, **fields
+    )
 
 
 define_hooks(globals(), {f"process_results_{tasks.hook_suffix(s)}": partial(_process_results, s) for s in tasks.TASKS})
@@ -81,7 +112,9 @@ def reasoning_effort() -> str:
 
 def judge_prompt(item: dict) -> str:
     """The judge's prompt for a scored item (diffspot/cli.py ``_judge_one``, diffspot/judge.py ``render_prompt``)."""
-    mutations, description = scoring.judge_inputs(item["split"], scoring.mutations_of(json.loads(item["mutations"])), item["description"])
+    mutations, description = scoring.judge_inputs(
+        item["split"], scoring.mutations_of(json.loads(item["mutations"])), item["description"]
+    )
     return scoring.render_judge_prompt(mutations, description, item["prediction"])
 
 
@@ -101,7 +134,9 @@ def _judge(done: list[dict], task: str) -> tuple[list, list, int]:
         if not pending:
             break
         if attempt:
-            logger.info(f"{LABEL} judge ({task}): {len(pending)} repl(ies) not JSON; asking again (attempt {attempt + 1} of {scoring.JUDGE_ATTEMPTS})")
+            logger.info(
+                f"{LABEL} judge ({task}): {len(pending)} repl(ies) not JSON; asking again (attempt {attempt + 1} of {scoring.JUDGE_ATTEMPTS})"
+            )
         answers = engine.run([prompts[i] for i in pending], desc=f"{LABEL} judge ({task})", fresh=attempt > 0, **extra)
         again = []
         for i, answer in zip(pending, answers):
@@ -140,7 +175,13 @@ def score_run(items: list[dict], suffix: str) -> dict:
                 outcome = scoring.reduce_verdict(verdict, item["split"] == scoring.NO_DIFF)
             except scoring.UnreadableVerdict as exc:
                 error = f"judge verdict unreadable: {exc}"
-        row = {"id": item["id"], "split": item["split"], "operator": item["operator"] or None, "verdict": verdict, "error": error}
+        row = {
+            "id": item["id"],
+            "split": item["split"],
+            "operator": item["operator"] or None,
+            "verdict": verdict,
+            "error": error,
+        }
         if outcome is not None:
             judged.append({"split": item["split"], "operator": item["operator"] or None, **outcome})
             row.update(tp=outcome["is_true_positive"], tn=outcome["is_true_negative"])
@@ -165,9 +206,19 @@ def score_run(items: list[dict], suffix: str) -> dict:
         "reasoning_effort": reasoning_effort() or "none",
         **skip_counts(items),
     }
-    out["ci95"] = {**vector_bootstrap(len(judged), scoring.bootstrap_statistic(judged), {m: head[m] for m in shares}), "unit": "pair"}
+    out["ci95"] = {
+        **vector_bootstrap(len(judged), scoring.bootstrap_statistic(judged), {m: head[m] for m in shares}),
+        "unit": "pair",
+    }
     return out
 
 
 # The aggregations the task files name (aggregate_<task>_<metric>), one per metric of each task.
-define_hooks(globals(), {f"aggregate_{tasks.hook_suffix(s)}_{name}": metric_of(score_run, name, s) for s in tasks.TASKS for name in tasks.metrics(s)})
+define_hooks(
+    globals(),
+    {
+        f"aggregate_{tasks.hook_suffix(s)}_{name}": metric_of(score_run, name, s)
+        for s in tasks.TASKS
+        for name in tasks.metrics(s)
+    },
+)

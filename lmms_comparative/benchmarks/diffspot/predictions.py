@@ -32,7 +32,9 @@ REQUIRED = ("id", "split", "prediction")  # what diffspot/cli.py reads of a reco
 
 def _split_of_task(task: str) -> str | None:
     """The split a task reads ("all" for ``diffspot``), or None for a task not of DiffSpot."""
-    return next((split for suffix, (split, _) in task_table.TASKS.items() if task_table.task_name(suffix) == task), None)
+    return next(
+        (split for suffix, (split, _) in task_table.TASKS.items() if task_table.task_name(suffix) == task), None
+    )
 
 
 def read_predictions(path: Path, options: Options) -> Replies:
@@ -40,15 +42,21 @@ def read_predictions(path: Path, options: Options) -> Replies:
     wanted = list(options.tasks) or ["diffspot"]
     unknown = [t for t in wanted if _split_of_task(t) is None]
     if unknown:
-        raise PredictionsError(f"{path}: --tasks {', '.join(unknown)}: not a DiffSpot task ({', '.join(task_table.task_name(s) for s in task_table.TASKS)})")
+        raise PredictionsError(
+            f"{path}: --tasks {', '.join(unknown)}: not a DiffSpot task ({', '.join(task_table.task_name(s) for s in task_table.TASKS)})"
+        )
     out = Replies(tasks=wanted, sources=[str(path)])
     for number, record in enumerate(read_jsonl(path), 1):
         where = f"{path}, line {number}"
         missing = [k for k in REQUIRED if k not in record]
         if missing:
-            raise PredictionsError(f"{where}: a record needs {', '.join(REQUIRED)} (the authors' evaluate.py reads them); it lacks {', '.join(missing)}")
+            raise PredictionsError(
+                f"{where}: a record needs {', '.join(REQUIRED)} (the authors' evaluate.py reads them); it lacks {', '.join(missing)}"
+            )
         if not isinstance(record["prediction"], str) or not isinstance(record["id"], (str, int)):
-            raise PredictionsError(f"{where}: 'id' must be a string and 'prediction' a string, got {type(record['id']).__name__} and {type(record['prediction']).__name__}")
+            raise PredictionsError(
+                f"{where}: 'id' must be a string and 'prediction' a string, got {type(record['id']).__name__} and {type(record['prediction']).__name__}"
+            )
         key, split = str(record["id"]), str(record["split"])
         for task in wanted:
             if _split_of_task(task) in ("all", split):

@@ -70,7 +70,15 @@ def section(runs: list[Run]) -> str | None:
             behind += [task] if task else []
             cells.append(with_skips(cell(value, ci), run, [task]) if task else "-")
         counts = _counts(run)
-        rows.append([marks.name(run, list(dict.fromkeys(behind))), *cells, str(counts.get("judged", "-")), str(counts.get("unjudged", "-")), str(counts.get("failed", "-"))])
+        rows.append(
+            [
+                marks.name(run, list(dict.fromkeys(behind))),
+                *cells,
+                str(counts.get("judged", "-")),
+                str(counts.get("unjudged", "-")),
+                str(counts.get("failed", "-")),
+            ]
+        )
         task = "diffspot" if run.row("diffspot") else None
         for op, entry in sorted((run.mapping(task, "by_operator") if task else {}).items()):
             if isinstance(entry, dict):
@@ -92,7 +100,12 @@ def section(runs: list[Run]) -> str | None:
             "",
             "Recall (%) per mutation operator on the has-diff pairs (the authors' optional breakdown; 300 pairs each in the release).",
             "",
-            table(["Model", "Operator", "Recall", "n"], operators, key="diffspot_operators", title="DiffSpot: recall per operator"),
+            table(
+                ["Model", "Operator", "Recall", "n"],
+                operators,
+                key="diffspot_operators",
+                title="DiffSpot: recall per operator",
+            ),
         ]
     return "\n".join(lines + unscored_notes(runs, "diffspot"))
 
@@ -102,7 +115,10 @@ def summary(run: Run) -> list[str]:
         return []
     cells = [cell(_value(run, metric)[1]) for _, metric, _, _ in COLUMNS]
     counts = _counts(run)
-    return ["DiffSpot: the leaderboard's columns (%)"] + text_table(["row"] + [label for *_, label in COLUMNS] + ["judged", "unjudged"], [["diffspot", *cells, str(counts.get("judged", "-")), str(counts.get("unjudged", "-"))]])
+    return ["DiffSpot: the leaderboard's columns (%)"] + text_table(
+        ["row"] + [label for *_, label in COLUMNS] + ["judged", "unjudged"],
+        [["diffspot", *cells, str(counts.get("judged", "-")), str(counts.get("unjudged", "-"))]],
+    )
 
 
 def charts(runs: list[Run], out: Path) -> list[Path]:
@@ -164,11 +180,18 @@ def item_questions(run: Run, task: str) -> dict[str, list[dict]] | None:
         found = []
         for m in verdict.get("mutations") or []:
             found.append(
-                {"question": f"{m.get('type') or row.get('operator') or 'mutation'}: {m.get('gt', '')}", "answer": f"{m.get('verdict')}: {m.get('vlm_match') or ''}".strip(), "correct": m.get("verdict") == "correct", "score": score}
+                {
+                    "question": f"{m.get('type') or row.get('operator') or 'mutation'}: {m.get('gt', '')}",
+                    "answer": f"{m.get('verdict')}: {m.get('vlm_match') or ''}".strip(),
+                    "correct": m.get("verdict") == "correct",
+                    "score": score,
+                }
             )
         hallucinations = verdict.get("hallucinations") or []
         shown = "; ".join(map(str, hallucinations)) if isinstance(hallucinations, list) else str(hallucinations)
-        found.append({"question": "hallucinations", "answer": shown or "none", "correct": not hallucinations, "score": score})
+        found.append(
+            {"question": "hallucinations", "answer": shown or "none", "correct": not hallucinations, "score": score}
+        )
         out[str(row["id"])] = found
     return out
 
@@ -206,4 +229,13 @@ HEADLINES = (
     ),
 )
 
-PART = ReportPart(headlines=HEADLINES, section=section, summary=summary, charts=charts, measure=measure, compare_units=compare_units, item_images=item_images, item_questions=item_questions)
+PART = ReportPart(
+    headlines=HEADLINES,
+    section=section,
+    summary=summary,
+    charts=charts,
+    measure=measure,
+    compare_units=compare_units,
+    item_images=item_images,
+    item_questions=item_questions,
+)

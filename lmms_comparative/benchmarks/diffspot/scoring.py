@@ -171,8 +171,13 @@ def aggregate(judged: Iterable[Mapping]) -> dict:
         "n_no_diff": n_no_diff,
         "n_tp": n_tp,
         "n_tn": n_tn,
-        "by_tier": {t: {"recall": _share(tier_tp[t], tier_n[t]), "n_pairs": tier_n[t], "n_tp": tier_tp[t]} for t in sorted(tier_n)},
-        "by_operator": {o: {"recall": _share(op_tp[o], op_n[o]), "n_pairs": op_n[o], "n_tp": op_tp[o]} for o in sorted(op_n)},
+        "by_tier": {
+            t: {"recall": _share(tier_tp[t], tier_n[t]), "n_pairs": tier_n[t], "n_tp": tier_tp[t]}
+            for t in sorted(tier_n)
+        },
+        "by_operator": {
+            o: {"recall": _share(op_tp[o], op_n[o]), "n_pairs": op_n[o], "n_tp": op_tp[o]} for o in sorted(op_n)
+        },
     }
 
 
@@ -195,7 +200,10 @@ def bootstrap_statistic(judged: list[Mapping]):
     import numpy as np
 
     # As aggregate counts them: a no-diff pair by its TN, any other by its TP.
-    hit = np.asarray([bool(it.get("is_true_negative" if it["split"] == NO_DIFF else "is_true_positive")) for it in judged], dtype=float)
+    hit = np.asarray(
+        [bool(it.get("is_true_negative" if it["split"] == NO_DIFF else "is_true_positive")) for it in judged],
+        dtype=float,
+    )
     masks = {t: np.asarray([it["split"] == t for it in judged], dtype=float) for t in SPLITS}
     diff = 1.0 - masks[NO_DIFF]
 

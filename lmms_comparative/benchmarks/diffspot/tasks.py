@@ -45,7 +45,10 @@ def _task(suffix: str) -> Task:
     config = {
         "process_docs": H(f"process_docs_{part}"),
         "process_results": H(f"process_results_{part}"),
-        "metric_list": [metric(m, H(f"aggregate_{part}_{m}"), None if m in ("by_operator", "counts", "ci95") else True) for m in metrics(suffix)],
+        "metric_list": [
+            metric(m, H(f"aggregate_{part}_{m}"), None if m in ("by_operator", "counts", "ci95") else True)
+            for m in metrics(suffix)
+        ],
     }
     return Task(task_name(suffix), config, include=TEMPLATE, note=NOTES[suffix])
 
@@ -60,7 +63,10 @@ TEMPLATE_SPEC = Template(
         "doc_to_text": H.doc_to_text,
         "doc_to_messages": H.doc_to_messages,
         "doc_to_target": H.doc_to_target,
-        "generation_kwargs": Note('baselines/api/run_openai.py and the other runners: temperature 0, up to 16384 tokens\n("Min 16384 for thinking models; 4K causes silent truncation").', generation(16384, 0)),
+        "generation_kwargs": Note(
+            'baselines/api/run_openai.py and the other runners: temperature 0, up to 16384 tokens\n("Min 16384 for thinking models; 4K causes silent truncation").',
+            generation(16384, 0),
+        ),
         "metadata": {"version": 1.0},
     },
 )

@@ -58,19 +58,48 @@ def subtlebench_figure(runs: list[Run]):
     fig, ax = plt.subplots(figsize=(12 + 0.1 * max(0, len(runs) - 4), 4.8), dpi=110)
     names = [chart_label(run, BENCHMARK, TABLE2_TASKS) for run in runs]
     for i, (run, name, colour) in enumerate(zip(runs, names, model_colours(len(runs)))):
-        values = [run.value(f"subtlebench_{k}", "accuracy") for k, _ in SUBTLEBENCH_TYPES] + ([run.value("subtlebench", "accuracy")] if with_avg else [])
-        ax.bar(x - 0.4 + width * (i + 0.5), [v * 100 if isinstance(v, (int, float)) else np.nan for v in values], width, label=name, color=colour)
+        values = [run.value(f"subtlebench_{k}", "accuracy") for k, _ in SUBTLEBENCH_TYPES] + (
+            [run.value("subtlebench", "accuracy")] if with_avg else []
+        )
+        ax.bar(
+            x - 0.4 + width * (i + 0.5),
+            [v * 100 if isinstance(v, (int, float)) else np.nan for v in values],
+            width,
+            label=name,
+            color=colour,
+        )
     for name, colour in (("Human Eval (paper)", HUMAN_COLOUR), ("Random Guess (paper)", CHANCE_COLOUR)):
-        ax.scatter(x, SUBTLEBENCH_REFERENCE[name][: len(labels)], label=name, zorder=3, color=colour, marker="_", s=420, linewidths=2.5)
+        ax.scatter(
+            x,
+            SUBTLEBENCH_REFERENCE[name][: len(labels)],
+            label=name,
+            zorder=3,
+            color=colour,
+            marker="_",
+            s=420,
+            linewidths=2.5,
+        )
     # The runs' own chance (their items' option counts): the paper's Random Guess is over the
     # paper's items, and a run on other items (the synthetic ones) has its own level.
     drawn: list[list] = []
     for run in runs:
-        chance = [run.value(f"subtlebench_{k}", "chance") for k, _ in SUBTLEBENCH_TYPES] + ([run.value("subtlebench", "chance")] if with_avg else [])
+        chance = [run.value(f"subtlebench_{k}", "chance") for k, _ in SUBTLEBENCH_TYPES] + (
+            [run.value("subtlebench", "chance")] if with_avg else []
+        )
         if any(c is not None for c in chance) and chance not in drawn:
             label = "chance on the run's items" if len(runs) == 1 or not drawn else f"chance on {run.name}'s items"
             # The chance colour, as a triangle: a line of its own would read as the human mark.
-            ax.scatter(x, [c * 100 if c is not None else np.nan for c in chance], label=label, zorder=4, color=CHANCE_COLOUR, marker="v", s=55, edgecolors="white", linewidths=0.6)
+            ax.scatter(
+                x,
+                [c * 100 if c is not None else np.nan for c in chance],
+                label=label,
+                zorder=4,
+                color=CHANCE_COLOUR,
+                marker="v",
+                s=55,
+                edgecolors="white",
+                linewidths=0.6,
+            )
             drawn.append(chance)
     if with_avg:
         ax.axvline((x[-2] + x[-1]) / 2, color="0.6", linewidth=0.8)
@@ -103,7 +132,13 @@ def difficulty_grid(items: list[dict], x: str, y: str, bins: int = 3):
     accuracy matrix [y, x] with NaN for empty cells, counts matrix)."""
     import numpy as np
 
-    items = [it for it in items if it.get("correct") is not None and isinstance(it["factors"].get(x), (int, float)) and isinstance(it["factors"].get(y), (int, float))]
+    items = [
+        it
+        for it in items
+        if it.get("correct") is not None
+        and isinstance(it["factors"].get(x), (int, float))
+        and isinstance(it["factors"].get(y), (int, float))
+    ]
     if len(items) < 4:
         return None
     xs = np.array([it["factors"][x] for it in items], dtype=float)
@@ -150,7 +185,11 @@ def heatmap_figure(runs: list[Run]):
     panels = []
     for run in runs:
         for key, _ in SUBTLEBENCH_TYPES:
-            items = [s["accuracy"] for s in run.samples.get(f"subtlebench_{key}", []) if isinstance(s.get("accuracy"), dict) and s["accuracy"].get("factors")]
+            items = [
+                s["accuracy"]
+                for s in run.samples.get(f"subtlebench_{key}", [])
+                if isinstance(s.get("accuracy"), dict) and s["accuracy"].get("factors")
+            ]
             by_type: dict[str, list] = {}
             for it in items:
                 by_type.setdefault(it["category"], []).append(it)
@@ -171,7 +210,9 @@ def heatmap_figure(runs: list[Run]):
     names = list(dict.fromkeys(p[0] for p in panels))
     categories = list(dict.fromkeys(p[1] for p in panels))
     # A row per type, a column per run: as wide as the runs, so that a page shows it at its own size.
-    fig, axes = plt.subplots(len(categories), len(names), figsize=(4.4 * len(names), 3.6 * len(categories)), dpi=90, squeeze=False)
+    fig, axes = plt.subplots(
+        len(categories), len(names), figsize=(4.4 * len(names), 3.6 * len(categories)), dpi=90, squeeze=False
+    )
     for ax in axes.flat:
         ax.axis("off")
     cmap = matplotlib.colormaps["RdYlGn"].copy()

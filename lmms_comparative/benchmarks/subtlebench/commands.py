@@ -15,7 +15,9 @@ def _types(value: str) -> tuple[str, ...]:
     types = tuple(t.strip() for t in value.split(",") if t.strip())
     unknown = [t for t in types if t not in MAKERS]
     if unknown or not types:
-        raise argparse.ArgumentTypeError(f"unknown type(s) {', '.join(unknown) or '(none given)'}; choose from {','.join(MAKERS)} (comma-separated, no spaces)")
+        raise argparse.ArgumentTypeError(
+            f"unknown type(s) {', '.join(unknown) or '(none given)'}; choose from {','.join(MAKERS)} (comma-separated, no spaces)"
+        )
     return types
 
 
@@ -31,7 +33,9 @@ def _param(value: str) -> str:
     default = getattr(PARAMS[category](), name)
     if isinstance(default, tuple) and not isinstance(parsed, tuple):
         example = ",".join(f"{v:g}" for v in default)
-        raise argparse.ArgumentTypeError(f"{category}.{name} takes a number or a lo,hi range (default {category}.{name}={example}), not {parsed!r}")
+        raise argparse.ArgumentTypeError(
+            f"{category}.{name} takes a number or a lo,hi range (default {category}.{name}={example}), not {parsed!r}"
+        )
     return value
 
 
@@ -39,14 +43,28 @@ def _synthetic_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("directory")
     parser.add_argument("--per-type", type=int, default=20)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--types", default="attribute,existence,quantity,viewpoint,spatial", type=_types, help="comma-separated difference types (default: all five)")
-    parser.add_argument("--param", action="append", default=[], type=_param, metavar="TYPE.FIELD=VALUE", help="a difficulty factor, e.g. attribute.brightness_shift=0.25 or existence.n_shapes=4,8 (repeatable)")
+    parser.add_argument(
+        "--types",
+        default="attribute,existence,quantity,viewpoint,spatial",
+        type=_types,
+        help="comma-separated difference types (default: all five)",
+    )
+    parser.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        type=_param,
+        metavar="TYPE.FIELD=VALUE",
+        help="a difficulty factor, e.g. attribute.brightness_shift=0.25 or existence.n_shapes=4,8 (repeatable)",
+    )
 
 
 def _synthetic(args: argparse.Namespace) -> int:
     from lmms_comparative.benchmarks.subtlebench import synthetic
 
-    root = synthetic.generate(args.directory, args.per_type, args.seed, synthetic.params_from_specs(args.param), args.types)
+    root = synthetic.generate(
+        args.directory, args.per_type, args.seed, synthetic.params_from_specs(args.param), args.types
+    )
     print(f"SUBTLEBENCH_ROOT={root}")
     return 0
 
@@ -66,5 +84,12 @@ def _demo_tasks() -> tuple[str, ...]:
     return tuple(f"subtlebench_{code_of[t]}" for t in synthetic.MAKERS) + ("subtlebench_swap",)
 
 
-COMMANDS = (Command("synthetic", "generate VLM-SubtleBench synthetic pairs in the SubtleBench layout", _synthetic_arguments, _synthetic),)
+COMMANDS = (
+    Command(
+        "synthetic",
+        "generate VLM-SubtleBench synthetic pairs in the SubtleBench layout",
+        _synthetic_arguments,
+        _synthetic,
+    ),
+)
 DEMO = Demo("synthetic SubtleBench pairs", "subtlebench_synthetic", _demo_data, _demo_tasks)

@@ -107,9 +107,17 @@ def fetch_missing_images(docs: list[dict[str, Any]], base: Path) -> int:
     fetched = 0
     for repo, by_path in wanted.items():
         try:
-            folder = hub.fetch(hub.snapshot(repo, ENV_VAR), sorted(by_path), ENV_VAR, f"VLM-SubtleBench images missing under {ENV_VAR}", required=False)
+            folder = hub.fetch(
+                hub.snapshot(repo, ENV_VAR),
+                sorted(by_path),
+                ENV_VAR,
+                f"VLM-SubtleBench images missing under {ENV_VAR}",
+                required=False,
+            )
         except DataError as exc:
-            logger.warning(f"{ENV_VAR}: {sum(map(len, by_path.values()))} image(s) are missing under {base} and could not be fetched from their URLs: {exc}")
+            logger.warning(
+                f"{ENV_VAR}: {sum(map(len, by_path.values()))} image(s) are missing under {base} and could not be fetched from their URLs: {exc}"
+            )
             continue
         for rel, uses in by_path.items():
             if (folder / rel).is_file():
@@ -117,7 +125,9 @@ def fetch_missing_images(docs: list[dict[str, Any]], base: Path) -> int:
                 for doc, field in uses:
                     doc[field] = str(folder / rel)
     if fetched:
-        logger.info(f"{ENV_VAR}: {fetched} image(s) missing under {base} were fetched from their URLs (as the official adapter does).")
+        logger.info(
+            f"{ENV_VAR}: {fetched} image(s) missing under {base} were fetched from their URLs (as the official adapter does)."
+        )
     return fetched
 
 
@@ -151,7 +161,9 @@ def item_id(record: dict[str, Any]) -> str:
 def _doc(record: dict[str, Any], base: Path, split: str, where: str) -> dict[str, Any]:
     missing = [f for f in REQUIRED_FIELDS if f not in record]
     if missing:
-        raise DataError(f"{where}: record lacks required field(s) {missing}; every record needs {list(REQUIRED_FIELDS)}.")
+        raise DataError(
+            f"{where}: record lacks required field(s) {missing}; every record needs {list(REQUIRED_FIELDS)}."
+        )
     distractors = record["distractors"]
     if not isinstance(distractors, list) or not distractors or not all(isinstance(d, str) for d in distractors):
         raise DataError(f"{where}: 'distractors' must be a non-empty list of strings, got {distractors!r}.")
@@ -230,7 +242,9 @@ def _load(split: str, base: Path | None) -> tuple[list[dict[str, Any]], list[tup
             except DataError as exc:
                 skipped.append((str(record.get("category") or ""), str(exc)))
         if not docs:
-            raise DataError(f"{ENV_VAR}: {path} has no usable record ({len(skipped)} malformed). Expected layout under {base}: {LAYOUT}.")
+            raise DataError(
+                f"{ENV_VAR}: {path} has no usable record ({len(skipped)} malformed). Expected layout under {base}: {LAYOUT}."
+            )
         fetch_missing_images(docs, base)
         _cache[cache_key] = (docs, skipped)
         return docs, skipped
@@ -256,9 +270,13 @@ def swapped_docs(split: str = "test") -> list[dict[str, Any]]:
             continue
         other = LETTERS[1 - LETTERS.index(doc["answer_letter"])]
         answer = doc["options"][LETTERS.index(other)]
-        swapped.append({**doc, "image_1": doc["image_2"], "image_2": doc["image_1"], "answer": answer, "answer_letter": other})
+        swapped.append(
+            {**doc, "image_1": doc["image_2"], "image_2": doc["image_1"], "answer": answer, "answer_letter": other}
+        )
     if not swapped:
-        raise DataError(f"{ENV_VAR}: the {split} split has no items with the options {list(BINARY_IMAGE_OPTIONS)}, so there is nothing to swap.")
+        raise DataError(
+            f"{ENV_VAR}: the {split} split has no items with the options {list(BINARY_IMAGE_OPTIONS)}, so there is nothing to swap."
+        )
     return swapped
 
 

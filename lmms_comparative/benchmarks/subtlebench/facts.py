@@ -12,8 +12,20 @@ COLOURS = {
     "yellow": (230, 200, 30), "cyan": (30, 190, 200), "magenta": (210, 40, 170), "brown": (140, 90, 40), "gray": (120, 120, 120),
 }  # fmt: skip
 # The caption judge (paper: GPT-4o, Yes/No) and the caption similarity model (paper appendix B.3).
-JUDGE = ScoringCall(("subtlebench_caption",), "llm", "the SubtleBench caption judge", "SUBTLEBENCH_JUDGE", {"model": "gpt-4o", "temperature": 0.0, "max_tokens": 8})
-SBERT = ScoringCall(("subtlebench_caption",), "sbert", "the SubtleBench caption similarity (SBERT) model", "SUBTLEBENCH_SBERT_MODEL", "sentence-transformers/paraphrase-MiniLM-L6-v2")
+JUDGE = ScoringCall(
+    ("subtlebench_caption",),
+    "llm",
+    "the SubtleBench caption judge",
+    "SUBTLEBENCH_JUDGE",
+    {"model": "gpt-4o", "temperature": 0.0, "max_tokens": 8},
+)
+SBERT = ScoringCall(
+    ("subtlebench_caption",),
+    "sbert",
+    "the SubtleBench caption similarity (SBERT) model",
+    "SUBTLEBENCH_SBERT_MODEL",
+    "sentence-transformers/paraphrase-MiniLM-L6-v2",
+)
 
 
 FACTS = Benchmark(
@@ -38,8 +50,19 @@ FACTS = Benchmark(
     answer_spaces=("letters",),
     scoring_calls=(JUDGE, SBERT),
     exports=(
-        ("", "table2", tuple((c, "subtlebench" if c == "avg" else f"subtlebench_{c}") for c in ("at", "st", "em", "tm", "sp", "ex", "qn", "ql", "vp", "ac", "avg"))),
-        ("caption", "table3", (("css", "subtlebench_caption_css"), ("judge_accuracy", "subtlebench_caption_judge_accuracy"))),
+        (
+            "",
+            "table2",
+            tuple(
+                (c, "subtlebench" if c == "avg" else f"subtlebench_{c}")
+                for c in ("at", "st", "em", "tm", "sp", "ex", "qn", "ql", "vp", "ac", "avg")
+            ),
+        ),
+        (
+            "caption",
+            "table3",
+            (("css", "subtlebench_caption_css"), ("judge_accuracy", "subtlebench_caption_judge_accuracy")),
+        ),
     ),
     smoke_task="subtlebench_sp",  # one small task: what the tests that touch every benchmark run
     colours=COLOURS,

@@ -19,12 +19,20 @@ _HUB_PREFIX = f"https://huggingface.co/datasets/{HUB_REPO}/resolve/main/"
 
 # Question, answer and distractor pools per difference type; option counts range over 2..5.
 _SUBTLEBENCH_TEMPLATES = {
-    "attribute": ("What changed about the {c} shape?", "it became brighter", ["it became darker", "it became larger", "it became smaller", "it changed shape"]),
+    "attribute": (
+        "What changed about the {c} shape?",
+        "it became brighter",
+        ["it became darker", "it became larger", "it became smaller", "it changed shape"],
+    ),
     "state": ("In which image is the {c} box open?", "second image", ["first image"]),
     "emotion": ("In which image does the face look happier?", "first image", ["second image"]),
     "temporal": ("Which image was taken later?", "second image", ["first image"]),
     "spatial": ("How did the {c} shape move?", "to the right", ["to the left", "up", "down"]),
-    "existence": ("What is different in the second image?", "a {c} circle was added", ["a {c} circle was removed", "nothing changed", "a square was added", "a triangle was removed"]),
+    "existence": (
+        "What is different in the second image?",
+        "a {c} circle was added",
+        ["a {c} circle was removed", "nothing changed", "a square was added", "a triangle was removed"],
+    ),
     "quantity": ("Are there more {c} shapes in the second image?", "yes", ["no"]),
     "quality": ("Which image is sharper?", "first image", ["second image"]),
     "viewpoint": ("How did the camera move?", "it panned left", ["it panned right", "it tilted up"]),

@@ -25,7 +25,16 @@ from lmms_comparative.benchmarks.subtlebench.scoring import cosine_similarities,
 from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.mcq import LETTERS, format_options
-from lmms_comparative.tasklib import Share, check_model_failures, docs_hook, group_share, load_images, once_per_run, response_text, skip_counts
+from lmms_comparative.tasklib import (
+    Share,
+    check_model_failures,
+    docs_hook,
+    group_share,
+    load_images,
+    once_per_run,
+    response_text,
+    skip_counts,
+)
 from lmms_comparative.tasklib.yamlgen import define_hooks
 
 DEFAULT_PROMPT = "standard"
@@ -35,7 +44,15 @@ DEFAULT_PROMPT = "standard"
 
 
 # One process_docs per difference type, under the names the task files give them (tasks.py).
-define_hooks(globals(), {tasks.docs_name(category): docs_hook(category, partial(data.category_docs, category), data.image_paths, label=f"VLM-SubtleBench {category}") for category in data.CATEGORIES.values()})
+define_hooks(
+    globals(),
+    {
+        tasks.docs_name(category): docs_hook(
+            category, partial(data.category_docs, category), data.image_paths, label=f"VLM-SubtleBench {category}"
+        )
+        for category in data.CATEGORIES.values()
+    },
+)
 # The image-order check (subtlebench_swap): the "first image"/"second image" items, images swapped.
 process_docs_swap = docs_hook("swap", data.swapped_docs, data.image_paths, label="VLM-SubtleBench image-order check")
 
@@ -86,7 +103,14 @@ def doc_to_visual_highlight(doc: dict[str, Any]) -> list:
     return [first, second, *transforms.highlight(first, second)]
 
 
-VISUALS = {"grid": doc_to_visual_grid, "grid_paper": doc_to_visual_grid_paper, "concat": doc_to_visual_concat, "overlap": doc_to_visual_overlap, "subtract": doc_to_visual_subtract, "highlight": doc_to_visual_highlight}
+VISUALS = {
+    "grid": doc_to_visual_grid,
+    "grid_paper": doc_to_visual_grid_paper,
+    "concat": doc_to_visual_concat,
+    "overlap": doc_to_visual_overlap,
+    "subtract": doc_to_visual_subtract,
+    "highlight": doc_to_visual_highlight,
+}
 
 
 def user_text(doc: dict[str, Any], strategy: str = "standard") -> str:
@@ -260,7 +284,10 @@ def caption_doc_to_messages(doc: dict[str, Any], lmms_eval_specific_kwargs: dict
     # then image 2 (the MCQ messages put the images first).
     content = [{"type": "text", "text": CAPTION_USER}]
     content += [{"type": "image", "url": image} for image in doc_to_visual(doc)]
-    return [{"role": "system", "content": [{"type": "text", "text": CAPTION_SYSTEM}]}, {"role": "user", "content": content}]
+    return [
+        {"role": "system", "content": [{"type": "text", "text": CAPTION_SYSTEM}]},
+        {"role": "user", "content": content},
+    ]
 
 
 def caption_doc_to_target(doc: dict[str, Any]) -> str:
@@ -270,7 +297,13 @@ def caption_doc_to_target(doc: dict[str, Any]) -> str:
 def caption_process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
     prediction = response_text(results)
     failed = aggregate.is_failed_request(prediction)
-    sample = {"item_id": doc["item_id"], "reference": doc["caption"], "prediction": prediction, "status": aggregate.STATUS_FAILED if failed else aggregate.STATUS_OK, "skipped": doc.get("skipped", "")}
+    sample = {
+        "item_id": doc["item_id"],
+        "reference": doc["caption"],
+        "prediction": prediction,
+        "status": aggregate.STATUS_FAILED if failed else aggregate.STATUS_OK,
+        "skipped": doc.get("skipped", ""),
+    }
     return {name: sample for name in CAPTION_METRICS}
 
 
@@ -297,13 +330,23 @@ def caption_scores(items: list) -> dict:
     model = os.environ.get(SBERT.setting, "").strip() or SBERT.default
     css = cosine_similarities([it["reference"] for it in done], [it["prediction"] for it in done], model)
     engine = Engine.from_env(JUDGE.setting, defaults=JUDGE.default)
-    answers = engine.run([CAPTION_JUDGE.format(reference=it["reference"], candidate=it["prediction"]) for it in done], desc="SubtleBench caption judge")
+    answers = engine.run(
+        [CAPTION_JUDGE.format(reference=it["reference"], candidate=it["prediction"]) for it in done],
+        desc="SubtleBench caption judge",
+    )
     verdict = judge_accuracy([None if a.failed else (a.text or "") for a in answers])
     check_failures(verdict["unjudged"], len(answers), engine.config.max_failed, "SubtleBench caption judge")
     return {
         "css": sum(css) / len(css) if css else float("nan"),
         "judge_accuracy": verdict["judge_accuracy"],
-        "counts": {"n": len(items), "scored": len(done), "failed": len(items) - len(done), **{k: verdict[k] for k in ("judged", "yes", "neither", "unjudged")}, "sbert_model": model, **skip_counts(items)},
+        "counts": {
+            "n": len(items),
+            "scored": len(done),
+            "failed": len(items) - len(done),
+            **{k: verdict[k] for k in ("judged", "yes", "neither", "unjudged")},
+            "sbert_model": model,
+            **skip_counts(items),
+        },
     }
 
 

@@ -60,7 +60,12 @@ def concatenate(first: Image.Image, second: Image.Image, separator: int = 1) -> 
     """Side by side at the smaller height, a ``separator``-px black line between (official
     create_concatenated_messages; paper B.2)."""
     height = min(first.height, second.height)
-    scaled = [im.convert("RGB").resize((int(im.width * height / im.height), height), Image.LANCZOS) if im.height != height else im.convert("RGB") for im in (first, second)]
+    scaled = [
+        im.convert("RGB").resize((int(im.width * height / im.height), height), Image.LANCZOS)
+        if im.height != height
+        else im.convert("RGB")
+        for im in (first, second)
+    ]
     canvas = Image.new("RGB", (scaled[0].width + separator + scaled[1].width, height), (0, 0, 0))
     canvas.paste(scaled[0], (0, 0))
     canvas.paste(scaled[1], (scaled[0].width + separator, 0))
@@ -121,7 +126,9 @@ def subtraction(first: Image.Image, second: Image.Image) -> Image.Image:
     return _subtraction_of_sum(_channel_sum(*aligned(first, second)))
 
 
-def change_boxes(g: np.ndarray, percentile: float = 90, max_boxes: int = 3, keep_ratio: float = 0.5, structure: int = 5) -> list[tuple[int, int, int, int]]:
+def change_boxes(
+    g: np.ndarray, percentile: float = 90, max_boxes: int = 3, keep_ratio: float = 0.5, structure: int = 5
+) -> list[tuple[int, int, int, int]]:
     """Bounding boxes (x0, y0, x1, y1) of the largest regions of change (paper B.2): the mask
     G > p-th percentile, morphological closing then opening, connected components by area; the
     largest, and the second and third only if at least ``keep_ratio`` of the largest's area."""
@@ -138,7 +145,9 @@ def _histogram(values: np.ndarray, bins: int) -> np.ndarray:
     return np.bincount(values.ravel(), minlength=bins)
 
 
-def _change_boxes_of_sum(total: np.ndarray, percentile: float = 90, max_boxes: int = 3, keep_ratio: float = 0.5, structure: int = 5) -> list[tuple[int, int, int, int]]:
+def _change_boxes_of_sum(
+    total: np.ndarray, percentile: float = 90, max_boxes: int = 3, keep_ratio: float = 0.5, structure: int = 5
+) -> list[tuple[int, int, int, int]]:
     """``change_boxes(G)`` from the channel sum: the percentile is taken over the same multiset of
     G values (rebuilt in sorted order from a histogram, so numpy computes the same number), and
     G > p becomes sum > t for the largest t whose G is at most p."""
@@ -147,7 +156,9 @@ def _change_boxes_of_sum(total: np.ndarray, percentile: float = 90, max_boxes: i
     return _boxes_of_mask(total > t, max_boxes, keep_ratio, structure)
 
 
-def _boxes_of_mask(mask: np.ndarray, max_boxes: int, keep_ratio: float, structure: int) -> list[tuple[int, int, int, int]]:
+def _boxes_of_mask(
+    mask: np.ndarray, max_boxes: int, keep_ratio: float, structure: int
+) -> list[tuple[int, int, int, int]]:
     import cv2
 
     if structure % 2 == 0 or mask.ndim != 2 or mask.size >= 1 << 24:  # no centre pixel, or too large for the fast path
@@ -162,7 +173,9 @@ def _boxes_of_mask(mask: np.ndarray, max_boxes: int, keep_ratio: float, structur
     # After the opening every component holds a full structure x structure square, so there are at
     # most size / structure^2 of them: 16-bit labels whenever that fits.
     small = m.size // (structure * structure) < 1 << 16
-    count, labels = cv2.connectedComponents(m, connectivity=4, ltype=cv2.CV_16U if small else cv2.CV_32S)  # ndimage.label's default cross
+    count, labels = cv2.connectedComponents(
+        m, connectivity=4, ltype=cv2.CV_16U if small else cv2.CV_32S
+    )  # ndimage.label's default cross
     if count <= 1:
         return []
     # Areas by a histogram of the labels (cv2's per-component stats cost several times more).
@@ -179,7 +192,9 @@ def _boxes_of_mask(mask: np.ndarray, max_boxes: int, keep_ratio: float, structur
     return [boxes[i][1] for rank, i in enumerate(order) if rank == 0 or areas[i] >= keep_ratio * largest]
 
 
-def _boxes_of_mask_scipy(mask: np.ndarray, max_boxes: int, keep_ratio: float, structure: int) -> list[tuple[int, int, int, int]]:
+def _boxes_of_mask_scipy(
+    mask: np.ndarray, max_boxes: int, keep_ratio: float, structure: int
+) -> list[tuple[int, int, int, int]]:
     from scipy import ndimage
 
     kernel = np.ones((structure, structure), dtype=bool)
@@ -199,7 +214,9 @@ def _boxes_of_mask_scipy(mask: np.ndarray, max_boxes: int, keep_ratio: float, st
     return boxes
 
 
-def highlight(first: Image.Image, second: Image.Image, dim: float = 0.5, border: int = 3, **box_kwargs) -> tuple[Image.Image, Image.Image]:
+def highlight(
+    first: Image.Image, second: Image.Image, dim: float = 0.5, border: int = 3, **box_kwargs
+) -> tuple[Image.Image, Image.Image]:
     """Both images with the background dimmed by ``dim`` outside the change boxes and a green
     border around each box (paper B.2, the highlight strategy's images three and four)."""
     a, b = aligned(first, second)

@@ -71,7 +71,9 @@ def _reply(record: dict, doc: dict, where: str) -> str:
     if not record["predicted_answer"] or chosen is None:
         return ""  # the evaluator read no letter: unparsed, wrong
     if chosen not in doc["options"]:
-        raise PredictionsError(f"{where}: the option the evaluator read ({chosen!r}) is not one of the item's options {doc['options']}")
+        raise PredictionsError(
+            f"{where}: the option the evaluator read ({chosen!r}) is not one of the item's options {doc['options']}"
+        )
     return LETTERS[list(doc["options"]).index(chosen)]
 
 
@@ -81,7 +83,9 @@ def read_evaluator(path: Path, options: Options) -> Replies:
 
     data = read_json(path)
     if not isinstance(data, dict) or not isinstance(data.get("questions"), list):
-        raise PredictionsError(f"{path}: not the official evaluator's mc_evaluation_results.json (a JSON object with a 'questions' list)")
+        raise PredictionsError(
+            f"{path}: not the official evaluator's mc_evaluation_results.json (a JSON object with a 'questions' list)"
+        )
     family = _family(path, options)
     code_of = {category: code for code, category in CATEGORIES.items()}
     docs = {doc["item_id"]: doc for doc in load_docs("test")}
@@ -93,10 +97,15 @@ def read_evaluator(path: Path, options: Options) -> Replies:
         key = record["question_id"]
         doc = docs.get(key)
         if doc is None:
-            raise PredictionsError(f"{where}: item {key!r} is not in the test split under SUBTLEBENCH_ROOT (wrong dataset or split?)")
+            raise PredictionsError(
+                f"{where}: item {key!r} is not in the test split under SUBTLEBENCH_ROOT (wrong dataset or split?)"
+            )
         task = f"{family}_{code_of[doc['category']]}"
         out.add(task, key, _reply(record, doc, where), where)
-        out.expected.setdefault(task, {})[key] = {"question": str(record.get("question_text", doc["question"])), "answer": str(record.get("correct_answer", doc["answer"]))}
+        out.expected.setdefault(task, {})[key] = {
+            "question": str(record.get("question_text", doc["question"])),
+            "answer": str(record.get("correct_answer", doc["answer"])),
+        }
         if task not in out.tasks:
             out.tasks.append(task)
     # The evaluator leaves an item whose image is missing out of ``questions`` (its accuracy is over
@@ -106,7 +115,9 @@ def read_evaluator(path: Path, options: Options) -> Replies:
         doc = docs.get(key) if isinstance(key, str) else None
         if doc is not None and key not in out.by_task.get(f"{family}_{code_of[doc['category']]}", {}):
             task = f"{family}_{code_of[doc['category']]}"
-            out.skipped.setdefault(task, {})[key] = str(record.get("reason") or "skipped by the evaluator (missing image)")
+            out.skipped.setdefault(task, {})[key] = str(
+                record.get("reason") or "skipped by the evaluator (missing image)"
+            )
             if task not in out.tasks:
                 out.tasks.append(task)
     return out

@@ -12,11 +12,27 @@ from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.bootstrap import bootstrap_ci
 from lmms_comparative.provenance import KEY
 from lmms_comparative.record import Headline, ReportPart
-from lmms_comparative.reportlib.cells import SAMPLES_NEEDED, cell, family_prefixes, interval_note, reference_rows, table, text_table, unscored_notes
+from lmms_comparative.reportlib.cells import (
+    SAMPLES_NEEDED,
+    cell,
+    family_prefixes,
+    interval_note,
+    reference_rows,
+    table,
+    text_table,
+    unscored_notes,
+)
 from lmms_comparative.reportlib.marks import Marks, with_skips
 from lmms_comparative.reportlib.runs import Run
 
-SUBTLEBENCH_DOMAINS = [("natural", "Natural"), ("game", "Game"), ("industry", "Industry"), ("aerial", "Aerial"), ("synthetic", "Synthetic"), ("medical", "Medical")]
+SUBTLEBENCH_DOMAINS = [
+    ("natural", "Natural"),
+    ("game", "Game"),
+    ("industry", "Industry"),
+    ("aerial", "Aerial"),
+    ("synthetic", "Synthetic"),
+    ("medical", "Medical"),
+]
 
 
 STRATEGIES = {
@@ -63,10 +79,19 @@ def section(runs: list[Run]) -> str | None:
         out += ["", _main_table(main)]
         no_avg = [r.name for r in main if r.value("subtlebench", "accuracy") is None]
         if no_avg:
-            out += ["", f"AVG is empty for {_names(no_avg, start=False)}: it is the `subtlebench` group's accuracy over all ten types, and the run did not include that group (run `--tasks subtlebench` for it)."]
+            out += [
+                "",
+                f"AVG is empty for {_names(no_avg, start=False)}: it is the `subtlebench` group's accuracy over all ten types, and the run did not include that group (run `--tasks subtlebench` for it).",
+            ]
     if synthetic or fixture:
         out += ["", WHAT_NEXT]
-    out += _strategy_table(runs) + _caption_table(runs) + _order_table(runs) + _breakdown_table(runs, "by_domain", "domain", "By domain (paper Table 10)") + _breakdown_table(runs, "by_source", "source", "By source dataset (paper Table 13)")
+    out += (
+        _strategy_table(runs)
+        + _caption_table(runs)
+        + _order_table(runs)
+        + _breakdown_table(runs, "by_domain", "domain", "By domain (paper Table 10)")
+        + _breakdown_table(runs, "by_source", "source", "By source dataset (paper Table 13)")
+    )
     out += unscored_notes(runs, "subtlebench")
     return "\n".join(out)
 
@@ -113,18 +138,36 @@ def _main_table(runs: list[Run]) -> str:
             task = f"subtlebench_{key}"
             items = run.per_item(task)
             items_all += items or []
-            cells.append(with_skips(cell(run.value(task, "accuracy"), bootstrap_ci(items) if items else None), run, [task]))
+            cells.append(
+                with_skips(cell(run.value(task, "accuracy"), bootstrap_ci(items) if items else None), run, [task])
+            )
         avg = run.value("subtlebench", "accuracy")
-        cells.append(with_skips(cell(avg, bootstrap_ci(items_all) if items_all and avg is not None else None), run, ["subtlebench"]))
+        cells.append(
+            with_skips(
+                cell(avg, bootstrap_ci(items_all) if items_all and avg is not None else None), run, ["subtlebench"]
+            )
+        )
         rows.append(cells)
-        chance = [run.value(f"subtlebench_{k}", "chance") for k, _ in SUBTLEBENCH_TYPES] + [run.value("subtlebench", "chance")]
+        chance = [run.value(f"subtlebench_{k}", "chance") for k, _ in SUBTLEBENCH_TYPES] + [
+            run.value("subtlebench", "chance")
+        ]
         rows.append([f"chance on these items ({run.name})"] + [cell(c) for c in chance])
-    note = interval_note(rows, "± the half-width of a 95% bootstrap interval over items (an interval that ± would carry past 0 or 100 is printed as its range).", SAMPLES_NEEDED)
+    note = interval_note(
+        rows,
+        "± the half-width of a 95% bootstrap interval over items (an interval that ± would carry past 0 or 100 is printed as its range).",
+        SAMPLES_NEEDED,
+    )
     return "\n".join(
         [
             f"Accuracy (%) by difference type, paper Table 2. {note}",
             "",
-            table(["Model"] + [c for _, c in SUBTLEBENCH_TYPES] + ["AVG"], rows, key="subtlebench_table2", title="VLM-SubtleBench: accuracy by difference type (Table 2)", marks=marks),
+            table(
+                ["Model"] + [c for _, c in SUBTLEBENCH_TYPES] + ["AVG"],
+                rows,
+                key="subtlebench_table2",
+                title="VLM-SubtleBench: accuracy by difference type (Table 2)",
+                marks=marks,
+            ),
         ]
     )
 
@@ -140,7 +183,9 @@ def _strategy_table(runs: list[Run]) -> list[str]:
             continue
         for family in families:
             tasks = [f"{family}_{k}" for k in codes]
-            values = [with_skips(cell(run.value(t, "accuracy"), _ci(run, t)), run, [t]) for t in tasks] + [with_skips(cell(run.value(family, "accuracy")), run, [family])]
+            values = [with_skips(cell(run.value(t, "accuracy"), _ci(run, t)), run, [t]) for t in tasks] + [
+                with_skips(cell(run.value(family, "accuracy")), run, [family])
+            ]
             rows.append([marks.name(run, tasks + [family]), STRATEGIES[family]] + values)
         chance = [run.value(f"{families[0]}_{k}", "chance") for k in codes] + [run.value(families[0], "chance")]
         rows.append([f"chance on these items ({run.name})", "-"] + [cell(c) for c in chance])
@@ -151,7 +196,13 @@ def _strategy_table(runs: list[Run]) -> list[str]:
         "",
         f"Prompting strategies (paper Table 4 / Table 12): accuracy (%) by difference type and AVG, one row per strategy a run has, then the paper's rows. {note}",
         "",
-        table(["Model", "Strategy"] + [c for _, c in SUBTLEBENCH_TYPES] + ["AVG"], rows + _paper_strategy_rows(), key="subtlebench_strategies", title="VLM-SubtleBench: prompting strategies (Tables 4 and 12)", marks=marks),
+        table(
+            ["Model", "Strategy"] + [c for _, c in SUBTLEBENCH_TYPES] + ["AVG"],
+            rows + _paper_strategy_rows(),
+            key="subtlebench_strategies",
+            title="VLM-SubtleBench: prompting strategies (Tables 4 and 12)",
+            marks=marks,
+        ),
     ]
 
 
@@ -174,7 +225,10 @@ def _paper_strategy_rows() -> list[list[str]]:
                 continue
             model, _, strategy = name.partition(" / ")
             by_column = dict(zip(spec["columns"], values))
-            rows.append([f"{model} ({spec['source'].split(', ')[-1]})", strategy or "Standard"] + ["-" if by_column.get(c) is None else f"{by_column[c]:.1f}" for c in codes])
+            rows.append(
+                [f"{model} ({spec['source'].split(', ')[-1]})", strategy or "Standard"]
+                + ["-" if by_column.get(c) is None else f"{by_column[c]:.1f}" for c in codes]
+            )
     return rows
 
 
@@ -202,13 +256,23 @@ def _caption_table(runs: list[Run]) -> list[str]:
         "",
         "Difference captions (`subtlebench_caption`, paper Table 3): caption similarity score (CSS, cosine, as the paper prints it) and judge accuracy (%).",
         "",
-        table(["Model", "CSS", "Judge accuracy", "Items"], rows, key="subtlebench_captions", title="VLM-SubtleBench: difference captions (Table 3)", marks=marks),
+        table(
+            ["Model", "CSS", "Judge accuracy", "Items"],
+            rows,
+            key="subtlebench_captions",
+            title="VLM-SubtleBench: difference captions (Table 3)",
+            marks=marks,
+        ),
     ]
 
 
 def _order_table(runs: list[Run]) -> list[str]:
     marks = Marks(BENCHMARK)
-    order_rows = [[marks.name(run, ["subtlebench_swap"] + TABLE2_TASKS[:-1])] + row[1:] for run in runs for row in _image_order_rows(run)]
+    order_rows = [
+        [marks.name(run, ["subtlebench_swap"] + TABLE2_TASKS[:-1])] + row[1:]
+        for run in runs
+        for row in _image_order_rows(run)
+    ]
     if not order_rows:
         return []
     return [
@@ -218,7 +282,16 @@ def _order_table(runs: list[Run]) -> list[str]:
         "a model without position bias tracks the truth in both orders (%).",
         "",
         table(
-            ["Model", "Type", "Items", "Acc original", "Acc swapped", "Consistent", "Answered first (orig / swap)", "Truly first (orig / swap)"],
+            [
+                "Model",
+                "Type",
+                "Items",
+                "Acc original",
+                "Acc swapped",
+                "Consistent",
+                "Answered first (orig / swap)",
+                "Truly first (orig / swap)",
+            ],
             order_rows,
             key="subtlebench_image_order",
             title="VLM-SubtleBench: image-order check",
@@ -240,14 +313,31 @@ def _breakdown_table(runs: list[Run], metric: str, field: str, title: str) -> li
         if not breakdown:
             continue
         rows.append([marks.name(run, ["subtlebench"])] + [cell(breakdown.get(k, {}).get("accuracy")) for k in keys])
-        samples = [s["accuracy"] for k, _ in SUBTLEBENCH_TYPES for s in run.samples.get(f"subtlebench_{k}", []) if isinstance(s.get("accuracy"), dict) and s["accuracy"].get("n_options")]
+        samples = [
+            s["accuracy"]
+            for k, _ in SUBTLEBENCH_TYPES
+            for s in run.samples.get(f"subtlebench_{k}", [])
+            if isinstance(s.get("accuracy"), dict) and s["accuracy"].get("n_options")
+        ]
         if samples:
-            rows.append([f"chance on these items ({run.name})"] + [cell(aggregate.chance_accuracy([s for s in samples if s.get(field) == k], True)) for k in keys])
-    return ["", f"{title}: accuracy (%) of the standard prompt.", "", table(["Model"] + keys, rows, key=f"subtlebench_{metric}", title=f"VLM-SubtleBench: {title}", marks=marks)]
+            rows.append(
+                [f"chance on these items ({run.name})"]
+                + [cell(aggregate.chance_accuracy([s for s in samples if s.get(field) == k], True)) for k in keys]
+            )
+    return [
+        "",
+        f"{title}: accuracy (%) of the standard prompt.",
+        "",
+        table(["Model"] + keys, rows, key=f"subtlebench_{metric}", title=f"VLM-SubtleBench: {title}", marks=marks),
+    ]
 
 
 def _image_order_rows(run: Run) -> list[list[str]]:
-    swapped = {s["accuracy"]["item_id"]: s["accuracy"] for s in run.samples.get("subtlebench_swap", []) if isinstance(s.get("accuracy"), dict)}
+    swapped = {
+        s["accuracy"]["item_id"]: s["accuracy"]
+        for s in run.samples.get("subtlebench_swap", [])
+        if isinstance(s.get("accuracy"), dict)
+    }
     if not swapped:
         if run.row("subtlebench_swap"):  # scores without samples: the swapped order alone
             return [[run.name, "all", "-", "-", cell(run.value("subtlebench_swap", "accuracy")), "-", "-", "-"]]
@@ -281,7 +371,10 @@ def summary(run: Run) -> list[str]:
     if not prefixes:
         extras = _extras(run)
         return ["VLM-SubtleBench"] + extras if extras else []
-    rows = [[p] + [cell(run.value(f"{p}_{k}", "accuracy")) for k in codes] + [cell(run.value(p, "accuracy"))] for p in prefixes]
+    rows = [
+        [p] + [cell(run.value(f"{p}_{k}", "accuracy")) for k in codes] + [cell(run.value(p, "accuracy"))]
+        for p in prefixes
+    ]
     chance = [run.value(f"{prefixes[0]}_{k}", "chance") for k in codes] + [run.value(prefixes[0], "chance")]
     rows.append(["chance on these items"] + [cell(c) for c in chance])
     lines = ["VLM-SubtleBench: accuracy (%) by difference type and AVG (paper Table 2)"]
@@ -289,7 +382,10 @@ def summary(run: Run) -> list[str]:
     for p in prefixes:
         domains = [(label, run.value(p, f"accuracy_{key}")) for key, label in SUBTLEBENCH_DOMAINS]
         if any(isinstance(v, float) for _, v in domains):
-            lines.append(f"{p} by domain (Table 10): " + ", ".join(f"{label} {cell(v)}" for label, v in domains if isinstance(v, float)))
+            lines.append(
+                f"{p} by domain (Table 10): "
+                + ", ".join(f"{label} {cell(v)}" for label, v in domains if isinstance(v, float))
+            )
     return lines + _extras(run)
 
 
@@ -297,16 +393,27 @@ def _extras(run: Run) -> list[str]:
     lines = []
     if run.row("subtlebench_swap"):
         choice = run.mapping("subtlebench_swap", "image_choice")
-        lines.append(f'Image-order check (subtlebench_swap): accuracy {cell(run.value("subtlebench_swap", "accuracy"))}, answered "first image" {cell(choice.get("answered_first"))} where it is right for {cell(choice.get("truly_first"))}')
+        lines.append(
+            f'Image-order check (subtlebench_swap): accuracy {cell(run.value("subtlebench_swap", "accuracy"))}, answered "first image" {cell(choice.get("answered_first"))} where it is right for {cell(choice.get("truly_first"))}'
+        )
     if run.row("subtlebench_caption"):
-        lines.append(f"Difference captions (subtlebench_caption): CSS {cell(run.value('subtlebench_caption', 'css'))}, judge accuracy {cell(run.value('subtlebench_caption', 'judge_accuracy'))}")
+        lines.append(
+            f"Difference captions (subtlebench_caption): CSS {cell(run.value('subtlebench_caption', 'css'))}, judge accuracy {cell(run.value('subtlebench_caption', 'judge_accuracy'))}"
+        )
     return lines
 
 
 def charts(runs: list[Run], out: Path) -> list[Path]:
     from lmms_comparative.benchmarks.subtlebench.charts import subtlebench_chart, synthetic_heatmaps
 
-    return [p for p in (subtlebench_chart(runs, out / "subtlebench_types.png"), synthetic_heatmaps(runs, out / "subtlebench_synthetic_difficulty.png")) if p]
+    return [
+        p
+        for p in (
+            subtlebench_chart(runs, out / "subtlebench_types.png"),
+            synthetic_heatmaps(runs, out / "subtlebench_synthetic_difficulty.png"),
+        )
+        if p
+    ]
 
 
 def measure(run: Run, table_id: str, column: str):
@@ -317,7 +424,11 @@ def measure(run: Run, table_id: str, column: str):
     codes = [k for k, _ in SUBTLEBENCH_TYPES]
     if table_id == "table2" and (column in codes or column == "avg"):
         task = f"subtlebench_{column}" if column in codes else "subtlebench"
-        items = run.per_item(task) if column in codes else [x for k in codes for x in (run.per_item(f"subtlebench_{k}") or [])]
+        items = (
+            run.per_item(task)
+            if column in codes
+            else [x for k in codes for x in (run.per_item(f"subtlebench_{k}") or [])]
+        )
         value = run.value(task, "accuracy")
         return _percent(value, bootstrap_ci(items) if items and isinstance(value, float) else None)
     if table_id == "table10":
@@ -337,6 +448,8 @@ def _percent(value, ci):
 
 
 # The first page's value: Table 2's AVG; a run without the group shows each type it has.
-HEADLINES = (Headline("table2", "avg", "AVG", lambda run: "subtlebench", lambda run, column: f"subtlebench_{column}", str.upper),)
+HEADLINES = (
+    Headline("table2", "avg", "AVG", lambda run: "subtlebench", lambda run, column: f"subtlebench_{column}", str.upper),
+)
 
 PART = ReportPart(headlines=HEADLINES, section=section, summary=summary, charts=charts, measure=measure)

@@ -28,7 +28,12 @@ from lmms_comparative.tasklib.yamlgen import define_hooks
 def _rounds_docs(protocol: str) -> dict:
     """The ``process_docs`` of a multi-round protocol's tasks (``tasks.ROUNDS``): each type's docs,
     checked first for a model that runs rounds."""
-    return {tasks.docs_name(CATEGORIES[code], protocol): multi_round_docs(getattr(hooks, tasks.docs_name(CATEGORIES[code])), tasks.task(protocol, code)) for code in tasks.ROUNDS[protocol]}
+    return {
+        tasks.docs_name(CATEGORIES[code], protocol): multi_round_docs(
+            getattr(hooks, tasks.docs_name(CATEGORIES[code])), tasks.task(protocol, code)
+        )
+        for code in tasks.ROUNDS[protocol]
+    }
 
 
 # ---- two-step reasoning (paper §4.3, Table 4; Figure 10) ------------------------------------------
@@ -42,16 +47,30 @@ def two_step_first(doc: dict[str, Any]) -> list[dict]:
     """Step 1: describe the differences that matter to the question (both images, the question and
     options without their labels; Figure 10)."""
     text = TWO_STEP_USER_1.format(question_text=doc["question"], options_text=format_options(doc["options"]))
-    return [{"role": "system", "content": [{"type": "text", "text": TWO_STEP_SYSTEM_1}]}, {"role": "user", "content": _two_step_images(doc) + [{"type": "text", "text": text}]}]
+    return [
+        {"role": "system", "content": [{"type": "text", "text": TWO_STEP_SYSTEM_1}]},
+        {"role": "user", "content": _two_step_images(doc) + [{"type": "text", "text": text}]},
+    ]
 
 
 def two_step_second(doc: dict[str, Any], description: str) -> list[dict]:
     """Step 2: answer given both images, the question and the step-1 reply, inserted whole."""
-    text = TWO_STEP_USER_2.format(diff_description=description, question_text=doc["question"], options_text=format_options(doc["options"]))
-    return [{"role": "system", "content": [{"type": "text", "text": TWO_STEP_SYSTEM_2}]}, {"role": "user", "content": _two_step_images(doc) + [{"type": "text", "text": text}]}]
+    text = TWO_STEP_USER_2.format(
+        diff_description=description, question_text=doc["question"], options_text=format_options(doc["options"])
+    )
+    return [
+        {"role": "system", "content": [{"type": "text", "text": TWO_STEP_SYSTEM_2}]},
+        {"role": "user", "content": _two_step_images(doc) + [{"type": "text", "text": text}]},
+    ]
 
 
-def twostep_doc_to_messages(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None, round_idx: int | None = None, previous_output: list | None = None, previous_round_info=None):
+def twostep_doc_to_messages(
+    doc: dict[str, Any],
+    lmms_eval_specific_kwargs: dict | None = None,
+    round_idx: int | None = None,
+    previous_output: list | None = None,
+    previous_round_info=None,
+):
     if not round_idx:
         return two_step_first(doc)
     description = (previous_output or [""])[0]
@@ -87,7 +106,13 @@ def _one_image(doc: dict[str, Any], index: int) -> list[dict]:
     return [{"role": "user", "content": [{"type": "image", "url": image}, {"type": "text", "text": text}]}]
 
 
-def langonly_doc_to_messages(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None, round_idx: int | None = None, previous_output: list | None = None, previous_round_info=None):
+def langonly_doc_to_messages(
+    doc: dict[str, Any],
+    lmms_eval_specific_kwargs: dict | None = None,
+    round_idx: int | None = None,
+    previous_output: list | None = None,
+    previous_round_info=None,
+):
     """Rounds 1 and 2: each image alone with its category's question; round 3: the question and
     options answered from the two descriptions, no image (the Standard prompt, Figure 8)."""
     outputs = list(previous_output or [])
@@ -98,7 +123,12 @@ def langonly_doc_to_messages(doc: dict[str, Any], lmms_eval_specific_kwargs: dic
     if round_idx == 1:
         return next_round(_one_image(doc, 1))
     text = LANGUAGE_ONLY_PREAMBLE.format(first=outputs[0], second=outputs[1]) + "\n\n" + user_text(doc)
-    return next_round([{"role": "system", "content": [{"type": "text", "text": SYSTEM_PROMPTS["standard"]}]}, {"role": "user", "content": [{"type": "text", "text": text}]}])
+    return next_round(
+        [
+            {"role": "system", "content": [{"type": "text", "text": SYSTEM_PROMPTS["standard"]}]},
+            {"role": "user", "content": [{"type": "text", "text": text}]},
+        ]
+    )
 
 
 def langonly_doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> str:

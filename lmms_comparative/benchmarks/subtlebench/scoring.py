@@ -58,7 +58,9 @@ def embedder(name: str):
         return _models[name]
 
 
-def cosine_similarities(references: Sequence[str], candidates: Sequence[str], model: str, batch_size: int = 64) -> list[float]:
+def cosine_similarities(
+    references: Sequence[str], candidates: Sequence[str], model: str, batch_size: int = 64
+) -> list[float]:
     """Cosine similarity of each reference with its candidate (paper appendix B.3, "CSS")."""
     if len(references) != len(candidates):
         raise ValueError("references and candidates must pair up")

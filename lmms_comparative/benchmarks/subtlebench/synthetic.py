@@ -53,7 +53,12 @@ class Shape:
     def bbox(self, margin: float = 2.0) -> tuple[int, int, int, int]:
         """Integer pixel box (left, top, right, bottom) that holds the shape at any rotation, widened by ``margin`` pixels."""
         r = self.size / 2 * (1.0 if self.kind == "circle" else math.sqrt(2))
-        return (int(self.x - r - margin), int(self.y - r - margin), int(math.ceil(self.x + r + margin)), int(math.ceil(self.y + r + margin)))
+        return (
+            int(self.x - r - margin),
+            int(self.y - r - margin),
+            int(math.ceil(self.x + r + margin)),
+            int(math.ceil(self.y + r + margin)),
+        )
 
 
 def render(shapes: list[Shape]) -> Image.Image:
@@ -84,14 +89,47 @@ def _to_srgb(c: np.ndarray) -> np.ndarray:
 def srgb_to_oklab(rgb: tuple[int, int, int]) -> np.ndarray:
     """OKLAB (L, a, b) of an 8-bit sRGB colour."""
     lin = _to_linear(np.asarray(rgb, dtype=float) / 255)
-    lms = np.array([[0.4122214708, 0.5363325363, 0.0514459929], [0.2119034982, 0.6806995451, 0.1073969566], [0.0883024619, 0.2817188376, 0.6299787005]]) @ lin
-    return np.array([[0.2104542553, 0.7936177850, -0.0040720468], [1.9779984951, -2.4285922050, 0.4505937099], [0.0259040371, 0.7827717662, -0.8086757660]]) @ np.cbrt(lms)
+    lms = (
+        np.array(
+            [
+                [0.4122214708, 0.5363325363, 0.0514459929],
+                [0.2119034982, 0.6806995451, 0.1073969566],
+                [0.0883024619, 0.2817188376, 0.6299787005],
+            ]
+        )
+        @ lin
+    )
+    return np.array(
+        [
+            [0.2104542553, 0.7936177850, -0.0040720468],
+            [1.9779984951, -2.4285922050, 0.4505937099],
+            [0.0259040371, 0.7827717662, -0.8086757660],
+        ]
+    ) @ np.cbrt(lms)
 
 
 def oklab_to_srgb(lab: np.ndarray) -> tuple[int, int, int]:
     """8-bit sRGB colour of an OKLAB (L, a, b), each channel clipped to the sRGB range."""
-    lms = np.array([[1.0, 0.3963377774, 0.2158037573], [1.0, -0.1055613458, -0.0638541728], [1.0, -0.0894841775, -1.2914855480]]) @ lab
-    lin = np.array([[4.0767416621, -3.3077115913, 0.2309699292], [-1.2684380046, 2.6097574011, -0.3413193965], [-0.0041960863, -0.7034186147, 1.7076147010]]) @ lms**3
+    lms = (
+        np.array(
+            [
+                [1.0, 0.3963377774, 0.2158037573],
+                [1.0, -0.1055613458, -0.0638541728],
+                [1.0, -0.0894841775, -1.2914855480],
+            ]
+        )
+        @ lab
+    )
+    lin = (
+        np.array(
+            [
+                [4.0767416621, -3.3077115913, 0.2309699292],
+                [-1.2684380046, 2.6097574011, -0.3413193965],
+                [-0.0041960863, -0.7034186147, 1.7076147010],
+            ]
+        )
+        @ lms**3
+    )
     return tuple(int(round(v)) for v in np.clip(_to_srgb(lin), 0, 1) * 255)  # type: ignore[return-value]
 
 
@@ -152,7 +190,13 @@ class SpatialParams:  # §4.4: one object moved; factors object size and transla
     translation: Range = (20, 80)
 
 
-PARAMS = {"attribute": AttributeParams, "existence": ExistenceParams, "quantity": QuantityParams, "viewpoint": ViewpointParams, "spatial": SpatialParams}
+PARAMS = {
+    "attribute": AttributeParams,
+    "existence": ExistenceParams,
+    "quantity": QuantityParams,
+    "viewpoint": ViewpointParams,
+    "spatial": SpatialParams,
+}
 
 
 def _uniform(rng: random.Random, value: Range) -> float:
@@ -164,7 +208,15 @@ def _count(rng: random.Random, value: Range) -> int:
     return rng.randint(int(value[0]), int(value[1]))
 
 
-def _place(rng: random.Random, n: int, size: Range, kinds=SHAPES, colours=tuple(COLOURS), margin: float = 90, rotate: bool = False) -> list[Shape]:
+def _place(
+    rng: random.Random,
+    n: int,
+    size: Range,
+    kinds=SHAPES,
+    colours=tuple(COLOURS),
+    margin: float = 90,
+    rotate: bool = False,
+) -> list[Shape]:
     """n shapes at non-overlapping positions (rejection sampling), away from the canvas border."""
     shapes: list[Shape] = []
     for _ in range(n):
@@ -172,7 +224,9 @@ def _place(rng: random.Random, n: int, size: Range, kinds=SHAPES, colours=tuple(
             s = _uniform(rng, size)
             x, y = rng.uniform(margin, WIDTH - margin), rng.uniform(margin, HEIGHT - margin)
             if all(math.hypot(x - o.x, y - o.y) > (s + o.size) * 0.75 + 6 for o in shapes):
-                shapes.append(Shape(rng.choice(kinds), rng.choice(colours), x, y, s, rng.uniform(0, 360) if rotate else 0.0))
+                shapes.append(
+                    Shape(rng.choice(kinds), rng.choice(colours), x, y, s, rng.uniform(0, 360) if rotate else 0.0)
+                )
                 break
         else:
             raise ValueError(f"cannot place {n} shapes of size {size} without overlap on {WIDTH}x{HEIGHT}")
@@ -203,8 +257,19 @@ def make_attribute(rng: random.Random, p: AttributeParams):
     other_shape = rng.choice([k for k in SHAPES if k != t.kind])
     other_colour = rng.choice([c for c in COLOURS if c != t.colour])
     answer = f"The {t.colour} {t.kind} became {words[0]}"
-    distractors = [f"The {t.colour} {other_shape} became {words[0]}", f"The {other_colour} {t.kind} became {words[0]}", f"The {t.colour} {t.kind} became {words[1]}"]
-    factors = {"mode": mode, "amount": amount, "direction": words[0], "object_size": t.size, "n_shapes": len(shapes), "changed_bbox": t.bbox() if mode == "brightness" else changed.bbox() if up else t.bbox()}
+    distractors = [
+        f"The {t.colour} {other_shape} became {words[0]}",
+        f"The {other_colour} {t.kind} became {words[0]}",
+        f"The {t.colour} {t.kind} became {words[1]}",
+    ]
+    factors = {
+        "mode": mode,
+        "amount": amount,
+        "direction": words[0],
+        "object_size": t.size,
+        "n_shapes": len(shapes),
+        "changed_bbox": t.bbox() if mode == "brightness" else changed.bbox() if up else t.bbox(),
+    }
     return shapes, second, _item("What is the difference between the two images?", answer, distractors, factors)
 
 
@@ -236,11 +301,23 @@ def make_quantity(rng: random.Random, p: QuantityParams):
     added = rng.random() < 0.5
     first, second = (shapes[:-1], shapes) if added else (shapes, shapes[:-1])
     answer, other = ("second image", "first image") if added else ("first image", "second image")
-    factors = {"operation": "added" if added else "removed", "object_size": shapes[-1].size, "n_shapes": len(first), "changed_bbox": shapes[-1].bbox()}
+    factors = {
+        "operation": "added" if added else "removed",
+        "object_size": shapes[-1].size,
+        "n_shapes": len(first),
+        "changed_bbox": shapes[-1].bbox(),
+    }
     return first, second, _item(f"Which image contains more {colour} {kind}s?", answer, [other], factors)
 
 
-VIEW_MOVES = ("The camera moved left", "The camera moved right", "The camera moved up", "The camera moved down", "The camera rotated clockwise", "The camera rotated counterclockwise")
+VIEW_MOVES = (
+    "The camera moved left",
+    "The camera moved right",
+    "The camera moved up",
+    "The camera moved down",
+    "The camera rotated clockwise",
+    "The camera rotated counterclockwise",
+)
 
 
 def make_viewpoint(rng: random.Random, p: ViewpointParams):
@@ -250,14 +327,29 @@ def make_viewpoint(rng: random.Random, p: ViewpointParams):
     mode = p.mode if p.mode != "any" else rng.choice(["translation", "rotation"])
     if mode == "translation":
         amount = _uniform(rng, p.translation)
-        dx, dy, move = rng.choice([(amount, 0, VIEW_MOVES[0]), (-amount, 0, VIEW_MOVES[1]), (0, amount, VIEW_MOVES[2]), (0, -amount, VIEW_MOVES[3])])
+        dx, dy, move = rng.choice(
+            [
+                (amount, 0, VIEW_MOVES[0]),
+                (-amount, 0, VIEW_MOVES[1]),
+                (0, amount, VIEW_MOVES[2]),
+                (0, -amount, VIEW_MOVES[3]),
+            ]
+        )
         second = [replace(s, x=s.x + dx, y=s.y + dy) for s in shapes]  # the scene moves opposite to the camera
     else:
         amount = _uniform(rng, p.rotation)
         clockwise = rng.random() < 0.5  # the scene turns clockwise on screen when the camera turns counterclockwise
         theta = math.radians(amount if clockwise else -amount)
         cx, cy = WIDTH / 2, HEIGHT / 2
-        second = [replace(s, x=cx + (s.x - cx) * math.cos(theta) - (s.y - cy) * math.sin(theta), y=cy + (s.x - cx) * math.sin(theta) + (s.y - cy) * math.cos(theta), angle=s.angle + math.degrees(theta)) for s in shapes]
+        second = [
+            replace(
+                s,
+                x=cx + (s.x - cx) * math.cos(theta) - (s.y - cy) * math.sin(theta),
+                y=cy + (s.x - cx) * math.sin(theta) + (s.y - cy) * math.cos(theta),
+                angle=s.angle + math.degrees(theta),
+            )
+            for s in shapes
+        ]
         move = VIEW_MOVES[5] if clockwise else VIEW_MOVES[4]
     distractors = rng.sample([m for m in VIEW_MOVES if m != move], 3)  # four of the six motions (A.9)
     factors = {"mode": mode, "amount": amount, "n_shapes": len(shapes)}
@@ -278,15 +370,38 @@ def make_spatial(rng: random.Random, p: SpatialParams):
     distractors = [f"It moved {d}" for d in directions if d != direction]
     x0, y0, x1, y1 = t.bbox()
     mx0, my0, mx1, my1 = moved.bbox()
-    factors = {"direction": direction, "amount": amount, "object_size": t.size, "n_shapes": len(shapes), "changed_bbox": (min(x0, mx0), min(y0, my0), max(x1, mx1), max(y1, my1))}
-    return shapes, second, _item(f"How did the {t.colour} {t.kind} move?", f"It moved {direction}", distractors, factors)
+    factors = {
+        "direction": direction,
+        "amount": amount,
+        "object_size": t.size,
+        "n_shapes": len(shapes),
+        "changed_bbox": (min(x0, mx0), min(y0, my0), max(x1, mx1), max(y1, my1)),
+    }
+    return (
+        shapes,
+        second,
+        _item(f"How did the {t.colour} {t.kind} move?", f"It moved {direction}", distractors, factors),
+    )
 
 
-MAKERS = {"attribute": make_attribute, "existence": make_existence, "quantity": make_quantity, "viewpoint": make_viewpoint, "spatial": make_spatial}
+MAKERS = {
+    "attribute": make_attribute,
+    "existence": make_existence,
+    "quantity": make_quantity,
+    "viewpoint": make_viewpoint,
+    "spatial": make_spatial,
+}
 _HUB = f"https://huggingface.co/datasets/{HUB_REPO}/resolve/main/"
 
 
-def generate(root: str | Path, per_type: int = 20, seed: int = 0, params: dict | None = None, types=tuple(MAKERS), split: str = "test") -> Path:
+def generate(
+    root: str | Path,
+    per_type: int = 20,
+    seed: int = 0,
+    params: dict | None = None,
+    types=tuple(MAKERS),
+    split: str = "test",
+) -> Path:
     """Write ``per_type`` pairs of each type under ``root`` in the SubtleBench layout."""
     root = Path(root)
     (root / "data").mkdir(parents=True, exist_ok=True)
@@ -310,7 +425,9 @@ def generate(root: str | Path, per_type: int = 20, seed: int = 0, params: dict |
                 }
             )  # fmt: skip
     untrusted.write_file(root / "data" / f"{split}.jsonl", "".join(json.dumps(record) + "\n" for record in records))
-    mark(root, SYNTHETIC, "subtlebench", per_type=per_type, seed=seed, types=list(types))  # generated pairs, not the release
+    mark(
+        root, SYNTHETIC, "subtlebench", per_type=per_type, seed=seed, types=list(types)
+    )  # generated pairs, not the release
     return root
 
 
@@ -319,7 +436,10 @@ def parse_param(spec: str) -> tuple[str, str, object]:
     key, _, value = spec.partition("=")
     category, _, name = key.partition(".")
     if category not in PARAMS or name not in PARAMS[category].__dataclass_fields__:
-        raise ValueError(f"unknown parameter {key!r}; known: " + ", ".join(f"{c}.{f}" for c, cls in PARAMS.items() for f in cls.__dataclass_fields__))
+        raise ValueError(
+            f"unknown parameter {key!r}; known: "
+            + ", ".join(f"{c}.{f}" for c, cls in PARAMS.items() for f in cls.__dataclass_fields__)
+        )
     parts = value.split(",")
     try:
         numbers = [float(v) for v in parts]

@@ -6,7 +6,20 @@ tables (``hooks.py``, ``rounds.py``)."""
 from __future__ import annotations
 
 from lmms_comparative.benchmarks.subtlebench.data import CATEGORIES
-from lmms_comparative.tasklib.yamlgen import PLACEHOLDER, TASKLIB, Flow, Group, Hooks, Note, Source, Task, Template, generation, group_metric, metric
+from lmms_comparative.tasklib.yamlgen import (
+    PLACEHOLDER,
+    TASKLIB,
+    Flow,
+    Group,
+    Hooks,
+    Note,
+    Source,
+    Task,
+    Template,
+    generation,
+    group_metric,
+    metric,
+)
 
 H = Hooks("lmms_comparative.benchmarks.subtlebench.hooks")
 R = Hooks("lmms_comparative.benchmarks.subtlebench.rounds")
@@ -69,7 +82,10 @@ def _template() -> Template:
         "models; lower it with --gen_kwargs max_new_tokens=N for a server whose context is shorter."
     )
     columns = [metric(m, H.aggregate_column) for m in COLUMN_METRICS]
-    columns[0] = Note("The paper's columns: Table 2's difference types, Table 10's domains (a task reports those of\nits items only).", columns[0])
+    columns[0] = Note(
+        "The paper's columns: Table 2's difference types, Table 10's domains (a task reports those of\nits items only).",
+        columns[0],
+    )
     return Template(
         TEMPLATE,
         note="VLM-SubtleBench multiple choice (paper §4, official repo krafton-ai/VLM-SubtleBench).\nData: SUBTLEBENCH_ROOT (a local copy of the HF dataset repo KRAFTON/VLM-SubtleBench), else the hub.\nThe placeholder row only satisfies lmms-eval's loader; process_docs returns the real docs.",
@@ -98,7 +114,10 @@ def _template() -> Template:
 
 def _group_template() -> Template:
     columns = [group_metric(m, H.group_column) for m in COLUMN_METRICS]
-    columns[0] = Note('The paper\'s columns over all types: correct / items of that type or domain. They come after\n`accuracy`, whose entry lmms-eval also applies to every metric name containing "accuracy".', columns[0])
+    columns[0] = Note(
+        'The paper\'s columns over all types: correct / items of that type or domain. They come after\n`accuracy`, whose entry lmms-eval also applies to every metric name containing "accuracy".',
+        columns[0],
+    )
     return Template(
         GROUP_TEMPLATE,
         note="Headline: micro average over all items (the paper's AVG weights each type by its item count).",
@@ -125,7 +144,11 @@ def _family(family: str, codes, config_of, note: str = "") -> tuple:
 def _strategy(name: str):
     def config(code: str, category: str) -> dict:
         visual = {"doc_to_visual": H(f"doc_to_visual_{name}")} if name != "reasoning" else {}
-        return {"process_docs": H(docs_name(category)), **visual, "lmms_eval_specific_kwargs": Flow({"default": {"prompt": name}})}
+        return {
+            "process_docs": H(docs_name(category)),
+            **visual,
+            "lmms_eval_specific_kwargs": Flow({"default": {"prompt": name}}),
+        }
 
     return config
 
@@ -156,7 +179,11 @@ def _caption() -> Task:
             "doc_to_messages": H.caption_doc_to_messages,
             "doc_to_target": H.caption_doc_to_target,
             "process_results": H.caption_process_results,
-            "metric_list": [metric("css", H.aggregate_css), metric("judge_accuracy", H.aggregate_judge_accuracy), metric("counts", H.aggregate_caption_counts, None)],
+            "metric_list": [
+                metric("css", H.aggregate_css),
+                metric("judge_accuracy", H.aggregate_judge_accuracy),
+                metric("counts", H.aggregate_caption_counts, None),
+            ],
         },
     )
 

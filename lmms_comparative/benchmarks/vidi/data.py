@@ -44,14 +44,27 @@ def read_differences(path: Path) -> tuple[str, list[str]]:
 
 def _pair(pair_id: str, text: Path, images: list[Path]) -> dict:
     if len(images) != 2:
-        raise DataError(f"{ENV_VAR}: pair {pair_id!r} has {len(images)} image file(s) ({[p.name for p in images]}); expected exactly 2 beside {text}.")
+        raise DataError(
+            f"{ENV_VAR}: pair {pair_id!r} has {len(images)} image file(s) ({[p.name for p in images]}); expected exactly 2 beside {text}."
+        )
     url, differences = read_differences(text)
-    return {"pair_id": pair_id, "url": url, "image_1": str(images[0]), "image_2": str(images[1]), "differences": differences}
+    return {
+        "pair_id": pair_id,
+        "url": url,
+        "image_1": str(images[0]),
+        "image_2": str(images[1]),
+        "differences": differences,
+    }
 
 
 def _belongs(path: Path, stem: str) -> bool:
     """An image of the flat layout's pair ``stem``: ``<stem>_1.jpg``, ``<stem>-b.png``, ..."""
-    return path.is_file() and path.suffix.lower() in IMAGE_SUFFIXES and path.stem.startswith(stem) and path.stem[len(stem) : len(stem) + 1] in ("_", "-", ".")
+    return (
+        path.is_file()
+        and path.suffix.lower() in IMAGE_SUFFIXES
+        and path.stem.startswith(stem)
+        and path.stem[len(stem) : len(stem) + 1] in ("_", "-", ".")
+    )
 
 
 def load_pairs(base: Path | None = None) -> list[dict]:

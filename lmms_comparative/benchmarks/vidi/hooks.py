@@ -31,7 +31,16 @@ from lmms_comparative.benchmarks.vidi.tasks import CAPTION_METRICS, JUDGE_METRIC
 from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.bootstrap import vector_bootstrap
-from lmms_comparative.tasklib import Unscored, docs_hook, guard_scoring, load_images, metric_of, once_per_run, response_text, skip_counts
+from lmms_comparative.tasklib import (
+    Unscored,
+    docs_hook,
+    guard_scoring,
+    load_images,
+    metric_of,
+    once_per_run,
+    response_text,
+    skip_counts,
+)
 from lmms_comparative.tasklib.yamlgen import define_hooks
 
 # The paper's scale: Tables 1, 2, 4, 7 and 8 print every metric x100, CIDEr included (CIDEr-D of
@@ -55,7 +64,16 @@ def _pair_docs(swap: bool) -> list[dict]:
     docs = []
     for pair in _scorable_pairs():
         first, second = (pair["image_2"], pair["image_1"]) if swap else (pair["image_1"], pair["image_2"])
-        docs.append({"item_id": pair["pair_id"], "image_1": first, "image_2": second, "differences": pair["differences"], "target": "", "examples": []})
+        docs.append(
+            {
+                "item_id": pair["pair_id"],
+                "image_1": first,
+                "image_2": second,
+                "differences": pair["differences"],
+                "target": "",
+                "examples": [],
+            }
+        )
     return docs
 
 
@@ -112,7 +130,14 @@ def process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
     # A failed request is no description: it is scored as an empty one (never as the error text)
     # and counted; past LMMS_COMPARATIVE_MAX_FAILED it flags the run.
     predictions = ["" if aggregate.is_failed_request(p) else p for p in predictions]
-    sample = {"item_id": doc["item_id"], "differences": list(doc["differences"]), "target": doc["target"], "predictions": predictions, "failed": failed, "skipped": doc.get("skipped", "")}
+    sample = {
+        "item_id": doc["item_id"],
+        "differences": list(doc["differences"]),
+        "target": doc["target"],
+        "predictions": predictions,
+        "failed": failed,
+        "skipped": doc.get("skipped", ""),
+    }
     return {name: sample for name in (*CAPTION_METRICS, "repeats", "counts", "ci95")}
 
 
@@ -180,7 +205,9 @@ def _judge(items: list[dict]) -> dict:
             per_item[item, column + 1] += 1
     check_failures(unjudged, len(requests), engine.config.max_failed, "ViDi judge")
     verdict = _on_paper_scale(_precision_recall_f1(per_item.sum(axis=0)))
-    ci95 = vector_bootstrap(len(items), lambda idx: _on_paper_scale(_precision_recall_f1(per_item[idx].sum(axis=1))), verdict, bounds=BOUNDS)
+    ci95 = vector_bootstrap(
+        len(items), lambda idx: _on_paper_scale(_precision_recall_f1(per_item[idx].sum(axis=1))), verdict, bounds=BOUNDS
+    )
     return {**verdict, "judge_requests": len(requests), "unjudged": unjudged, "ci95": ci95}
 
 
@@ -211,7 +238,13 @@ def score_run(items: list[dict], setting: str, judge: bool) -> dict:
     stats = [caption_item_stats(refs, {s["item_id"]: s["predictions"][r] for s in items}) for r in range(repeats)]
     per_repeat = [_on_paper_scale(corpus_scores(st)) for st in stats]
     out = {m: statistics.fmean(run[m] for run in per_repeat) for m in CAPTION_METRICS}
-    out["repeats"] = {"k": repeats, **{f"{m}_std": (statistics.stdev(run[m] for run in per_repeat) if repeats > 1 else 0.0) for m in CAPTION_METRICS}}
+    out["repeats"] = {
+        "k": repeats,
+        **{
+            f"{m}_std": (statistics.stdev(run[m] for run in per_repeat) if repeats > 1 else 0.0)
+            for m in CAPTION_METRICS
+        },
+    }
     responses, failed = sum(len(s["predictions"]) for s in items), sum(s.get("failed", 0) for s in items)
     failures.check_share(f"ViDi ({setting})", failed, responses, "got no answer from the model (failed requests)")
     out["counts"] = {"pairs": len(items), "responses": responses, "failed": failed, **skip_counts(items)}
@@ -222,12 +255,20 @@ def score_run(items: list[dict], setting: str, judge: bool) -> dict:
 
     # CIDEr's document frequencies stay those of the full corpus (the per-item CIDEr scores are
     # resampled); BLEU is recomputed from the resampled sufficient statistics.
-    out["ci95"] = {**vector_bootstrap(len(items), statistic, {m: out[m] for m in CAPTION_METRICS}, bounds=BOUNDS), "unit": "pair", "scale": PAPER_SCALE}
+    out["ci95"] = {
+        **vector_bootstrap(len(items), statistic, {m: out[m] for m in CAPTION_METRICS}, bounds=BOUNDS),
+        "unit": "pair",
+        "scale": PAPER_SCALE,
+    }
     if judge:
         verdict = _judge(items)
         out.update({m: verdict[m] for m in JUDGE_METRICS})
         if isinstance(verdict, Unscored):  # the judge failed: its metrics NaN, the caption metrics stand
-            out["counts"].update(judge_failure=verdict.counts["failure"], judge_requests=verdict.counts["total"], unjudged=verdict.counts["failed"])
+            out["counts"].update(
+                judge_failure=verdict.counts["failure"],
+                judge_requests=verdict.counts["total"],
+                unjudged=verdict.counts["failed"],
+            )
         else:
             out["ci95"].update(verdict["ci95"])
             out["counts"].update(judge_requests=verdict["judge_requests"], unjudged=verdict["unjudged"])
@@ -236,4 +277,11 @@ def score_run(items: list[dict], setting: str, judge: bool) -> dict:
 
 # The aggregations the task files name (tasks.aggregation_name: aggregate_<setting>_<metric>), one
 # per metric of each setting (tasks.metrics); only the global setting asks the judge.
-define_hooks(globals(), {tasks.aggregation_name(setting, name): metric_of(score_run, name, setting, bool(judged)) for setting, (judged, _) in tasks.SETTINGS.items() for name in tasks.metrics(setting)})
+define_hooks(
+    globals(),
+    {
+        tasks.aggregation_name(setting, name): metric_of(score_run, name, setting, bool(judged))
+        for setting, (judged, _) in tasks.SETTINGS.items()
+        for name in tasks.metrics(setting)
+    },
+)

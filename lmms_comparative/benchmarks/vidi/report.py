@@ -16,7 +16,14 @@ from lmms_comparative.reportlib.runs import Run
 # precision, recall, F1: means over the subjects, standard deviations 4.9, 6 and 5.3).
 VIDI_REFERENCE = {"Human avg (paper, 10 pairs)": ("global", [35.3, 21.0, 11.5, 6.4, 26.5, 5.4, 77.9, 63.8, 70.1])}
 
-VIDI_METRICS = [("bleu1", "BLEU-1"), ("bleu2", "BLEU-2"), ("bleu3", "BLEU-3"), ("bleu4", "BLEU-4"), ("rougeL", "ROUGE-L"), ("cider", "CIDEr")]
+VIDI_METRICS = [
+    ("bleu1", "BLEU-1"),
+    ("bleu2", "BLEU-2"),
+    ("bleu3", "BLEU-3"),
+    ("bleu4", "BLEU-4"),
+    ("rougeL", "ROUGE-L"),
+    ("cider", "CIDEr"),
+]
 
 
 def _vidi_scale(run: Run, task: str) -> float:
@@ -33,7 +40,22 @@ def _vidi_cell(run: Run, task: str, metric: str) -> str:
 
 
 def section(runs: list[Run]) -> str | None:
-    runs = [r for r in runs if any(r.row(t) for t in ("vidi_granular", "vidi_global", "vidi_granular_avg", "vidi_global_avg", "vidi_granular_swap", "vidi_global_swap", "vidi_fewshot"))]
+    runs = [
+        r
+        for r in runs
+        if any(
+            r.row(t)
+            for t in (
+                "vidi_granular",
+                "vidi_global",
+                "vidi_granular_avg",
+                "vidi_global_avg",
+                "vidi_granular_swap",
+                "vidi_global_swap",
+                "vidi_fewshot",
+            )
+        )
+    ]
     if not runs:
         return None
     rows = [[name, setting] + [f"{v:.1f}" for v in values] for name, (setting, values) in VIDI_REFERENCE.items()]
@@ -45,9 +67,19 @@ def section(runs: list[Run]) -> str | None:
                 task = f"vidi_{setting}_swap"
             if not run.row(task):
                 continue
-            judge = [with_skips(_vidi_cell(run, task, m), run, [task]) for m in ("precision", "recall", "f1")] if setting == "global" else ["-"] * 3
-            label = {"fewshot": "few-shot (All, Table 7)"}.get(setting, setting) + (" (swapped order)" if task.endswith("_swap") else "")
-            rows.append([marks.name(run, [task]), label] + [with_skips(_vidi_cell(run, task, m), run, [task]) for m, _ in VIDI_METRICS] + judge)
+            judge = (
+                [with_skips(_vidi_cell(run, task, m), run, [task]) for m in ("precision", "recall", "f1")]
+                if setting == "global"
+                else ["-"] * 3
+            )
+            label = {"fewshot": "few-shot (All, Table 7)"}.get(setting, setting) + (
+                " (swapped order)" if task.endswith("_swap") else ""
+            )
+            rows.append(
+                [marks.name(run, [task]), label]
+                + [with_skips(_vidi_cell(run, task, m), run, [task]) for m, _ in VIDI_METRICS]
+                + judge
+            )
     header = ["Model", "Setting"] + [label for _, label in VIDI_METRICS] + ["Judge P", "Judge R", "Judge F1"]
     order_rows = []
     order_marks = Marks(BENCHMARK)
@@ -55,8 +87,16 @@ def section(runs: list[Run]) -> str | None:
         for setting in ("granular", "global"):
             original, swapped = f"vidi_{setting}", f"vidi_{setting}_swap"
             if run.row(original) and run.row(swapped):
-                deltas = [run.value(swapped, m) - run.value(original, m) if isinstance(run.value(original, m), float) and isinstance(run.value(swapped, m), float) else None for m, _ in VIDI_METRICS]
-                order_rows.append([order_marks.name(run, [original, swapped]), setting] + [cell(d, scale=_vidi_scale(run, original), bounds=None) for d in deltas])
+                deltas = [
+                    run.value(swapped, m) - run.value(original, m)
+                    if isinstance(run.value(original, m), float) and isinstance(run.value(swapped, m), float)
+                    else None
+                    for m, _ in VIDI_METRICS
+                ]
+                order_rows.append(
+                    [order_marks.name(run, [original, swapped]), setting]
+                    + [cell(d, scale=_vidi_scale(run, original), bounds=None) for d in deltas]
+                )
     extra = []
     if order_rows:
         extra = [
@@ -76,7 +116,23 @@ def section(runs: list[Run]) -> str | None:
         f"{note} The human row is the paper's study of 7 people on 10 of the 200 pairs, global setting (Table 8's average, Table 2's judge scores; "
         "their standard deviations over the subjects, as printed: P 4.9, R 6, F1 5.3)."
     )
-    return "\n".join(["## ViDi", "", caption, "", table(header, rows, key="vidi_tables1_2_7", title="ViDi: caption metrics and judge (Tables 1, 2, 7, 8)", marks=marks)] + extra + unscored_notes(runs, "vidi"))
+    return "\n".join(
+        [
+            "## ViDi",
+            "",
+            caption,
+            "",
+            table(
+                header,
+                rows,
+                key="vidi_tables1_2_7",
+                title="ViDi: caption metrics and judge (Tables 1, 2, 7, 8)",
+                marks=marks,
+            ),
+        ]
+        + extra
+        + unscored_notes(runs, "vidi")
+    )
 
 
 def summary(run: Run) -> list[str]:
@@ -85,10 +141,16 @@ def summary(run: Run) -> list[str]:
         task = next((t for t in (f"vidi_{setting}_avg", f"vidi_{setting}", f"vidi_{setting}_swap") if run.row(t)), None)
         if task:
             # Results of the current task version are on the paper's x100 scale already.
-            rows.append([task] + [cell(run.value(task, m), scale=1.0, bounds=None) for m, _ in VIDI_METRICS] + [cell(run.value(task, m), scale=1.0, bounds=None) for m in ("precision", "recall", "f1")])
+            rows.append(
+                [task]
+                + [cell(run.value(task, m), scale=1.0, bounds=None) for m, _ in VIDI_METRICS]
+                + [cell(run.value(task, m), scale=1.0, bounds=None) for m in ("precision", "recall", "f1")]
+            )
     if not rows:
         return []
-    return ["ViDi: caption metrics and judge (x100, paper Tables 1 and 2)"] + text_table(["task"] + [label for _, label in VIDI_METRICS] + ["P", "R", "F1"], rows)
+    return ["ViDi: caption metrics and judge (x100, paper Tables 1 and 2)"] + text_table(
+        ["task"] + [label for _, label in VIDI_METRICS] + ["P", "R", "F1"], rows
+    )
 
 
 def charts(runs: list[Run], out: Path) -> list[Path]:
@@ -117,10 +179,17 @@ def compare_units(run, task: str) -> None:
 
 
 def _headline(setting: str) -> Headline:
-    return Headline(f"table1_{setting}", "cider", f"CIDEr, {setting}", lambda run: f"vidi_{setting}_avg" if run.row(f"vidi_{setting}_avg") else f"vidi_{setting}")
+    return Headline(
+        f"table1_{setting}",
+        "cider",
+        f"CIDEr, {setting}",
+        lambda run: f"vidi_{setting}_avg" if run.row(f"vidi_{setting}_avg") else f"vidi_{setting}",
+    )
 
 
 # The first page's values: Table 1's CIDEr per setting (both image orders' mean where the run has it).
 HEADLINES = (_headline("granular"), _headline("global"))
 
-PART = ReportPart(headlines=HEADLINES, section=section, summary=summary, charts=charts, measure=measure, compare_units=compare_units)
+PART = ReportPart(
+    headlines=HEADLINES, section=section, summary=summary, charts=charts, measure=measure, compare_units=compare_units
+)

@@ -52,7 +52,12 @@ def caption_item_stats(references: Mapping[str, Sequence[str]], predictions: Map
         bleu.append([comps["testlen"], reflen, *comps["guess"], *comps["correct"]])
     _, rouge = Rouge().compute_score(gts, res)
     _, cider = Cider().compute_score(gts, res)
-    return {"ids": keys, "bleu": np.asarray(bleu, dtype=float).reshape(-1, 10), "rougeL": np.asarray(rouge, dtype=float), "cider": np.asarray(cider, dtype=float)}
+    return {
+        "ids": keys,
+        "bleu": np.asarray(bleu, dtype=float).reshape(-1, 10),
+        "rougeL": np.asarray(rouge, dtype=float),
+        "cider": np.asarray(cider, dtype=float),
+    }
 
 
 def bleu_from_totals(totals):

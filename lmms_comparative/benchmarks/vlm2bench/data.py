@@ -60,7 +60,9 @@ def source() -> Source:
     if value:
         found = _classify(Path(value).expanduser(), f"{ENV_VAR}={value!r}")
         # The record's data source, as every local copy's (data/roots.py): the folder, or the TSV file.
-        provenance.note_local(ENV_VAR, found.path, generated=generated.read(found.path if found.path.is_dir() else found.path.parent))
+        provenance.note_local(
+            ENV_VAR, found.path, generated=generated.read(found.path if found.path.is_dir() else found.path.parent)
+        )
     else:
         found = _classify(_hub_source(), "the hub")
     _announce(found)
@@ -90,8 +92,12 @@ def _classify(path: Path, origin: str) -> Source:
     if path.is_file():
         if path.suffix.lower() == ".tsv":
             return Source("tsv", path.absolute(), origin)  # not resolved: a hub cache's symlink keeps its folder
-        raise DataError(f"{origin} is not a directory, and not a .tsv file. It should point at {LAYOUT}; or at {TSV_LAYOUT}.")
-    raise DataError(f"{origin} is not a directory (nor a file). It should point at a local copy of the release: {LAYOUT}; or at {TSV_LAYOUT}.")
+        raise DataError(
+            f"{origin} is not a directory, and not a .tsv file. It should point at {LAYOUT}; or at {TSV_LAYOUT}."
+        )
+    raise DataError(
+        f"{origin} is not a directory (nor a file). It should point at a local copy of the release: {LAYOUT}; or at {TSV_LAYOUT}."
+    )
 
 
 def _announce(found: Source) -> None:
@@ -104,7 +110,9 @@ def _announce(found: Source) -> None:
     if found.kind == "zip":
         logger.info(f"VLM2-Bench: reading the unpacked vlm2-bench_dataset.zip at {found.path} ({found.origin})")
     else:
-        logger.info(f"VLM2-Bench: reading VLMEvalKit's TSV {found.path} ({found.origin}): the eight image subtasks; pc_vid needs vlm2-bench_dataset.zip")
+        logger.info(
+            f"VLM2-Bench: reading VLMEvalKit's TSV {found.path} ({found.origin}): the eight image subtasks; pc_vid needs vlm2-bench_dataset.zip"
+        )
 
 
 def video_needs_zip(found: Source) -> DataError:
@@ -132,7 +140,9 @@ def _zip_docs(base: Path, subtask: str) -> list[dict]:
     files, media, kind = SUBTASKS[subtask]
     path = next((base / f for f in files if (base / f).is_file()), None)
     if path is None:
-        raise DataError(f"{ENV_VAR}: no question file for {subtask} under {base} (looked for {files}). Expected {LAYOUT}; or {TSV_LAYOUT}.")
+        raise DataError(
+            f"{ENV_VAR}: no question file for {subtask} under {base} (looked for {files}). Expected {LAYOUT}; or {TSV_LAYOUT}."
+        )
     docs, paths = [], {}  # image name -> its path, built once (items share images)
     uids, seen = [], {}  # GC: a second pair under one q_id, counted over every record as the answers readers count
     for where, record in read_records(path):

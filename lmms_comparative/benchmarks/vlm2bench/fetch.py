@@ -40,7 +40,9 @@ def _content_root(folder: Path) -> Path:
     entries = [p for p in folder.iterdir() if p.name != _DONE and not p.name.startswith("__MACOSX")]
     if len(entries) == 1 and entries[0].is_dir() and (entries[0] / "jsonl").is_dir():
         return entries[0]
-    raise DataError(f"{HUB_ZIP} unpacked under {folder} has no jsonl/ folder (found {sorted(p.name for p in entries)[:10]}); the release layout is jsonl/ and data/ at the top.")
+    raise DataError(
+        f"{HUB_ZIP} unpacked under {folder} has no jsonl/ folder (found {sorted(p.name for p in entries)[:10]}); the release layout is jsonl/ and data/ at the top."
+    )
 
 
 def unpack(archive: Path, target: Path) -> Path:
@@ -55,7 +57,9 @@ def unpack(archive: Path, target: Path) -> Path:
     try:
         with zipfile.ZipFile(archive) as zf:
             members = zf.infolist()
-            with tqdm(total=sum(m.file_size for m in members), desc=f"unpacking {archive.name}", unit="B", unit_scale=True) as bar:
+            with tqdm(
+                total=sum(m.file_size for m in members), desc=f"unpacking {archive.name}", unit="B", unit_scale=True
+            ) as bar:
                 for member in members:
                     zf.extract(member, work)
                     bar.update(member.file_size)
@@ -68,7 +72,9 @@ def unpack(archive: Path, target: Path) -> Path:
                 shutil.rmtree(target, ignore_errors=True)
                 os.rename(work, target)
     except zipfile.BadZipFile as exc:
-        raise DataError(f"{archive} is not a readable zip ({exc}); delete it from the Hugging Face cache and run again, or set {ENV_VAR}.") from exc
+        raise DataError(
+            f"{archive} is not a readable zip ({exc}); delete it from the Hugging Face cache and run again, or set {ENV_VAR}."
+        ) from exc
     finally:
         if work.exists():
             shutil.rmtree(work, ignore_errors=True)
@@ -93,7 +99,11 @@ def hub_source() -> Path:
     has_tsv = HUB_TSV in snap.files if snap.files is not None else hub.cached(snap, HUB_TSV) is not None
     if has_tsv:
         folder = hub.fetch(snap, [HUB_TSV], ENV_VAR, "VLM2-Bench TSV")
-        logger.info(f"VLM2-Bench: {HUB_REPO} (commit {snap.commit[:8]}) has no {HUB_ZIP}; reading VLMEvalKit's {HUB_TSV} (image subtasks only)")
+        logger.info(
+            f"VLM2-Bench: {HUB_REPO} (commit {snap.commit[:8]}) has no {HUB_ZIP}; reading VLMEvalKit's {HUB_TSV} (image subtasks only)"
+        )
         return folder / HUB_TSV
     found = sorted(snap.files or [])[:10]
-    raise DataError(f"{HUB_REPO} has neither {HUB_ZIP} nor {HUB_TSV} (found {found}); set {ENV_VAR} to a local copy of the release.")
+    raise DataError(
+        f"{HUB_REPO} has neither {HUB_ZIP} nor {HUB_TSV} (found {found}); set {ENV_VAR} to a local copy of the release."
+    )

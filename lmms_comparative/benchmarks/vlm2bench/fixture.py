@@ -24,7 +24,9 @@ SMOKE_RECORDS = "jsonl/oc/vanilla/oc_cnt.jsonl"
 FRAMES_PER_SCENE = 6
 
 
-def write_video(path: str | Path, scenes: list[Image.Image], frames_per_scene: int = FRAMES_PER_SCENE, fps: int = 4) -> Path:
+def write_video(
+    path: str | Path, scenes: list[Image.Image], frames_per_scene: int = FRAMES_PER_SCENE, fps: int = 4
+) -> Path:
     """Write a small real video (H.264 in an .mp4 container, decodable by PyAV, decord and ffmpeg):
     each scene image held for ``frames_per_scene`` frames. PyAV (with its libx264) comes with lmms-eval.
 
@@ -82,7 +84,16 @@ def build(root: str | Path, seed: int = 0) -> Path:
         rows = []
         for i in range(4):
             for gt in ("T", "F") if i < 3 else ("T",):  # pair 3 is incomplete
-                rows.append({"q_id": f"{task}{i}", "task": task, "question": f"[gc_{task}-{i}-{gt}] Is the same object in both images? Answer T or F.", "gt_answer": gt, "edited_prompt": "", "images": images("gc", f"{task}/{i}{gt}", 2)})
+                rows.append(
+                    {
+                        "q_id": f"{task}{i}",
+                        "task": task,
+                        "question": f"[gc_{task}-{i}-{gt}] Is the same object in both images? Answer T or F.",
+                        "gt_answer": gt,
+                        "edited_prompt": "",
+                        "images": images("gc", f"{task}/{i}{gt}", 2),
+                    }
+                )
         write(f"jsonl/gc/vanilla/gc_{task}.jsonl", rows)
     for cat in ("oc", "pc"):
         rows = []
@@ -102,7 +113,16 @@ def build(root: str | Path, seed: int = 0) -> Path:
         rows = []
         for i in range(5):
             n = 2 + i % 3
-            rows.append({"q_id": f"cnt{i}", "type": "thing", "question": f"[{cat}_cnt-{i}] How many distinct objects are there? Answer with a number.", "gt_answer": 1 + i % n, "image_seq_len": n, "images": images(cat, f"cnt/{i}", n)})
+            rows.append(
+                {
+                    "q_id": f"cnt{i}",
+                    "type": "thing",
+                    "question": f"[{cat}_cnt-{i}] How many distinct objects are there? Answer with a number.",
+                    "gt_answer": 1 + i % n,
+                    "image_seq_len": n,
+                    "images": images(cat, f"cnt/{i}", n),
+                }
+            )
         write(f"jsonl/{cat}/vanilla/{cat}_cnt.jsonl", rows)
         rows = [
             {
@@ -169,8 +189,18 @@ def write_tsv(zip_root: str | Path, dest: str | Path, quoting: int = csv.QUOTE_M
             index = f"{category}_{record['q_id']}"
             if kind == "tf_gc":
                 index += "_" + half_of(record["gt_answer"])
-            encoded = [base64.b64encode((zip_root / media / name).read_bytes()).decode("ascii") for name in record["images"]]
-            writer.writerow([index, record["question"], record["gt_answer"], category, encoded[0] if len(encoded) == 1 else str(encoded)])
+            encoded = [
+                base64.b64encode((zip_root / media / name).read_bytes()).decode("ascii") for name in record["images"]
+            ]
+            writer.writerow(
+                [
+                    index,
+                    record["question"],
+                    record["gt_answer"],
+                    category,
+                    encoded[0] if len(encoded) == 1 else str(encoded),
+                ]
+            )
     untrusted.write_file(path, handle.getvalue())
     return path
 

@@ -20,7 +20,15 @@ from lmms_comparative.data import items
 from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.bootstrap import unit_bootstrap
-from lmms_comparative.tasklib import check_model_failures, docs_hook, load_image_paths, metric_of, once_per_run, response_text, skip_counts
+from lmms_comparative.tasklib import (
+    check_model_failures,
+    docs_hook,
+    load_image_paths,
+    metric_of,
+    once_per_run,
+    response_text,
+    skip_counts,
+)
 from lmms_comparative.tasklib.capabilities import frames_sampled, require_video_input
 from lmms_comparative.tasklib.host import run_model, run_model_args
 from lmms_comparative.tasklib.yamlgen import define_hooks
@@ -55,7 +63,10 @@ def _video_docs() -> list[dict]:
     for doc in docs:
         frames = items.video_frames(doc["video"])
         if frames is not None and frames < wanted:
-            items.skip(items.SHORT_VIDEO, f"{doc['uid']}: {doc['video']} has {frames} frames and the model samples {wanted} (--model_args max_frames_num={frames} or fewer, or video_fps, would take it)")
+            items.skip(
+                items.SHORT_VIDEO,
+                f"{doc['uid']}: {doc['video']} has {frames} frames and the model samples {wanted} (--model_args max_frames_num={frames} or fewer, or video_fps, would take it)",
+            )
         else:
             kept.append(doc)
     return kept
@@ -118,7 +129,9 @@ def process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
             correct = parsed is not None and parsed == doc["gt"]
         else:
             correct, parsed = rules.grp_correct(response, doc["gt"]), response.split(")")[0].strip()
-        sample.update(parsed=parsed, correct=int(correct), status=aggregate.STATUS_OK if parsed else aggregate.STATUS_UNPARSED)
+        sample.update(
+            parsed=parsed, correct=int(correct), status=aggregate.STATUS_OK if parsed else aggregate.STATUS_UNPARSED
+        )
     return {name: sample for name in KIND_METRICS[kind]}
 
 
@@ -154,14 +167,20 @@ def summarize(items: list[dict]) -> dict:
     out = {"counts": {**aggregate.counts(items), **skip_counts(items)}}
     if kind in ("tf", "tf_gc"):
         drop = kind == "tf"
-        done, failed_pairs = rules.without_failed_pairs(done, [it for it in items if it.get("status") == aggregate.STATUS_FAILED])
+        done, failed_pairs = rules.without_failed_pairs(
+            done, [it for it in items if it.get("status") == aggregate.STATUS_FAILED]
+        )
         pairs = rules.pair_accuracy(done, drop_incomplete=drop)
         out.update(score=pairs["pair"], positive=pairs["positive"], negative=pairs["negative"])
         out["counts"].update(pairs=pairs["pairs"], failed_pairs=failed_pairs)
         incomplete = _incomplete_pairs(done)
         if incomplete:  # a --limit or --offset that cut a pair in two: said, and counted
             out["counts"]["incomplete_pairs"] = incomplete
-            rule = "dropped, as the official OC/PC script drops them" if drop else "counted as not right, as the official GC script counts them"
+            rule = (
+                "dropped, as the official OC/PC script drops them"
+                if drop
+                else "counted as not right, as the official GC script counts them"
+            )
             logger.warning(
                 f"VLM2-Bench T/F pairs (questions {items[0]['uid']}, ...): {incomplete} pair(s) have only one of their two questions in this run (a --limit or --offset that splits pairs): {rule}; run without --limit for the paper's score"
             )
@@ -180,7 +199,10 @@ def summarize(items: list[dict]) -> dict:
         out.update(score=rules.acc_num(done), exact=exact(done))
         out["counts"]["valid"] = sum(1 for it in done if it["valid"])
         out["counts"]["chance_acc_num"] = rules.chance_acc_num((it["gt"], it["n_images"]) for it in items if "gt" in it)
-        out["ci95"] = {**unit_bootstrap(done, lambda rows: {"score": rules.acc_num(rows), "exact": exact(rows)}), "unit": "question"}
+        out["ci95"] = {
+            **unit_bootstrap(done, lambda rows: {"score": rules.acc_num(rows), "exact": exact(rows)}),
+            "unit": "question",
+        }
     elif kind == "grp":
         out["score"] = aggregate.accuracy(items)
         out["ci95"] = {**unit_bootstrap(done, lambda rows: {"score": aggregate.accuracy(rows)}), "unit": "question"}
@@ -189,7 +211,10 @@ def summarize(items: list[dict]) -> dict:
         # No description judged at all: NaN, not the 0 that the script's empty-group rule gives.
         out["score"] = verdict["score"] / 100 if verdict["ab_n"] + verdict["aba_n"] else float("nan")
         out["counts"].update({k: verdict[k] for k in ("ab", "aba", "ab_n", "aba_n", "unjudged")})
-        out["ci95"] = {**unit_bootstrap(verdict["judged"], lambda rows: {"score": rules.video_scores(rows)["score"] / 100}), "unit": "video"}
+        out["ci95"] = {
+            **unit_bootstrap(verdict["judged"], lambda rows: {"score": rules.video_scores(rows)["score"] / 100}),
+            "unit": "video",
+        }
     return out
 
 

@@ -37,7 +37,9 @@ from lmms_comparative.record import PredictionsPart
 _GC = ("gc_mat", "gc_trk")
 
 
-_PATH_SUBTASK = re.compile(r"(?:^|/)(gc|oc|pc)(?:/image|/video)?/test/test_res/test_(mat|trk|cpr|cnt|grp|pc_v_open-ended)(?:/|$)")
+_PATH_SUBTASK = re.compile(
+    r"(?:^|/)(gc|oc|pc)(?:/image|/video)?/test/test_res/test_(mat|trk|cpr|cnt|grp|pc_v_open-ended)(?:/|$)"
+)
 
 
 def _subtask(path: Path, options: Options) -> str:
@@ -47,7 +49,9 @@ def _subtask(path: Path, options: Options) -> str:
     if match:
         family, name = match.groups()
         return "pc_vid" if name == "pc_v_open-ended" else f"{family}_{name}"
-    raise PredictionsError(f"{path}: the path does not say which subtask the answers are for (the official scripts write them under code/<gc|oc|pc>/test/test_res/test_<subtask>/): name it with --tasks, e.g. --tasks vlm2bench_oc_cpr")
+    raise PredictionsError(
+        f"{path}: the path does not say which subtask the answers are for (the official scripts write them under code/<gc|oc|pc>/test/test_res/test_<subtask>/): name it with --tasks, e.g. --tasks vlm2bench_oc_cpr"
+    )
 
 
 def read_official(path: Path, options: Options) -> Replies:
@@ -59,12 +63,16 @@ def read_official(path: Path, options: Options) -> Replies:
         raise PredictionsError(f"{path}: {subtask!r} is not a VLM2-Bench subtask ({', '.join(SUBTASKS)})")
     task, kind = f"vlm2bench_{subtask}", SUBTASKS[subtask][2]
     out = Replies(tasks=[task], sources=[str(path)])
-    seen: dict[tuple[str, str], int] = {}  # GC: the n-th record of one q_id and answer is <q_id>~n, as the loader keys it
+    seen: dict[
+        tuple[str, str], int
+    ] = {}  # GC: the n-th record of one q_id and answer is <q_id>~n, as the loader keys it
     for number, row in enumerate(read_jsonl(path), 1):
         where = f"{path}, line {number}"
         ident = row.get("vid" if kind == "vid" else "q_id")
         if ident is None or not isinstance(row.get("model_answer"), str):
-            raise PredictionsError(f"{where}: an answer record needs {'vid' if kind == 'vid' else 'q_id'} and model_answer (a string)")
+            raise PredictionsError(
+                f"{where}: an answer record needs {'vid' if kind == 'vid' else 'q_id'} and model_answer (a string)"
+            )
         gt = str(row.get("gt_answer", "")).strip()
         key = f"{repeat_uid(str(ident), half_of(gt), seen)}#{half_of(gt)}" if kind == "tf_gc" else str(ident)
         out.add(task, key, row["model_answer"], where)
@@ -81,7 +89,9 @@ def _table(path: Path):
             return pd.read_excel(path, dtype=str, keep_default_na=False)
         return pd.read_csv(path, sep="\t" if path.suffix == ".tsv" else ",", dtype=str, keep_default_na=False)
     except Exception as exc:  # noqa: BLE001 - pandas and its engines raise many types on a bad file
-        raise PredictionsError(f"{path}: not a readable {path.suffix or 'table'} file ({exc.__class__.__name__}: {exc})") from None
+        raise PredictionsError(
+            f"{path}: not a readable {path.suffix or 'table'} file ({exc.__class__.__name__}: {exc})"
+        ) from None
 
 
 def read_vlmevalkit(path: Path, options: Options) -> Replies:
@@ -92,7 +102,9 @@ def read_vlmevalkit(path: Path, options: Options) -> Replies:
     table = _table(path)
     missing = [c for c in ("index", "answer", "category", "prediction") if c not in table.columns]
     if missing:
-        raise PredictionsError(f"{path}: VLMEvalKit's prediction file has the columns index, answer, category and prediction; this one lacks {', '.join(missing)}")
+        raise PredictionsError(
+            f"{path}: VLMEvalKit's prediction file has the columns index, answer, category and prediction; this one lacks {', '.join(missing)}"
+        )
     out = Replies(sources=[str(path)])
     seen: dict[str, dict] = {}  # per task, as the loader keys a second pair under one q_id (records.repeat_uid)
     for number, row in enumerate(table.to_dict(orient="records"), 2):

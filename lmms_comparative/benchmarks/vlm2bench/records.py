@@ -18,7 +18,11 @@ SUBTASKS = {
     "pc_cpr": (["jsonl/pc/vanilla/pc_cpr.jsonl"], "data/pc/image/picks_face", "tf"),
     "pc_cnt": (["jsonl/pc/vanilla/pc_cnt.jsonl"], "data/pc/image/picks_face", "cnt"),
     "pc_grp": (["jsonl/pc/vanilla/pc_grp.jsonl"], "data/pc/image/picks_face", "grp"),
-    "pc_vid": (["jsonl/pc/vallina/pc_v_open-ended.jsonl", "jsonl/pc/vanilla/pc_v_open-ended.jsonl"], "data/pc/video/UNI", "vid"),
+    "pc_vid": (
+        ["jsonl/pc/vallina/pc_v_open-ended.jsonl", "jsonl/pc/vanilla/pc_v_open-ended.jsonl"],
+        "data/pc/video/UNI",
+        "vid",
+    ),
 }
 VIDEO_SUFFIXES = (".mp4", ".avi", ".mov", ".mkv", ".webm")
 
@@ -39,7 +43,9 @@ def _pair_fields(record: dict, subtask: str, kind: str, where: str) -> dict:
     main, _, suffix = key.partition("_")
     if suffix not in ("p", "n"):
         prefix = 'an optional "tf_" prefix, then ' if subtask == "pc_cpr" else ""
-        raise DataError(f"{where}: T/F question id {q_id!r} must be {prefix}<pair>_p or <pair>_n, with no other underscore (got pair {main!r}, half {suffix!r}).")
+        raise DataError(
+            f"{where}: T/F question id {q_id!r} must be {prefix}<pair>_p or <pair>_n, with no other underscore (got pair {main!r}, half {suffix!r})."
+        )
     return {"pair_id": main, "half": suffix}
 
 
@@ -54,7 +60,16 @@ def _count(value, field: str, where: str) -> int:
     return number
 
 
-def record_doc(record: dict, subtask: str, kind: str, base: Path, media: str, where: str, pair: dict | None = None, paths: dict | None = None) -> dict:
+def record_doc(
+    record: dict,
+    subtask: str,
+    kind: str,
+    base: Path,
+    media: str,
+    where: str,
+    pair: dict | None = None,
+    paths: dict | None = None,
+) -> dict:
     """One record as a doc; DataError naming ``where`` if it is unusable. Image files are checked
     by the task hook (missing, empty, corrupt and truncated files are skipped there). ``pair``
     (``pair_id``, ``half``) overrides the zip's T/F id rules (the TSV recovers pairs its own way)."""
@@ -62,11 +77,19 @@ def record_doc(record: dict, subtask: str, kind: str, base: Path, media: str, wh
     missing = [k for k in needed if k not in record]
     if missing:
         raise DataError(f"{where}: record lacks {missing}.")
-    doc = {"uid": str(record.get("q_id", record.get("vid"))), "subtask": subtask, "kind": kind, "question": str(record["question"]), "gt": str(record.get("gt_answer", "")).strip()}
+    doc = {
+        "uid": str(record.get("q_id", record.get("vid"))),
+        "subtask": subtask,
+        "kind": kind,
+        "question": str(record["question"]),
+        "gt": str(record.get("gt_answer", "")).strip(),
+    }
     doc.update(pair_id="", half="", n_images=0, images=[], video="", vid_type="")
     if kind == "vid":
         vid = str(record["vid"])
-        video = next((base / media / f"{vid}{ext}" for ext in VIDEO_SUFFIXES if (base / media / f"{vid}{ext}").is_file()), None)
+        video = next(
+            (base / media / f"{vid}{ext}" for ext in VIDEO_SUFFIXES if (base / media / f"{vid}{ext}").is_file()), None
+        )
         if video is None:
             raise DataError(f"{where}: no video {vid}.* under {base / media}.")
         doc.update(video=str(video), vid_type="ABA" if "ABA" in vid else "AB")  # eval_pc-v_open-ended.py: "ABA" in vid
@@ -86,7 +109,9 @@ def record_doc(record: dict, subtask: str, kind: str, base: Path, media: str, wh
         elif isinstance(record.get("image_seq"), list):
             doc["n_images"] = len(record["image_seq"])
         else:
-            raise DataError(f"{where}: counting record has neither image_seq_len nor image_seq; the image count must come from the record.")
+            raise DataError(
+                f"{where}: counting record has neither image_seq_len nor image_seq; the image count must come from the record."
+            )
         try:
             int(doc["gt"])
         except ValueError as exc:
@@ -121,7 +146,9 @@ def distinct_gc_uids(docs: list[dict], subtask: str, uids: list[str | None] | No
     keys = Counter((doc["uid"], doc["half"]) for doc in docs if doc.get("kind") == "tf_gc")
     clash = sorted(f"{uid}#{half}" for (uid, half), n in keys.items() if n > 1)
     if clash:  # a q_id of the file that is literally another's renamed uid (``<q_id>~2``)
-        raise DataError(f"VLM2-Bench {subtask}: item key(s) {', '.join(clash[:5])} name two records once repeated q_ids are numbered <q_id>~2, ...; rename the q_id of one of them.")
+        raise DataError(
+            f"VLM2-Bench {subtask}: item key(s) {', '.join(clash[:5])} name two records once repeated q_ids are numbered <q_id>~2, ...; rename the q_id of one of them."
+        )
     if renamed:
         from loguru import logger
 

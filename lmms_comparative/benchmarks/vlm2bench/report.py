@@ -6,11 +6,29 @@ from pathlib import Path
 
 from lmms_comparative.benchmarks.vlm2bench.facts import FACTS as BENCHMARK
 from lmms_comparative.record import Headline, ReportPart
-from lmms_comparative.reportlib.cells import NO_CI95, cell, interval_note, reference_rows, table, text_table, unscored_notes
+from lmms_comparative.reportlib.cells import (
+    NO_CI95,
+    cell,
+    interval_note,
+    reference_rows,
+    table,
+    text_table,
+    unscored_notes,
+)
 from lmms_comparative.reportlib.marks import Marks, with_skips
 from lmms_comparative.reportlib.runs import Run
 
-VLM2_SUBTASKS = [("gc_mat", "GC Mat"), ("gc_trk", "GC Trk"), ("oc_cpr", "OC Cpr"), ("oc_cnt", "OC Cnt"), ("oc_grp", "OC Grp"), ("pc_cpr", "PC Cpr"), ("pc_cnt", "PC Cnt"), ("pc_grp", "PC Grp"), ("pc_vid", "PC VID")]
+VLM2_SUBTASKS = [
+    ("gc_mat", "GC Mat"),
+    ("gc_trk", "GC Trk"),
+    ("oc_cpr", "OC Cpr"),
+    ("oc_cnt", "OC Cnt"),
+    ("oc_grp", "OC Grp"),
+    ("pc_cpr", "PC Cpr"),
+    ("pc_cnt", "PC Cnt"),
+    ("pc_grp", "PC Grp"),
+    ("pc_vid", "PC VID"),
+]
 
 # VLM2-Bench Table 1 (nine subtasks, then Overall: the mean of all nine, VID included, for the human
 # and every model row; the chance row, with no VID score, averages eight), printed with the paper's
@@ -22,7 +40,12 @@ VLM2_REFERENCE = {
 
 
 # The prompting strategies of the paper's §4 (Fig. 5), by task family.
-STRATEGIES = {"vlm2bench": "Vanilla", "vlm2bench_cot": "CoT-normal", "vlm2bench_cotspecial": "CoT-special", "vlm2bench_vpgrid": "VP-grid"}
+STRATEGIES = {
+    "vlm2bench": "Vanilla",
+    "vlm2bench_cot": "CoT-normal",
+    "vlm2bench_cotspecial": "CoT-special",
+    "vlm2bench_vpgrid": "VP-grid",
+}
 
 
 def _strategy_table(runs: list[Run]) -> list[str]:
@@ -35,7 +58,10 @@ def _strategy_table(runs: list[Run]) -> list[str]:
             continue
         for family in families:
             tasks = [f"{family}_{t}" for t, _ in VLM2_SUBTASKS[:8]]
-            rows.append([marks.name(run, [t for t in tasks if run.row(t)]), STRATEGIES[family]] + [with_skips(cell(run.value(t, "score"), run.ci(t, "score"), digits=2), run, [t]) for t in tasks])
+            rows.append(
+                [marks.name(run, [t for t in tasks if run.row(t)]), STRATEGIES[family]]
+                + [with_skips(cell(run.value(t, "score"), run.ci(t, "score"), digits=2), run, [t]) for t in tasks]
+            )
     if not rows:
         return []
     return [
@@ -44,7 +70,13 @@ def _strategy_table(runs: list[Run]) -> list[str]:
         "A reasoning reply is scored on its answer segment (after the last MY_ANSWER:, else its last line; the authors published no extraction). "
         "The paper gives these results as a figure only: no paper rows are transcribed.",
         "",
-        table(["Model", "Strategy"] + [label for _, label in VLM2_SUBTASKS[:8]], rows, key="vlm2bench_strategies", title="VLM²-Bench: prompting strategies (§4, Fig. 5)", marks=marks),
+        table(
+            ["Model", "Strategy"] + [label for _, label in VLM2_SUBTASKS[:8]],
+            rows,
+            key="vlm2bench_strategies",
+            title="VLM²-Bench: prompting strategies (§4, Fig. 5)",
+            marks=marks,
+        ),
     ]
 
 
@@ -61,20 +93,35 @@ def section(runs: list[Run]) -> str | None:
         tasks = [f"vlm2bench_{t}" for t, _ in VLM2_SUBTASKS]
         # Like with like: the nine-subtask Overall against the human 95.16, an image-only run's
         # eight-subtask Overall (vlm2bench_image, marked ⁸) against the human mean of those eight.
-        group, reference, mark = ("vlm2bench", human, "") if run.value("vlm2bench", "score") is not None else ("vlm2bench_image", human_image, " ⁸")
+        group, reference, mark = (
+            ("vlm2bench", human, "")
+            if run.value("vlm2bench", "score") is not None
+            else ("vlm2bench_image", human_image, " ⁸")
+        )
         cells = [marks.name(run, [t for t in tasks if run.row(t)] + ([group] if run.row(group) else []))]
         cells += [with_skips(cell(run.value(t, "score"), run.ci(t, "score"), digits=2), run, [t]) for t in tasks]
         overall = run.value(group, "score")
-        cells.append(with_skips(cell(overall, run.ci(group, "score"), digits=2) + (mark if overall is not None else ""), run, [group]))
+        cells.append(
+            with_skips(
+                cell(overall, run.ci(group, "score"), digits=2) + (mark if overall is not None else ""), run, [group]
+            )
+        )
         cells.append(f"{overall * 100 - reference:+.2f}" if isinstance(overall, float) else "-")
         rows.append(cells)
         # Acc_num of uniform guessing on this run's own mix of sequence lengths (paper appendix D.1).
-        chance = [run.mapping(f"vlm2bench_{t}", "counts").get("chance_acc_num") if t.endswith("_cnt") else None for t, _ in VLM2_SUBTASKS]
+        chance = [
+            run.mapping(f"vlm2bench_{t}", "counts").get("chance_acc_num") if t.endswith("_cnt") else None
+            for t, _ in VLM2_SUBTASKS
+        ]
         if any(isinstance(c, float) for c in chance):
             rows.append([f"chance on these items ({run.name})"] + [cell(c, digits=2) for c in chance] + ["-", "-"])
     rows = [r + ([f"{(VLM2_REFERENCE[r[0]][-1] or 0) - human:+.2f}"] if r[0] in VLM2_REFERENCE else []) for r in rows]
     header = ["Model"] + [label for _, label in VLM2_SUBTASKS] + ["Overall", "Δ human"]
-    note = interval_note(rows, "± the half-width of a 95% bootstrap interval (pairs or questions resampled; Overall: a normal interval from the subtasks' standard errors, clipped to 0-100).", NO_CI95)
+    note = interval_note(
+        rows,
+        "± the half-width of a 95% bootstrap interval (pairs or questions resampled; Overall: a normal interval from the subtasks' standard errors, clipped to 0-100).",
+        NO_CI95,
+    )
     return "\n".join(
         [
             "## VLM²-Bench",
@@ -92,8 +139,12 @@ def summary(run: Run) -> list[str]:
     if not any(run.row(f"vlm2bench_{t}") for t, _ in VLM2_SUBTASKS):
         return []
     group, mark = ("vlm2bench", "") if run.row("vlm2bench") else ("vlm2bench_image", " (8 image subtasks)")
-    cells = [cell(run.value(f"vlm2bench_{t}", "score"), digits=2) for t, _ in VLM2_SUBTASKS] + [cell(run.value(group, "score"), digits=2)]
-    return ["VLM²-Bench: scores (%) per subtask and Overall (paper Table 1)"] + text_table(["task"] + [label for _, label in VLM2_SUBTASKS] + ["Overall"], [[group + mark] + cells])
+    cells = [cell(run.value(f"vlm2bench_{t}", "score"), digits=2) for t, _ in VLM2_SUBTASKS] + [
+        cell(run.value(group, "score"), digits=2)
+    ]
+    return ["VLM²-Bench: scores (%) per subtask and Overall (paper Table 1)"] + text_table(
+        ["task"] + [label for _, label in VLM2_SUBTASKS] + ["Overall"], [[group + mark] + cells]
+    )
 
 
 def charts(runs: list[Run], out: Path) -> list[Path]:
@@ -154,7 +205,9 @@ def compare_units(run, task: str) -> dict | None:
 
 
 # The first page's value: Table 1's Overall; a run without the group shows each subtask it has.
-HEADLINES = (Headline("table1", "overall", "Overall", lambda run: "vlm2bench", lambda run, column: f"vlm2bench_{column}"),)
+HEADLINES = (
+    Headline("table1", "overall", "Overall", lambda run: "vlm2bench", lambda run, column: f"vlm2bench_{column}"),
+)
 
 
 def media_folders(copy: Path) -> list[Path]:
@@ -164,4 +217,13 @@ def media_folders(copy: Path) -> list[Path]:
     return image_caches(copy)
 
 
-PART = ReportPart(headlines=HEADLINES, section=section, summary=summary, charts=charts, measure=measure, compare_units=compare_units, compare_group="macro", media_folders=media_folders)
+PART = ReportPart(
+    headlines=HEADLINES,
+    section=section,
+    summary=summary,
+    charts=charts,
+    measure=measure,
+    compare_units=compare_units,
+    compare_group="macro",
+    media_folders=media_folders,
+)

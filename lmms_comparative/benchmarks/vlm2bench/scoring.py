@@ -128,8 +128,20 @@ def count_item(answer: str | None, gt: int, n_images: int) -> dict:
     if predicted is None:
         return {"parsed": None, "correct": 0, "valid": False, "score": 0.0, "reason": "invalid_answer_format"}
     if not 1 <= predicted <= n_images:
-        return {"parsed": predicted, "correct": 0, "valid": False, "score": 0.0, "reason": "answer_out_of_expected_range"}
-    return {"parsed": predicted, "correct": int(predicted == gt), "valid": True, "score": count_score(predicted, gt, n_images), "reason": None}
+        return {
+            "parsed": predicted,
+            "correct": 0,
+            "valid": False,
+            "score": 0.0,
+            "reason": "answer_out_of_expected_range",
+        }
+    return {
+        "parsed": predicted,
+        "correct": int(predicted == gt),
+        "valid": True,
+        "score": count_score(predicted, gt, n_images),
+        "reason": None,
+    }
 
 
 def acc_num(items: Iterable[Mapping]) -> float:
@@ -173,7 +185,13 @@ def video_scores(items: Iterable[Mapping]) -> dict[str, float]:
     aba = [it["score"] for it in items if it["type"] == "ABA" and it["score"] is not None]
     ab_mapped = (sum(ab) / len(ab) if ab else 0.0) * 100
     aba_mapped = (sum(aba) / len(aba) if aba else 0.0) / 2 * 100
-    return {"ab": ab_mapped, "aba": aba_mapped, "score": (ab_mapped + aba_mapped) / 2, "ab_n": len(ab), "aba_n": len(aba)}
+    return {
+        "ab": ab_mapped,
+        "aba": aba_mapped,
+        "score": (ab_mapped + aba_mapped) / 2,
+        "ab_n": len(ab),
+        "aba_n": len(aba),
+    }
 
 
 def chance_acc_num(items: Iterable[tuple[int, int]]) -> float:

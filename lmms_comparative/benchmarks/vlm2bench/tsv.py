@@ -73,7 +73,16 @@ from lmms_comparative.failures import DataError
 
 TSV_NAMES = ("VLM2Bench_img.tsv", "VLM2Bench.tsv")  # the hub's name, VLMEvalKit's local name
 # category column -> subtask (vlmeval/dataset/vlm2bench.py evaluate)
-CATEGORIES = {"gc-mat": "gc_mat", "gc-trk": "gc_trk", "oc-cpr": "oc_cpr", "oc-cnt": "oc_cnt", "oc-grp": "oc_grp", "pc-cpr": "pc_cpr", "pc-cnt": "pc_cnt", "pc-grp": "pc_grp"}
+CATEGORIES = {
+    "gc-mat": "gc_mat",
+    "gc-trk": "gc_trk",
+    "oc-cpr": "oc_cpr",
+    "oc-cnt": "oc_cnt",
+    "oc-grp": "oc_grp",
+    "pc-cpr": "pc_cpr",
+    "pc-cnt": "pc_cnt",
+    "pc-grp": "pc_grp",
+}
 REQUIRED = ("index", "question", "answer", "category")
 MANIFEST = "manifest.json"
 FORMAT = 1  # bump when the manifest or the docs change shape: older caches are decoded again
@@ -92,9 +101,16 @@ def image_caches(tsv: Path) -> list[Path]:
     """Every folder ``image_cache`` may decode the images of ``tsv`` into (the preferred one, then
     the user's cache folder), computed without making or probing either."""
     tsv = Path(tsv).absolute()
-    preferred = tsv.parent.parent.parent / "decoded" / tsv.parent.name / f"{tsv.stem}_images" if tsv.parent.parent.name == "snapshots" else tsv.parent / f"{tsv.stem}_images"
+    preferred = (
+        tsv.parent.parent.parent / "decoded" / tsv.parent.name / f"{tsv.stem}_images"
+        if tsv.parent.parent.name == "snapshots"
+        else tsv.parent / f"{tsv.stem}_images"
+    )
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return [preferred, base / "lmms-comparative" / "vlm2bench" / f"{tsv.stem}-{hashlib.sha1(str(tsv).encode()).hexdigest()[:12]}"]
+    return [
+        preferred,
+        base / "lmms-comparative" / "vlm2bench" / f"{tsv.stem}-{hashlib.sha1(str(tsv).encode()).hexdigest()[:12]}",
+    ]
 
 
 def image_cache(tsv: Path) -> Path:
@@ -130,10 +146,14 @@ def subtask_docs(tsv: Path, subtask: str) -> list[dict]:
     if not docs and not skipped:
         category = next(c for c, s in CATEGORIES.items() if s == subtask)
         found = sorted(manifest["rows"])
-        raise DataError(f"{tsv}: no row of category {category!r} ({subtask}); the file has {found or 'no rows'}. Expected VLMEvalKit's VLM2Bench TSV (columns index, question, answer, category, image).")
+        raise DataError(
+            f"{tsv}: no row of category {category!r} ({subtask}); the file has {found or 'no rows'}. Expected VLMEvalKit's VLM2Bench TSV (columns index, question, answer, category, image)."
+        )
     # Decoded images are stored relative to the cache folder (a moved folder still works); an
     # image_path of a localized TSV is kept as it was (os.path.join keeps an absolute path).
-    return distinct_gc_uids([{**doc, "images": [os.path.join(cache, p) for p in doc["images"]]} for doc in docs], subtask)
+    return distinct_gc_uids(
+        [{**doc, "images": [os.path.join(cache, p) for p in doc["images"]]} for doc in docs], subtask
+    )
 
 
 def load(tsv: Path) -> tuple[Path, dict]:
@@ -219,11 +239,17 @@ def _decode(tsv: Path, cache: Path, stamp: dict) -> dict:
             reader = csv.reader(handle, delimiter="\t")
             header = next(reader, None)
             if not header or not any(h.strip() for h in header):
-                raise DataError(f"{tsv}: empty file. Expected VLMEvalKit's VLM2Bench TSV (columns index, question, answer, category, image).")
+                raise DataError(
+                    f"{tsv}: empty file. Expected VLMEvalKit's VLM2Bench TSV (columns index, question, answer, category, image)."
+                )
             columns = {name.strip(): i for i, name in enumerate(header)}
-            missing = [c for c in REQUIRED if c not in columns] + ([] if "image" in columns or "image_path" in columns else ["image"])
+            missing = [c for c in REQUIRED if c not in columns] + (
+                [] if "image" in columns or "image_path" in columns else ["image"]
+            )
             if missing:
-                raise DataError(f"{tsv}: not VLMEvalKit's VLM2Bench TSV: no column {missing} (found {sorted(columns)[:20]}). Expected columns index, question, answer, category and image (base64).")
+                raise DataError(
+                    f"{tsv}: not VLMEvalKit's VLM2Bench TSV: no column {missing} (found {sorted(columns)[:20]}). Expected columns index, question, answer, category and image (base64)."
+                )
             for row in tqdm(reader, desc=f"decoding {tsv.name}", unit=" rows", mininterval=2):
                 if not row or (len(row) == 1 and not row[0].strip()):
                     continue
@@ -262,7 +288,9 @@ def _decode(tsv: Path, cache: Path, stamp: dict) -> dict:
     except csv.Error as exc:
         raise DataError(f"{tsv}: not a readable TSV near line {reader.line_num} ({exc}).") from exc
     except UnicodeDecodeError as exc:
-        raise DataError(f"{tsv}: not UTF-8 text ({exc.reason} at byte {exc.start}); expected VLMEvalKit's VLM2Bench TSV.") from exc
+        raise DataError(
+            f"{tsv}: not UTF-8 text ({exc.reason} at byte {exc.start}); expected VLMEvalKit's VLM2Bench TSV."
+        ) from exc
     except OSError as exc:
         raise DataError(f"{tsv}: cannot read it, or write its images to {cache} ({exc}).") from exc
     docs: dict[str, list[dict]] = {}
@@ -286,7 +314,9 @@ def _subtask(category: str) -> str | None:
 
 def _without_category(index: str, category: str, subtask: str) -> str:
     """``index`` without a leading ``<category>_`` (``pc-cpr_1_p`` -> ``1_p``)."""
-    for prefix in dict.fromkeys((f"{category}_", f"{category.lower()}_", f"{subtask}_", f"{subtask.replace('_', '-')}_")):
+    for prefix in dict.fromkeys(
+        (f"{category}_", f"{category.lower()}_", f"{subtask}_", f"{subtask.replace('_', '-')}_")
+    ):
         if index.startswith(prefix) and len(index) > len(prefix):
             return index[len(prefix) :]
     return index
@@ -308,7 +338,9 @@ def _entry_doc(entry: dict, own_images: dict[str, list[str]]) -> dict:
     if "refers_to" in entry:
         images = own_images.get(entry["refers_to"])
         if images is None:
-            raise DataError(f"{where}: its image field names row {entry['refers_to']!r}, which has no images of its own.")
+            raise DataError(
+                f"{where}: its image field names row {entry['refers_to']!r}, which has no images of its own."
+            )
     else:
         images = entry["images"]
     q_id = entry.get("q_id") or ""
@@ -320,7 +352,9 @@ def _entry_doc(entry: dict, own_images: dict[str, list[str]]) -> dict:
             # Both halves of a GC pair share the zip's q_id; the TSV's unique index carries a half
             # after the last "_" (utils/vlm2bench.py tf_pair_aggregate_accuracy groups by the rest).
             if "_" not in key:
-                raise DataError(f"{where}: GC T/F index {entry['index']!r} has no '_<half>' after its pair; VLMEvalKit pairs rows by the index without its last '_' part.")
+                raise DataError(
+                    f"{where}: GC T/F index {entry['index']!r} has no '_<half>' after its pair; VLMEvalKit pairs rows by the index without its last '_' part."
+                )
             q_id = key.rsplit("_", 1)[0]
         elif kind == "tf":
             # PC script: a leading "tf_" goes; then VLMEvalKit's rule: pair, "_", half (p or n).
@@ -329,7 +363,12 @@ def _entry_doc(entry: dict, own_images: dict[str, list[str]]) -> dict:
             if not main or half not in ("p", "n"):
                 raise DataError(f"{where}: T/F index {entry['index']!r} must end in <pair>_p or <pair>_n.")
             pair = {"pair_id": main, "half": half}
-    record = {"q_id": q_id, "question": entry.get("question", ""), "gt_answer": entry.get("answer", "").strip(), "images": images}
+    record = {
+        "q_id": q_id,
+        "question": entry.get("question", ""),
+        "gt_answer": entry.get("answer", "").strip(),
+        "images": images,
+    }
     if kind == "cnt":
         record["gt_answer"] = _number(record["gt_answer"])
         if entry.get("image_seq_len"):

@@ -13,7 +13,13 @@ from pathlib import Path
 from lmms_comparative.data import untrusted
 from lmms_comparative.failures import DataError
 
-MAGIC = ((b"\xff\xd8\xff", ".jpg"), (b"\x89PNG\r\n\x1a\n", ".png"), (b"GIF87a", ".gif"), (b"GIF89a", ".gif"), (b"BM", ".bmp"))
+MAGIC = (
+    (b"\xff\xd8\xff", ".jpg"),
+    (b"\x89PNG\r\n\x1a\n", ".png"),
+    (b"GIF87a", ".gif"),
+    (b"GIF89a", ".gif"),
+    (b"BM", ".bmp"),
+)
 SAFE = re.compile(r"^[A-Za-z0-9._-]{1,80}$")
 
 

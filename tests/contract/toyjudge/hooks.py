@@ -13,9 +13,20 @@ from lmms_comparative.data.roots import dataset_root
 from lmms_comparative.failures import DataError
 from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
-from lmms_comparative.tasklib import check_model_failures, docs_hook, item_results, load_images, metric_of, once_per_run, response_text, skip_counts
+from lmms_comparative.tasklib import (
+    check_model_failures,
+    docs_hook,
+    item_results,
+    load_images,
+    metric_of,
+    once_per_run,
+    response_text,
+    skip_counts,
+)
 
-LAYOUT = "test.jsonl: one JSON object per line with item_id, image_1, image_2 (paths under the root), question and answer"
+LAYOUT = (
+    "test.jsonl: one JSON object per line with item_id, image_1, image_2 (paths under the root), question and answer"
+)
 JUDGE_PROMPT = "Question: {question}\nGold answer: {gold}\nModel reply: {reply}\nDoes the model reply match the gold answer? Answer Yes or No."
 _YES_NO = re.compile(r"\b(yes|no)\b", re.I)
 
@@ -57,7 +68,10 @@ def doc_to_target(doc: dict) -> str:
 def process_results(doc: dict, results: list) -> dict[str, dict]:
     reply = response_text(results)
     failed = aggregate.is_failed_request(reply)
-    outcome = {"status": aggregate.STATUS_FAILED if failed else aggregate.STATUS_OK, "prediction": "" if failed else reply}
+    outcome = {
+        "status": aggregate.STATUS_FAILED if failed else aggregate.STATUS_OK,
+        "prediction": "" if failed else reply,
+    }
     return item_results(doc, outcome, ("accuracy", "counts"), question=doc["question"], gold=doc["answer"])
 
 
@@ -73,15 +87,28 @@ def score_run(items: list) -> dict:
     flagged), the run's replies kept for ``lmms-comparative score``."""
     check_model_failures(items, "Toy Judge")
     done = sorted(aggregate.scored(items), key=lambda it: it["item_id"])
-    engine = Engine.from_env(JUDGE.setting, defaults=JUDGE.default)  # TOYJUDGE_JUDGE_BASE_URL, _API_KEY, _MODEL, ... (docs/engine.md)
-    answers = engine.run([JUDGE_PROMPT.format(question=it["question"], gold=it["gold"], reply=it["prediction"]) for it in done], desc="Toy Judge judge")
+    engine = Engine.from_env(
+        JUDGE.setting, defaults=JUDGE.default
+    )  # TOYJUDGE_JUDGE_BASE_URL, _API_KEY, _MODEL, ... (docs/engine.md)
+    answers = engine.run(
+        [JUDGE_PROMPT.format(question=it["question"], gold=it["gold"], reply=it["prediction"]) for it in done],
+        desc="Toy Judge judge",
+    )
     verdicts = [None if a.failed else parse_yes_no(a.text) for a in answers]
     unjudged = sum(v is None for v in verdicts)
     check_failures(unjudged, len(answers), engine.config.max_failed, "Toy Judge judge")
     judged = [v for v in verdicts if v is not None]
     return {
         "accuracy": sum(judged) / len(judged) if judged else float("nan"),
-        "counts": {"n": len(items), "scored": len(done), "failed": len(items) - len(done), "judged": len(judged), "yes": sum(judged), "unjudged": unjudged, **skip_counts(items)},
+        "counts": {
+            "n": len(items),
+            "scored": len(done),
+            "failed": len(items) - len(done),
+            "judged": len(judged),
+            "yes": sum(judged),
+            "unjudged": unjudged,
+            **skip_counts(items),
+        },
     }
 
 

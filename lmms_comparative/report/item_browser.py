@@ -28,7 +28,7 @@ from pathlib import Path
 from lmms_comparative.data import untrusted
 from lmms_comparative.data.replies import sample_key
 from lmms_comparative.registry import BENCHMARKS, of_task
-from lmms_comparative.report.runs import folder, write_file
+from lmms_comparative.report.run_folders import folder, write_file
 
 CHUNK = 200  # items per detail file
 THUMB = 160  # thumbnail's longest side, pixels
@@ -69,7 +69,9 @@ def _outcome(item: dict) -> tuple[str, float | None]:
 
 
 def _scalars(item: dict) -> dict:
-    return {k: v for k, v in item.items() if k not in _FIELDS_SKIPPED and isinstance(v, (str, int, float, bool)) and v != ""}
+    return {
+        k: v for k, v in item.items() if k not in _FIELDS_SKIPPED and isinstance(v, (str, int, float, bool)) and v != ""
+    }
 
 
 def collect(runs: list, benchmarks) -> list[dict]:
@@ -100,21 +102,35 @@ def collect(runs: list, benchmarks) -> list[dict]:
                         "domain": str(item.get("domain") or item.get("source") or ""),
                         "question": str(row.get("input") or ""),
                         "target": str(row.get("target") if row.get("target") is not None else ""),
-                        "gold": gold_text(str(row.get("target") if row.get("target") is not None else ""), str(row.get("input") or ""), item),
+                        "gold": gold_text(
+                            str(row.get("target") if row.get("target") is not None else ""),
+                            str(row.get("input") or ""),
+                            item,
+                        ),
                         "media": [str(m) for m in row.get("input_media") or []],
                         "runs": {},
                     },
                 )
                 media = [str(m) for m in row.get("input_media") or []]
                 if media not in record.setdefault("media_options", [record["media"]]):
-                    record["media_options"].append(media)  # another run's: chosen in ``write``, where the roots are known
+                    record["media_options"].append(
+                        media
+                    )  # another run's: chosen in ``write``, where the roots are known
                 outcome, score = _outcome(item)
-                entry = {"reply": _reply(row), "parsed": item.get("parsed", item.get("letter")), "outcome": outcome, "score": score, "fields": _scalars(item)}
+                entry = {
+                    "reply": _reply(row),
+                    "parsed": item.get("parsed", item.get("letter")),
+                    "outcome": outcome,
+                    "score": score,
+                    "fields": _scalars(item),
+                }
                 if questions is not None:  # the item's score is its questions' mean
                     entry["questions"] = asked = questions.get(unit, [])
                     if asked and outcome != "failed":
                         entry["score"] = sum(float(q.get("score") or 0) for q in asked) / len(asked)
-                        entry["outcome"] = "right" if entry["score"] >= 1 else "wrong" if entry["score"] <= 0 else "partial"
+                        entry["outcome"] = (
+                            "right" if entry["score"] >= 1 else "wrong" if entry["score"] <= 0 else "partial"
+                        )
                 record["runs"][index] = entry
     return [found[k] for k in sorted(found, key=lambda k: (natural_key(k[0]), natural_key(k[1])))]
 
@@ -151,7 +167,9 @@ def media_roots(runs: list = ()) -> list[Path]:
         if value and os.path.isdir(value):
             found.append(Path(value))
         elif value and (folders := benchmark.report_part().media_folders) is not None:
-            found += folders(Path(value))  # a copy given as a file: its own media folders, never the file's folder (a home folder)
+            found += folders(
+                Path(value)
+            )  # a copy given as a file: its own media folders, never the file's folder (a home folder)
     repos = [b.hub_repo for b in BENCHMARKS if b.hub_repo]
     if repos:
         from huggingface_hub import constants
@@ -177,7 +195,10 @@ def _media_name(path: str) -> str | None:
     if not stat.S_ISREG(info.st_mode):
         return None
     # By the file itself (device and inode), not its path: a folder of hard links to one image is one image.
-    return hashlib.sha256(f"{info.st_dev}\0{info.st_ino}\0{info.st_size}\0{info.st_mtime_ns}".encode()).hexdigest()[:24] + ".jpg"
+    return (
+        hashlib.sha256(f"{info.st_dev}\0{info.st_ino}\0{info.st_size}\0{info.st_mtime_ns}".encode()).hexdigest()[:24]
+        + ".jpg"
+    )
 
 
 def _save_views(image, name: str, out: Path) -> None:
@@ -224,7 +245,9 @@ def _make_views(path: str, name: str, out: Path, budget: _Budget | None = None) 
     from PIL import Image
 
     try:
-        with Image.open(os.path.realpath(path), formats=untrusted.IMAGE_FORMATS) as image:  # no other decoder: EPS would run Ghostscript
+        with Image.open(
+            os.path.realpath(path), formats=untrusted.IMAGE_FORMATS
+        ) as image:  # no other decoder: EPS would run Ghostscript
             width, height = image.size
             if width * height > untrusted.MAX_IMAGE_PIXELS:
                 return None
@@ -253,10 +276,16 @@ def _video_frames(path: str, out: Path) -> list[str]:
     import cv2
     from PIL import Image
 
-    capture = cv2.VideoCapture(os.path.realpath(path), cv2.CAP_FFMPEG)  # FFmpeg alone: no pipeline, no image-sequence pattern
+    capture = cv2.VideoCapture(
+        os.path.realpath(path), cv2.CAP_FFMPEG
+    )  # FFmpeg alone: no pipeline, no image-sequence pattern
     try:
         count = int(capture.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
-        if count <= 0 or capture.get(cv2.CAP_PROP_FRAME_WIDTH) * capture.get(cv2.CAP_PROP_FRAME_HEIGHT) > untrusted.MAX_IMAGE_PIXELS:
+        if (
+            count <= 0
+            or capture.get(cv2.CAP_PROP_FRAME_WIDTH) * capture.get(cv2.CAP_PROP_FRAME_HEIGHT)
+            > untrusted.MAX_IMAGE_PIXELS
+        ):
             return []
         found = []
         for name, index in zip(names, sorted({round(i * (count - 1) / max(1, FRAMES - 1)) for i in range(FRAMES)})):
@@ -324,7 +353,9 @@ def _shown(path: str, images: dict[str, str], made: dict[str, bool]) -> str | No
     return images[path] if made.get(path) and path in images else None
 
 
-def write(records: list[dict], runs: list, out: Path, workers: int | None = None, roots: list[Path] | None = None) -> dict:
+def write(
+    records: list[dict], runs: list, out: Path, workers: int | None = None, roots: list[Path] | None = None
+) -> dict:
     """The browser's files under ``out``; returns counts (items, images made or reused, media
     withheld: named outside the data roots ``roots``, by default ``media_roots(runs)``)."""
     for sub in ("items", "thumbs", "full"):
@@ -332,12 +363,16 @@ def write(records: list[dict], runs: list, out: Path, workers: int | None = None
     roots = media_roots(runs) if roots is None else roots
     images: dict[str, str] = {}
     withheld: set[str] = set()
-    for record in records:  # the first run's media with any under the roots: a run naming none there cannot blank an item out
+    for (
+        record
+    ) in records:  # the first run's media with any under the roots: a run naming none there cannot blank an item out
         options = record.pop("media_options", None) or [record["media"]]
         outside = [{p for p in m if not p.startswith("embedded:") and not untrusted.under(p, roots)} for m in options]
         chosen = next((k for k, m in enumerate(options) if m and len(outside[k]) < len(m)), 0)
         record["media"] = options[chosen]
-        withheld |= {p for k, paths in enumerate(outside) if k != chosen for p in paths}  # counted in the notes, never opened
+        withheld |= {
+            p for k, paths in enumerate(outside) if k != chosen for p in paths
+        }  # counted in the notes, never opened
     for record in records:
         for path in record["media"]:
             suffix = Path(path).suffix.lower()
@@ -357,7 +392,9 @@ def write(records: list[dict], runs: list, out: Path, workers: int | None = None
     # Pillow warns of a "decompression bomb" between its own limit and twice it; ours is checked
     # first (``_make_views``), so its warning would only repeat that on the console.
     budget = _Budget(MAX_REPORT_PIXELS)
-    first = {name: path for path, name in reversed(list(images.items()))}  # one decode per file, however many paths name it
+    first = {
+        name: path for path, name in reversed(list(images.items()))
+    }  # one decode per file, however many paths name it
     with warnings.catch_warnings(), ThreadPoolExecutor(max_workers=workers or min(4, os.cpu_count() or 1)) as pool:
         warnings.simplefilter("ignore", Image.DecompressionBombWarning)
         done = dict(zip(first, pool.map(lambda n: _make_views(first[n], n, out, budget), first)))
@@ -378,14 +415,52 @@ def write(records: list[dict], runs: list, out: Path, workers: int | None = None
     for number, record in enumerate(records):
         record["images"] = [_shown(p, images, made) for p in record["media"]]
         record["withheld"] = [k for k, p in enumerate(record["media"]) if p in withheld]
-        state = [outcomes.index(record["runs"][i]["outcome"]) if i in record["runs"] else outcomes.index("absent") for i in range(len(runs))]
+        state = [
+            outcomes.index(record["runs"][i]["outcome"]) if i in record["runs"] else outcomes.index("absent")
+            for i in range(len(runs))
+        ]
         scores = [record["runs"][i]["score"] if i in record["runs"] else None for i in range(len(runs))]
         first = next((name for name in record["images"] if name), None)
-        rows.append([tasks.index(record["task"]), categories.index(record["category"]), domains.index(record["domain"]), record["benchmark"], state, scores, first])
-    index = {"runs": [r.name for r in runs], "tasks": tasks, "categories": categories, "domains": domains, "outcomes": outcomes, "chunk": CHUNK, "rows": rows}
-    write_file(out / "items" / "index.js", "window.LC_INDEX = " + json.dumps(index, separators=(",", ":")).replace("</", "<\\/") + ";\n")
+        rows.append(
+            [
+                tasks.index(record["task"]),
+                categories.index(record["category"]),
+                domains.index(record["domain"]),
+                record["benchmark"],
+                state,
+                scores,
+                first,
+            ]
+        )
+    index = {
+        "runs": [r.name for r in runs],
+        "tasks": tasks,
+        "categories": categories,
+        "domains": domains,
+        "outcomes": outcomes,
+        "chunk": CHUNK,
+        "rows": rows,
+    }
+    write_file(
+        out / "items" / "index.js",
+        "window.LC_INDEX = " + json.dumps(index, separators=(",", ":")).replace("</", "<\\/") + ";\n",
+    )
     for start in range(0, len(records), CHUNK):
-        part = [{k: v for k, v in r.items() if k != "media"} | {"media": [os.path.basename(m) for m in r["media"]]} for r in records[start : start + CHUNK]]
-        text = f"window.LC_CHUNK({start // CHUNK}, " + json.dumps(part, separators=(",", ":"), ensure_ascii=False).replace("</", "<\\/") + ");\n"
+        part = [
+            {k: v for k, v in r.items() if k != "media"} | {"media": [os.path.basename(m) for m in r["media"]]}
+            for r in records[start : start + CHUNK]
+        ]
+        text = (
+            f"window.LC_CHUNK({start // CHUNK}, "
+            + json.dumps(part, separators=(",", ":"), ensure_ascii=False).replace("</", "<\\/")
+            + ");\n"
+        )
         write_file(out / "items" / f"chunk_{start // CHUNK:05d}.js", text)
-    return {"items": len(records), "images": len(images), "images_unreadable": sum(1 for ok in made.values() if not ok), "media_withheld": len(withheld), "images_too_large": too_large, "images_past_budget": budget.spent_out}
+    return {
+        "items": len(records),
+        "images": len(images),
+        "images_unreadable": sum(1 for ok in made.values() if not ok),
+        "media_withheld": len(withheld),
+        "images_too_large": too_large,
+        "images_past_budget": budget.spent_out,
+    }

@@ -148,7 +148,9 @@ def build(results: dict) -> dict | None:
     predictions = _predictions()
     if predictions is not None:
         record["predictions"] = predictions
-    record["tasks"] = {name: _task_record(name, task, benchmark, index, config) for name, (task, benchmark) in ours.items()}
+    record["tasks"] = {
+        name: _task_record(name, task, benchmark, index, config) for name, (task, benchmark) in ours.items()
+    }
     return record
 
 
@@ -175,7 +177,11 @@ def _predictions() -> dict | None:
     if not path:
         return None
     replay = read_replay(path)
-    found = {"benchmark": replay.get("benchmark"), "files": replay.get("files", []), "replay_sha256": provenance.file_sha256(path)}
+    found = {
+        "benchmark": replay.get("benchmark"),
+        "files": replay.get("files", []),
+        "replay_sha256": provenance.file_sha256(path),
+    }
     if replay.get("generation"):  # a --predict_only run scored here: what generated the replies
         found["generation"] = replay["generation"]
         found["generated_by"] = replay.get("generated_by") or {}
@@ -201,9 +207,15 @@ def check() -> str | None:
     """None if the tracker has ``save_results_aggregated(self, results, samples, ...)``, else why not."""
     from lmms_eval.loggers.evaluation_tracker import EvaluationTracker
 
-    original = getattr(EvaluationTracker.save_results_aggregated, "__wrapped__", EvaluationTracker.save_results_aggregated)
+    original = getattr(
+        EvaluationTracker.save_results_aggregated, "__wrapped__", EvaluationTracker.save_results_aggregated
+    )
     params = list(inspect.signature(original).parameters)
-    return None if params[:3] == ["self", "results", "samples"] else f"EvaluationTracker.save_results_aggregated takes {params}, not (self, results, samples, ...)"
+    return (
+        None
+        if params[:3] == ["self", "results", "samples"]
+        else f"EvaluationTracker.save_results_aggregated takes {params}, not (self, results, samples, ...)"
+    )
 
 
 def install() -> bool:
@@ -226,7 +238,9 @@ def install() -> bool:
             except Exception as exc:  # noqa: BLE001 - never lose the results over their provenance
                 from loguru import logger
 
-                logger.warning(f"lmms-comparative: the results file's provenance could not be built ({type(exc).__name__}: {exc}).")
+                logger.warning(
+                    f"lmms-comparative: the results file's provenance could not be built ({type(exc).__name__}: {exc})."
+                )
                 record = {"error": f"{type(exc).__name__}: {exc}"}
             if record is not None:
                 results[KEY] = record
@@ -234,7 +248,9 @@ def install() -> bool:
                 outcome = original(self, results, samples, *args, **kwargs)
                 if answers is not None and self.output_path:
                     name, text = answers
-                    folder = untrusted.make_folder(Path(self.output_path) / self.general_config_tracker.model_name_sanitized)
+                    folder = untrusted.make_folder(
+                        Path(self.output_path) / self.general_config_tracker.model_name_sanitized
+                    )
                     untrusted.write_file(folder / name, text)
             finally:
                 provenance.end_of_run()  # a --config file's next entry starts with none of this run's judges

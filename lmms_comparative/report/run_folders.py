@@ -52,7 +52,11 @@ def _run_name(results: dict, path: Path) -> str:
     a table row or act on a terminal) become spaces, and a name past 200 characters is cut."""
     # A score of a --predict_only run's replies given no --model-name: the generating run's model.
     generating = generated_by(results)
-    name = _named_by(model_args(results)) or _named_by(parse_model_args(generating.get("model_args"))) or (str(generating["model"]) if generating.get("model") else None)
+    name = (
+        _named_by(model_args(results))
+        or _named_by(parse_model_args(generating.get("model_args")))
+        or (str(generating["model"]) if generating.get("model") else None)
+    )
     name = name or _scored_name(results) or str((results.get("config") or {}).get("model") or path.parent.name)
     return shown_name(name)
 
@@ -65,7 +69,9 @@ def shown_name(name: str) -> str:
 
 
 def _named_by(args: dict[str, str]) -> str | None:
-    return next((args[key] for key in ("pretrained", "model_version", "inner", "model") if args.get(key)), None)  # inner: the model a multiround run wraps
+    return next(
+        (args[key] for key in ("pretrained", "model_version", "inner", "model") if args.get(key)), None
+    )  # inner: the model a multiround run wraps
 
 
 def _scored_name(results: dict) -> str | None:
@@ -105,7 +111,9 @@ def _distinct_names(runs: list[Run], origins: list[tuple[str, Path]]) -> None:
             runs[i].name = shown_name(f"{name} ({label})")  # the label is folder text too (model_args, folder names)
 
 
-def load_runs(paths: list[str], passed: list[tuple[Path, str]] | None = None, links: list[tuple[Path, str]] | None = None) -> list[Run]:
+def load_runs(
+    paths: list[str], passed: list[tuple[Path, str]] | None = None, links: list[tuple[Path, str]] | None = None
+) -> list[Run]:
     """Every ``*_results.json`` under the given directories (or the given results file), with the
     samples logs beside it; no link inside a folder is followed (``data/untrusted.py``; ``links``,
     given, gets each link passed over with why). A file that cannot be read stops with
@@ -124,13 +132,17 @@ def load_runs(paths: list[str], passed: list[tuple[Path, str]] | None = None, li
                 raise ReportError(f"{untrusted.printable(base, lines=False)}: {exc}") from None
             base = os.path.dirname(base) or os.curdir
         elif not os.path.isdir(base):
-            raise ReportError(f"{base}: not a folder (give the --output_path folder of an lmms-eval run, or one *_results.json in it)")
+            raise ReportError(
+                f"{base}: not a folder (give the --output_path folder of an lmms-eval run, or one *_results.json in it)"
+            )
         else:
             walked = gate.scan(base, side_log_names())
             found = walked.runs
             noted += walked.passed
         if not found:
-            why = f"{base}: no lmms-eval *_results.json under this folder" + (" (links inside it are not followed)" if noted else "")
+            why = f"{base}: no lmms-eval *_results.json under this folder" + (
+                " (links inside it are not followed)" if noted else ""
+            )
             if passed is None or len(paths) == 1:
                 raise ReportError(why)
             passed.append((Path(base), why.split(": ", 1)[1]))  # the other folders are still reported
@@ -147,7 +159,10 @@ def load_runs(paths: list[str], passed: list[tuple[Path, str]] | None = None, li
             runs.append(run)
             origins.append((Path(base).resolve().name or str(base), path.relative_to(base)))
     if not runs:
-        raise ReportError(f"no readable lmms-eval results under {', '.join(paths)}: " + "; ".join(why for _, why in (passed or [])[:3]))
+        raise ReportError(
+            f"no readable lmms-eval results under {', '.join(paths)}: "
+            + "; ".join(why for _, why in (passed or [])[:3])
+        )
     _distinct_names(runs, origins)
     return runs
 
@@ -178,7 +193,12 @@ def in_doc_order(rows: list[dict]) -> list[dict]:
     on how many processes ran and how their items were gathered, and the report's bootstrap
     intervals, which resample by position, must not (a one- and a two-process run of the same
     replies give the same intervals)."""
-    return sorted(rows, key=lambda r: (0, r["doc_id"]) if isinstance(r.get("doc_id"), int) and not isinstance(r.get("doc_id"), bool) else (1, 0))
+    return sorted(
+        rows,
+        key=lambda r: (
+            (0, r["doc_id"]) if isinstance(r.get("doc_id"), int) and not isinstance(r.get("doc_id"), bool) else (1, 0)
+        ),
+    )
 
 
 def samples_row(row: dict) -> dict:
@@ -203,7 +223,10 @@ def _read_run(found: gate.Run) -> Run:
     except untrusted.Unsafe as exc:
         raise ReportError(f"{found.results.shown()}: {exc}") from None
     samples = {task: in_doc_order(_read_log(entry, samples_row)) for task, entry in sorted(found.samples.items())}
-    side = {name: {task: _read_log(entry) for task, entry in sorted(logs.items())} for name, logs in sorted(found.side.items())}
+    side = {
+        name: {task: _read_log(entry) for task, entry in sorted(logs.items())}
+        for name, logs in sorted(found.side.items())
+    }
     from lmms_comparative.verify import read_verdicts
 
     return Run(_run_name(results, path), results, samples, side, read_verdicts(path), path)

@@ -10,7 +10,9 @@ from __future__ import annotations
 from lmms_comparative.data.generating import generation_of
 
 
-def generation_checks(task: str, record: dict, used: dict, variant_prompts: str | None = None) -> tuple[list[str], list[str]]:
+def generation_checks(
+    task: str, record: dict, used: dict, variant_prompts: str | None = None
+) -> tuple[list[str], list[str]]:
     """The problems and notes of ``task``'s entry in the generating run's record against the
     re-score's entry (``used``: the installed package's prompt hash, the docs' item order). A team's
     variant's prompts are its own: its generating entry is held to the scored record's
@@ -23,15 +25,28 @@ def generation_checks(task: str, record: dict, used: dict, variant_prompts: str 
         return [], []
     where = "the generating (--predict_only) run's record"
     problems = []
-    expected, whose = (variant_prompts, "the scored record's") if variant_prompts is not None else (used.get("prompts"), "the installed package's")
+    expected, whose = (
+        (variant_prompts, "the scored record's")
+        if variant_prompts is not None
+        else (used.get("prompts"), "the installed package's")
+    )
     if entry.get("prompts") != expected:
-        problems.append(f"{where} has prompt hash {str(entry.get('prompts'))[:12]}..., not {whose} {str(expected)[:12]}...: the replies answer other prompts than the ones scored")
+        problems.append(
+            f"{where} has prompt hash {str(entry.get('prompts'))[:12]}..., not {whose} {str(expected)[:12]}...: the replies answer other prompts than the ones scored"
+        )
     items, again = entry.get("items") or {}, used.get("items") or {}
-    if not isinstance(items, dict) or (items.get("count"), items.get("order_sha256")) != (again.get("count"), again.get("order_sha256")):
+    if not isinstance(items, dict) or (items.get("count"), items.get("order_sha256")) != (
+        again.get("count"),
+        again.get("order_sha256"),
+    ):
         count = items.get("count") if isinstance(items, dict) else None
-        problems.append(f"{where} names {count} item(s) in an order other than the docs re-scored here ({again.get('count')} item(s)): its doc ids are other items")
+        problems.append(
+            f"{where} names {count} item(s) in an order other than the docs re-scored here ({again.get('count')} item(s)): its doc ids are other items"
+        )
     notes = []
     data, scored = entry.get("data") or {}, used.get("data") or {}
     if isinstance(data, dict) and data.get("fingerprint") and data.get("fingerprint") != scored.get("fingerprint"):
-        notes.append(f"generated, as its record claims, on a data copy (fingerprint {str(data.get('fingerprint'))[:12]}...) other than the one scored here")
+        notes.append(
+            f"generated, as its record claims, on a data copy (fingerprint {str(data.get('fingerprint'))[:12]}...) other than the one scored here"
+        )
     return problems, notes
