@@ -49,7 +49,10 @@ from lmms_comparative.subsets import GENERATED, by_count_only, subset_of
 
 FOLDER = ".eval_results"
 # The notes of a value that stands for the release by its item count alone (``subsets.by_count_only``).
-COUNT_ONLY = "the release's item count; its item keys are not checked (the release's key list is not known here, and the run read a local copy)"
+COUNT_ONLY = (
+    "the release's item count; its item keys are not checked (the release's key list is not known here, and the run "
+    "read a local copy)"
+)
 
 
 class ExportError(ValueError):
@@ -97,7 +100,8 @@ def _model_name(settings: dict) -> str:
     """A judge's or reader's model as the notes name it: a model id, never a local path."""
     model = str(settings.get("model") or "?")
     if os.sep in model or model.startswith((".", "~")) or settings.get("gguf_file"):
-        return f"a local model ({os.path.basename(model.rstrip(os.sep)) or model}{', ' + os.path.basename(str(settings['gguf_file'])) if settings.get('gguf_file') else ''})"
+        gguf = ", " + os.path.basename(str(settings["gguf_file"])) if settings.get("gguf_file") else ""
+        return f"a local model ({os.path.basename(model.rstrip(os.sep)) or model}{gguf})"
     return model
 
 
@@ -113,7 +117,8 @@ def _notes(run, benchmark, variant: str, data: dict, items: str | None) -> str:
     generation = generation_of(record)
     if generation is not None:  # a score of a --predict_only run's replies: who decoded them is that run's claim
         parts.append(
-            f"replies from a separate --predict_only run (lmms-comparative {claimed_version(generation)} as its record names it)"
+            f"replies from a separate --predict_only run (lmms-comparative {claimed_version(generation)} as its "
+            "record names it)"
         )
     changed = overrides(run.results)  # the run's own decoding settings, or the generating run's
     if changed:
@@ -218,12 +223,14 @@ def build(
                 continue
             dataset_id = dataset_ids.get(benchmark.name) or benchmark.hub_repo
             if not dataset_id:
-                # Every flag that following the hint needs: a run whose items are not the release's also needs --allow-subset.
+                # Every flag that following the hint needs: a run whose items are not the release's also needs
+                # --allow-subset.
                 flags = f"--dataset-id {benchmark.name}=OWNER/REPO" + (
                     " --allow-subset" if not allow_subset and _has_subset(run, benchmark) else ""
                 )
                 print(
-                    f"{benchmark.title}: no hub dataset to attach the scores to (the release is not on the hub); give one with {flags}: left out",
+                    f"{benchmark.title}: no hub dataset to attach the scores to (the release is not on the hub); give "
+                    f"one with {flags}: left out",
                     file=out,
                 )
                 continue
@@ -242,13 +249,16 @@ def build(
                     if subset and subset.startswith(GENERATED) and not own_id:
                         # Items this package made are no subset of the release: never under its id.
                         print(
-                            f"{run.name}: {task_id} left out of {dataset_id}: {subset}; generated items are never exported under a release's id, with or without --allow-subset (to export them under a dataset of your own: {_own_dataset_flags(benchmark, allow_subset)})",
+                            f"{run.name}: {task_id} left out of {dataset_id}: {subset}; generated items are never "
+                            "exported under a release's id, with or without --allow-subset (to export them under a "
+                            f"dataset of your own: {_own_dataset_flags(benchmark, allow_subset)})",
                             file=out,
                         )
                         continue
                     if subset and not allow_subset:
                         print(
-                            f"{run.name}: {task_id} left out of {dataset_id}: {subset} (--allow-subset exports it with that note)",
+                            f"{run.name}: {task_id} left out of {dataset_id}: {subset} (--allow-subset exports it "
+                            "with that note)",
                             file=out,
                         )
                         continue
@@ -271,15 +281,16 @@ def build(
                 name = f"{benchmark.name}_{variant}.yaml" if variant else f"{benchmark.name}.yaml"
                 if name in files:
                     raise ExportError(
-                        f"two runs give {name} ({run.name} and an earlier one): export one run per benchmark and variant"
+                        f"two runs give {name} ({run.name} and an earlier one): export one run per benchmark and "
+                        "variant"
                     )
                 files[name] = ExportFile(name, benchmark.name, entries)
     return list(files.values())
 
 
 def write(files: list[ExportFile], out_dir: Path) -> list[Path]:
-    """Writes each file as YAML into ``out_dir``'s ``.eval_results/`` (made if missing; a file of the same name is replaced);
-    the paths written."""
+    """Writes each file as YAML into ``out_dir``'s ``.eval_results/`` (made if missing; a file of the same name is
+    replaced); the paths written."""
     import yaml
     from huggingface_hub import eval_result_entries_to_yaml
 
@@ -332,21 +343,23 @@ def main(
     push_to: str | None,
     allow_subset: bool = False,
 ) -> int:
-    """``lmms-comparative export``: writes the runs' files under ``output`` and, with ``push_to``, opens the pull request; the exit
-    status (1: a run refused, nothing to export or the pull request failed, 2: bad input)."""
+    """``lmms-comparative export``: writes the runs' files under ``output`` and, with ``push_to``, opens the pull
+    request; the exit status (1: a run refused, nothing to export or the pull request failed, 2: bad input)."""
     dataset_ids = {}
     for arg in dataset_id_args:
         name, sep, value = arg.partition("=")
         if not sep or "/" not in value:
             print(
-                f"lmms-comparative export: error: --dataset-id {arg!r}: expected NAME=OWNER/REPO (e.g. vidi=someone/ViDi)",
+                f"lmms-comparative export: error: --dataset-id {arg!r}: expected NAME=OWNER/REPO (e.g. "
+                "vidi=someone/ViDi)",
                 file=sys.stderr,
             )
             return 2
         dataset_ids[name] = value
     if (source_name or source_user) and not source_url:
         print(
-            "lmms-comparative export: error: --source-name and --source-user need --source-url (the hub's format requires a source's url)",
+            "lmms-comparative export: error: --source-name and --source-user need --source-url (the hub's format "
+            "requires a source's url)",
             file=sys.stderr,
         )
         return 2
@@ -357,7 +370,8 @@ def main(
 
     if push_to and not _hub_token():
         print(
-            "lmms-comparative export: error: --push needs a Hugging Face token: set HF_TOKEN (or run `hf auth login`); nothing was checked or written",
+            "lmms-comparative export: error: --push needs a Hugging Face token: set HF_TOKEN (or run `hf auth "
+            "login`); nothing was checked or written",
             file=sys.stderr,
         )
         return 2
@@ -371,7 +385,8 @@ def main(
         return 2
     if not files:
         print(
-            "lmms-comparative export: nothing to export (no value of the release's item set on a benchmark with a hub dataset; see above)",
+            "lmms-comparative export: nothing to export (no value of the release's item set on a benchmark with a hub "
+            "dataset; see above)",
             file=sys.stderr,
         )
         return 1
@@ -387,7 +402,8 @@ def main(
             url = push(written, push_to)
         except Exception as exc:  # noqa: BLE001 - the hub's refusal in one line
             print(
-                f"lmms-comparative export: the pull request on {push_to} failed: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}",
+                f"lmms-comparative export: the pull request on {push_to} failed: {type(exc).__name__}: "
+                f"{str(exc).splitlines()[0] if str(exc) else ''}",
                 file=sys.stderr,
             )
             return 1

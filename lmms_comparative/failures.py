@@ -138,6 +138,9 @@ def check_share(what: str, bad: int, total: int, kind: str) -> str | None:
     if not exceeds(bad, total, allowed):
         logger.warning(f"{what}: {bad} of {total} item(s) {kind} ({share:.1%}); within the allowed {allowed:.1%}.")
         return None
-    reason = f"{what}: {bad} of {total} item(s) {kind} ({share:.1%}), more than the allowed {allowed:.1%} ({MAX_FAILED_ENV})."
+    reason = (
+        f"{what}: {bad} of {total} item(s) {kind} ({share:.1%}), more than the allowed {allowed:.1%} "
+        f"({MAX_FAILED_ENV})."
+    )
     flag(reason)
     return reason

@@ -162,12 +162,18 @@ def _check_endpoint(config, prefix: str) -> tuple[str | None, str]:
     base = config.base_url if config.backend != "azure" else completions_url.split("/chat/completions")[0]
     url_setting = f"{prefix}_BASE_URL (or LMMS_COMPARATIVE_LLM_BASE_URL)"
     model_setting = f"{prefix}_MODEL" + (f" or {prefix}_AZURE_DEPLOYMENT" if config.backend == "azure" else "")
-    key_hint = f"set {prefix}_API_KEY (or {'AZURE_OPENAI_API_KEY / ' if config.backend == 'azure' else ''}OPENAI_API_KEY) to a key this endpoint accepts"
+    key_hint = (
+        f"set {prefix}_API_KEY (or {'AZURE_OPENAI_API_KEY / ' if config.backend == 'azure' else ''}OPENAI_API_KEY) to "
+        "a key this endpoint accepts"
+    )
     if config.api_key:
         key_hint = f"the key comes from {config.api_key_source}; {key_hint}"
 
     def unreachable(reason: str) -> str:
-        return f"no answer from {base} ({reason}); set {url_setting} to the OpenAI-compatible server that serves {config.model!r} (for an open model, a vLLM or SGLang server of yours: its .../v1 URL)"
+        return (
+            f"no answer from {base} ({reason}); set {url_setting} to the OpenAI-compatible server that serves "
+            f"{config.model!r} (for an open model, a vLLM or SGLang server of yours: its .../v1 URL)"
+        )
 
     def refused(status: int, text: str) -> str:
         return f"{base} refused {config.key_description()} (HTTP {status}: {_server_said(text)}); {key_hint}"
@@ -203,8 +209,8 @@ def _check_endpoint(config, prefix: str) -> tuple[str | None, str]:
         return None, f"{config.model!r} answered at {base}"
     if status in (400, 404, 422):
         return (
-            f"{base} did not accept a request for {config.model!r} (HTTP {status}: {_server_said(text)}); check {model_setting}"
-            + (", the deployment and the API version" if config.backend == "azure" else ""),
+            f"{base} did not accept a request for {config.model!r} (HTTP {status}: {_server_said(text)}); check "
+            f"{model_setting}" + (", the deployment and the API version" if config.backend == "azure" else ""),
             "",
         )
     return f"{base} answered HTTP {status} ({_server_said(text)}); check that the server is up and {url_setting}", ""
@@ -260,13 +266,15 @@ def _check_local_llm(config, prefix: str) -> tuple[str | None, str]:
         return None, f"{name!r} in the Hugging Face cache"
     if _hub_offline():
         return (
-            f"{name!r} is not in the Hugging Face cache and the hub is offline (HF_HUB_OFFLINE); download it first (hf download {name}) or set {prefix}_MODEL to a model folder",
+            f"{name!r} is not in the Hugging Face cache and the hub is offline (HF_HUB_OFFLINE); download it first "
+            f"(hf download {name}) or set {prefix}_MODEL to a model folder",
             "",
         )
     missing = _on_hub(name)
     if missing:
         return (
-            f"{name!r} is neither in the Hugging Face cache nor reachable on the hub ({missing}); set {prefix}_MODEL to a model folder or a hub model id",
+            f"{name!r} is neither in the Hugging Face cache nor reachable on the hub ({missing}); set {prefix}_MODEL "
+            "to a model folder or a hub model id",
             "",
         )
     return None, f"{name!r} on the hub (it will be downloaded)"
@@ -287,13 +295,15 @@ def check_sbert(variable: str, default: str) -> tuple[str | None, str]:
     if path.is_dir():
         if not any((path / f).is_file() for f in ("modules.json", "config.json")):
             return (
-                f"the folder {path} holds no sentence-transformers model (no modules.json or config.json); check {setting}",
+                f"the folder {path} holds no sentence-transformers model (no modules.json or config.json); check "
+                f"{setting}",
                 "",
             )
         return None, f"the SBERT folder {path}"
     if _looks_like_path(name):
         return (
-            f"the SBERT model folder {name} does not exist; set {variable} to a sentence-transformers model folder or hub id",
+            f"the SBERT model folder {name} does not exist; set {variable} to a sentence-transformers model folder or "
+            "hub id",
             "",
         )
     repos = [name] + ([f"sentence-transformers/{name}"] if "/" not in name else [])
@@ -306,13 +316,15 @@ def check_sbert(variable: str, default: str) -> tuple[str | None, str]:
         return None, f"{name!r} in the local cache"
     if _hub_offline():
         return (
-            f"the SBERT model {name!r} is not in the local cache and the hub is offline (HF_HUB_OFFLINE); download it (hf download {repos[-1]}) or set {variable} to a model folder",
+            f"the SBERT model {name!r} is not in the local cache and the hub is offline (HF_HUB_OFFLINE); download it "
+            f"(hf download {repos[-1]}) or set {variable} to a model folder",
             "",
         )
     missing = _on_hub(repos[-1])
     if missing:
         return (
-            f"the SBERT model {name!r} is neither in the local cache nor reachable on the hub ({missing}); download it where the hub is reachable, or set {setting.split(' (')[0]} to a model folder",
+            f"the SBERT model {name!r} is neither in the local cache nor reachable on the hub ({missing}); download "
+            f"it where the hub is reachable, or set {setting.split(' (')[0]} to a model folder",
             "",
         )
     return None, f"{name!r} on the hub (it will be downloaded)"

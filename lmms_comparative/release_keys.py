@@ -129,7 +129,8 @@ def found_keys(results_dir: Path, out=None) -> dict[str, dict[str, dict]]:
             benchmark, data, items = claim
             if task not in logs:
                 _say(
-                    f"{path.name}: {task} passed over: no samples log (run with --log_samples): its item keys cannot be re-derived",
+                    f"{path.name}: {task} passed over: no samples log (run with --log_samples): its item keys cannot "
+                    "be re-derived",
                     out,
                 )
                 continue
@@ -142,7 +143,9 @@ def found_keys(results_dir: Path, out=None) -> dict[str, dict[str, dict]]:
                 continue
             if (derived["count"], derived["sha256"]) != (items["count"], items["sha256"]):
                 _say(
-                    f"{path.name}: {task} passed over: the record claims {items['count']} items (sha256 {items['sha256'][:12]}...), its samples log gives {derived['count']} (sha256 {derived['sha256'][:12]}...)",
+                    f"{path.name}: {task} passed over: the record claims {items['count']} items (sha256 "
+                    f"{items['sha256'][:12]}...), its samples log gives {derived['count']} (sha256 "
+                    f"{derived['sha256'][:12]}...)",
                     out,
                 )
                 continue
@@ -150,7 +153,8 @@ def found_keys(results_dir: Path, out=None) -> dict[str, dict[str, dict]]:
             old = found.setdefault(benchmark.name, {}).setdefault(task, new)
             if (old["count"], old["sha256"]) != (new["count"], new["sha256"]):
                 raise ValueError(
-                    f"{task}: two runs give different item sets ({old['count']} items at {old['commit'][:12]}, {new['count']} at {new['commit'][:12]})"
+                    f"{task}: two runs give different item sets ({old['count']} items at {old['commit'][:12]}, "
+                    f"{new['count']} at {new['commit'][:12]})"
                 )
     return found
 
@@ -169,19 +173,22 @@ def merged(release: dict, tasks: dict[str, dict], out=None) -> dict:
             continue
         if entry.get("count") != seen["count"]:
             _say(
-                f"{task}: the run has {seen['count']} items, release.json {entry.get('count')} ({entry.get('source')}): not written; check which is the release",
+                f"{task}: the run has {seen['count']} items, release.json {entry.get('count')} "
+                f"({entry.get('source')}): not written; check which is the release",
                 out,
             )
             continue
         if entry.get("sha256") and entry["sha256"] != seen["sha256"]:
             _say(
-                f"{task}: release.json already has another key hash ({entry['sha256'][:12]}..., the run {seen['sha256'][:12]}...): not written",
+                f"{task}: release.json already has another key hash ({entry['sha256'][:12]}..., the run "
+                f"{seen['sha256'][:12]}...): not written",
                 out,
             )
             continue
         source = f"K_{seen['commit'][:8]}"
         release.setdefault("sources", {})[source] = (
-            f"Item keys counted and hashed (provenance.item_set) by a run of this package on the hub repository {seen['repo']} at commit {seen['commit']}, read by release_keys."
+            "Item keys counted and hashed (provenance.item_set) by a run of this package on the hub repository "
+            f"{seen['repo']} at commit {seen['commit']}, read by release_keys."
         )
         known[task] = {**entry, "sha256": seen["sha256"], "keys_source": source}
     return release

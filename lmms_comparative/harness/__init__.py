@@ -1,50 +1,59 @@
 """Every adaptation of lmms-eval, in one place.
 
 lmms-eval gives plugins one entry point, the ``lmms_eval.models`` group; ``register`` below is
-ours. It returns our baseline models and arranges the patches in this table. lmms-eval loads it in
+ours. It returns our baseline models and arranges the patches listed below. lmms-eval loads it in
 every process that imports ``lmms_eval.models``, so it imports nothing heavy: each patch installs
 when the lmms-eval module it patches is first imported (``on_import``, module names in
 ``PATCHED_MODULES``), and every patch is put in place when a run starts (the TaskManager). Each
-was checked against lmms-eval 0.7.3 (``CHECKED_AGAINST``); each has a ``check()`` that looks at the installed
-lmms-eval for what the patch relies on, and a contract test in ``tests/harness/`` that runs it, so
-that a new lmms-eval breaks one named test rather than an end-to-end run. Where a check fails at
+was checked against lmms-eval 0.7.3 (``CHECKED_AGAINST``); each has a ``check()`` that looks at the
+installed lmms-eval for what the patch relies on, and a contract test in ``tests/harness/`` that runs it,
+so that a new lmms-eval breaks one named test rather than an end-to-end run. Where a check fails at
 install, one warning line names the patch, why, and what will not work (``unpatched``).
 
-=================  =============================================  ==============================================  ===========================================
-patch (module)     what it patches                                its check                                       if the check fails
-=================  =============================================  ==============================================  ===========================================
-task_path          ``TaskManager.initialize_tasks``: our YAML     ``initialize_tasks`` takes ``include_path``;    not installed; a warning says to pass
-                   folder joins ``include_path``; records the     ``load_task_or_group`` exists                   ``--include_path $(lmms-comparative
-                   run's ``--model`` (``run_model()``) and                                                        include-path)``
-                   ``--tasks``; ``load_task_or_group`` records    (reader: ``load_yaml_config(yaml_path,          (reader: lmms-eval's own reads our YAMLs,
-                   the task objects loaded; ``utils.              yaml_config, yaml_dir, mode)``, its two         about 1.7 s more per run)
-                   load_yaml_config`` reads our YAMLs with        ``!function`` constructors)
-                   libyaml's parser
-fewshot            ``ConfigurableTask.set_config``:               ``set_config(self, key, value, update)``        not installed; ``--num_fewshot`` reaches
-                   ``--num_fewshot`` on our tasks stops with                                                      lmms-eval, which fails on our tasks
-                   ``ProtocolError``
-exit_status        ``sys.exit`` of an lmms-eval CLI process, an   ``lmms_eval/__main__.py`` logs "Error during    the sink hears nothing: a crash lmms-eval
-                   atexit fallback (console script), a loguru     evaluation: ..."                                catches exits 0 again (our own flags still
-                   sink on "Error during evaluation"                                                              give status 1)
-table              ``make_table``, ``consolidate_group_results``  ``make_table(result_dict, column)``,            the wrapper falls back to lmms-eval's own
-                   (where bound): one-line dict cells, the run    ``consolidate_group_results(results, versions,  table; no closing summary
-                   summary                                        task_dict, task_root)``
-side_logs          ``EvaluationTracker.save_results_samples``:    ``save_results_samples(self, task_name,         the side logs are not written (the scores
-                   writes a task's side logs (CaptionQA reader    samples)`` writing ``<model_name_sanitized>/     are unaffected)
-                   answers) beside its samples log                <date_id>_samples_...``
-provenance         ``EvaluationTracker.save_results_aggregated``: ``save_results_aggregated(self, results,        the results JSON has no ``lmms_comparative``
-                   the ``lmms_comparative`` key (what produced    samples, ...)``                                 key (the scores are unaffected)
-                   the results) in a run with our tasks
-item_order         ``TaskOutput.calculate_aggregate_metric`` and   both methods exist and read                     our aggregations see items in the order the
-                   ``calculate_clt_aggregate_metric``: our        ``self.sample_metrics``                         ranks gathered them: a several-process run's
-                   tasks' items sorted by item key first                                                          floats can differ in the last bits
-response_cache     ``ResponseCache.finalize``: keeps the cache's  ``ResponseCache`` has ``finalize`` and          the record does not say how many replies
-                   counts (hits, misses, not cacheable) for the   ``get_stats``                                   lmms-eval's response cache (--use_cache)
-                   record's ``response_cache`` (--use_cache runs)                                                  served
-capabilities       nothing patched; reads lmms-eval's model       ``MODEL_REGISTRY_V2.get_model_class`` takes     the decoder and video checks cannot tell
-                   registry and a model module's source to tell   ``force_simple``                                the class: they let the run go on
-                   video input and a missing decoder
-=================  =============================================  ==============================================  ===========================================
+The patches, by module: what each patches, what its check looks for, and what happens if the check fails.
+
+task_path       ``TaskManager.initialize_tasks``: our YAML folder joins ``include_path``; records the run's
+                ``--model`` (``run_model()``) and ``--tasks``; ``load_task_or_group`` records the task objects
+                loaded; ``utils.load_yaml_config`` reads our YAMLs with libyaml's parser.
+                Check: ``initialize_tasks`` takes ``include_path``; ``load_task_or_group`` exists (reader:
+                ``load_yaml_config(yaml_path, yaml_config, yaml_dir, mode)``, its two ``!function`` constructors).
+                If it fails: not installed; a warning says to pass ``--include_path $(lmms-comparative
+                include-path)`` (reader: lmms-eval's own reads our YAMLs, about 1.7 s more per run).
+fewshot         ``ConfigurableTask.set_config``: ``--num_fewshot`` on our tasks stops with ``ProtocolError``.
+                Check: ``set_config(self, key, value, update)``.
+                If it fails: not installed; ``--num_fewshot`` reaches lmms-eval, which fails on our tasks.
+exit_status     ``sys.exit`` of an lmms-eval CLI process, an atexit fallback (console script), a loguru sink on
+                "Error during evaluation".
+                Check: ``lmms_eval/__main__.py`` logs "Error during evaluation: ...".
+                If it fails: the sink hears nothing: a crash lmms-eval catches exits 0 again (our own flags still
+                give status 1).
+table           ``make_table``, ``consolidate_group_results`` (where bound): one-line dict cells, the run summary.
+                Check: ``make_table(result_dict, column)``, ``consolidate_group_results(results, versions,
+                task_dict, task_root)``.
+                If it fails: the wrapper falls back to lmms-eval's own table; no closing summary.
+side_logs       ``EvaluationTracker.save_results_samples``: writes a task's side logs (CaptionQA reader answers)
+                beside its samples log.
+                Check: ``save_results_samples(self, task_name, samples)`` writing
+                ``<model_name_sanitized>/<date_id>_samples_...``.
+                If it fails: the side logs are not written (the scores are unaffected).
+provenance      ``EvaluationTracker.save_results_aggregated``: the ``lmms_comparative`` key (what produced the
+                results) in a run with our tasks.
+                Check: ``save_results_aggregated(self, results, samples, ...)``.
+                If it fails: the results JSON has no ``lmms_comparative`` key (the scores are unaffected).
+item_order      ``TaskOutput.calculate_aggregate_metric`` and ``calculate_clt_aggregate_metric``: our tasks' items
+                sorted by item key first.
+                Check: both methods exist and read ``self.sample_metrics``.
+                If it fails: our aggregations see items in the order the ranks gathered them: a several-process
+                run's floats can differ in the last bits.
+response_cache  ``ResponseCache.finalize``: keeps the cache's counts (hits, misses, not cacheable) for the record's
+                ``response_cache`` (--use_cache runs).
+                Check: ``ResponseCache`` has ``finalize`` and ``get_stats``.
+                If it fails: the record does not say how many replies lmms-eval's response cache (--use_cache)
+                served.
+capabilities    nothing patched; reads lmms-eval's model registry and a model module's source to tell video input
+                and a missing decoder.
+                Check: ``MODEL_REGISTRY_V2.get_model_class`` takes ``force_simple``.
+                If it fails: the decoder and video checks cannot tell the class: they let the run go on.
 
 Tasks that need the run's model ask ``tasklib.host.run_model()`` (and ``run_model_args()``).
 """

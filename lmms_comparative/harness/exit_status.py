@@ -53,7 +53,8 @@ def mode() -> str:
         return "ours"
     if raw not in MODES:
         raise ProtocolError(
-            f"{MODE_ENV}={os.environ[MODE_ENV]!r} is not one of {', '.join(MODES)} (ours: exit status 1 for a failed run that includes our tasks; all: for every failed run; off: never change lmms-eval's exit status)."
+            f"{MODE_ENV}={os.environ[MODE_ENV]!r} is not one of {', '.join(MODES)} (ours: exit status 1 for a failed "
+            "run that includes our tasks; all: for every failed run; off: never change lmms-eval's exit status)."
         )
     return raw
 

@@ -35,7 +35,8 @@ def _run(name: str, patches: list[tuple[str, Callable[[], object]]]) -> None:
                 from loguru import logger
 
                 logger.warning(
-                    f"lmms-comparative: the {label} patch could not be installed on {name} ({type(exc).__name__}: {exc})."
+                    f"lmms-comparative: the {label} patch could not be installed on {name} ({type(exc).__name__}: "
+                    f"{exc})."
                 )
             except Exception:  # pragma: no cover - loguru missing: lmms-eval cannot run either
                 pass

@@ -31,13 +31,17 @@ def check() -> str | None:
         return f"EvaluationTracker.save_results_samples takes {params}, not (self, task_name, samples)"
     source = inspect.getsource(original)
     if "model_name_sanitized" not in source or "date_id" not in source:
-        return "EvaluationTracker.save_results_samples no longer writes <output_path>/<model_name_sanitized>/<date_id>_samples_<task>.jsonl"
+        return (
+            "EvaluationTracker.save_results_samples no longer writes "
+            "<output_path>/<model_name_sanitized>/<date_id>_samples_<task>.jsonl"
+        )
     return None
 
 
 def install() -> bool:
-    """Wrap ``EvaluationTracker.save_results_samples`` to write a task's pending rows beside its samples log (idempotent).
-    Returns whether the wrapper is in place (False where lmms-eval cannot be imported or the check fails)."""
+    """Wrap ``EvaluationTracker.save_results_samples`` to write a task's pending rows beside its samples log
+    (idempotent). Returns whether the wrapper is in place (False where lmms-eval cannot be imported or the check
+    fails)."""
     try:
         from lmms_eval.loggers.evaluation_tracker import EvaluationTracker
     except Exception:

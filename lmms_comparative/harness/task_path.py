@@ -142,7 +142,11 @@ def unregistered_task(requested: list[str], task_index: dict) -> str | None:
         ):
             continue
         where = os.path.relpath(os.path.realpath(path), folder).split(os.sep)[0]
-        return f"lmms-comparative: --tasks {name}: benchmarks/{where} has no line in the registry (NAMES in lmms_comparative/registry.py), so the run would have no preflight and no provenance record; add its name there (docs/adding-a-benchmark.md)"
+        return (
+            f"lmms-comparative: --tasks {name}: benchmarks/{where} has no line in the registry (NAMES in "
+            "lmms_comparative/registry.py), so the run would have no preflight and no provenance record; add its "
+            "name there (docs/adding-a-benchmark.md)"
+        )
     return None
 
 
@@ -196,7 +200,8 @@ def _preflight() -> None:
         if needs:
             what = ", ".join(sorted({n.label for n in needs}))
             logger.info(
-                f"lmms-comparative preflight: --predict_only: nothing is scored in this run, so {what} is not checked; `lmms-comparative score BENCHMARK <output folder> -o OUT` will need it (docs/scoring.md)"
+                f"lmms-comparative preflight: --predict_only: nothing is scored in this run, so {what} is not "
+                "checked; `lmms-comparative score BENCHMARK <output folder> -o OUT` will need it (docs/scoring.md)"
             )
         return
     try:
@@ -207,7 +212,8 @@ def _preflight() -> None:
         logger.info(f"lmms-comparative preflight: {line}")
     if lines and "--log_samples" not in sys.argv[1:]:
         logger.warning(
-            "lmms-comparative: scoring calls an LLM or a model after generation; without --log_samples the replies are not kept if scoring fails (with it, lmms-comparative score <output folder> can score them again)"
+            "lmms-comparative: scoring calls an LLM or a model after generation; without --log_samples the replies "
+            "are not kept if scoring fails (with it, lmms-comparative score <output folder> can score them again)"
         )
 
 

@@ -1,8 +1,9 @@
 """A persistent answer cache shared by threads and processes.
 
 SQLite in WAL mode: answers are committed in small batches (the engine bounds how many it holds
-uncommitted), a commit is atomic (a process killed mid-write leaves the previous state), readers never block the writer, and several processes (the
-ranks of a distributed run, the threads of lmms-eval's process_results pool) can share one file.
+uncommitted), a commit is atomic (a process killed mid-write leaves the previous state), readers never
+block the writer, and several processes (the ranks of a distributed run, the threads of lmms-eval's
+process_results pool) can share one file.
 Only successful answers are stored, so a rerun retries what failed and repeats nothing else.
 
 The key is a SHA-256 of everything that determines the answer: endpoint, model, messages and

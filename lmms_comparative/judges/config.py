@@ -53,7 +53,8 @@ def normalize_base_url(url: str) -> str:
 
 @dataclass(frozen=True)
 class EngineConfig:
-    """An engine's settings, read from ``{PREFIX}_*`` and ``LMMS_COMPARATIVE_LLM_*`` by ``from_env`` (docs/settings.md); the API key is never printed."""
+    """An engine's settings, read from ``{PREFIX}_*`` and ``LMMS_COMPARATIVE_LLM_*`` by ``from_env``
+    (docs/settings.md); the API key is never printed."""
 
     model: str = "gpt-4o"
     backend: str = "openai"  # "openai" (any OpenAI-compatible server), "azure" or "local" (transformers)
@@ -161,6 +162,7 @@ class EngineConfig:
             raise ValueError(f"backend must be 'openai', 'azure' or 'local', got {config.backend!r}")
         if config.backend == "azure" and (config.base_url == DEFAULT_BASE_URL or not config.api_version):
             raise ValueError(
-                "backend 'azure' needs an endpoint (AZURE_OPENAI_ENDPOINT or the benchmark's _BASE_URL) and an API version (AZURE_OPENAI_API_VERSION, OPENAI_API_VERSION or the benchmark's _API_VERSION)"
+                "backend 'azure' needs an endpoint (AZURE_OPENAI_ENDPOINT or the benchmark's _BASE_URL) and an API "
+                "version (AZURE_OPENAI_API_VERSION, OPENAI_API_VERSION or the benchmark's _API_VERSION)"
             )
         return replace(config, base_url=normalize_base_url(config.base_url))

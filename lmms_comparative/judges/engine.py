@@ -61,7 +61,8 @@ def normalize_reply(text: str | None) -> str | None:
 
 @dataclass(frozen=True)
 class ChatResult:
-    """One request's answer: ``text``, or None with the ``error`` that left it unanswered; ``cached`` when it came from the cache."""
+    """One request's answer: ``text``, or None with the ``error`` that left it unanswered; ``cached`` when it came
+    from the cache."""
 
     text: str | None
     error: str | None = None
@@ -88,7 +89,10 @@ def check_failures(failed: int, total: int, max_failed: float, what: str) -> Non
     """Raise TooManyFailures when ``failed / total`` exceeds ``max_failed``; warn on any failure."""
     if not failed:
         return
-    message = f"{what}: {failed} of {total} item(s) could not be judged ({share_of(failed, total):.1%}); they are excluded from the scores"
+    message = (
+        f"{what}: {failed} of {total} item(s) could not be judged ({share_of(failed, total):.1%}); they are excluded "
+        "from the scores"
+    )
     if exceeds(failed, total, max_failed):
         raise TooManyFailures(
             f"{message}, which is more than the allowed {max_failed:.1%} ({MAX_FAILED_ENV}).", failed, total
@@ -174,7 +178,8 @@ class _Committer:
         if not future.cancelled() and future.exception() is not None:
             error = future.exception()
             logger.warning(
-                f"LLM cache: {len(self.pending)} answer(s) could not be written ({type(error).__name__}: {error}); a rerun asks them again"
+                f"LLM cache: {len(self.pending)} answer(s) could not be written ({type(error).__name__}: {error}); a "
+                "rerun asks them again"
             )
         self._write()  # what arrived meanwhile, if it is due
 
@@ -237,7 +242,9 @@ class Engine:
         fresh: bool = False,
         **overrides,
     ) -> list[ChatResult]:
-        """One ``ChatResult`` per request, in order: identical requests asked once, cached answers not asked again, the rest sent with bounded concurrency and retries (or answered from ``LMMS_COMPARATIVE_LLM_ANSWERS`` when it is set).
+        """One ``ChatResult`` per request, in order: identical requests asked once, cached answers not asked again,
+        the rest sent with bounded concurrency and retries (or answered from ``LMMS_COMPARATIVE_LLM_ANSWERS`` when it
+        is set).
 
         ``fresh``: ask the endpoint even where the cache holds an answer, and keep the new answer in
         its place: for a caller that asks again a reply it could not read, as a scoring script that

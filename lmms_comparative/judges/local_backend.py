@@ -38,7 +38,8 @@ def _as_text_messages(messages: list[dict]) -> list[dict]:
 
 
 class LocalBackend:
-    """The ``local`` backend: a transformers model answering in this process (a hub id or folder; ``{PREFIX}_GGUF_FILE`` for a GGUF file), in batches of ``{PREFIX}_BATCH_SIZE``."""
+    """The ``local`` backend: a transformers model answering in this process (a hub id or folder;
+    ``{PREFIX}_GGUF_FILE`` for a GGUF file), in batches of ``{PREFIX}_BATCH_SIZE``."""
 
     def __init__(self, config: EngineConfig):
         self.config = config

@@ -26,7 +26,8 @@ class LoopThread:
 
     @classmethod
     def get(cls) -> "LoopThread":
-        """The process's loop thread, started on first use (a forked child starts its own) and closed at interpreter exit."""
+        """The process's loop thread, started on first use (a forked child starts its own) and closed at interpreter
+        exit."""
         with cls._guard:
             if cls._instance is None or cls._instance.pid != os.getpid():  # a forked child starts its own
                 cls._instance = cls()
@@ -53,8 +54,8 @@ class LoopThread:
             raise
 
     def close(self) -> None:
-        """Close the connection pools on the loop, then stop it and join its thread (best effort, a few seconds at most);
-        nothing in a forked child or once the thread has stopped."""
+        """Close the connection pools on the loop, then stop it and join its thread (best effort, a few seconds at
+        most); nothing in a forked child or once the thread has stopped."""
         if self.pid != os.getpid() or not self.thread.is_alive():
             return
         from lmms_comparative.judges.openai_backend import close_pools

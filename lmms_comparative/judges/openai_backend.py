@@ -78,8 +78,8 @@ class Connection:
     environment, system certificates).
 
     Why not ``AsyncOpenAI.chat.completions.create`` (or the SDK's httpx client underneath): its
-    request pipeline does more work per call, serialised on the event loop, so with many concurrent slots the client rather than
-    the server would set the pace. bench/captionqa_qa_stage.py measures this path against a bare
+    request pipeline does more work per call, serialised on the event loop, so with many concurrent slots the
+    client rather than the server would set the pace. bench/captionqa_qa_stage.py measures this path against a bare
     aiohttp client on the same server. Errors are classified as the SDK classifies them: HTTP status
     (with Retry-After), timeout, connection error, malformed body.
     """
@@ -166,7 +166,8 @@ def _sdk_target(
 
 
 class OpenAIBackend:
-    """The ``openai`` and ``azure`` backends: chat completions over HTTP, retried with backoff (``Retry-After`` honoured), a refused key stops the run."""
+    """The ``openai`` and ``azure`` backends: chat completions over HTTP, retried with backoff (``Retry-After``
+    honoured), a refused key stops the run."""
 
     def __init__(self, config: EngineConfig):
         self.config = config
@@ -237,8 +238,8 @@ class OpenAIBackend:
         return None, f"{last_error} (after {attempt + 1} attempt(s))"
 
     def rejection_message(self, status: int, content: bytes) -> str:
-        """The ``EndpointRejected`` message for an HTTP 401/403: endpoint, key setting, model and the server's reason, with the
-        key masked if the server echoed it."""
+        """The ``EndpointRejected`` message for an HTTP 401/403: endpoint, key setting, model and the server's reason,
+        with the key masked if the server echoed it."""
         config = self.config
         try:
             detail = json.loads(content)["error"]["message"]
@@ -248,6 +249,6 @@ class OpenAIBackend:
             detail = str(detail).replace(config.api_key, "***")
         return (
             f"HTTP {status} from {self.url.split('?')[0]}: the endpoint refused {config.key_description()} "
-            f"(model {config.model!r}; server said: {str(detail).strip()[:200]}). Requests are not retried on {status}; "
-            "check the key and the endpoint, then rerun (answers already received are cached)."
+            f"(model {config.model!r}; server said: {str(detail).strip()[:200]}). Requests are not retried on "
+            f"{status}; check the key and the endpoint, then rerun (answers already received are cached)."
         )

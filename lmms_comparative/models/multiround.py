@@ -39,7 +39,8 @@ def _build_inner(name: str, kwargs: dict) -> lmms:
     if name == "multiround":
         stop_run(
             ModelCapabilityError(
-                "multiround: inner=multiround would wrap itself; name the model that answers (inner=openai, inner=qwen2_5_vl, ...)"
+                "multiround: inner=multiround would wrap itself; name the model that answers (inner=openai, "
+                "inner=qwen2_5_vl, ...)"
             )
         )
     harness = {k: kwargs.pop(k) for k in HARNESS_SETTINGS if k in kwargs}
@@ -48,7 +49,8 @@ def _build_inner(name: str, kwargs: dict) -> lmms:
 
 
 class MultiRound(lmms):
-    """``--model multiround --model_args inner=<model>,...``: runs a multi-round task's rounds through any lmms-eval model (docs/protocols.md)."""
+    """``--model multiround --model_args inner=<model>,...``: runs a multi-round task's rounds through any lmms-eval
+    model (docs/protocols.md)."""
 
     is_simple = False  # our tasks hand it their doc_to_messages, with the rounds
 
@@ -58,7 +60,8 @@ class MultiRound(lmms):
         if not inner:
             stop_run(
                 ModelCapabilityError(
-                    "multiround: name the model that answers with model_args inner=<model> (e.g. inner=openai,model_version=gpt-4o)"
+                    "multiround: name the model that answers with model_args inner=<model> (e.g. "
+                    "inner=openai,model_version=gpt-4o)"
                 )
             )
         self.inner_name = inner

@@ -43,7 +43,8 @@ def _text(value) -> str:
 
 
 class Replay(lmms):
-    """``--model replay``: answers each request with a replay file's reply for its item (``lmms-comparative score`` runs it)."""
+    """``--model replay``: answers each request with a replay file's reply for its item (``lmms-comparative score``
+    runs it)."""
 
     is_simple = True
     supports_video = True  # it never looks at its inputs
@@ -91,7 +92,8 @@ class Replay(lmms):
             if scope != ALL_TASKS and scope not in run_tasks:
                 stop_run(
                     DataError(
-                        f"replay: the predictions have replies for task {scope!r}, which this run does not have (tasks: {', '.join(sorted(run_tasks))})"
+                        f"replay: the predictions have replies for task {scope!r}, which this run does not have "
+                        f"(tasks: {', '.join(sorted(run_tasks))})"
                     )
                 )
             known = set().union(*by_task.values()) if scope == ALL_TASKS else by_task[scope]
@@ -99,13 +101,15 @@ class Replay(lmms):
             if scope == ALL_TASKS and unknown and len(unknown) < len(scope_replies):
                 # A file for every task (a captions file of all domains) scored on some of them.
                 logger.warning(
-                    f"replay: {len(unknown)} prediction(s) are for items outside this run's tasks and are not scored: {_named(unknown)}"
+                    f"replay: {len(unknown)} prediction(s) are for items outside this run's tasks and are not scored: "
+                    f"{_named(unknown)}"
                 )
             elif unknown:
                 where = "any task of this run" if scope == ALL_TASKS else scope
                 stop_run(
                     DataError(
-                        f"replay: {len(unknown)} prediction(s) for items that {where} does not have: {_named(unknown)} (wrong file, split or benchmark?)"
+                        f"replay: {len(unknown)} prediction(s) for items that {where} does not have: "
+                        f"{_named(unknown)} (wrong file, split or benchmark?)"
                     )
                 )
         for task, fields_by_key in expected.items():
@@ -130,8 +134,8 @@ class Replay(lmms):
                 if wrong:
                     stop_run(
                         DataError(
-                            f"replay: {len(wrong)} item(s) of {task} disagree with the data, so the files do not belong to this split or order: "
-                            + "; ".join(wrong[:SHOWN])
+                            f"replay: {len(wrong)} item(s) of {task} disagree with the data, so the files do not "
+                            "belong to this split or order: " + "; ".join(wrong[:SHOWN])
                         )
                     )
 
@@ -160,14 +164,17 @@ class Replay(lmms):
             ):
                 stop_run(
                     DataError(
-                        f"replay: the docs of {task} at hand are not the ones the predictions were generated on ({len(split_keys[0])} doc(s) here, {count} generated on; the items or their order differ): score with the data the run used (its record's data source and fingerprint)"
+                        f"replay: the docs of {task} at hand are not the ones the predictions were generated on "
+                        f"({len(split_keys[0])} doc(s) here, {count} generated on; the items or their order differ): "
+                        "score with the data the run used (its record's data source and fingerprint)"
                     )
                 )
             unknown = [d for d in replies if not d.isdigit() or int(d) >= count]
             if unknown:
                 stop_run(
                     DataError(
-                        f"replay: {len(unknown)} predict-only sample(s) of {task} have doc ids the run did not generate ({_named(unknown)})"
+                        f"replay: {len(unknown)} predict-only sample(s) of {task} have doc ids the run did not "
+                        f"generate ({_named(unknown)})"
                     )
                 )
             self.replay["replies"].setdefault(task, {}).update({here[int(d)]: value for d, value in replies.items()})

@@ -102,14 +102,20 @@ def another_benchmarks(benchmark, path: Path, detected: str) -> str | None:
         owners = sorted({b.name for t in tasks if (b := of_task(t)) is not None})
         what = "a samples log" if len(names) == 1 else "samples logs"
         hint = f": score it with lmms-comparative score {owners[0]} {path} -o ..." if len(owners) == 1 else ""
-        return f"this is {what} of task(s) {', '.join(tasks[:4])}{' ...' if len(tasks) > 4 else ''}, not of a {benchmark.title} task{hint}"
+        return (
+            f"this is {what} of task(s) {', '.join(tasks[:4])}{' ...' if len(tasks) > 4 else ''}, not of a "
+            f"{benchmark.title} task{hint}"
+        )
     for other in BENCHMARKS:
         if other.name == benchmark.name:
             continue
         for name, accepts in other.predictions_part().signatures.items():
             try:
                 if accepts(path):
-                    return f"this looks like a {other.title} {name} file, not a {benchmark.title} one: score it with lmms-comparative score {other.name} {path} -o ..."
+                    return (
+                        f"this looks like a {other.title} {name} file, not a {benchmark.title} one: score it with "
+                        f"lmms-comparative score {other.name} {path} -o ..."
+                    )
             except Exception:  # noqa: BLE001 - a sniffer that cannot read the file does not recognise it
                 continue
     return None
