@@ -2,15 +2,18 @@
 may offer as typed objects, and the shapes of the functions a part holds (``typing.Protocol``s).
 
 A benchmark's folder defines ``BENCHMARK = Benchmark(...)`` in its ``__init__.py``: the fixed facts
-(name, title, data variable, task families, ...) and, for each part, a function that imports the
-part's module and returns its object (``report=_report`` with ``def _report() -> ReportPart``). The
-drivers (report, verify, export, score, the CLI, the preflight) call ``benchmark.report_part()``
-and the other accessors below; a type checker and grep follow every call from there to the
-benchmark's code, and reading a record imports neither lmms-eval nor the benchmark's parts.
+(name, title, data variable, task families, ...) and one loader of its parts (``parts=_parts``, a
+``def _parts(benchmark: Benchmark) -> Parts`` that imports the part modules and hands each the
+record). The drivers (report, verify, export, score, the CLI, the preflight) call
+``benchmark.report_part()`` and the other accessors below; a type checker and grep follow every
+call from there to the benchmark's code, and reading a record imports neither lmms-eval nor the
+benchmark's parts. A part module never imports its benchmark's ``__init__.py``: what it needs of
+the record it is given.
 
-This module is the kit's (benchmarks import it; it never imports a benchmark). The registry
-(``registry.py``) lists the benchmarks; the contract (``benchmarks/contract.py``) checks each part
-against the protocols here (``signature_problems``)."""
+This module is the kit's (benchmarks import it; it never imports a benchmark, and it keeps no table
+of records: the registry, ``registry.py``, imports each benchmark's package by name in the code).
+The contract (``benchmarks/contract.py``) checks each part against the protocols here
+(``signature_problems``)."""
 
 from __future__ import annotations
 
@@ -208,8 +211,16 @@ class ScoringCall:
     default: Any = field(hash=False)
 
 
-_NO_PREDICTIONS = PredictionsPart()
-_NO_REPORT = ReportPart()
+@dataclass(frozen=True)
+class Parts:
+    """A benchmark's parts, made for its record by the loader its ``__init__.py`` names (on first
+    use: the part modules import more than the record does). A part left out is the default."""
+
+    report: ReportPart = field(default_factory=ReportPart)
+    predictions: PredictionsPart = field(default_factory=PredictionsPart)
+    fixture: FixturePart | None = None  # required when the data is not bundled
+    commands: tuple[Command, ...] = ()
+    demo: Demo | None = None
 
 
 @functools.cache
@@ -252,20 +263,17 @@ class Benchmark:
     # Named colours of the benchmark's generated images ({name: (r, g, b)}), which the pixel_diff
     # baseline names a difference by; empty where the benchmark generates none.
     colours: Mapping[str, tuple[int, int, int]] = field(default_factory=dict, hash=False)
-    # The parts: each a function that imports its module and returns the part (None: the default).
-    report: Callable[[], ReportPart] | None = None
-    predictions: Callable[[], PredictionsPart] | None = None
-    fixture: Callable[[], FixturePart] | None = None
-    commands: Callable[[], tuple[Command, ...]] | None = None
-    demo: Callable[[], Demo] | None = None
-
-    def __post_init__(self) -> None:
-        _RECORDS[self.package] = self
+    # The parts: one function that imports the part modules and makes them for this record.
+    parts: Callable[[Benchmark], Parts] | None = None
 
     @property
     def package(self) -> str:
         """The Python package of the benchmark's folder: ``lmms_comparative.benchmarks.<name>``."""
         return f"lmms_comparative.benchmarks.{self.name}"
+
+    @functools.cached_property
+    def _parts(self) -> Parts:
+        return self.parts(self) if self.parts else Parts()
 
     def owns_task(self, task: str) -> bool:
         """Whether a task or group name is this benchmark's (``<name>`` or ``<name>_...``)."""
@@ -284,26 +292,22 @@ class Benchmark:
         root = self.root_variable[: -len("ROOT")] if self.root_variable.endswith("_ROOT") else self.root_variable
         return tuple(dict.fromkeys(p for p in (root, *(call.setting for call in self.scoring_calls)) if p))
 
-    def owns_module(self, module: str) -> bool:
-        """Whether a Python module lives in this benchmark's folder."""
-        return module == self.package or module.startswith(self.package + ".")
-
     # ---- the parts, with the defaults of a benchmark that leaves one out ------------------------
 
     def report_part(self) -> ReportPart:
-        return self.report() if self.report else _NO_REPORT
+        return self._parts.report
 
     def predictions_part(self) -> PredictionsPart:
-        return self.predictions() if self.predictions else _NO_PREDICTIONS
+        return self._parts.predictions
 
     def fixture_part(self) -> FixturePart | None:
-        return self.fixture() if self.fixture else None
+        return self._parts.fixture
 
     def command_parts(self) -> tuple[Command, ...]:
-        return self.commands() if self.commands else ()
+        return self._parts.commands
 
     def demo_part(self) -> Demo | None:
-        return self.demo() if self.demo else None
+        return self._parts.demo
 
     def build_fixture(self, directory: str | Path, **kwargs) -> Path:
         """A small generated copy in the official layout, with the marker that says it is one
@@ -344,17 +348,6 @@ class Benchmark:
         ``measure`` is required."""
         path = FOLDER / self.name / "paper.json"
         return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {"tables": {}, "aliases": {}}
-
-
-# Every record made so far, by package: a record enters when its benchmark's package is imported
-# (so any module of the benchmark finds it). The kit reads it, through ``of_module``, only for a
-# module whose package is already loaded; it never imports a benchmark.
-_RECORDS: dict[str, Benchmark] = {}
-
-
-def of_module(module: str) -> Benchmark | None:
-    """The record of the benchmark whose folder holds the (loaded) Python module ``module``."""
-    return next((b for b in _RECORDS.values() if b.owns_module(module)), None)
 
 
 def signature_problems(function: Callable, shape: type) -> str | None:

@@ -18,14 +18,15 @@ import inspect
 
 from lmms_comparative.failures import ProtocolError, stop_run
 from lmms_comparative.harness.patch import wrap_method
-from lmms_comparative.registry import of_module
+from lmms_comparative.registry import of_task
 
 _MARK = "_lmms_comparative_fewshot"
 
 
-def benchmark_of(hook) -> str | None:
-    """Our benchmark's name for a task whose hooks live in its folder, else None."""
-    found = of_module(getattr(hook, "__module__", "") or "")
+def benchmark_of(task: object) -> str | None:
+    """Our benchmark's name for one of our installed tasks (``registry.of_task``: the exact name),
+    else None."""
+    found = of_task(task)
     return found.name if found else None
 
 
@@ -70,9 +71,7 @@ def install() -> bool:
     def make(original):
         def set_config(self, key, value, update=False):
             if key == "num_fewshot" and isinstance(value, int) and value > 0:
-                benchmark = benchmark_of(getattr(self.config, "doc_to_text", None)) or benchmark_of(
-                    getattr(self.config, "process_results", None)
-                )
+                benchmark = benchmark_of(getattr(self.config, "task", None))
                 message = fewshot_message(self.config.task, benchmark, value) if benchmark else None
                 if message:
                     stop_run(ProtocolError(message))

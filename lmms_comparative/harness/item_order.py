@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import json
 
-from lmms_comparative.harness.fewshot import benchmark_of
 from lmms_comparative.harness.patch import wrap_method
+from lmms_comparative.registry import of_task
 
 _MARK = "_lmms_comparative_item_order"
 
@@ -47,15 +47,10 @@ def ordered(items: list, columns: tuple[str, ...]) -> list:
 
 
 def _columns_of(task) -> tuple[str, ...] | None:
-    """The item key columns of one of our tasks (its ``process_results`` lives in a benchmark's
-    folder), None for anyone else's task."""
-    config = getattr(task, "config", None)
-    name = benchmark_of(getattr(config, "process_results", None))
-    if name is None:
-        return None
-    from lmms_comparative.registry import BY_NAME
-
-    return BY_NAME[name].key_columns()
+    """The item key columns of one of our tasks (an installed task of a benchmark's, by its exact
+    name), None for anyone else's task."""
+    found = of_task(getattr(getattr(task, "config", None), "task", None))
+    return found.key_columns() if found is not None else None
 
 
 def sort_items(task_output) -> None:

@@ -24,7 +24,7 @@ from lmms_comparative.harness import response_cache
 from lmms_comparative.harness.patch import wrap_method
 from lmms_comparative.harness.task_path import loaded_tasks, predict_only, task_index
 from lmms_comparative.provenance import KEY
-from lmms_comparative.registry import of_module, setting_prefixes
+from lmms_comparative.registry import of_task, setting_prefixes
 from lmms_comparative.switches import cli_value
 from lmms_comparative.tasklib.host import run_model, run_model_args
 
@@ -120,7 +120,7 @@ def build(results: dict) -> dict | None:
     for name, task in sorted(loaded_tasks().items()):
         if name not in results.get("results", {}):
             continue
-        benchmark = _benchmark_of(task, of_module)
+        benchmark = of_task(name)
         if benchmark is not None:
             ours[name] = (task, benchmark)
     if not ours:
@@ -152,20 +152,6 @@ def build(results: dict) -> dict | None:
         name: _task_record(name, task, benchmark, index, config) for name, (task, benchmark) in ours.items()
     }
     return record
-
-
-# The hooks that say a task is ours: ``--predict_only`` replaces ``process_results`` with
-# lmms-eval's own ``bypass``, so the others are asked too.
-_HOOKS = ("process_results", "doc_to_text", "doc_to_visual", "doc_to_messages", "process_docs")
-
-
-def _benchmark_of(task, of_module):
-    config = getattr(task, "config", None)
-    for name in _HOOKS:
-        found = of_module(getattr(getattr(config, name, None), "__module__", "") or "")
-        if found is not None:
-            return found
-    return None
 
 
 def _predictions() -> dict | None:

@@ -2,14 +2,57 @@
 ``results`` (``process_results``, aggregations and the failure policy) and ``rounds`` (multi-round
 tasks). Everything public is importable from here: ``from lmms_comparative.tasklib import docs_hook``.
 
-The names are read from their module on first use (PEP 562): the harness imports the light modules
-of the kit (``capabilities``, ``host``, ``side_logs``) in every lmms-eval process, and importing
-them must not load ``results`` (``datasets``, about a second) through this file.
+At run time the names are read from their module on first use (PEP 562): the harness imports the
+light modules of the kit (``capabilities``, ``host``, ``side_logs``) in every lmms-eval process, and
+importing them must not load ``results`` (``datasets``, about a second) through this file. A type
+checker reads them from their modules (the ``TYPE_CHECKING`` imports), so each call is checked.
 """
+
+# ruff: noqa: F401 - the TYPE_CHECKING imports are this face's names, for a type checker
 
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what a type checker reads: the names as their modules define them
+    from lmms_comparative.tasklib.docs import (
+        RECORDED_SKIPS_ENV,
+        column_of,
+        docs_dataset,
+        docs_hook,
+        load_image_paths,
+        load_images,
+        recorded_skips,
+        report_skips,
+        rows_of,
+        rows_to_columns,
+        stops_run_on_bad_input,
+    )
+    from lmms_comparative.tasklib.results import (
+        KeepAllResponses,
+        Share,
+        Unscored,
+        accuracy_aggregation,
+        check_model_failures,
+        counts_aggregation,
+        group_ci95,
+        group_ci95_same_items,
+        group_share,
+        group_sum_counts,
+        guard_scoring,
+        item_results,
+        metric_of,
+        once_per_run,
+        response_text,
+        skip_counts,
+    )
+    from lmms_comparative.tasklib.rounds import (
+        END_OF_ROUNDS,
+        flatten,
+        next_round,
+        round_replies,
+    )
 
 # Each public name and the module of the kit that defines it.
 _WHERE = {
@@ -49,7 +92,7 @@ _WHERE = {
 __all__ = sorted(_WHERE)
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name in _WHERE:
         value = getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
         globals()[name] = value

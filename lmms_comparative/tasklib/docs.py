@@ -11,9 +11,8 @@ from PIL import Image
 
 from lmms_comparative import failures
 from lmms_comparative.data import items, untrusted
-from lmms_comparative.data.replies import read_replay
+from lmms_comparative.data.replies import ItemKey, read_replay
 from lmms_comparative.failures import DataError, RunStopped, stop_run
-from lmms_comparative.record import of_module
 from lmms_comparative.switches import CHECK_SKIPS_ENV, RECORDED_SKIPS_ENV
 
 
@@ -110,16 +109,20 @@ def column_of(docs, name: str, required: bool = False) -> list:
 def docs_hook(
     name: str,
     load: Callable[[], Any],
+    *,
+    key: ItemKey,
     image_paths: Callable[[dict], Iterable[str]] | None = None,
     item_id: Callable[[dict], str] = lambda d: str(d.get("item_id", "?")),
     label: str | None = None,
-):
+) -> Callable[[Any], Any]:
     """A ``process_docs`` for lmms-eval that ignores the one-row placeholder the YAML loads and
-    returns the benchmark's real docs (a list of dicts, their columns or a Dataset) from ``load``: lmms-eval has
-    no hook for data found through an environment variable. Run-level problems stop the run
-    (``stops_run_on_bad_input``); items whose images (``image_paths(doc)``) or records are unusable
-    are skipped, named in a warning and counted in every doc's ``skipped`` field."""
+    returns the benchmark's real docs (a list of dicts, their columns or a Dataset) from ``load``:
+    lmms-eval has no hook for data found through an environment variable. Run-level problems stop
+    the run (``stops_run_on_bad_input``); items whose images (``image_paths(doc)``) or records are
+    unusable are skipped, named in a warning and counted in every doc's ``skipped`` field, under
+    the item's key (``key``: the benchmark record's ``item_key``)."""
 
+    item_key_rule = key
     recorded: dict[str, str] = {}  # item key -> why it was skipped, of the last load (provenance)
 
     def process_docs(_placeholder):
@@ -132,7 +135,7 @@ def docs_hook(
         if image_paths is not None and items.images_needed():
             docs = items.drop_bad_images(list(docs), image_paths, item_id, skips, dropped)
         skipped_before = recorded_skips()
-        key = _item_key(load) if dropped or skipped_before else None  # only when there is a skip to key
+        key = _keyed(item_key_rule) if dropped or skipped_before else None  # only when there is a skip to key
         if skipped_before:  # a scored file's skips stay skips (lmms-comparative score)
             rows = rows_of(docs)
             docs = []
@@ -209,15 +212,8 @@ def rows_of(docs) -> list[dict]:
     return [dict(d) for d in docs]
 
 
-def _item_key(load: Callable) -> Callable[[dict], str] | None:
-    """The item key rule of the benchmark whose module defines ``load`` (its record's ``item_key``:
-    the record its package made when it was imported; the kit looks up no benchmark by name)."""
-    while isinstance(load, functools.partial):
-        load = load.func
-    benchmark = of_module(getattr(load, "__module__", "") or "")
-    if benchmark is None:
-        return None
-    rule = benchmark.item_key
+def _keyed(rule: ItemKey) -> Callable[[dict], str | None]:
+    """An item key rule that gives None for a doc it cannot key (a damaged record)."""
 
     def key(doc: dict) -> str | None:
         try:

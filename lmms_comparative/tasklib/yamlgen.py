@@ -6,8 +6,8 @@ stay committed and a test regenerates them).
 
 The writer is its own (no yaml import; a test reads every file back with yaml): block style, keys
 in the order given, ``Note`` comments above a key or list item, ``Flow`` mappings on one line,
-``Fn`` as lmms-eval's ``!function`` tag. ``define_hooks`` puts hooks built from the same tables into
-a hooks module, under the names the files give them. Nothing here names a benchmark.
+``Fn`` as lmms-eval's ``!function`` tag, made from the hook object itself (``Hooks``). Nothing here
+names a benchmark.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Union
+from types import ModuleType
+from typing import Any, Mapping, Union
 
 # The loader's placeholder: one row that only satisfies lmms-eval's dataset loader, next to the
 # YAMLs (``process_docs`` returns the real docs).
@@ -37,22 +38,37 @@ class Fn:
 
 
 class Hooks:
-    """A module's hooks as ``Fn``: ``Hooks("pkg.hooks").doc_to_text`` (or ``("doc_to_text")``, for a
-    name built from data) is ``Fn("pkg.hooks.doc_to_text")``."""
+    """A hooks module's objects as ``Fn``: with ``H = Hooks(hooks)``, ``H(hooks.doc_to_text)`` is
+    ``Fn("<module>.doc_to_text")``. The dotted path is taken from the object: the one public name
+    the module binds it to, so the YAML's ``!function`` names a ``def`` (or an assignment) that grep
+    finds, and a hook the module does not hold fails when the files are generated."""
 
-    def __init__(self, module: str) -> None:
+    def __init__(self, module: ModuleType) -> None:
         self.module = module
 
-    def __call__(self, name: str) -> Fn:
-        return Fn(f"{self.module}.{name}")
-
-    def __getattr__(self, name: str) -> Fn:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return self(name)
+    def __call__(self, hook: object) -> Fn:
+        return Fn(f"{self.module.__name__}.{bound_name(self.module, hook)}")
 
 
-TASKLIB = Hooks("lmms_comparative.tasklib")  # the kit's own hooks (group_sum_counts, KeepAllResponses, ...)
+def bound_name(module: ModuleType, hook: object) -> str:
+    """The public name ``module`` binds ``hook`` to (its own ``__name__`` first); ValueError when it
+    binds it to none, or to several (a YAML must name one)."""
+    own = getattr(hook, "__name__", None)
+    if isinstance(own, str) and not own.startswith("_") and getattr(module, own, None) is hook:
+        return own
+    names = sorted(n for n, v in vars(module).items() if v is hook and not n.startswith("_"))
+    if len(names) != 1:
+        where = f"under {', '.join(names)}" if names else "under no public name"
+        raise ValueError(f"{module.__name__} holds the hook {hook!r} {where}: a task file must name it once")
+    return names[0]
+
+
+def kit_hook(hook: object) -> Fn:
+    """One of the kit's own hooks (``group_sum_counts``, ``KeepAllResponses``, ...), named as
+    ``lmms_comparative.tasklib`` hands it out."""
+    import lmms_comparative.tasklib as tasklib
+
+    return Fn(f"{tasklib.__name__}.{bound_name(tasklib, hook)}")
 
 
 @dataclass(frozen=True)
@@ -144,15 +160,6 @@ def group_metric(name: str, aggregation: Any = "mean", weight_by_size: bool | No
 def generation(max_new_tokens: int, temperature: float | int) -> dict:
     """``generation_kwargs`` with no stop strings (lmms-eval would otherwise stop at a blank line)."""
     return {"max_new_tokens": max_new_tokens, "temperature": temperature, "until": []}
-
-
-def define_hooks(namespace: dict, hooks: Mapping[str, Callable]) -> None:
-    """Put hooks built from a source table into a hooks module (``define_hooks(globals(), {...})``),
-    under the names the task files give them; a name the module already has raises ValueError."""
-    taken = sorted(set(hooks) & set(namespace))
-    if taken:
-        raise ValueError(f"already defined: {', '.join(taken)}")
-    namespace.update(hooks)
 
 
 # ---- the writer ----------------------------------------------------------------------------------

@@ -3,31 +3,13 @@
 from dataclasses import replace
 
 from lmms_comparative.benchmarks.captionqa.facts import FACTS
-from lmms_comparative.record import Command, FixturePart, PredictionsPart, ReportPart
+from lmms_comparative.record import Benchmark, Parts
 
 
-def _report() -> ReportPart:
-    from lmms_comparative.benchmarks.captionqa import report
+def _parts(benchmark: Benchmark) -> Parts:
+    from lmms_comparative.benchmarks.captionqa import commands, fixture, predictions, report
 
-    return report.PART
-
-
-def _predictions() -> PredictionsPart:
-    from lmms_comparative.benchmarks.captionqa import predictions
-
-    return predictions.PART
+    return Parts(report=report.PART, predictions=predictions.PART, fixture=fixture.PART, commands=commands.COMMANDS)
 
 
-def _fixture() -> FixturePart:
-    from lmms_comparative.benchmarks.captionqa import fixture
-
-    return fixture.PART
-
-
-def _commands() -> tuple[Command, ...]:
-    from lmms_comparative.benchmarks.captionqa import commands
-
-    return commands.COMMANDS
-
-
-BENCHMARK = replace(FACTS, report=_report, predictions=_predictions, fixture=_fixture, commands=_commands)
+BENCHMARK = replace(FACTS, parts=_parts)

@@ -4,25 +4,13 @@ whether the one CSS mutation was found, or, on an unchanged pair, that none was 
 from dataclasses import replace
 
 from lmms_comparative.benchmarks.diffspot.facts import FACTS
-from lmms_comparative.record import FixturePart, PredictionsPart, ReportPart
+from lmms_comparative.record import Benchmark, Parts
 
 
-def _report() -> ReportPart:
-    from lmms_comparative.benchmarks.diffspot import report
+def _parts(benchmark: Benchmark) -> Parts:
+    from lmms_comparative.benchmarks.diffspot import fixture, predictions, report
 
-    return report.PART
-
-
-def _predictions() -> PredictionsPart:
-    from lmms_comparative.benchmarks.diffspot import predictions
-
-    return predictions.PART
+    return Parts(report=report.PART, predictions=predictions.PART, fixture=fixture.PART)
 
 
-def _fixture() -> FixturePart:
-    from lmms_comparative.benchmarks.diffspot import fixture
-
-    return fixture.PART
-
-
-BENCHMARK = replace(FACTS, report=_report, predictions=_predictions, fixture=_fixture)
+BENCHMARK = replace(FACTS, parts=_parts)

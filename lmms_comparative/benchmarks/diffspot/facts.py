@@ -23,12 +23,34 @@ JUDGE = ScoringCall(
 REASONING_EFFORT = "high"
 REASONING_EFFORT_VARIABLE = f"{JUDGE.setting}_REASONING_EFFORT"
 
+# The task table: task suffix -> (the release's split it reads, "all" for every pair; the headline
+# metrics it reports). The hooks (hooks.py), the task files (tasks.py), the score reader
+# (predictions.py) and the report read the tasks from here.
+TASKS = {
+    "": ("all", ("overall", "easy_recall", "medium_recall", "hard_recall", "diff_recall", "nodiff_specificity")),
+    "easy": ("easy", ("easy_recall",)),
+    "medium": ("medium", ("medium_recall",)),
+    "hard": ("hard", ("hard_recall",)),
+    "nodiff": ("no_diff", ("nodiff_specificity",)),
+}
+
+
+def task_name(suffix: str) -> str:
+    return f"diffspot_{suffix}" if suffix else "diffspot"
+
+
+def metrics(suffix: str) -> tuple[str, ...]:
+    """The metrics a task reports, in order: its shares, per-operator recall (has-diff pairs), counts, ci95."""
+    shares = TASKS[suffix][1]
+    return (*shares, *(() if suffix == "nodiff" else ("by_operator",)), "counts", "ci95")
+
+
 FACTS = Benchmark(
     name="diffspot",
     title="DiffSpot",
     root_variable="DIFFSPOT_ROOT",
     hub_repo="tencent/DiffSpot",
-    task_families=("diffspot", "diffspot_easy", "diffspot_medium", "diffspot_hard", "diffspot_nodiff"),
+    task_families=tuple(task_name(s) for s in TASKS),
     answer_spaces=(),  # free-text lists of differences
     scoring_calls=(JUDGE,),
     # The leaderboard's six columns (paper.json "leaderboard"), each the task's metric it is.

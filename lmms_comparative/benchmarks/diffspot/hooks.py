@@ -13,8 +13,16 @@ from typing import Any
 
 from loguru import logger
 
-from lmms_comparative.benchmarks.diffspot import data, scoring, tasks
-from lmms_comparative.benchmarks.diffspot.facts import JUDGE, REASONING_EFFORT, REASONING_EFFORT_VARIABLE
+from lmms_comparative.benchmarks.diffspot import data, scoring
+from lmms_comparative.benchmarks.diffspot.facts import (
+    FACTS,
+    JUDGE,
+    REASONING_EFFORT,
+    REASONING_EFFORT_VARIABLE,
+    TASKS,
+    metrics,
+    task_name,
+)
 from lmms_comparative.benchmarks.diffspot.prompts import VLM_PROMPT
 from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
@@ -29,25 +37,26 @@ from lmms_comparative.tasklib import (
     side_logs,
     skip_counts,
 )
-from lmms_comparative.tasklib.yamlgen import define_hooks
 
 LABEL = "DiffSpot"
-KEY = ("id",)  # the record's item_key
+KEY = FACTS.item_key.columns  # ("id",)
 
 
 # ---- docs ---------------------------------------------------------------------------------------
 
-# Each task's docs, under the names the task files give them (tasks.py): the pairs of its split,
-# their images checked before generation (data.split_docs).
-define_hooks(
-    globals(),
-    {
-        f"process_docs_{tasks.hook_suffix(s)}": docs_hook(
-            tasks.task_name(s), partial(data.split_docs, split), label=f"{LABEL} {split}"
-        )
-        for s, (split, _) in tasks.TASKS.items()
-    },
-)
+
+def _docs(suffix: str):
+    """A task's docs: the pairs of its split, their images checked before generation
+    (data.split_docs)."""
+    split = TASKS[suffix][0]
+    return docs_hook(task_name(suffix), partial(data.split_docs, split), key=FACTS.item_key, label=f"{LABEL} {split}")
+
+
+process_docs_all = _docs("")
+process_docs_easy = _docs("easy")
+process_docs_medium = _docs("medium")
+process_docs_hard = _docs("hard")
+process_docs_nodiff = _docs("nodiff")
 
 
 def doc_to_visual(doc: dict[str, Any]) -> list:
@@ -93,12 +102,14 @@ def _process_results(suffix: str, doc: dict[str, Any], results: list) -> dict[st
         "prediction": "" if failed else reply,
     }
     fields = {k: doc[k] for k in ("row", "split", "operator", "mutations", "description", "domain")}
-    return item_results(
-        doc, outcome, tasks.metrics(suffix), key=KEY, category=doc["operator"] or scoring.NO_DIFF, **fields
-    )
+    return item_results(doc, outcome, metrics(suffix), key=KEY, category=doc["operator"] or scoring.NO_DIFF, **fields)
 
 
-define_hooks(globals(), {f"process_results_{tasks.hook_suffix(s)}": partial(_process_results, s) for s in tasks.TASKS})
+process_results_all = partial(_process_results, "")
+process_results_easy = partial(_process_results, "easy")
+process_results_medium = partial(_process_results, "medium")
+process_results_hard = partial(_process_results, "hard")
+process_results_nodiff = partial(_process_results, "nodiff")
 
 
 # ---- the judge ----------------------------------------------------------------------------------
@@ -162,7 +173,7 @@ def score_run(items: list[dict], suffix: str) -> dict:
     judged pairs aggregated; a pair whose judgement failed or could not be read is left out of N
     and counted (``unjudged``), as scripts/evaluate.py drops it; past the allowed share the task is
     Unscored. The verdicts go beside the samples log (``<date>_judge_<task>.jsonl``)."""
-    task = tasks.task_name(suffix)
+    task = task_name(suffix)
     check_model_failures(items, f"{LABEL} ({task})")
     items = sorted(items, key=lambda it: int(it["row"]))
     done = aggregate.scored(items)
@@ -191,7 +202,7 @@ def score_run(items: list[dict], suffix: str) -> dict:
     check_failures(unjudged, len(done), max_failed, f"{LABEL} judge ({task})")
     report = scoring.aggregate(judged)
     head = scoring.headline(report)
-    shares = tasks.TASKS[suffix][1]
+    shares = TASKS[suffix][1]
     out: dict = {m: head[m] for m in shares}
     out["by_operator"] = _on_operators(report)
     out["counts"] = {
@@ -213,12 +224,29 @@ def score_run(items: list[dict], suffix: str) -> dict:
     return out
 
 
-# The aggregations the task files name (aggregate_<task>_<metric>), one per metric of each task.
-define_hooks(
-    globals(),
-    {
-        f"aggregate_{tasks.hook_suffix(s)}_{name}": metric_of(score_run, name, s)
-        for s in tasks.TASKS
-        for name in tasks.metrics(s)
-    },
-)
+# The aggregations the task files name (tasks.py), one per metric of each task (facts.metrics):
+# each reads its metric from the task's one scoring pass (score_run).
+aggregate_all_overall = metric_of(score_run, "overall", "")
+aggregate_all_easy_recall = metric_of(score_run, "easy_recall", "")
+aggregate_all_medium_recall = metric_of(score_run, "medium_recall", "")
+aggregate_all_hard_recall = metric_of(score_run, "hard_recall", "")
+aggregate_all_diff_recall = metric_of(score_run, "diff_recall", "")
+aggregate_all_nodiff_specificity = metric_of(score_run, "nodiff_specificity", "")
+aggregate_all_by_operator = metric_of(score_run, "by_operator", "")
+aggregate_all_counts = metric_of(score_run, "counts", "")
+aggregate_all_ci95 = metric_of(score_run, "ci95", "")
+aggregate_easy_easy_recall = metric_of(score_run, "easy_recall", "easy")
+aggregate_easy_by_operator = metric_of(score_run, "by_operator", "easy")
+aggregate_easy_counts = metric_of(score_run, "counts", "easy")
+aggregate_easy_ci95 = metric_of(score_run, "ci95", "easy")
+aggregate_medium_medium_recall = metric_of(score_run, "medium_recall", "medium")
+aggregate_medium_by_operator = metric_of(score_run, "by_operator", "medium")
+aggregate_medium_counts = metric_of(score_run, "counts", "medium")
+aggregate_medium_ci95 = metric_of(score_run, "ci95", "medium")
+aggregate_hard_hard_recall = metric_of(score_run, "hard_recall", "hard")
+aggregate_hard_by_operator = metric_of(score_run, "by_operator", "hard")
+aggregate_hard_counts = metric_of(score_run, "counts", "hard")
+aggregate_hard_ci95 = metric_of(score_run, "ci95", "hard")
+aggregate_nodiff_nodiff_specificity = metric_of(score_run, "nodiff_specificity", "nodiff")
+aggregate_nodiff_counts = metric_of(score_run, "counts", "nodiff")
+aggregate_nodiff_ci95 = metric_of(score_run, "ci95", "nodiff")

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from lmms_comparative.benchmarks.diffspot import tasks as task_table
+from lmms_comparative.benchmarks.diffspot.facts import TASKS, task_name
 from lmms_comparative.data.replies import Options, PredictionsError, Replies, read_jsonl
 from lmms_comparative.record import PredictionsPart
 
@@ -33,7 +33,7 @@ REQUIRED = ("id", "split", "prediction")  # what diffspot/cli.py reads of a reco
 def _split_of_task(task: str) -> str | None:
     """The split a task reads ("all" for ``diffspot``), or None for a task not of DiffSpot."""
     return next(
-        (split for suffix, (split, _) in task_table.TASKS.items() if task_table.task_name(suffix) == task), None
+        (split for suffix, (split, _) in TASKS.items() if task_name(suffix) == task), None
     )
 
 
@@ -43,7 +43,7 @@ def read_predictions(path: Path, options: Options) -> Replies:
     unknown = [t for t in wanted if _split_of_task(t) is None]
     if unknown:
         raise PredictionsError(
-            f"{path}: --tasks {', '.join(unknown)}: not a DiffSpot task ({', '.join(task_table.task_name(s) for s in task_table.TASKS)})"
+            f"{path}: --tasks {', '.join(unknown)}: not a DiffSpot task ({', '.join(task_name(s) for s in TASKS)})"
         )
     out = Replies(tasks=wanted, sources=[str(path)])
     for number, record in enumerate(read_jsonl(path), 1):

@@ -25,7 +25,7 @@ COLUMNS = [
     ("no_diff_specificity", "nodiff_specificity", "diffspot_nodiff", "No-Diff"),
     ("overall_accuracy", "overall", None, "Overall"),
 ]
-TASKS = ("diffspot", "diffspot_easy", "diffspot_medium", "diffspot_hard", "diffspot_nodiff")
+TASKS = BENCHMARK.task_families  # the task table's tasks: diffspot, then each tier and the no-diff control
 
 
 def _source(run: Run, metric: str) -> str | None:

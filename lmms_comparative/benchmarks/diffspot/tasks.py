@@ -1,20 +1,68 @@
-"""DiffSpot's task files, each fact once: the tasks (all 4,400 pairs, each tier, the no-diff
-control), the metrics each reports; ``python -m lmms_comparative.benchmarks.generate diffspot``
-writes them to yaml/, and hooks.py builds each task's hooks from the same table."""
+"""DiffSpot's task files: the tasks of the task table (facts.TASKS: all 4,400 pairs, each tier, the
+no-diff control), each with its hooks (hooks.py, named here by object);
+``python -m lmms_comparative.benchmarks.generate diffspot`` writes them to yaml/."""
 
 from __future__ import annotations
 
+from lmms_comparative.benchmarks.diffspot import hooks
+from lmms_comparative.benchmarks.diffspot.facts import TASKS, metrics, task_name
 from lmms_comparative.tasklib.yamlgen import PLACEHOLDER, Hooks, Note, Source, Task, Template, generation, metric
 
-H = Hooks("lmms_comparative.benchmarks.diffspot.hooks")
+H = Hooks(hooks)
 TEMPLATE = "_default_template_yaml"
-# task suffix -> (the release's split it reads, "all" for every pair; the headline metrics it reports)
-TASKS = {
-    "": ("all", ("overall", "easy_recall", "medium_recall", "hard_recall", "diff_recall", "nodiff_specificity")),
-    "easy": ("easy", ("easy_recall",)),
-    "medium": ("medium", ("medium_recall",)),
-    "hard": ("hard", ("hard_recall",)),
-    "nodiff": ("no_diff", ("nodiff_specificity",)),
+# Each task's hooks (hooks.py): its docs, its per-item results, and an aggregation per metric
+# (facts.metrics, in order).
+HOOKS = {
+    "": (
+        hooks.process_docs_all,
+        hooks.process_results_all,
+        (
+            hooks.aggregate_all_overall,
+            hooks.aggregate_all_easy_recall,
+            hooks.aggregate_all_medium_recall,
+            hooks.aggregate_all_hard_recall,
+            hooks.aggregate_all_diff_recall,
+            hooks.aggregate_all_nodiff_specificity,
+            hooks.aggregate_all_by_operator,
+            hooks.aggregate_all_counts,
+            hooks.aggregate_all_ci95,
+        ),
+    ),
+    "easy": (
+        hooks.process_docs_easy,
+        hooks.process_results_easy,
+        (
+            hooks.aggregate_easy_easy_recall,
+            hooks.aggregate_easy_by_operator,
+            hooks.aggregate_easy_counts,
+            hooks.aggregate_easy_ci95,
+        ),
+    ),
+    "medium": (
+        hooks.process_docs_medium,
+        hooks.process_results_medium,
+        (
+            hooks.aggregate_medium_medium_recall,
+            hooks.aggregate_medium_by_operator,
+            hooks.aggregate_medium_counts,
+            hooks.aggregate_medium_ci95,
+        ),
+    ),
+    "hard": (
+        hooks.process_docs_hard,
+        hooks.process_results_hard,
+        (
+            hooks.aggregate_hard_hard_recall,
+            hooks.aggregate_hard_by_operator,
+            hooks.aggregate_hard_counts,
+            hooks.aggregate_hard_ci95,
+        ),
+    ),
+    "nodiff": (
+        hooks.process_docs_nodiff,
+        hooks.process_results_nodiff,
+        (hooks.aggregate_nodiff_nodiff_specificity, hooks.aggregate_nodiff_counts, hooks.aggregate_nodiff_ci95),
+    ),
 }
 NOTES = {
     "": "All 4,400 pairs: the leaderboard's columns (Overall = (TP + TN) / N, the official score).",
@@ -25,29 +73,17 @@ NOTES = {
 }
 
 
-def task_name(suffix: str) -> str:
-    return f"diffspot_{suffix}" if suffix else "diffspot"
-
-
-def metrics(suffix: str) -> tuple[str, ...]:
-    """The metrics a task reports, in order: its shares, per-operator recall (has-diff pairs), counts, ci95."""
-    shares = TASKS[suffix][1]
-    return (*shares, *(() if suffix == "nodiff" else ("by_operator",)), "counts", "ci95")
-
-
-def hook_suffix(suffix: str) -> str:
-    """The hooks' name part of a task: ``all`` for ``diffspot``."""
-    return suffix or "all"
-
-
 def _task(suffix: str) -> Task:
-    part = hook_suffix(suffix)
+    docs, results, aggregations = HOOKS[suffix]
+    names = metrics(suffix)
+    if len(aggregations) != len(names):
+        raise ValueError(f"{task_name(suffix)}: {len(aggregations)} aggregations for the metrics {names}")
     config = {
-        "process_docs": H(f"process_docs_{part}"),
-        "process_results": H(f"process_results_{part}"),
+        "process_docs": H(docs),
+        "process_results": H(results),
         "metric_list": [
-            metric(m, H(f"aggregate_{part}_{m}"), None if m in ("by_operator", "counts", "ci95") else True)
-            for m in metrics(suffix)
+            metric(m, H(agg), None if m in ("by_operator", "counts", "ci95") else True)
+            for m, agg in zip(names, aggregations)
         ],
     }
     return Task(task_name(suffix), config, include=TEMPLATE, note=NOTES[suffix])
@@ -59,10 +95,10 @@ TEMPLATE_SPEC = Template(
     config={
         **PLACEHOLDER,
         "output_type": "generate_until",
-        "doc_to_visual": H.doc_to_visual,
-        "doc_to_text": H.doc_to_text,
-        "doc_to_messages": H.doc_to_messages,
-        "doc_to_target": H.doc_to_target,
+        "doc_to_visual": H(hooks.doc_to_visual),
+        "doc_to_text": H(hooks.doc_to_text),
+        "doc_to_messages": H(hooks.doc_to_messages),
+        "doc_to_target": H(hooks.doc_to_target),
         "generation_kwargs": Note(
             'baselines/api/run_openai.py and the other runners: temperature 0, up to 16384 tokens\n("Min 16384 for thinking models; 4K causes silent truncation").',
             generation(16384, 0),

@@ -3,37 +3,19 @@
 from dataclasses import replace
 
 from lmms_comparative.benchmarks.subtlebench.facts import FACTS
-from lmms_comparative.record import Command, Demo, FixturePart, PredictionsPart, ReportPart
+from lmms_comparative.record import Benchmark, Parts
 
 
-def _report() -> ReportPart:
-    from lmms_comparative.benchmarks.subtlebench import report
+def _parts(benchmark: Benchmark) -> Parts:
+    from lmms_comparative.benchmarks.subtlebench import commands, fixture, predictions, report
 
-    return report.PART
-
-
-def _predictions() -> PredictionsPart:
-    from lmms_comparative.benchmarks.subtlebench import predictions
-
-    return predictions.PART
-
-
-def _fixture() -> FixturePart:
-    from lmms_comparative.benchmarks.subtlebench import fixture
-
-    return fixture.PART
+    return Parts(
+        report=report.PART,
+        predictions=predictions.PART,
+        fixture=fixture.PART,
+        commands=commands.COMMANDS,
+        demo=commands.DEMO,
+    )
 
 
-def _commands() -> tuple[Command, ...]:
-    from lmms_comparative.benchmarks.subtlebench import commands
-
-    return commands.COMMANDS
-
-
-def _demo() -> Demo:
-    from lmms_comparative.benchmarks.subtlebench import commands
-
-    return commands.DEMO
-
-
-BENCHMARK = replace(FACTS, report=_report, predictions=_predictions, fixture=_fixture, commands=_commands, demo=_demo)
+BENCHMARK = replace(FACTS, parts=_parts)
