@@ -240,6 +240,8 @@ def build(
             data = _data(record, benchmark)
             revision = data.get("commit") if data.get("source") == "hub" and dataset_id == data.get("repo") else None
             for variant, table_id, columns in benchmark.exports:
+                # Exports name tables of paper.json, and a benchmark with tables has a measure.
+                assert measure is not None, f"{benchmark.name}: exports without the report part's measure"
                 entries = []
                 for column, task_id in columns:
                     value, _interval = measure(run, table_id, column)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from typing import NoReturn
+from typing import Iterator, NoReturn
 
 MAX_FAILED_ENV = "LMMS_COMPARATIVE_MAX_FAILED"
 DEFAULT_MAX_FAILED = 0.05
@@ -113,7 +113,7 @@ def flags() -> list[str]:
 
 
 @contextlib.contextmanager
-def collecting_flags():
+def collecting_flags() -> Iterator[list[str]]:
     """Within the block, flags are collected apart (the list it yields) and the run's own flags are
     left as they were: a check that runs a task's hooks outside a run (benchmarks/contract.py)."""
     with _lock:

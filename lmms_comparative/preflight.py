@@ -60,7 +60,9 @@ def needs_of(tasks: list[str]) -> list[Need]:
     found: dict[tuple, Need] = {}
     for task in tasks:
         benchmark = named_like(task)
-        for call in benchmark.scoring_calls if benchmark else ():
+        if benchmark is None:
+            continue
+        for call in benchmark.scoring_calls:
             if not any(fnmatch.fnmatchcase(task, pattern) for pattern in call.tasks):
                 continue
             key = (benchmark.name, call.kind, call.setting)

@@ -113,7 +113,7 @@ def output_path_hint() -> str | None:
     return cli_value("--output_path")
 
 
-def log_summary(results: Mapping) -> None:
+def log_summary(results: dict) -> None:
     """Log each benchmark's short summary (``report.run_summary``) for the run's results."""
     from loguru import logger
 

@@ -33,7 +33,7 @@ from pathlib import Path
 from lmms_comparative.data import gate, untrusted
 from lmms_comparative.data.replies import logged_keys, sample_key
 from lmms_comparative.provenance import KEY, item_set
-from lmms_comparative.record import FOLDER
+from lmms_comparative.record import FOLDER, Benchmark
 from lmms_comparative.registry import BY_NAME
 
 # A pinned commit of a hub repository: 40 hex digits (a branch name or a short hash pins nothing).
@@ -45,12 +45,13 @@ def _say(text: str, out) -> None:
     print(untrusted.printable(text), file=out)
 
 
-def _claim(task, entry) -> tuple[object, dict, dict] | str:
+def _claim(task, entry) -> tuple[Benchmark, dict, dict] | str:
     """The benchmark, data and claimed items of a record entry, or why it is passed over (a
     wrong type anywhere: the record is the submitter's text)."""
     if not isinstance(task, str) or not isinstance(entry, dict):
         return "not a record entry (a task name and an object)"
-    benchmark = BY_NAME.get(entry.get("benchmark")) if isinstance(entry.get("benchmark"), str) else None
+    name = entry.get("benchmark")
+    benchmark = BY_NAME.get(name) if isinstance(name, str) else None
     if benchmark is None or not benchmark.has_task(task):
         return f"the record names benchmark {str(entry.get('benchmark'))[:60]!r}, which does not own it"
     data, items = entry.get("data"), entry.get("items")

@@ -134,7 +134,7 @@ def _exit_fallback() -> None:
     import logging
     import multiprocessing.util
 
-    multiprocessing.util._exit_function()
+    multiprocessing.util._exit_function()  # type: ignore[attr-defined]  # private: not in the stubs
     logging.shutdown()
     sys.stdout.flush()
     os._exit(1)

@@ -16,12 +16,13 @@ from __future__ import annotations
 import functools
 import inspect
 import sys
+from typing import Any, Callable
 
 from lmms_comparative.harness.patch import unpatched
 from lmms_comparative.presentation import log_summary, readable_results
 
 _MARK = "_lmms_comparative_wrapped"
-_originals: dict[str, object] = {}
+_originals: dict[str, Callable[..., Any] | None] = {}
 _checked: list[str | None] = []  # the check's verdict, once made
 
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Sequence, Union
 
 from loguru import logger
-from tqdm import tqdm
+from tqdm import tqdm  # type: ignore[import-untyped]  # tqdm ships no type information
 
 from lmms_comparative import provenance
 from lmms_comparative.failures import MAX_FAILED_ENV, TooManyFailures, exceeds, share_of
@@ -312,7 +312,8 @@ class Engine:
             self.stats.cached += sum(1 for k in keys if k in hits)
             self.stats.calls += len(todo)
             self.stats.failed += len(failed)
-            self.stats.errors.extend(answers[k][1] for k in failed if k in answers)
+            errors = [answers[k][1] for k in failed if k in answers]
+            self.stats.errors.extend(e for e in errors if e is not None)  # a failed answer always has its error
         if failed:
             first = next((answers[k][1] for k in failed if k in answers), "interrupted")
             logger.warning(
@@ -352,8 +353,9 @@ class Engine:
             # every other call would be refused too. Answers received so far are committed.
             done, _ = await asyncio.wait(workers, return_when=asyncio.FIRST_EXCEPTION)
             for task in done:
-                if not task.cancelled() and task.exception() is not None:
-                    raise task.exception()
+                error = None if task.cancelled() else task.exception()
+                if error is not None:
+                    raise error
         finally:
             for task in workers:
                 task.cancel()
@@ -367,6 +369,7 @@ class Engine:
         size = max(1, self.config.batch_size)
         for start in range(0, len(items), size):
             chunk = items[start : start + size]
+            outcomes: list[tuple[str | None, str | None]]
             try:
                 texts = backend.generate([m for _, (m, _) in chunk], params)
                 outcomes = [(t, None) for t in texts]

@@ -57,7 +57,9 @@ class LocalBackend:
                 tokenizer.padding_side = "left"  # decoder-only batching: pad before the prompt
                 if tokenizer.pad_token is None:
                     tokenizer.pad_token = tokenizer.eos_token
-                model = AutoModelForCausalLM.from_pretrained(config.model, **kwargs).to(config.device).eval()
+                model = AutoModelForCausalLM.from_pretrained(config.model, **kwargs)
+                # transformers declares ``to`` through functools.wraps, whose stub leaves ``self`` unbound.
+                model = model.to(config.device).eval()  # type: ignore[arg-type]
                 _models[key] = (tokenizer, model)
             return _models[key]
 

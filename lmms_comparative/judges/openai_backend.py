@@ -51,7 +51,8 @@ def environment_proxy(url: str) -> str | None:
     from urllib.parse import urlsplit
 
     parts = urlsplit(url)
-    if urllib.request.proxy_bypass_environment(parts.hostname or ""):
+    # Undocumented in the standard library, so absent from its stubs.
+    if urllib.request.proxy_bypass_environment(parts.hostname or ""):  # type: ignore[attr-defined]
         return None
     return urllib.request.getproxies_environment().get(parts.scheme)
 
@@ -143,6 +144,7 @@ def _sdk_target(
 
     # The SDK requires a key; a placeholder stands in for none, and its header is dropped below.
     key = api_key or "unset"
+    sdk: openai.AsyncOpenAI
     if backend == "azure":
         sdk = openai.AsyncAzureOpenAI(
             api_key=key,

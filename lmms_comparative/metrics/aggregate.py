@@ -95,14 +95,15 @@ def breakdown(items: Sequence[Mapping], field: str, failed_as_wrong: bool = Fals
     return {k: _cell(sum(int(it.get("correct") or 0) for it in v), len(v)) for k, v in sorted(groups.items())}
 
 
-def _cell(correct: int, n: int) -> dict[str, float]:
+def _cell(correct: float, n: float) -> dict[str, float]:
     return {"accuracy": correct / n, "correct": correct, "n": n}
 
 
 def merge_breakdowns(parts: Sequence[Mapping[str, Mapping[str, float]]]) -> dict[str, dict[str, float]]:
     """Combine per-task breakdowns into the micro average over all their items."""
-    correct: dict[str, int] = defaultdict(int)
-    total: dict[str, int] = defaultdict(int)
+    # Whole counts, held in the cells typed as floats.
+    correct: dict[str, float] = defaultdict(int)
+    total: dict[str, float] = defaultdict(int)
     for part in parts:
         for key, cell in part.items():
             correct[key] += cell["correct"]

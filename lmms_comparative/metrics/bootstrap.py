@@ -59,7 +59,7 @@ def interval(
     if len(reps) < 2 or value is None or value != value:
         return None
     tail = (1 - level) / 2 * 100
-    out = {
+    out: dict[str, float | list[float]] = {
         "value": float(value),
         "low": float(np.percentile(reps, tail)),
         "high": float(np.percentile(reps, 100 - tail)),
@@ -138,21 +138,28 @@ def cluster_mean_intervals(
     return vector_bootstrap(len(clusters), statistic, estimate, iterations, seed)
 
 
-def mean_of_intervals(parts: Sequence[Mapping | None], correlated: bool = False) -> dict[str, float] | None:
+def mean_of_intervals(
+    parts: Sequence[Mapping | None], correlated: bool = False
+) -> dict[str, float | list[float]] | None:
     """The interval of an unweighted mean of estimates (an Overall over subtasks or domains): the
     mean of the values, and the normal 95% interval of its standard error: sqrt(sum se_i^2) / k for
     independent parts, the mean se_i when the parts score the same items (``correlated``: an upper
     bound, exact for perfectly correlated parts). The interval is clipped to the metric's range:
     the parts' ``bounds``, else that of a share, [0, 1]."""
-    parts = [p for p in parts if p]
-    if not parts:
+    present = [p for p in parts if p]
+    if not present:
         return None
-    value = float(np.mean([p["value"] for p in parts]))
-    ses = [p["se"] for p in parts]
-    se = float(np.mean(ses)) if correlated else float(np.sqrt(sum(x**2 for x in ses)) / len(parts))
-    lo, hi = parts[0].get("bounds") or PROPORTION
-    out = {"value": value, "low": max(lo, value - 1.96 * se), "high": min(hi, value + 1.96 * se), "se": se}
-    if parts[0].get("bounds"):
+    value = float(np.mean([p["value"] for p in present]))
+    ses = [p["se"] for p in present]
+    se = float(np.mean(ses)) if correlated else float(np.sqrt(sum(x**2 for x in ses)) / len(present))
+    lo, hi = present[0].get("bounds") or PROPORTION
+    out: dict[str, float | list[float]] = {
+        "value": value,
+        "low": max(lo, value - 1.96 * se),
+        "high": min(hi, value + 1.96 * se),
+        "se": se,
+    }
+    if present[0].get("bounds"):
         out["bounds"] = [lo, hi]
     return out
 

@@ -30,6 +30,9 @@ SEED = 0
 Z_975 = 1.959963984540054
 Z_80 = 0.8416212335729143
 
+# Per-unit numbers: a list from a caller, or the arrays ``compare_units`` passes on.
+Values = Sequence[float] | np.ndarray
+
 
 def mcnemar_exact(a_only: int, b_only: int) -> float:
     """Two-sided exact McNemar p-value: ``a_only`` units right under A only, ``b_only`` under B only;
@@ -42,7 +45,7 @@ def mcnemar_exact(a_only: int, b_only: int) -> float:
     return float(min(1.0, 2.0 * binom.cdf(min(a_only, b_only), n, 0.5)))
 
 
-def permutation_test(differences: Sequence[float], resamples: int = PERMUTATIONS, seed: int = SEED) -> float:
+def permutation_test(differences: Values, resamples: int = PERMUTATIONS, seed: int = SEED) -> float:
     """Two-sided paired permutation p-value of the mean of ``differences`` (B - A per unit) under
     random sign flips: exact up to ``EXACT_UP_TO`` units, else ``resamples`` seeded draws."""
     d = np.asarray(differences, dtype=float)
@@ -79,11 +82,11 @@ def _stratum_sums(values: np.ndarray, index: np.ndarray, resamples: int, rng) ->
 
 
 def paired_bootstrap(
-    a: Sequence[float],
-    b: Sequence[float],
+    a: Values,
+    b: Values,
     strata: Sequence[str] | None = None,
     macro: bool = False,
-    weights: Sequence[float] | None = None,
+    weights: Values | None = None,
     resamples: int = BOOTSTRAP_RESAMPLES,
     seed: int = SEED,
 ) -> tuple[float, float]:
@@ -110,10 +113,10 @@ def paired_bootstrap(
 
 
 def metric(
-    values: Sequence[float],
+    values: Values,
     strata: Sequence[str] | None = None,
     macro: bool = False,
-    weights: Sequence[float] | None = None,
+    weights: Values | None = None,
 ) -> float:
     """The weighted mean over units, or with ``macro`` the mean of the strata's weighted means."""
     v = np.asarray(values, dtype=float)
@@ -128,7 +131,7 @@ def metric(
     )
 
 
-def minimum_detectable_difference(differences: Sequence[float], a: Sequence[float]) -> float:
+def minimum_detectable_difference(differences: Values, a: Values) -> float:
     """The smallest |B - A| the unit count detects at 80% power (two-sided 5%): from the sd of the
     paired differences, or, where they are all equal (identical runs), from A's own spread as if
     the runs were independent (sd * sqrt(2))."""

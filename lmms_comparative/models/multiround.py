@@ -26,7 +26,7 @@ from typing import Any, List
 from lmms_eval.api.instance import Instance, unwrap_generation_output
 from lmms_eval.api.model import lmms
 from loguru import logger
-from tqdm import tqdm
+from tqdm import tqdm  # type: ignore[import-untyped]  # tqdm ships no type information
 
 from lmms_comparative.failures import ModelCapabilityError, stop_run
 from lmms_comparative.models import HARNESS_SETTINGS
@@ -99,6 +99,7 @@ class MultiRound(lmms):
         self, messages: list[dict], gen_kwargs: dict, doc_id: int, task: str, split: str, metadata
     ) -> Instance:
         text, visuals = flatten(messages)
+        arguments: tuple[Any, ...]
         if getattr(self.inner, "is_simple", True):
             arguments = (text, dict(gen_kwargs), lambda _doc, _v=visuals: _v, doc_id, task, split)
         else:

@@ -10,13 +10,13 @@ uniform guess of ``random_choice``, so it never scores below chance in expectati
 from __future__ import annotations
 
 import re
-from typing import List
+from typing import List, cast
 
 import numpy as np
 from lmms_eval.api.instance import Instance
 from loguru import logger
 from PIL import Image
-from tqdm import tqdm
+from tqdm import tqdm  # type: ignore[import-untyped]  # tqdm ships no type information
 
 from lmms_comparative.models.random_choice import RandomChoice
 from lmms_comparative.registry import BENCHMARKS
@@ -28,7 +28,8 @@ _ANY_WORD = r"\w+"
 
 
 def _ink(image: np.ndarray) -> np.ndarray:
-    return (image < 245).any(axis=2)
+    # An (H, W) mask: numpy's stubs type ``any`` with an axis as possibly a scalar.
+    return cast(np.ndarray, (image < 245).any(axis=2))
 
 
 def _colours() -> dict[str, tuple[int, int, int]]:

@@ -85,7 +85,7 @@ class Replay(lmms):
         """Every reply must be for an item of the run, and every expected field must match."""
         replies, expected = self.replay["replies"], self.replay.get("expected") or {}
         run_tasks = {task for task, _ in keys}
-        by_task = {}
+        by_task: dict[str, set[str]] = {}
         for (task, _split), task_keys in keys.items():
             by_task.setdefault(task, set()).update(task_keys)
         for scope, scope_replies in replies.items():

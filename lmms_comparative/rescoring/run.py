@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 from lmms_comparative import provenance, yaml_dir
 from lmms_comparative.data.items import NO_IMAGES_ENV
@@ -181,7 +181,7 @@ def score(
     output: Path,
     model_name: str = "",
     with_images: bool = False,
-    extra: list[str] = (),
+    extra: Sequence[str] = (),
 ) -> int:
     """Read the files, write the replay file under ``output``, run lmms-eval on it; the exit status
     of the run (1 on a file that cannot be read)."""
@@ -239,7 +239,7 @@ def replay(
     repeats: int = 1,
     model_name: str = "",
     with_images: bool = False,
-    extra: list[str] = (),
+    extra: Sequence[str] = (),
     env: dict | None = None,
     quiet: bool = False,
 ):
@@ -264,14 +264,14 @@ def replay(
         env[RECORDED_SKIPS_ENV] = str(replay_file)
         count = sum(len(v) for v in replies.skipped.values())
         say(f"{count} item(s) the files record as skipped stay skipped (not scored, not counted as failed)")
-    extra = list(extra)
-    if replies.limit is not None and "--limit" not in extra:
-        extra += ["--limit", f"{replies.limit:g}"]
+    arguments = list(extra)
+    if replies.limit is not None and "--limit" not in arguments:
+        arguments += ["--limit", f"{replies.limit:g}"]
         say(f"the scored run had --limit {replies.limit:g}: the same first docs of each task are scored")
-    if replies.offset and "--offset" not in extra:
-        extra += ["--offset", str(replies.offset)]
+    if replies.offset and "--offset" not in arguments:
+        arguments += ["--offset", str(replies.offset)]
         say(f"the scored run had --offset {replies.offset}: its docs start at the same one")
-    cmd = score_command(replay_file, tasks, output, repeats, model_name, extra)
+    cmd = score_command(replay_file, tasks, output, repeats, model_name, arguments)
     say("$ lmms-eval " + " ".join(cmd[3:]))
     if quiet:
         return subprocess.run(cmd, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL)
