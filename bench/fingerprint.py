@@ -42,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from data_scale import SUBTLEBENCH_IMAGE_KB, noise_jpegs  # noqa: E402 - the release's image sizes, as data_scale writes them
 
 from lmms_comparative import provenance  # noqa: E402
+from lmms_comparative.provenance import data_fingerprint  # noqa: E402 - where fingerprint looks up the names patched below
 
 RELEASE_IMAGES = 26_000  # VLM-SubtleBench's images, test and val
 _OLD_CONTENT_SUFFIXES = {".json", ".jsonl", ".tsv", ".csv", ".parquet", ".txt", ".yaml", ".yml", ".xlsx", ".zip"}
@@ -130,8 +131,8 @@ def main() -> int:
     args = parser.parse_args()
 
     hashed = []
-    real = provenance.file_sha256
-    provenance.file_sha256 = lambda path: hashed.append(path) or real(path)
+    real = data_fingerprint.file_sha256
+    data_fingerprint.file_sha256 = lambda path: hashed.append(path) or real(path)
     with tempfile.TemporaryDirectory(dir=args.dir) as scratch:
         root = Path(scratch) / "subtlebench"
         start = time.perf_counter()
@@ -157,9 +158,9 @@ def main() -> int:
                 print(f"the warm run hashed {len(hashed)} files", file=sys.stderr)
                 return 1
             os.environ["XDG_CACHE_HOME"] = str(caches[1])
-            workers, provenance.HASH_WORKERS = provenance.HASH_WORKERS, 1
+            workers, data_fingerprint.HASH_WORKERS = data_fingerprint.HASH_WORKERS, 1
             seconds, single = timed(lambda: provenance.fingerprint(root))
-            provenance.HASH_WORKERS = workers
+            data_fingerprint.HASH_WORKERS = workers
             times["cold, 1 thread"].append(seconds)
             os.environ["XDG_CACHE_HOME"] = str(caches[2])
             evict(root)

@@ -12,6 +12,7 @@ from types import SimpleNamespace
 import pytest
 
 from lmms_comparative import provenance
+from lmms_comparative.provenance import data_fingerprint
 from lmms_comparative.registry import BENCHMARKS, setting_prefixes
 
 AN_HOUR_AGO = time.time_ns() - 3600 * 10**9
@@ -56,7 +57,7 @@ def _expected(root) -> str:
 def _count_hashes(monkeypatch) -> list[str]:
     """The paths the fingerprint hashes from now on (``file_sha256`` wrapped)."""
     hashed, real = [], provenance.file_sha256
-    monkeypatch.setattr(provenance, "file_sha256", lambda path: hashed.append(os.path.basename(path)) or real(path))
+    monkeypatch.setattr(data_fingerprint, "file_sha256", lambda path: hashed.append(os.path.basename(path)) or real(path))
     return hashed
 
 
@@ -156,11 +157,11 @@ def test_the_fingerprint_hashes_in_parallel_and_serially_alike(tmp_path, monkeyp
         (root / f"{k:02d}.jpg").write_bytes(os.urandom(1000 + k * 5000))
     (root / "big.mp4").write_bytes(os.urandom(3 * 2**20 + 17))  # read in several blocks
     _settle(root)
-    monkeypatch.setattr(provenance, "HASH_WORKERS", 4)
+    monkeypatch.setattr(data_fingerprint, "HASH_WORKERS", 4)
     parallel = provenance.fingerprint(root)
     provenance.reset()
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "another_cache"))
-    monkeypatch.setattr(provenance, "HASH_WORKERS", 1)
+    monkeypatch.setattr(data_fingerprint, "HASH_WORKERS", 1)
     assert provenance.fingerprint(root) == parallel == _expected(root)
 
 
