@@ -363,7 +363,7 @@ def unregistered() -> list[str]:
 
     here = Path(__file__).resolve().parent
     return sorted(
-        f"benchmarks/{d.name}: a folder with task YAMLs and no line in the registry (NAMES in lmms_comparative/registry.py); add its name there"
+        f"benchmarks/{d.name}: a folder with task YAMLs and no line in the registry (BENCHMARKS in lmms_comparative/registry.py); add its import and entry there"
         for d in here.iterdir()
         if d.is_dir() and (d / "yaml").is_dir() and d.name not in BY_NAME
     )
@@ -416,7 +416,7 @@ def main(argv: list[str] | None = None) -> int:
     logger.disable("lmms_comparative")  # the checks provoke the errors the hooks log: the verdicts say it
     unknown = [n for n in args.names if n not in BY_NAME]
     if unknown:
-        parser.error(f"not registered in lmms_comparative/registry.py (NAMES): {', '.join(unknown)}")
+        parser.error(f"not registered in lmms_comparative/registry.py (BENCHMARKS): {', '.join(unknown)}")
     failed = 0
     for line in unregistered():  # whichever benchmarks are named: the package has a stray folder
         failed += 1

@@ -93,6 +93,7 @@ def load_source(folder: Path) -> Source:
         raise GenerateError(
             f"{_shown(folder)}: no tasks.py, the source its yaml/ folder is generated from (docs/adding-a-benchmark.md)"
         )
+    _importable(folder)
     spec = importlib.util.spec_from_file_location(f"_task_source_{folder.name}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -100,6 +101,22 @@ def load_source(folder: Path) -> Source:
     if not isinstance(source, Source):
         raise GenerateError(f"{_shown(path)}: defines no SOURCE = Source(...)")
     return source
+
+
+def _importable(folder: Path) -> None:
+    """A folder outside the package (the guide's toys) made importable under the name it will have
+    there, ``lmms_comparative.benchmarks.<folder>``: its ``tasks.py`` names its hooks by importing
+    them, and the YAMLs name them by that path."""
+    package = f"{__package__}.{folder.name}"
+    init = folder / "__init__.py"
+    if folder.resolve().parent == FOLDER.resolve() or package in sys.modules or not init.is_file():
+        return
+    spec = importlib.util.spec_from_file_location(package, init, submodule_search_locations=[str(folder)])
+    if spec is None or spec.loader is None:
+        raise GenerateError(f"{_shown(init)}: cannot be loaded")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[package] = module
+    spec.loader.exec_module(module)
 
 
 def _target(folder: Path) -> str:

@@ -128,7 +128,7 @@ def our_names(task_index: dict) -> set[str]:
 
 def unregistered_task(requested: list[str], task_index: dict) -> str | None:
     """The one-line message for a requested task of ours whose folder has no registry line (a
-    benchmark added without its name in ``NAMES``): its run would have no preflight and no
+    benchmark added without its entry in ``BENCHMARKS``): its run would have no preflight and no
     provenance record, so it stops instead. None when every requested task of ours is registered."""
     import fnmatch
 
@@ -143,9 +143,9 @@ def unregistered_task(requested: list[str], task_index: dict) -> str | None:
             continue
         where = os.path.relpath(os.path.realpath(path), folder).split(os.sep)[0]
         return (
-            f"lmms-comparative: --tasks {name}: benchmarks/{where} has no line in the registry (NAMES in "
+            f"lmms-comparative: --tasks {name}: benchmarks/{where} has no line in the registry (BENCHMARKS in "
             "lmms_comparative/registry.py), so the run would have no preflight and no provenance record; add its "
-            "name there (docs/adding-a-benchmark.md)"
+            "import and entry there (docs/adding-a-benchmark.md)"
         )
     return None
 

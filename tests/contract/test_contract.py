@@ -49,8 +49,10 @@ def toy_package(base: Path, edit=None, toy: str = "toymcq") -> Path:
     )
     registry = base / "lmms_comparative" / "registry.py"
     text = registry.read_text()
-    text, added = re.subn(r"(NAMES: tuple\[str, \.\.\.\] = \([^)]*)\)", rf'\1, "{toy}")', text)
-    assert added == 1, "the registry's NAMES line moved: update toy_package"
+    # The registry line: the package's import, and its entry in BENCHMARKS.
+    text, imported = re.subn(r"(from lmms_comparative\.benchmarks import [\w, ]+)\n", rf"\1, {toy}\n", text, count=1)
+    text, added = re.subn(r"(for package in \([\w, ]+)\)", rf"\1, {toy})", text)
+    assert imported == added == 1, "the registry's BENCHMARKS line moved: update toy_package"
     registry.write_text(text)
     if edit:
         edit(base / "lmms_comparative" / "benchmarks" / toy)
@@ -108,8 +110,9 @@ def _delete(path: str):
 REMOVALS = {
     # The registry line imports the record: Python's own error names it before any check runs.
     "the record": (
-        _replace("__init__.py", "BENCHMARK = replace(", "RECORD = replace("),
-        "the registry lists 'toymcq' (NAMES in lmms_comparative/registry.py), but benchmarks/toymcq/__init__.py defines no BENCHMARK",
+        _replace("__init__.py", "BENCHMARK = Benchmark(", "RECORD = Benchmark("),
+        "the registry lists 'toymcq' (BENCHMARKS in lmms_comparative/registry.py), "
+        "but benchmarks/toymcq/__init__.py defines no BENCHMARK",
     ),
     "the task YAMLs": (_delete("yaml"), "benchmarks/toymcq/yaml: no task YAML"),
     "the prefix": (
@@ -122,7 +125,7 @@ REMOVALS = {
     ),
     "the fixture": (_delete("fixture.py"), "its fixture part does not load: ImportError: cannot import name 'fixture'"),
     "the fixture part": (
-        _replace("__init__.py", "BENCHMARK = replace(FACTS, fixture=_fixture)", "BENCHMARK = replace(FACTS)"),
+        _replace("__init__.py", "    parts=_parts,\n", ""),
         "no fixture part (required: the data is not bundled, TOYMCQ_ROOT names it)",
     ),
     "a part's shape": (
@@ -163,7 +166,7 @@ REMOVALS = {
         "toymcq's process_docs read the fixture in TOYMCQ_ROOT without noting it as the data source",
     ),
     "a task family": (
-        _replace("facts.py", 'task_families=("toymcq",)', 'task_families=("toymcq", "toymcq_hard")'),
+        _replace("__init__.py", 'task_families=("toymcq",)', 'task_families=("toymcq", "toymcq_hard")'),
         "task_families names 'toymcq_hard', which no YAML defines",
     ),
     # The hooks a request is built from, broken: the check runs them on the fixture's docs.

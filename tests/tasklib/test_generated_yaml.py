@@ -37,10 +37,18 @@ def test_every_benchmark_folder_has_its_source_and_the_readme_table_is_generated
     assert not generate.readme_plan().write
 
 
-SOURCE = """from lmms_comparative.tasklib.yamlgen import Group, Hooks, Source, Task
+SOURCE = """from types import ModuleType
 
-H = Hooks("lmms_comparative.benchmarks.toyx.hooks")
-SOURCE = Source(files=(Task("toyx_a", {"process_docs": H.process_docs_a}), Task("toyx_b", {"process_docs": H.process_docs_b}), Group("toyx", ("toyx_a", "toyx_b"))))
+from lmms_comparative.tasklib.yamlgen import Group, Hooks, Source, Task
+
+hooks = ModuleType("lmms_comparative.benchmarks.toyx.hooks")
+hooks.process_docs_a, hooks.process_docs_b = len, str
+H = Hooks(hooks)
+SOURCE = Source(files=(
+    Task("toyx_a", {"process_docs": H(hooks.process_docs_a)}),
+    Task("toyx_b", {"process_docs": H(hooks.process_docs_b)}),
+    Group("toyx", ("toyx_a", "toyx_b")),
+))
 """
 
 

@@ -3,6 +3,9 @@ group and a template, ``!function`` tags, notes and one-line mappings, and what 
 
 from __future__ import annotations
 
+from functools import partial
+from types import ModuleType
+
 import pytest
 import yaml
 
@@ -16,7 +19,6 @@ from lmms_comparative.tasklib.yamlgen import (
     Source,
     Task,
     Template,
-    define_hooks,
     generation,
     group_metric,
     metric,
@@ -24,14 +26,29 @@ from lmms_comparative.tasklib.yamlgen import (
     scalar,
 )
 
-H = Hooks("pkg.hooks")
+
+def _hook(name: str):
+    def hook(*_):
+        return None
+
+    hook.__name__ = name
+    return hook
+
+
+# A hooks module as the writer sees one: its hooks bound to public names.
+HOOKS = ModuleType("pkg.hooks")
+for _name in ("process_docs_a", "aggregate_accuracy", "aggregate_counts", "Keep", "doc_to_text"):
+    setattr(HOOKS, _name, _hook(_name))
+HOOKS.unnamed = partial(len)  # bound by assignment only
+HOOKS.twice = HOOKS.again = partial(str)  # one nameless hook under two names: which would a YAML name?
+H = Hooks(HOOKS)
 
 
 def test_a_task():
     task = Task(
         "toy_a",
         {
-            "process_docs": H.process_docs_a,
+            "process_docs": H(HOOKS.process_docs_a),
             "lmms_eval_specific_kwargs": Flow({"default": {"prompt": "grid"}}),
             "generation_kwargs": Note("Why 8.", generation(8, 0)),
         },
@@ -87,8 +104,11 @@ def test_a_template():
         "_default_template_yaml",
         {
             **PLACEHOLDER,
-            "metric_list": [metric("accuracy", H.aggregate_accuracy), metric("counts", H.aggregate_counts, None)],
-            "filter_list": [{"name": "none", "filter": [{"function": H.Keep}]}],
+            "metric_list": [
+                metric("accuracy", H(HOOKS.aggregate_accuracy)),
+                metric("counts", H(HOOKS.aggregate_counts), None),
+            ],
+            "filter_list": [{"name": "none", "filter": [{"function": H(HOOKS.Keep)}]}],
             "metadata": {"version": 1.0},
         },
     )
@@ -114,9 +134,13 @@ def test_a_template():
     )
 
 
-def test_hooks_name_functions_by_attribute_or_by_a_built_name():
-    assert H.doc_to_text == Fn("pkg.hooks.doc_to_text") == H("doc_to_text")
-    assert scalar(H(f"process_docs_{'emotion'}")) == "!function pkg.hooks.process_docs_emotion"
+def test_hooks_are_named_by_the_object_the_module_binds():
+    assert H(HOOKS.doc_to_text) == Fn("pkg.hooks.doc_to_text")
+    assert scalar(H(HOOKS.unnamed)) == "!function pkg.hooks.unnamed"  # a partial: found by identity
+    with pytest.raises(ValueError, match="under again, twice"):
+        H(HOOKS.twice)
+    with pytest.raises(ValueError, match="under no public name"):
+        H(_hook("process_docs_b"))  # a typo or a hook the module never bound fails at generation
 
 
 @pytest.mark.parametrize(
@@ -152,12 +176,3 @@ def test_what_the_writer_refuses():
         Source((Task("toy_a"), Task("toy_a"))).by_file()
     with pytest.raises(ValueError):
         scalar(float("nan"))
-
-
-def test_define_hooks_adds_names_and_replaces_none():
-    namespace = {"process_docs_a": len}
-    define_hooks(namespace, {"process_docs_b": str})
-    assert namespace["process_docs_b"] is str
-    with pytest.raises(ValueError, match="process_docs_a"):
-        define_hooks(namespace, {"process_docs_a": str})
-    assert namespace["process_docs_a"] is len

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import re
 
-from lmms_comparative.benchmarks.toyjudge.facts import FACTS as BENCHMARK
-from lmms_comparative.benchmarks.toyjudge.facts import JUDGE
-
+from lmms_comparative.benchmarks.toyjudge import BENCHMARK, JUDGE
 from lmms_comparative.data.jsonl import json_lines
 from lmms_comparative.data.roots import dataset_root
 from lmms_comparative.failures import DataError
@@ -50,7 +48,7 @@ def _image_paths(doc: dict) -> tuple[str, str]:
 
 # The image paths let the docs hook check every image before generation: an unreadable one skips
 # its item, recorded and counted, instead of failing the run.
-process_docs = docs_hook("toyjudge", _load, _image_paths, label="Toy Judge")
+process_docs = docs_hook("toyjudge", _load, key=BENCHMARK.item_key, image_paths=_image_paths, label="Toy Judge")
 
 
 def doc_to_visual(doc: dict) -> list:

@@ -3,9 +3,11 @@ tests/contract/toyjudge`` writes it to yaml/ (docs/adding-a-benchmark.md)."""
 
 from __future__ import annotations
 
+from lmms_comparative.benchmarks.toyjudge import hooks
+
 from lmms_comparative.tasklib.yamlgen import PLACEHOLDER, Hooks, Source, Task, generation, metric
 
-H = Hooks("lmms_comparative.benchmarks.toyjudge.hooks")
+H = Hooks(hooks)  # each hook named by the object: H(hooks.doc_to_text)
 
 SOURCE = Source(
     files=(
@@ -15,13 +17,16 @@ SOURCE = Source(
             config={
                 **PLACEHOLDER,
                 "output_type": "generate_until",
-                "process_docs": H.process_docs,
-                "doc_to_visual": H.doc_to_visual,
-                "doc_to_text": H.doc_to_text,
-                "doc_to_target": H.doc_to_target,
+                "process_docs": H(hooks.process_docs),
+                "doc_to_visual": H(hooks.doc_to_visual),
+                "doc_to_text": H(hooks.doc_to_text),
+                "doc_to_target": H(hooks.doc_to_target),
                 "generation_kwargs": generation(64, 0),
-                "process_results": H.process_results,
-                "metric_list": [metric("accuracy", H.aggregate_accuracy), metric("counts", H.aggregate_counts, None)],
+                "process_results": H(hooks.process_results),
+                "metric_list": [
+                    metric("accuracy", H(hooks.aggregate_accuracy)),
+                    metric("counts", H(hooks.aggregate_counts), None),
+                ],
                 "metadata": {"version": 1.0},
             },
         ),

@@ -1,17 +1,25 @@
 """Toy MCQ: a text-only multiple-choice benchmark of four questions, the example of
-docs/adding-a-benchmark.md (the contract tests add it to a copy of the package)."""
+docs/adding-a-benchmark.md (the contract tests add it to a copy of the package).
 
-from dataclasses import replace
+The record (its facts, and the loader of its parts, which imports the part modules on first use and
+hands each the record); the hooks read the record from here.
+"""
 
-from lmms_comparative.benchmarks.toymcq.facts import FACTS
-
-from lmms_comparative.record import FixturePart
+from lmms_comparative.record import Benchmark, Parts
 
 
-def _fixture() -> FixturePart:
+def _parts(benchmark: Benchmark) -> Parts:
     from lmms_comparative.benchmarks.toymcq import fixture
 
-    return fixture.PART
+    return Parts(fixture=fixture.PART)
 
 
-BENCHMARK = replace(FACTS, fixture=_fixture)
+BENCHMARK = Benchmark(
+    name="toymcq",
+    title="Toy MCQ",
+    root_variable="TOYMCQ_ROOT",
+    task_families=("toymcq",),
+    smoke_task="toymcq",
+    answer_spaces=("letters",),
+    parts=_parts,
+)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from lmms_comparative.benchmarks.toymcq.facts import FACTS as BENCHMARK
+from lmms_comparative.benchmarks.toymcq import BENCHMARK
 
 from lmms_comparative.data.jsonl import json_lines
 from lmms_comparative.data.roots import dataset_root
@@ -25,7 +25,7 @@ def _load() -> list[dict]:
     return rows
 
 
-process_docs = docs_hook("toymcq", _load)
+process_docs = docs_hook("toymcq", _load, key=BENCHMARK.item_key)
 
 
 def doc_to_visual(doc: dict) -> list:
