@@ -56,8 +56,9 @@ from lmms_comparative import __version__
 from lmms_comparative.data import gate, untrusted
 from lmms_comparative.registry import side_log_names
 from lmms_comparative.verify import signing
-from lmms_comparative.verify.checks import BadFile, Verdict, check_file
+from lmms_comparative.verify.checks import check_file
 from lmms_comparative.verify.rescore import date_id
+from lmms_comparative.verify.verdicts import BadFile, Verdict
 
 
 def verdict_file(results_file: Path) -> Path:
@@ -182,7 +183,8 @@ def verify(results_dir: str | Path, out=sys.stdout) -> int:
         print(f"{link}: passed over: {why}", file=out)
     if not runs:
         print(
-            f"lmms-comparative verify: error: no *_results.json under {results_dir} (the --output_path of an lmms-eval run)",
+            f"lmms-comparative verify: error: no *_results.json under {results_dir}"
+            " (the --output_path of an lmms-eval run)",
             file=sys.stderr,
         )
         return 2
@@ -198,7 +200,8 @@ def verify(results_dir: str | Path, out=sys.stdout) -> int:
             continue
         except Exception as exc:  # whatever a forged file provokes stops this file only, the others are still checked
             print(
-                f"  BAD FILE   {results_file.name}: could not be checked ({type(exc).__name__}: {' '.join(str(exc).split())[:300]})",
+                f"  BAD FILE   {results_file.name}: could not be checked"
+                f" ({type(exc).__name__}: {' '.join(str(exc).split())[:300]})",
                 file=out,
             )
             failed = True

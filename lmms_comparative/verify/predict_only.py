@@ -32,7 +32,8 @@ def generation_checks(
     )
     if entry.get("prompts") != expected:
         problems.append(
-            f"{where} has prompt hash {str(entry.get('prompts'))[:12]}..., not {whose} {str(expected)[:12]}...: the replies answer other prompts than the ones scored"
+            f"{where} has prompt hash {str(entry.get('prompts'))[:12]}..., not {whose} {str(expected)[:12]}...:"
+            " the replies answer other prompts than the ones scored"
         )
     items, again = entry.get("items") or {}, used.get("items") or {}
     if not isinstance(items, dict) or (items.get("count"), items.get("order_sha256")) != (
@@ -41,12 +42,14 @@ def generation_checks(
     ):
         count = items.get("count") if isinstance(items, dict) else None
         problems.append(
-            f"{where} names {count} item(s) in an order other than the docs re-scored here ({again.get('count')} item(s)): its doc ids are other items"
+            f"{where} names {count} item(s) in an order other than the docs re-scored here"
+            f" ({again.get('count')} item(s)): its doc ids are other items"
         )
     notes = []
     data, scored = entry.get("data") or {}, used.get("data") or {}
     if isinstance(data, dict) and data.get("fingerprint") and data.get("fingerprint") != scored.get("fingerprint"):
         notes.append(
-            f"generated, as its record claims, on a data copy (fingerprint {str(data.get('fingerprint'))[:12]}...) other than the one scored here"
+            f"generated, as its record claims, on a data copy (fingerprint {str(data.get('fingerprint'))[:12]}...)"
+            " other than the one scored here"
         )
     return problems, notes

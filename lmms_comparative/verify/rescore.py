@@ -129,7 +129,8 @@ SIDE_KEY = "_lmms_comparative_side_logs"  # where ``rescore`` puts the re-score'
 
 
 def side_logs(run: gate.Run) -> dict[str, dict[str, list[dict]]]:
-    """The run's side logs (``registry.side_log_names``), by log name and task; ``BadLine`` for one that cannot be read."""
+    """The run's side logs (``registry.side_log_names``), by log name and task; ``BadLine`` for one
+    that cannot be read."""
     return {name: {task: read_lines(entry) for task, entry in sorted(logs.items())} for name, logs in run.side.items()}
 
 
@@ -167,18 +168,25 @@ def local_data_absent(benchmark, entries: list[dict]) -> str | None:
     state = "is not set" if not root else f"names no folder ({root})"
     recorded = sorted({str((e.get("data") or {}).get("root")) for e in entries if (e.get("data") or {}).get("root")})
     where = (
-        f" (the run read {recorded[0]}{f' and {len(recorded) - 1} other folder(s)' if len(recorded) > 1 else ''}: that folder, or a copy of it)"
+        f" (the run read {recorded[0]}{f' and {len(recorded) - 1} other folder(s)' if len(recorded) > 1 else ''}:"
+        " that folder, or a copy of it)"
         if recorded
         else ""
     )
-    return f"could not be re-scored: the run read a local copy of the data and {variable} {state} here; set {variable} to that copy{where}"
+    return (
+        f"could not be re-scored: the run read a local copy of the data and {variable} {state} here;"
+        f" set {variable} to that copy{where}"
+    )
 
 
 def data_matches(recorded: dict, used: dict, schema: int | None = None) -> str | None:
     """None when the re-scoring run read the recorded data, else what differs (``schema``: the
     record's layout version; before 2 the fingerprint counted images by path and size only)."""
     if recorded.get("source") != used.get("source"):
-        return f"the results were scored on {recorded.get('source')} data, the data at hand is {used.get('source')} ({used.get('repo') or used.get('root')})"
+        return (
+            f"the results were scored on {recorded.get('source')} data, the data at hand is {used.get('source')}"
+            f" ({used.get('repo') or used.get('root')})"
+        )
     if (schema or 1) >= 2 and (recorded.get("generated") or None) != (used.get("generated") or None):
         # The report and export read it to tell generated items from the release's.
         shown = lambda g: (
@@ -188,18 +196,32 @@ def data_matches(recorded: dict, used: dict, schema: int | None = None) -> str |
             if not g
             else json.dumps(g)[:60]
         )  # noqa: E731
-        return f"data.generated: the record says the data was {shown(recorded.get('generated'))}, the data at hand ({used.get('variable') or used.get('repo')}) is {shown(used.get('generated'))}"
+        return (
+            f"data.generated: the record says the data was {shown(recorded.get('generated'))}, the data at hand"
+            f" ({used.get('variable') or used.get('repo')}) is {shown(used.get('generated'))}"
+        )
     if recorded.get("source") == "hub" and (recorded.get("repo"), recorded.get("commit")) != (
         used.get("repo"),
         used.get("commit"),
     ):
-        return f"the results were scored on {recorded.get('repo')}@{str(recorded.get('commit'))[:12]}, the hub now gives {used.get('repo')}@{str(used.get('commit'))[:12]}: another data revision"
+        return (
+            f"the results were scored on {recorded.get('repo')}@{str(recorded.get('commit'))[:12]},"
+            f" the hub now gives {used.get('repo')}@{str(used.get('commit'))[:12]}: another data revision"
+        )
     if (
         recorded.get("source") == "local"
         and recorded.get("fingerprint") != used.get("fingerprint")
         and (schema or 1) < 2
     ):
-        return f"the results record a data fingerprint of an earlier scheme (record schema {schema or 1}: images counted by path and size), which this version cannot compare; re-run, or verify with the lmms-comparative version that wrote it"
+        return (
+            f"the results record a data fingerprint of an earlier scheme (record schema {schema or 1}: images"
+            " counted by path and size), which this version cannot compare; re-run, or verify with the"
+            " lmms-comparative version that wrote it"
+        )
     if recorded.get("source") == "local" and recorded.get("fingerprint") != used.get("fingerprint"):
-        return f"the data at {used.get('root')} ({used.get('variable')}) has fingerprint {str(used.get('fingerprint'))[:12]}..., the results record {str(recorded.get('fingerprint'))[:12]}...: another copy or revision of the data"
+        return (
+            f"the data at {used.get('root')} ({used.get('variable')}) has fingerprint"
+            f" {str(used.get('fingerprint'))[:12]}..., the results record {str(recorded.get('fingerprint'))[:12]}...:"
+            " another copy or revision of the data"
+        )
     return None

@@ -66,7 +66,8 @@ def _read(path: Path) -> bytes:
         data = handle.read(KEY_BYTES + 1)
     if len(data) != KEY_BYTES:
         raise KeyProblem(
-            f"{path}: a verdict key holds {KEY_BYTES} bytes, this one {len(data)}{'+' if len(data) > KEY_BYTES else ''} (remove it: verify makes a new one)"
+            f"{path}: a verdict key holds {KEY_BYTES} bytes, this one {len(data)}{'+' if len(data) > KEY_BYTES else ''}"
+            " (remove it: verify makes a new one)"
         )
     return data
 
