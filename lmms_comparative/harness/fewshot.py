@@ -39,7 +39,10 @@ def fewshot_message(task: str, benchmark: str, num_fewshot: int) -> str | None:
     record = BY_NAME[benchmark]
     name, variant = record.title, record.fewshot_variant
     if task == variant:
-        return f"{task} builds {name}'s few-shot prompt itself (paper appendix E); run it without --num_fewshot (got {num_fewshot})."
+        return (
+            f"{task} builds {name}'s few-shot prompt itself (paper appendix E); run it without --num_fewshot (got "
+            f"{num_fewshot})."
+        )
     tail = (
         f"Its few-shot variant is the task {variant}: run --tasks {variant} without --num_fewshot."
         if variant

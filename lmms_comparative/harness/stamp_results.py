@@ -205,9 +205,9 @@ def check() -> str | None:
 
 
 def install() -> bool:
-    """Wrap ``EvaluationTracker.save_results_aggregated`` to add the ``lmms_comparative`` key to the results and write the
-    LLM answers log beside them (idempotent). Returns whether the wrapper is in place (False where lmms-eval cannot be
-    imported or the check fails)."""
+    """Wrap ``EvaluationTracker.save_results_aggregated`` to add the ``lmms_comparative`` key to the results and write
+    the LLM answers log beside them (idempotent). Returns whether the wrapper is in place (False where lmms-eval cannot
+    be imported or the check fails)."""
     try:
         from lmms_eval.loggers.evaluation_tracker import EvaluationTracker
     except Exception:
