@@ -37,17 +37,16 @@ from __future__ import annotations
 import datetime
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 from lmms_comparative.data import untrusted
 from lmms_comparative.data.generating import generation_of
+from lmms_comparative.eval_results import ExportError, ExportFile, hub_token, push, write
 from lmms_comparative.provenance import KEY
 from lmms_comparative.registry import BENCHMARKS, BY_NAME
 from lmms_comparative.reportlib.runs import claimed_version, overrides
 from lmms_comparative.subsets import GENERATED, by_count_only, subset_of
 
-FOLDER = ".eval_results"
 # The notes of a value that stands for the release by its item count alone (``subsets.by_count_only``).
 COUNT_ONLY = (
     "the release's item count; its item keys are not checked (the release's key list is not known here, and the run "
@@ -55,21 +54,8 @@ COUNT_ONLY = (
 )
 
 
-class ExportError(ValueError):
-    """Bad input to export: one message."""
-
-
 class ExportRefused(ExportError):
     """A run that is not exported as it stands (not PASS under ``verify``'s checks): one message."""
-
-
-@dataclass
-class ExportFile:
-    """One ``.eval_results`` YAML file to write: its file name, the benchmark it is of and its hub entries."""
-
-    name: str  # <benchmark>[_<variant>].yaml
-    benchmark: str
-    entries: list  # huggingface_hub.EvalResultEntry
 
 
 def _iso_date(results: dict) -> str | None:
@@ -290,51 +276,6 @@ def build(
     return list(files.values())
 
 
-def write(files: list[ExportFile], out_dir: Path) -> list[Path]:
-    """Writes each file as YAML into ``out_dir``'s ``.eval_results/`` (made if missing; a file of the same name is
-    replaced); the paths written."""
-    import yaml
-    from huggingface_hub import eval_result_entries_to_yaml
-
-    path = Path(out_dir) / FOLDER
-    try:
-        folder = untrusted.make_folder(path)
-        written = []
-        for file in files:
-            path = folder / file.name
-            untrusted.write_file(
-                path, yaml.safe_dump(eval_result_entries_to_yaml(file.entries), sort_keys=False, allow_unicode=True)
-            )
-            written.append(path)
-    except untrusted.Unsafe as exc:  # a link where a file goes: never written through
-        raise ExportError(f"{path}: {exc}") from None
-    return written
-
-
-def _hub_token() -> str | None:
-    """The token ``huggingface_hub`` would send (``HF_TOKEN``, or a stored login), or None."""
-    from huggingface_hub import get_token
-
-    return get_token()
-
-
-def push(paths: list[Path], model_repo: str, out=sys.stderr) -> str:
-    """One pull request on ``model_repo`` adding every file under ``.eval_results/``; its URL."""
-    from huggingface_hub import CommitOperationAdd, HfApi
-
-    operations = [CommitOperationAdd(path_in_repo=f"{FOLDER}/{p.name}", path_or_fileobj=str(p)) for p in paths]
-    info = HfApi().create_commit(
-        repo_id=model_repo,
-        repo_type="model",
-        operations=operations,
-        commit_message="Add evaluation results (lmms-comparative)",
-        commit_description="Scores written by `lmms-comparative export` from a verified lmms-eval results folder: "
-        + ", ".join(p.name for p in paths),
-        create_pr=True,
-    )
-    return info.pr_url or info.commit_url
-
-
 def main(
     paths: list[str],
     output: str,
@@ -370,7 +311,7 @@ def main(
     }
     from lmms_comparative.report import ReportError
 
-    if push_to and not _hub_token():
+    if push_to and not hub_token():
         print(
             "lmms-comparative export: error: --push needs a Hugging Face token: set HF_TOKEN (or run `hf auth "
             "login`); nothing was checked or written",
