@@ -4,12 +4,10 @@ lmms-comparative include-path          print the folder to pass to lmms-eval --i
 lmms-comparative fixture BENCHMARK DIR
                                        write a small generated dataset in a benchmark's official
                                        layout ({benchmarks})
-lmms-comparative demo [--output DIR]   the offline default run: synthetic SubtleBench pairs,
+lmms-comparative demo [--output DIR]   the offline default run: {demo},
                                        the real lmms-eval CLI, the random_choice and pixel_diff baselines,
                                        each run verified, then the report (a second demo into DIR
                                        replaces what the first one wrote)
-lmms-comparative synthetic DIR [--per-type N] [--param TYPE.FIELD=VALUE ...]
-                                       the paper's synthetic pairs in the SubtleBench layout
 lmms-comparative report RESULTS_DIR [RESULTS_DIR ...] -o OUT
                                        OUT/index.html (open it: each run's headline scores, B
                                        against A, the papers' tables, charts and every item) and
@@ -31,10 +29,7 @@ lmms-comparative compare RUN_A RUN_B [-o OUT]
                                        with a paired bootstrap interval, exact McNemar or
                                        permutation p-values (Holm-adjusted), the flips, the
                                        smallest detectable difference; OUT/compare.json
-lmms-comparative captionqa-export RESULTS_DIR -o captions.json
-                                       {id: caption} from CaptionQA samples logs (the format
-                                       the CaptionQA authors score on their private set)
-"""
+{own}"""
 
 from __future__ import annotations
 
@@ -46,6 +41,7 @@ import json
 import os
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 from lmms_comparative import yaml_dir
@@ -169,8 +165,8 @@ def record_demo(output: Path, before: dict[str, tuple[int, int]]) -> None:
 
 
 def demo(output: str | None, seed: int) -> int:
-    """Synthetic SubtleBench pairs, then each bundled baseline through the real lmms-eval CLI; a
-    demo into the same folder replaces the previous one (``clear_previous_demo``)."""
+    """The demo data (of the first record that offers one), then each bundled baseline through the
+    real lmms-eval CLI; a demo into the same folder replaces the previous one (``clear_previous_demo``)."""
     output = Path(output or "demo_output").resolve()
     removed = clear_previous_demo(output)
     if removed:
@@ -185,7 +181,7 @@ def demo(output: str | None, seed: int) -> int:
 
 def _demo_runs(output: Path, seed: int, before: dict[str, tuple[int, int]]) -> int:
     benchmark, data = next(
-        (b, b.demo_part()) for b in BENCHMARKS if b.demo is not None
+        (b, demo) for b in BENCHMARKS if (demo := b.demo_part()) is not None
     )  # the first record that offers demo data
     tasks = list(data.tasks())
     data_root = output / data.folder
@@ -246,10 +242,33 @@ def _demo_runs(output: Path, seed: int, before: dict[str, tuple[int, int]]) -> i
     print(f"        {report} (the same tables in Markdown: image-order check, difficulty heatmaps)")
     print(
         "\nThese were generated pairs, not the released benchmark. Next: your own model on the real items, e.g.\n"
-        "  lmms-eval --model qwen2_5_vl --model_args pretrained=Qwen/Qwen2.5-VL-7B-Instruct --tasks subtlebench --output_path results/ --log_samples\n"
-        "(the data is fetched from the hub on first use, or set SUBTLEBENCH_ROOT), then lmms-comparative report results/ -o report/"
+        "  lmms-eval --model qwen2_5_vl --model_args pretrained=Qwen/Qwen2.5-VL-7B-Instruct "
+        f"--tasks {benchmark.name} --output_path results/ --log_samples\n"
+        f"(the data is fetched from the hub on first use, or set {benchmark.root_variable}), "
+        "then lmms-comparative report results/ -o report/"
     )
     return 0 if verified and all(t in run.get("results", {}) for run in runs.values() for t in tasks) else 1
+
+
+_INDENT = " " * 39  # where the usage text's descriptions start
+
+
+def demo_label() -> str:
+    """What the demo runs on: the first record's demo data that offers one."""
+    return next((d.label for b in BENCHMARKS if (d := b.demo_part()) is not None), "no data")
+
+
+def usage() -> str:
+    """The usage text: the package's commands (this module's docstring) with the benchmarks' names,
+    the demo's data and each benchmark's own commands filled in from their records."""
+    demo = demo_label()
+    own = ""
+    for benchmark in BENCHMARKS:
+        for command in benchmark.command_parts():
+            head = f"lmms-comparative {command.name} {command.synopsis}".rstrip()
+            body = textwrap.fill(command.usage or command.help, 96, initial_indent=_INDENT, subsequent_indent=_INDENT)
+            own += f"{head}\n{body}\n"
+    return (__doc__ or "").format(benchmarks=", ".join(BY_NAME), demo=demo, own=own)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -257,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
     the parser does not know are an error, except for ``score``, which passes them on to its lmms-eval run."""
     parser = argparse.ArgumentParser(
         prog="lmms-comparative",
-        description=__doc__.replace("{benchmarks}", ", ".join(BY_NAME)),
+        description=usage(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", required=True)
@@ -267,7 +286,8 @@ def main(argv: list[str] | None = None) -> int:
     fx.add_argument("directory")
     dm = sub.add_parser(
         "demo",
-        help="offline run of the SubtleBench tasks on synthetic pairs with the two bundled baselines, random_choice and pixel_diff (a second demo replaces the first)",
+        help=f"offline run on {demo_label()} with the two bundled baselines, random_choice and pixel_diff "
+        "(a second demo replaces the first)",
     )
     dm.add_argument("--output", default=None, help="folder for the data and results (default: ./demo_output)")
     dm.add_argument("--seed", type=int, default=0)
@@ -312,7 +332,7 @@ def main(argv: list[str] | None = None) -> int:
         metavar="DIR",
         help="a folder the item browser may read images from, besides the *_ROOT variables set and the hub cache (repeatable)",
     )
-    own = {}  # the benchmarks' own commands (their records' ``commands``): synthetic, captionqa-export, ...
+    own = {}  # the benchmarks' own commands (their records' ``commands``)
     for benchmark in BENCHMARKS:
         for command in benchmark.command_parts():
             command.arguments(sub.add_parser(command.name, help=command.help))
@@ -337,7 +357,12 @@ def main(argv: list[str] | None = None) -> int:
     sc.add_argument(
         "--family",
         default=None,
-        help="the task family the replies were made in, where the files do not say: MLLM-CompBench compbench (one concatenated image, the default), compbench_pair (two images), compbench_twostage; VLM-SubtleBench evaluator files subtlebench, subtlebench_reasoning, ...",
+        help="the task family the replies were made in, where the files do not say (a benchmark's families: "
+        + "; ".join(
+            f"{b.name}: {', '.join(b.task_families[:3])}{', ...' if len(b.task_families) > 3 else ''}"
+            for b in BENCHMARKS
+        )
+        + ")",
     )
     sc.add_argument(
         "--model-name",
@@ -379,7 +404,9 @@ def main(argv: list[str] | None = None) -> int:
         action="append",
         default=[],
         metavar="NAME=OWNER/REPO",
-        help="the hub dataset of a benchmark without a hub release (vidi, compbench), or another one",
+        help="the hub dataset of a benchmark without a hub release ("
+        + ", ".join(b.name for b in BENCHMARKS if not b.hub_repo)
+        + "), or another one",
     )
     xp.add_argument("--source-url", help="where the evaluation can be seen (e.g. the results folder's hub repository)")
     xp.add_argument("--source-name", help="the source's display name")

@@ -183,6 +183,8 @@ class Command:
     help: str
     arguments: Arguments
     run: RunCommand
+    synopsis: str = ""  # its arguments as the usage shows them: "RESULTS_DIR -o captions.json"
+    usage: str = ""  # what it does, for the usage text (default: ``help``)
 
 
 @dataclass(frozen=True)

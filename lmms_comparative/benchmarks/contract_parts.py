@@ -16,6 +16,7 @@ from lmms_comparative.record import (
     ItemQuestions,
     Measure,
     MediaFolders,
+    Parts,
     PredictionsPart,
     ReadPredictions,
     ReportPart,
@@ -52,19 +53,24 @@ def part_problems(benchmark) -> list[str]:
     """Each part the record offers: it loads, is of its type, and every function in it takes what
     the caller gives (``record.signature_problems``); a fixture where the data is not bundled."""
     where = f"benchmarks/{benchmark.name}"
-    out = []
+    out: list[str] = []
+    if benchmark.parts is None:
+        loaded = Parts()
+    else:
+        try:
+            loaded = benchmark.parts(benchmark)
+        except Exception as exc:  # noqa: BLE001 - the contract names what happened instead
+            return [f"{where}/__init__.py: its parts do not load: {type(exc).__name__}: {exc}"]
+        if not isinstance(loaded, Parts):
+            return [f"{where}/__init__.py: its parts loader returns a {type(loaded).__name__}, not a Parts"]
     for name, (kind, shapes) in SHAPES.items():
-        load = getattr(benchmark, name)
-        if load is None:
+        part = getattr(loaded, name)
+        if part is None:
             if name == "fixture" and benchmark.root_variable:
                 out.append(
-                    f"{where}/__init__.py: no fixture part (required: the data is not bundled, {benchmark.root_variable} names it)"
+                    f"{where}/__init__.py: no fixture part "
+                    f"(required: the data is not bundled, {benchmark.root_variable} names it)"
                 )
-            continue
-        try:
-            part = load()
-        except Exception as exc:  # noqa: BLE001 - the contract names what happened instead
-            out.append(f"{where}/__init__.py: its {name} part does not load: {type(exc).__name__}: {exc}")
             continue
         if not isinstance(part, kind):
             out.append(f"{where}/__init__.py: its {name} part is a {type(part).__name__}, not a {kind.__name__}")
@@ -87,7 +93,7 @@ def part_problems(benchmark) -> list[str]:
                     out.append(
                         f"{where}/{name}.py: {table}[{key!r}] {problem} ({shape.__name__} in lmms_comparative/record.py)"
                     )
-    for command in benchmark.command_parts():
+    for command in loaded.commands:
         if not isinstance(command, Command):
             out.append(f"{where}/__init__.py: its commands hold a {type(command).__name__}, not a Command")
             continue

@@ -123,7 +123,7 @@ REMOVALS = {
         _replace("hooks.py", "def doc_to_target(", "def target_of("),
         "!function lmms_comparative.benchmarks.toymcq.hooks.doc_to_target does not import",
     ),
-    "the fixture": (_delete("fixture.py"), "its fixture part does not load: ImportError: cannot import name 'fixture'"),
+    "the fixture": (_delete("fixture.py"), "its parts do not load: ImportError: cannot import name 'fixture'"),
     "the fixture part": (
         _replace("__init__.py", "    parts=_parts,\n", ""),
         "no fixture part (required: the data is not bundled, TOYMCQ_ROOT names it)",

@@ -65,7 +65,8 @@ def _export(args: argparse.Namespace) -> int:
     files = [str(f) for f in found]
     if not files:
         print(
-            f"no CaptionQA samples logs ({SAMPLES}) under {untrusted.printable(args.results_dir, lines=False)}; run with --log_samples",
+            f"no CaptionQA samples logs ({SAMPLES}) under {untrusted.printable(args.results_dir, lines=False)}; run "
+            "with --log_samples",
             file=sys.stderr,
         )
         return 1
@@ -88,4 +89,13 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = (Command("captionqa-export", "write {id: caption} JSON from CaptionQA samples logs", _arguments, _export),)
+COMMANDS = (
+    Command(
+        "captionqa-export",
+        "write {id: caption} JSON from CaptionQA samples logs",
+        _arguments,
+        _export,
+        synopsis="RESULTS_DIR -o captions.json",
+        usage="{id: caption} from CaptionQA samples logs (the format the CaptionQA authors score on their private set)",
+    ),
+)

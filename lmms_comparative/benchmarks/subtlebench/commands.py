@@ -10,13 +10,14 @@ from lmms_comparative.record import Command, Demo
 
 def _types(value: str) -> tuple[str, ...]:
     """``--types attribute,quantity``: the synthetic difference types, each one the generator knows."""
-    from lmms_comparative.benchmarks.subtlebench.synthetic import MAKERS
+    from lmms_comparative.benchmarks.subtlebench.synthetic_pairs import MAKERS
 
     types = tuple(t.strip() for t in value.split(",") if t.strip())
     unknown = [t for t in types if t not in MAKERS]
     if unknown or not types:
         raise argparse.ArgumentTypeError(
-            f"unknown type(s) {', '.join(unknown) or '(none given)'}; choose from {','.join(MAKERS)} (comma-separated, no spaces)"
+            f"unknown type(s) {', '.join(unknown) or '(none given)'}; "
+            f"choose from {','.join(MAKERS)} (comma-separated, no spaces)"
         )
     return types
 
@@ -24,7 +25,8 @@ def _types(value: str) -> tuple[str, ...]:
 def _param(value: str) -> str:
     """``--param TYPE.FIELD=VALUE``: a difficulty factor the generator knows, given a number or a
     ``lo,hi`` range where the factor is one (a typo is one usage error, not a traceback)."""
-    from lmms_comparative.benchmarks.subtlebench.synthetic import PARAMS, parse_param
+    from lmms_comparative.benchmarks.subtlebench.synthetic import parse_param
+    from lmms_comparative.benchmarks.subtlebench.synthetic_pairs import PARAMS
 
     try:
         category, name, parsed = parse_param(value)
@@ -77,11 +79,11 @@ def _demo_data(root, per_type: int, seed: int):
 
 def _demo_tasks() -> tuple[str, ...]:
     """The synthetic types' tasks, then the image-order check."""
-    from lmms_comparative.benchmarks.subtlebench import synthetic
     from lmms_comparative.benchmarks.subtlebench.data import CATEGORIES
+    from lmms_comparative.benchmarks.subtlebench.synthetic_pairs import MAKERS
 
     code_of = {category: code for code, category in CATEGORIES.items()}
-    return tuple(f"subtlebench_{code_of[t]}" for t in synthetic.MAKERS) + ("subtlebench_swap",)
+    return tuple(f"subtlebench_{code_of[t]}" for t in MAKERS) + ("subtlebench_swap",)
 
 
 COMMANDS = (
@@ -90,6 +92,8 @@ COMMANDS = (
         "generate VLM-SubtleBench synthetic pairs in the SubtleBench layout",
         _synthetic_arguments,
         _synthetic,
+        synopsis="DIR [--per-type N] [--param TYPE.FIELD=VALUE ...]",
+        usage="the paper's synthetic pairs in the SubtleBench layout",
     ),
 )
 DEMO = Demo("synthetic SubtleBench pairs", "subtlebench_synthetic", _demo_data, _demo_tasks)
