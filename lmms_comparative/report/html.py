@@ -18,10 +18,11 @@ nothing but its own folder's files, so that a string that slipped through would 
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 from pathlib import Path
 
 from lmms_comparative.data import untrusted
-from lmms_comparative.report import item_browser
+from lmms_comparative.report import item_browser, item_records
 from lmms_comparative.report.overview import overview_html
 from lmms_comparative.report.run_folders import folder, write_file
 from lmms_comparative.reportlib.cells import table
@@ -59,15 +60,19 @@ def media_notes(counts: dict) -> list[str]:
     found = []
     if counts.get("media_withheld"):
         found.append(
-            f"{counts['media_withheld']} media file(s) that the samples logs name lie outside the data roots set here ({item_browser.roots_phrase()}): not read, not shown (the item browser says which; set the run's *_ROOT variable or pass --data-root to show a local copy's)"
+            f"{counts['media_withheld']} media file(s) that the samples logs name lie outside the data roots set "
+            f"here ({item_browser.roots_phrase()}): not read, not shown (the item browser says which; set the "
+            "run's *_ROOT variable or pass --data-root to show a local copy's)"
         )
     if counts.get("images_past_budget"):
         found.append(
-            f"{counts['images_past_budget']} image(s) past the {item_browser.MAX_REPORT_PIXELS:,} pixels one report decodes: not shown"
+            f"{counts['images_past_budget']} image(s) past the {item_browser.MAX_REPORT_PIXELS:,} pixels one "
+            "report decodes: not shown"
         )
     if counts.get("images_too_large"):
         found.append(
-            f"{counts['images_too_large']} image(s) declare more than {untrusted.MAX_IMAGE_PIXELS:,} pixels: not decoded, not shown"
+            f"{counts['images_too_large']} image(s) declare more than {untrusted.MAX_IMAGE_PIXELS:,} pixels: "
+            "not decoded, not shown"
         )
     return found
 
@@ -127,7 +132,10 @@ def comparison_section(
         "min. detectable",
         "test",
     ]
-    note = "Units both runs scored; paired bootstrap interval, exact McNemar or permutation p-value, Holm within a group or task (docs/reports.md). Flips: units better under A / under B."
+    note = (
+        "Units both runs scored; paired bootstrap interval, exact McNemar or permutation p-value, Holm within a "
+        "group or task (docs/reports.md). Flips: units better under A / under B."
+    )
     return [
         title,
         "",
@@ -145,7 +153,7 @@ def write_page(
     sections: list[tuple],
     charts: dict[str, list[Path]],
     notes: list[str] | None = None,
-    data_roots: list[Path] = (),
+    data_roots: Sequence[Path] = (),
     compared: list | None = None,
 ) -> dict:
     """``index.html`` with its assets and the item browser's data under ``out``; ``sections``:
@@ -156,7 +164,7 @@ def write_page(
     for name in ("browser.js", "report.css"):
         write_file(assets / name, (STATIC / name).read_bytes())
     benchmarks = [b for b, _ in sections]
-    records = item_browser.collect(runs, benchmarks)
+    records = item_records.collect(runs, benchmarks)
     counts = item_browser.write(records, runs, out, roots=item_browser.media_roots(runs) + list(data_roots))
     notes = list(notes or []) + media_notes(counts)
     overview = verification + (["## Notes", "", *[f"- {' '.join(n.split())}" for n in notes], ""] if notes else [])
@@ -166,11 +174,15 @@ def write_page(
     ]
     parts = [
         "<!doctype html>",
-        f'<html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="{CSP}"><title>lmms-comparative report</title>',
+        '<html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}"><title>lmms-comparative report</title>',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         '<link rel="stylesheet" href="assets/report.css"></head><body>',
-        f"<header><h1>lmms-comparative report</h1><p>Runs: {', '.join(f'<code>{html.escape(r.name)}</code>' for r in runs)}</p><nav>{''.join(tabs)}</nav></header>",
-        f'<section id="overview" class="tab">{overview_html(benchmarks, runs, compared or [])}{_markdown(chr(10).join(overview))}</section>',
+        "<header><h1>lmms-comparative report</h1>"
+        f"<p>Runs: {', '.join(f'<code>{html.escape(r.name)}</code>' for r in runs)}</p>"
+        f"<nav>{''.join(tabs)}</nav></header>",
+        f'<section id="overview" class="tab">{overview_html(benchmarks, runs, compared or [])}'
+        f"{_markdown(chr(10).join(overview))}</section>",
     ]
     for benchmark, markdown in sections:
         pictures = "".join(
@@ -183,7 +195,8 @@ def write_page(
             else "<p>No item of this benchmark in the runs' samples logs (run with --log_samples).</p>"
         )
         parts.append(
-            f'<section id="b-{benchmark.name}" class="tab"><div class="tables">{_markdown(markdown)}{pictures}</div><h2>Items</h2>{browser}</section>'
+            f'<section id="b-{benchmark.name}" class="tab"><div class="tables">{_markdown(markdown)}{pictures}</div>'
+            f"<h2>Items</h2>{browser}</section>"
         )
     parts += [
         '<div id="overlay" hidden><button type="button" class="close">close</button><div class="content"></div></div>',

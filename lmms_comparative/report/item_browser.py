@@ -10,7 +10,8 @@ The media paths come from the samples logs, which a stranger may have written (d
 a file is read only when it resolves (links and ``..`` followed) inside a data root set here (a
 benchmark's ``*_ROOT`` variable, the hub cache of a release) or inside the run's own folder, is a
 regular file, and declares at most ``untrusted.MAX_IMAGE_PIXELS`` pixels; anything else is
-"outside the data roots, not shown" in the browser and counted in the report's notes."""
+"outside the data roots, not shown" in the browser and counted in the report's notes. The records
+themselves (what each run made of each item) are ``report/item_records.py``'s."""
 
 from __future__ import annotations
 
@@ -22,141 +23,23 @@ import re
 import stat
 import threading
 import warnings
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from lmms_comparative.data import untrusted
-from lmms_comparative.data.replies import sample_key
 from lmms_comparative.registry import BENCHMARKS, of_task
 from lmms_comparative.report.run_folders import folder, write_file
 
 CHUNK = 200  # items per detail file
 THUMB = 160  # thumbnail's longest side, pixels
 FULL = 1024  # the view on click: longest side, pixels
-_FIELDS_SKIPPED = {"item_id", "uid", "id", "skipped", "answer_text"}  # shown elsewhere, or noise
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".webp", ".bmp", ".gif", ".tif", ".tiff"}
 VIDEO_SUFFIXES = {".mp4", ".avi", ".mov", ".mkv", ".webm"}
 FRAMES = 8  # a video item's frames shown: sampled uniformly, as lmms-eval's video models sample theirs
 
 
-def _item_of(row: dict, key) -> tuple[str | None, dict]:
-    """A samples line's item key and its per-item dict (what our process_results logs per metric)."""
-    unit = sample_key(row, key)
-    item = next((v for v in row.values() if isinstance(v, dict) and key.columns[0] in v), {})
-    return unit, item
-
-
-def _reply(row: dict) -> str:
-    value = row.get("resps") if "resps" in row else row.get("filtered_resps")
-    while isinstance(value, list) and value:
-        value = value[0] if len(value) == 1 else value
-        if isinstance(value, list):
-            value = "\n---\n".join(str(v) for v in value)
-    return "" if value is None else str(value)
-
-
-def _outcome(item: dict) -> tuple[str, float | None]:
-    """(right / wrong / partial / failed / unscored, score) of a per-item dict."""
-    if item.get("status") == "failed" or item.get("caption_failed"):
-        return "failed", 0.0
-    for name in ("correct", "score"):
-        value = item.get(name)
-        if isinstance(value, bool):
-            value = float(value)
-        if isinstance(value, (int, float)):
-            return ("right" if value >= 1 else "wrong" if value <= 0 else "partial"), float(value)
-    return "unscored", None
-
-
-def _scalars(item: dict) -> dict:
-    return {
-        k: v for k, v in item.items() if k not in _FIELDS_SKIPPED and isinstance(v, (str, int, float, bool)) and v != ""
-    }
-
-
-def collect(runs: list, benchmarks) -> list[dict]:
-    """One record per (task, item key) that any run scored: the task, benchmark, category,
-    domain, question, gold answer, media paths, and per run its reply, parsed answer, outcome,
-    score and fields (and, where the benchmark's report part gives them, the item's questions:
-    CaptionQA's image is scored by its questions)."""
-    found: dict[tuple[str, str], dict] = {}
-    for index, run in enumerate(runs):
-        for task, rows in sorted(run.samples.items()):
-            benchmark = of_task(task)
-            if benchmark is None or benchmark not in benchmarks:
-                continue
-            key = benchmark.item_key
-            of_item = benchmark.report_part().item_questions
-            questions = of_item(run, task) if of_item else None
-            for row in sorted(rows, key=lambda r: r.get("doc_id", 0)):
-                unit, item = _item_of(row, key)
-                if unit is None:
-                    continue
-                record = found.setdefault(
-                    (task, unit),
-                    {
-                        "task": task,
-                        "benchmark": benchmark.name,
-                        "key": unit,
-                        "category": str(item.get("category") or item.get("kind") or task),
-                        "domain": str(item.get("domain") or item.get("source") or ""),
-                        "question": str(row.get("input") or ""),
-                        "target": str(row.get("target") if row.get("target") is not None else ""),
-                        "gold": gold_text(
-                            str(row.get("target") if row.get("target") is not None else ""),
-                            str(row.get("input") or ""),
-                            item,
-                        ),
-                        "media": [str(m) for m in row.get("input_media") or []],
-                        "runs": {},
-                    },
-                )
-                media = [str(m) for m in row.get("input_media") or []]
-                if media not in record.setdefault("media_options", [record["media"]]):
-                    record["media_options"].append(
-                        media
-                    )  # another run's: chosen in ``write``, where the roots are known
-                outcome, score = _outcome(item)
-                entry = {
-                    "reply": _reply(row),
-                    "parsed": item.get("parsed", item.get("letter")),
-                    "outcome": outcome,
-                    "score": score,
-                    "fields": _scalars(item),
-                }
-                if questions is not None:  # the item's score is its questions' mean
-                    entry["questions"] = asked = questions.get(unit, [])
-                    if asked and outcome != "failed":
-                        entry["score"] = sum(float(q.get("score") or 0) for q in asked) / len(asked)
-                        entry["outcome"] = (
-                            "right" if entry["score"] >= 1 else "wrong" if entry["score"] <= 0 else "partial"
-                        )
-                record["runs"][index] = entry
-    return [found[k] for k in sorted(found, key=lambda k: (natural_key(k[0]), natural_key(k[1])))]
-
-
-def natural_key(text: str) -> tuple:
-    """Text with its digit runs compared as numbers: ``item_2`` before ``item_10``."""
-    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", text) if part)
-
-
-# An option line of a multiple-choice prompt: "B. it became brighter", "(B) ...", "B) ...".
-_OPTION = re.compile(r"^\s*\(?([A-Z])[.):]\s+(\S.*?)\s*$", re.M)
-
-
-def gold_text(target: str, question: str, item: dict) -> str:
-    """The gold answer with its option's text where it is a letter (``B. it became brighter``): the
-    item's own ``answer_text``, else the option line of that letter in the prompt; else as it is."""
-    letter = target.strip().strip("()")
-    if not re.fullmatch(r"[A-Z]", letter):
-        return target
-    text = item.get("answer_text")
-    if not isinstance(text, str) or not text.strip():
-        text = next((m.group(2) for m in _OPTION.finditer(question) if m.group(1) == letter), "")
-    return f"{letter}. {text}" if text else target
-
-
-def media_roots(runs: list = ()) -> list[Path]:
+def media_roots(runs: Sequence = ()) -> list[Path]:
     """The folders media may be read from: each benchmark's local copy set here (its ``*_ROOT``
     variable; where it names a file, the media folders the benchmark's report part names for it),
     the hub cache folder of each release, and
@@ -167,9 +50,8 @@ def media_roots(runs: list = ()) -> list[Path]:
         if value and os.path.isdir(value):
             found.append(Path(value))
         elif value and (folders := benchmark.report_part().media_folders) is not None:
-            found += folders(
-                Path(value)
-            )  # a copy given as a file: its own media folders, never the file's folder (a home folder)
+            # A copy given as a file: its own media folders, never the file's folder (a home folder).
+            found += folders(Path(value))
     repos = [b.hub_repo for b in BENCHMARKS if b.hub_repo]
     if repos:
         from huggingface_hub import constants
@@ -245,9 +127,8 @@ def _make_views(path: str, name: str, out: Path, budget: _Budget | None = None) 
     from PIL import Image
 
     try:
-        with Image.open(
-            os.path.realpath(path), formats=untrusted.IMAGE_FORMATS
-        ) as image:  # no other decoder: EPS would run Ghostscript
+        # No other decoder: EPS would run Ghostscript.
+        with Image.open(os.path.realpath(path), formats=untrusted.IMAGE_FORMATS) as image:
             width, height = image.size
             if width * height > untrusted.MAX_IMAGE_PIXELS:
                 return None
@@ -276,9 +157,8 @@ def _video_frames(path: str, out: Path) -> list[str]:
     import cv2
     from PIL import Image
 
-    capture = cv2.VideoCapture(
-        os.path.realpath(path), cv2.CAP_FFMPEG
-    )  # FFmpeg alone: no pipeline, no image-sequence pattern
+    # FFmpeg alone: no pipeline, no image-sequence pattern.
+    capture = cv2.VideoCapture(os.path.realpath(path), cv2.CAP_FFMPEG)
     try:
         count = int(capture.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
         if (
@@ -323,7 +203,9 @@ def _embedded(records: list[dict], out: Path, made: dict[str, bool]) -> None:
         if not record["media"]:
             wanted.setdefault(record["task"], []).append(record)
     for task, found in wanted.items():
-        reader = of_task(task).report_part().item_images
+        benchmark = of_task(task)
+        assert benchmark is not None  # a record is of a task of ours (``item_records.collect``)
+        reader = benchmark.report_part().item_images
         if reader is None:
             continue
         images = reader(task, [r["key"] for r in found])
@@ -360,25 +242,23 @@ def write(
     withheld: named outside the data roots ``roots``, by default ``media_roots(runs)``)."""
     for sub in ("items", "thumbs", "full"):
         folder(out / sub)
-    roots = media_roots(runs) if roots is None else roots
+    allowed: list[str | Path] = list(media_roots(runs) if roots is None else roots)
     images: dict[str, str] = {}
     withheld: set[str] = set()
-    for (
-        record
-    ) in records:  # the first run's media with any under the roots: a run naming none there cannot blank an item out
+    # The first run's media with any under the roots: a run naming none there cannot blank an item out.
+    for record in records:
         options = record.pop("media_options", None) or [record["media"]]
-        outside = [{p for p in m if not p.startswith("embedded:") and not untrusted.under(p, roots)} for m in options]
+        outside = [{p for p in m if not p.startswith("embedded:") and not untrusted.under(p, allowed)} for m in options]
         chosen = next((k for k, m in enumerate(options) if m and len(outside[k]) < len(m)), 0)
         record["media"] = options[chosen]
-        withheld |= {
-            p for k, paths in enumerate(outside) if k != chosen for p in paths
-        }  # counted in the notes, never opened
+        # The other runs' media outside the roots: counted in the notes, never opened.
+        withheld |= {p for k, paths in enumerate(outside) if k != chosen for p in paths}
     for record in records:
         for path in record["media"]:
             suffix = Path(path).suffix.lower()
             if path.startswith("embedded:") or suffix not in IMAGE_SUFFIXES | VIDEO_SUFFIXES or path in images:
                 continue
-            if not untrusted.under(path, roots):
+            if not untrusted.under(path, allowed):
                 withheld.add(path)
                 continue
             if suffix in IMAGE_SUFFIXES:
@@ -392,12 +272,11 @@ def write(
     # Pillow warns of a "decompression bomb" between its own limit and twice it; ours is checked
     # first (``_make_views``), so its warning would only repeat that on the console.
     budget = _Budget(MAX_REPORT_PIXELS)
-    first = {
-        name: path for path, name in reversed(list(images.items()))
-    }  # one decode per file, however many paths name it
+    # One decode per file, however many paths name it.
+    to_decode = {name: path for path, name in reversed(list(images.items()))}
     with warnings.catch_warnings(), ThreadPoolExecutor(max_workers=workers or min(4, os.cpu_count() or 1)) as pool:
         warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-        done = dict(zip(first, pool.map(lambda n: _make_views(first[n], n, out, budget), first)))
+        done = dict(zip(to_decode, pool.map(lambda n: _make_views(to_decode[n], n, out, budget), to_decode)))
     for path, name in images.items():
         made[path] = bool(done[name])
         too_large += done[name] is None

@@ -88,7 +88,7 @@ def comparisons(runs: list) -> list[tuple[int, list[dict] | None, str | None]]:
     """Each later run (its index) against the first: ``compare.compare``'s rows, or why none."""
     from lmms_comparative.report.compare import CompareError, compare
 
-    found = []
+    found: list[tuple[int, list[dict] | None, str | None]] = []
     for index in range(1, len(runs)):
         try:
             found.append((index, compare(runs[0], runs[index]), None))
@@ -131,12 +131,16 @@ def _difference(
         return '<span class="none">not compared: not in both runs\' samples logs</span>'
     if row.get("metric") is None:
         return f'<span class="none">{_esc(row.get("note", "not compared"))}</span>'
-    leaves = [r["task"] for r in rows if r.get("group") == task_a and not r.get("category")] or [task_a]
+    leaves = [r["task"] for r in rows or [] if r.get("group") == task_a and not r.get("category")] or [task_a]
     low, high = row["ci95"]
     sign = "ahead" if low > 0 else "behind" if high < 0 else "tied"
-    flips = f"{_flip_link(benchmark, 0, index, 'a_only', leaves, row['a_only'])} / {_flip_link(benchmark, 0, index, 'b_only', leaves, row['b_only'])}"
+    flips = (
+        f"{_flip_link(benchmark, 0, index, 'a_only', leaves, row['a_only'])} / "
+        f"{_flip_link(benchmark, 0, index, 'b_only', leaves, row['b_only'])}"
+    )
     return (
-        f'<span class="delta {sign}">{row["delta"]:+.{digits}f}</span> <span class="ci">[{low:.{digits}f}, {high:.{digits}f}]</span>'
+        f'<span class="delta {sign}">{row["delta"]:+.{digits}f}</span> '
+        f'<span class="ci">[{low:.{digits}f}, {high:.{digits}f}]</span>'
         f'<span class="p">p = {row["p_value"]:.3g} ({_esc(row["test"])}, {row["n"]} units)</span>'
         f'<span class="flips">flips A / {_letter(index)}: {flips}</span>'
     )
@@ -145,7 +149,7 @@ def _difference(
 def _held(run, task: str) -> str:
     """The note "samples: 1 of 8 items" where the run's samples logs of ``task`` (a group's: its tasks') do
     not hold the items its results count, for a run that logged samples; else ""."""
-    from lmms_comparative.report.compare import asked_for_samples, items_held
+    from lmms_comparative.report.run_units import asked_for_samples, items_held
 
     groups = run.results.get("group_subtasks") or {}
     held = [items_held(run, t) for t in (group_leaves(task, groups) if groups.get(task) else [task])]
@@ -156,7 +160,10 @@ def _held(run, task: str) -> str:
     logged, counted = sum(n or 0 for n, _ in held), sum(c or 0 for _, c in held)
     if logged == counted:
         return ""
-    title = "its samples logs do not hold the items its results count (an interrupted run, or files removed): the value is its results JSON's, which its samples do not back"
+    title = (
+        "its samples logs do not hold the items its results count (an interrupted run, or files removed): the "
+        "value is its results JSON's, which its samples do not back"
+    )
     return f'<span class="partial itemset" title="{_esc(title)}">samples: {logged} of {counted} items</span>'
 
 
@@ -183,7 +190,8 @@ def benchmark_block(benchmark, runs: list, compared: list) -> str:
         letter = _letter(i)
         items = f'<span class="itemset">{_esc(kind(subsets[i]))}</span>' if subsets[i] else ""
         head.append(
-            f'<th scope="col"><span class="letter">{letter}</span> <code>{_esc(runs[i].name)}</code>{mark}<span class="verify">verify: {_esc(verify_state(runs[i]))}</span>{items}</th>'
+            f'<th scope="col"><span class="letter">{letter}</span> <code>{_esc(runs[i].name)}</code>{mark}'
+            f'<span class="verify">verify: {_esc(verify_state(runs[i]))}</span>{items}</th>'
         )
     head += [
         '<th scope="col">paper\'s best</th>',
@@ -210,7 +218,8 @@ def benchmark_block(benchmark, runs: list, compared: list) -> str:
                 else ""
             )
             cells.append(
-                f'<td data-label="{_esc(label)}" data-run="{i}"><span class="value">{_fmt(value, digits)}</span>{interval}{extra}</td>'
+                f'<td data-label="{_esc(label)}" data-run="{i}"><span class="value">{_fmt(value, digits)}</span>'
+                f"{interval}{extra}</td>"
             )
         cells.append(
             f'<td data-label="paper\'s best">{_fmt(best[1], digits) if best else "-"}'
@@ -221,7 +230,8 @@ def benchmark_block(benchmark, runs: list, compared: list) -> str:
         cells.append(f'<td data-label="paper\'s chance">{_fmt(chance[1], digits) if chance else "-"}{named}</td>')
         for index, rows, problem in pairs:
             cells.append(
-                f'<td data-label="{_letter(index)} − A" data-pair="{index}" class="difference">{_difference(benchmark, rows, problem, entry.tasks[0], entry.tasks[index], index, digits)}</td>'
+                f'<td data-label="{_letter(index)} − A" data-pair="{index}" class="difference">'
+                f"{_difference(benchmark, rows, problem, entry.tasks[0], entry.tasks[index], index, digits)}</td>"
             )
         body.append(f'<tr data-task="{_esc(entry.tasks[0])}">{"".join(cells)}</tr>')
     notes = []
@@ -229,8 +239,10 @@ def benchmark_block(benchmark, runs: list, compared: list) -> str:
     if missing:
         notes.append("Not in this benchmark: " + ", ".join(missing) + ".")
     return (
-        f'<section class="overview-benchmark" data-benchmark="{_esc(benchmark.name)}"><h3><a href="#b-{_esc(benchmark.name)}">{_esc(benchmark.title)}</a></h3>'
-        f'<div class="wide"><table class="overview"><thead><tr><th scope="col">headline, paper table</th>{"".join(head)}</tr></thead><tbody>{"".join(body)}</tbody></table></div>'
+        f'<section class="overview-benchmark" data-benchmark="{_esc(benchmark.name)}">'
+        f'<h3><a href="#b-{_esc(benchmark.name)}">{_esc(benchmark.title)}</a></h3>'
+        '<div class="wide"><table class="overview"><thead><tr><th scope="col">headline, paper table</th>'
+        f"{''.join(head)}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
         + "".join(f'<p class="note">{_esc(n)}</p>' for n in notes)
         + "</section>"
     )
@@ -250,8 +262,18 @@ def overview_html(benchmarks, runs: list, compared: list) -> str:
         )
         + "."
     )
-    how = "The paper's best model and its chance level (its chance row, on the paper's items) are for reference; a run's own chance level, on the items it ran, is under its value where its tasks report one"
+    how = (
+        "The paper's best model and its chance level (its chance row, on the paper's items) are for reference; a "
+        "run's own chance level, on the items it ran, is under its value where its tasks report one"
+    )
     if len(runs) > 1:
-        how += "; B − A is the paired difference on the units both runs scored, with its 95% paired bootstrap interval, its p-value and test, and the flips (units better under A / under B), each count a link to those items"
-    how += f". {DAGGER}: not the release's items, not comparable with the paper's numbers. A benchmark's name opens its tab: the paper's tables and charts, every task and category, and the items."
+        how += (
+            "; B − A is the paired difference on the units both runs scored, with its 95% paired bootstrap "
+            "interval, its p-value and test, and the flips (units better under A / under B), each count a link "
+            "to those items"
+        )
+    how += (
+        f". {DAGGER}: not the release's items, not comparable with the paper's numbers. A benchmark's name opens "
+        "its tab: the paper's tables and charts, every task and category, and the items."
+    )
     return f'<h2>Overview</h2><p class="lead">{lead}</p>' + "".join(blocks) + f'<p class="note">{how}</p>'

@@ -59,7 +59,7 @@ LISTINGS_ALLOWED = {
     ("provenance/data_fingerprint.py", "_regular_files"): "a data root, fingerprinted for the results record",
     ("provenance/prompt_hash.py", "prompts_sha256"): "the package's own YAML folder, for the prompt hash",
     ("record.py", "installed_tasks"): "the package's own YAML folder: the installed task index",
-    ("report/__init__.py", "write_report"): "the report's output folder (-o), for links where a report file goes",
+    ("report/write.py", "write_report"): "the report's output folder (-o), for links where a report file goes",
     ("rescoring/run.py", "benchmark_groups"): "the package's own YAML folder, for a benchmark's groups",
 }
 _LISTING = {"glob", "iglob", "rglob", "iterdir", "walk", "scandir", "listdir", "fwalk"}

@@ -120,7 +120,7 @@ def test_a_release_known_by_its_count_alone_is_the_release_by_count_on_a_local_c
     only (their key lists could not be read): a run of a local copy with the release's count is
     the release on the submitter's word, shown so; one from the release's hub repository is the
     release by where it came from; a release with a key hash (CompBench) is checked, not claimed."""
-    from lmms_comparative.report import _items
+    from lmms_comparative.report.verification import _items
     from lmms_comparative.subsets import by_count_only
 
     subtlebench, compbench = BY_NAME["subtlebench"], BY_NAME["compbench"]

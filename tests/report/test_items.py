@@ -10,6 +10,7 @@ from PIL import Image
 
 from lmms_comparative.registry import BY_NAME
 from lmms_comparative.report import item_browser as items
+from lmms_comparative.report.item_records import collect
 
 
 def _record(task: str, media: list[str]) -> dict:
@@ -85,7 +86,7 @@ def test_an_item_scored_by_its_questions_shows_them_and_their_mean():
         samples={"captionqa_simple_natural": [caption], "subtlebench_sp": [mcq]},
         side={"reader": {"captionqa_simple_natural": reader}},
     )
-    found = {r["task"]: r for r in items.collect([run], [BY_NAME["captionqa"], BY_NAME["subtlebench"]])}
+    found = {r["task"]: r for r in collect([run], [BY_NAME["captionqa"], BY_NAME["subtlebench"]])}
     entry = found["captionqa_simple_natural"]["runs"][0]
     assert [q["question"] for q in entry["questions"]] == ["q0", "q1", "q2", "q3"]
     assert entry["score"] == 0.75 and entry["outcome"] == "partial"
@@ -95,4 +96,4 @@ def test_an_item_scored_by_its_questions_shows_them_and_their_mean():
     )
     # Without the reader's log there is nothing to list, and the item keeps what its samples say.
     bare = Run("m", {"results": {}}, samples={"captionqa_simple_natural": [caption]})
-    assert "questions" not in items.collect([bare], [BY_NAME["captionqa"]])[0]["runs"][0]
+    assert "questions" not in collect([bare], [BY_NAME["captionqa"]])[0]["runs"][0]
