@@ -53,7 +53,10 @@ def section(benchmark, runs: list[Run]) -> str | None:
     rows = _rows(benchmark, runs, marks)
     if not rows:
         return None
-    caption = f"Each task's accuracy (or its first metric) x100; n is the number of items (the task's `counts`). {benchmark.title} has no report layout of its own (no report.py)."
+    caption = (
+        "Each task's accuracy (or its first metric) x100; n is the number of items (the task's `counts`). "
+        f"{benchmark.title} has no report layout of its own (no report.py)."
+    )
     return "\n".join(
         [
             f"## {benchmark.title}",

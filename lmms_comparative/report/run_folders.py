@@ -177,10 +177,12 @@ def load_pair(first: str, second: str, links: list[tuple[Path, str]] | None = No
         if len(runs) != 1:
             raise ReportError(f"{given}: {len(runs)} results files under this folder; give the folder of one run")
         base = Path(given if os.path.isdir(given) else os.path.dirname(given) or os.curdir)
+        path = runs[0].path
+        assert path is not None  # ``load_runs`` reads each run from its results file
         try:
-            relative = runs[0].path.relative_to(base)
+            relative = path.relative_to(base)
         except ValueError:
-            relative = Path(runs[0].path.name)
+            relative = Path(path.name)
         pair.append(runs[0])
         origins.append((base.resolve().name or str(base), relative))
     if pair[0].name == pair[1].name:

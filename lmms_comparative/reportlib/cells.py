@@ -38,7 +38,10 @@ def interval_note(rows: list[list[str]], with_intervals: str, without: str) -> s
     return with_intervals if _has_interval(rows) else without
 
 
-SAMPLES_NEEDED = "No intervals: they are computed from per-item results, which only runs with `--log_samples` write (samples logs beside the results JSON)."
+SAMPLES_NEEDED = (
+    "No intervals: they are computed from per-item results, which only runs with `--log_samples` write "
+    "(samples logs beside the results JSON)."
+)
 
 NO_CI95 = "No intervals: these results carry no `ci95` metric (a task publishes it when it scored at least two units)."
 
@@ -68,7 +71,7 @@ _NUMBER = re.compile(r"^\**(-?[\d.]+)\**(?: ±([\d.]+)| \((-?[\d.]+)–(-?[\d.]+
 def parse_cell(text: str) -> dict:
     """A cell's text with its number and interval where it has them: ``{"text", "value", "low",
     "high"}`` (value x100 as printed; low/high from ``±`` or ``(low–high)``)."""
-    found = {"text": text}
+    found: dict[str, str | float] = {"text": text}
     match = _NUMBER.match(text.strip())
     if match and match.group(1) not in ("", ".", "-"):
         try:

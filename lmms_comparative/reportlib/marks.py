@@ -52,7 +52,7 @@ class Marks:
     values behind the row's ``tasks`` are not the release's), ``notes`` the footnote under the table;
     ``table(..., marks=)`` adds both to report.md and a ``subset`` field to the CSV and report.json."""
 
-    def __init__(self, benchmark):
+    def __init__(self, benchmark) -> None:
         self.benchmark = benchmark
         self.labels: dict[str, str | None] = {}  # a row's first cell (plain) -> its reason
         self._notes: dict[tuple[str, str], None] = {}  # (run name, reason), in order of marking
@@ -80,7 +80,8 @@ class Marks:
             return []
         return [
             "",
-            f"{DAGGER} Not the released benchmark's full item set, or not shown to be, so not comparable with the paper's numbers:",
+            f"{DAGGER} Not the released benchmark's full item set, or not shown to be, so not comparable with the "
+            "paper's numbers:",
             "",
         ] + [f"- {code(name)}: {reason}" for name, reason in self._notes]
 

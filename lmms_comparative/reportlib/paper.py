@@ -65,8 +65,9 @@ class Aliases:
 
     @classmethod
     def from_options(cls, alias_args: list[str] | None = None, alias_file: str | None = None) -> "Aliases":
-        """The user's aliases from ``--alias PAPER_MODEL=MODEL_ID`` values and an ``--aliases`` JSON file ({paper model: id or
-        list of ids}) as ``extra``; ``ReportError`` on an unreadable file or a malformed ``--alias``."""
+        """The user's aliases from ``--alias PAPER_MODEL=MODEL_ID`` values and an ``--aliases`` JSON file
+        ({paper model: id or list of ids}) as ``extra``; ``ReportError`` on an unreadable file or a
+        malformed ``--alias``."""
         extra: dict[str, list[str]] = {}
         if alias_file:
             try:
@@ -188,8 +189,8 @@ def paper_block(
         )
     if not placements:
         return []
-    matched = {p.matched for p in placements if p.matched}
-    shown = {m: v for m, v in spec["rows"].items() if mode == "all" or (mode == "matched" and m in matched)}
+    matched_models = {p.matched for p in placements if p.matched}
+    shown = {m: v for m, v in spec["rows"].items() if mode == "all" or (mode == "matched" and m in matched_models)}
     models = {m: v for m, v in spec["rows"].items() if m not in reference}
     marks = Marks(benchmark)
     # Reference rows (chance, human) first, then the paper's models and the runs in rank order by
@@ -267,8 +268,10 @@ def reproduction(benchmark, table_id: str, spec: dict, p: Placement) -> list[str
     verdict = f"reproduced in {inside} of {checked} columns" if checked else "no column to compare"
     name = code(p.run.name) + (f" {DAGGER}" if p.subset else "")
     head = (
-        f"Reproduction check: {name} is the paper's **{p.matched}** ({spec['source']}): {verdict} (the paper's value inside our 95% interval, at the paper's precision)."
-        " The match is by the model the run's `--model_args` name, the submitter's claim: nothing checks which weights answered."
+        f"Reproduction check: {name} is the paper's **{p.matched}** ({spec['source']}): {verdict} (the paper's "
+        "value inside our 95% interval, at the paper's precision)."
+        " The match is by the model the run's `--model_args` name, the submitter's claim: nothing checks which "
+        "weights answered."
     )
     if p.subset:
         head += f" Not a reproduction of the paper's setting: the run's items are not the release's ({kind(p.subset)})."

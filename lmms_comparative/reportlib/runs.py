@@ -13,7 +13,8 @@ from lmms_comparative.data.untrusted import printable
 
 @dataclass
 class Run:
-    """One lmms-eval run as the report reads it: its name, its results JSON, its samples logs by task, its side logs and its verify verdict."""
+    """One lmms-eval run as the report reads it: its name, its results JSON, its samples logs by task,
+    its side logs and its verify verdict."""
 
     name: str
     results: dict
@@ -47,7 +48,8 @@ class Run:
         return (found["low"], found["high"]) if isinstance(found, dict) else None
 
     def per_item(self, task: str, metric: str = "accuracy", key: str = "correct") -> list[float] | None:
-        """The per-item values of a metric's ``key`` field from the samples log (``correct`` of ``accuracy`` by default), or None without samples."""
+        """The per-item values of a metric's ``key`` field from the samples log (``correct`` of
+        ``accuracy`` by default), or None without samples."""
         rows = self.samples.get(task)
         if not rows:
             return None
@@ -104,7 +106,7 @@ def generated_by(results: dict) -> dict:
     if (results.get("config") or {}).get("model") != "replay":
         return {}
     record = results.get("lmms_comparative")
-    if generation_of(record) is None:
+    if not isinstance(record, dict) or generation_of(record) is None:
         return {}
     found = record["predictions"].get("generated_by")
     return found if isinstance(found, dict) else {}
@@ -123,6 +125,5 @@ def model_args(results: dict) -> dict[str, str]:
 
 def parse_model_args(text) -> dict[str, str]:
     """``pretrained=X,device=cuda`` as a dict."""
-    return dict(
-        part.split("=", 1) if "=" in part else (part, "") for part in str(text or "").split(",") if part.strip()
-    )
+    pairs = (part.partition("=") for part in str(text or "").split(",") if part.strip())
+    return {key: value for key, _, value in pairs}
