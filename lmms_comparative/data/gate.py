@@ -24,30 +24,51 @@
 
 A file that fails is one ``Unsafe`` line naming what is wrong; callers name the file and go on with
 the others.
+
+This module lists the folders and parses what is read; a file's ``Entry`` and the reading of its bytes
+are in ``gate_entry``, the naming of a run's files in ``run_files``. Callers import all of it from here.
 """
 
 from __future__ import annotations
 
-import bisect
-import errno
 import fnmatch
 import os
 import stat
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, TypeVar
+from typing import Any, Callable, Iterator, TypeVar, overload
 
-from lmms_comparative.data.untrusted import (
-    MAX_DEPTH,
-    MAX_JSON_BYTES,
-    MAX_LOG_BYTES,
-    Unsafe,
-    loads,
-    printable,
-    read_open,
-    regular,
-)
+from lmms_comparative.data.gate_entry import MAX_LINE_BYTES, MAX_LINES, NOT_FOLLOWED, Entry, open_folder
+from lmms_comparative.data.run_files import ANSWERS_NAME, RESULTS_SUFFIX, SAMPLES_INFIX, VERDICT_NAME, Run, runs_of
+from lmms_comparative.data.untrusted import MAX_DEPTH, MAX_JSON_BYTES, MAX_LOG_BYTES, Unsafe, loads
+
+__all__ = [
+    "ANSWERS_NAME",
+    "FOLDER_NOT_FOLLOWED",
+    "MAX_ENTRIES",
+    "MAX_FOLDER_BYTES",
+    "MAX_FOLDER_DEPTH",
+    "MAX_LINES",
+    "MAX_LINE_BYTES",
+    "NOT_FOLLOWED",
+    "RESULTS_SUFFIX",
+    "SAMPLES_INFIX",
+    "VERDICT_NAME",
+    "Entry",
+    "Folder",
+    "Run",
+    "files_matching",
+    "json_lines",
+    "listing",
+    "logs_named",
+    "read_json",
+    "refusal",
+    "results_json",
+    "rows",
+    "run_of",
+    "scan",
+]
 
 # lmms-eval writes ``<output_path>/<model>/`` (two levels); a folder of submissions adds a few more.
 MAX_FOLDER_DEPTH = 24
@@ -55,133 +76,7 @@ MAX_FOLDER_DEPTH = 24
 MAX_ENTRIES = 200_000
 # Bytes of the regular files listed under one folder: a folder of a hundred full CompBench runs.
 MAX_FOLDER_BYTES = 64 << 30
-# One line of a log: a samples line holds a doc's fields, the prompt and the replies (well under 1 MiB).
-MAX_LINE_BYTES = 16 << 20
-# Lines of one log: the largest release (MLLM-CompBench's test split) has about 40,000 items.
-MAX_LINES = 2_000_000
-
-RESULTS_SUFFIX = "_results.json"
-SAMPLES_INFIX = "samples_"
-ANSWERS_NAME = "llm_answers.jsonl"
-VERDICT_NAME = "verify.json"
-NOT_FOLLOWED = "a link: not followed (links inside a submitted folder are never followed)"
 FOLDER_NOT_FOLLOWED = "a link to a folder: not followed (links inside a submitted folder are never followed)"
-
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
-
-
-def _size(n: int) -> str:
-    return f"{n / (1 << 20):.1f} MiB" if n >= 1 << 20 else f"{n} bytes"
-
-
-@dataclass(frozen=True)
-class Entry:
-    """A regular file the gate found: the folder the caller gave (``base``, the caller's own and
-    possibly a link) and the names below it. Its bytes are read only through ``read_bytes``."""
-
-    base: Path
-    parts: tuple[str, ...]
-
-    @property
-    def path(self) -> Path:
-        """Where it is, for messages and for the caller's own output paths (never opened as is)."""
-        return self.base.joinpath(*self.parts)
-
-    @property
-    def name(self) -> str:
-        return self.parts[-1]
-
-    def shown(self) -> str:
-        """The path for a terminal or a page: control and bidi characters escaped."""
-        return printable(str(self.path), lines=False)
-
-    def read_bytes(self, limit: int) -> bytes:
-        """The file's bytes, opened with no link followed anywhere below ``base``; ``Unsafe`` for a
-        link, a file that is no longer regular, or one past ``limit`` bytes."""
-        fd = _open(self.base, self.parts)
-        try:
-            return read_open(fd, limit)
-        finally:
-            os.close(fd)
-
-    def lines(self, limit: int = MAX_LOG_BYTES) -> Iterator[tuple[int, bytes]]:
-        """(line number, bytes) of every non-blank line, read in blocks, each block searched once
-        for line ends (a line split over many blocks is joined once: linear in the file); a line
-        past ``MAX_LINE_BYTES`` or a file past ``MAX_LINES`` lines is ``Unsafe``, as ``read_bytes``."""
-        fd = _open(self.base, self.parts)
-        try:
-            regular(fd, limit)
-            total, number, held = 0, 0, 0
-            pending: list[bytes] = []  # the pieces of a line that runs past the block read
-            while chunk := os.read(fd, 1 << 20):
-                total += len(chunk)
-                if total > limit:
-                    raise Unsafe(f"past the {_size(limit)} a real run writes: not read")
-                start = 0
-                while (end := chunk.find(b"\n", start)) >= 0:
-                    line = b"".join([*pending, chunk[start:end]]) if pending else chunk[start:end]
-                    pending, held, start, number = [], 0, end + 1, number + 1
-                    if number > MAX_LINES:
-                        raise Unsafe(
-                            f"more than {MAX_LINES:,} lines (no run of these benchmarks writes so many): not read"
-                        )
-                    if len(line) > MAX_LINE_BYTES:
-                        raise Unsafe(
-                            f"line {number}: {_size(len(line))}, past the {_size(MAX_LINE_BYTES)} a line of a run holds: not read"
-                        )
-                    if line.strip():
-                        yield number, line
-                pending.append(chunk[start:])
-                held += len(chunk) - start
-                if held > MAX_LINE_BYTES:
-                    raise Unsafe(f"line {number + 1}: past the {_size(MAX_LINE_BYTES)} a line of a run holds: not read")
-            line = b"".join(pending)
-            if line.strip():
-                yield number + 1, line
-        finally:
-            os.close(fd)
-
-
-def _open(base: Path, parts: tuple[str, ...]) -> int:
-    """A descriptor of ``base/parts...``: each folder below ``base`` opened with ``O_NOFOLLOW``
-    relative to the one above it (``_open_folder``), the file too (``base`` itself is the caller's)."""
-    try:
-        folder = _open_folder(base, parts[:-1])
-    except OSError as exc:
-        raise Unsafe(
-            NOT_FOLLOWED
-            if exc.errno in (errno.ELOOP, errno.ENOTDIR)
-            else f"its folder cannot be opened ({exc.strerror})"
-        ) from None
-    try:
-        return os.open(parts[-1], _READ_FLAGS, dir_fd=folder)
-    except OSError as exc:
-        raise Unsafe(
-            NOT_FOLLOWED if exc.errno in (errno.ELOOP, errno.ENOTDIR) else f"cannot be read ({exc.strerror})"
-        ) from None
-    finally:
-        os.close(folder)
-
-
-@dataclass
-class Run:
-    """The files of one run, found by their names beside ``results`` (``<date>_results.json``).
-    ``samples`` and ``side`` are keyed by the task name as the file name spells it: folder text,
-    to be matched against the installed task index (``registry.of_task``) or a record's names
-    before it means anything."""
-
-    results: Entry
-    date: str
-    samples: dict[str, Entry] = field(default_factory=dict)
-    answers: Entry | None = None
-    verdict: Entry | None = None
-    side: dict[str, dict[str, Entry]] = field(default_factory=dict)
-    files: list[Entry] = field(default_factory=list)  # every regular file named <date>_..., the verdict aside
-
-    @property
-    def path(self) -> Path:
-        return self.results.path
 
 
 @dataclass
@@ -196,7 +91,7 @@ class Folder:
 def _list(base: Path, parts: tuple[str, ...], sizes: dict[str, int] | None = None) -> list[tuple[str, str]]:
     """(name, kind) of a folder's entries, kind one of file, folder, link, other; opened with no
     link followed. ``sizes``, given, gets each regular file's size."""
-    fd = _open_folder(base, parts)
+    fd = open_folder(base, parts)
     try:
         found = []
         with os.scandir(fd) as entries:
@@ -227,71 +122,6 @@ def listing(folder: str | Path) -> list[tuple[str, str]]:
     """(name, kind) of one folder's entries, sorted, kind one of file, folder, link, other: what a
     verdict's file hashes cover (a link or a pipe named like a run's file is listed too)."""
     return _list(Path(folder), ())
-
-
-def _open_folder(base: Path, parts: tuple[str, ...]) -> int:
-    folder = os.open(base, _DIR_FLAGS & ~getattr(os, "O_NOFOLLOW", 0))
-    try:
-        for name in parts:
-            inner = os.open(name, _DIR_FLAGS, dir_fd=folder)
-            os.close(folder)
-            folder = inner
-        return folder
-    except BaseException:
-        os.close(folder)
-        raise
-
-
-def _runs_of(base: Path, parts: tuple[str, ...], names: list[tuple[str, str]], side_logs: tuple[str, ...]) -> list[Run]:
-    """The runs among one folder's entries: each ``<date>_results.json``, with the files whose
-    names begin with exactly its ``<date>_`` (compared as strings, never as a pattern). A file
-    that begins with two runs' dates (``x_results.json`` beside ``x_y_results.json``) is the run's
-    with the longer date. Each run's files are found by a binary search of the sorted names, so a
-    folder of many runs is listed in n log n, not n squared."""
-    files = sorted(name for name, kind in names if kind == "file")
-    runs = [
-        Run(Entry(base, (*parts, n)), n[: -len(RESULTS_SUFFIX)])
-        for n in files
-        if n.endswith(RESULTS_SUFFIX) and len(n) > len(RESULTS_SUFFIX)
-    ]
-    claimed = {run.results.name for run in runs}  # a results file is its own run's
-    for run in sorted(runs, key=lambda r: -len(r.date)):
-        prefix = run.date + "_"
-        at = bisect.bisect_left(files, prefix)
-        while at < len(files) and files[at].startswith(prefix):
-            other, at = files[at], at + 1
-            if other in claimed:
-                continue
-            claimed.add(other)
-            rest = other[len(prefix) :]
-            entry = Entry(base, (*parts, other))
-            if rest == VERDICT_NAME:
-                run.verdict = entry
-                continue
-            run.files.append(entry)
-            if rest == ANSWERS_NAME:
-                run.answers = entry
-            elif (
-                rest.startswith(SAMPLES_INFIX)
-                and rest.endswith(".jsonl")
-                and len(rest) > len(SAMPLES_INFIX) + len(".jsonl")
-            ):
-                run.samples[rest[len(SAMPLES_INFIX) : -len(".jsonl")]] = entry
-            else:
-                log = next(
-                    (
-                        g
-                        for g in side_logs
-                        if rest.startswith(g + "_")
-                        and rest.endswith(".jsonl")
-                        and len(rest) > len(g) + 1 + len(".jsonl")
-                    ),
-                    None,
-                )
-                if log is not None:
-                    run.side.setdefault(log, {})[rest[len(log) + 1 : -len(".jsonl")]] = entry
-        run.files.insert(0, run.results)
-    return runs
 
 
 def scan(
@@ -334,7 +164,7 @@ def scan(
                 )
             )
             break
-        runs += _runs_of(base, parts, names, side_logs)
+        runs += runs_of(base, parts, names, side_logs)
         for name, kind in names:
             if kind == "file":
                 files.append(Entry(base, (*parts, name)))
@@ -354,7 +184,8 @@ def scan(
                     passed.append(
                         (
                             base.joinpath(*parts, name),
-                            f"a folder {len(parts) + 1} levels down, past the {max_depth} a folder of runs needs: not read",
+                            f"a folder {len(parts) + 1} levels down, past the {max_depth} a folder of runs needs:"
+                            " not read",
                         )
                     )
                 else:
@@ -397,7 +228,7 @@ def run_of(results_file: str | Path, side_logs: tuple[str, ...] = ()) -> Run:
         raise Unsafe(NOT_FOLLOWED)
     if kinds.get(path.name) != "file":
         raise Unsafe("not a regular file named <date>_results.json: not read")
-    for run in _runs_of(folder, (), names, side_logs):
+    for run in runs_of(folder, (), names, side_logs):
         if run.results.name == path.name:
             return run
     raise Unsafe("not named <date>_results.json: not read")
@@ -417,9 +248,19 @@ def read_json(entry: Entry, limit: int = MAX_JSON_BYTES, depth: int = MAX_DEPTH)
     return loads(entry.read_bytes(limit), depth)
 
 
+@overload
+def json_lines(entry: Entry, reduce: None = None, limit: int = MAX_LOG_BYTES) -> Iterator[tuple[int, dict]]: ...
+
+
+@overload
 def json_lines(
-    entry: Entry, reduce: Callable[[dict], T | None] | None = None, limit: int = MAX_LOG_BYTES
-) -> Iterator[tuple[int, T]]:
+    entry: Entry, reduce: Callable[[dict], T | None], limit: int = MAX_LOG_BYTES
+) -> Iterator[tuple[int, T]]: ...
+
+
+def json_lines(
+    entry: Entry, reduce: Callable[[dict], Any] | None = None, limit: int = MAX_LOG_BYTES
+) -> Iterator[tuple[int, Any]]:
     """(line number, ``reduce(row)``) for every line of a JSON-lines log, each line a bounded JSON
     object; ``Unsafe`` naming the line otherwise. ``reduce`` keeps what the caller needs (None:
     the line is dropped), so that only that is held while the rest of the file streams past."""
@@ -432,12 +273,24 @@ def json_lines(
             raise Unsafe(f"line {number}: expected a JSON object, got {type(row).__name__}")
         kept = reduce(row) if reduce is not None else row
         if kept is not None:
-            yield number, kept  # type: ignore[misc]
+            yield number, kept
+
+
+@overload
+def rows(
+    entry: Entry, error: type[Exception], reduce: None = None, limit: int = MAX_LOG_BYTES
+) -> list[tuple[int, dict]]: ...
+
+
+@overload
+def rows(
+    entry: Entry, error: type[Exception], reduce: Callable[[dict], T | None], limit: int = MAX_LOG_BYTES
+) -> list[tuple[int, T]]: ...
 
 
 def rows(
-    entry: Entry, error: type[Exception], reduce: Callable[[dict], T | None] | None = None, limit: int = MAX_LOG_BYTES
-) -> list[tuple[int, T]]:
+    entry: Entry, error: type[Exception], reduce: Callable[[dict], Any] | None = None, limit: int = MAX_LOG_BYTES
+) -> list[tuple[int, Any]]:
     """Every (line number, reduced row) of a log (``json_lines``), read whole; ``error`` carrying
     the one line that names the file and the line (``refusal``) where it is refused."""
     try:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import cast
 
 from lmms_comparative.data import untrusted
 
@@ -48,4 +49,5 @@ def maker(generated: dict | None) -> str | None:
     """Who made the data a record's ``generated`` entry describes, in words; None for a release copy."""
     if not isinstance(generated, dict):
         return None
-    return MAKERS.get(generated.get("generated"), f"this package ({generated.get('generated')})")
+    # A marker's maker is any JSON value: one that is none of ``MAKERS``' names is this package's.
+    return MAKERS.get(cast(str, generated.get("generated")), f"this package ({generated.get('generated')})")

@@ -78,7 +78,8 @@ def _explain(exc: BaseException, repo: str) -> tuple[str, str]:
     if isinstance(exc, GatedRepoError) or status in (401, 403):
         sent = "the token in HF_TOKEN was refused" if os.environ.get("HF_TOKEN") else "no token was sent"
         return (
-            f"the hub refused access to {repo} (HTTP {status or 401}); it needs a token with access to the repository, and {sent}",
+            f"the hub refused access to {repo} (HTTP {status or 401}); it needs a token with access to the"
+            f" repository, and {sent}",
             "set HF_TOKEN to such a token (or run `hf auth login`)",
         )
     if isinstance(exc, RepositoryNotFoundError):
@@ -120,7 +121,7 @@ def _with_retries(call, attempts: int = 6):
         except HfHubHTTPError as exc:
             response = getattr(exc, "response", None)
             status = getattr(response, "status_code", None)
-            if attempt == attempts - 1 or not (status == 429 or (status or 0) >= 500):
+            if response is None or attempt == attempts - 1 or not (status == 429 or (status or 0) >= 500):
                 raise
             try:
                 wait = float(response.headers.get("Retry-After"))
@@ -159,7 +160,8 @@ def _snapshot(repo: str, env_var: str) -> Snapshot:
     cached = _cached_commit(repo)
     if cached is None:
         raise DataError(
-            f"HF_HUB_OFFLINE is set and the Hugging Face cache holds no copy of {repo}: run once online, or set {env_var} to a local copy."
+            f"HF_HUB_OFFLINE is set and the Hugging Face cache holds no copy of {repo}: run once online,"
+            f" or set {env_var} to a local copy."
         )
     return Snapshot(repo, cached, None)
 
@@ -210,10 +212,11 @@ def fetch(
     if snap.files is None:
         shown = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
         raise DataError(
-            f"{len(missing)} file(s) of {snap.repo} are not in the Hugging Face cache ({shown}) and the hub is not used (HF_HUB_OFFLINE, or unreachable): run once online, or set {env_var}."
+            f"{len(missing)} file(s) of {snap.repo} are not in the Hugging Face cache ({shown}) and the hub is"
+            f" not used (HF_HUB_OFFLINE, or unreachable): run once online, or set {env_var}."
         )
     from huggingface_hub import hf_hub_download
-    from tqdm import tqdm
+    from tqdm import tqdm  # type: ignore[import-untyped]  # tqdm ships no type information
 
     def one(path: str) -> None:
         hf_hub_download(snap.repo, path, repo_type=REPO_TYPE, revision=snap.commit)

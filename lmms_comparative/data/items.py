@@ -364,6 +364,7 @@ def video_frames(path: str | os.PathLike) -> int | None:
             return sum(1 for _ in container.decode(stream))
     except Exception:  # noqa: BLE001 - an unreadable video is reported by whoever reads it
         return None
+    return None  # not reached: PyAV is untyped, so mypy takes its container for one that may swallow an error
 
 
 def skip(reason: str, what: str) -> None:

@@ -20,7 +20,8 @@ def local_root(env_var: str, expected: str) -> Path | None:
     root = Path(value).expanduser()
     if not root.is_dir():
         raise DataError(
-            f"{env_var}={value!r} is not a directory. It should point at a local copy of the release laid out as the official release: {expected}."
+            f"{env_var}={value!r} is not a directory. It should point at a local copy of the release laid out as"
+            f" the official release: {expected}."
         )
 
     # Data this package made up (a fixture, synthetic pairs) carries a marker: the record keeps it.

@@ -128,7 +128,8 @@ def _bounded(value, limit: int):
         elif isinstance(item, int) and not isinstance(item, bool):
             if abs(item) >= 10**MAX_INT_DIGITS:
                 raise Unsafe(
-                    f"an integer of {len(str(abs(item)))} digits (no count or score of a run has more than {MAX_INT_DIGITS}): not read"
+                    f"an integer of {len(str(abs(item)))} digits (no count or score of a run has more than"
+                    f" {MAX_INT_DIGITS}): not read"
                 )
         elif isinstance(item, str) and len(item) > MAX_STRING_CHARS:
             raise Unsafe(f"a string of {len(item):,} characters, past the {MAX_STRING_CHARS:,} a run writes: not read")
