@@ -6,22 +6,32 @@ The facts of the record (``__init__.py`` adds the parts): what the parts themsel
 from lmms_comparative.data.replies import ItemKey
 from lmms_comparative.record import Benchmark
 
+# The task table. The sixteen columns of the paper's Table 2 are ``files.COLUMNS`` (a relativity on a
+# source, with the release's file of each); their relativities, in that order, are the groups.
+RELATIVITIES = ("attribute", "existence", "state", "emotion", "temporality", "spatiality", "quantity", "quality")
+TWO_STAGE_COLUMNS = ("existence_magicbrush", "emotion_celeba", "spatiality_nyudepth")  # Table 3 left
+# The families over the columns: "" the test split with the pair merged into one image (the
+# template's input), "full" every record, "pair" the two images apart, "twostage" two stages.
+FAMILIES = ("", "full", "pair", "twostage")
+
+
+def task(family: str, column: str = "") -> str:
+    """A task's or group's name: ``compbench[_<family>][_<column>]``."""
+    return "_".join(p for p in ("compbench", family, column) if p)
+
+
 FACTS = Benchmark(
     name="compbench",
     title="MLLM-CompBench",
     root_variable="COMPBENCH_ROOT",
-    task_families=("compbench", "compbench_full", "compbench_pair", "compbench_twostage")
-    + tuple(
-        f"compbench_{r}"
-        for r in ("attribute", "existence", "state", "emotion", "temporality", "spatiality", "quantity", "quality")
-    ),
+    task_families=tuple(task(f) for f in FAMILIES) + tuple(task(r) for r in RELATIVITIES),
     answer_spaces=("options", "words", "which"),
     exports=(
         (
             "",
             "table2",
             tuple(
-                (c, f"compbench_{c}")
+                (c, task("", c))
                 for c in (
                     "attribute_mitstates",
                     "attribute_fashionpedia",

@@ -12,8 +12,9 @@ from typing import Any
 
 from PIL import Image
 
-from lmms_comparative.benchmarks.compbench import data, tasks
+from lmms_comparative.benchmarks.compbench import data
 from lmms_comparative.benchmarks.compbench import scoring as rules
+from lmms_comparative.benchmarks.compbench.facts import FACTS, task
 from lmms_comparative.benchmarks.compbench.prompts import (
     CARS_QUESTION,
     EXISTENCE,
@@ -39,7 +40,6 @@ from lmms_comparative.tasklib import (
     skip_counts,
 )
 from lmms_comparative.tasklib.rounds import multi_round_docs
-from lmms_comparative.tasklib.yamlgen import define_hooks
 
 SIDES = {"binary", "cars", "soccer", "quantity"}  # kinds answered with Left/Right (Same)
 
@@ -56,17 +56,49 @@ def _column(name: str, split: str):
     """The ``process_docs`` of one column's task: its docs of ``split`` (``test``, or ``full``: test and val)."""
     label = f"MLLM-CompBench {name}" + (" (full)" if split == "full" else "")
     return docs_hook(
-        name if split == "test" else f"full_{name}", partial(data.column_docs, name, split), _image_paths, _uid, label
+        name if split == "test" else f"full_{name}",
+        partial(data.column_docs, name, split),
+        key=FACTS.item_key,
+        image_paths=_image_paths,
+        item_id=_uid,
+        label=label,
     )
 
 
-# Each column's test split, and the full set (test and val), under the names the task files give them (tasks.py).
-COLUMN_DOCS = {
-    tasks.docs_name(name, family): _column(name, split)
-    for name in tasks.NAMES
-    for family, split in (("", "test"), ("full", "full"))
-}
-define_hooks(globals(), COLUMN_DOCS)
+# Each column's test split (the merged-pair and the pair tasks), in the order of Table 2 (files.COLUMNS).
+process_docs_attribute_mitstates = _column("attribute_mitstates", "test")
+process_docs_attribute_fashionpedia = _column("attribute_fashionpedia", "test")
+process_docs_attribute_vaw = _column("attribute_vaw", "test")
+process_docs_attribute_cub = _column("attribute_cub", "test")
+process_docs_attribute_wildfish = _column("attribute_wildfish", "test")
+process_docs_existence_magicbrush = _column("existence_magicbrush", "test")
+process_docs_existence_spotdiff = _column("existence_spotdiff", "test")
+process_docs_state_mitstates = _column("state_mitstates", "test")
+process_docs_state_vaw = _column("state_vaw", "test")
+process_docs_emotion_celeba = _column("emotion_celeba", "test")
+process_docs_emotion_fer2013 = _column("emotion_fer2013", "test")
+process_docs_temporality_soccernet = _column("temporality_soccernet", "test")
+process_docs_temporality_compcars = _column("temporality_compcars", "test")
+process_docs_spatiality_nyudepth = _column("spatiality_nyudepth", "test")
+process_docs_quantity_vqav2 = _column("quantity_vqav2", "test")
+process_docs_quality_qbench2 = _column("quality_qbench2", "test")
+# Each column's full set (test and val): the compbench_full tasks.
+process_docs_full_attribute_mitstates = _column("attribute_mitstates", "full")
+process_docs_full_attribute_fashionpedia = _column("attribute_fashionpedia", "full")
+process_docs_full_attribute_vaw = _column("attribute_vaw", "full")
+process_docs_full_attribute_cub = _column("attribute_cub", "full")
+process_docs_full_attribute_wildfish = _column("attribute_wildfish", "full")
+process_docs_full_existence_magicbrush = _column("existence_magicbrush", "full")
+process_docs_full_existence_spotdiff = _column("existence_spotdiff", "full")
+process_docs_full_state_mitstates = _column("state_mitstates", "full")
+process_docs_full_state_vaw = _column("state_vaw", "full")
+process_docs_full_emotion_celeba = _column("emotion_celeba", "full")
+process_docs_full_emotion_fer2013 = _column("emotion_fer2013", "full")
+process_docs_full_temporality_soccernet = _column("temporality_soccernet", "full")
+process_docs_full_temporality_compcars = _column("temporality_compcars", "full")
+process_docs_full_spatiality_nyudepth = _column("spatiality_nyudepth", "full")
+process_docs_full_quantity_vqav2 = _column("quantity_vqav2", "full")
+process_docs_full_quality_qbench2 = _column("quality_qbench2", "full")
 
 
 def doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> str:
@@ -266,13 +298,12 @@ def twostage_process_results(doc: dict[str, Any], results: list) -> dict[str, di
     return out
 
 
-# The two-stage tasks' docs (``tasks.TWO_STAGE_COLUMNS``), under the names the task files give them.
-define_hooks(
-    globals(),
-    {
-        tasks.docs_name(name, "twostage"): multi_round_docs(
-            COLUMN_DOCS[tasks.docs_name(name)], tasks.task("twostage", name)
-        )
-        for name in tasks.TWO_STAGE_COLUMNS
-    },
+# The two-stage tasks' docs (facts.TWO_STAGE_COLUMNS): each column's test split, once the run's model
+# is known to run rounds.
+process_docs_twostage_existence_magicbrush = multi_round_docs(
+    process_docs_existence_magicbrush, task("twostage", "existence_magicbrush")
+)
+process_docs_twostage_emotion_celeba = multi_round_docs(process_docs_emotion_celeba, task("twostage", "emotion_celeba"))
+process_docs_twostage_spatiality_nyudepth = multi_round_docs(
+    process_docs_spatiality_nyudepth, task("twostage", "spatiality_nyudepth")
 )

@@ -25,27 +25,32 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lmms_comparative.benchmarks.compbench import facts
 from lmms_comparative.data.replies import Options, PredictionsError, Replies, read_jsonl
 from lmms_comparative.record import PredictionsPart
 
 # The paper's column codes (Table 2) -> the column task (``files.COLUMN_BY_TASK``).
 COLUMN_CODES = {
-    "ST_attr": "attribute_mitstates", "FA": "attribute_fashionpedia", "VA_attr": "attribute_vaw", "CU": "attribute_cub", "WF": "attribute_wildfish",
-    "MB": "existence_magicbrush", "SD": "existence_spotdiff", "ST_state": "state_mitstates", "VA_state": "state_vaw", "CE": "emotion_celeba",
-    "FE": "emotion_fer2013", "SN": "temporality_soccernet", "CC": "temporality_compcars", "ND": "spatiality_nyudepth", "VQ": "quantity_vqav2", "QB": "quality_qbench2",
+    "ST_attr": "attribute_mitstates", "FA": "attribute_fashionpedia", "VA_attr": "attribute_vaw",
+    "CU": "attribute_cub", "WF": "attribute_wildfish", "MB": "existence_magicbrush", "SD": "existence_spotdiff",
+    "ST_state": "state_mitstates", "VA_state": "state_vaw", "CE": "emotion_celeba", "FE": "emotion_fer2013",
+    "SN": "temporality_soccernet", "CC": "temporality_compcars", "ND": "spatiality_nyudepth",
+    "VQ": "quantity_vqav2", "QB": "quality_qbench2",
 }  # fmt: skip
 # The families whose docs are the authors' test split (compbench_full is every record);
-# compbench_twostage has three columns (Table 3 left).
-TEST_FAMILIES = ("compbench", "compbench_pair", "compbench_twostage")
-TWO_STAGE_COLUMNS = ("MB", "CE", "ND")
+# compbench_twostage has three columns (Table 3 left), here by their codes (MB, CE, ND).
+TEST_FAMILIES = tuple(facts.task(f) for f in facts.FAMILIES if f != "full")
+TWO_STAGE_COLUMNS = tuple(code for code, column in COLUMN_CODES.items() if column in facts.TWO_STAGE_COLUMNS)
 
 
 def read_authors(path: Path, options: Options) -> Replies:
-    """Format ``authors`` (module docstring): the authors' per-item replies of the ``--family`` given, keyed by ``uid``."""
+    """Format ``authors`` (module docstring): the authors' per-item replies of the ``--family`` given,
+    keyed by ``uid``."""
     family = options.family or "compbench"
     if family not in TEST_FAMILIES:
         raise PredictionsError(
-            f"{path}: the authors' replies are for their test split; --family must be one of {', '.join(TEST_FAMILIES)}, not {family!r}"
+            f"{path}: the authors' replies are for their test split; --family must be one of "
+            f"{', '.join(TEST_FAMILIES)}, not {family!r}"
         )
     out = Replies(sources=[str(path)])
     for number, row in enumerate(read_jsonl(path), 1):
@@ -55,7 +60,8 @@ def read_authors(path: Path, options: Options) -> Replies:
             raise PredictionsError(f"{where}: 'column' must be one of {', '.join(COLUMN_CODES)}, got {column!r}")
         if not isinstance(row.get("idx"), int) or row["idx"] < 0:
             raise PredictionsError(
-                f"{where}: 'idx' (the item's place in the authors' test split) must be a non-negative integer, got {row.get('idx')!r}"
+                f"{where}: 'idx' (the item's place in the authors' test split) must be a non-negative integer, got "
+                f"{row.get('idx')!r}"
             )
         reply = row.get("reply")
         if reply is None:
@@ -66,7 +72,8 @@ def read_authors(path: Path, options: Options) -> Replies:
             )
         if family == "compbench_twostage" and column not in TWO_STAGE_COLUMNS:
             raise PredictionsError(
-                f"{where}: compbench_twostage has the columns {', '.join(TWO_STAGE_COLUMNS)} (Table 3 left), not {column}"
+                f"{where}: compbench_twostage has the columns {', '.join(TWO_STAGE_COLUMNS)} (Table 3 left), not "
+                f"{column}"
             )
         base = COLUMN_CODES[column]
         task = f"{family}_{base}"
