@@ -19,6 +19,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from lmms_comparative.benchmarks.subtlebench.facts import CATEGORIES  # the ten difference types (task table)
 from lmms_comparative.benchmarks.subtlebench.facts import FACTS as BENCHMARK
 from lmms_comparative.data import hub, items
 from lmms_comparative.data.jsonl import read_records
@@ -30,20 +31,6 @@ ENV_VAR = BENCHMARK.root_variable
 HUB_REPO = BENCHMARK.hub_repo  # KRAFTON/VLM-SubtleBench
 LAYOUT = "data/test.jsonl and data/val.jsonl (one JSON record per line) and the images/ folder they refer to"
 
-# The ten difference types: task suffix -> the dataset's `category` value (paper Table 2 order).
-# The one list of them: the tasks (subtlebench_<code>), metrics (accuracy_<code>) and report columns follow it.
-CATEGORIES = {
-    "at": "attribute",
-    "st": "state",
-    "em": "emotion",
-    "tm": "temporal",
-    "sp": "spatial",
-    "ex": "existence",
-    "qn": "quantity",
-    "ql": "quality",
-    "vp": "viewpoint",
-    "ac": "action",
-}
 TYPE_TASKS = tuple(f"subtlebench_{code}" for code in CATEGORIES)
 # unified_adapter.py: REQUIRED_FIELDS
 REQUIRED_FIELDS = ("image_1", "image_2", "question", "answer", "distractors")

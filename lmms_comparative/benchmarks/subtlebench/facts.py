@@ -8,8 +8,9 @@ from lmms_comparative.record import Benchmark, ScoringCall
 # The synthetic primitives' colours (paper appendix; synthetic.py draws with them, the pixel_diff
 # baseline names a difference by the nearest one).
 COLOURS = {
-    "red": (220, 40, 40), "green": (40, 160, 60), "blue": (40, 80, 210), "orange": (240, 140, 20), "purple": (140, 60, 180),
-    "yellow": (230, 200, 30), "cyan": (30, 190, 200), "magenta": (210, 40, 170), "brown": (140, 90, 40), "gray": (120, 120, 120),
+    "red": (220, 40, 40), "green": (40, 160, 60), "blue": (40, 80, 210), "orange": (240, 140, 20),
+    "purple": (140, 60, 180), "yellow": (230, 200, 30), "cyan": (30, 190, 200), "magenta": (210, 40, 170),
+    "brown": (140, 90, 40), "gray": (120, 120, 120),
 }  # fmt: skip
 # The caption judge (paper: GPT-4o, Yes/No) and the caption similarity model (paper appendix B.3).
 JUDGE = ScoringCall(
@@ -28,41 +29,67 @@ SBERT = ScoringCall(
 )
 
 
+# ---- the task table: what the hooks (hooks.py, rounds.py), the task files (tasks.py) and the record read
+
+# The ten difference types: task suffix -> the dataset's `category` value (paper Table 2 order).
+# The one list of them: the tasks (subtlebench_<code>), metrics (accuracy_<code>) and report columns follow it.
+CATEGORIES = {
+    "at": "attribute",
+    "st": "state",
+    "em": "emotion",
+    "tm": "temporal",
+    "sp": "spatial",
+    "ex": "existence",
+    "qn": "quantity",
+    "ql": "quality",
+    "vp": "viewpoint",
+    "ac": "action",
+}
+
+# The paper's columns as scalar metrics (declared in the task template, combined as micro averages by
+# the group template): Table 2's difference types and Table 10's domains. A task reports a column
+# only for the items it has (subtlebench_at has no accuracy_game).
+TYPE_METRICS = {category: f"accuracy_{code}" for code, category in CATEGORIES.items()}
+# Table 10's columns: Natural, Game, Industry, Aerial, Synthetic, Medical. The release spells the
+# industrial domain "industrial" (its README: natural, industrial, medical, aerial, synthetic); the
+# paper's Game items may carry another domain in the release, and then accuracy_game is not reported.
+DOMAIN_METRICS = {
+    "natural": "accuracy_natural",
+    "game": "accuracy_game",
+    "industrial": "accuracy_industry",
+    "industry": "accuracy_industry",
+    "aerial": "accuracy_aerial",
+    "synthetic": "accuracy_synthetic",
+    "medical": "accuracy_medical",
+}
+COLUMN_METRICS = tuple(TYPE_METRICS.values()) + tuple(dict.fromkeys(DOMAIN_METRICS.values()))
+
+# The prompting strategies that change the prompt and the images (hooks.VISUALS draws them): each a
+# group of the ten types, its tasks the template with doc_to_visual_<strategy> and prompt <strategy>.
+# "reasoning" changes the prompt only.
+STRATEGIES = ("reasoning", "grid", "grid_paper", "concat", "overlap", "subtract", "highlight")
+# The multi-round protocols (rounds.py): the types each covers.
+ROUNDS = {"twostep": tuple(CATEGORIES), "langonly": ("em", "ex", "ql")}
+
+
+def task(family: str, code: str = "") -> str:
+    """A task's name: ``subtlebench_<code>`` (family ""), else ``subtlebench_<family>_<code>``; a
+    family's group without ``code``."""
+    return "_".join(p for p in ("subtlebench", family, code) if p)
+
+
 FACTS = Benchmark(
     name="subtlebench",
     title="VLM-SubtleBench",
     root_variable="SUBTLEBENCH_ROOT",
     hub_repo="KRAFTON/VLM-SubtleBench",
-    task_families=(
-        "subtlebench",
-        "subtlebench_concat",
-        "subtlebench_grid",
-        "subtlebench_grid_paper",
-        "subtlebench_highlight",
-        "subtlebench_overlap",
-        "subtlebench_reasoning",
-        "subtlebench_subtract",
-        "subtlebench_swap",
-        "subtlebench_caption",
-        "subtlebench_twostep",
-        "subtlebench_langonly",
-    ),
+    # The type tasks' group, the strategies' and the image-order check, the captions, the multi-round protocols.
+    task_families=tuple(task(f) for f in ("", *sorted((*STRATEGIES, "swap")), "caption", *ROUNDS)),
     answer_spaces=("letters",),
     scoring_calls=(JUDGE, SBERT),
     exports=(
-        (
-            "",
-            "table2",
-            tuple(
-                (c, "subtlebench" if c == "avg" else f"subtlebench_{c}")
-                for c in ("at", "st", "em", "tm", "sp", "ex", "qn", "ql", "vp", "ac", "avg")
-            ),
-        ),
-        (
-            "caption",
-            "table3",
-            (("css", "subtlebench_caption_css"), ("judge_accuracy", "subtlebench_caption_judge_accuracy")),
-        ),
+        ("", "table2", (*((code, task("", code)) for code in CATEGORIES), ("avg", task("")))),
+        ("caption", "table3", tuple((m, task("caption", m)) for m in ("css", "judge_accuracy"))),
     ),
     smoke_task="subtlebench_sp",  # one small task: what the tests that touch every benchmark run
     colours=COLOURS,

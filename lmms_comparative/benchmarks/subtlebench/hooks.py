@@ -11,9 +11,9 @@ import os
 from functools import partial
 from typing import Any
 
-from lmms_comparative.benchmarks.subtlebench import data, tasks
+from lmms_comparative.benchmarks.subtlebench import data
 from lmms_comparative.benchmarks.subtlebench import image_transforms as transforms
-from lmms_comparative.benchmarks.subtlebench.facts import JUDGE, SBERT
+from lmms_comparative.benchmarks.subtlebench.facts import DOMAIN_METRICS, FACTS, JUDGE, SBERT, TYPE_METRICS
 from lmms_comparative.benchmarks.subtlebench.prompts import (
     CAPTION_JUDGE,
     CAPTION_SYSTEM,
@@ -29,13 +29,12 @@ from lmms_comparative.tasklib import (
     Share,
     check_model_failures,
     docs_hook,
-    group_share,
     load_images,
     once_per_run,
     response_text,
     skip_counts,
 )
-from lmms_comparative.tasklib.yamlgen import define_hooks
+from lmms_comparative.tasklib import group_share as _group_share  # bound here only as group_column
 
 DEFAULT_PROMPT = "standard"
 
@@ -43,18 +42,36 @@ DEFAULT_PROMPT = "standard"
 # ---- docs ---------------------------------------------------------------------------------------
 
 
-# One process_docs per difference type, under the names the task files give them (tasks.py).
-define_hooks(
-    globals(),
-    {
-        tasks.docs_name(category): docs_hook(
-            category, partial(data.category_docs, category), data.image_paths, label=f"VLM-SubtleBench {category}"
-        )
-        for category in data.CATEGORIES.values()
-    },
-)
+def _docs(category: str):
+    """A difference type's docs (data.category_docs), their images checked before generation."""
+    return docs_hook(
+        category,
+        partial(data.category_docs, category),
+        key=FACTS.item_key,
+        image_paths=data.image_paths,
+        label=f"VLM-SubtleBench {category}",
+    )
+
+
+# One process_docs per difference type (facts.CATEGORIES), named in the type tasks' files (tasks.py).
+process_docs_attribute = _docs("attribute")
+process_docs_state = _docs("state")
+process_docs_emotion = _docs("emotion")
+process_docs_temporal = _docs("temporal")
+process_docs_spatial = _docs("spatial")
+process_docs_existence = _docs("existence")
+process_docs_quantity = _docs("quantity")
+process_docs_quality = _docs("quality")
+process_docs_viewpoint = _docs("viewpoint")
+process_docs_action = _docs("action")
 # The image-order check (subtlebench_swap): the "first image"/"second image" items, images swapped.
-process_docs_swap = docs_hook("swap", data.swapped_docs, data.image_paths, label="VLM-SubtleBench image-order check")
+process_docs_swap = docs_hook(
+    "swap",
+    data.swapped_docs,
+    key=FACTS.item_key,
+    image_paths=data.image_paths,
+    label="VLM-SubtleBench image-order check",
+)
 
 
 # ---- prompts ------------------------------------------------------------------------------------
@@ -143,7 +160,7 @@ def doc_to_target(doc: dict[str, Any]) -> str:
 
 # ---- scoring ------------------------------------------------------------------------------------
 
-# The paper's columns, a metric each (tasks.TYPE_METRICS, tasks.DOMAIN_METRICS): a task reports a
+# The paper's columns, a metric each (facts.TYPE_METRICS, facts.DOMAIN_METRICS): a task reports a
 # column only for the items it has (subtlebench_at has no accuracy_game).
 
 
@@ -155,7 +172,7 @@ def process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
     cell = {k: sample[k] for k in ("item_id", "correct", "status")}
     if sample["correct"] is not None:
         cell["score"] = sample["correct"]  # lmms-eval's CLT standard error reads `score`
-    for name in (tasks.TYPE_METRICS.get(sample["category"]), tasks.DOMAIN_METRICS.get(sample["domain"])):
+    for name in (TYPE_METRICS.get(sample["category"]), DOMAIN_METRICS.get(sample["domain"])):
         if name:
             out[name] = cell
     return out
@@ -250,7 +267,7 @@ def aggregate_image_choice(items: list) -> dict:
 
 
 # Group-level combinations (lmms-eval calls them with the subtasks' values and sizes).
-group_column = group_share  # a type or domain column over all types: correct / items
+group_column = _group_share  # a type or domain column over all types: correct / items
 
 
 def group_merge_breakdowns(values: list, sizes: list, weight_by_size: bool = False) -> dict:
@@ -272,7 +289,9 @@ def _caption_docs() -> list[dict[str, Any]]:
     return docs
 
 
-process_docs_caption = docs_hook("caption", _caption_docs, data.image_paths, label="VLM-SubtleBench captions")
+process_docs_caption = docs_hook(
+    "caption", _caption_docs, key=FACTS.item_key, image_paths=data.image_paths, label="VLM-SubtleBench captions"
+)
 
 
 def caption_doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> str:

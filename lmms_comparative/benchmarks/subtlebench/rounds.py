@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from lmms_comparative.benchmarks.subtlebench import hooks, tasks
-from lmms_comparative.benchmarks.subtlebench.data import CATEGORIES
+from lmms_comparative.benchmarks.subtlebench import hooks
+from lmms_comparative.benchmarks.subtlebench.facts import task
 from lmms_comparative.benchmarks.subtlebench.hooks import doc_to_visual, process_results, user_text
 from lmms_comparative.benchmarks.subtlebench.prompts import (
     LANGUAGE_ONLY_PREAMBLE,
@@ -22,18 +22,12 @@ from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.mcq import format_options
 from lmms_comparative.tasklib import END_OF_ROUNDS, flatten, load_images, next_round, round_replies
 from lmms_comparative.tasklib.rounds import multi_round_docs
-from lmms_comparative.tasklib.yamlgen import define_hooks
 
 
-def _rounds_docs(protocol: str) -> dict:
-    """The ``process_docs`` of a multi-round protocol's tasks (``tasks.ROUNDS``): each type's docs,
-    checked first for a model that runs rounds."""
-    return {
-        tasks.docs_name(CATEGORIES[code], protocol): multi_round_docs(
-            getattr(hooks, tasks.docs_name(CATEGORIES[code])), tasks.task(protocol, code)
-        )
-        for code in tasks.ROUNDS[protocol]
-    }
+def _in_rounds(process_docs, protocol: str, code: str):
+    """The ``process_docs`` of a multi-round protocol's task (``facts.ROUNDS``): the type's docs
+    (hooks.py), checked first for a model that runs rounds."""
+    return multi_round_docs(process_docs, task(protocol, code))
 
 
 # ---- two-step reasoning (paper §4.3, Table 4; Figure 10) ------------------------------------------
@@ -94,7 +88,16 @@ def twostep_process_results(doc: dict[str, Any], results: list) -> dict[str, dic
 
 
 # Named in the two-step task files: each type's docs, asked in two rounds.
-define_hooks(globals(), _rounds_docs("twostep"))
+process_docs_twostep_attribute = _in_rounds(hooks.process_docs_attribute, "twostep", "at")
+process_docs_twostep_state = _in_rounds(hooks.process_docs_state, "twostep", "st")
+process_docs_twostep_emotion = _in_rounds(hooks.process_docs_emotion, "twostep", "em")
+process_docs_twostep_temporal = _in_rounds(hooks.process_docs_temporal, "twostep", "tm")
+process_docs_twostep_spatial = _in_rounds(hooks.process_docs_spatial, "twostep", "sp")
+process_docs_twostep_existence = _in_rounds(hooks.process_docs_existence, "twostep", "ex")
+process_docs_twostep_quantity = _in_rounds(hooks.process_docs_quantity, "twostep", "qn")
+process_docs_twostep_quality = _in_rounds(hooks.process_docs_quality, "twostep", "ql")
+process_docs_twostep_viewpoint = _in_rounds(hooks.process_docs_viewpoint, "twostep", "vp")
+process_docs_twostep_action = _in_rounds(hooks.process_docs_action, "twostep", "ac")
 
 
 # ---- language-only comparison (appendix C.2, Table 9) -----------------------------------------------
@@ -136,4 +139,6 @@ def langonly_doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | 
 
 
 # Named in the language-only task files (the three types of Table 9).
-define_hooks(globals(), _rounds_docs("langonly"))
+process_docs_langonly_emotion = _in_rounds(hooks.process_docs_emotion, "langonly", "em")
+process_docs_langonly_existence = _in_rounds(hooks.process_docs_existence, "langonly", "ex")
+process_docs_langonly_quality = _in_rounds(hooks.process_docs_quality, "langonly", "ql")

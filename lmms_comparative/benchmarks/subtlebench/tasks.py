@@ -1,74 +1,129 @@
-"""VLM-SubtleBench's task files, each fact once: the ten difference types (``data.CATEGORIES``), the
-paper's columns, the prompting strategies; ``python -m lmms_comparative.benchmarks.generate
-subtlebench`` writes them to yaml/, and the hooks build their per-type ``process_docs`` from the same
-tables (``hooks.py``, ``rounds.py``)."""
+"""VLM-SubtleBench's task files, each fact once: the ten difference types, the paper's columns, the
+prompting strategies and the multi-round protocols (the task table, facts.py), each task with its
+hooks (hooks.py, rounds.py, named here by object); ``python -m lmms_comparative.benchmarks.generate
+subtlebench`` writes them to yaml/."""
 
 from __future__ import annotations
 
-from lmms_comparative.benchmarks.subtlebench.data import CATEGORIES
+from collections.abc import Callable, Iterable, Mapping
+
+from lmms_comparative.benchmarks.subtlebench import hooks, rounds
+from lmms_comparative.benchmarks.subtlebench.facts import CATEGORIES, COLUMN_METRICS, ROUNDS, STRATEGIES, task
+from lmms_comparative.tasklib import group_sum_counts
 from lmms_comparative.tasklib.yamlgen import (
     PLACEHOLDER,
-    TASKLIB,
     Flow,
     Group,
     Hooks,
     Note,
     Source,
+    Spec,
     Task,
     Template,
     generation,
     group_metric,
+    kit_hook,
     metric,
 )
 
-H = Hooks("lmms_comparative.benchmarks.subtlebench.hooks")
-R = Hooks("lmms_comparative.benchmarks.subtlebench.rounds")
+H = Hooks(hooks)
+R = Hooks(rounds)
 TEMPLATE, GROUP_TEMPLATE = "_default_template_yaml", "_group_template_yaml"
 
-# The paper's columns as scalar metrics (declared in the task template, combined as micro averages by
-# the group template): Table 2's difference types and Table 10's domains. A task reports a column
-# only for the items it has (subtlebench_at has no accuracy_game).
-TYPE_METRICS = {category: f"accuracy_{code}" for code, category in CATEGORIES.items()}
-# Table 10's columns: Natural, Game, Industry, Aerial, Synthetic, Medical. The release spells the
-# industrial domain "industrial" (its README: natural, industrial, medical, aerial, synthetic); the
-# paper's Game items may carry another domain in the release, and then accuracy_game is not reported.
-DOMAIN_METRICS = {
-    "natural": "accuracy_natural",
-    "game": "accuracy_game",
-    "industrial": "accuracy_industry",
-    "industry": "accuracy_industry",
-    "aerial": "accuracy_aerial",
-    "synthetic": "accuracy_synthetic",
-    "medical": "accuracy_medical",
+# Each type's process_docs (hooks.py), by its code in facts.CATEGORIES.
+DOCS = {
+    "at": hooks.process_docs_attribute,
+    "st": hooks.process_docs_state,
+    "em": hooks.process_docs_emotion,
+    "tm": hooks.process_docs_temporal,
+    "sp": hooks.process_docs_spatial,
+    "ex": hooks.process_docs_existence,
+    "qn": hooks.process_docs_quantity,
+    "ql": hooks.process_docs_quality,
+    "vp": hooks.process_docs_viewpoint,
+    "ac": hooks.process_docs_action,
 }
-COLUMN_METRICS = tuple(TYPE_METRICS.values()) + tuple(dict.fromkeys(DOMAIN_METRICS.values()))
-
-# The prompting strategies that change the prompt and the images (hooks.VISUALS draws them): each a
-# group of the ten types, its tasks the template with doc_to_visual_<strategy> and prompt <strategy>.
-# "reasoning" changes the prompt only.
-STRATEGIES = {
+# The multi-round protocols' hooks (rounds.py): each covered type's process_docs (facts.ROUNDS),
+# then doc_to_text and doc_to_messages.
+ROUND_DOCS = {
+    "twostep": {
+        "at": rounds.process_docs_twostep_attribute,
+        "st": rounds.process_docs_twostep_state,
+        "em": rounds.process_docs_twostep_emotion,
+        "tm": rounds.process_docs_twostep_temporal,
+        "sp": rounds.process_docs_twostep_spatial,
+        "ex": rounds.process_docs_twostep_existence,
+        "qn": rounds.process_docs_twostep_quantity,
+        "ql": rounds.process_docs_twostep_quality,
+        "vp": rounds.process_docs_twostep_viewpoint,
+        "ac": rounds.process_docs_twostep_action,
+    },
+    "langonly": {
+        "em": rounds.process_docs_langonly_emotion,
+        "ex": rounds.process_docs_langonly_existence,
+        "ql": rounds.process_docs_langonly_quality,
+    },
+}
+ROUND_TEXT = {
+    "twostep": (rounds.twostep_doc_to_text, rounds.twostep_doc_to_messages),
+    "langonly": (rounds.langonly_doc_to_text, rounds.langonly_doc_to_messages),
+}
+# The strategies' group notes (facts.STRATEGIES); their images are hooks.VISUALS's ("reasoning" has none).
+STRATEGY_NOTES = {
     "reasoning": "The paper's reasoning prompt (Figure 9; the official code's 'standard' prompt type).",
-    "grid": "Prompting strategy 'grid' as the official code runs it (prompts/multiple_choice_evaluator.py\ncreate_grid_messages): the reasoning prompt, 4x4 grid of 1-px (76,76,76) lines on both images.\nThe paper's rendering and its Figure 11 prompt: subtlebench_grid_paper.",
-    "grid_paper": "Prompting strategy 'grid' as the paper describes it: its Figure 11 prompt (answer letter only)\nand appendix B.2's 4x4 grid of 3-px black lines at 30% opacity on both images. The official\ncode's grid is subtlebench_grid.",
+    "grid": (
+        "Prompting strategy 'grid' as the official code runs it (prompts/multiple_choice_evaluator.py\n"
+        "create_grid_messages): the reasoning prompt, 4x4 grid of 1-px (76,76,76) lines on both images.\n"
+        "The paper's rendering and its Figure 11 prompt: subtlebench_grid_paper."
+    ),
+    "grid_paper": (
+        "Prompting strategy 'grid' as the paper describes it: its Figure 11 prompt (answer letter only)\n"
+        "and appendix B.2's 4x4 grid of 3-px black lines at 30% opacity on both images. The official\n"
+        "code's grid is subtlebench_grid."
+    ),
     "concat": "Prompting strategy 'concat': one image: the pair concatenated with a 1-px black separator (Figure 12).",
     "overlap": "Prompting strategy 'overlap': the pair plus their 50/50 blend (Figure 14).",
-    "subtract": "Prompting strategy 'subtract': the pair plus their normalised grayscale difference map (Figure 15).",
-    "highlight": "Prompting strategy 'highlight': the pair plus both images with change regions boxed in green and the rest dimmed (Figure 13).",
+    "subtract": ("Prompting strategy 'subtract': the pair plus their normalised grayscale difference map (Figure 15)."),
+    "highlight": (
+        "Prompting strategy 'highlight': the pair plus both images with change regions boxed in green and the rest "
+        "dimmed (Figure 13)."
+    ),
 }
-# The multi-round protocols (rounds.py): which types each covers, its group's note, its hooks.
-TWOSTEP_NOTE = "Two-step reasoning (paper §4.3, Table 4; prompts: Figure 10, appendix B.1): the model first describes\nthe differences relevant to the question, then answers given both images, the question and its own\ndescription. Two rounds per item (generate_until_multi_round): run with a model that implements\nthem, or through --model multiround --model_args inner=<your model>,<its args>."
-LANGONLY_NOTE = "Language-only comparison (paper appendix C.2, Table 9): each image described on its own with its\ncategory's question, then the question answered from the two descriptions alone (emotion, existence,\nquality). Three rounds per item: run through --model multiround --model_args inner=<your model>,..."
-ROUNDS = {"twostep": tuple(CATEGORIES), "langonly": ("em", "ex", "ql")}
+# The multi-round protocols' group notes.
+ROUND_NOTES = {
+    "twostep": (
+        "Two-step reasoning (paper §4.3, Table 4; prompts: Figure 10, appendix B.1): the model first describes\n"
+        "the differences relevant to the question, then answers given both images, the question and its own\n"
+        "description. Two rounds per item (generate_until_multi_round): run with a model that implements\n"
+        "them, or through --model multiround --model_args inner=<your model>,<its args>."
+    ),
+    "langonly": (
+        "Language-only comparison (paper appendix C.2, Table 9): each image described on its own with its\n"
+        "category's question, then the question answered from the two descriptions alone (emotion, existence,\n"
+        "quality). Three rounds per item: run through --model multiround --model_args inner=<your model>,..."
+    ),
+}
 
 
-def task(family: str, code: str) -> str:
-    """A task's name: ``subtlebench_<code>`` (family ""), else ``subtlebench_<family>_<code>``."""
-    return "_".join(p for p in ("subtlebench", family, code) if p)
+def _check_tables() -> None:
+    """ValueError when a hook table above leaves out a key of the task table (facts.py), or names one
+    it lacks: every task must find its hooks."""
+    tables: list[tuple[str, Mapping[str, object], Iterable[str]]] = [
+        ("DOCS", DOCS, CATEGORIES),
+        ("ROUND_DOCS", ROUND_DOCS, ROUNDS),
+        *((f"ROUND_DOCS[{p!r}]", ROUND_DOCS.get(p, {}), codes) for p, codes in ROUNDS.items()),
+        ("ROUND_TEXT", ROUND_TEXT, ROUNDS),
+        ("ROUND_NOTES", ROUND_NOTES, ROUNDS),
+        ("STRATEGY_NOTES", STRATEGY_NOTES, STRATEGIES),
+        ("hooks.VISUALS", hooks.VISUALS, [s for s in STRATEGIES if s != "reasoning"]),
+    ]
+    for name, hooks_of, keys in tables:
+        missing, extra = sorted(set(keys) - set(hooks_of)), sorted(set(hooks_of) - set(keys))
+        if missing or extra:
+            raise ValueError(f"subtlebench tasks.py: {name} lacks {missing} and has no task for {extra}")
 
 
-def docs_name(category: str, protocol: str = "") -> str:
-    """The name of a type's ``process_docs`` in hooks.py (``protocol`` "") or rounds.py."""
-    return "_".join(p for p in ("process_docs", protocol, category) if p)
+_check_tables()
 
 
 def _template() -> Template:
@@ -81,31 +136,38 @@ def _template() -> Template:
         "where it caps the hidden reasoning too). 16384 truncates no reasoning reply of the paper's\n"
         "models; lower it with --gen_kwargs max_new_tokens=N for a server whose context is shorter."
     )
-    columns = [metric(m, H.aggregate_column) for m in COLUMN_METRICS]
+    columns: list[dict | Note] = [metric(m, H(hooks.aggregate_column)) for m in COLUMN_METRICS]
     columns[0] = Note(
-        "The paper's columns: Table 2's difference types, Table 10's domains (a task reports those of\nits items only).",
+        (
+            "The paper's columns: Table 2's difference types, Table 10's domains (a task reports those of\n"
+            "its items only)."
+        ),
         columns[0],
     )
     return Template(
         TEMPLATE,
-        note="VLM-SubtleBench multiple choice (paper §4, official repo krafton-ai/VLM-SubtleBench).\nData: SUBTLEBENCH_ROOT (a local copy of the HF dataset repo KRAFTON/VLM-SubtleBench), else the hub.\nThe placeholder row only satisfies lmms-eval's loader; process_docs returns the real docs.",
+        note=(
+            "VLM-SubtleBench multiple choice (paper §4, official repo krafton-ai/VLM-SubtleBench).\n"
+            "Data: SUBTLEBENCH_ROOT (a local copy of the HF dataset repo KRAFTON/VLM-SubtleBench), else the hub.\n"
+            "The placeholder row only satisfies lmms-eval's loader; process_docs returns the real docs."
+        ),
         config={
             **PLACEHOLDER,
             "output_type": "generate_until",
-            "doc_to_visual": H.doc_to_visual,
-            "doc_to_text": H.doc_to_text,
-            "doc_to_messages": H.doc_to_messages,
-            "doc_to_target": H.doc_to_target,
+            "doc_to_visual": H(hooks.doc_to_visual),
+            "doc_to_text": H(hooks.doc_to_text),
+            "doc_to_messages": H(hooks.doc_to_messages),
+            "doc_to_target": H(hooks.doc_to_target),
             "generation_kwargs": Note(generation_note, generation(16384, 0.5)),
             "lmms_eval_specific_kwargs": {"default": {"prompt": "standard"}},
-            "process_results": H.process_results,
+            "process_results": H(hooks.process_results),
             "metric_list": [
-                metric("accuracy", H.aggregate_accuracy),
+                metric("accuracy", H(hooks.aggregate_accuracy)),
                 *columns,
-                metric("chance", H.aggregate_chance),
-                metric("by_domain", H.aggregate_by_domain, None),
-                metric("by_source", H.aggregate_by_source, None),
-                metric("counts", H.aggregate_counts, None),
+                metric("chance", H(hooks.aggregate_chance)),
+                metric("by_domain", H(hooks.aggregate_by_domain), None),
+                metric("by_source", H(hooks.aggregate_by_source), None),
+                metric("counts", H(hooks.aggregate_counts), None),
             ],
             "metadata": {"version": 1.0},
         },
@@ -113,9 +175,12 @@ def _template() -> Template:
 
 
 def _group_template() -> Template:
-    columns = [group_metric(m, H.group_column) for m in COLUMN_METRICS]
+    columns: list[dict | Note] = [group_metric(m, H(hooks.group_column)) for m in COLUMN_METRICS]
     columns[0] = Note(
-        'The paper\'s columns over all types: correct / items of that type or domain. They come after\n`accuracy`, whose entry lmms-eval also applies to every metric name containing "accuracy".',
+        (
+            "The paper's columns over all types: correct / items of that type or domain. They come after\n"
+            '`accuracy`, whose entry lmms-eval also applies to every metric name containing "accuracy".'
+        ),
         columns[0],
     )
     return Template(
@@ -126,26 +191,27 @@ def _group_template() -> Template:
                 group_metric("accuracy", weight_by_size=True),
                 group_metric("chance", weight_by_size=True),
                 *columns,
-                group_metric("by_domain", H.group_merge_breakdowns),
-                group_metric("by_source", H.group_merge_breakdowns),
-                group_metric("counts", TASKLIB.group_sum_counts),
+                group_metric("by_domain", H(hooks.group_merge_breakdowns)),
+                group_metric("by_source", H(hooks.group_merge_breakdowns)),
+                group_metric("counts", kit_hook(group_sum_counts)),
             ],
             "metadata": {"version": 1.0},
         },
     )
 
 
-def _family(family: str, codes, config_of, note: str = "") -> tuple:
+def _family(family: str, codes: Iterable[str], config_of: Callable[[str], dict], note: str = "") -> tuple[Spec, ...]:
     """A family's tasks (one per type code) and its group."""
-    tasks = tuple(Task(task(family, code), config_of(code, CATEGORIES[code]), include=TEMPLATE) for code in codes)
-    return (*tasks, Group(task(family, ""), tuple(t.name for t in tasks), include=GROUP_TEMPLATE, note=note))
+    tasks = tuple(Task(task(family, code), config_of(code), include=TEMPLATE) for code in codes)
+    return (*tasks, Group(task(family), tuple(t.name for t in tasks), include=GROUP_TEMPLATE, note=note))
 
 
-def _strategy(name: str):
-    def config(code: str, category: str) -> dict:
-        visual = {"doc_to_visual": H(f"doc_to_visual_{name}")} if name != "reasoning" else {}
+def _strategy(name: str) -> Callable[[str], dict]:
+    visual = {"doc_to_visual": H(hooks.VISUALS[name])} if name != "reasoning" else {}
+
+    def config(code: str) -> dict:
         return {
-            "process_docs": H(docs_name(category)),
+            "process_docs": H(DOCS[code]),
             **visual,
             "lmms_eval_specific_kwargs": Flow({"default": {"prompt": name}}),
         }
@@ -153,16 +219,16 @@ def _strategy(name: str):
     return config
 
 
-def _rounds(protocol: str):
-    text = "langonly" if protocol == "langonly" else "twostep"
+def _rounds(protocol: str) -> Callable[[str], dict]:
+    to_text, to_messages = ROUND_TEXT[protocol]
 
-    def config(code: str, category: str) -> dict:
+    def config(code: str) -> dict:
         return {
-            "process_docs": R(docs_name(category, protocol)),
+            "process_docs": R(ROUND_DOCS[protocol][code]),
             "output_type": "generate_until_multi_round",
-            "doc_to_text": R(f"{text}_doc_to_text"),
-            "doc_to_messages": R(f"{text}_doc_to_messages"),
-            "process_results": R.twostep_process_results,
+            "doc_to_text": R(to_text),
+            "doc_to_messages": R(to_messages),
+            "process_results": R(rounds.twostep_process_results),
         }
 
     return config
@@ -172,17 +238,21 @@ def _caption() -> Task:
     return Task(
         "subtlebench_caption",
         include=TEMPLATE,
-        note='Difference captioning (paper §3.3, Figure 16 prompt, appendix B.3 metrics): items with a\nhuman-written difference caption. CSS: Sentence-BERT cosine similarity (SUBTLEBENCH_SBERT_MODEL,\ndefault paraphrase-MiniLM-L6-v2); judge: share of "Yes" from the engine (prefix SUBTLEBENCH_JUDGE).',
+        note=(
+            "Difference captioning (paper §3.3, Figure 16 prompt, appendix B.3 metrics): items with a\n"
+            "human-written difference caption. CSS: Sentence-BERT cosine similarity (SUBTLEBENCH_SBERT_MODEL,\n"
+            'default paraphrase-MiniLM-L6-v2); judge: share of "Yes" from the engine (prefix SUBTLEBENCH_JUDGE).'
+        ),
         config={
-            "process_docs": H.process_docs_caption,
-            "doc_to_text": H.caption_doc_to_text,
-            "doc_to_messages": H.caption_doc_to_messages,
-            "doc_to_target": H.caption_doc_to_target,
-            "process_results": H.caption_process_results,
+            "process_docs": H(hooks.process_docs_caption),
+            "doc_to_text": H(hooks.caption_doc_to_text),
+            "doc_to_messages": H(hooks.caption_doc_to_messages),
+            "doc_to_target": H(hooks.caption_doc_to_target),
+            "process_results": H(hooks.caption_process_results),
             "metric_list": [
-                metric("css", H.aggregate_css),
-                metric("judge_accuracy", H.aggregate_judge_accuracy),
-                metric("counts", H.aggregate_caption_counts, None),
+                metric("css", H(hooks.aggregate_css)),
+                metric("judge_accuracy", H(hooks.aggregate_judge_accuracy)),
+                metric("counts", H(hooks.aggregate_caption_counts), None),
             ],
         },
     )
@@ -192,15 +262,21 @@ def _swap() -> Task:
     return Task(
         "subtlebench_swap",
         include=TEMPLATE,
-        note='Image-order check (position bias): the items whose options are "first image" / "second image"\n(state, emotion, temporal, quality, action ... in the official unified_adapter.py), asked again\nwith the two images swapped; the correct letter moves to the other option. The report sets it\nbeside the original-order answers to the same items (accuracy in both orders, consistency, and\nhow often the model answers "first image").',
+        note=(
+            'Image-order check (position bias): the items whose options are "first image" / "second image"\n'
+            "(state, emotion, temporal, quality, action ... in the official unified_adapter.py), asked again\n"
+            "with the two images swapped; the correct letter moves to the other option. The report sets it\n"
+            "beside the original-order answers to the same items (accuracy in both orders, consistency, and\n"
+            'how often the model answers "first image").'
+        ),
         config={
-            "process_docs": H.process_docs_swap,
-            "process_results": H.swap_process_results,
+            "process_docs": H(hooks.process_docs_swap),
+            "process_results": H(hooks.swap_process_results),
             "metric_list": [
-                metric("accuracy", H.aggregate_accuracy),
-                metric("by_category", H.aggregate_by_category, None),
-                metric("image_choice", H.aggregate_image_choice, None),
-                metric("counts", H.aggregate_counts, None),
+                metric("accuracy", H(hooks.aggregate_accuracy)),
+                metric("by_category", H(hooks.aggregate_by_category), None),
+                metric("image_choice", H(hooks.aggregate_image_choice), None),
+                metric("counts", H(hooks.aggregate_counts), None),
             ],
         },
     )
@@ -208,17 +284,19 @@ def _swap() -> Task:
 
 def _readme() -> str:
     strategies = ",".join((*STRATEGIES, *ROUNDS))
-    return f"`subtlebench`, `subtlebench_{{{','.join(CATEGORIES)}}}`; strategies `subtlebench_{{{strategies}}}`; `subtlebench_caption`; `subtlebench_swap` (image-order check); synthetic generator"
+    return (
+        f"`subtlebench`, `subtlebench_{{{','.join(CATEGORIES)}}}`; strategies `subtlebench_{{{strategies}}}`; "
+        "`subtlebench_caption`; `subtlebench_swap` (image-order check); synthetic generator"
+    )
 
 
 SOURCE = Source(
     files=(
         _template(),
         _group_template(),
-        *_family("", CATEGORIES, lambda code, category: {"process_docs": H(docs_name(category))}),
-        *(spec for name, note in STRATEGIES.items() for spec in _family(name, CATEGORIES, _strategy(name), note)),
-        *_family("twostep", ROUNDS["twostep"], _rounds("twostep"), TWOSTEP_NOTE),
-        *_family("langonly", ROUNDS["langonly"], _rounds("langonly"), LANGONLY_NOTE),
+        *_family("", CATEGORIES, lambda code: {"process_docs": H(DOCS[code])}),
+        *(spec for name in STRATEGIES for spec in _family(name, CATEGORIES, _strategy(name), STRATEGY_NOTES[name])),
+        *(spec for name, codes in ROUNDS.items() for spec in _family(name, codes, _rounds(name), ROUND_NOTES[name])),
         _caption(),
         _swap(),
     ),
