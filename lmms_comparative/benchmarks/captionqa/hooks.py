@@ -3,38 +3,32 @@
 The model under test writes one caption per image set (the lmms-eval generation step). Scoring
 happens in the aggregation, on rank 0, over the captions gathered from every rank: all questions
 of all captions go to the reader LLM in one batch through the engine (concurrent, cached, failures
-counted), then the official rules score the answers. The QA pass runs once per task; the other
-metrics of the task reuse it.
+counted), then the official rules score the answers (reader_pass.py). The QA pass runs once per
+task; the other metrics of the task reuse it.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import threading
 from functools import partial
-from typing import Any, Iterable
+from typing import Any
 
 from loguru import logger
 
-from lmms_comparative import failures
-from lmms_comparative.benchmarks.captionqa import data, tasks
+from lmms_comparative.benchmarks.captionqa import data, reader_pass
 from lmms_comparative.benchmarks.captionqa import scoring as rules
-from lmms_comparative.benchmarks.captionqa.facts import READER
-from lmms_comparative.benchmarks.captionqa.prompts import READER_SYSTEM_PROMPT, build_qa_prompt, caption_prompt
+from lmms_comparative.benchmarks.captionqa.facts import FACTS
+from lmms_comparative.benchmarks.captionqa.prompts import caption_prompt
+
+# The reader's pass is reader_pass.py's; its entry points stay importable from here for the
+# scripts and tests that call them through the hooks.
+from lmms_comparative.benchmarks.captionqa.reader_pass import qa_rows as qa_rows
+from lmms_comparative.benchmarks.captionqa.reader_pass import reader_engine as reader_engine
+from lmms_comparative.benchmarks.captionqa.reader_pass import reader_messages as reader_messages
 from lmms_comparative.data import items
-from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
-from lmms_comparative.metrics.bootstrap import cluster_mean_intervals
-from lmms_comparative.tasklib import (
-    check_model_failures,
-    docs_hook,
-    once_per_run,
-    response_text,
-    side_logs,
-    skip_counts,
-)
-from lmms_comparative.tasklib.yamlgen import define_hooks
+from lmms_comparative.tasklib import check_model_failures, docs_hook, response_text, skip_counts
 
 METRICS = ("score", "accuracy", "cannot_rate", "by_category", "counts", "ci95")
 
@@ -66,14 +60,15 @@ def _unusable(domain: str) -> dict[int, tuple[str, str]]:
     return _split(domain).unusable() if items.images_needed() else {}
 
 
-# Each domain's docs, under the names the task files give them (tasks.py).
-define_hooks(
-    globals(),
-    {
-        tasks.docs_name(domain): docs_hook(domain, partial(_domain_docs, domain), label=f"CaptionQA {domain}")
-        for domain in rules.DOMAINS
-    },
-)
+def _docs(domain: str):
+    """A domain's docs for the caption tasks (tasks.py names them for each domain of scoring.DOMAINS)."""
+    return docs_hook(domain, partial(_domain_docs, domain), key=FACTS.item_key, label=f"CaptionQA {domain}")
+
+
+process_docs_natural = _docs("natural")
+process_docs_document = _docs("document")
+process_docs_ecommerce = _docs("ecommerce")
+process_docs_embodiedai = _docs("embodiedai")
 
 
 def doc_to_visual(doc: dict[str, Any]) -> list:
@@ -134,67 +129,6 @@ def process_results_taxonomy(doc: dict[str, Any], results: list) -> dict[str, di
 # ---- the QA stage -------------------------------------------------------------------------------
 
 
-def reader_engine() -> Engine:
-    """The engine of the CaptionQA reader (``CAPTIONQA_READER_*``; defaults: Qwen2.5-72B-Instruct at a local vLLM server)."""
-    return Engine.from_env(READER.setting, defaults=READER.default)
-
-
-def reader_messages(caption: str, question: str, options: list[str]) -> list[dict]:
-    """The reader's chat request for one question: qa.py's system prompt and its caption-question-options user turn."""
-    return [
-        {"role": "system", "content": READER_SYSTEM_PROMPT},
-        {"role": "user", "content": build_qa_prompt(caption, question, options)},
-    ]
-
-
-def qa_rows(
-    captions: dict[str, str], domain: str, engine: Engine | None = None, uncaptioned: Iterable[str] = ()
-) -> tuple[list[dict], int]:
-    """Ask the reader every scorable question of every captioned image set; score the answers.
-
-    ``uncaptioned``: the run's image sets without a caption (empty, or the request failed); as in
-    qa.py they take no shuffle draws, so the options of every later question keep the official
-    order. Returns (rows, reader failures). Rows of failed reader calls carry ``failed=True`` and
-    no score.
-    """
-    base = data.root()
-    perms = data.permutations(base, frozenset(uncaptioned))
-    questions = data.questions_by_id(base, domain)
-    engine = engine or reader_engine()
-    plan, requests = [], []
-    for entry_id, caption in captions.items():
-        for q_idx, q in enumerate(questions.get(entry_id, [])):
-            perm = perms.get((entry_id, q_idx))
-            if perm is None:  # not scorable (qa.py skips it)
-                continue
-            options = rules.choices_with_cannot(q["question"], q["choices"])
-            requests.append(reader_messages(caption, q["question"], [options[i] for i in perm]))
-            plan.append((entry_id, q_idx, q, perm, options))
-    answers = engine.run(requests, desc=f"CaptionQA reader ({domain})")
-    rows, failed = [], 0
-    for (entry_id, q_idx, q, perm, options), answer in zip(plan, answers):
-        row = {
-            "id": entry_id,
-            "q_idx": q_idx,
-            "question": q["question"],
-            "category": rules.first_category(q.get("category")),
-            "response": answer.text,
-        }
-        if answer.failed:
-            failed += 1
-            row.update(failed=True, error=answer.error)
-        else:
-            letter = rules.extract_letter(answer.text, len(perm))
-            row.update(
-                failed=False,
-                **rules.score_answer(
-                    letter, perm, options, len(q["choices"]), rules.gt_index(q["choices"], q["answer"])
-                ),
-            )
-        rows.append(row)
-    return rows, failed
-
-
 # The uncaptioned image sets (empty caption, or failed request) of each domain whose QA pass ran in
 # this process, per data copy and caption prompt; and, per domain, which earlier domains it knew.
 _walk_lock = threading.Lock()
@@ -231,80 +165,16 @@ def _walk_uncaptioned(items: list[dict]) -> frozenset:
         late = [d for d in order[position + 1 :] if d in drawn and domain not in drawn[d]] if own else []
     if late:
         logger.warning(
-            f"CaptionQA {domain}: {len(own)} image set(s) without a caption; qa.py would skip them before drawing the option "
-            f"order of {', '.join(late)}, whose QA pass already ran. Run the whole group (e.g. captionqa_simple) for the official order."
+            f"CaptionQA {domain}: {len(own)} image set(s) without a caption; qa.py would skip them before drawing "
+            f"the option order of {', '.join(late)}, whose QA pass already ran. Run the whole group "
+            "(e.g. captionqa_simple) for the official order."
         )
     return own.union(*(known[d] for d in earlier))
 
 
-def _engine_identity(items: list[dict], uncaptioned: list[str]) -> tuple:
-    """What the QA pass depends on besides the items: the image sets without a caption in the
-    walk, and the reader's endpoint and model."""
-    config = reader_engine().config
-    return items, uncaptioned, config.endpoint, config.model
-
-
 def _qa_for(items: list[dict]) -> dict:
     """The QA pass of one task's gathered samples, run once and shared by its metrics."""
-    return _qa_pass(items, sorted(_walk_uncaptioned(items)))
-
-
-@once_per_run(key=_engine_identity)
-def _qa_pass(items: list[dict], uncaptioned: list[str]) -> dict:
-    domain = items[0]["domain"] if items else ""
-    ordered = sorted(items, key=lambda it: it["id"])
-    captions = {it["id"]: it["caption"] for it in ordered if not it["caption_failed"] and not it.get("caption_empty")}
-    engine = reader_engine()
-    rows, failed = qa_rows(captions, domain, engine, uncaptioned)
-    scored = [r for r in rows if not r["failed"]]
-    if items:
-        # Every reader answer, beside the samples log (``<date>_reader_<task>.jsonl``): a caption
-        # pool re-read by another reader, the reader-stability check and per-question difficulty.
-        prompt = items[0].get("prompt", "")
-        task = f"captionqa_{prompt}_{domain}" if prompt else f"captionqa_{domain}"
-        side_logs.add(task, "reader", [{**r, "reader": engine.config.model} for r in rows])
-    check_failures(failed, len(rows), engine.config.max_failed, f"CaptionQA {domain} reader")
-    caption_failed = sum(1 for it in items if it["caption_failed"])
-    failures.check_share(
-        f"CaptionQA {domain} captions",
-        caption_failed,
-        len(items),
-        "got no caption from the model (failed requests; their questions are not asked)",
-    )
-    caption_empty = sum(1 for it in items if it.get("caption_empty"))
-    if caption_empty:
-        logger.warning(
-            f"CaptionQA {domain}: {caption_empty} caption(s) empty; as qa.py, their questions are not asked."
-        )
-    by_image: dict[str, list] = {}
-    for row in scored:
-        by_image.setdefault(row["id"], []).append(row)
-    result = {
-        "summary": rules.summarize(scored),
-        # Questions of one image share its caption: resample images, not questions.
-        "ci95": {
-            **cluster_mean_intervals(
-                list(by_image.values()), {"score": "score", "accuracy": "correct", "cannot_rate": "cannot"}
-            ),
-            "unit": "image",
-        },
-        "by_category": rules.by_category(scored),
-        "counts": {
-            "images": len(items),
-            "caption_failed": caption_failed,
-            "caption_empty": caption_empty,
-            "questions": len(rows),
-            "scored": len(scored),
-            "reader_failed": failed,
-            **skip_counts(items),
-        },
-    }
-    if os.environ.get("CAPTIONQA_FAITHFULNESS", "").strip() not in ("", "0"):
-        empty, _ = qa_rows({entry_id: "" for entry_id in captions}, domain, engine, uncaptioned)
-        result["counts"]["empty_caption_cannot_rate"] = rules.summarize([r for r in empty if not r["failed"]])[
-            "cannot_rate"
-        ]
-    return result
+    return reader_pass.qa_pass(items, sorted(_walk_uncaptioned(items)))
 
 
 def aggregate_score(items: list) -> float:
@@ -399,7 +269,8 @@ def _image_docs(domain: str):
             columns["q_idx"].append(q_idx)
             columns["question"].append(q["question"])
             columns["options"].append([str(choices[i]) for i in shown])
-            columns["answer_letter"].append(rules.LETTERS[shown.index(rules.gt_index(choices, q["answer"]))])
+            gt = rules.gt_index(choices, q["answer"])  # scorable: one of the choices (-1 stands for none)
+            columns["answer_letter"].append(rules.LETTERS[shown.index(-1 if gt is None else gt)])
             columns["category"].append(rules.first_category(q.get("category")))
     if not columns["id"]:
         raise data.DataError(f"{data.ENV_VAR}: no scorable questions in split {domain!r}.")
@@ -407,16 +278,17 @@ def _image_docs(domain: str):
     return columns
 
 
-# Each domain's questions, one doc each, under the names the task files give them (tasks.py).
-define_hooks(
-    globals(),
-    {
-        tasks.docs_name(domain, tasks.IMAGE): docs_hook(
-            f"image_{domain}", partial(_image_docs, domain), label=f"CaptionQA on images ({domain})"
-        )
-        for domain in rules.DOMAINS
-    },
-)
+def _image_docs_of(domain: str):
+    """A domain's questions, one doc each, for the QA-on-image tasks (tasks.py names them per domain)."""
+    return docs_hook(
+        f"image_{domain}", partial(_image_docs, domain), key=FACTS.item_key, label=f"CaptionQA on images ({domain})"
+    )
+
+
+process_image_docs_natural = _image_docs_of("natural")
+process_image_docs_document = _image_docs_of("document")
+process_image_docs_ecommerce = _image_docs_of("ecommerce")
+process_image_docs_embodiedai = _image_docs_of("embodiedai")
 
 
 def image_doc_to_visual(doc: dict[str, Any]) -> list:

@@ -1,14 +1,18 @@
-"""CaptionQA's task files, each fact once: the four domains (``scoring.DOMAINS``) and the four caption
-prompts, each prompt a group of the domains, and the QA-on-image family; ``python -m
-lmms_comparative.benchmarks.generate captionqa`` writes them to yaml/, and hooks.py builds its
-per-domain ``process_docs`` from the same tables."""
+"""CaptionQA's task files: the task table's families (facts: the four caption prompts, each a group
+of the four domains of ``scoring.DOMAINS``, and the QA-on-image family), each task with its hooks
+(hooks.py, named here by object); ``python -m lmms_comparative.benchmarks.generate captionqa``
+writes them to yaml/."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from lmms_comparative.benchmarks.captionqa import hooks
+from lmms_comparative.benchmarks.captionqa.facts import IMAGE, PROMPTS, task_name
 from lmms_comparative.benchmarks.captionqa.scoring import DOMAINS
+from lmms_comparative.tasklib import group_ci95, group_sum_counts
 from lmms_comparative.tasklib.yamlgen import (
     PLACEHOLDER,
-    TASKLIB,
     Flow,
     Group,
     Hooks,
@@ -18,43 +22,74 @@ from lmms_comparative.tasklib.yamlgen import (
     Template,
     generation,
     group_metric,
+    kit_hook,
     metric,
 )
 
-H = Hooks("lmms_comparative.benchmarks.captionqa.hooks")
+H = Hooks(hooks)
 TEMPLATE, GROUP_TEMPLATE, IMAGE_TEMPLATE = "_default_template_yaml", "_group_template_yaml", "_image_template_yaml"
-PROMPTS = ("simple", "short", "long", "taxonomy")  # the caption prompts (prompts.py), Table 3's row groups
-IMAGE = "image"  # the QA-on-image family: the model answers from the images
+# Each domain's docs (hooks.py): the image sets to caption, and the questions asked on the images.
+CAPTION_DOCS = {
+    "natural": hooks.process_docs_natural,
+    "document": hooks.process_docs_document,
+    "ecommerce": hooks.process_docs_ecommerce,
+    "embodiedai": hooks.process_docs_embodiedai,
+}
+IMAGE_DOCS = {
+    "natural": hooks.process_image_docs_natural,
+    "document": hooks.process_image_docs_document,
+    "ecommerce": hooks.process_image_docs_ecommerce,
+    "embodiedai": hooks.process_image_docs_embodiedai,
+}
+# Each caption prompt's per-item results (hooks.py): the prompt goes with every caption, so that
+# the QA pass of a domain knows the captions of the same caption set in the run's other domains.
+RESULTS = {
+    "simple": hooks.process_results_simple,
+    "short": hooks.process_results_short,
+    "long": hooks.process_results_long,
+    "taxonomy": hooks.process_results_taxonomy,
+}
 
 
-def docs_name(domain: str, family: str = "") -> str:
-    """The name of a domain's ``process_docs`` in hooks.py: the captions' (family "") or the image family's."""
-    return f"process_image_docs_{domain}" if family == IMAGE else f"process_docs_{domain}"
+def _hook(table: Mapping[str, object], key: str, what: str) -> object:
+    """The hook ``table`` holds for ``key`` (a domain or a caption prompt of the task table);
+    ValueError when it holds none."""
+    if key not in table:
+        raise ValueError(f"CaptionQA: no {what} hook for {key!r} in tasks.py")
+    return table[key]
 
 
 def _templates() -> tuple[Template, ...]:
     caption = Template(
         TEMPLATE,
-        note="CaptionQA (paper: \"CaptionQA: Is Your Caption as Useful as the Image Itself?\"; official code\ngithub bronyayang/CaptionQA). The model writes a caption per image set; a text-only reader LLM\nthen answers the domain's questions from the caption alone (see lmms_comparative/benchmarks/captionqa/hooks.py).\nData: CAPTIONQA_ROOT (a local copy of the HF dataset repo Borise/CaptionQA), else the hub.\nThe placeholder row only satisfies lmms-eval's loader; process_docs returns the real docs.",
+        note=(
+            'CaptionQA (paper: "CaptionQA: Is Your Caption as Useful as the Image Itself?"; official code\n'
+            "github bronyayang/CaptionQA). The model writes a caption per image set; a text-only reader LLM\n"
+            "then answers the domain's questions from the caption alone "
+            "(see lmms_comparative/benchmarks/captionqa/hooks.py).\n"
+            "Data: CAPTIONQA_ROOT (a local copy of the HF dataset repo Borise/CaptionQA), else the hub.\n"
+            "The placeholder row only satisfies lmms-eval's loader; process_docs returns the real docs."
+        ),
         config={
             **PLACEHOLDER,
             "output_type": "generate_until",
-            "doc_to_visual": H.doc_to_visual,
-            "doc_to_text": H.doc_to_text,
-            "doc_to_target": H.doc_to_target,
+            "doc_to_visual": H(hooks.doc_to_visual),
+            "doc_to_text": H(hooks.doc_to_text),
+            "doc_to_target": H(hooks.doc_to_target),
             "generation_kwargs": Note(
                 "caption.py defaults: --temperature 0.7, --max-tokens 500.", generation(500, 0.7)
             ),
-            "process_results": H.process_results,
+            "process_results": H(hooks.process_results),
             "metric_list": [
-                metric("score", H.aggregate_score),
-                metric("accuracy", H.aggregate_accuracy),
-                metric("cannot_rate", H.aggregate_cannot_rate, False),
-                metric("by_category", H.aggregate_by_category, None),
-                metric("counts", H.aggregate_counts, None),
+                metric("score", H(hooks.aggregate_score)),
+                metric("accuracy", H(hooks.aggregate_accuracy)),
+                metric("cannot_rate", H(hooks.aggregate_cannot_rate), False),
+                metric("by_category", H(hooks.aggregate_by_category), None),
+                metric("counts", H(hooks.aggregate_counts), None),
                 Note(
-                    "95% bootstrap intervals of score, accuracy and cannot_rate (images resampled with their questions).",
-                    metric("ci95", H.aggregate_ci95, None),
+                    "95% bootstrap intervals of score, accuracy and cannot_rate "
+                    "(images resampled with their questions).",
+                    metric("ci95", H(hooks.aggregate_ci95), None),
                 ),
             ],
             "metadata": {"version": 1.0},
@@ -66,31 +101,35 @@ def _templates() -> tuple[Template, ...]:
         config={
             "aggregate_metric_list": [
                 *(group_metric(m, weight_by_size=False) for m in ("score", "accuracy", "cannot_rate")),
-                group_metric("counts", TASKLIB.group_sum_counts),
-                group_metric("ci95", TASKLIB.group_ci95),
+                group_metric("counts", kit_hook(group_sum_counts)),
+                group_metric("ci95", kit_hook(group_ci95)),
             ],
             "metadata": {"version": 1.0},
         },
     )
     image = Template(
         IMAGE_TEMPLATE,
-        note="CaptionQA QA-on-image: the model under test answers each question from the image set itself\n(the paper's reference for the caption-vs-image utility gap, its Figure 4 and Table 4).\nOne doc per scorable question; options in the official shuffled order, without the cannot option.",
+        note=(
+            "CaptionQA QA-on-image: the model under test answers each question from the image set itself\n"
+            "(the paper's reference for the caption-vs-image utility gap, its Figure 4 and Table 4).\n"
+            "One doc per scorable question; options in the official shuffled order, without the cannot option."
+        ),
         config={
             **PLACEHOLDER,
             "output_type": "generate_until",
-            "doc_to_visual": H.image_doc_to_visual,
-            "doc_to_text": H.image_doc_to_text,
-            "doc_to_messages": H.image_doc_to_messages,
-            "doc_to_target": H.image_doc_to_target,
+            "doc_to_visual": H(hooks.image_doc_to_visual),
+            "doc_to_text": H(hooks.image_doc_to_text),
+            "doc_to_messages": H(hooks.image_doc_to_messages),
+            "doc_to_target": H(hooks.image_doc_to_target),
             "generation_kwargs": Note(
                 "Greedy, a few tokens: the reader's settings in qa.py (temperature 0, max 4 tokens) plus room.",
                 generation(16, 0),
             ),
-            "process_results": H.image_process_results,
+            "process_results": H(hooks.image_process_results),
             "metric_list": [
-                metric("accuracy", H.image_aggregate_accuracy),
-                metric("by_category", H.image_aggregate_by_category, None),
-                metric("counts", H.image_aggregate_counts, None),
+                metric("accuracy", H(hooks.image_aggregate_accuracy)),
+                metric("by_category", H(hooks.image_aggregate_by_category), None),
+                metric("counts", H(hooks.image_aggregate_counts), None),
             ],
             "metadata": {"version": 1.0},
         },
@@ -101,32 +140,36 @@ def _templates() -> tuple[Template, ...]:
 def _prompt_family(prompt: str) -> tuple:
     tasks = tuple(
         Task(
-            f"captionqa_{prompt}_{domain}",
+            task_name(prompt, domain),
             {
-                "process_docs": H(docs_name(domain)),
-                "process_results": H(f"process_results_{prompt}"),
+                "process_docs": H(_hook(CAPTION_DOCS, domain, "docs")),
+                "process_results": H(_hook(RESULTS, prompt, "results")),
                 "lmms_eval_specific_kwargs": Flow({"default": {"prompt": prompt}}),
             },
             include=TEMPLATE,
         )
         for domain in DOMAINS
     )
-    return (*tasks, Group(f"captionqa_{prompt}", tuple(t.name for t in tasks), include=GROUP_TEMPLATE))
+    return (*tasks, Group(task_name(prompt), tuple(t.name for t in tasks), include=GROUP_TEMPLATE))
 
 
 def _image_family() -> tuple:
     tasks = tuple(
-        Task(f"captionqa_{IMAGE}_{domain}", {"process_docs": H(docs_name(domain, IMAGE))}, include=IMAGE_TEMPLATE)
+        Task(
+            task_name(IMAGE, domain),
+            {"process_docs": H(_hook(IMAGE_DOCS, domain, "image docs"))},
+            include=IMAGE_TEMPLATE,
+        )
         for domain in DOMAINS
     )
     aggregate = Note(
         "Unweighted mean of the four domains, as the paper averages the QA-on-image accuracy.",
-        [group_metric("accuracy", weight_by_size=False), group_metric("counts", TASKLIB.group_sum_counts)],
+        [group_metric("accuracy", weight_by_size=False), group_metric("counts", kit_hook(group_sum_counts))],
     )
     return (
         *tasks,
         Group(
-            f"captionqa_{IMAGE}",
+            task_name(IMAGE),
             tuple(t.name for t in tasks),
             {"aggregate_metric_list": aggregate, "metadata": {"version": 1.0}},
         ),
