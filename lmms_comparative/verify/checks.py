@@ -79,17 +79,7 @@ def check_file(run: gate.Run, scratch: Path) -> list[Verdict] | str:
     _rescore(found, scratch)
     for number, (task, (name, base)) in enumerate(sorted(found.variants.items())):
         _check_variant(found, task, name, base, scratch / f"variant_{number}")
-    for name in lookalikes(results, record):
-        found.verdicts.setdefault(
-            name,
-            Verdict(
-                name,
-                problems=[
-                    "not a task or group of the installed package, though named like one (no name from a folder"
-                    " is passed to lmms-eval unless it is one exactly)"
-                ],
-            ),
-        )
+    _check_lookalikes(found)
     _check_other_rows(found, ours)
     return list(found.verdicts.values())
 
@@ -233,6 +223,22 @@ def _check_variant(found: Findings, task: str, name: str, base: str, scratch: Pa
     verdict.notes.insert(
         0, f"variant of {base}: re-scored through {base}'s hooks; its prompts and decoding are its own, not the paper's"
     )
+
+
+def _check_lookalikes(found: Findings) -> None:
+    """The names made to look like ours that no installed task or group has (``lookalikes``), each a
+    FAIL unless a verdict already names it."""
+    for name in lookalikes(found.results, found.record):
+        found.verdicts.setdefault(
+            name,
+            Verdict(
+                name,
+                problems=[
+                    "not a task or group of the installed package, though named like one (no name from a folder"
+                    " is passed to lmms-eval unless it is one exactly)"
+                ],
+            ),
+        )
 
 
 def _check_other_rows(found: Findings, ours: list[str]) -> None:
