@@ -35,7 +35,9 @@ def captions_of(samples_files: list[str]) -> dict[str, str]:
     captions: dict[str, str] = {}
     for path in samples_files:
         for row in json_lines(path, ExportError, "samples log"):
-            sample = row.get("score") if isinstance(row.get("score"), dict) else {}
+            sample = row.get("score")
+            if not isinstance(sample, dict):
+                sample = {}
             caption = sample.get("caption")
             if (
                 isinstance(sample.get("id"), str)

@@ -51,7 +51,11 @@ from lmms_comparative.data import items
 from lmms_comparative.data.roots import dataset_root
 from lmms_comparative.failures import DataError
 
-LAYOUT = "one annotation JSON per source (annotations/<name>.json, e.g. annotations/vaw_label.json, or the pre-release Labeled_data/<name>/<file>.json, with the authors' <file>_test.json beside it where they published one) and the images it names"
+LAYOUT = (
+    "one annotation JSON per source (annotations/<name>.json, e.g. annotations/vaw_label.json, or the pre-release "
+    "Labeled_data/<name>/<file>.json, with the authors' <file>_test.json beside it where they published one) and "
+    "the images it names"
+)
 # Each source's folder under dataset/ (release README, "Preparing images"); pre-release image
 # paths are relative to it.
 IMAGE_FOLDERS = {
@@ -127,7 +131,8 @@ def _image(
     if not items.images_needed():  # scoring replies read from files: the image is never opened
         return str(base / ref)
     hint = (
-        " FER-2013 annotations name images imXXX.png while the original files are PrivateTest_XXXXXXX.jpg (official repository issue #2): use the processed images of the release."
+        " FER-2013 annotations name images imXXX.png while the original files are PrivateTest_XXXXXXX.jpg (official "
+        "repository issue #2): use the processed images of the release."
         if label == "fer2013_label"
         else ""
     )

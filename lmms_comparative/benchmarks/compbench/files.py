@@ -157,7 +157,10 @@ def _beside(folder: Path, stem: str, label: str) -> tuple[dict[str, Path], dict[
 def _accepted_names(label: str) -> str:
     pre = PRERELEASE_FILES[label]
     split = "_att_test.json and _state_test.json" if label in ("st_label", "vaw_label") else "_test.json"
-    return f"{pre} (the authors' name), {label}.json, the <file>.json that has the authors' <file>{split} beside it, a folder holding one JSON file, or the authors' {pre[:-5]}{split} or {label}{split} alone"
+    return (
+        f"{pre} (the authors' name), {label}.json, the <file>.json that has the authors' <file>{split} beside it, "
+        f"a folder holding one JSON file, or the authors' {pre[:-5]}{split} or {label}{split} alone"
+    )
 
 
 def _in_folder(folder: Path, label: str) -> SourceFiles:
@@ -200,7 +203,8 @@ def _in_folder(folder: Path, label: str) -> SourceFiles:
             if tests:
                 return SourceFiles(None, tests, vals)
     raise DataError(
-        f"{ENV_VAR}: {folder} holds {len(names)} JSON files ({', '.join(names)}) and none is the {label} annotation file by the names accepted: {_accepted_names(label)}."
+        f"{ENV_VAR}: {folder} holds {len(names)} JSON files ({', '.join(names)}) and none is the {label} annotation "
+        f"file by the names accepted: {_accepted_names(label)}."
     )
 
 
@@ -257,7 +261,8 @@ def _normalise(record: dict, label: str, where: str, path: Path) -> dict:
             return out
     expected = " or ".join(f"{name} {sorted(keys.values())}" for name, keys in LAYOUTS[kind])
     raise DataError(
-        f"{where}: {label} record in no known layout: keys found {sorted(record)}; expected the {expected} (file {path})."
+        f"{where}: {label} record in no known layout: keys found {sorted(record)}; expected the {expected} (file "
+        f"{path})."
     )
 
 

@@ -54,8 +54,10 @@ def build(
     rng = random.Random(seed)
     # Pre-release paths: these sources name the dataset folder in the path, the others start inside it.
     with_folder = {"mb", "sd", "ce", "cu", "cc", "fe", "wf", "qb"}
-    label_of = {"st": "st_label", "fa": "fashion_label", "va": "vaw_label", "cu": "cub_label", "wf": "Wildfish_label", "mb": "mb_label", "sd": "spot_difference_label",
-                "ce": "celebA_label", "fe": "fer2013_label", "sn": "soccernet_label", "cc": "car_label", "nd": "depth_label", "vq": "vqav2_label", "qb": "qbench2_label"}  # fmt: skip
+    label_of = {"st": "st_label", "fa": "fashion_label", "va": "vaw_label", "cu": "cub_label", "wf": "Wildfish_label",
+                "mb": "mb_label", "sd": "spot_difference_label", "ce": "celebA_label", "fe": "fer2013_label",
+                "sn": "soccernet_label", "cc": "car_label", "nd": "depth_label", "vq": "vqav2_label",
+                "qb": "qbench2_label"}  # fmt: skip
 
     def place(source: str, name: str, image: Image.Image) -> str:
         if not pre:
@@ -135,7 +137,8 @@ def build(
             qb.append(
                 {
                     **pair("qb", i, single=True),
-                    "question": f"{question} Options: {', '.join(options)}. Please only return one of the options without any other words or punctuation.",
+                    "question": f"{question} Options: {', '.join(options)}. "
+                    "Please only return one of the options without any other words or punctuation.",
                     "answer": options[i % len(options)],
                     "option": options,
                 }

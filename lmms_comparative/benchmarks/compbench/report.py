@@ -24,9 +24,13 @@ from lmms_comparative.reportlib.runs import Run
 # the source ("ST", "FA", ...); MIT-States (ST) and VAW (VA) are columns of both Attribute and State,
 # so a one-line header joins the two lines as the paper prints them: "Attribute ST", "State ST".
 COMPBENCH_COLUMNS = [
-    ("attribute_mitstates", "Attribute ST"), ("attribute_fashionpedia", "Attribute FA"), ("attribute_vaw", "Attribute VA"), ("attribute_cub", "Attribute CU"), ("attribute_wildfish", "Attribute WF"),
-    ("existence_magicbrush", "Exist. MB"), ("existence_spotdiff", "Exist. SD"), ("state_mitstates", "State ST"), ("state_vaw", "State VA"), ("emotion_celeba", "Emot. CE"),
-    ("emotion_fer2013", "Emot. FE"), ("temporality_soccernet", "Temp. SN"), ("temporality_compcars", "Temp. CC"), ("spatiality_nyudepth", "Spat. ND"), ("quantity_vqav2", "Quan. VQ"), ("quality_qbench2", "Qual. QB"),
+    ("attribute_mitstates", "Attribute ST"), ("attribute_fashionpedia", "Attribute FA"),
+    ("attribute_vaw", "Attribute VA"), ("attribute_cub", "Attribute CU"), ("attribute_wildfish", "Attribute WF"),
+    ("existence_magicbrush", "Exist. MB"), ("existence_spotdiff", "Exist. SD"),
+    ("state_mitstates", "State ST"), ("state_vaw", "State VA"),
+    ("emotion_celeba", "Emot. CE"), ("emotion_fer2013", "Emot. FE"),
+    ("temporality_soccernet", "Temp. SN"), ("temporality_compcars", "Temp. CC"),
+    ("spatiality_nyudepth", "Spat. ND"), ("quantity_vqav2", "Quan. VQ"), ("quality_qbench2", "Qual. QB"),
 ]  # fmt: skip
 
 # MLLM-CompBench Table 2 (the paper has no human row over the sixteen columns).
@@ -99,7 +103,9 @@ def _protocol_table(runs: list[Run]) -> list[str]:
         return []
     return [
         "",
-        "Input protocols side by side (%): concatenated pair (`compbench*`, the paper's protocol for most models), two images (`compbench_pair*`, Table 2's GPT-4V and Gemini rows), all records (`compbench_full*`). Avg: the mean of the columns the run has.",
+        "Input protocols side by side (%): concatenated pair (`compbench*`, the paper's protocol for most models), two "
+        "images (`compbench_pair*`, Table 2's GPT-4V and Gemini rows), all records (`compbench_full*`). Avg: the mean "
+        "of the columns the run has.",
         "",
         table(
             ["Model", "Input"] + [label for _, label in COMPBENCH_COLUMNS] + ["Avg"],
@@ -146,7 +152,10 @@ def _main_table(runs: list[Run]) -> str:
         SAMPLES_NEEDED,
     )
     out = [
-        f"Accuracy (%) per column of the paper's Table 2, headed as the paper heads them: the relativity, then the source (ST MIT-States, FA Fashionpedia, VA VAW, CU CUB-200-2011, WF Wildfish++, MB MagicBrush, SD Spot-the-diff, CE CelebA, FE FER-2013, SN SoccerNet, CC CompCars, ND NYU-Depth V2, VQ VQAv2, QB Q-Bench2). {note}",
+        "Accuracy (%) per column of the paper's Table 2, headed as the paper heads them: the relativity, then the "
+        "source (ST MIT-States, FA Fashionpedia, VA VAW, CU CUB-200-2011, WF Wildfish++, MB MagicBrush, SD "
+        "Spot-the-diff, CE CelebA, FE FER-2013, SN SoccerNet, CC CompCars, ND NYU-Depth V2, VQ VQAv2, QB Q-Bench2). "
+        f"{note}",
         "",
         table(header, rows, key="compbench_table2", title="MLLM-CompBench: accuracy per column (Table 2)", marks=marks),
     ]

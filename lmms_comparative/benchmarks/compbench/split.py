@@ -110,7 +110,8 @@ def split_parts(label: str, records: list) -> dict[str, list]:
         left_out = len(records) - len(attribute) - len(state)
         if left_out:
             logger.info(
-                f"{ENV_VAR}: {left_out} {label} record(s) have a type that is neither an attribute nor State; the authors' split leaves them out."
+                f"{ENV_VAR}: {left_out} {label} record(s) have a type that is neither an attribute nor State; the "
+                "authors' split leaves them out."
             )
         return {"attribute": attribute, "state": state}
     return {"all": records}
@@ -145,7 +146,8 @@ def _part_lists(base: Path, label: str) -> list[list]:
         except DataError:
             sizes = AUTHORS_PART_SIZES[other]
             logger.warning(
-                f"{ENV_VAR}: {other} is absent; {label}'s split assumes the authors' {other} size(s) {sizes}, which it follows in their run."
+                f"{ENV_VAR}: {other} is absent; {label}'s split assumes the authors' {other} size(s) {sizes}, which it "
+                "follows in their run."
             )
             lists.extend([[None] * n for n in sizes])
     raise AssertionError(label)
@@ -169,7 +171,8 @@ def _split_file_records(base: Path, column: Column, files: SourceFiles, task: st
     test = _records(path, column.label)
     if files.annotation is None:
         logger.info(
-            f"{ENV_VAR}: {task}: scoring the authors' test file {path.name} ({len(test)} records); no annotation file beside it."
+            f"{ENV_VAR}: {task}: scoring the authors' test file {path.name} ({len(test)} records); no annotation file "
+            "beside it."
         )
         return test
     index: dict[str, deque] = defaultdict(deque)
@@ -185,21 +188,27 @@ def _split_file_records(base: Path, column: Column, files: SourceFiles, task: st
             unmatched += 1
     if unmatched:
         logger.warning(
-            f"{ENV_VAR}: {task}: {unmatched} of the {len(test)} records of the authors' test file {path.name} are not in {files.annotation.name} "
-            "(matched on the images, question and answer, as the authors' scripts match records); they are scored as the test file gives them."
+            f"{ENV_VAR}: {task}: {unmatched} of the {len(test)} records of the authors' test file {path.name} are not "
+            f"in {files.annotation.name} "
+            "(matched on the images, question and answer, as the authors' scripts match records); they are scored as "
+            "the test file gives them."
         )
     rebuilt = rebuilt_split(base, column)
     mine, theirs = Counter(authors_key(r) for _, r in out), Counter(authors_key(r) for _, r in rebuilt)
     only_test, only_rebuilt = sum((mine - theirs).values()), sum((theirs - mine).values())
     if only_test or only_rebuilt:
         logger.warning(
-            f"{ENV_VAR}: {task}: the split rebuilt from {files.annotation.name} (seed {SPLIT_SEED}, first {SPLIT_RATIO:.0%} of the shuffle) differs from the authors' "
-            f"test file {path.name} in {only_test + only_rebuilt} record(s): {only_test} of the test file's {len(out)} are not in the rebuilt split, "
-            f"{only_rebuilt} of the rebuilt split's {len(rebuilt)} are not in the test file. Scoring the test file, the split the paper scored."
+            f"{ENV_VAR}: {task}: the split rebuilt from {files.annotation.name} (seed {SPLIT_SEED}, first "
+            f"{SPLIT_RATIO:.0%} of the shuffle) differs from the authors' "
+            f"test file {path.name} in {only_test + only_rebuilt} record(s): {only_test} of the test file's {len(out)} "
+            "are not in the rebuilt split, "
+            f"{only_rebuilt} of the rebuilt split's {len(rebuilt)} are not in the test file. Scoring the test file, "
+            "the split the paper scored."
         )
     elif [authors_key(r) for _, r in out] != [authors_key(r) for _, r in rebuilt]:
         logger.info(
-            f"{ENV_VAR}: {task}: the authors' test file {path.name} holds the records of the rebuilt split in another order; scoring it in its own order."
+            f"{ENV_VAR}: {task}: the authors' test file {path.name} holds the records of the rebuilt split in another "
+            "order; scoring it in its own order."
         )
     return out
 
@@ -222,7 +231,8 @@ def column_records(base: Path, column: Column, split: str, task: str = "") -> li
         if part not in files.tests or part not in files.vals:
             found = ", ".join(p.name for p in (*files.tests.values(), *files.vals.values()))
             raise DataError(
-                f"{ENV_VAR}: {column.label} has no annotation file under {base}, and its {part} records need the authors' test and val files; found {found}."
+                f"{ENV_VAR}: {column.label} has no annotation file under {base}, and its {part} records need the "
+                f"authors' test and val files; found {found}."
             )
         return _records(files.tests[part], column.label) + _records(files.vals[part], column.label)
     if part in files.tests:
@@ -230,7 +240,8 @@ def column_records(base: Path, column: Column, split: str, task: str = "") -> li
     if files.annotation is None:
         found = ", ".join(p.name for p in (*files.tests.values(), *files.vals.values()))
         raise DataError(
-            f"{ENV_VAR}: {column.label} has no annotation file under {base}, and no authors' test file for {task}; found {found}."
+            f"{ENV_VAR}: {column.label} has no annotation file under {base}, and no authors' test file for {task}; "
+            f"found {found}."
         )
     return rebuilt_split(base, column)
 
@@ -242,5 +253,6 @@ def _check_count(task: str, split: str, n: int) -> None:
     if n != want:
         what = "test split" if split == "test" else "full set (test + val)"
         logger.warning(
-            f"{ENV_VAR}: column {task} has {n} records in its {what}; the authors' {what} has {want} (their _test.json/_val.json files). Its score is not comparable with the paper's {task} column."
+            f"{ENV_VAR}: column {task} has {n} records in its {what}; the authors' {what} has {want} (their "
+            f"_test.json/_val.json files). Its score is not comparable with the paper's {task} column."
         )

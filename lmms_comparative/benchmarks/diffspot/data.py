@@ -19,6 +19,7 @@ import json
 import threading
 from functools import lru_cache
 from pathlib import Path
+from typing import cast
 
 from loguru import logger
 
@@ -29,8 +30,11 @@ from lmms_comparative.data.roots import local_root
 from lmms_comparative.failures import DataError
 
 ENV_VAR = BENCHMARK.root_variable
-HUB_REPO = BENCHMARK.hub_repo  # tencent/DiffSpot
-LAYOUT = "the hub release's parquet (data/test-*.parquet, or *.parquet anywhere under the root) with columns id, image_before, image_after, difficulty, task_type, ground_truth_diff, mutation_dicts_json"
+HUB_REPO = cast(str, BENCHMARK.hub_repo)  # tencent/DiffSpot: facts.py names it (the record's field is optional)
+LAYOUT = (
+    "the hub release's parquet (data/test-*.parquet, or *.parquet anywhere under the root) with columns id, "
+    "image_before, image_after, difficulty, task_type, ground_truth_diff, mutation_dicts_json"
+)
 REQUIRED = ("id", "image_before", "image_after", "difficulty", "task_type", "ground_truth_diff", "mutation_dicts_json")
 IMAGES = ("image_before", "image_after")  # Image A (shown first), Image B (baselines/_common.py, every runner)
 BBOX = ("target_bbox_x", "target_bbox_y", "target_bbox_w", "target_bbox_h")
@@ -53,7 +57,8 @@ def _hub_root() -> Path:
     wanted = [f for f in wanted if "test" in Path(f).name] or wanted
     if not wanted:
         raise DataError(
-            f"{HUB_REPO} lists no parquet file at commit {snap.commit[:8]} (files: {', '.join(snap.files[:8])}). Set {ENV_VAR} to a local copy: {LAYOUT}."
+            f"{HUB_REPO} lists no parquet file at commit {snap.commit[:8]} (files: {', '.join(snap.files[:8])}). Set "
+            f"{ENV_VAR} to a local copy: {LAYOUT}."
         )
     return hub.fetch(snap, wanted, ENV_VAR, "DiffSpot parquet")
 
@@ -126,8 +131,8 @@ class Release:
             raw = record.get("mutation_dicts_json")
             mutations = scoring.mutations_of(raw)
             entry["mutations"] = json.dumps(
-                list(raw) if mutations else [], ensure_ascii=False
-            )  # the release's strings, as released
+                list(raw) if raw is not None and mutations else [], ensure_ascii=False
+            )  # the release's strings, as released (mutations found: raw is a list)
             entry["operator"] = scoring.operator_of(mutations) or ""
             entry["description"] = record.get("ground_truth_diff") or ""
             entry["bbox"] = json.dumps([record.get(c) for c in BBOX]) if all(c in record for c in BBOX) else ""
@@ -214,7 +219,8 @@ def _release(stamp: tuple) -> Release:
     unknown = sum(1 for r in release.rows if r.get("difficulty") == "unknown")
     note = "the release's counts" if counts == RELEASE_COUNTS else f"the release has {RELEASE_COUNTS}"
     logger.info(
-        f"DiffSpot: {len(release)} pairs in {', '.join(Path(f).name for f in release.files)}: {counts} ({note}); {unknown} with difficulty 'unknown' read as no_diff; {len(release.problems)} malformed record(s)"
+        f"DiffSpot: {len(release)} pairs in {', '.join(Path(f).name for f in release.files)}: {counts} ({note}); "
+        f"{unknown} with difficulty 'unknown' read as no_diff; {len(release.problems)} malformed record(s)"
     )
     return release
 

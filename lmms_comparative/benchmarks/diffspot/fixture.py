@@ -11,6 +11,7 @@ import io
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 from PIL import Image, ImageDraw
 
@@ -29,7 +30,7 @@ configs:
 # DiffSpot (generated fixture)
 """
 # (operator, what the mutation changes in the drawing, the ground-truth answer)
-OPERATORS = [
+OPERATORS: list[tuple[str, dict[str, Any], str]] = [
     ("color", {"button": "#1d4ed8"}, "The 'Sign Up' button changed from blue to a darker blue."),
     ("font_size", {"title_size": 3}, "The page title became larger."),
     ("position", {"shift": 6}, "The 'Sign Up' button moved to the right."),
@@ -68,7 +69,7 @@ def _page(
 
 def _row(number: int, split: str, rng: random.Random) -> dict:
     no_diff = split == "no_diff"
-    row = {
+    row: dict[str, object] = {
         "id": f"ds_{number:05d}",
         "task_type": "no_diff" if no_diff else "visual_diff",
         "difficulty": split,

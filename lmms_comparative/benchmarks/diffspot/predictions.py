@@ -32,9 +32,7 @@ REQUIRED = ("id", "split", "prediction")  # what diffspot/cli.py reads of a reco
 
 def _split_of_task(task: str) -> str | None:
     """The split a task reads ("all" for ``diffspot``), or None for a task not of DiffSpot."""
-    return next(
-        (split for suffix, (split, _) in TASKS.items() if task_name(suffix) == task), None
-    )
+    return next((split for suffix, (split, _) in TASKS.items() if task_name(suffix) == task), None)
 
 
 def read_predictions(path: Path, options: Options) -> Replies:
@@ -51,11 +49,13 @@ def read_predictions(path: Path, options: Options) -> Replies:
         missing = [k for k in REQUIRED if k not in record]
         if missing:
             raise PredictionsError(
-                f"{where}: a record needs {', '.join(REQUIRED)} (the authors' evaluate.py reads them); it lacks {', '.join(missing)}"
+                f"{where}: a record needs {', '.join(REQUIRED)} (the authors' evaluate.py reads them); it lacks "
+                f"{', '.join(missing)}"
             )
         if not isinstance(record["prediction"], str) or not isinstance(record["id"], (str, int)):
             raise PredictionsError(
-                f"{where}: 'id' must be a string and 'prediction' a string, got {type(record['id']).__name__} and {type(record['prediction']).__name__}"
+                f"{where}: 'id' must be a string and 'prediction' a string, got {type(record['id']).__name__} and "
+                f"{type(record['prediction']).__name__}"
             )
         key, split = str(record["id"]), str(record["split"])
         for task in wanted:

@@ -88,9 +88,12 @@ def section(runs: list[Run]) -> str | None:
     lines = [
         "## DiffSpot",
         "",
-        "The leaderboard's columns (%): recall on the Easy, Medium and Hard has-diff pairs and on all of them (Diff), specificity on the no-diff pairs, "
-        'and Overall = (TP + TN) / N, the official score. A has-diff pair is a TP when the judge calls its mutation "correct"; a no-diff pair a TN when the judge lists no hallucination. '
-        "N counts the judged pairs: a pair whose judgement failed or could not be read (unjudged), or without a reply from the model, is left out, as the authors' evaluate.py leaves it out. "
+        "The leaderboard's columns (%): recall on the Easy, Medium and Hard has-diff pairs and on all of them (Diff), "
+        "specificity on the no-diff pairs, "
+        "and Overall = (TP + TN) / N, the official score. A has-diff pair is a TP when the judge calls its mutation "
+        '"correct"; a no-diff pair a TN when the judge lists no hallucination. '
+        "N counts the judged pairs: a pair whose judgement failed or could not be read (unjudged), or without a reply "
+        "from the model, is left out, as the authors' evaluate.py leaves it out. "
         f"{note}",
         "",
         table(header, rows, key="diffspot_leaderboard", title="DiffSpot: the leaderboard's columns", marks=marks),
@@ -98,7 +101,8 @@ def section(runs: list[Run]) -> str | None:
     if operators:
         lines += [
             "",
-            "Recall (%) per mutation operator on the has-diff pairs (the authors' optional breakdown; 300 pairs each in the release).",
+            "Recall (%) per mutation operator on the has-diff pairs (the authors' optional breakdown; 300 pairs each "
+            "in the release).",
             "",
             table(
                 ["Model", "Operator", "Recall", "n"],
@@ -173,7 +177,9 @@ def item_questions(run: Run, task: str) -> dict[str, list[dict]] | None:
         return None
     out: dict[str, list[dict]] = {}
     for row in rows:
-        verdict = row.get("verdict") if isinstance(row.get("verdict"), dict) else {}
+        verdict = row.get("verdict")
+        if not isinstance(verdict, dict):
+            verdict = {}
         if row.get("error") is not None or "tp" not in row:
             continue
         score = float(bool(row.get("tp")) or bool(row.get("tn")))

@@ -14,7 +14,8 @@ from lmms_comparative.reportlib.runs import ReportError, Run
 
 
 def subtlebench_chart(runs: list[Run], path: Path) -> Path | None:
-    """Saves ``subtlebench_figure`` of the runs as a picture at ``path`` and returns it; None (nothing written) when no run has a difference type's row."""
+    """Saves ``subtlebench_figure`` of the runs as a picture at ``path`` and returns it; None (nothing
+    written) when no run has a difference type's row."""
     fig = subtlebench_figure(runs)
     if fig is None:
         return None
@@ -170,7 +171,8 @@ def _bins(edges) -> list[str]:
 
 
 def synthetic_heatmaps(runs: list[Run], path: Path) -> Path | None:
-    """Saves ``heatmap_figure`` of the runs at ``path`` and returns it; None (nothing written) without synthetic runs."""
+    """Saves ``heatmap_figure`` of the runs at ``path`` and returns it; None (nothing written) without
+    synthetic runs."""
     fig = heatmap_figure(runs)
     if fig is None:
         return None

@@ -17,7 +17,7 @@ import json
 import os
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from lmms_comparative.benchmarks.subtlebench.facts import CATEGORIES  # the ten difference types (task table)
 from lmms_comparative.benchmarks.subtlebench.facts import FACTS as BENCHMARK
@@ -28,7 +28,7 @@ from lmms_comparative.failures import DataError
 from lmms_comparative.metrics.mcq import LETTERS, shuffle_options
 
 ENV_VAR = BENCHMARK.root_variable
-HUB_REPO = BENCHMARK.hub_repo  # KRAFTON/VLM-SubtleBench
+HUB_REPO = cast(str, BENCHMARK.hub_repo)  # KRAFTON/VLM-SubtleBench: facts.py names it (the record's field is optional)
 LAYOUT = "data/test.jsonl and data/val.jsonl (one JSON record per line) and the images/ folder they refer to"
 
 TYPE_TASKS = tuple(f"subtlebench_{code}" for code in CATEGORIES)
@@ -103,7 +103,8 @@ def fetch_missing_images(docs: list[dict[str, Any]], base: Path) -> int:
             )
         except DataError as exc:
             logger.warning(
-                f"{ENV_VAR}: {sum(map(len, by_path.values()))} image(s) are missing under {base} and could not be fetched from their URLs: {exc}"
+                f"{ENV_VAR}: {sum(map(len, by_path.values()))} image(s) are missing under {base} and could not be "
+                f"fetched from their URLs: {exc}"
             )
             continue
         for rel, uses in by_path.items():
@@ -113,7 +114,8 @@ def fetch_missing_images(docs: list[dict[str, Any]], base: Path) -> int:
                     doc[field] = str(folder / rel)
     if fetched:
         logger.info(
-            f"{ENV_VAR}: {fetched} image(s) missing under {base} were fetched from their URLs (as the official adapter does)."
+            f"{ENV_VAR}: {fetched} image(s) missing under {base} were fetched from their URLs (as the official adapter "
+            "does)."
         )
     return fetched
 
@@ -230,7 +232,8 @@ def _load(split: str, base: Path | None) -> tuple[list[dict[str, Any]], list[tup
                 skipped.append((str(record.get("category") or ""), str(exc)))
         if not docs:
             raise DataError(
-                f"{ENV_VAR}: {path} has no usable record ({len(skipped)} malformed). Expected layout under {base}: {LAYOUT}."
+                f"{ENV_VAR}: {path} has no usable record ({len(skipped)} malformed). Expected layout under {base}: "
+                f"{LAYOUT}."
             )
         fetch_missing_images(docs, base)
         _cache[cache_key] = (docs, skipped)
@@ -262,7 +265,8 @@ def swapped_docs(split: str = "test") -> list[dict[str, Any]]:
         )
     if not swapped:
         raise DataError(
-            f"{ENV_VAR}: the {split} split has no items with the options {list(BINARY_IMAGE_OPTIONS)}, so there is nothing to swap."
+            f"{ENV_VAR}: the {split} split has no items with the options {list(BINARY_IMAGE_OPTIONS)}, so there is "
+            "nothing to swap."
         )
     return swapped
 

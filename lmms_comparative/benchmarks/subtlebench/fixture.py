@@ -50,7 +50,7 @@ def build(root: str | Path, per_category: int = 3, val_per_category: int = 1, se
     (root / "data").mkdir(parents=True, exist_ok=True)
     rng = random.Random(seed)
     for split, count in (("test", per_category), ("val", val_per_category)):
-        records = []
+        records: list[dict] = []
         for category in CATEGORIES.values():
             question, answer, pool = _SUBTLEBENCH_TEMPLATES[category]
             for i in range(count):

@@ -13,7 +13,11 @@ def aligned(first: Image.Image, second: Image.Image) -> tuple[Image.Image, Image
     """Both images at the smaller width and height (official prompts/multiple_choice_evaluator.py
     resizes with LANCZOS before blending or subtracting)."""
     size = (min(first.width, second.width), min(first.height, second.height))
-    return tuple(_rgb(im) if im.size == size else _rgb(im).resize(size, Image.LANCZOS) for im in (first, second))  # type: ignore[return-value]
+
+    def fit(im: Image.Image) -> Image.Image:
+        return _rgb(im) if im.size == size else _rgb(im).resize(size, Image.Resampling.LANCZOS)
+
+    return fit(first), fit(second)
 
 
 def _rgb(image: Image.Image) -> Image.Image:
@@ -61,7 +65,7 @@ def concatenate(first: Image.Image, second: Image.Image, separator: int = 1) -> 
     create_concatenated_messages; paper B.2)."""
     height = min(first.height, second.height)
     scaled = [
-        im.convert("RGB").resize((int(im.width * height / im.height), height), Image.LANCZOS)
+        im.convert("RGB").resize((int(im.width * height / im.height), height), Image.Resampling.LANCZOS)
         if im.height != height
         else im.convert("RGB")
         for im in (first, second)
@@ -166,10 +170,11 @@ def _boxes_of_mask(
     # scipy.ndimage binary_closing then binary_opening, border_value=0 (pixels outside the image
     # are 0 for the erosions and the dilations alike).
     kernel = np.ones((structure, structure), dtype=np.uint8)
-    border = {"borderType": cv2.BORDER_CONSTANT, "borderValue": 0}
-    m = mask.astype(np.uint8)
-    m = cv2.erode(cv2.dilate(m, kernel, **border), kernel, **border)
-    m = cv2.dilate(cv2.erode(m, kernel, **border), kernel, **border)
+    m: np.ndarray = mask.astype(np.uint8)
+    m = cv2.dilate(m, kernel, borderType=cv2.BORDER_CONSTANT, borderValue=0)
+    m = cv2.erode(m, kernel, borderType=cv2.BORDER_CONSTANT, borderValue=0)
+    m = cv2.erode(m, kernel, borderType=cv2.BORDER_CONSTANT, borderValue=0)
+    m = cv2.dilate(m, kernel, borderType=cv2.BORDER_CONSTANT, borderValue=0)
     # After the opening every component holds a full structure x structure square, so there are at
     # most size / structure^2 of them: 16-bit labels whenever that fits.
     small = m.size // (structure * structure) < 1 << 16

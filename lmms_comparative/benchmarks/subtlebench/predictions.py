@@ -50,7 +50,9 @@ def _family(path: Path, options: Options) -> str:
     found = [FAMILY_OF_PROMPT_TYPE[part] for part in path.parts if part in FAMILY_OF_PROMPT_TYPE]
     if not found:
         raise PredictionsError(
-            f"{path}: the path does not name the evaluator's prompt type ({', '.join(FAMILY_OF_PROMPT_TYPE)}): give the task family with --family (subtlebench for the paper's Standard prompt, subtlebench_reasoning for its Reasoning prompt, ...)"
+            f"{path}: the path does not name the evaluator's prompt type ({', '.join(FAMILY_OF_PROMPT_TYPE)}): give "
+            "the task family with --family (subtlebench for the paper's Standard prompt, subtlebench_reasoning for "
+            "its Reasoning prompt, ...)"
         )
     return found[-1]
 
@@ -78,7 +80,8 @@ def _reply(record: dict, doc: dict, where: str) -> str:
 
 
 def read_evaluator(path: Path, options: Options) -> Replies:
-    """Format ``evaluator`` (module docstring): the official evaluator's replies, keyed by ``item_id``, for the family its prompt type names."""
+    """Format ``evaluator`` (module docstring): the official evaluator's replies, keyed by ``item_id``,
+    for the family its prompt type names."""
     from lmms_comparative.benchmarks.subtlebench.data import CATEGORIES, load_docs
 
     data = read_json(path)
@@ -113,7 +116,11 @@ def read_evaluator(path: Path, options: Options) -> Replies:
     for record in data.get("skipped_items") or []:
         key = record.get("item_id") if isinstance(record, dict) else None
         doc = docs.get(key) if isinstance(key, str) else None
-        if doc is not None and key not in out.by_task.get(f"{family}_{code_of[doc['category']]}", {}):
+        if (
+            isinstance(key, str)
+            and doc is not None
+            and key not in out.by_task.get(f"{family}_{code_of[doc['category']]}", {})
+        ):
             task = f"{family}_{code_of[doc['category']]}"
             out.skipped.setdefault(task, {})[key] = str(
                 record.get("reason") or "skipped by the evaluator (missing image)"

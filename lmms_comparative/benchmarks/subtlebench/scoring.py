@@ -49,7 +49,8 @@ _lock = threading.Lock()
 
 
 def embedder(name: str):
-    """The SBERT model ``name`` (a hub id or a folder; ``SUBTLEBENCH_SBERT_MODEL``), on the CPU, loaded once per process."""
+    """The SBERT model ``name`` (a hub id or a folder; ``SUBTLEBENCH_SBERT_MODEL``), on the CPU, loaded
+    once per process."""
     with _lock:
         if name not in _models:
             from sentence_transformers import SentenceTransformer

@@ -18,10 +18,16 @@ from lmms_comparative.data.roots import dataset_root
 from lmms_comparative.failures import DataError
 
 ENV_VAR = BENCHMARK.root_variable
-LAYOUT = "one folder per pair with its two images and a .txt file (first line: source URL; then one difference per line), or <pair>.txt beside <pair>*.jpg"
+LAYOUT = (
+    "one folder per pair with its two images and a .txt file (first line: source URL; then one difference per "
+    "line), or <pair>.txt beside <pair>*.jpg"
+)
 # The paper's footnote 1 ("The dataset is available at https://anonymous.4open.science/r/ViDi-FC45/")
 # is the only link it gives; no public release was found.
-NO_RELEASE = "ViDi has no public data release (its paper links only the anonymous review repository anonymous.4open.science/r/ViDi-FC45), so the data must be obtained from the paper's authors"
+NO_RELEASE = (
+    "ViDi has no public data release (its paper links only the anonymous review repository "
+    "anonymous.4open.science/r/ViDi-FC45), so the data must be obtained from the paper's authors"
+)
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".bmp"}
 NO_TEXT = "pair without its text file"
 
@@ -32,7 +38,8 @@ def root() -> Path:
 
 
 def read_differences(path: Path) -> tuple[str, list[str]]:
-    """(source URL, difference sentences) of a pair's text file, blank lines dropped; ``DataError`` when either is missing."""
+    """(source URL, difference sentences) of a pair's text file, blank lines dropped; ``DataError`` when
+    either is missing."""
     lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()]
     if not lines or not lines[0]:
         raise DataError(f"{path}: the first line must be the source URL.")
@@ -45,7 +52,8 @@ def read_differences(path: Path) -> tuple[str, list[str]]:
 def _pair(pair_id: str, text: Path, images: list[Path]) -> dict:
     if len(images) != 2:
         raise DataError(
-            f"{ENV_VAR}: pair {pair_id!r} has {len(images)} image file(s) ({[p.name for p in images]}); expected exactly 2 beside {text}."
+            f"{ENV_VAR}: pair {pair_id!r} has {len(images)} image file(s) ({[p.name for p in images]}); expected "
+            f"exactly 2 beside {text}."
         )
     url, differences = read_differences(text)
     return {

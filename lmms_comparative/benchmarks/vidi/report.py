@@ -1,4 +1,5 @@
-"""ViDi in the report: Tables 1, 2 and 8 (caption metrics, judge P/R/F1, the human row), image-order consistency, the run summary."""
+"""ViDi in the report: Tables 1, 2 and 8 (caption metrics, judge P/R/F1, the human row), image-order
+consistency, the run summary."""
 
 from __future__ import annotations
 
@@ -101,19 +102,24 @@ def section(runs: list[Run]) -> str | None:
     if order_rows:
         extra = [
             "",
-            "Image-order consistency (paper Table 4's variation): swapped order minus original order, same pairs (points on the same x100 scale).",
+            "Image-order consistency (paper Table 4's variation): swapped order minus original order, same pairs "
+            "(points on the same x100 scale).",
             "",
             table(["Model", "Setting"] + [label for _, label in VIDI_METRICS], order_rows, marks=order_marks),
         ]
     note = interval_note(
         rows,
-        "± the half-width of a 95% bootstrap interval over pairs (corpus BLEU recomputed per resample; CIDEr with the full corpus's document frequencies; the average of both orders: a normal interval, clipped to the metric's range).",
+        "± the half-width of a 95% bootstrap interval over pairs (corpus BLEU recomputed per resample; CIDEr with the "
+        "full corpus's document frequencies; the average of both orders: a normal interval, clipped to the metric's "
+        "range).",
         NO_CI95,
     )
     caption = (
-        "Every metric on the paper's scale, x100 (its Tables 1, 2, 4 and 8): BLEU-1..4, ROUGE-L and CIDEr-D (pycocoevalcap's CIDEr-D x100, so 0-1000) "
+        "Every metric on the paper's scale, x100 (its Tables 1, 2, 4 and 8): BLEU-1..4, ROUGE-L and CIDEr-D "
+        "(pycocoevalcap's CIDEr-D x100, so 0-1000) "
         "averaged over both image orders where both ran; judge precision, recall, F1 (%) for the global setting. "
-        f"{note} The human row is the paper's study of 7 people on 10 of the 200 pairs, global setting (Table 8's average, Table 2's judge scores; "
+        f"{note} The human row is the paper's study of 7 people on 10 of the 200 pairs, global setting (Table 8's "
+        "average, Table 2's judge scores; "
         "their standard deviations over the subjects, as printed: P 4.9, R 6, F1 5.3)."
     )
     return "\n".join(

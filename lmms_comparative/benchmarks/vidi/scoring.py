@@ -10,7 +10,10 @@ from __future__ import annotations
 import shutil
 from typing import Mapping, Sequence
 
-JAVA_HINT = "pycocoevalcap's PTB tokenizer needs Java: install a JRE (Debian/Ubuntu: apt-get install default-jre-headless; conda: conda install openjdk) so that `java` is on PATH."
+JAVA_HINT = (
+    "pycocoevalcap's PTB tokenizer needs Java: install a JRE (Debian/Ubuntu: apt-get install default-jre-headless; "
+    "conda: conda install openjdk) so that `java` is on PATH."
+)
 
 
 def require_java() -> None:

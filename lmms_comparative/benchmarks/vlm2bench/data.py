@@ -96,7 +96,8 @@ def _classify(path: Path, origin: str) -> Source:
             f"{origin} is not a directory, and not a .tsv file. It should point at {LAYOUT}; or at {TSV_LAYOUT}."
         )
     raise DataError(
-        f"{origin} is not a directory (nor a file). It should point at a local copy of the release: {LAYOUT}; or at {TSV_LAYOUT}."
+        f"{origin} is not a directory (nor a file). It should point at a local copy of the release: {LAYOUT}; or at "
+        f"{TSV_LAYOUT}."
     )
 
 
@@ -111,15 +112,18 @@ def _announce(found: Source) -> None:
         logger.info(f"VLM2-Bench: reading the unpacked vlm2-bench_dataset.zip at {found.path} ({found.origin})")
     else:
         logger.info(
-            f"VLM2-Bench: reading VLMEvalKit's TSV {found.path} ({found.origin}): the eight image subtasks; pc_vid needs vlm2-bench_dataset.zip"
+            f"VLM2-Bench: reading VLMEvalKit's TSV {found.path} ({found.origin}): the eight image subtasks; pc_vid "
+            "needs vlm2-bench_dataset.zip"
         )
 
 
 def video_needs_zip(found: Source) -> DataError:
     """The error for the video subtask when the source is the TSV (it has no videos)."""
     return DataError(
-        f"VLM2-Bench pc_vid needs the videos of vlm2-bench_dataset.zip, but the data source ({found.origin}) is VLMEvalKit's TSV {found.path}, "
-        f"which holds the eight image subtasks and no video. Download vlm2-bench_dataset.zip from the hub dataset {HUB_REPO}, unpack it and set {ENV_VAR} to that folder; "
+        f"VLM2-Bench pc_vid needs the videos of vlm2-bench_dataset.zip, but the data source ({found.origin}) is "
+        f"VLMEvalKit's TSV {found.path}, "
+        "which holds the eight image subtasks and no video. Download vlm2-bench_dataset.zip from the hub dataset "
+        f"{HUB_REPO}, unpack it and set {ENV_VAR} to that folder; "
         "or run vlm2bench_image (the image subtasks) instead."
     )
 
@@ -141,10 +145,14 @@ def _zip_docs(base: Path, subtask: str) -> list[dict]:
     path = next((base / f for f in files if (base / f).is_file()), None)
     if path is None:
         raise DataError(
-            f"{ENV_VAR}: no question file for {subtask} under {base} (looked for {files}). Expected {LAYOUT}; or {TSV_LAYOUT}."
+            f"{ENV_VAR}: no question file for {subtask} under {base} (looked for {files}). Expected {LAYOUT}; or "
+            f"{TSV_LAYOUT}."
         )
-    docs, paths = [], {}  # image name -> its path, built once (items share images)
-    uids, seen = [], {}  # GC: a second pair under one q_id, counted over every record as the answers readers count
+    docs: list[dict] = []
+    paths: dict[str, str] = {}  # image name -> its path, built once (items share images)
+    # GC: a second pair under one q_id, counted over every record as the answers readers count
+    uids: list[str | None] = []
+    seen: dict[tuple[str, str], int] = {}
     for where, record in read_records(path):
         uid = repeat_uid(str(record.get("q_id")), half_of(record.get("gt_answer")), seen) if kind == "tf_gc" else None
         try:

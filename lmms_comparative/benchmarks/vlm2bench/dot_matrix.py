@@ -13,6 +13,8 @@ used at that size.
 
 from __future__ import annotations
 
+from typing import cast
+
 from PIL import Image, ImageDraw, ImageFont
 
 SIZE = (6, 6)  # (w, h): Scaffold's default matrix, the size the prompt names
@@ -29,7 +31,8 @@ def overlay(image: Image.Image, t: int, size: tuple[int, int] = SIZE) -> Image.I
     for row in range(1, rows + 1):
         for column in range(1, columns + 1):
             x, y = column * width / (columns + 1), row * height / (rows + 1)
-            r, g, b = out.getpixel((min(int(x), width - 1), min(int(y), height - 1)))[:3]
+            pixel = cast(tuple[int, int, int], out.getpixel((min(int(x), width - 1), min(int(y), height - 1))))
+            r, g, b = pixel[:3]  # an RGB image's pixel is its (r, g, b)
             colour = (0, 0, 0) if r + g + b >= 255 * 3 / 2 else (255, 255, 255)
             draw.ellipse([(x - radius, y - radius), (x + radius, y + radius)], fill=colour)
             draw.text((x + 3, y), f"({t},{row},{column})", fill=colour, font=font)

@@ -16,12 +16,13 @@ import shutil
 import tempfile
 import zipfile
 from pathlib import Path
+from typing import cast
 
 from lmms_comparative.benchmarks.vlm2bench.facts import FACTS as BENCHMARK
 from lmms_comparative.data import hub, untrusted
 from lmms_comparative.failures import DataError
 
-HUB_REPO = BENCHMARK.hub_repo  # Sterzhang/vlm2-bench
+HUB_REPO = cast(str, BENCHMARK.hub_repo)  # Sterzhang/vlm2-bench: facts.py names it (the record's field is optional)
 HUB_ZIP = "vlm2-bench_dataset.zip"
 HUB_TSV = "VLM2Bench_img.tsv"
 ENV_VAR = BENCHMARK.root_variable
@@ -41,7 +42,8 @@ def _content_root(folder: Path) -> Path:
     if len(entries) == 1 and entries[0].is_dir() and (entries[0] / "jsonl").is_dir():
         return entries[0]
     raise DataError(
-        f"{HUB_ZIP} unpacked under {folder} has no jsonl/ folder (found {sorted(p.name for p in entries)[:10]}); the release layout is jsonl/ and data/ at the top."
+        f"{HUB_ZIP} unpacked under {folder} has no jsonl/ folder (found {sorted(p.name for p in entries)[:10]}); the "
+        "release layout is jsonl/ and data/ at the top."
     )
 
 
@@ -50,7 +52,7 @@ def unpack(archive: Path, target: Path) -> Path:
     each unpack into their own temporary folder; the first rename wins, the others are removed."""
     if (target / _DONE).is_file():
         return _content_root(target)
-    from tqdm import tqdm
+    from tqdm import tqdm  # type: ignore[import-untyped]  # tqdm ships no type information
 
     target.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
@@ -73,7 +75,8 @@ def unpack(archive: Path, target: Path) -> Path:
                 os.rename(work, target)
     except zipfile.BadZipFile as exc:
         raise DataError(
-            f"{archive} is not a readable zip ({exc}); delete it from the Hugging Face cache and run again, or set {ENV_VAR}."
+            f"{archive} is not a readable zip ({exc}); delete it from the Hugging Face cache and run again, or set "
+            f"{ENV_VAR}."
         ) from exc
     finally:
         if work.exists():
@@ -100,7 +103,8 @@ def hub_source() -> Path:
     if has_tsv:
         folder = hub.fetch(snap, [HUB_TSV], ENV_VAR, "VLM2-Bench TSV")
         logger.info(
-            f"VLM2-Bench: {HUB_REPO} (commit {snap.commit[:8]}) has no {HUB_ZIP}; reading VLMEvalKit's {HUB_TSV} (image subtasks only)"
+            f"VLM2-Bench: {HUB_REPO} (commit {snap.commit[:8]}) has no {HUB_ZIP}; reading VLMEvalKit's {HUB_TSV} "
+            "(image subtasks only)"
         )
         return folder / HUB_TSV
     found = sorted(snap.files or [])[:10]

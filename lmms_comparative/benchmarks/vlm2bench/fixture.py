@@ -9,6 +9,7 @@ import io
 import json
 import random
 from pathlib import Path
+from typing import Literal
 
 from PIL import Image
 
@@ -81,7 +82,7 @@ def build(root: str | Path, seed: int = 0) -> Path:
         untrusted.write_file(root / path, "".join(json.dumps(r) + "\n" for r in records))
 
     for task in ("mat", "trk"):
-        rows = []
+        rows: list[dict] = []
         for i in range(4):
             for gt in ("T", "F") if i < 3 else ("T",):  # pair 3 is incomplete
                 rows.append(
@@ -128,7 +129,8 @@ def build(root: str | Path, seed: int = 0) -> Path:
             {
                 "q_id": f"grp{i}",
                 "type": "thing",
-                "question": f"[{cat}_grp-{i}] Which images show the same object? (A) 1 and 2 (B) 1 and 3 (C) 2 and 3 (D) none",
+                "question": f"[{cat}_grp-{i}] Which images show the same object? "
+                "(A) 1 and 2 (B) 1 and 3 (C) 2 and 3 (D) none",
                 "gt_answer": "(ABCD"[1 + i % 4] + ") choice",
                 "images": images(cat, f"grp/{i}", 3),
             }
@@ -162,7 +164,7 @@ def write_zip(release: str | Path, dest: str | Path, nested: bool = False) -> Pa
     return dest
 
 
-def write_tsv(zip_root: str | Path, dest: str | Path, quoting: int = csv.QUOTE_MINIMAL) -> Path:
+def write_tsv(zip_root: str | Path, dest: str | Path, quoting: Literal[0, 1, 2, 3] = csv.QUOTE_MINIMAL) -> Path:
     """Write the image items of an unpacked zip (``build``'s output) as VLMEvalKit's
     ``VLM2Bench_img.tsv``; ``dest`` is a folder or the file's path. Returns the file.
 

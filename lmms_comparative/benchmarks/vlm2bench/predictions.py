@@ -9,7 +9,8 @@ vlm2-bench/VLM2-Bench ``code/*/test/test_script_example/*.py``), JSON lines writ
 ``code/<gc|oc|pc/image>/test/test_res/test_<subtask>/<model>_<time>_answers.jsonl`` (video:
 ``code/pc/video/test/test_res/.../vid_<model>_<time>.jsonl``), one record per question::
 
-    GC:      {"q_id": "12", "task": "...", "question": "...", "edit_prompt": "...", "model_answer": "T", "gt_answer": "T"}
+    GC:      {"q_id": "12", "task": "...", "question": "...", "edit_prompt": "...",
+              "model_answer": "T", "gt_answer": "T"}
     OC, PC:  {"q_id": "12_p", "type": "...", "question": "...", "model_answer": "...", "gt_answer": "F"}
     video:   {"vid": "..._ABA_...", "question": "...", ..., "model_answer": "...", "gt_answer": ""}
 
@@ -50,12 +51,14 @@ def _subtask(path: Path, options: Options) -> str:
         family, name = match.groups()
         return "pc_vid" if name == "pc_v_open-ended" else f"{family}_{name}"
     raise PredictionsError(
-        f"{path}: the path does not say which subtask the answers are for (the official scripts write them under code/<gc|oc|pc>/test/test_res/test_<subtask>/): name it with --tasks, e.g. --tasks vlm2bench_oc_cpr"
+        f"{path}: the path does not say which subtask the answers are for (the official scripts write them under "
+        "code/<gc|oc|pc>/test/test_res/test_<subtask>/): name it with --tasks, e.g. --tasks vlm2bench_oc_cpr"
     )
 
 
 def read_official(path: Path, options: Options) -> Replies:
-    """Format ``official`` (module docstring): an official inference script's answers file, for the subtask its path or ``--tasks`` names."""
+    """Format ``official`` (module docstring): an official inference script's answers file, for the
+    subtask its path or ``--tasks`` names."""
     from lmms_comparative.benchmarks.vlm2bench.records import SUBTASKS, half_of, repeat_uid
 
     subtask = _subtask(path, options)
@@ -103,7 +106,8 @@ def read_vlmevalkit(path: Path, options: Options) -> Replies:
     missing = [c for c in ("index", "answer", "category", "prediction") if c not in table.columns]
     if missing:
         raise PredictionsError(
-            f"{path}: VLMEvalKit's prediction file has the columns index, answer, category and prediction; this one lacks {', '.join(missing)}"
+            f"{path}: VLMEvalKit's prediction file has the columns index, answer, category and prediction; this one "
+            f"lacks {', '.join(missing)}"
         )
     out = Replies(sources=[str(path)])
     seen: dict[str, dict] = {}  # per task, as the loader keys a second pair under one q_id (records.repeat_uid)

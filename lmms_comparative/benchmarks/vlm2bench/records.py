@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from lmms_comparative.failures import DataError
 
@@ -44,7 +45,8 @@ def _pair_fields(record: dict, subtask: str, kind: str, where: str) -> dict:
     if suffix not in ("p", "n"):
         prefix = 'an optional "tf_" prefix, then ' if subtask == "pc_cpr" else ""
         raise DataError(
-            f"{where}: T/F question id {q_id!r} must be {prefix}<pair>_p or <pair>_n, with no other underscore (got pair {main!r}, half {suffix!r})."
+            f"{where}: T/F question id {q_id!r} must be {prefix}<pair>_p or <pair>_n, with no other underscore (got "
+            f"pair {main!r}, half {suffix!r})."
         )
     return {"pair_id": main, "half": suffix}
 
@@ -77,7 +79,7 @@ def record_doc(
     missing = [k for k in needed if k not in record]
     if missing:
         raise DataError(f"{where}: record lacks {missing}.")
-    doc = {
+    doc: dict[str, Any] = {
         "uid": str(record.get("q_id", record.get("vid"))),
         "subtask": subtask,
         "kind": kind,
@@ -110,7 +112,8 @@ def record_doc(
             doc["n_images"] = len(record["image_seq"])
         else:
             raise DataError(
-                f"{where}: counting record has neither image_seq_len nor image_seq; the image count must come from the record."
+                f"{where}: counting record has neither image_seq_len nor image_seq; the image count must come from the "
+                "record."
             )
         try:
             int(doc["gt"])
@@ -147,13 +150,16 @@ def distinct_gc_uids(docs: list[dict], subtask: str, uids: list[str | None] | No
     clash = sorted(f"{uid}#{half}" for (uid, half), n in keys.items() if n > 1)
     if clash:  # a q_id of the file that is literally another's renamed uid (``<q_id>~2``)
         raise DataError(
-            f"VLM2-Bench {subtask}: item key(s) {', '.join(clash[:5])} name two records once repeated q_ids are numbered <q_id>~2, ...; rename the q_id of one of them."
+            f"VLM2-Bench {subtask}: item key(s) {', '.join(clash[:5])} name two records once repeated q_ids are "
+            "numbered <q_id>~2, ...; rename the q_id of one of them."
         )
     if renamed:
         from loguru import logger
 
         logger.warning(
-            f"VLM2-Bench {subtask}: {renamed} record(s) share their q_id and answer with an earlier record (two T/F pairs under one q_id): "
-            f"each is an item of its own (uid <q_id>~2, ...), and they are scored as one group by q_id, as the official GC script groups them"
+            f"VLM2-Bench {subtask}: {renamed} record(s) share their q_id and answer with an earlier record (two T/F "
+            "pairs under one q_id): "
+            "each is an item of its own (uid <q_id>~2, ...), and they are scored as one group by q_id, as the "
+            "official GC script groups them"
         )
     return docs

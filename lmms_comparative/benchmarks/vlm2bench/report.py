@@ -33,7 +33,7 @@ VLM2_SUBTASKS = [
 # VLM2-Bench Table 1 (nine subtasks, then Overall: the mean of all nine, VID included, for the human
 # and every model row; the chance row, with no VID score, averages eight), printed with the paper's
 # two decimals (OC-Cnt 34.88 and PC-Cnt 34.87 differ only there).
-VLM2_REFERENCE = {
+VLM2_REFERENCE: dict[str, list] = {
     "Chance-Level (paper)": [25.00, 25.00, 50.00, 34.88, 25.00, 50.00, 34.87, 25.00, None, 33.72],
     "Human-Level (paper)": [95.06, 98.11, 96.02, 94.23, 91.92, 97.08, 92.87, 91.17, 100.00, 95.16],
 }
@@ -66,8 +66,10 @@ def _strategy_table(runs: list[Run]) -> list[str]:
         return []
     return [
         "",
-        "Prompting strategies (paper §4, Fig. 5; prompts: Tables 23-24, Figure 11): scores (%) per image subtask, one row per strategy a run has. "
-        "A reasoning reply is scored on its answer segment (after the last MY_ANSWER:, else its last line; the authors published no extraction). "
+        "Prompting strategies (paper §4, Fig. 5; prompts: Tables 23-24, Figure 11): scores (%) per image subtask, one "
+        "row per strategy a run has. "
+        "A reasoning reply is scored on its answer segment (after the last MY_ANSWER:, else its last line; the authors "
+        "published no extraction). "
         "The paper gives these results as a figure only: no paper rows are transcribed.",
         "",
         table(
@@ -119,14 +121,17 @@ def section(runs: list[Run]) -> str | None:
     header = ["Model"] + [label for _, label in VLM2_SUBTASKS] + ["Overall", "Δ human"]
     note = interval_note(
         rows,
-        "± the half-width of a 95% bootstrap interval (pairs or questions resampled; Overall: a normal interval from the subtasks' standard errors, clipped to 0-100).",
+        "± the half-width of a 95% bootstrap interval (pairs or questions resampled; Overall: a normal interval from "
+        "the subtasks' standard errors, clipped to 0-100).",
         NO_CI95,
     )
     return "\n".join(
         [
             "## VLM²-Bench",
             "",
-            f"Scores (%) as the paper's Table 1, with its two decimals: pair accuracy (T/F), Acc_num (counting), accuracy (grouping), judge score (VID); Overall is the mean of the nine subtasks (⁸: of the eight image subtasks, from `vlm2bench_image`, and Δ human against the human mean of those eight, 94.56). {note}",
+            "Scores (%) as the paper's Table 1, with its two decimals: pair accuracy (T/F), Acc_num (counting), "
+            "accuracy (grouping), judge score (VID); Overall is the mean of the nine subtasks (⁸: of the eight image "
+            f"subtasks, from `vlm2bench_image`, and Δ human against the human mean of those eight, 94.56). {note}",
             "",
             table(header, rows, key="vlm2bench_table1", title="VLM²-Bench: scores per subtask (Table 1)", marks=marks),
         ]
@@ -175,7 +180,7 @@ def compare_units(run, task: str) -> dict | None:
         return None
     values: dict[str, float] = {}
     binary = True
-    pairs: dict[str, dict[str, bool]] = {}
+    pairs: dict[str, dict[str | None, bool]] = {}  # pair -> half ("p", "n") -> right
     failed_pairs, dropping = set(), set()
     for row in rows:
         item = next((v for v in row.values() if isinstance(v, dict) and "uid" in v), None)

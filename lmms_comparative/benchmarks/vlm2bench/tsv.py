@@ -65,6 +65,7 @@ import sys
 import threading
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from lmms_comparative.benchmarks.vlm2bench import tsv_images
 from lmms_comparative.benchmarks.vlm2bench.records import SUBTASKS, distinct_gc_uids, record_doc
@@ -147,7 +148,8 @@ def subtask_docs(tsv: Path, subtask: str) -> list[dict]:
         category = next(c for c, s in CATEGORIES.items() if s == subtask)
         found = sorted(manifest["rows"])
         raise DataError(
-            f"{tsv}: no row of category {category!r} ({subtask}); the file has {found or 'no rows'}. Expected VLMEvalKit's VLM2Bench TSV (columns index, question, answer, category, image)."
+            f"{tsv}: no row of category {category!r} ({subtask}); the file has {found or 'no rows'}. Expected "
+            "VLMEvalKit's VLM2Bench TSV (columns index, question, answer, category, image)."
         )
     # Decoded images are stored relative to the cache folder (a moved folder still works); an
     # image_path of a localized TSV is kept as it was (os.path.join keeps an absolute path).
@@ -226,7 +228,7 @@ def _wide_fields():
 def _decode(tsv: Path, cache: Path, stamp: dict) -> dict:
     """Stream ``tsv`` once: decode every row's images into ``cache`` and write the manifest."""
     from loguru import logger
-    from tqdm import tqdm
+    from tqdm import tqdm  # type: ignore[import-untyped]  # tqdm ships no type information
 
     logger.info(f"VLM2-Bench: decoding the images of {tsv} once into {cache} (later runs reuse them)")
     entries: list[dict] = []  # one per usable row, in file order, without its base64
@@ -240,7 +242,8 @@ def _decode(tsv: Path, cache: Path, stamp: dict) -> dict:
             header = next(reader, None)
             if not header or not any(h.strip() for h in header):
                 raise DataError(
-                    f"{tsv}: empty file. Expected VLMEvalKit's VLM2Bench TSV (columns index, question, answer, category, image)."
+                    f"{tsv}: empty file. Expected VLMEvalKit's VLM2Bench TSV (columns index, question, answer, "
+                    "category, image)."
                 )
             columns = {name.strip(): i for i, name in enumerate(header)}
             missing = [c for c in REQUIRED if c not in columns] + (
@@ -248,7 +251,8 @@ def _decode(tsv: Path, cache: Path, stamp: dict) -> dict:
             )
             if missing:
                 raise DataError(
-                    f"{tsv}: not VLMEvalKit's VLM2Bench TSV: no column {missing} (found {sorted(columns)[:20]}). Expected columns index, question, answer, category and image (base64)."
+                    f"{tsv}: not VLMEvalKit's VLM2Bench TSV: no column {missing} (found {sorted(columns)[:20]}). "
+                    "Expected columns index, question, answer, category and image (base64)."
                 )
             for row in tqdm(reader, desc=f"decoding {tsv.name}", unit=" rows", mininterval=2):
                 if not row or (len(row) == 1 and not row[0].strip()):
@@ -270,7 +274,13 @@ def _decode(tsv: Path, cache: Path, stamp: dict) -> dict:
                     if index in seen:
                         raise DataError(f"{where}: index repeats line {seen[index]}.")
                     seen[index] = line
-                    entry = {"line": line, "where": where, "subtask": subtask, "category": raw_category, "index": index}
+                    entry: dict[str, Any] = {
+                        "line": line,
+                        "where": where,
+                        "subtask": subtask,
+                        "category": raw_category,
+                        "index": index,
+                    }
                     entry.update({k: fields[k] for k in ("question", "answer") if k in fields})
                     entry.update({k: fields[k].strip() for k in ("q_id", "image_seq_len", "image_path") if k in fields})
                     image = fields.get("image", "").strip()
@@ -353,7 +363,8 @@ def _entry_doc(entry: dict, own_images: dict[str, list[str]]) -> dict:
             # after the last "_" (utils/vlm2bench.py tf_pair_aggregate_accuracy groups by the rest).
             if "_" not in key:
                 raise DataError(
-                    f"{where}: GC T/F index {entry['index']!r} has no '_<half>' after its pair; VLMEvalKit pairs rows by the index without its last '_' part."
+                    f"{where}: GC T/F index {entry['index']!r} has no '_<half>' after its pair; VLMEvalKit pairs rows "
+                    "by the index without its last '_' part."
                 )
             q_id = key.rsplit("_", 1)[0]
         elif kind == "tf":

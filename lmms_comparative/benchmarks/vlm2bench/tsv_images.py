@@ -47,8 +47,8 @@ def extension(blob: bytes) -> str:
 
 
 def file_stem(index: str) -> str:
-    """A file-name-safe stem for a row's index: the index itself when safe, else its first 60 characters with the unsafe ones
-    replaced by ``_``, then ``-`` and 8 hex digits of its SHA-1."""
+    """A file-name-safe stem for a row's index: the index itself when safe, else its first 60 characters
+    with the unsafe ones replaced by ``_``, then ``-`` and 8 hex digits of its SHA-1."""
     if SAFE.match(index):
         return index
     return re.sub(r"[^A-Za-z0-9._-]", "_", index)[:60] + "-" + hashlib.sha1(index.encode()).hexdigest()[:8]
