@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from lmms_comparative import failures
-from lmms_comparative.benchmarks.vidi import data, tasks
-from lmms_comparative.benchmarks.vidi.facts import JUDGE
+from lmms_comparative.benchmarks.vidi import data
+from lmms_comparative.benchmarks.vidi.facts import CAPTION_METRICS, FACTS, JUDGE, JUDGE_METRICS
 from lmms_comparative.benchmarks.vidi.prompts import (
     FEWSHOT,
     GLOBAL,
@@ -27,7 +27,6 @@ from lmms_comparative.benchmarks.vidi.prompts import (
     JUDGE_RECALL,
 )
 from lmms_comparative.benchmarks.vidi.scoring import caption_item_stats, corpus_scores, require_java
-from lmms_comparative.benchmarks.vidi.tasks import CAPTION_METRICS, JUDGE_METRICS
 from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.bootstrap import vector_bootstrap
@@ -41,7 +40,6 @@ from lmms_comparative.tasklib import (
     response_text,
     skip_counts,
 )
-from lmms_comparative.tasklib.yamlgen import define_hooks
 
 # The paper's scale: Tables 1, 2, 4, 7 and 8 print every metric x100, CIDEr included (CIDEr-D of
 # pycocoevalcap is at most 10, the tables print 17.2 for InternVL2.5-78B). Results are on that scale.
@@ -100,9 +98,14 @@ def _fewshot_docs() -> list[dict]:
     return docs
 
 
-process_docs = docs_hook("vidi", partial(_pair_docs, False), _image_paths, label="ViDi")
-process_docs_swap = docs_hook("vidi_swap", partial(_pair_docs, True), _image_paths, label="ViDi (swapped)")
-process_docs_fewshot = docs_hook("vidi_fewshot", _fewshot_docs, _image_paths, label="ViDi few-shot")
+KEY = FACTS.item_key  # the pair's folder name; few-shot: ``<pair id>#<k>``
+process_docs = docs_hook("vidi", partial(_pair_docs, False), key=KEY, image_paths=_image_paths, label="ViDi")
+process_docs_swap = docs_hook(
+    "vidi_swap", partial(_pair_docs, True), key=KEY, image_paths=_image_paths, label="ViDi (swapped)"
+)
+process_docs_fewshot = docs_hook(
+    "vidi_fewshot", _fewshot_docs, key=KEY, image_paths=_image_paths, label="ViDi few-shot"
+)
 
 
 def doc_to_visual(doc: dict[str, Any]) -> list:
@@ -237,7 +240,7 @@ def score_run(items: list[dict], setting: str, judge: bool) -> dict:
     refs = {s["item_id"]: references(s, setting) for s in items}
     stats = [caption_item_stats(refs, {s["item_id"]: s["predictions"][r] for s in items}) for r in range(repeats)]
     per_repeat = [_on_paper_scale(corpus_scores(st)) for st in stats]
-    out = {m: statistics.fmean(run[m] for run in per_repeat) for m in CAPTION_METRICS}
+    out: dict[str, Any] = {m: statistics.fmean(run[m] for run in per_repeat) for m in CAPTION_METRICS}
     out["repeats"] = {
         "k": repeats,
         **{
@@ -264,10 +267,11 @@ def score_run(items: list[dict], setting: str, judge: bool) -> dict:
         verdict = _judge(items)
         out.update({m: verdict[m] for m in JUDGE_METRICS})
         if isinstance(verdict, Unscored):  # the judge failed: its metrics NaN, the caption metrics stand
+            counts = verdict["counts"]  # Unscored: the failed and total calls, and the reason
             out["counts"].update(
-                judge_failure=verdict.counts["failure"],
-                judge_requests=verdict.counts["total"],
-                unjudged=verdict.counts["failed"],
+                judge_failure=counts["failure"],
+                judge_requests=counts["total"],
+                unjudged=counts["failed"],
             )
         else:
             out["ci95"].update(verdict["ci95"])
@@ -275,13 +279,36 @@ def score_run(items: list[dict], setting: str, judge: bool) -> dict:
     return out
 
 
-# The aggregations the task files name (tasks.aggregation_name: aggregate_<setting>_<metric>), one
-# per metric of each setting (tasks.metrics); only the global setting asks the judge.
-define_hooks(
-    globals(),
-    {
-        tasks.aggregation_name(setting, name): metric_of(score_run, name, setting, bool(judged))
-        for setting, (judged, _) in tasks.SETTINGS.items()
-        for name in tasks.metrics(setting)
-    },
-)
+# The aggregations the task files name (tasks.py), one per metric of each setting (facts.metrics):
+# each reads its metric from the task's one scoring pass (score_run); only the global setting asks
+# the judge.
+aggregate_granular_bleu1 = metric_of(score_run, "bleu1", "granular", False)
+aggregate_granular_bleu2 = metric_of(score_run, "bleu2", "granular", False)
+aggregate_granular_bleu3 = metric_of(score_run, "bleu3", "granular", False)
+aggregate_granular_bleu4 = metric_of(score_run, "bleu4", "granular", False)
+aggregate_granular_rougeL = metric_of(score_run, "rougeL", "granular", False)
+aggregate_granular_cider = metric_of(score_run, "cider", "granular", False)
+aggregate_granular_repeats = metric_of(score_run, "repeats", "granular", False)
+aggregate_granular_counts = metric_of(score_run, "counts", "granular", False)
+aggregate_granular_ci95 = metric_of(score_run, "ci95", "granular", False)
+aggregate_global_bleu1 = metric_of(score_run, "bleu1", "global", True)
+aggregate_global_bleu2 = metric_of(score_run, "bleu2", "global", True)
+aggregate_global_bleu3 = metric_of(score_run, "bleu3", "global", True)
+aggregate_global_bleu4 = metric_of(score_run, "bleu4", "global", True)
+aggregate_global_rougeL = metric_of(score_run, "rougeL", "global", True)
+aggregate_global_cider = metric_of(score_run, "cider", "global", True)
+aggregate_global_precision = metric_of(score_run, "precision", "global", True)
+aggregate_global_recall = metric_of(score_run, "recall", "global", True)
+aggregate_global_f1 = metric_of(score_run, "f1", "global", True)
+aggregate_global_repeats = metric_of(score_run, "repeats", "global", True)
+aggregate_global_counts = metric_of(score_run, "counts", "global", True)
+aggregate_global_ci95 = metric_of(score_run, "ci95", "global", True)
+aggregate_fewshot_bleu1 = metric_of(score_run, "bleu1", "fewshot", False)
+aggregate_fewshot_bleu2 = metric_of(score_run, "bleu2", "fewshot", False)
+aggregate_fewshot_bleu3 = metric_of(score_run, "bleu3", "fewshot", False)
+aggregate_fewshot_bleu4 = metric_of(score_run, "bleu4", "fewshot", False)
+aggregate_fewshot_rougeL = metric_of(score_run, "rougeL", "fewshot", False)
+aggregate_fewshot_cider = metric_of(score_run, "cider", "fewshot", False)
+aggregate_fewshot_repeats = metric_of(score_run, "repeats", "fewshot", False)
+aggregate_fewshot_counts = metric_of(score_run, "counts", "fewshot", False)
+aggregate_fewshot_ci95 = metric_of(score_run, "ci95", "fewshot", False)
