@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Mapping, Union
@@ -66,9 +67,9 @@ def bound_name(module: ModuleType, hook: object) -> str:
 def kit_hook(hook: object) -> Fn:
     """One of the kit's own hooks (``group_sum_counts``, ``KeepAllResponses``, ...), named as
     ``lmms_comparative.tasklib`` hands it out."""
-    import lmms_comparative.tasklib as tasklib
+    face = sys.modules[__package__ or ""]  # this module's package, loaded before it: no import back up
 
-    return Fn(f"{tasklib.__name__}.{bound_name(tasklib, hook)}")
+    return Fn(f"{face.__name__}.{bound_name(face, hook)}")
 
 
 @dataclass(frozen=True)
