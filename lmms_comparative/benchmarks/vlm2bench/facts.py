@@ -3,13 +3,46 @@
 The facts of the record (``__init__.py`` adds the parts): what the parts themselves read.
 """
 
+from lmms_comparative.benchmarks.vlm2bench.records import SUBTASKS
 from lmms_comparative.data.replies import ItemKey
 from lmms_comparative.record import Benchmark, ScoringCall
+
+# The task table: a task per subtask (records.SUBTASKS: its files and its kind), grouped by their
+# prefix (gc, oc, pc), all nine (the paper's Overall) and the eight image subtasks; a prompting
+# strategy's family runs its subtasks again with its prompt. The hooks (hooks.py), the task files
+# (tasks.py) and the record below read the tasks from here.
+IMAGE = "image"  # the group of the image subtasks, for image-only models
+IMAGE_SUBTASKS = tuple(s for s, (_, _, kind) in SUBTASKS.items() if kind != "vid")
+VIDEO_SUBTASKS = tuple(s for s in SUBTASKS if s not in IMAGE_SUBTASKS)
+GC = tuple(s for s in SUBTASKS if s.startswith("gc_"))
+PREFIXES = tuple(dict.fromkeys(s.split("_")[0] for s in SUBTASKS))  # gc, oc, pc: a group each
+# What each kind of subtask reports (the metric lists of its YAML file, in order): positive and
+# negative accuracy belong to T/F pairs, exact accuracy to counting.
+KIND_METRICS = {
+    "tf": ("score", "positive", "negative", "counts", "ci95"),
+    "tf_gc": ("score", "positive", "negative", "counts", "ci95"),
+    "cnt": ("score", "exact", "counts", "ci95"),
+    "grp": ("score", "counts", "ci95"),
+    "vid": ("score", "counts", "ci95"),
+}
+# The prompting strategies (§4, Fig. 5): family -> (the prompt's name in prompts.py, the subtasks it runs on).
+STRATEGIES = {
+    "cot": ("cot", IMAGE_SUBTASKS),
+    "cotspecial": ("cot_special", GC),
+    "vpgrid": ("vp_grid", GC),
+}
+
+
+def task_name(*parts: str) -> str:
+    """``vlm2bench``, then the parts: a subtask's task (``vlm2bench_oc_cnt``), a group
+    (``vlm2bench_gc``), a strategy's family or its task of a subtask (``vlm2bench_cot_oc_cnt``)."""
+    return "_".join(("vlm2bench", *(p for p in parts if p)))
+
 
 # eval_pc-v_open-ended.py: gpt-4o, max_tokens=300 and no temperature (the API's default applies;
 # the engine sends ``"temperature": null``, which servers read as not set).
 JUDGE = ScoringCall(
-    ("vlm2bench_pc_vid",),
+    tuple(task_name(s) for s in VIDEO_SUBTASKS),
     "llm",
     "the VLM2-Bench video description judge",
     "VLM2BENCH_JUDGE",
@@ -27,16 +60,13 @@ FACTS = Benchmark(
     title="VLM2-Bench",
     root_variable="VLM2BENCH_ROOT",
     hub_repo="Sterzhang/vlm2-bench",
+    # All nine subtasks, the image ones, each prefix's, the video subtask alone, each strategy's.
     task_families=(
-        "vlm2bench",
-        "vlm2bench_image",
-        "vlm2bench_gc",
-        "vlm2bench_oc",
-        "vlm2bench_pc",
-        "vlm2bench_pc_vid",
-        "vlm2bench_cot",
-        "vlm2bench_cotspecial",
-        "vlm2bench_vpgrid",
+        task_name(),
+        task_name(IMAGE),
+        *(task_name(p) for p in PREFIXES),
+        *(task_name(s) for s in VIDEO_SUBTASKS),
+        *(task_name(s) for s in STRATEGIES),
     ),
     answer_spaces=("choices", "tf", "count"),
     scoring_calls=(JUDGE,),
@@ -44,23 +74,9 @@ FACTS = Benchmark(
         (
             "",
             "table1",
-            tuple(
-                (c, "vlm2bench" if c == "overall" else f"vlm2bench_{c}")
-                for c in (
-                    "gc_mat",
-                    "gc_trk",
-                    "oc_cpr",
-                    "oc_cnt",
-                    "oc_grp",
-                    "pc_cpr",
-                    "pc_cnt",
-                    "pc_grp",
-                    "pc_vid",
-                    "overall",
-                )
-            ),
+            tuple((c, task_name() if c == "overall" else task_name(c)) for c in (*SUBTASKS, "overall")),
         ),
     ),
-    smoke_task="vlm2bench_oc_cnt",  # one small task: what the tests that touch every benchmark run
+    smoke_task=task_name("oc_cnt"),  # one small task: what the tests that touch every benchmark run
     item_key=ItemKey(("uid", "kind", "half"), doc_key),
 )

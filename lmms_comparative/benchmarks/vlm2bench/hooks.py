@@ -6,16 +6,16 @@ T/F subtasks, Acc_num for counting, accuracy for grouping, the judge's final sco
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any
 
 from loguru import logger
 
-from lmms_comparative.benchmarks.vlm2bench import data, dot_matrix, tasks
+from lmms_comparative.benchmarks.vlm2bench import data, dot_matrix
 from lmms_comparative.benchmarks.vlm2bench import scoring as rules
-from lmms_comparative.benchmarks.vlm2bench.facts import JUDGE
+from lmms_comparative.benchmarks.vlm2bench.facts import FACTS, JUDGE, KIND_METRICS, task_name
 from lmms_comparative.benchmarks.vlm2bench.prompts import PROMPT_AB, PROMPT_ABA, STRATEGY_PROMPTS
-from lmms_comparative.benchmarks.vlm2bench.records import SUBTASKS
 from lmms_comparative.data import items
 from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
@@ -31,27 +31,20 @@ from lmms_comparative.tasklib import (
 )
 from lmms_comparative.tasklib.capabilities import frames_sampled, require_video_input
 from lmms_comparative.tasklib.host import run_model, run_model_args
-from lmms_comparative.tasklib.yamlgen import define_hooks
 
 METRICS = ("score", "positive", "negative", "exact", "counts", "ci95")
-# What each kind of subtask reports (the metric lists of its YAML file): positive and negative
-# accuracy belong to T/F pairs, exact accuracy to counting.
-KIND_METRICS = {
-    "tf": ("score", "positive", "negative", "counts", "ci95"),
-    "tf_gc": ("score", "positive", "negative", "counts", "ci95"),
-    "cnt": ("score", "exact", "counts", "ci95"),
-    "grp": ("score", "counts", "ci95"),
-    "vid": ("score", "counts", "ci95"),
-}
 
 # What a run without a video-capable model can do instead (capabilities.require_video_input).
-WITHOUT_VIDEO = "run vlm2bench_image instead of vlm2bench: its eight image subtasks without vlm2bench_pc_vid (the paper's Overall is the mean of all nine, so vlm2bench_image's is not the paper's)"
+WITHOUT_VIDEO = (
+    "run vlm2bench_image instead of vlm2bench: its eight image subtasks without vlm2bench_pc_vid (the paper's "
+    "Overall is the mean of all nine, so vlm2bench_image's is not the paper's)"
+)
 
 
 def _video_docs() -> list[dict]:
     # Checked before any data is read: a model without a video path would otherwise fail deep in
     # its preprocessing, or answer without having seen the video.
-    require_video_input("vlm2bench_pc_vid", run_model(), WITHOUT_VIDEO)
+    require_video_input(task_name("pc_vid"), run_model(), WITHOUT_VIDEO)
     docs = data.subtask_docs("pc_vid")
     # A model that samples a fixed number of frames (lmms-eval's openai model: max_frames_num, 10)
     # cannot take a shorter video: qwen_vl_utils refuses it and the whole run would end. Such a
@@ -65,7 +58,8 @@ def _video_docs() -> list[dict]:
         if frames is not None and frames < wanted:
             items.skip(
                 items.SHORT_VIDEO,
-                f"{doc['uid']}: {doc['video']} has {frames} frames and the model samples {wanted} (--model_args max_frames_num={frames} or fewer, or video_fps, would take it)",
+                f"{doc['uid']}: {doc['video']} has {frames} frames and the model samples {wanted} "
+                f"(--model_args max_frames_num={frames} or fewer, or video_fps, would take it)",
             )
         else:
             kept.append(doc)
@@ -75,11 +69,26 @@ def _video_docs() -> list[dict]:
 def _subtask_docs(subtask: str):
     """The ``process_docs`` of one subtask's task (the video task loads its own way)."""
     load = _video_docs if subtask == "pc_vid" else partial(data.subtask_docs, subtask)
-    return docs_hook(subtask, load, lambda d: d["images"], lambda d: d["uid"], f"VLM2-Bench {subtask}")
+    return docs_hook(
+        subtask,
+        load,
+        key=FACTS.item_key,
+        image_paths=lambda d: d["images"],
+        item_id=lambda d: d["uid"],
+        label=f"VLM2-Bench {subtask}",
+    )
 
 
-# Each subtask's docs, under the names the task files give them (tasks.py).
-define_hooks(globals(), {tasks.docs_name(subtask): _subtask_docs(subtask) for subtask in SUBTASKS})
+# Each subtask's docs (records.SUBTASKS), named by the task files (tasks.py).
+process_docs_gc_mat = _subtask_docs("gc_mat")
+process_docs_gc_trk = _subtask_docs("gc_trk")
+process_docs_oc_cpr = _subtask_docs("oc_cpr")
+process_docs_oc_cnt = _subtask_docs("oc_cnt")
+process_docs_oc_grp = _subtask_docs("oc_grp")
+process_docs_pc_cpr = _subtask_docs("pc_cpr")
+process_docs_pc_cnt = _subtask_docs("pc_cnt")
+process_docs_pc_grp = _subtask_docs("pc_grp")
+process_docs_pc_vid = _subtask_docs("pc_vid")
 
 
 def doc_to_visual(doc: dict[str, Any]) -> list:
@@ -122,6 +131,7 @@ def process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
         sample.update(rules.count_item(response, int(doc["gt"]), int(doc["n_images"])))
         sample["status"] = aggregate.STATUS_OK if sample["parsed"] is not None else aggregate.STATUS_UNPARSED
     else:
+        parsed: str | None
         if kind == "tf_gc":
             correct, parsed = rules.gc_correct(response, doc["gt"]), response.strip()
         elif kind == "tf":
@@ -135,7 +145,7 @@ def process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
     return {name: sample for name in KIND_METRICS[kind]}
 
 
-def _judge_video(items: list[dict]) -> dict:
+def _judge_video(items: Sequence[Mapping]) -> dict:
     engine = Engine.from_env(JUDGE.setting, defaults=JUDGE.default)
     prompts = [(PROMPT_ABA if it["type"] == "ABA" else PROMPT_AB).format(description=it["description"]) for it in items]
     answers = engine.run(prompts, desc="VLM2-Bench video judge")
@@ -148,7 +158,7 @@ def _judge_video(items: list[dict]) -> dict:
     return {**rules.video_scores(scored), "unjudged": unjudged, "judged": scored}
 
 
-def _incomplete_pairs(items: list[dict]) -> int:
+def _incomplete_pairs(items: Sequence[Mapping]) -> int:
     """How many T/F pairs have only one of their two halves among ``items``."""
     halves: dict[str, set] = {}
     for it in items:
@@ -164,7 +174,7 @@ def summarize(items: list[dict]) -> dict:
     done = aggregate.scored(items)
     kind = items[0]["kind"] if items else ""
     check_model_failures(items, f"VLM2-Bench {kind or '(no items)'}")
-    out = {"counts": {**aggregate.counts(items), **skip_counts(items)}}
+    out: dict[str, Any] = {"counts": {**aggregate.counts(items), **skip_counts(items)}}
     if kind in ("tf", "tf_gc"):
         drop = kind == "tf"
         done, failed_pairs = rules.without_failed_pairs(
@@ -182,7 +192,9 @@ def summarize(items: list[dict]) -> dict:
                 else "counted as not right, as the official GC script counts them"
             )
             logger.warning(
-                f"VLM2-Bench T/F pairs (questions {items[0]['uid']}, ...): {incomplete} pair(s) have only one of their two questions in this run (a --limit or --offset that splits pairs): {rule}; run without --limit for the paper's score"
+                f"VLM2-Bench T/F pairs (questions {items[0]['uid']}, ...): {incomplete} pair(s) have only one of "
+                "their two questions in this run (a --limit or --offset that splits pairs): "
+                f"{rule}; run without --limit for the paper's score"
             )
         by_pair: dict[str, list] = {}
         for it in done:
