@@ -12,9 +12,9 @@ runs back up when it closes a circle of parts.
 A lookup by name is an arrow too: ``importlib.import_module("lmms_comparative.x")`` to that module;
 an ``import_module`` whose name is built at run time, in a file that names the benchmarks' package,
 to every benchmark's record (``benchmarks/<name>/__init__.py``), in a package's ``__init__.py`` from
-its own ``__name__``, to every module of the package (a face that loads them on first use); ``benchmark.part("report", ...)``
-or ``.optional("report", ...)`` (the registry's lookups before the parts were typed) to every
-benchmark's module of that name. ``--no-lookups`` leaves them out (imports only).
+its own ``__name__``, to every module of the package (a face that loads them on first use);
+``benchmark.part("report", ...)`` or ``.optional("report", ...)`` (the registry's lookups before the
+parts were typed) to every benchmark's module of that name. ``--no-lookups`` leaves them out (imports only).
 
 The three layers (docs/adding-a-benchmark.md): the kit, which benchmarks import and which never
 calls a benchmark (``KIT`` below); the benchmarks; the drivers, which call benchmarks (everything
@@ -253,8 +253,9 @@ def measure(root: Path, with_lookups: bool = True) -> dict:
         "imports at module level": top,
         "imports inside functions": inside,
         "lookups by name": sum(len(t) for t in by_name.values()),
+        # Besides the benchmark packages (their records) and the kit (the record's type): none.
         "files the registry imports": sorted(
-            t for t in arrows.get(f"{PACKAGE}.registry", ()) if t not in _benchmark_records(known)
+            t for t in arrows.get(f"{PACKAGE}.registry", ()) if t not in _benchmark_records(known) and layer(t) != 0
         ),
         "arrows up a layer": up,
         "circles of files": circles(arrows),
@@ -293,12 +294,14 @@ def main(argv: list[str] | None = None) -> int:
         for arrow in found["arrows up a layer"]:
             print("  " + arrow)
         print(
-            f"circles of files: {len(found['circles of files'])} ({sum(len(c) for c in found['circles of files'])} files)"
+            f"circles of files: {len(found['circles of files'])} "
+            f"({sum(len(c) for c in found['circles of files'])} files)"
         )
         for circle in found["circles of files"]:
             print("  " + " <-> ".join(circle))
         print(
-            f"circles of parts: {len(found['circles of parts'])}; arrows that close one: {len(found['arrows that close a circle of parts'])}"
+            f"circles of parts: {len(found['circles of parts'])}; arrows that close one: "
+            f"{len(found['arrows that close a circle of parts'])}"
         )
         for arrow in found["arrows that close a circle of parts"]:
             print("  " + arrow)
