@@ -7,7 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from lmms_comparative.benchmarks.captionqa.facts import FACTS as BENCHMARK
-from lmms_comparative.benchmarks.captionqa.score_tables import CAPTIONQA_DOMAINS, PROMPTS, section
+from lmms_comparative.benchmarks.captionqa.facts import PROMPTS
+from lmms_comparative.benchmarks.captionqa.score_tables import CAPTIONQA_DOMAINS, section
 from lmms_comparative.data import untrusted
 from lmms_comparative.failures import DataError
 from lmms_comparative.record import Headline, ReportPart
@@ -19,7 +20,7 @@ from lmms_comparative.reportlib.runs import ReportError, Run
 
 def summary(run: Run) -> list[str]:
     rows = []
-    for prompt in ("simple", "short", "long", "taxonomy"):
+    for prompt in PROMPTS:
         group = f"captionqa_{prompt}"
         if any(run.row(f"{group}_{d}") for d, _ in CAPTIONQA_DOMAINS):
             rows.append(
@@ -168,7 +169,7 @@ def _headline(prompt: str) -> Headline:
 
 
 # The first page's values: Table 3's Overall per caption prompt; a run without one shows its domains.
-HEADLINES = tuple(_headline(prompt) for prompt in ("simple", "short", "long", "taxonomy"))
+HEADLINES = tuple(_headline(prompt) for prompt in PROMPTS)
 
 PART = ReportPart(
     headlines=HEADLINES,

@@ -8,6 +8,7 @@ import hashlib
 import json
 
 from lmms_comparative.benchmarks.captionqa.facts import FACTS as BENCHMARK
+from lmms_comparative.benchmarks.captionqa.facts import PROMPTS  # the caption prompts, Table 3's row groups
 from lmms_comparative.benchmarks.captionqa.scoring import difficulty, reader_stability
 from lmms_comparative.reportlib.cells import NO_CI95, cell, interval_note, table, unscored_notes
 from lmms_comparative.reportlib.marks import Marks, with_skips
@@ -19,15 +20,13 @@ CAPTIONQA_DOMAINS = [
     ("ecommerce", "E-commerce"),
     ("embodiedai", "Embodied AI"),
 ]
-PROMPTS = ("simple", "short", "long", "taxonomy")
 
 
 def section(runs: list[Run]) -> str | None:
-    prompts = ["simple", "short", "long", "taxonomy"]
     runs = [
         r
         for r in runs
-        if any(r.row(f"captionqa_{p}_{d}") for p in prompts for d, _ in CAPTIONQA_DOMAINS)
+        if any(r.row(f"captionqa_{p}_{d}") for p in PROMPTS for d, _ in CAPTIONQA_DOMAINS)
         or r.row("captionqa_image_natural")
     ]
     if not runs:
@@ -35,7 +34,7 @@ def section(runs: list[Run]) -> str | None:
     rows = []
     marks = Marks(BENCHMARK)
     for run in runs:
-        for prompt in prompts:
+        for prompt in PROMPTS:
             if not any(run.row(f"captionqa_{prompt}_{d}") for d, _ in CAPTIONQA_DOMAINS):
                 continue
             group = f"captionqa_{prompt}"
@@ -79,7 +78,7 @@ def section(runs: list[Run]) -> str | None:
         image = [run.value(f"captionqa_image_{d}", "accuracy") for d, _ in CAPTIONQA_DOMAINS]
         if not any(isinstance(v, float) for v in image):
             continue
-        for prompt in prompts:
+        for prompt in PROMPTS:
             caption = [run.value(f"captionqa_{prompt}_{d}", "accuracy") for d, _ in CAPTIONQA_DOMAINS]
             if any(isinstance(v, float) for v in caption):
                 gaps = [
@@ -113,7 +112,7 @@ def section(runs: list[Run]) -> str | None:
             cell(run.value(f"captionqa_{prompt}_{d}", "cannot_rate")),
         ]
         for run in runs
-        for prompt in prompts
+        for prompt in PROMPTS
         for d, label in CAPTIONQA_DOMAINS
         if run.row(f"captionqa_{prompt}_{d}")
     ]
