@@ -5,7 +5,7 @@ writes them to yaml/."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from lmms_comparative.benchmarks.captionqa import hooks
 from lmms_comparative.benchmarks.captionqa.facts import IMAGE, PROMPTS, task_name
@@ -51,12 +51,21 @@ RESULTS = {
 }
 
 
-def _hook(table: Mapping[str, object], key: str, what: str) -> object:
-    """The hook ``table`` holds for ``key`` (a domain or a caption prompt of the task table);
-    ValueError when it holds none."""
-    if key not in table:
-        raise ValueError(f"CaptionQA: no {what} hook for {key!r} in tasks.py")
-    return table[key]
+def _check_tables() -> None:
+    """ValueError when a hook table above leaves out a key of the task table (facts.py, scoring.DOMAINS),
+    or names one it lacks: every task must find its hooks."""
+    tables: list[tuple[str, Mapping[str, object], Iterable[str]]] = [
+        ("CAPTION_DOCS", CAPTION_DOCS, DOMAINS),
+        ("IMAGE_DOCS", IMAGE_DOCS, DOMAINS),
+        ("RESULTS", RESULTS, PROMPTS),
+    ]
+    for name, hooks_of, keys in tables:
+        missing, extra = sorted(set(keys) - set(hooks_of)), sorted(set(hooks_of) - set(keys))
+        if missing or extra:
+            raise ValueError(f"captionqa tasks.py: {name} lacks {missing} and has no task for {extra}")
+
+
+_check_tables()
 
 
 def _templates() -> tuple[Template, ...]:
@@ -142,8 +151,8 @@ def _prompt_family(prompt: str) -> tuple:
         Task(
             task_name(prompt, domain),
             {
-                "process_docs": H(_hook(CAPTION_DOCS, domain, "docs")),
-                "process_results": H(_hook(RESULTS, prompt, "results")),
+                "process_docs": H(CAPTION_DOCS[domain]),
+                "process_results": H(RESULTS[prompt]),
                 "lmms_eval_specific_kwargs": Flow({"default": {"prompt": prompt}}),
             },
             include=TEMPLATE,
@@ -157,7 +166,7 @@ def _image_family() -> tuple:
     tasks = tuple(
         Task(
             task_name(IMAGE, domain),
-            {"process_docs": H(_hook(IMAGE_DOCS, domain, "image docs"))},
+            {"process_docs": H(IMAGE_DOCS[domain])},
             include=IMAGE_TEMPLATE,
         )
         for domain in DOMAINS
