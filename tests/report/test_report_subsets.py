@@ -251,7 +251,7 @@ def test_the_chart_labels_such_runs_and_claims_no_missing_avg(tmp_path):
 
 
 def test_a_second_demo_replaces_only_what_the_first_one_wrote(tmp_path):
-    from lmms_comparative.cli import DEMO_MANIFEST, _files, clear_previous_demo, record_demo
+    from lmms_comparative.demo import DEMO_MANIFEST, _files, clear_previous_demo, record_demo
 
     out = tmp_path / "demo_output"
     (out / "results" / "random_choice").mkdir(parents=True)
