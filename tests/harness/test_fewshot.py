@@ -13,22 +13,20 @@ from lmms_comparative.harness.fewshot import benchmark_of, fewshot_message
 def test_messages_per_benchmark():
     assert fewshot_message("vidi_granular", "vidi", 0) is None
     assert fewshot_message("vidi_granular", "vidi", 1) == (
-        "vidi_granular: ViDi's protocol is zero-shot, so --num_fewshot 1 is not supported. Its few-shot variant is the task vidi_fewshot: run --tasks vidi_fewshot without --num_fewshot."
+        "vidi_granular: ViDi's protocol is zero-shot, so --num_fewshot 1 is not supported. Its few-shot "
+        "variant is the task vidi_fewshot: run --tasks vidi_fewshot without --num_fewshot."
     )
     assert "builds ViDi's few-shot prompt itself" in fewshot_message("vidi_fewshot", "vidi", 2)
     assert fewshot_message("compbench_pair", "compbench", 3).endswith(
-        "MLLM-CompBench's protocol is zero-shot, so --num_fewshot 3 is not supported. It defines no few-shot variant: run without --num_fewshot."
+        "MLLM-CompBench's protocol is zero-shot, so --num_fewshot 3 is not supported. It defines no "
+        "few-shot variant: run without --num_fewshot."
     )
 
 
-def test_only_our_hooks_are_ours():
-    from lmms_comparative.benchmarks.subtlebench import hooks as subtlebench
-    from lmms_comparative.benchmarks.vlm2bench import hooks as vlm2bench
-
-    assert (
-        benchmark_of(subtlebench.doc_to_text) == "subtlebench"
-        and benchmark_of(vlm2bench.process_results) == "vlm2bench"
-    )
+def test_only_our_installed_tasks_are_ours():
+    """A task is ours by its exact installed name, never by a prefix or by where a hook lives."""
+    assert benchmark_of("subtlebench_at") == "subtlebench" and benchmark_of("vlm2bench_gc_mat") == "vlm2bench"
+    assert benchmark_of("subtlebench_at,evil.yaml") is None and benchmark_of("subtlebench_nosuch") is None
     assert benchmark_of(pytest.approx) is None and benchmark_of(None) is None
 
 
@@ -43,7 +41,9 @@ def test_num_fewshot_stops_with_the_message_before_any_request(hf_home, tmp_path
     logs = proc.stdout + proc.stderr
     said = [line for line in logs.splitlines() if "zero-shot" in line]
     assert said == [
-        "lmms-comparative: vidi_granular: ViDi's protocol is zero-shot, so --num_fewshot 2 is not supported. Its few-shot variant is the task vidi_fewshot: run --tasks vidi_fewshot without --num_fewshot."
+        "lmms-comparative: vidi_granular: ViDi's protocol is zero-shot, so --num_fewshot 2 is not "
+        "supported. Its few-shot variant is the task vidi_fewshot: run --tasks vidi_fewshot without "
+        "--num_fewshot."
     ], logs[-3000:]
     assert (
         proc.returncode == 1

@@ -9,7 +9,6 @@ task; the other metrics of the task reuse it.
 
 from __future__ import annotations
 
-import json
 import threading
 from functools import partial
 from typing import Any
@@ -199,20 +198,6 @@ def aggregate_counts(items: list) -> dict:
 
 def aggregate_ci95(items: list) -> dict:
     return _qa_for(items)["ci95"]
-
-
-def export_captions(samples_files: list[str]) -> dict[str, str]:
-    """``{id: caption}`` from lmms-eval samples logs of CaptionQA tasks: the format the authors
-    accept for scoring on their private full set (README of the official repository)."""
-    captions: dict[str, str] = {}
-    for path in samples_files:
-        with open(path, encoding="utf-8") as handle:
-            for line in handle:
-                if line.strip():
-                    sample = json.loads(line).get("score") or {}
-                    if "id" in sample and not sample.get("caption_failed") and sample.get("caption", "").strip():
-                        captions[sample["id"]] = sample["caption"]
-    return captions
 
 
 # ---- QA on the image (the paper's upper reference for the caption-vs-image utility gap) ---------
