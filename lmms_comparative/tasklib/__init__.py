@@ -12,7 +12,6 @@ checker reads them from their modules (the ``TYPE_CHECKING`` imports), so each c
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what a type checker reads: the names as their modules define them
@@ -54,47 +53,62 @@ if TYPE_CHECKING:  # what a type checker reads: the names as their modules defin
         round_replies,
     )
 
-# Each public name and the module of the kit that defines it.
-_WHERE = {
-    "accuracy_aggregation": "results",
-    "check_model_failures": "results",
-    "column_of": "docs",
-    "counts_aggregation": "results",
-    "docs_dataset": "docs",
-    "docs_hook": "docs",
-    "END_OF_ROUNDS": "rounds",
-    "flatten": "rounds",
-    "group_ci95": "results",
-    "group_ci95_same_items": "results",
-    "group_share": "results",
-    "group_sum_counts": "results",
-    "guard_scoring": "results",
-    "item_results": "results",
-    "KeepAllResponses": "results",
-    "load_image_paths": "docs",
-    "load_images": "docs",
-    "metric_of": "results",
-    "next_round": "rounds",
-    "once_per_run": "results",
-    "recorded_skips": "docs",
-    "RECORDED_SKIPS_ENV": "docs",
-    "report_skips": "docs",
-    "response_text": "results",
-    "round_replies": "rounds",
-    "rows_of": "docs",
-    "rows_to_columns": "docs",
-    "Share": "results",
-    "skip_counts": "results",
-    "stops_run_on_bad_input": "docs",
-    "Unscored": "results",
-}
+# The public names, by the module of the kit that defines each.
+_DOCS = frozenset(
+    {
+        "column_of",
+        "docs_dataset",
+        "docs_hook",
+        "load_image_paths",
+        "load_images",
+        "recorded_skips",
+        "RECORDED_SKIPS_ENV",
+        "report_skips",
+        "rows_of",
+        "rows_to_columns",
+        "stops_run_on_bad_input",
+    }
+)
+_RESULTS = frozenset(
+    {
+        "accuracy_aggregation",
+        "check_model_failures",
+        "counts_aggregation",
+        "group_ci95",
+        "group_ci95_same_items",
+        "group_share",
+        "group_sum_counts",
+        "guard_scoring",
+        "item_results",
+        "KeepAllResponses",
+        "metric_of",
+        "once_per_run",
+        "response_text",
+        "Share",
+        "skip_counts",
+        "Unscored",
+    }
+)
+_ROUNDS = frozenset({"END_OF_ROUNDS", "flatten", "next_round", "round_replies"})
 
-__all__ = sorted(_WHERE)
+__all__ = sorted(_DOCS | _RESULTS | _ROUNDS)
 
 
 def __getattr__(name: str) -> Any:
-    if name in _WHERE:
-        value = getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    """A public name, read from its module on first use (that module is imported then, not before)."""
+    if name in _DOCS:
+        from lmms_comparative.tasklib import docs
+
+        value = getattr(docs, name)
+    elif name in _RESULTS:
+        from lmms_comparative.tasklib import results
+
+        value = getattr(results, name)
+    elif name in _ROUNDS:
+        from lmms_comparative.tasklib import rounds
+
+        value = getattr(rounds, name)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
