@@ -319,7 +319,7 @@ class Benchmark:
         part = self.fixture_part()
         if part is None:
             raise ValueError(f"{self.name} has no fixture (its data is bundled)")
-        root = part.build(directory, **kwargs)  # type: ignore[call-arg]  # the builder's own sizes
+        root = part.build(directory, **kwargs)  # the builder's own sizes
         mark(root, FIXTURE, self.name, **{k: v for k, v in kwargs.items() if isinstance(v, (int, str))})
         return root
 

@@ -18,8 +18,9 @@ The rules, each checked here:
 - every part the record offers loads, is of its type (``record.ReportPart``, ...), and each function in
   it takes what its caller gives (the protocols of ``record.py``); a fixture part exists when the data
   is not bundled (``root_variable`` is set);
-- ``task_families`` name tasks or groups of the folder, ``smoke_task`` one of its tasks; ``exports`` name tables of ``paper.json``,
-  which with tables needs the report part's ``measure``; each ``scoring_calls`` entry names its setting;
+- ``task_families`` name tasks or groups of the folder, ``smoke_task`` one of its tasks; ``exports``
+  name tables of ``paper.json``, which with tables needs the report part's ``measure``; each
+  ``scoring_calls`` entry names its setting;
 - with the root unset or missing, ``process_docs`` stops the run (``SystemExit``) with a message
   that names ``root_variable``;
 - every per-item result (what ``process_results`` returns, per metric) carries the item key
@@ -51,7 +52,8 @@ def problems(benchmark) -> list[str]:
     where = f"benchmarks/{benchmark.name}"
     if not _NAME.match(benchmark.name):
         out.append(
-            f"{where}: the name {benchmark.name!r} must be lowercase letters and digits (it is the tasks' prefix, before '_')"
+            f"{where}: the name {benchmark.name!r} must be lowercase letters and digits (it is the tasks' prefix, "
+            "before '_')"
         )
     for other in BENCHMARKS:
         if other.name != benchmark.name and (
@@ -73,7 +75,8 @@ def problems(benchmark) -> list[str]:
                 ref.resolve()
             except (ImportError, AttributeError) as exc:
                 out.append(
-                    f"{where}/yaml/{config['_file']}: !function {ref.target} does not import ({type(exc).__name__}: {exc})"
+                    f"{where}/yaml/{config['_file']}: !function {ref.target} does not import ({type(exc).__name__}: "
+                    f"{exc})"
                 )
     out += [
         f"{where}/__init__.py: task_families names {t!r}, which no YAML defines"
@@ -99,7 +102,8 @@ def problems(benchmark) -> list[str]:
     for call in benchmark.scoring_calls:
         if call.kind not in ("llm", "sbert") or not _VARIABLE.match(call.setting or ""):
             out.append(
-                f"{where}/__init__.py: a ScoringCall must be of kind llm or sbert with a variable name as its setting, not {call.kind!r}, {call.setting!r}"
+                f"{where}/__init__.py: a ScoringCall must be of kind llm or sbert with a variable name as its "
+                f"setting, not {call.kind!r}, {call.setting!r}"
             )
     return out
 
@@ -111,7 +115,8 @@ def unregistered() -> list[str]:
 
     here = Path(__file__).resolve().parent
     return sorted(
-        f"benchmarks/{d.name}: a folder with task YAMLs and no line in the registry (BENCHMARKS in lmms_comparative/registry.py); add its import and entry there"
+        f"benchmarks/{d.name}: a folder with task YAMLs and no line in the registry (BENCHMARKS in "
+        "lmms_comparative/registry.py); add its import and entry there"
         for d in here.iterdir()
         if d.is_dir() and (d / "yaml").is_dir() and d.name not in BY_NAME
     )

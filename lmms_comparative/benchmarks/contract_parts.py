@@ -29,7 +29,7 @@ from lmms_comparative.record import (
 # Each part's functions and the protocol (record.py) they are called as.
 # Each part, its type, and the protocol of each function it holds (tests/contract/test_part_types.py
 # hands the same functions to mypy); the mappings of reader functions, by the protocol of their values.
-SHAPES = {
+SHAPES: dict[str, tuple[type, dict[str, type]]] = {
     "report": (
         ReportPart,
         {
@@ -46,7 +46,9 @@ SHAPES = {
     "fixture": (FixturePart, {"build": BuildFixture}),
     "predictions": (PredictionsPart, {}),
 }
-MAPPINGS = {"predictions": {"formats": ReadPredictions, "detect": Detect, "signatures": Detect}}
+MAPPINGS: dict[str, dict[str, type]] = {
+    "predictions": {"formats": ReadPredictions, "detect": Detect, "signatures": Detect}
+}
 
 
 def part_problems(benchmark) -> list[str]:
@@ -91,7 +93,8 @@ def part_problems(benchmark) -> list[str]:
                 problem = "is not callable" if not callable(function) else signature_problems(function, shape)
                 if problem:
                     out.append(
-                        f"{where}/{name}.py: {table}[{key!r}] {problem} ({shape.__name__} in lmms_comparative/record.py)"
+                        f"{where}/{name}.py: {table}[{key!r}] {problem} ({shape.__name__} in "
+                        "lmms_comparative/record.py)"
                     )
     for command in loaded.commands:
         if not isinstance(command, Command):

@@ -61,7 +61,8 @@ def run_problems(benchmark, root: Path | None) -> list[str]:
                 try:
                     first["process_docs"].resolve()(None)
                     out.append(
-                        f"{where}: with {variable} {setting}, {first['task']}'s process_docs loaded docs instead of stopping the run"
+                        f"{where}: with {variable} {setting}, {first['task']}'s process_docs loaded docs instead of "
+                        "stopping the run"
                     )
                 except SystemExit as exc:
                     if variable not in str(exc.code):
@@ -70,7 +71,8 @@ def run_problems(benchmark, root: Path | None) -> list[str]:
                         )
                 except Exception as exc:  # noqa: BLE001 - the contract names what happened instead
                     out.append(
-                        f"{where}: with {variable} {setting}, process_docs raised {type(exc).__name__} instead of stopping the run (failures.DataError through tasklib.docs_hook): {exc}"
+                        f"{where}: with {variable} {setting}, process_docs raised {type(exc).__name__} instead of "
+                        f"stopping the run (failures.DataError through tasklib.docs_hook): {exc}"
                     )
     # Before any load of the intact fixture: a loader may keep what it read for the process.
     fixture = benchmark.fixture_part()
@@ -87,13 +89,16 @@ def run_problems(benchmark, root: Path | None) -> list[str]:
                 process_results = config["process_results"].resolve()
             except BaseException as exc:  # noqa: BLE001 - SystemExit included: the fixture must load
                 out.append(
-                    f"{where}/yaml/{config['_file']}: {name} does not load its docs from the fixture: {type(exc).__name__}: {exc}"
+                    f"{where}/yaml/{config['_file']}: {name} does not load its docs from the fixture: "
+                    f"{type(exc).__name__}: {exc}"
                 )
                 continue
             if variable and (provenance.source(variable) or {}).get("source") != "local":
-                # verify compares the record's data source with the data at hand; a loader that notes none records "source": null.
+                # verify compares the record's data source with the data at hand; a loader that notes none
+                # records "source": null.
                 out.append(
-                    f"{where}: {name}'s process_docs read the fixture in {variable} without noting it as the data source (provenance.note_local; data.roots.local_root does it)"
+                    f"{where}: {name}'s process_docs read the fixture in {variable} without noting it as the data "
+                    "source (provenance.note_local; data.roots.local_root does it)"
                 )
             if variable:
                 provenance.reset()  # each task's loader must note its source again
@@ -102,7 +107,8 @@ def run_problems(benchmark, root: Path | None) -> list[str]:
             lost = [i for i, (doc, result) in enumerate(zip(docs, results)) if not _carries_key(result, doc, key)]
             if lost:
                 out.append(
-                    f"{where}/hooks.py: {name}'s per-item results do not carry the item key {', '.join(key.columns)} ({len(lost)} of {len(docs)} items; the record's item_key; tasklib.item_results adds it)"
+                    f"{where}/hooks.py: {name}'s per-item results do not carry the item key {', '.join(key.columns)} "
+                    f"({len(lost)} of {len(docs)} items; the record's item_key; tasklib.item_results adds it)"
                 )
             # Scoring passes are memoised on their items (tasklib.once_per_run): tag them with the
             # task, so that a task whose items equal an earlier task's is checked on its own.
@@ -119,7 +125,8 @@ def run_problems(benchmark, root: Path | None) -> list[str]:
                             pass
             if not flagged:
                 out.append(
-                    f"{where}/hooks.py: {name}: every model request failed and the run was not flagged (the failure policy: an aggregation calls tasklib.check_model_failures, as tasklib.accuracy_aggregation does)"
+                    f"{where}/hooks.py: {name}: every model request failed and the run was not flagged (the failure "
+                    "policy: an aggregation calls tasklib.check_model_failures, as tasklib.accuracy_aggregation does)"
                 )
     return out
 
@@ -144,7 +151,8 @@ def _damaged_records_problems(where: str, config: dict, root: Path, records: str
                 try:
                     config["process_docs"].resolve()(None)
                     out.append(
-                        f"{where}: with {path.name} {case}, {config['task']}'s process_docs loaded docs instead of stopping the run"
+                        f"{where}: with {path.name} {case}, {config['task']}'s process_docs loaded docs instead of "
+                        "stopping the run"
                     )
                 except SystemExit as exc:
                     if path.name not in str(exc.code):
@@ -153,7 +161,9 @@ def _damaged_records_problems(where: str, config: dict, root: Path, records: str
                         )
                 except Exception as exc:  # noqa: BLE001 - the contract names what happened instead
                     out.append(
-                        f"{where}: with {path.name} {case}, process_docs raised {type(exc).__name__} instead of stopping the run with one line naming the file (failures.DataError; data.jsonl.json_lines gives it): {exc}"
+                        f"{where}: with {path.name} {case}, process_docs raised {type(exc).__name__} instead of "
+                        "stopping the run with one line naming the file (failures.DataError; data.jsonl.json_lines "
+                        f"gives it): {exc}"
                     )
     finally:
         untrusted.write_file(path, original)
@@ -197,7 +207,8 @@ def _doc_hook_problems(where: str, name: str, config: dict, docs: list[dict], ke
                 except (KeyError, TypeError, ValueError):
                     item = "?"
                 out.append(
-                    f"{where}/yaml/{config['_file']}: {name}'s {hook} ({ref.target}) raised {type(exc).__name__}: {exc} on item {item}"
+                    f"{where}/yaml/{config['_file']}: {name}'s {hook} ({ref.target}) raised {type(exc).__name__}: "
+                    f"{exc} on item {item}"
                 )
                 break
     return out
