@@ -281,7 +281,7 @@ class Benchmark:
         """Whether a task or group name is this benchmark's (``<name>`` or ``<name>_...``)."""
         return task == self.name or task.startswith(self.name + "_")
 
-    def has_task(self, task: str) -> bool:
+    def has_task(self, task: object) -> bool:
         """Whether ``task`` is exactly one of this benchmark's installed tasks or groups (a YAML of its
         folder): how a name read from a submitted folder is matched before it means anything (a
         name that merely starts like ours, ``subtlebench_sp,evil.yaml``, is not one)."""

@@ -95,6 +95,7 @@ def load_source(folder: Path) -> Source:
         )
     _importable(folder)
     spec = importlib.util.spec_from_file_location(f"_task_source_{folder.name}", path)
+    assert spec is not None and spec.loader is not None  # a .py file always has a spec with a loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     source = getattr(module, "SOURCE", None)
