@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from lmms_comparative.benchmarks.captionqa.hooks import reader_engine
     from lmms_comparative.benchmarks.diffspot import hooks as diffspot
-    from lmms_comparative.benchmarks.diffspot.facts import JUDGE
+    from lmms_comparative.benchmarks.diffspot.table import JUDGE
     from lmms_comparative.judges import Engine
 
     reader, judge = reader_requests(args.n), judge_requests(args.n)
@@ -114,7 +114,9 @@ def main(argv: list[str] | None = None) -> int:
             if args.concurrency:
                 os.environ[f"{prefix}_CONCURRENCY"] = str(args.concurrency)
         print(
-            f"server: {args.latency} s per answer, {args.slots} at a time (capacity {args.slots / args.latency:.0f}/s); {args.n} requests per client; median request body: reader {sizes['reader']:.0f} B, judge {sizes['judge']:.0f} B"
+            f"server: {args.latency} s per answer, {args.slots} at a time (capacity "
+            f"{args.slots / args.latency:.0f}/s); {args.n} requests per client; median request body: "
+            f"reader {sizes['reader']:.0f} B, judge {sizes['judge']:.0f} B"
         )
         for run in range(args.runs):
             rates = {}
@@ -131,7 +133,8 @@ def main(argv: list[str] | None = None) -> int:
                     bad += 1
             ratios.append(rates["judge"] / rates["reader"])
             print(
-                f"run {run + 1}: reader {rates['reader']:.0f}/s, judge {rates['judge']:.0f}/s, judge/reader {ratios[-1]:.2f}"
+                f"run {run + 1}: reader {rates['reader']:.0f}/s, judge {rates['judge']:.0f}/s, "
+                f"judge/reader {ratios[-1]:.2f}"
             )
     print(f"judge/reader, median of {args.runs}: {statistics.median(ratios):.2f}")
     return 1 if bad else 0

@@ -19,18 +19,16 @@ import json
 import threading
 from functools import lru_cache
 from pathlib import Path
-from typing import cast
 
 from loguru import logger
 
 from lmms_comparative.benchmarks.diffspot import scoring
-from lmms_comparative.benchmarks.diffspot.facts import FACTS as BENCHMARK
+from lmms_comparative.benchmarks.diffspot.table import HUB_REPO, ROOT_VARIABLE
 from lmms_comparative.data import hub, items
 from lmms_comparative.data.roots import local_root
 from lmms_comparative.failures import DataError
 
-ENV_VAR = BENCHMARK.root_variable
-HUB_REPO = cast(str, BENCHMARK.hub_repo)  # tencent/DiffSpot: facts.py names it (the record's field is optional)
+ENV_VAR = ROOT_VARIABLE
 LAYOUT = (
     "the hub release's parquet (data/test-*.parquet, or *.parquet anywhere under the root) with columns id, "
     "image_before, image_after, difficulty, task_type, ground_truth_diff, mutation_dicts_json"

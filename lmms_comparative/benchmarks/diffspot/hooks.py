@@ -9,13 +9,13 @@ import json
 import os
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 from loguru import logger
 
-from lmms_comparative.benchmarks.diffspot import data, scoring
-from lmms_comparative.benchmarks.diffspot.facts import (
-    FACTS,
+from lmms_comparative.benchmarks.diffspot import BENCHMARK, data, scoring
+from lmms_comparative.benchmarks.diffspot.prompts import VLM_PROMPT
+from lmms_comparative.benchmarks.diffspot.table import (
     JUDGE,
     REASONING_EFFORT,
     REASONING_EFFORT_VARIABLE,
@@ -23,7 +23,6 @@ from lmms_comparative.benchmarks.diffspot.facts import (
     metrics,
     task_name,
 )
-from lmms_comparative.benchmarks.diffspot.prompts import VLM_PROMPT
 from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.bootstrap import vector_bootstrap
@@ -39,7 +38,7 @@ from lmms_comparative.tasklib import (
 )
 
 LABEL = "DiffSpot"
-KEY = FACTS.item_key.columns  # ("id",)
+KEY = BENCHMARK.item_key.columns  # ("id",)
 
 
 # ---- docs ---------------------------------------------------------------------------------------
@@ -49,7 +48,9 @@ def _docs(suffix: str):
     """A task's docs: the pairs of its split, their images checked before generation
     (data.split_docs)."""
     split = TASKS[suffix][0]
-    return docs_hook(task_name(suffix), partial(data.split_docs, split), key=FACTS.item_key, label=f"{LABEL} {split}")
+    return docs_hook(
+        task_name(suffix), partial(data.split_docs, split), key=BENCHMARK.item_key, label=f"{LABEL} {split}"
+    )
 
 
 process_docs_all = _docs("")
@@ -121,7 +122,7 @@ def reasoning_effort() -> str:
     return REASONING_EFFORT if value is None else value.strip()
 
 
-def judge_prompt(item: dict) -> str:
+def judge_prompt(item: Mapping) -> str:
     """The judge's prompt for a scored item (diffspot/cli.py ``_judge_one``, diffspot/judge.py ``render_prompt``)."""
     mutations, description = scoring.judge_inputs(
         item["split"], scoring.mutations_of(json.loads(item["mutations"])), item["description"]
@@ -129,14 +130,14 @@ def judge_prompt(item: dict) -> str:
     return scoring.render_judge_prompt(mutations, description, item["prediction"])
 
 
-def _judge(done: list[dict], task: str) -> tuple[list, list, int]:
+def _judge(done: Sequence[Mapping], task: str) -> tuple[list, list, float]:
     """(parsed verdict or None, error or None) per item, and the engine's allowed failure share.
     A reply that is not JSON is asked again, up to three attempts in all (diffspot/judge.py
     ``judge_item``: a JSONDecodeError is retried at once); a failed request has had the engine's
     retries already."""
     engine = Engine.from_env(JUDGE.setting, defaults=JUDGE.default)
     effort = reasoning_effort()
-    extra = {"reasoning_effort": effort} if effort else {}  # judge_item: extra_body={"reasoning_effort": ...}
+    extra: dict[str, Any] = {"reasoning_effort": effort} if effort else {}  # judge_item: extra_body={...}
     prompts = [judge_prompt(it) for it in done]
     verdicts: list = [None] * len(done)
     errors: list = [None] * len(done)
@@ -146,7 +147,8 @@ def _judge(done: list[dict], task: str) -> tuple[list, list, int]:
             break
         if attempt:
             logger.info(
-                f"{LABEL} judge ({task}): {len(pending)} repl(ies) not JSON; asking again (attempt {attempt + 1} of {scoring.JUDGE_ATTEMPTS})"
+                f"{LABEL} judge ({task}): {len(pending)} repl(ies) not JSON; asking again "
+                f"(attempt {attempt + 1} of {scoring.JUDGE_ATTEMPTS})"
             )
         answers = engine.run([prompts[i] for i in pending], desc=f"{LABEL} judge ({task})", fresh=attempt > 0, **extra)
         again = []
@@ -155,7 +157,7 @@ def _judge(done: list[dict], task: str) -> tuple[list, list, int]:
                 errors[i] = f"judge request failed: {answer.error}"
                 continue
             try:
-                verdicts[i], errors[i] = scoring.parse_judge_reply(answer.text), None
+                verdicts[i], errors[i] = scoring.parse_judge_reply(answer.text or ""), None
             except ValueError as exc:
                 errors[i] = f"judge reply is not JSON after {attempt + 1} attempt(s): {exc}"
                 again.append(i)
@@ -178,7 +180,8 @@ def score_run(items: list[dict], suffix: str) -> dict:
     items = sorted(items, key=lambda it: int(it["row"]))
     done = aggregate.scored(items)
     verdicts, errors, max_failed = _judge(done, task)
-    judged, rows = [], []
+    judged: list[Mapping] = []
+    rows: list[dict] = []
     for item, verdict, error in zip(done, verdicts, errors):
         outcome = None
         if error is None:
@@ -224,7 +227,7 @@ def score_run(items: list[dict], suffix: str) -> dict:
     return out
 
 
-# The aggregations the task files name (tasks.py), one per metric of each task (facts.metrics):
+# The aggregations the task files name (tasks.py), one per metric of each task (table.metrics):
 # each reads its metric from the task's one scoring pass (score_run).
 aggregate_all_overall = metric_of(score_run, "overall", "")
 aggregate_all_easy_recall = metric_of(score_run, "easy_recall", "")

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from lmms_comparative.benchmarks.diffspot.facts import TASKS, task_name
+from lmms_comparative.benchmarks.diffspot.table import TASKS, task_name
 from lmms_comparative.data.replies import Options, PredictionsError, Replies, read_jsonl
 from lmms_comparative.record import PredictionsPart
 

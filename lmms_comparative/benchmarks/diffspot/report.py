@@ -6,11 +6,13 @@ placed by ``measure``."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
-from lmms_comparative.benchmarks.diffspot.facts import FACTS as BENCHMARK
+from lmms_comparative.benchmarks.diffspot.table import TASKS as TASK_TABLE
+from lmms_comparative.benchmarks.diffspot.table import task_name
 from lmms_comparative.failures import DataError
-from lmms_comparative.record import Headline, ReportPart
+from lmms_comparative.record import Benchmark, Headline, ReportPart
 from lmms_comparative.reportlib.cells import NO_CI95, cell, interval_note, table, text_table, unscored_notes
 from lmms_comparative.reportlib.marks import Marks, with_skips
 from lmms_comparative.reportlib.runs import Run
@@ -25,7 +27,7 @@ COLUMNS = [
     ("no_diff_specificity", "nodiff_specificity", "diffspot_nodiff", "No-Diff"),
     ("overall_accuracy", "overall", None, "Overall"),
 ]
-TASKS = BENCHMARK.task_families  # the task table's tasks: diffspot, then each tier and the no-diff control
+TASKS = tuple(task_name(s) for s in TASK_TABLE)  # diffspot, then each tier and the no-diff control
 
 
 def _source(run: Run, metric: str) -> str | None:
@@ -57,11 +59,11 @@ def _counts(run: Run) -> dict:
     return out
 
 
-def section(runs: list[Run]) -> str | None:
+def section(benchmark: Benchmark, runs: list[Run]) -> str | None:
     runs = [r for r in runs if any(r.row(t) for t in TASKS)]
     if not runs:
         return None
-    marks = Marks(BENCHMARK)
+    marks = Marks(benchmark)
     rows, operators = [], []
     for run in runs:
         cells, behind = [], []
@@ -111,7 +113,7 @@ def section(runs: list[Run]) -> str | None:
                 title="DiffSpot: recall per operator",
             ),
         ]
-    return "\n".join(lines + unscored_notes(runs, "diffspot"))
+    return "\n".join(lines + unscored_notes(runs, benchmark.name))
 
 
 def summary(run: Run) -> list[str]:
@@ -235,13 +237,16 @@ HEADLINES = (
     ),
 )
 
-PART = ReportPart(
-    headlines=HEADLINES,
-    section=section,
-    summary=summary,
-    charts=charts,
-    measure=measure,
-    compare_units=compare_units,
-    item_images=item_images,
-    item_questions=item_questions,
-)
+
+def part(benchmark: Benchmark) -> ReportPart:
+    """The report part, made for the record (``__init__.py``'s loader hands it over)."""
+    return ReportPart(
+        headlines=HEADLINES,
+        section=partial(section, benchmark),
+        summary=summary,
+        charts=charts,
+        measure=measure,
+        compare_units=compare_units,
+        item_images=item_images,
+        item_questions=item_questions,
+    )

@@ -1,17 +1,17 @@
-"""DiffSpot's task files: the tasks of the task table (facts.TASKS: all 4,400 pairs, each tier, the
+"""DiffSpot's task files: the tasks of the task table (table.TASKS: all 4,400 pairs, each tier, the
 no-diff control), each with its hooks (hooks.py, named here by object);
 ``python -m lmms_comparative.benchmarks.generate diffspot`` writes them to yaml/."""
 
 from __future__ import annotations
 
 from lmms_comparative.benchmarks.diffspot import hooks
-from lmms_comparative.benchmarks.diffspot.facts import TASKS, metrics, task_name
+from lmms_comparative.benchmarks.diffspot.table import TASKS, metrics, task_name
 from lmms_comparative.tasklib.yamlgen import PLACEHOLDER, Hooks, Note, Source, Task, Template, generation, metric
 
 H = Hooks(hooks)
 TEMPLATE = "_default_template_yaml"
 # Each task's hooks (hooks.py): its docs, its per-item results, and an aggregation per metric
-# (facts.metrics, in order).
+# (table.metrics, in order).
 HOOKS = {
     "": (
         hooks.process_docs_all,
@@ -91,7 +91,11 @@ def _task(suffix: str) -> Task:
 
 TEMPLATE_SPEC = Template(
     TEMPLATE,
-    note="DiffSpot (github Tencent/DiffSpot; hub dataset tencent/DiffSpot). Data: DIFFSPOT_ROOT, or the hub\nrelease's parquet. The placeholder row only satisfies lmms-eval's loader; process_docs returns the\nreal docs. Judge: DIFFSPOT_JUDGE_* (gpt-oss-120b, reasoning_effort high, temperature 0).",
+    note=(
+        "DiffSpot (github Tencent/DiffSpot; hub dataset tencent/DiffSpot). Data: DIFFSPOT_ROOT, or the hub\n"
+        "release's parquet. The placeholder row only satisfies lmms-eval's loader; process_docs returns the\n"
+        "real docs. Judge: DIFFSPOT_JUDGE_* (gpt-oss-120b, reasoning_effort high, temperature 0)."
+    ),
     config={
         **PLACEHOLDER,
         "output_type": "generate_until",
@@ -100,7 +104,8 @@ TEMPLATE_SPEC = Template(
         "doc_to_messages": H(hooks.doc_to_messages),
         "doc_to_target": H(hooks.doc_to_target),
         "generation_kwargs": Note(
-            'baselines/api/run_openai.py and the other runners: temperature 0, up to 16384 tokens\n("Min 16384 for thinking models; 4K causes silent truncation").',
+            "baselines/api/run_openai.py and the other runners: temperature 0, up to 16384 tokens\n"
+            '("Min 16384 for thinking models; 4K causes silent truncation").',
             generation(16384, 0),
         ),
         "metadata": {"version": 1.0},

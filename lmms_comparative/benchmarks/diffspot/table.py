@@ -1,11 +1,12 @@
-"""DiffSpot: describe every difference between two screenshots of a web page; a judge LLM says
-whether the one CSS mutation was found (or, on an unchanged pair, that none was invented).
-
-The facts of the record (``__init__.py`` adds the parts): what the parts themselves read.
+"""DiffSpot's task table and the names its modules share: the data's variable and hub repository,
+the judge's settings, the tasks and the metrics each reports. A leaf: the record (``__init__.py``),
+the hooks, the task files and the parts read it, and it imports none of them.
 """
 
-from lmms_comparative.data.replies import ItemKey
-from lmms_comparative.record import Benchmark, ScoringCall
+from lmms_comparative.record import ScoringCall
+
+ROOT_VARIABLE = "DIFFSPOT_ROOT"
+HUB_REPO = "tencent/DiffSpot"
 
 # diffspot/judge.py: DEFAULT_JUDGE_MODEL "gpt-oss-120b", DEFAULT_TEMPERATURE 0.0, DEFAULT_MAX_TOKENS
 # 16384; the timeout is the openai SDK's default that judge_item runs under (600 s: a reasoning
@@ -43,32 +44,3 @@ def metrics(suffix: str) -> tuple[str, ...]:
     """The metrics a task reports, in order: its shares, per-operator recall (has-diff pairs), counts, ci95."""
     shares = TASKS[suffix][1]
     return (*shares, *(() if suffix == "nodiff" else ("by_operator",)), "counts", "ci95")
-
-
-FACTS = Benchmark(
-    name="diffspot",
-    title="DiffSpot",
-    root_variable="DIFFSPOT_ROOT",
-    hub_repo="tencent/DiffSpot",
-    task_families=tuple(task_name(s) for s in TASKS),
-    answer_spaces=(),  # free-text lists of differences
-    scoring_calls=(JUDGE,),
-    # The leaderboard's six columns (paper.json "leaderboard"), each the task's metric it is.
-    exports=(
-        (
-            "",
-            "leaderboard",
-            (
-                ("easy_recall", "diffspot_easy_recall"),
-                ("med_recall", "diffspot_medium_recall"),
-                ("hard_recall", "diffspot_hard_recall"),
-                ("diff_overall_recall", "diffspot_diff_recall"),
-                ("no_diff_specificity", "diffspot_nodiff_specificity"),
-                ("overall_accuracy", "diffspot_overall"),
-            ),
-        ),
-    ),
-    item_key=ItemKey(("id",)),  # the release's id column: the authors' join key with predictions
-    side_logs=("judge",),  # the judge's verdict on every pair (hooks.py)
-    smoke_task="diffspot",  # every pair of the fixture (8 by default): what the tests that touch every benchmark run
-)
