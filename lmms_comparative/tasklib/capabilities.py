@@ -51,7 +51,8 @@ def _module_mentions_video(cls: type) -> bool:
 
 
 def class_supports_video(cls: type) -> bool:
-    """Whether an lmms-eval model class takes video input: its ``supports_video`` attribute, else whether its own modules handle video."""
+    """Whether an lmms-eval model class takes video input: its ``supports_video`` attribute, else
+    whether its own modules handle video."""
     declared = getattr(cls, "supports_video", None)
     if isinstance(declared, bool):
         return declared
@@ -99,7 +100,8 @@ def require_model_dependencies(model) -> None:
             continue
     if missing:
         raise ModelCapabilityError(
-            f"lmms-eval model {model!r} imports {', '.join(sorted(missing))} (a video decoder), which lmms-eval does not declare and this environment lacks. Install it from the lmms-comparative clone with: {VIDEO_EXTRA}"
+            f"lmms-eval model {model!r} imports {', '.join(sorted(missing))} (a video decoder), which lmms-eval does "
+            f"not declare and this environment lacks. Install it from the lmms-comparative clone with: {VIDEO_EXTRA}"
         )
 
 
@@ -118,7 +120,7 @@ def frames_sampled(model, model_args: dict | None = None) -> int | None:
     for cls in _model_classes(model):
         for klass in cls.__mro__:
             try:
-                param = inspect.signature(klass.__init__).parameters.get("max_frames_num")
+                param = inspect.signature(getattr(klass, "__init__")).parameters.get("max_frames_num")
             except (TypeError, ValueError):
                 continue
             if param is not None:
@@ -151,7 +153,8 @@ def require_video_input(task: str, model, instead: str = "") -> None:
         if not declared and not video_decoder_available():
             raise ModelCapabilityError(
                 f"{task} gives the model a video, and lmms-eval model {model!r} decodes video files with "
-                f"decord (or torchcodec), which is not installed. Install the video extra from the lmms-comparative clone: {VIDEO_EXTRA} "
+                "decord (or torchcodec), which is not installed. Install the video extra from the lmms-comparative "
+                f"clone: {VIDEO_EXTRA} "
                 f"(it adds decord){', or ' + instead if instead else ''}. "
                 f"If this model does not decode the file itself, set {_ASSUME_VIDEO}=1."
             )
@@ -160,7 +163,8 @@ def require_video_input(task: str, model, instead: str = "") -> None:
     raise ModelCapabilityError(
         f"{task} gives the model a video, and lmms-eval model {model!r} ({names}) has no video input. "
         f"Run {task} with a video-capable model (for example qwen2_5_vl, llava_onevision, or openai "
-        f"against a server that takes video){', or ' + instead if instead else ''}. If this model does take video, set {_ASSUME_VIDEO}=1."
+        f"against a server that takes video){', or ' + instead if instead else ''}. If this model does take video, "
+        f"set {_ASSUME_VIDEO}=1."
     )
 
 
@@ -199,6 +203,8 @@ def require_multi_round(model, task: str) -> None:
         return
     name = model if isinstance(model, str) else type(model).__name__
     raise ModelCapabilityError(
-        f"{task} asks each item in several rounds (lmms-eval's generate_until_multi_round), which --model {name} does not implement. "
-        f"Run it through lmms-comparative's wrapper, which sends each round to your model: --model multiround --model_args inner={name},<your model_args>"
+        f"{task} asks each item in several rounds (lmms-eval's generate_until_multi_round), which --model {name} does "
+        "not implement. "
+        "Run it through lmms-comparative's wrapper, which sends each round to your model: --model multiround "
+        f"--model_args inner={name},<your model_args>"
     )

@@ -164,7 +164,7 @@ def docs_hook(
         return docs_dataset({**columns, "skipped": [skipped] * count})
 
     process_docs.__name__ = f"process_docs_{name}"
-    process_docs.skipped_items = recorded  # shared with the wrapper below (functools.wraps copies it)
+    setattr(process_docs, "skipped_items", recorded)  # shared with the wrapper below (functools.wraps copies it)
     return stops_run_on_bad_input(process_docs)
 
 

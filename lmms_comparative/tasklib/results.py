@@ -10,6 +10,8 @@ import json
 import threading
 from typing import Any, Callable, Iterable
 
+from lmms_eval.api.filter import Filter
+
 from lmms_comparative import failures
 from lmms_comparative.data import items as _items
 from lmms_comparative.failures import RunStopped, stop_run
@@ -23,13 +25,7 @@ def response_text(results: list) -> str:
     return response if isinstance(response, str) else str(getattr(response, "text", response))
 
 
-def _filter_base():
-    from lmms_eval.api.filter import Filter
-
-    return Filter
-
-
-class KeepAllResponses(_filter_base()):
+class KeepAllResponses(Filter):
     """An lmms-eval filter that keeps every response of a doc (lmms-eval's default keeps the
     first), so that with ``--repeats K`` process_results sees all K."""
 
@@ -47,6 +43,8 @@ class Unscored(float):
     ``"counts"`` the failed and total calls with the reason. The task's results are still written,
     beside the other tasks' (one failing judge must not discard the run)."""
 
+    counts: dict
+
     def __new__(cls, counts: dict):
         value = super().__new__(cls, "nan")
         value.counts = counts
@@ -56,7 +54,8 @@ class Unscored(float):
         return self.counts if key == "counts" else self
 
     def get(self, key, default=None):
-        """As ``self[key]``: the counts under ``"counts"``, else itself (NaN); ``default`` is never returned."""
+        """As ``self[key]``: the counts under ``"counts"``, else itself (NaN); ``default`` is never
+        returned."""
         return self[key]
 
     def __reduce__(self):
@@ -92,8 +91,8 @@ def guard_scoring(fn):
             reason = f"{fn.__name__} failed after generation: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
             logger.opt(exception=exc).error(reason)
             failures.add_flag(
-                reason
-                + " (the results and samples logs are written; fix the cause, then lmms-comparative score <output folder> scores the replies again)"
+                reason + " (the results and samples logs are written; fix the cause, then lmms-comparative score "
+                "<output folder> scores the replies again)"
             )
             return Unscored({"failed": None, "total": None, "failure": reason})
 
@@ -150,6 +149,9 @@ class Share(float):
     """A share ``hits / n`` (NaN when ``n`` is 0) that keeps its parts, so that a group can add
     them up: the micro average over its tasks (``group_share``). In the results JSON it is the
     plain number."""
+
+    hits: float
+    n: int
 
     def __new__(cls, hits: float, n: int):
         value = super().__new__(cls, hits / n if n else float("nan"))

@@ -43,8 +43,9 @@ def flatten(messages: list[dict]) -> tuple[str, list]:
 
 
 def multi_round_docs(process_docs, task: str):
-    """Tasks asked in several rounds need a model class that runs rounds: a ``process_docs`` that first checks that the run's model can run rounds (``--model
-    multiround`` can, with any inner model; lmms-eval's vLLM and SGLang chat classes can)."""
+    """Tasks asked in several rounds need a model class that runs rounds: a ``process_docs`` that
+    first checks that the run's model can run rounds (``--model multiround`` can, with any inner
+    model; lmms-eval's vLLM and SGLang chat classes can)."""
 
     @functools.wraps(process_docs)
     def wrapper(dataset):
