@@ -24,8 +24,9 @@ stopping servers).
 
 How: the tests start ``python -m lmms_eval ARGS``, ``python -m lmms_comparative ARGS``,
 ``python -c CODE ARGS`` and the console scripts as ``<shim> ARGS``, where the shim is a small
-executable script (``Server.shim``). The shim hands the server its standard streams, arguments,
-environment and working folder over a Unix socket; the server forks a waiter, which forks the run.
+executable script (``Server.shim``, which runs ``warm_shim.py``). The shim hands the server its
+standard streams, arguments, environment and working folder over a Unix socket; the server forks a
+waiter, which forks the run.
 The run gets the shim's streams as its own, so output, pipes and exit status are a subprocess's;
 the shim exits with the run's status, forwards the signals it gets, and when the shim is killed (a
 test's timeout) the waiter kills the run's process group. A run sees the shim as
@@ -41,7 +42,8 @@ results, samples and output of a cold run.
 ``WARM_PYTHON_OFF=1`` starts every run cold; ``WARM_PYTHON_KEEP=1`` keeps the servers' logs
 (a line per request) in the temporary folder after the session.
 
-This module is imported by the shim and run as the server, so it imports the standard library only.
+This module is run as the server and imported by the shim (``warm_shim.py``: the other side of
+the socket), so both import the standard library only.
 """
 
 from __future__ import annotations
@@ -118,9 +120,6 @@ NEVER = (
 # The environments whose runs take this many requests get an "hf" server (its start costs about
 # as much as three runs save); the others are served by a "base" server.
 HF_AFTER = 3
-# The console scripts run warm (from the real interpreter's folder), and `-m` of these packages.
-SCRIPTS = ("lmms-comparative", "lmms-eval")
-MODULES = ("lmms_eval", "lmms_comparative")
 _HEADER = struct.Struct("!I")
 
 
@@ -159,76 +158,6 @@ def plain_path(value: str | None, server_value: str | None, preloaded: set[str])
         if modules & {"sitecustomize", "usercustomize"} or modules & preloaded:
             return None
     return entries
-
-
-# ---- the shim (runs as a tiny program in place of `python`) -----------------------------------
-
-
-def shim_main(real_python: str) -> None:
-    """Run ``sys.argv[1:]`` on the warm server when it is an lmms-eval or console-script run and a
-    server is named in the environment; otherwise, or when the server does not answer, exec the
-    real interpreter with the same arguments."""
-    args = sys.argv[1:]
-    request = _request_for(args, real_python)
-    path = os.environ.get(SOCKET_ENV)
-    if request is None or not path:
-        _cold(real_python, args)
-    try:
-        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        conn.connect(path)
-        payload = json.dumps(request).encode()
-        socket.send_fds(conn, [_HEADER.pack(len(payload))], [0, 1, 2])
-        conn.sendall(payload)
-        reader = conn.makefile("r")
-        first = json.loads(reader.readline() or "{}")
-    except (OSError, ValueError):
-        _cold(real_python, args)
-    if "pid" not in first:
-        _cold(real_python, args)  # the server says this run must start cold
-    pid = first["pid"]
-
-    def forward(signum, _frame):
-        for kill in (os.killpg, os.kill):
-            try:
-                kill(pid, signum)
-            except OSError:
-                pass
-
-    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(signum, forward)
-    line = reader.readline()
-    if not line:
-        print("warm_python: the server closed the connection before the run ended", file=sys.stderr)
-        sys.exit(1)
-    status = json.loads(line)["status"]
-    if os.WIFSIGNALED(status):
-        signum = os.WTERMSIG(status)
-        signal.signal(signum, signal.SIG_DFL)
-        os.kill(os.getpid(), signum)
-    sys.exit(os.waitstatus_to_exitcode(status))
-
-
-def _request_for(args: list[str], real_python: str) -> dict | None:
-    shim = os.path.abspath(sys.argv[0])  # a run's own lmms-eval runs (score, verify) come back here
-    if len(args) >= 2 and args[0] == "-m" and args[1].split(".")[0] in MODULES:
-        return {"module": args[1], "argv": args[2:], "executable": shim, **_context()}
-    if len(args) >= 2 and args[0] == "-c":
-        return {"code": args[1], "argv": args[2:], "executable": shim, **_context()}
-    if (
-        args
-        and os.path.basename(args[0]) in SCRIPTS
-        and os.path.dirname(os.path.abspath(args[0])) == os.path.dirname(real_python)
-    ):
-        return {"script": os.path.abspath(args[0]), "argv": args[1:], "executable": shim, **_context()}
-    return None
-
-
-def _context() -> dict:
-    return {"env": dict(os.environ), "cwd": os.getcwd()}
-
-
-def _cold(real_python: str, args: list[str]):
-    os.execv(real_python, [real_python, *args])
 
 
 # ---- the server ------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
-"""The test process's side of the warm start (``warm_python.py`` is the server and the shim): start a
-server on first need, keep at most ``MAX_SERVERS``, hand a run the server that fits its
-environment (``server_for``), stop them all at exit."""
+"""The test process's side of the warm start (``warm_python.py`` is the server, ``warm_shim.py`` the
+shim): start a server on first need, keep at most ``MAX_SERVERS``, hand a run the server that fits
+its environment (``server_for``), stop them all at exit."""
 
 from __future__ import annotations
 
@@ -118,7 +118,7 @@ def _shim_folder() -> str:
         folder = tempfile.mkdtemp(prefix="warm-python-")
         with open(os.path.join(folder, "python"), "w") as f:
             f.write(f"#!{sys.executable}\nimport sys\nsys.path.insert(0, {os.path.dirname(SERVER)!r})\n")
-            f.write(f"import warm_python\nwarm_python.shim_main({sys.executable!r})\n")
+            f.write(f"import warm_shim\nwarm_shim.shim_main({sys.executable!r})\n")
         os.chmod(os.path.join(folder, "python"), 0o755)
         _folder.append(folder)
         atexit.register(_stop_all)
