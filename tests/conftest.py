@@ -86,16 +86,18 @@ LONGEST_FIRST = (  # worker-seconds of a full run, most first (test_score and te
     "captionqa/test_captionqa_e2e.py",
     "captionqa/test_captionqa_runs.py",
     "cli/test_cli.py",
-    "failures/test_failures.py",
+    "failures/test_failing_runs.py",
     "hub/test_hub_fetch.py",
     "harness/test_good_guest.py",
-    "vlm2bench/test_vlm2bench.py",
     "subtlebench/test_subtlebench_twostep.py",
     "preflight/test_preflight.py",
     "models/test_model_classes.py",
+    "vlm2bench/test_vlm2bench_video.py",
+    "vlm2bench/test_vlm2bench.py",
     "suite/test_warm_python.py",
     "report/test_report_families.py",
-    "report/test_two_runs.py",
+    "report/test_compare_runs.py",  # with test_pair_report: one unit (SAME_WORKER)
+    "report/test_pair_report.py",
     "judges/test_judges_local.py",
     "docs/test_docs_commands.py",
 )
@@ -116,11 +118,14 @@ def pytest_collection_modifyitems(session, config, items):
 
 
 # Files that read the same session run (a session fixture is built once per worker): one work unit,
-# so the run is made once. test_score, test_verify and test_forgeries read four_benchmarks_run.
+# so the run is made once. test_score, test_verify and test_forgeries read four_benchmarks_run;
+# test_compare_runs and test_pair_report read compared (tests/report/conftest.py).
 SAME_WORKER = {
     "rescoring/test_score.py": "four_benchmarks_run",
     "verify/test_verify.py": "four_benchmarks_run",
     "verify/test_forgeries.py": "four_benchmarks_run",
+    "report/test_compare_runs.py": "compared",
+    "report/test_pair_report.py": "compared",
 }
 
 

@@ -125,6 +125,16 @@ def read_run(output_path: Path, proc: subprocess.CompletedProcess | None = None)
     return json.loads(path.read_text()), samples
 
 
+def correct_by_key(samples: list[dict], key: str) -> dict[str, float]:
+    """A task's samples log as ``{the item's key: its correct}``, read from the metric entry that
+    holds ``correct``."""
+    found = {}
+    for row in samples:
+        item = next(v for v in row.values() if isinstance(v, dict) and "correct" in v)
+        found[item[key]] = float(item["correct"])
+    return found
+
+
 def assert_interval(ci95: dict, metric: str, value: float) -> dict:
     """A task's published ``ci95`` entry for ``metric``: about ``value``, and a real interval."""
     entry = ci95[metric]

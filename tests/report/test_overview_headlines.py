@@ -1,6 +1,6 @@
 """The first page's rows come from each benchmark's report part (``ReportPart.headlines``): the
 headline where a run has its group, else each column of the headline's table the run has, labelled
-as the part says. Unit tests on results dicts; the browser test of the page is in test_two_runs.py."""
+as the part says. Unit tests on results dicts; the browser test of the page is in test_pair_report.py."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """VLM2-Bench's official scoring rules, checked by hand: the T/F and count parsers, pair accuracy,
-Acc_num, the grouping rule, the video judge's score and the paper's Overall."""
+Acc_num and its chance level, the grouping rule, the video judge's score, the paper's Overall, and
+intervals that do not depend on the order items arrive in."""
 
 from __future__ import annotations
 
@@ -51,8 +52,10 @@ def test_failed_request_keeps_its_pair_id_and_the_summary_counts_failed_pairs():
 
     failed = "[LMMS_EVAL_REQUEST_FAILED after 3 retries] boom"
     samples = [
-        hooks.process_results(doc("a", "p", "T"), ["T"])["score"], hooks.process_results(doc("a", "n", "F"), ["F"])["score"],
-        hooks.process_results(doc("b", "p", "T"), ["T"])["score"], hooks.process_results(doc("b", "n", "F"), [failed])["score"],
+        hooks.process_results(doc("a", "p", "T"), ["T"])["score"],
+        hooks.process_results(doc("a", "n", "F"), ["F"])["score"],
+        hooks.process_results(doc("b", "p", "T"), ["T"])["score"],
+        hooks.process_results(doc("b", "n", "F"), [failed])["score"],
     ]  # fmt: skip
     assert samples[3]["status"] == "failed" and samples[3]["pair_id"] == "b"
     summary = hooks.summarize(samples)
@@ -113,11 +116,13 @@ def test_pair_accuracy_and_incomplete_pairs():
 @pytest.mark.parametrize(
     "text, value",
     [
-        ("3", 3), ("There are three objects.", 3), ("twenty one", 21), ("one hundred and five", 105), ("2 or 3", None), ("one of the two", 3), ("none", None), ("zero", None),
+        ("3", 3), ("There are three objects.", 3), ("twenty one", 21), ("one hundred and five", 105),
+        ("2 or 3", None), ("one of the two", 3), ("none", None), ("zero", None),
         # acc_with_cnt_score.py words_to_num deletes "and" from the joined phrase, so "thousand"
         # becomes "thous d" and no phrase containing it converts (values from running the script's
         # parse_model_answer on these strings).
-        ("2 thousand", 2), ("one thousand", None), ("Five thousand and two", None), ("thousand", None), ("twenty-one", 21),
+        ("2 thousand", 2), ("one thousand", None), ("Five thousand and two", None), ("thousand", None),
+        ("twenty-one", 21),
     ],
 )  # fmt: skip
 def test_count_parsing(text, value):
@@ -157,3 +162,49 @@ def test_video_score_combination():
     scores = rules.video_scores(items)
     assert scores["ab"] == 50.0 and scores["aba"] == 75.0 and scores["score"] == 62.5
     assert rules.parse_video_score("Score: 2") == 2 and rules.parse_video_score("two") is None
+
+
+def test_chance_acc_num_is_exact_and_matches_the_paper():
+    assert rules.chance_acc_num([(1, 2), (2, 2)]) == 0.5  # a guess of 1 or 2: one exact, one scored 0
+    # One item per answer position of sequences of 2, 3 and 4 images: 2:3:4, the paper's 80/120/160
+    # mix (appendix D.1), gives its 34.87-34.88; an even mix of the three lengths would give 37.27.
+    assert rules.chance_acc_num([(gt, n) for n in (2, 3, 4) for gt in range(1, n + 1)]) == pytest.approx(
+        0.3488, abs=5e-4
+    )
+    per_length = [rules.chance_acc_num([(gt, n) for gt in range(1, n + 1)]) for n in (2, 3, 4)]
+    assert sum(per_length) / 3 == pytest.approx(0.3727, abs=5e-5)
+
+
+def test_intervals_do_not_depend_on_the_order_items_arrive_in():
+    """Aggregation gets items rank by rank (two processes: another order than one); the bootstrap
+    must see them in one order, or the interval changes with the process count."""
+    import random
+
+    from lmms_comparative.benchmarks.vlm2bench import hooks
+
+    def tf(pair, half, correct):
+        return {
+            "uid": f"{pair}_{half}",
+            "kind": "tf",
+            "pair_id": pair,
+            "half": half,
+            "correct": int(correct),
+            "status": "ok",
+        }
+
+    pairs = [tf(str(i), h, (i * 7 + (h == "n")) % 3 != 0) for i in range(40) for h in ("p", "n")]
+    counts = [
+        {
+            "uid": f"c{i}",
+            "kind": "cnt",
+            "status": "ok",
+            "gt": 1 + i % 4,
+            "n_images": 4,
+            **rules.count_item(str(1 + (i * 5) % 4), 1 + i % 4, 4),
+        }
+        for i in range(40)
+    ]
+    for items in (pairs, counts):
+        shuffled = items[:]
+        random.Random(1).shuffle(shuffled)
+        assert hooks.summarize(shuffled)["ci95"] == hooks.summarize(items)["ci95"]
