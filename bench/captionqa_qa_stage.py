@@ -107,7 +107,8 @@ async def bare_client_seconds(url: str, bodies: list[bytes], concurrency: int) -
 def check(name: str, stats: dict, questions: int, keyed: bool, problems: list) -> None:
     if stats["answered"] != questions or stats["distinct_bodies"] != questions or stats["refused"]:
         problems.append(
-            f"{name}: {questions} questions, server answered {stats['answered']} ({stats['distinct_bodies']} distinct, {stats['refused']} refused)"
+            f"{name}: {questions} questions, server answered {stats['answered']} "
+            f"({stats['distinct_bodies']} distinct, {stats['refused']} refused)"
         )
     if keyed and stats["with_key"] != questions:
         problems.append(f"{name}: {stats['without_key']} request(s) without the key")
@@ -246,7 +247,8 @@ def main() -> None:
     for name, target in targets:
         lo, med, hi = table[name]
         print(
-            f"{name}: min {lo:.3f}, median {med:.3f}, max {hi:.3f} (issue's target >= {target}: {'met' if lo >= target else 'met in the median' if med >= target else 'NOT met'})"
+            f"{name}: min {lo:.3f}, median {med:.3f}, max {hi:.3f} (issue's target >= {target}: "
+            f"{'met' if lo >= target else 'met in the median' if med >= target else 'NOT met'})"
         )
     if problems:
         sys.exit("problems: " + "; ".join(problems))

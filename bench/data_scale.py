@@ -402,7 +402,8 @@ def write_vlm2bench(dest: Path, scale: float) -> Path:
                     {
                         "q_id": f"grp{i}",
                         "type": "thing",
-                        "question": f"[{subtask}-{i}] Which images show the same object? (A) 1 and 2 (B) 1 and 3 (C) 2 and 3 (D) none",
+                        "question": f"[{subtask}-{i}] Which images show the same object? (A) 1 and 2 (B) 1 and 3 (C) 2 "
+                        "and 3 (D) none",
                         "gt_answer": f"({'ABCD'[i % 4]})",
                         "images": rng.sample(pools[cat], 4),
                     }
@@ -803,41 +804,51 @@ def main() -> None:
             }
         )
     print(
-        f"\nTime, s (min / median / max of {runs} run(s); each a fresh process, cold caches). Target: ours / plain <= {TARGET}x (median)."
+        f"\nTime, s (min / median / max of {runs} run(s); each a fresh process, cold caches). Target: ours "
+        f"/ plain <= {TARGET}x (median)."
     )
     print(
-        f"{'task set':<44} {'docs':>7} {'records':>7} {'images':>7}  {'ours s':<20} {'plain s':<20} {'ours / plain':<20} {'1st task':>8}  target"
+        f"{'task set':<44} {'docs':>7} {'records':>7} {'images':>7}  {'ours s':<20} {'plain s':<20} "
+        f"{'ours / plain':<20} {'1st task':>8}  target"
     )
     for row in report:
         print(
-            f"{row['label']:<44} {row['docs']:>7} {row['records']:>7} {row['image_files']:>7}  {spread(row['ours_s']):<20} {spread(row['plain_s']):<20} "
-            f"{spread(row['ratio']) + 'x':<20} {row['first_task_share']:>7.0%}  {'meets' if row['meets_target'] else 'MISSES'}"
+            f"{row['label']:<44} {row['docs']:>7} {row['records']:>7} {row['image_files']:>7}  "
+            f"{spread(row['ours_s']):<20} {spread(row['plain_s']):<20} "
+            f"{spread(row['ratio']) + 'x':<20} {row['first_task_share']:>7.0%}  "
+            f"{'meets' if row['meets_target'] else 'MISSES'}"
         )
     how = sorted({o["rss_from"] for row in rows.values() for o in row["runs"] if "rss_from" in o})
     print(
-        f"\nMemory, MiB (median over runs): tracemalloc peak (Python allocations) and the rise of the peak RSS over the RSS at the start (everything, native buffers included; {', '.join(how)})."
+        "\nMemory, MiB (median over runs): tracemalloc peak (Python allocations) and the rise of the peak "
+        f"RSS over the RSS at the start (everything, native buffers included; {', '.join(how)})."
     )
     print(f"{'task set':<44} {'ours traced':>11} {'plain traced':>12} {'ours RSS':>9} {'plain RSS':>9}  docs hold")
     for row in report:
         med = lambda key: mib(statistics.median(row[key]))  # noqa: E731
         holds = ", ".join(f"{k}: {v}" for k, v in sorted(row["holds"].items()))
         print(
-            f"{row['label']:<44} {med('ours_traced_peak'):>11.1f} {med('plain_traced_peak'):>12.1f} {med('ours_rss_delta'):>9.1f} {med('plain_rss_delta'):>9.1f}  {holds}"
+            f"{row['label']:<44} {med('ours_traced_peak'):>11.1f} {med('plain_traced_peak'):>12.1f} "
+            f"{med('ours_rss_delta'):>9.1f} {med('plain_rss_delta'):>9.1f}  {holds}"
         )
     for row in failed:
         print(
-            f"\n{row['label']} ({row['group']}): ours FAILED in {row['failed_runs']} of {runs} run(s) on the generated copy: {row['error']}"
+            f"\n{row['label']} ({row['group']}): ours FAILED in {row['failed_runs']} of {runs} run(s) on "
+            f"the generated copy: {row['error']}"
         )
     subtle = [row for row in report if row["bench"] == "subtlebench"]
     if subtle:
         print(
-            "\nSubtleBench memory per item (KiB per test pair, median over runs): flat across sizes when docs hold paths."
+            "\nSubtleBench memory per item (KiB per test pair, median over runs): flat across sizes when "
+            "docs hold paths."
         )
         print(f"{'size':<6} {'pairs':>6} {'ours traced':>11} {'plain traced':>12} {'ours RSS':>9} {'plain RSS':>9}")
         for row in sorted(subtle, key=lambda r: r["docs"]):
             per = lambda key: statistics.median(row[key]) / row["docs"] / 1024  # noqa: E731
             print(
-                f"{row['size']:<6} {row['docs']:>6} {per('ours_traced_peak'):>11.2f} {per('plain_traced_peak'):>12.2f} {per('ours_rss_delta'):>9.2f} {per('plain_rss_delta'):>9.2f}"
+                f"{row['size']:<6} {row['docs']:>6} {per('ours_traced_peak'):>11.2f} "
+                f"{per('plain_traced_peak'):>12.2f} {per('ours_rss_delta'):>9.2f} "
+                f"{per('plain_rss_delta'):>9.2f}"
             )
         if any(v != "paths" for row in subtle for v in row["holds"].values()):
             raise SystemExit("SubtleBench docs hold something other than image paths.")

@@ -85,13 +85,16 @@ def main() -> None:
             clis[name].append(_cli_run(name == "plain"))
     print(f"{args.runs} runs each, alternating; min / median / max\n")
     print(
-        f"{'variant':8} {'import lmms_eval.models (s)':>30} {'modules':>18} {'heavy imported':>22} {'lmms-eval models (s)':>24}"
+        f"{'variant':8} {'import lmms_eval.models (s)':>30} {'modules':>18} {'heavy imported':>22} "
+        f"{'lmms-eval models (s)':>24}"
     )
     for name in ("plain", "plugin"):
         runs = imports[name]
         heavy = sorted({m for r in runs for m in r["heavy"]}) or ["none"]
         print(
-            f"{name:8} {_spread([r['seconds'] for r in runs]):>30} {_spread([r['modules'] for r in runs], 0):>18} {','.join(heavy):>22} {_spread(clis[name]):>24}"
+            f"{name:8} {_spread([r['seconds'] for r in runs]):>30} "
+            f"{_spread([r['modules'] for r in runs], 0):>18} {','.join(heavy):>22} "
+            f"{_spread(clis[name]):>24}"
         )
     added_s = statistics.median(r["seconds"] for r in imports["plugin"]) - statistics.median(
         r["seconds"] for r in imports["plain"]
@@ -101,11 +104,14 @@ def main() -> None:
     )
     cli_ratio = statistics.median(clis["plugin"]) / statistics.median(clis["plain"])
     print(
-        f"\nplugin adds {added_s:+.3f} s and {added_m:+.0f} modules to import lmms_eval.models (target: within +{TARGET_SECONDS} s, +{TARGET_MODULES} modules): {'met' if added_s <= TARGET_SECONDS and added_m <= TARGET_MODULES else 'MISSED'}"
+        f"\nplugin adds {added_s:+.3f} s and {added_m:+.0f} modules to import lmms_eval.models (target: "
+        f"within +{TARGET_SECONDS} s, +{TARGET_MODULES} modules): "
+        f"{'met' if added_s <= TARGET_SECONDS and added_m <= TARGET_MODULES else 'MISSED'}"
     )
     print(f"lmms-eval models: plugin / plain = {cli_ratio:.2f}x (median)")
     print(
-        f"our models in lmms-eval's registry: plain {imports['plain'][0]['ours']}, plugin {imports['plugin'][0]['ours']}"
+        f"our models in lmms-eval's registry: plain {imports['plain'][0]['ours']}, plugin "
+        f"{imports['plugin'][0]['ours']}"
     )
 
 

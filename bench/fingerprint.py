@@ -139,7 +139,9 @@ def main() -> int:
         total = build(root, args.images)
         files = sum(1 for p in root.rglob("*") if p.is_file())
         print(
-            f"{files} files, {total / 1e9:.2f} GB (mean {total / files / 1e3:.0f} kB) written in {time.perf_counter() - start:.1f} s; {provenance.HASH_WORKERS} hashing threads, {os.cpu_count()} CPUs"
+            f"{files} files, {total / 1e9:.2f} GB (mean {total / files / 1e3:.0f} kB) written in "
+            f"{time.perf_counter() - start:.1f} s; {provenance.HASH_WORKERS} hashing threads, "
+            f"{os.cpu_count()} CPUs"
         )
         times: dict[str, list[float]] = {
             name: [] for name in ("old", "cold", "cold, 1 thread", "cold, from disk", "warm")
@@ -179,10 +181,16 @@ def main() -> int:
         print(f"{name:18s} {spread(values):26s} {mb / statistics.median(values):14.0f} {spread(ratios):>28s}")
     release_gb = RELEASE_IMAGES * total / files / 1e9
     print(
-        f"\nper GB, first run (extrapolated from the medians): {statistics.median(times['cold']) * 1e3 / mb:.2f} s from the page cache, {statistics.median(times['cold, from disk']) * 1e3 / mb:.2f} s from disk"
+        "\nper GB, first run (extrapolated from the medians): "
+        f"{statistics.median(times['cold']) * 1e3 / mb:.2f} s from the page cache, "
+        f"{statistics.median(times['cold, from disk']) * 1e3 / mb:.2f} s from disk"
     )
     print(
-        f"the release ({RELEASE_IMAGES:,} images, {release_gb:.1f} GB at this mean size), first run: {statistics.median(times['cold']) * release_gb * 1e3 / mb:.1f} s from the page cache, {statistics.median(times['cold, from disk']) * release_gb * 1e3 / mb:.1f} s from disk; later runs {statistics.median(times['warm']) * RELEASE_IMAGES / files:.2f} s (old: {statistics.median(times['old']) * RELEASE_IMAGES / files:.2f} s)"
+        f"the release ({RELEASE_IMAGES:,} images, {release_gb:.1f} GB at this mean size), first run: "
+        f"{statistics.median(times['cold']) * release_gb * 1e3 / mb:.1f} s from the page cache, "
+        f"{statistics.median(times['cold, from disk']) * release_gb * 1e3 / mb:.1f} s from disk; later "
+        f"runs {statistics.median(times['warm']) * RELEASE_IMAGES / files:.2f} s (old: "
+        f"{statistics.median(times['old']) * RELEASE_IMAGES / files:.2f} s)"
     )
     return 0
 

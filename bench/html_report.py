@@ -78,13 +78,19 @@ def _first_render(page: Path) -> tuple[float, float]:
     try:
         start = time.perf_counter()
         driver.get(page.as_uri() + "#b-compbench")
-        ready = "var t = Array.from(document.querySelectorAll(\".browser[data-benchmark='compbench'] img.thumb\")); return document.querySelectorAll(\".browser[data-benchmark='compbench'] article.item\").length > 0 && t.length > 0 && t.every(i => i.complete && i.naturalWidth > 0)"
+        ready = (
+            "var t = Array.from(document.querySelectorAll(\".browser[data-benchmark='compbench'] "
+            "img.thumb\")); return document.querySelectorAll(\".browser[data-benchmark='compbench'] "
+            'article.item").length > 0 && t.length > 0 && t.every(i => i.complete && i.naturalWidth > 0)'
+        )
         while not driver.execute_script(ready):
             time.sleep(0.01)
         first = time.perf_counter() - start
         start = time.perf_counter()
         driver.execute_script(
-            "var b = document.querySelector(\".browser[data-benchmark='compbench']\"); var s = b.querySelector('select[name=flip]'); s.value = 'b_only'; s.dispatchEvent(new Event('change', {bubbles: true})); return b.querySelector('.count').textContent"
+            "var b = document.querySelector(\".browser[data-benchmark='compbench']\"); var s = "
+            "b.querySelector('select[name=flip]'); s.value = 'b_only'; s.dispatchEvent(new Event('change', "
+            "{bubbles: true})); return b.querySelector('.count').textContent"
         )
         flips = time.perf_counter() - start
     finally:
@@ -132,10 +138,12 @@ def main() -> None:
     print("|---|---|---|")
     print(f"| markdown report (today's) | {_cell(markdown)} | 1.00 |")
     print(
-        f"| with index.html, cold thumbnails | {_cell(cold)} | {statistics.median(cold) / statistics.median(markdown):.2f} |"
+        f"| with index.html, cold thumbnails | {_cell(cold)} | "
+        f"{statistics.median(cold) / statistics.median(markdown):.2f} |"
     )
     print(
-        f"| with index.html, thumbnails reused | {_cell(warm)} | {statistics.median(warm) / statistics.median(markdown):.2f} |"
+        f"| with index.html, thumbnails reused | {_cell(warm)} | "
+        f"{statistics.median(warm) / statistics.median(markdown):.2f} |"
     )
     print(f"| page: first page drawn, thumbnails decoded | {_cell(first)} | |")
     print(f"| page: 'B right, A wrong' over all items | {_cell(flips)} | |")

@@ -124,14 +124,16 @@ def main() -> None:
     args = parser.parse_args()
     rows = [measure(bench, args.per_category) for bench in args.benchmarks]
     print(
-        f"{'benchmark':<12} {'repo':>18} {'split needs':>18} {'1st run fetched':>18}  requests (1st / 2nd / offline)  other files fetched"
+        f"{'benchmark':<12} {'repo':>18} {'split needs':>18} {'1st run fetched':>18}  requests (1st / 2nd "
+        "/ offline)  other files fetched"
     )
     for row in rows:
         pair = lambda d: f"{d['files']} files, {d['bytes']:,} B"  # noqa: E731
         first = row["runs"][0]
         extra = ", ".join(row["fetched_but_not_needed"]) or "none"
         print(
-            f"{row['benchmark']:<12} {pair(row['repo']):>18} {pair(row['needed']):>18} {pair(first):>18}  {' / '.join(str(r['requests']) for r in row['runs']):<30} {extra}"
+            f"{row['benchmark']:<12} {pair(row['repo']):>18} {pair(row['needed']):>18} {pair(first):>18}  "
+            f"{' / '.join(str(r['requests']) for r in row['runs']):<30} {extra}"
         )
         if row["needed_but_not_fetched"]:
             print(f"  NOT fetched though the split needs them: {row['needed_but_not_fetched']}")

@@ -2,7 +2,8 @@
 most ``--slots`` requests are served at once (like the batch slots of a vLLM or SGLang server), so
 its capacity is exactly slots / latency requests per second.
 
-    python bench/latency_server.py --latency 0.02 --slots 64 [--api-key KEY]   # prints its base URL, serves until stdin closes
+    # prints its base URL, serves until stdin closes
+    python bench/latency_server.py --latency 0.02 --slots 64 [--api-key KEY]
 
 Answers "A" to everything. asyncio and aiohttp keep its own CPU cost small, so a client's
 measured throughput reflects the client.

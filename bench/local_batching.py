@@ -22,7 +22,11 @@ def mcq_prompts(n: int) -> list[list[dict]]:
     prompts = []
     for i in range(n):
         colour = colours[i % len(colours)]
-        question = f"Description: a {colour} bicycle leans on wall number {i}.\nQuestion: What colour is the bicycle?\nA. {colour}\nB. {colours[(i + 3) % 8]}\nC. Cannot answer from the caption\nAnswer with the letter only."
+        question = (
+            f"Description: a {colour} bicycle leans on wall number {i}.\nQuestion: What colour is the "
+            f"bicycle?\nA. {colour}\nB. {colours[(i + 3) % 8]}\nC. Cannot answer from the caption\nAnswer with "
+            "the letter only."
+        )
         prompts.append([{"role": "user", "content": question}])
     return prompts
 
@@ -64,7 +68,8 @@ def main() -> None:
     }
     print(json.dumps(report, indent=2))
     print(
-        f"batched / one-by-one: {report['batched_vs_one_by_one']}x ({report['same_answers']}/{args.n} identical greedy answers)"
+        f"batched / one-by-one: {report['batched_vs_one_by_one']}x ({report['same_answers']}/{args.n} "
+        "identical greedy answers)"
     )
 
 

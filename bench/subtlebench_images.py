@@ -91,7 +91,8 @@ def main() -> None:
     for name, target in TARGETS.items():
         ratio = best[name] / plain
         print(
-            f"{name}: {best[name] * 1000:.1f} ms per pair, {ratio:.2f}x plain loading ({plain * 1000:.1f} ms); target <= {target}x: {'met' if ratio <= target else 'NOT met'}"
+            f"{name}: {best[name] * 1000:.1f} ms per pair, {ratio:.2f}x plain loading ({plain * 1000:.1f} "
+            f"ms); target <= {target}x: {'met' if ratio <= target else 'NOT met'}"
         )
 
 

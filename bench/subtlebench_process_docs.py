@@ -60,7 +60,9 @@ def main() -> None:
     }
     print(json.dumps(report))
     print(
-        f"ten type tasks: {sum(seconds):.2f} s in all, against {10 * seconds[0]:.2f} s for ten reads of the release; {counts['jsonl_parses']} JSONL parse(s), {counts['image_checks']} image check(s) for {2 * 10 * args.per_category} image files"
+        f"ten type tasks: {sum(seconds):.2f} s in all, against {10 * seconds[0]:.2f} s for ten reads of "
+        f"the release; {counts['jsonl_parses']} JSONL parse(s), {counts['image_checks']} image check(s) "
+        f"for {2 * 10 * args.per_category} image files"
     )
 
 

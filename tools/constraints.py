@@ -81,7 +81,8 @@ def write(pins: dict[str, str], python: str) -> None:
     ).stdout.strip()
     header = [
         "# The exact versions the test suite last passed with (python tools/constraints.py).",
-        f"# Written {datetime.date.today().isoformat()} from Python {version} on {platform.system()} {platform.machine()}.",
+        f"# Written {datetime.date.today().isoformat()} from Python {version} on {platform.system()} "
+        f"{platform.machine()}.",
         "# Install with: pip install -c constraints.txt -e '.[test]'  (see the README).",
         "# A package not needed on your platform (the CUDA wheels on a Mac, say) is simply not installed.",
     ]
@@ -172,7 +173,8 @@ def main() -> int:
     sub.add_parser("freeze", help="write constraints.txt from the environment running this script")
     rf = sub.add_parser(
         "refresh",
-        help="install the newest resolve in a scratch venv, diff it against constraints.txt, run the fast suite and a CLI run",
+        help="install the newest resolve in a scratch venv, diff it against constraints.txt, run the fast suite "
+        "and a CLI run",
     )
     rf.add_argument("--write", action="store_true", help="write constraints.txt from the newest resolve if both pass")
     rf.add_argument("--keep", action="store_true", help="keep the scratch environment (the logs are kept either way)")

@@ -37,8 +37,10 @@ ROOT = Path(__file__).resolve().parents[1]
 FENCE = re.compile(r"^```(bash|sh|shell|console)\s*$")
 MARKER = re.compile(r"^<!--\s*docs-test:\s*(?P<what>run|skip)(?P<rest>.*?)\s*-->\s*$")
 SETUP = [  # our task only: lmms-eval's own task files need not be indexed for these
-    "LMMS_COMPARATIVE_OUR_TASKS_ONLY=1 lmms-eval --model random_choice --model_args seed=0 --tasks subtlebench_at --output_path results/a --log_samples",
-    "LMMS_COMPARATIVE_OUR_TASKS_ONLY=1 lmms-eval --model random_choice --model_args seed=1 --tasks subtlebench_at --output_path results/b --log_samples",
+    "LMMS_COMPARATIVE_OUR_TASKS_ONLY=1 lmms-eval --model random_choice --model_args seed=0 --tasks "
+    "subtlebench_at --output_path results/a --log_samples",
+    "LMMS_COMPARATIVE_OUR_TASKS_ONLY=1 lmms-eval --model random_choice --model_args seed=1 --tasks "
+    "subtlebench_at --output_path results/b --log_samples",
 ]
 
 
@@ -97,7 +99,8 @@ def problems(found: list[Block]) -> list[str]:
     for block in found:
         if block.action is None:
             out.append(
-                f"{block.where}: a shell block without a docs-test marker (<!-- docs-test: run --> or <!-- docs-test: skip: why -->)"
+                f"{block.where}: a shell block without a docs-test marker (<!-- docs-test: run --> or <!-- "
+                "docs-test: skip: why -->)"
             )
         elif block.action == "skip" and not block.detail:
             out.append(f"{block.where}: a skipped block must say why")

@@ -196,7 +196,8 @@ class Source:
         if proc.returncode != 0:
             said = " ".join(proc.stderr.decode(errors="replace").split())[-300:]
             raise BuildError(
-                f"could not fetch commit {commit} of {repo} (is the network reachable?): git says: {said}. Clone it where you can and pass --repo PATH"
+                f"could not fetch commit {commit} of {repo} (is the network reachable?): git says: {said}. "
+                "Clone it where you can and pass --repo PATH"
             )
 
     def _git(self, *args: str) -> subprocess.CompletedProcess:
@@ -207,7 +208,8 @@ class Source:
         proc = self._git("cat-file", "blob", f"{self.commit}:{path}")
         if proc.returncode != 0:
             raise BuildError(
-                f"{path}: not readable at commit {self.commit} ({' '.join(proc.stderr.decode(errors='replace').split())})"
+                f"{path}: not readable at commit {self.commit} "
+                f"({' '.join(proc.stderr.decode(errors='replace').split())})"
             )
         return proc.stdout.decode("utf-8")
 
@@ -233,7 +235,8 @@ def build_files(cells: list[dict], source: Source) -> dict[str, bytes]:
             result = by_key.get(join_key(item, src["test_split_file"]))
             if result is None:
                 raise BuildError(
-                    f"{cell['file']}: test item {idx} of {src['test_split_file']} has no record in {', '.join(src['result_files'])}"
+                    f"{cell['file']}: test item {idx} of {src['test_split_file']} has no record in "
+                    f"{', '.join(src['result_files'])}"
                 )
             lines.append(reply_line(column, kind, idx, item, result, cell["model"], cell["file"]))
         files[cell["file"]] = _jsonl(lines)
@@ -303,7 +306,8 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("dir", type=Path)
     run.add_argument(
         "--repo",
-        help="a local git repository holding the commit, or a URL to fetch it from (default: the manifest's repository, over https)",
+        help="a local git repository holding the commit, or a URL to fetch it from (default: the manifest's "
+        "repository, over https)",
     )
     commands.add_parser("check", help="compare DIR's files with the committed sha256 list").add_argument(
         "dir", type=Path

@@ -53,7 +53,8 @@ def main() -> int:
     for plugin, outcomes in ((False, runs[False]), (True, runs[True])):
         counts = Counter(outcomes.values())
         print(
-            f"{'with' if plugin else 'without'} the plugin: {counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped ({len(outcomes)} tests)"
+            f"{'with' if plugin else 'without'} the plugin: {counts['passed']} passed, {counts['failed']} "
+            f"failed, {counts['skipped']} skipped ({len(outcomes)} tests)"
         )
     changed = sorted(
         name for name in set(runs[False]) | set(runs[True]) if runs[False].get(name) != runs[True].get(name)

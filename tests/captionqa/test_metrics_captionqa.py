@@ -125,8 +125,8 @@ def test_an_uncaptioned_image_set_takes_no_shuffle_draws():
 def test_qa_prompt_layout():
     prompt = prompts.build_qa_prompt("A red car.", "What colour?", ["red", "blue", rules.CANNOT_ANSWER])
     assert (
-        prompt
-        == "Caption:\nA red car.\n\nQuestion:\nWhat colour?\n\nOptions:\nA. red\nB. blue\nC. Cannot answer from the caption\n\nAnswer:"
+        prompt == "Caption:\nA red car.\n\nQuestion:\nWhat colour?\n\nOptions:\nA. red\nB. blue\nC. Cannot answer "
+        "from the caption\n\nAnswer:"
     )
 
 

@@ -296,7 +296,8 @@ def _check_demo_report(out: Path) -> None:
     human = next(c for c in axes.collections if c.get_label() == "Human Eval (paper)")
     assert tuple(chance.get_facecolor()[0]) != tuple(human.get_facecolor()[0])
     assert chance.get_paths()[0].vertices.tolist() != human.get_paths()[0].vertices.tolist()  # another marker shape
-    # The heatmaps read at the page's width: labels of 10 points or more, a factor held fixed as one value (not "35-35").
+    # The heatmaps read at the page's width: labels of 10 points or more, a factor held fixed as one
+    # value (not "35-35").
     from lmms_comparative.benchmarks.subtlebench.charts import heatmap_figure
 
     heatmaps = heatmap_figure(runs)

@@ -164,7 +164,8 @@ def test_the_test_file_is_scored_and_a_differing_rebuild_warns_with_the_count(pr
     (warning,) = [m for m in warnings if "rebuilt" in m]
     assert (
         "attribute_cub" in warning
-        and f"{CUB}_test.json in 6 record(s): 2 of the test file's 7 are not in the rebuilt split, 4 of the rebuilt split's 9 are not in the test file"
+        and f"{CUB}_test.json in 6 record(s): 2 of the test file's 7 are not in the rebuilt split, 4 of the "
+        "rebuilt split's 9 are not in the test file"
         in warning
     )
 
@@ -261,7 +262,7 @@ def test_the_test_file_is_what_the_cli_scores(hf_home, tmp_path):
     ]
     log = proc.stdout + proc.stderr
     assert (
-        "the authors' test file CUB_0_1000_rebalanced_fixed_path_test.json in 3 record(s): 0 of the test file's 6 are not in the rebuilt split, 3 of the rebuilt split's 9"
-        in log
+        "the authors' test file CUB_0_1000_rebalanced_fixed_path_test.json in 3 record(s): 0 of the test "
+        "file's 6 are not in the rebuilt split, 3 of the rebuilt split's 9" in log
     )
     assert "column attribute_cub has 6 records in its test split; the authors' test split has 696" in log

@@ -159,7 +159,8 @@ def test_merge_images_is_the_authors_merge_images():
 def test_qbench_options_are_not_appended_twice():
     carried = {
         "kind": "qbench",
-        "question": "Which is clearer? Options: A, B. Please only return one of the options without any other words or punctuation.",
+        "question": "Which is clearer? Options: A, B. Please only return one of the options without any other words or "
+        "punctuation.",
         "options": ["A", "B"],
     }
     assert hooks.doc_to_text(carried) == carried["question"]
@@ -170,5 +171,6 @@ def test_qbench_options_are_not_appended_twice():
 def test_soccernet_asks_the_closed_question_of_the_release():
     text = hooks.doc_to_text({"kind": "soccer", "action": "Corner"})
     assert text.startswith(
-        "These are two frames related to Corner in a soccer match. Which frame happens first? Please only return one option from (Left, Right, None)"
+        "These are two frames related to Corner in a soccer match. Which frame happens first? Please only "
+        "return one option from (Left, Right, None)"
     )

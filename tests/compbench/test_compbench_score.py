@@ -99,7 +99,8 @@ def test_the_published_replies_give_the_paper_cells(model, reference_root, hf_ho
             report = run_report(str(tmp_path / "out"), "-o", str(tmp_path / "report"))
             markdown = (tmp_path / "report" / "report.md").read_text()
             assert report.returncode == 0 and re.search(
-                r"`gpt4v`(?: †)? is the paper's \*\*[^*]+\*\* \(MLLM-CompBench, Table \d+\): reproduced in \d+ of \d+ columns",
+                r"`gpt4v`(?: †)? is the paper's \*\*[^*]+\*\* \(MLLM-CompBench, Table \d+\): reproduced in "
+                r"\d+ of \d+ columns",
                 markdown,
             ), markdown[-3000:]
     # The samples log holds each reply verbatim, in the file's order (lmms-eval leaves out

@@ -362,7 +362,8 @@ def test_a_url_is_fetched_at_the_commit_and_an_unreachable_one_is_one_clear_erro
     assert tool.build(tmp_path / "out", repo.as_uri(), manifest, sums) == []
     with pytest.raises(
         tool.BuildError,
-        match=r"could not fetch commit [0-9a-f]{40} of file:///no/such/repository \(is the network reachable\?\).*--repo PATH",
+        match=r"could not fetch commit [0-9a-f]{40} of file:///no/such/repository \(is the network "
+        r"reachable\?\).*--repo PATH",
     ):
         tool.build(tmp_path / "out2", "file:///no/such/repository", manifest, sums)
     with pytest.raises(tool.BuildError, match="not a git repository holding commit"):
@@ -375,7 +376,8 @@ def test_a_test_item_without_a_reply_is_an_error_naming_it(tmp_path):
     manifest = _manifest(tmp_path, commit)
     with pytest.raises(
         tool.BuildError,
-        match=r"compbench/gpt4v_CU.jsonl: test item 1 of Labeled_data/cub_label/cub_test.json has no record in results/cub/0_gpt.json",
+        match=r"compbench/gpt4v_CU.jsonl: test item 1 of Labeled_data/cub_label/cub_test.json has no record in "
+        r"results/cub/0_gpt.json",
     ):
         tool.build(tmp_path / "out", str(repo), manifest, _sums(tmp_path, manifest))
 

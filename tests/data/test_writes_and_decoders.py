@@ -153,7 +153,10 @@ def test_captionqa_export_writes_through_no_link_and_reads_only_regular_bounded_
 
 # A PostScript file: Pillow, left to choose by content, opens it with its EPS plugin, which runs
 # Ghostscript to draw it.
-POSTSCRIPT = b"%!PS-Adobe-3.0 EPSF-3.0\n%%BoundingBox: 0 0 10 10\n%%EndComments\nnewpath 0 0 moveto 10 10 lineto stroke\nshowpage\n%%EOF\n"
+POSTSCRIPT = (
+    b"%!PS-Adobe-3.0 EPSF-3.0\n%%BoundingBox: 0 0 10 10\n%%EndComments\nnewpath 0 0 moveto 10 10 lineto "
+    b"stroke\nshowpage\n%%EOF\n"
+)
 
 
 def _chunk(out: Path) -> list[dict]:
@@ -201,7 +204,8 @@ def test_a_pipe_where_a_chart_goes_is_one_line_and_no_hang(subtlebench_pass_run,
     )  # a write into the pipe would wait forever
     assert proc.returncode == 2, proc.stderr[-3000:]
     assert proc.stderr.splitlines() == [
-        f"lmms-comparative report: error: {chart}: something that is not a regular file stands where this file goes: not written"
+        f"lmms-comparative report: error: {chart}: something that is not a regular file stands where this "
+        "file goes: not written"
     ], proc.stderr[-3000:]
 
     # The honest twin: into a fresh folder the chart is a PNG.

@@ -105,7 +105,7 @@ def test_the_overview_shows_the_papers_chance_row_as_the_papers(compared):
         :2000
     ]
     assert (
-        '<td data-label="paper\'s chance">11.4<span class="model">Always no-diff (trivial baseline), the paper\'s items</span></td>'
-        in block
+        '<td data-label="paper\'s chance">11.4<span class="model">Always no-diff (trivial baseline), the '
+        "paper's items</span></td>" in block
     ), block
     assert 'class="delta' in block  # B − A on the Overall

@@ -21,7 +21,8 @@ from lmms_comparative.benchmarks.diffspot.fixture import build
 pytestmark = pytest.mark.e2e
 
 VERDICTS = {
-    "found": '{"mutations": [{"gt": "g", "type": "t", "verdict": "correct", "vlm_match": "m"}], "hallucinations": [], "summary": {}}',
+    "found": '{"mutations": [{"gt": "g", "type": "t", "verdict": "correct", "vlm_match": "m"}], "hallucinations": '
+    '[], "summary": {}}',
     "partial": '```json\n{"mutations": [{"verdict": "partial"}], "hallucinations": []}\n```',
     "invented": 'Verdict: {"mutations": [{"verdict": "correct"}], "hallucinations": ["a new banner"]} end',
     "retry": '{"mutations": [{"verdict": "correct"}], "hallucinations": []}',  # after one reply that is not JSON

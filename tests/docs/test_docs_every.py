@@ -182,7 +182,8 @@ def test_the_scoring_page_names_every_format_of_every_benchmark_with_its_command
 def test_the_settings_page_names_every_variable_the_package_reads():
     names, unknown = package_variables()
     assert unknown == [], (
-        f"reads whose variable is neither a string nor a module constant here, and not accounted for in BY_ARGUMENT: {unknown}"
+        "reads whose variable is neither a string nor a module constant here, and not accounted for in "
+        f"BY_ARGUMENT: {unknown}"
     )
     names |= record_variables()
     assert {
@@ -197,7 +198,10 @@ def test_the_settings_page_names_every_variable_the_package_reads():
 
 
 def test_a_missing_variable_or_format_is_reported():
-    source = 'import os\nLIMIT_ENV = "TOY_LIMIT"\nNAME = "TOY_NAME"\n\ndef f(v):\n    env = os.environ\n    return os.environ.get("TOY_A"), os.getenv(NAME), os.environ[v], env.get("TOY_B", "")\n'
+    source = (
+        'import os\nLIMIT_ENV = "TOY_LIMIT"\nNAME = "TOY_NAME"\n\ndef f(v):\n    env = os.environ\n    return '
+        'os.environ.get("TOY_A"), os.getenv(NAME), os.environ[v], env.get("TOY_B", "")\n'
+    )
     reads, spelled = env_reads(source)
     assert [ast.unparse(r) for r in reads] == ["'TOY_A'", "NAME", "v", "'TOY_B'"] and spelled == {
         "TOY_LIMIT",

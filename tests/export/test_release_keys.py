@@ -69,8 +69,8 @@ def test_hashes_come_only_from_full_runs_on_the_release_hub_repository_and_a_wro
     said = capsys.readouterr().err
     # Entries of the wrong type are caught at the gate: the whole file is one line, naming where.
     assert (
-        "hostile/20261128_000000_results.json: passed over: not read (not an lmms-eval results JSON: lmms_comparative.tasks.subtlebench_vp: input should be a valid dictionary)"
-        in said
+        "hostile/20261128_000000_results.json: passed over: not read (not an lmms-eval results JSON: "
+        "lmms_comparative.tasks.subtlebench_vp: input should be a valid dictionary)" in said
     ), said
     assert "subtlebench_st: the run has 2 items, release.json" in said and "not written" in said
     assert "sha256" not in release["tasks"]["subtlebench_st"]
@@ -121,8 +121,8 @@ def test_a_claimed_hash_its_samples_do_not_give_is_not_the_releases(tmp_path, ca
     assert release_keys.found_keys(tmp_path / "forged") == {}
     said = capsys.readouterr().err
     assert (
-        f"subtlebench_at passed over: the record claims {COUNT} items (sha256 {forged['sha256'][:12]}...), its samples log gives {COUNT} (sha256 {KEYS['sha256'][:12]}...)"
-        in said
+        f"subtlebench_at passed over: the record claims {COUNT} items (sha256 {forged['sha256'][:12]}...), "
+        f"its samples log gives {COUNT} (sha256 {KEYS['sha256'][:12]}...)" in said
     )
     assert release_keys.main([str(tmp_path / "forged")]) == 1
     # A samples log with an item twice, one with a line without the key's column, and none at all give no hash either.
@@ -165,13 +165,14 @@ def test_a_record_of_the_wrong_shape_is_one_line_not_a_traceback(tmp_path, capsy
     assert release_keys.main([str(tmp_path)]) == 1
     said = capsys.readouterr().err.splitlines()
     assert (
-        f"20261128_000000_results.json: subtlebench_at passed over: its data is not the release's hub repository {HUB['repo']} at a pinned commit (40 hex digits)"
-        in said
+        "20261128_000000_results.json: subtlebench_at passed over: its data is not the release's hub "
+        f"repository {HUB['repo']} at a pinned commit (40 hex digits)" in said
     )
     # A record of other types is refused by the gate's schema: one line naming the file and the place.
     assert any(
         line.endswith(
-            "typed/20261128_000000_results.json: passed over: not read (not an lmms-eval results JSON: lmms_comparative.tasks.subtlebench_sp.benchmark: input should be a valid string)"
+            "typed/20261128_000000_results.json: passed over: not read (not an lmms-eval results JSON: "
+            "lmms_comparative.tasks.subtlebench_sp.benchmark: input should be a valid string)"
         )
         for line in said
     ), said

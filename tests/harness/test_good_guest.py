@@ -206,7 +206,8 @@ _PROBE_IMPORTS = """
 import json, sys
 import lmms_eval.models
 from lmms_eval.models import MODEL_REGISTRY_V2
-light = {"modules": len(sys.modules), "heavy": sorted(m for m in ("torch", "transformers", "datasets", "lmms_eval.tasks", "lmms_eval.api.task") if m in sys.modules),
+heavy = ("torch", "transformers", "datasets", "lmms_eval.tasks", "lmms_eval.api.task")
+light = {"modules": len(sys.modules), "heavy": sorted(m for m in heavy if m in sys.modules),
          "ours": "random_choice" in MODEL_REGISTRY_V2.list_canonical_model_ids()}
 patched = {}
 if light["ours"]:
@@ -220,7 +221,10 @@ if light["ours"]:
         "fewshot": getattr(ConfigurableTask.set_config, "_lmms_comparative_fewshot", False),
         "side_logs": getattr(EvaluationTracker.save_results_samples, "_lmms_comparative_side_logs", False),
         "provenance": getattr(EvaluationTracker.save_results_aggregated, "_lmms_comparative_provenance", False),
-        "table": all(getattr(f, "_lmms_comparative_wrapped", False) for f in (lmms_eval.utils.make_table, lmms_eval.evaluator_utils.consolidate_group_results, bound_make_table)),
+        "table": all(
+            getattr(f, "_lmms_comparative_wrapped", False)
+            for f in (lmms_eval.utils.make_table, lmms_eval.evaluator_utils.consolidate_group_results, bound_make_table)
+        ),
     }
     from lmms_comparative.harness import on_import
     patched["nothing pending"] = on_import.pending() == []

@@ -230,7 +230,8 @@ def test_a_failed_check_warns_once_naming_the_patch_and_what_will_not_work(monke
     finally:
         logger.remove(sink)
     assert lines == [
-        "lmms-comparative: the side_logs patch is not installed (EvaluationTracker.save_results_samples takes ['self', 'name']; checked against lmms-eval 0.7.3): "
+        "lmms-comparative: the side_logs patch is not installed (EvaluationTracker.save_results_samples "
+        "takes ['self', 'name']; checked against lmms-eval 0.7.3): "
         "CaptionQA's reader answers are not written beside the samples log (the scores are unaffected)."
     ]
     assert set(harness.WITHOUT) == set(harness.PATCHES)

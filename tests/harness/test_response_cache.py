@@ -47,8 +47,8 @@ def test_the_record_says_what_the_response_cache_served(hf_home, subtlebench_roo
     assert report.returncode == 0, report.stderr[-2000:]
     text = (tmp_path / "report" / "report.md").read_text()
     assert (
-        f"run with lmms-eval's `--use_cache`: {again['lmms_comparative']['response_cache']['hits']} request(s) answered from its response cache, 0 by the model"
-        in text
+        f"run with lmms-eval's `--use_cache`: {again['lmms_comparative']['response_cache']['hits']} "
+        "request(s) answered from its response cache, 0 by the model" in text
     )
 
     # The honest twin: no --use_cache, no record of it, no line.

@@ -27,7 +27,10 @@ REFERENCE = (
     .resolve()
 )
 COMPBENCH = REFERENCE / "compbench"
-SKIP_REASON = f"the authors' published MLLM-CompBench replies are not in {REFERENCE}: build them with `{BUILD}` (from their repository, which has no license, so they are not part of this one) and set {VARIABLE}=DIR"
+SKIP_REASON = (
+    f"the authors' published MLLM-CompBench replies are not in {REFERENCE}: build them with `{BUILD}` (from "
+    f"their repository, which has no license, so they are not part of this one) and set {VARIABLE}=DIR"
+)
 
 
 def jsonl(path: Path) -> list[dict]:

@@ -159,7 +159,8 @@ class FakeHub(Loopback):
                 handler,
                 401,
                 {
-                    "error": f"Access to dataset {repo_id} is restricted. You must have access to it and be authenticated to access it."
+                    "error": f"Access to dataset {repo_id} is restricted. You must have access to it and be "
+                    "authenticated to access it."
                 },
                 {"X-Error-Code": "GatedRepo"},
                 method=method,

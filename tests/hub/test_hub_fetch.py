@@ -159,8 +159,8 @@ def test_a_gated_repo_without_a_token_says_to_set_hf_token_and_works_with_it(sub
     assert refused.returncode == 1 and not list((tmp_path / "a").glob("**/*_results.json"))
     assert "lmms-comparative: the hub refused access to KRAFTON/VLM-SubtleBench (HTTP 401)" in refused.stderr
     assert (
-        "Set HF_TOKEN to such a token (or run `hf auth login`), or download the files once and set SUBTLEBENCH_ROOT to that folder."
-        in refused.stderr
+        "Set HF_TOKEN to such a token (or run `hf auth login`), or download the files once and set "
+        "SUBTLEBENCH_ROOT to that folder." in refused.stderr
     )
     assert "Traceback" not in refused.stderr
     assert allowed.returncode == 0 and tokens == {True}  # every file request carried the token
@@ -195,8 +195,8 @@ def test_no_network_and_no_cache_names_the_way_out(tmp_path):
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert "lmms-comparative: the hub could not be reached for KRAFTON/VLM-SubtleBench" in proc.stderr
     assert (
-        "Connect to the hub (or set HF_ENDPOINT to a mirror), or download the files once and set SUBTLEBENCH_ROOT to that folder."
-        in proc.stderr
+        "Connect to the hub (or set HF_ENDPOINT to a mirror), or download the files once and set "
+        "SUBTLEBENCH_ROOT to that folder." in proc.stderr
     )
     offline = run_cli(
         ["--model", "random_choice", "--tasks", "subtlebench_at", "--output_path", str(tmp_path / "b")],

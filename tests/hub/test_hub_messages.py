@@ -27,11 +27,13 @@ FAILURES = {
     ),
     "gated": (
         lambda: GatedRepoError("gated", response=_response(401)),
-        "; it needs a token with access to the repository, and no token was sent. Set HF_TOKEN to such a token (or run `hf auth login`), or download the files once",
+        "; it needs a token with access to the repository, and no token was sent. Set HF_TOKEN to such a "
+        "token (or run `hf auth login`), or download the files once",
     ),
     "rate limit": (
         lambda: HfHubHTTPError("limited", response=_response(429)),
-        "Wait a few minutes, or set HF_TOKEN, whose limit is higher (what was downloaded stays cached), or download the files once",
+        "Wait a few minutes, or set HF_TOKEN, whose limit is higher (what was downloaded stays cached), or "
+        "download the files once",
     ),
     "server error": (
         lambda: HfHubHTTPError("broken", response=_response(502)),
@@ -77,7 +79,9 @@ def test_no_network_reads_as_one_sentence_of_why_and_two_ways_on(online, monkeyp
     with pytest.raises(DataError) as caught:
         hub._snapshot("KRAFTON/VLM-SubtleBench", "SUBTLEBENCH_ROOT")
     assert str(caught.value) == (
-        "the hub could not be reached for KRAFTON/VLM-SubtleBench (ConnectError: [Errno 111] Connection refused). Connect to the hub (or set HF_ENDPOINT to a mirror), or download the files once and set SUBTLEBENCH_ROOT to that folder."
+        "the hub could not be reached for KRAFTON/VLM-SubtleBench (ConnectError: [Errno 111] Connection "
+        "refused). Connect to the hub (or set HF_ENDPOINT to a mirror), or download the files once and set "
+        "SUBTLEBENCH_ROOT to that folder."
     )
 
 
@@ -92,6 +96,8 @@ def test_a_failed_download_says_how_far_it_got_and_both_ways_on(benchmark, monke
     with pytest.raises(DataError) as caught:
         hub.fetch(snap, ["a.json"], benchmark.root_variable, "test files")
     assert str(caught.value) == (
-        f"the hub could not be reached for {benchmark.hub_repo} (ConnectError: [Errno 111] Connection refused) (0 of 1 file(s) fetched this run). "
-        f"Connect to the hub (or set HF_ENDPOINT to a mirror), or download the files once and set {benchmark.root_variable} to that folder."
+        f"the hub could not be reached for {benchmark.hub_repo} (ConnectError: [Errno 111] Connection "
+        "refused) (0 of 1 file(s) fetched this run). "
+        "Connect to the hub (or set HF_ENDPOINT to a mirror), or download the files once and set "
+        f"{benchmark.root_variable} to that folder."
     )

@@ -129,7 +129,9 @@ def test_rerun_makes_no_call_and_killed_run_resumes_with_only_missing_calls(tmp_
         from lmms_comparative.judges import Engine, EngineConfig, engine as module
         import sys
         module.COMMIT_EVERY, module.COMMIT_INTERVAL, module.UNCOMMITTED_MAX = 8, 3600.0, 16
-        engine = Engine(EngineConfig(model="judge-model", base_url=sys.argv[1], api_key={SECRET!r}, cache_path={str(cache)!r}, concurrency=4))
+        engine = Engine(EngineConfig(
+            model="judge-model", base_url=sys.argv[1], api_key={SECRET!r}, cache_path={str(cache)!r}, concurrency=4
+        ))
         engine.run([f"p{{i}}" for i in range(300)], progress=False)
         """
     )
@@ -179,7 +181,9 @@ def test_ctrl_c_commits_every_answer_received_and_exit_is_clean(tmp_path):
         # ignored it (a test runner's worker may), and then the run would simply go on to the end.
         signal.signal(signal.SIGINT, signal.default_int_handler)
         from lmms_comparative.judges import Engine, EngineConfig
-        engine = Engine(EngineConfig(model="judge-model", base_url=sys.argv[1], api_key={SECRET!r}, cache_path={str(cache)!r}, concurrency=4))
+        engine = Engine(EngineConfig(
+            model="judge-model", base_url=sys.argv[1], api_key={SECRET!r}, cache_path={str(cache)!r}, concurrency=4
+        ))
         try:
             engine.run([f"p{{i}}" for i in range(2000)], progress=False)
         except KeyboardInterrupt:
@@ -267,7 +271,9 @@ def test_threads_and_processes_share_one_cache(tmp_path):
             f"""
             import sys
             from lmms_comparative.judges import Engine, EngineConfig
-            e = Engine(EngineConfig(model="judge-model", base_url=sys.argv[1], api_key={SECRET!r}, cache_path={str(cache)!r}))
+            e = Engine(EngineConfig(
+                model="judge-model", base_url=sys.argv[1], api_key={SECRET!r}, cache_path={str(cache)!r}
+            ))
             r = e.run([f"s{{i}}" for i in range(0, 200, int(sys.argv[2]))], progress=False)
             assert all(x.text == f"x-s{{i}}" for x, i in zip(r, range(0, 200, int(sys.argv[2]))))
             """

@@ -176,7 +176,10 @@ def model_run(request, roots, tiny_checkpoints, hf_home, tmp_path_factory):
             TINY_VLM_RECORD=str(out / "record"),
         )
         env["PYTHONPATH"] = f"{HOOK}:{env.get('PYTHONPATH', '')}"
-        args = f"pretrained={tiny_checkpoints[MODELS[model]]},device=cpu,device_map=cpu,min_pixels=784,max_pixels=12544,max_num_frames=4"
+        args = (
+            f"pretrained={tiny_checkpoints[MODELS[model]]},device=cpu,device_map=cpu,min_pixels=784,max_pixels="
+            "12544,max_num_frames=4"
+        )
         proc = run_cli(
             [
                 "--model",
@@ -339,7 +342,8 @@ def test_missing_video_decoder_is_named_before_the_run(monkeypatch):
     for model in ["openai"] + (["qwen2_5_vl"] if importlib.util.find_spec("decord") else []):
         with pytest.raises(
             capabilities.ModelCapabilityError,
-            match=r'Install the video extra from the lmms-comparative clone: pip install -c constraints.txt -e "\.\[video\]"',
+            match=r"Install the video extra from the lmms-comparative clone: pip install -c constraints.txt -e "
+            r'"\.\[video\]"',
         ):
             capabilities.require_video_input("vlm2bench_pc_vid", model)
     monkeypatch.setenv("LMMS_COMPARATIVE_ASSUME_VIDEO", "1")

@@ -21,12 +21,27 @@ from lmms_comparative.metrics import aggregate
 from lmms_comparative.models.random_choice import CAPTION_SENTENCES, RandomChoice, answer_space
 
 # VLM²-Bench question templates, paper Tables 9, 12-14 and 17-19 (the release's questions).
-TF_RULE = "Answer the following question according to this rule: You only need to provide *ONE* correct answer with 'T' (True) or 'F' (False). Only reply with 'T' or 'F'. The Question is: "
+TF_RULE = (
+    "Answer the following question according to this rule: You only need to provide *ONE* correct answer with "
+    "'T' (True) or 'F' (False). Only reply with 'T' or 'F'. The Question is: "
+)
 OC_CPR = TF_RULE + "Given the images, the claim 'The {obj}s in these images are {neg}the same {obj}.' is right."
 PC_CPR = TF_RULE + "The individuals in these images are {neg}the same person."
-GC = "Is the answer '{answer}' correct for the given question: 'What new element can be observed in the second image that was not present in the first?'"
-CNT = "Answer the following question according to this rule: You only need to provide *ONE* correct numerical answer. For example, if you think the answer is '1', your response should only be '1'. The Question is: How many different {obj}s are there in the input images?"
-GRP = "Answer the following question according to this rule: You only need to provide *ONE* correct answer with the corresponding letter. For example, if you think the correct answer is 'B) 1 and 2', your response should only be 'B) 1 and 2'. The Question is: Which images show the same {obj} in the input images? Choices: A) 1 and 3; B) None; C) 2 and 3; D) 1 and 2."
+GC = (
+    "Is the answer '{answer}' correct for the given question: 'What new element can be observed in the second "
+    "image that was not present in the first?'"
+)
+CNT = (
+    "Answer the following question according to this rule: You only need to provide *ONE* correct numerical "
+    "answer. For example, if you think the answer is '1', your response should only be '1'. The Question is: "
+    "How many different {obj}s are there in the input images?"
+)
+GRP = (
+    "Answer the following question according to this rule: You only need to provide *ONE* correct answer with "
+    "the corresponding letter. For example, if you think the correct answer is 'B) 1 and 2', your response "
+    "should only be 'B) 1 and 2'. The Question is: Which images show the same {obj} in the input images? "
+    "Choices: A) 1 and 3; B) None; C) 2 and 3; D) 1 and 2."
+)
 
 
 @pytest.mark.parametrize(

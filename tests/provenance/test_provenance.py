@@ -57,7 +57,9 @@ def _expected(root) -> str:
 def _count_hashes(monkeypatch) -> list[str]:
     """The paths the fingerprint hashes from now on (``file_sha256`` wrapped)."""
     hashed, real = [], provenance.file_sha256
-    monkeypatch.setattr(data_fingerprint, "file_sha256", lambda path: hashed.append(os.path.basename(path)) or real(path))
+    monkeypatch.setattr(
+        data_fingerprint, "file_sha256", lambda path: hashed.append(os.path.basename(path)) or real(path)
+    )
     return hashed
 
 

@@ -43,6 +43,6 @@ def test_a_decoding_override_is_shown_beside_the_run_and_the_tasks_own_is_said(
     assert "| overridden: `--gen_kwargs temperature=0.7,max_new_tokens=32` |" in markdown
     assert "| the tasks' own |" in markdown
     assert (
-        "Runs are named by the model their `--model_args` name (a score of a --predict_only run's replies: the generating run's): the submitter's claim"
-        in markdown
+        "Runs are named by the model their `--model_args` name (a score of a --predict_only run's replies: "
+        "the generating run's): the submitter's claim" in markdown
     )

@@ -120,19 +120,23 @@ def _page_requests(browser, page: Path, out: Path) -> set[str]:
     )
     wait_for(
         browser,
-        "return Array.from(document.querySelectorAll(\".browser[data-benchmark='subtlebench'] img.thumb\")).every(i => i.complete)",
+        "return Array.from(document.querySelectorAll(\".browser[data-benchmark='subtlebench'] "
+        'img.thumb")).every(i => i.complete)',
     )
     browser.execute_script(
-        "document.querySelectorAll(\".browser[data-benchmark='subtlebench'] article.item .head\").forEach(h => h.click())"
+        "document.querySelectorAll(\".browser[data-benchmark='subtlebench'] article.item "
+        '.head").forEach(h => h.click())'
     )
     wait_for(
         browser,
-        "var b = document.querySelectorAll(\".browser[data-benchmark='subtlebench'] article.item .body\"); return b.length > 0 && Array.from(b).every(x => x.querySelector('.images'))",
+        "var b = document.querySelectorAll(\".browser[data-benchmark='subtlebench'] article.item .body\"); "
+        "return b.length > 0 && Array.from(b).every(x => x.querySelector('.images'))",
     )
     # The full views load lazily: asked for all at once, so that every request the cards can make is made.
     wait_for(
         browser,
-        "var f = Array.from(document.querySelectorAll('img.full')); f.forEach(i => { i.loading = 'eager'; }); return f.length > 0 && f.every(i => i.complete)",
+        "var f = Array.from(document.querySelectorAll('img.full')); f.forEach(i => { i.loading = 'eager'; "
+        "}); return f.length > 0 && f.every(i => i.complete)",
     )
     browser.get(page.as_uri() + "#overview")
     wait_for(browser, "return document.readyState === 'complete'")
@@ -178,15 +182,16 @@ def test_a_hostile_report_reads_fetches_and_runs_nothing_outside_and_the_honest_
     # The page: a CSP that allows only its folder, and no link, image or HTML made from a string.
     page = (out / "index.html").read_text()
     assert (
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'\">"
-        in page
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'self'; "
+        "style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'\">" in page
     )
     assert "http://127.0.0.1" in page  # shown, as text ...
     assert (
         '<img src="http' not in page and '<a href="http' not in page and "<img src=http" not in page
     )  # ... never as markup
 
-    # In a real browser, with the listener up: not one request reaches it, and no file outside the report's folder is asked for.
+    # In a real browser, with the listener up: not one request reaches it, and no file outside the
+    # report's folder is asked for.
     asked = _page_requests(browser, (out / "index.html").resolve(), out)
     assert listener.paths == [], listener.paths
     outside = {u for u in asked if not u.startswith(out.resolve().as_uri() + "/")}
@@ -210,10 +215,12 @@ def test_a_hostile_report_reads_fetches_and_runs_nothing_outside_and_the_honest_
     browser.get((honest / "index.html").resolve().as_uri() + "#b-subtlebench")
     wait_for(
         browser,
-        "var t = Array.from(document.querySelectorAll(\".browser[data-benchmark='subtlebench'] img.thumb\")); return t.length > 0 && t.every(i => i.complete)",
+        "var t = Array.from(document.querySelectorAll(\".browser[data-benchmark='subtlebench'] "
+        'img.thumb")); return t.length > 0 && t.every(i => i.complete)',
     )
     widths = browser.execute_script(
-        "return Array.from(document.querySelectorAll(\".browser[data-benchmark='subtlebench'] img.thumb\")).map(i => i.naturalWidth)"
+        "return Array.from(document.querySelectorAll(\".browser[data-benchmark='subtlebench'] "
+        'img.thumb")).map(i => i.naturalWidth)'
     )
     assert len(widths) == len(images) and all(w > 0 for w in widths), widths
     errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
@@ -231,8 +238,8 @@ def test_a_broken_run_is_passed_over_in_one_line_and_compare_writes_through_no_l
     proc = _report([root], tmp_path / "report", env)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
     assert (
-        f"lmms-comparative report: passed over: {root / '0bad' / '20260101_000000_results.json'}: JSON nested deeper than 64 levels (no lmms-eval file nests so deep): not parsed"
-        in proc.stderr.splitlines()
+        f"lmms-comparative report: passed over: {root / '0bad' / '20260101_000000_results.json'}: JSON "
+        "nested deeper than 64 levels (no lmms-eval file nests so deep): not parsed" in proc.stderr.splitlines()
     )
     assert json.loads((tmp_path / "report" / "report.json").read_text())["runs"][0]["name"] == "random_choice"
     assert "## Notes" in (tmp_path / "report" / "report.md").read_text()

@@ -75,7 +75,8 @@ def test_verify_names_the_missing_logs_as_missing(runs):
     for task in GONE:
         assert (
             found[task].startswith("UNVERIFIED")
-            and "the run logged samples (--log_samples), so this log is missing: the run was interrupted or the file removed"
+            and "the run logged samples (--log_samples), so this log is missing: the run was interrupted or "
+            "the file removed"
             in found[task]
         ), found[task]
         assert "(run with --log_samples)" not in found[task]
@@ -93,17 +94,18 @@ def test_compare_leaves_out_what_the_samples_do_not_back_and_exits_1(runs):
     for task in GONE:
         gone = _line(proc.stdout, task)
         assert (
-            "not compared: B has no samples log for it (0 of the 8 items its results row counts), though the run logged samples (--log_samples): the run was interrupted or the file removed"
-            in gone
+            "not compared: B has no samples log for it (0 of the 8 items its results row counts), though "
+            "the run logged samples (--log_samples): the run was interrupted or the file removed" in gone
         ), gone
         assert gone.endswith("verify cannot re-derive it (UNVERIFIED), and B fails verify"), gone
     assert (
-        "left out: subtlebench_qn, subtlebench_sp, subtlebench_vp: the runs' samples do not back their results rows there (each row says why)"
-        in proc.stdout.splitlines()
+        "left out: subtlebench_qn, subtlebench_sp, subtlebench_vp: the runs' samples do not back their "
+        "results rows there (each row says why)" in proc.stdout.splitlines()
     ), proc.stdout
     assert (
         proc.stderr.strip().splitlines()[-1]
-        == "lmms-comparative compare: 3 row(s) not compared (subtlebench_qn, subtlebench_sp, subtlebench_vp): a run's samples do not back its results there; exit 1"
+        == "lmms-comparative compare: 3 row(s) not compared (subtlebench_qn, subtlebench_sp, subtlebench_vp): "
+        "a run's samples do not back its results there; exit 1"
     )
     rows = _rows(base / "cmp_cut" / "compare.json")
     assert (

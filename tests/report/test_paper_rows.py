@@ -22,7 +22,8 @@ PAPER_FILES = {"subtlebench": "000", "vidi": "001", "captionqa": "002", "vlm2ben
 COMPBENCH_COLUMNS = [
     "attribute_mitstates", "attribute_fashionpedia", "attribute_vaw", "attribute_cub", "attribute_wildfish",
     "existence_magicbrush", "existence_spotdiff", "state_mitstates", "state_vaw", "emotion_celeba",
-    "emotion_fer2013", "temporality_soccernet", "temporality_compcars", "spatiality_nyudepth", "quantity_vqav2", "quality_qbench2",
+    "emotion_fer2013", "temporality_soccernet", "temporality_compcars", "spatiality_nyudepth", "quantity_vqav2",
+    "quality_qbench2",
 ]  # fmt: skip
 SUBTLE_TYPES = ["at", "st", "em", "tm", "sp", "ex", "qn", "ql", "vp", "ac"]
 CAPTIONQA_DOMAINS = ["natural", "document", "ecommerce", "embodiedai"]

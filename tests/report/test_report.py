@@ -55,7 +55,8 @@ def _section(markdown: str, title: str) -> str:
 # ---- ViDi: the paper's scale and its human rows -------------------------------------------------
 
 VIDI_V2 = {  # values on the paper's x100 scale (task version 2)
-    "bleu1,none": 30.0, "bleu2,none": 15.0, "bleu3,none": 7.5, "bleu4,none": 3.5, "rougeL,none": 20.0, "cider,none": 21.2,
+    "bleu1,none": 30.0, "bleu2,none": 15.0, "bleu3,none": 7.5, "bleu4,none": 3.5, "rougeL,none": 20.0,
+    "cider,none": 21.2,
     "precision,none": 40.0, "recall,none": 95.0, "f1,none": 56.3,
     "ci95,none": {
         "cider": {"value": 21.2, "low": 19.0, "high": 23.9, "se": 1.2, "bounds": [0.0, 1000.0]},
@@ -318,7 +319,8 @@ def test_the_run_summary_points_at_the_report_only_where_something_was_saved(mon
     unsaved = run_summary(results, presentation.output_path_hint())
     assert unsaved and all(
         block.endswith(
-            "Nothing was saved (no --output_path): run with --output_path DIR --log_samples, then lmms-comparative report DIR -o report/ for the full tables."
+            "Nothing was saved (no --output_path): run with --output_path DIR --log_samples, then "
+            "lmms-comparative report DIR -o report/ for the full tables."
         )
         for block in unsaved
     )

@@ -139,7 +139,8 @@ def test_the_papers_models_ranks_and_the_reproduction_check(runs, tmp_path):
     assert f"Reproduction check: `{QWEN}` † is the paper's **Qwen2.5-VL-7B** (VLM-SubtleBench, Table 2)" in markdown
     assert "Not a reproduction of the paper's setting: the run's items are not the release's (subset)." in markdown
     verdict = re.search(
-        rf"`{re.escape(QWEN)}` † is the paper's \*\*Qwen2.5-VL-7B\*\* \(VLM-SubtleBench, Table 2\): reproduced in (\d+) of (\d+) columns",
+        rf"`{re.escape(QWEN)}` † is the paper's \*\*Qwen2.5-VL-7B\*\* \(VLM-SubtleBench, Table 2\): "
+        r"reproduced in (\d+) of (\d+) columns",
         markdown,
     )
     assert verdict and int(verdict.group(2)) == 11
@@ -157,7 +158,8 @@ def test_the_papers_models_ranks_and_the_reproduction_check(runs, tmp_path):
     )
     # A fixture run: placed by its value, not ranked as if comparable.
     rank = re.search(
-        rf"^\| {re.escape(QWEN)} † \| avg \| [\d.]+ \| not comparable: subset \(its value would place (\d+) of (\d+)\) \|$",
+        rf"^\| {re.escape(QWEN)} † \| avg \| [\d.]+ \| not comparable: subset \(its value would place "
+        r"(\d+) of (\d+)\) \|$",
         markdown,
         re.M,
     )

@@ -74,8 +74,8 @@ def test_compare_refuses_a_run_that_fails_verify_unless_asked(
     assert proc.returncode == 1, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert "verify: FAIL" in proc.stdout.splitlines()[0]
     assert (
-        f"B ({tmp_path / 'forged'}) FAILS verify: its numbers do not follow from its samples; not compared (--unverified compares anyway)"
-        in proc.stderr
+        f"B ({tmp_path / 'forged'}) FAILS verify: its numbers do not follow from its samples; not compared "
+        "(--unverified compares anyway)" in proc.stderr
     )
     proc = run_tool(
         "compare",

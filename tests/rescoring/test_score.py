@@ -128,8 +128,10 @@ def test_the_official_evaluators_file_scores_as_the_evaluator_scored_it(hf_home,
         parsed = parse_subtlebench_letter(reply)
         chosen = options[LETTERS.index(parsed)] if parsed and LETTERS.index(parsed) < len(options) else None
         record = {
-            "question_id": doc["item_id"], "question_text": doc["question"], "options": options, "negatives": [o for o in options if o != doc["answer"]],
-            "correct_answer": doc["answer"], "correct_letter": LETTERS[options.index(doc["answer"])], "predicted_answer": parsed, "predicted_answer_text": chosen,
+            "question_id": doc["item_id"], "question_text": doc["question"], "options": options,
+            "negatives": [o for o in options if o != doc["answer"]],
+            "correct_answer": doc["answer"], "correct_letter": LETTERS[options.index(doc["answer"])],
+            "predicted_answer": parsed, "predicted_answer_text": chosen,
             "is_correct": chosen == doc["answer"], "cost": 0.0, "response_content": reply,
         }  # fmt: skip
         if n == 0:
@@ -338,7 +340,8 @@ def test_another_benchmarks_file_is_named_as_such(model_run, hf_home, fixture_ro
     proc = run_score("vlm2bench", str(log), "-o", str(tmp_path / "a"), env=env)
     assert (
         proc.returncode == 2
-        and "this is a samples log of task(s) subtlebench_at, not of a VLM2-Bench task: score it with lmms-comparative score subtlebench"
+        and "this is a samples log of task(s) subtlebench_at, not of a VLM2-Bench task: score it with "
+        "lmms-comparative score subtlebench"
         in proc.stderr
     ), proc.stderr[-2000:]
     only = tmp_path / "only_subtlebench"
@@ -354,7 +357,8 @@ def test_another_benchmarks_file_is_named_as_such(model_run, hf_home, fixture_ro
     proc = run_score("vidi", str(evaluator), "-o", str(tmp_path / "c"), env=env)
     assert (
         proc.returncode == 2
-        and "this looks like a VLM-SubtleBench evaluator file, not a ViDi one: score it with lmms-comparative score subtlebench"
+        and "this looks like a VLM-SubtleBench evaluator file, not a ViDi one: score it with lmms-comparative "
+        "score subtlebench"
         in proc.stderr
     ), proc.stderr[-2000:]
     assert "Traceback" not in proc.stderr

@@ -102,7 +102,10 @@ def test_prompts_are_the_official_text(root):
     doc = data.category_docs("action")[0]
     text = hooks.doc_to_text(doc)
     options = "\n".join(f"{chr(65 + i)}. {o}" for i, o in enumerate(doc["options"]))
-    user = f"Question: {doc['question']}\n\nCarefully examine the images and choose the best description of the key visual difference.\n\nOptions:\n{options}"
+    user = (
+        f"Question: {doc['question']}\n\nCarefully examine the images and choose the best description of the "
+        f"key visual difference.\n\nOptions:\n{options}"
+    )
     assert text == STANDARD_SYSTEM + "\n\n" + user
     messages = hooks.doc_to_messages(doc)
     assert messages[0] == {"role": "system", "content": [{"type": "text", "text": STANDARD_SYSTEM}]}

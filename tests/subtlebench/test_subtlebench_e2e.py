@@ -256,6 +256,7 @@ def test_prompting_strategies_send_their_images_and_prompts(subtlebench_root, hf
     assert concat.size == (64 + 1 + 64, 64)
     overlap_text = message_text({"messages": by_system[SYSTEM_PROMPTS["overlap"]][0]["messages"][1:]})
     assert overlap_text.startswith(
-        "I am showing you three images:\n1. First image\n2. Second image\n3. Overlapped image (50/50 blend of first and second images)\nQuestion: "
+        "I am showing you three images:\n1. First image\n2. Second image\n3. Overlapped image (50/50 blend "
+        "of first and second images)\nQuestion: "
     )
     assert "key visual difference of first and second images.\n\nOptions:\n" in overlap_text

@@ -130,8 +130,8 @@ def test_a_model_without_rounds_is_stopped_with_the_way_on(subtlebench_root, hf_
         assert not server.requests
     assert proc.returncode == 1
     assert (
-        "does not implement. Run it through lmms-comparative's wrapper, which sends each round to your model: --model multiround --model_args inner=openai,"
-        in proc.stderr
+        "does not implement. Run it through lmms-comparative's wrapper, which sends each round to your "
+        "model: --model multiround --model_args inner=openai," in proc.stderr
     )
 
 

@@ -1,4 +1,5 @@
-"""``lmms-comparative synthetic --types`` and ``--param``: checked against the generator's types and factors, a mistake one usage error."""
+"""``lmms-comparative synthetic --types`` and ``--param``: checked against the generator's types and
+factors, a mistake one usage error."""
 
 from __future__ import annotations
 
@@ -40,7 +41,8 @@ def test_a_param_that_needs_a_number_refuses_a_word(tmp_path):
     proc = run_tool("synthetic", str(tmp_path / "bad"), "--param", "existence.n_shapes=many")
     assert proc.returncode == 2
     assert _one_error_line(proc.stderr).endswith(
-        "argument --param: existence.n_shapes takes a number or a lo,hi range (default existence.n_shapes=20,30), not 'many'"
+        "argument --param: existence.n_shapes takes a number or a lo,hi range (default "
+        "existence.n_shapes=20,30), not 'many'"
     )
     proc = run_tool(
         "synthetic",

@@ -71,7 +71,10 @@ def test_a_forged_pass_beside_an_edited_metric_is_shown_as_a_claim_and_fails_her
     assert proc.returncode == 0, proc.stderr[-3000:]
     states = [r["verify"] for r in json.loads((out / "report.json").read_text())["runs"]]
     assert states[:2] == ["PASS (2 pass)", "PASS (2 pass)"], states
-    claim = f"{CLAIMED} (its verdict file was not made by `lmms-comparative verify` on this machine: run it on the folder, with SUBTLEBENCH_ROOT set to the data the run read)"
+    claim = (
+        f"{CLAIMED} (its verdict file was not made by `lmms-comparative verify` on this machine: run it on the "
+        "folder, with SUBTLEBENCH_ROOT set to the data the run read)"
+    )
     assert states[2:] == [claim, claim], states
     page = (out / "index.html").read_text()
     shown = {state: page.count(f'<span class="verify">verify: {state}</span>') for state in ("PASS", CLAIMED)}

@@ -27,7 +27,8 @@ def test_the_generating_entry_must_match_the_package_and_the_docs_and_its_data_c
     assert generation_checks("subtlebench_sp", {"tasks": {}}, USED) == ([], [])  # a run that generated its own replies
     problems, _ = generation_checks("subtlebench_sp", _record({**USED, "prompts": "b" * 64}), USED)
     assert problems == [
-        f"the generating (--predict_only) run's record has prompt hash {'b' * 12}..., not the installed package's {'a' * 12}...: the replies answer other prompts than the ones scored"
+        f"the generating (--predict_only) run's record has prompt hash {'b' * 12}..., not the installed "
+        f"package's {'a' * 12}...: the replies answer other prompts than the ones scored"
     ]
     problems, _ = generation_checks(
         "subtlebench_sp", _record({**USED, "items": {**USED["items"], "order_sha256": "x" * 64}}), USED
@@ -40,7 +41,8 @@ def test_the_generating_entry_must_match_the_package_and_the_docs_and_its_data_c
     assert generation_checks("subtlebench_sp", _record(variant), USED, "v" * 64) == ([], [])
     problems, _ = generation_checks("subtlebench_sp", _record(variant), USED, "w" * 64)
     assert problems and problems[0].startswith(
-        f"the generating (--predict_only) run's record has prompt hash {'v' * 12}..., not the scored record's {'w' * 12}..."
+        f"the generating (--predict_only) run's record has prompt hash {'v' * 12}..., not the scored "
+        f"record's {'w' * 12}..."
     )
     problems, notes = generation_checks(
         "subtlebench_sp", _record({**USED, "data": {"source": "hub", "fingerprint": "e" * 64}}), USED

@@ -93,7 +93,8 @@ def test_a_teams_variant_of_our_task_verifies_as_a_variant_and_is_never_exported
     team.mkdir()
     ours = Path(subtlebench.__file__).parent / "yaml" / "subtlebench_sp.yaml"
     (team / "team_sp_greedy.yaml").write_text(
-        f"include: {ours}\ntask: team_sp_greedy\ngeneration_kwargs:\n  max_new_tokens: 512\n  temperature: 0\n  until: []\n"
+        f"include: {ours}\ntask: team_sp_greedy\ngeneration_kwargs:\n  max_new_tokens: 512\n  temperature: "
+        "0\n  until: []\n"
     )
     out = tmp_path / "run"
     proc = run_cli(

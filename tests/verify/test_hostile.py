@@ -80,8 +80,8 @@ def test_deep_json_large_files_links_and_loops_are_one_line_each_and_the_honest_
     assert "Traceback" not in proc.stderr and "RecursionError" not in out
     lines = out.splitlines()
     assert (
-        "  BAD FILE   20260101_000000_results.json: JSON nested deeper than 64 levels (no lmms-eval file nests so deep): not parsed"
-        in lines
+        "  BAD FILE   20260101_000000_results.json: JSON nested deeper than 64 levels (no lmms-eval file "
+        "nests so deep): not parsed" in lines
     )
     assert any(
         line.startswith("  BAD FILE   20260101_000000_results.json: 64.0 MiB, past the 64.0 MiB a real run writes")
@@ -93,12 +93,12 @@ def test_deep_json_large_files_links_and_loops_are_one_line_each_and_the_honest_
         for line in lines
     ), out
     assert (
-        f"{root / '3_results.json'}: passed over: a link: not followed (links inside a submitted folder are never followed)"
-        in lines
+        f"{root / '3_results.json'}: passed over: a link: not followed (links inside a submitted folder "
+        "are never followed)" in lines
     )
     assert (
-        f"{root / 'loop2'}: passed over: a link to a folder: not followed (links inside a submitted folder are never followed)"
-        in lines
+        f"{root / 'loop2'}: passed over: a link to a folder: not followed (links inside a submitted folder "
+        "are never followed)" in lines
     )
     # The honest run beside them: checked, once, and PASS.
     assert out.count(f"{honest_file}:") == 1 and out.count("PASS       subtlebench_sp") == 1

@@ -21,7 +21,8 @@ def test_versions_group_members_prompts_and_generated_data_are_re_derived(
 ):
     results_file, results, _ = copy_run(four_benchmarks_run, tmp_path / "labels")
     record = results["lmms_comparative"]["tasks"]
-    # ViDi's version 2 reports its corpus metrics on the 0-100 scale: version 1 would make the report multiply them by 100.
+    # ViDi's version 2 reports its corpus metrics on the 0-100 scale: version 1 would make the report
+    # multiply them by 100.
     results["versions"]["vidi_granular"] = 1
     # A generated copy passed off as the release's data.
     del record["subtlebench_at"]["data"]["generated"]
@@ -42,7 +43,8 @@ def test_versions_group_members_prompts_and_generated_data_are_re_derived(
     ), found["vidi_granular"]
     assert (
         found["subtlebench_at"].startswith("FAIL")
-        and "data.generated: the record says the data was not generated, the data at hand (SUBTLEBENCH_ROOT) is generated (fixture, subtlebench)"
+        and "data.generated: the record says the data was not generated, the data at hand (SUBTLEBENCH_ROOT) "
+        "is generated (fixture, subtlebench)"
         in found["subtlebench_at"]
     )
     assert found["compbench"].startswith("FAIL") and "group_subtasks: the results JSON says" in found["compbench"], (

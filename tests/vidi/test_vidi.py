@@ -42,8 +42,8 @@ def test_precision_prompt_holds_appendix_g_worked_example_verbatim():
     assert f"{example_in}\n\nExample Output:" in JUDGE_RECALL  # the recall prompt (ours) shows the same input ...
     assert example_out not in JUDGE_RECALL  # ... with its own, mirrored output
     assert (
-        "Recall Evaluation Report:\n- Total Reference Differences: 3\n- Reference Differences Found: 2\n- Recall Score: 0.67"
-        in JUDGE_RECALL
+        "Recall Evaluation Report:\n- Total Reference Differences: 3\n- Reference Differences Found: 2\n- "
+        "Recall Score: 0.67" in JUDGE_RECALL
     )
     for prompt in (JUDGE_PRECISION, JUDGE_RECALL):  # the example comes before the task, which still ends the prompt
         assert prompt.index("Example Input:") < prompt.index("YOUR TASK:") and prompt.rstrip().endswith("{predictions}")

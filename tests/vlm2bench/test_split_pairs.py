@@ -35,8 +35,8 @@ def test_a_limit_that_splits_a_pair_is_said_and_counted(hf_home, fixture_roots, 
     counts, stderr = found["3"]
     assert counts["incomplete_pairs"] == 1 and counts["pairs"] == 1, counts
     assert (
-        "1 pair(s) have only one of their two questions in this run (a --limit or --offset that splits pairs): dropped, as the official OC/PC script drops them"
-        in stderr
+        "1 pair(s) have only one of their two questions in this run (a --limit or --offset that splits "
+        "pairs): dropped, as the official OC/PC script drops them" in stderr
     )
     counts, stderr = found["4"]
     assert (
