@@ -36,10 +36,10 @@ from typing import Any
 
 from loguru import logger
 
-from lmms_comparative.benchmarks.compbench.facts import FACTS as BENCHMARK
+from lmms_comparative.benchmarks.compbench.table import ROOT_VARIABLE
 from lmms_comparative.failures import DataError
 
-ENV_VAR = BENCHMARK.root_variable
+ENV_VAR = ROOT_VARIABLE
 
 
 @dataclass(frozen=True)

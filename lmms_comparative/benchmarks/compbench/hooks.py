@@ -12,9 +12,8 @@ from typing import Any
 
 from PIL import Image
 
-from lmms_comparative.benchmarks.compbench import data
+from lmms_comparative.benchmarks.compbench import BENCHMARK, data
 from lmms_comparative.benchmarks.compbench import scoring as rules
-from lmms_comparative.benchmarks.compbench.facts import FACTS, task
 from lmms_comparative.benchmarks.compbench.prompts import (
     CARS_QUESTION,
     EXISTENCE,
@@ -28,6 +27,7 @@ from lmms_comparative.benchmarks.compbench.prompts import (
     TWO_STAGE_MAGICBRUSH_1,
     TWO_STAGE_MAGICBRUSH_2,
 )
+from lmms_comparative.benchmarks.compbench.table import task
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.tasklib import (
     END_OF_ROUNDS,
@@ -58,7 +58,7 @@ def _column(name: str, split: str):
     return docs_hook(
         name if split == "test" else f"full_{name}",
         partial(data.column_docs, name, split),
-        key=FACTS.item_key,
+        key=BENCHMARK.item_key,
         image_paths=_image_paths,
         item_id=_uid,
         label=label,
@@ -298,7 +298,7 @@ def twostage_process_results(doc: dict[str, Any], results: list) -> dict[str, di
     return out
 
 
-# The two-stage tasks' docs (facts.TWO_STAGE_COLUMNS): each column's test split, once the run's model
+# The two-stage tasks' docs (table.TWO_STAGE_COLUMNS): each column's test split, once the run's model
 # is known to run rounds.
 process_docs_twostage_existence_magicbrush = multi_round_docs(
     process_docs_existence_magicbrush, task("twostage", "existence_magicbrush")

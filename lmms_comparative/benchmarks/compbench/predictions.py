@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lmms_comparative.benchmarks.compbench import facts
+from lmms_comparative.benchmarks.compbench import table
 from lmms_comparative.data.replies import Options, PredictionsError, Replies, read_jsonl
 from lmms_comparative.record import PredictionsPart
 
@@ -39,8 +39,8 @@ COLUMN_CODES = {
 }  # fmt: skip
 # The families whose docs are the authors' test split (compbench_full is every record);
 # compbench_twostage has three columns (Table 3 left), here by their codes (MB, CE, ND).
-TEST_FAMILIES = tuple(facts.task(f) for f in facts.FAMILIES if f != "full")
-TWO_STAGE_COLUMNS = tuple(code for code, column in COLUMN_CODES.items() if column in facts.TWO_STAGE_COLUMNS)
+TEST_FAMILIES = tuple(table.task(f) for f in table.FAMILIES if f != "full")
+TWO_STAGE_COLUMNS = tuple(code for code, column in COLUMN_CODES.items() if column in table.TWO_STAGE_COLUMNS)
 
 
 def read_authors(path: Path, options: Options) -> Replies:

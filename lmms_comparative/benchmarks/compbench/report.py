@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
-from lmms_comparative.benchmarks.compbench.facts import FACTS as BENCHMARK
 from lmms_comparative.metrics.bootstrap import bootstrap_ci, grouped_bootstrap_ci
-from lmms_comparative.record import Headline, ReportPart
+from lmms_comparative.record import Benchmark, Headline, ReportPart
 from lmms_comparative.reportlib.cells import (
     SAMPLES_NEEDED,
     cell,
@@ -64,7 +64,7 @@ INPUTS = {
 }
 
 
-def section(runs: list[Run]) -> str | None:
+def section(benchmark: Benchmark, runs: list[Run]) -> str | None:
     """Table 2 for the concatenated runs (the paper's protocol for most models), then every input
     protocol a run has side by side: concatenated, two images (``compbench_pair*``, the GPT-4V /
     Gemini protocol of Table 2) and the full set."""
@@ -75,15 +75,15 @@ def section(runs: list[Run]) -> str | None:
     out = ["## MLLM-CompBench"]
     main = [r for r in present if any(r.row(f"compbench_{c}") for c in keys)]
     if main:
-        out += ["", _main_table(main)]
-    out += _protocol_table(present) + unscored_notes(present, "compbench")
+        out += ["", _main_table(benchmark, main)]
+    out += _protocol_table(benchmark, present) + unscored_notes(present, benchmark.name)
     return "\n".join(out)
 
 
-def _protocol_table(runs: list[Run]) -> list[str]:
+def _protocol_table(benchmark: Benchmark, runs: list[Run]) -> list[str]:
     keys = [c for c, _ in COMPBENCH_COLUMNS]
     rows = []
-    marks = Marks(BENCHMARK)
+    marks = Marks(benchmark)
     for run in runs:
         families = [f for f in INPUTS if any(run.row(f"{f}_{c}") for c in keys)]
         if families == ["compbench"]:
@@ -117,10 +117,10 @@ def _protocol_table(runs: list[Run]) -> list[str]:
     ]
 
 
-def _main_table(runs: list[Run]) -> str:
+def _main_table(benchmark: Benchmark, runs: list[Run]) -> str:
     rows = reference_rows(COMPBENCH_REFERENCE)
     bias_rows = []
-    marks, bias_marks = Marks(BENCHMARK), Marks(BENCHMARK)
+    marks, bias_marks = Marks(benchmark), Marks(benchmark)
     for run in runs:
         groups = [run.per_item(f"compbench_{c}") or [] for c, _ in COMPBENCH_COLUMNS]
         tasks = [f"compbench_{c}" for c, _ in COMPBENCH_COLUMNS]
@@ -236,6 +236,14 @@ def _family(run: Run) -> str:
 # The first page's value: Table 2's Avg; a run without the group shows each column it has.
 HEADLINES = (Headline("table2", "avg", "Avg", _family, lambda run, column: f"{_family(run)}_{column}"),)
 
-PART = ReportPart(
-    headlines=HEADLINES, section=section, summary=summary, charts=charts, measure=measure, compare_group="macro"
-)
+
+def part(benchmark: Benchmark) -> ReportPart:
+    """The report part, made for the record (``__init__.py``'s loader hands it over)."""
+    return ReportPart(
+        headlines=HEADLINES,
+        section=partial(section, benchmark),
+        summary=summary,
+        charts=charts,
+        measure=measure,
+        compare_group="macro",
+    )

@@ -1,14 +1,14 @@
 """MLLM-CompBench's task files, each fact once: the sixteen columns of Table 2 (``files.COLUMNS``: a
 relativity on a source), the families over them (merged pair, the pair apart, every record, two
-stages) and the relativity groups (their names: facts.py), each task with its hooks (hooks.py,
+stages) and the relativity groups (their names: table.py), each task with its hooks (hooks.py,
 named here by object); ``python -m lmms_comparative.benchmarks.generate compbench`` writes them to
 yaml/."""
 
 from __future__ import annotations
 
 from lmms_comparative.benchmarks.compbench import hooks
-from lmms_comparative.benchmarks.compbench.facts import FAMILIES, RELATIVITIES, TWO_STAGE_COLUMNS, task
 from lmms_comparative.benchmarks.compbench.files import COLUMNS
+from lmms_comparative.benchmarks.compbench.table import FAMILIES, RELATIVITIES, TWO_STAGE_COLUMNS, task
 from lmms_comparative.tasklib import group_sum_counts
 from lmms_comparative.tasklib.yamlgen import (
     PLACEHOLDER,
@@ -50,7 +50,7 @@ COLUMN_DOCS = {
     "quantity_vqav2": (hooks.process_docs_quantity_vqav2, hooks.process_docs_full_quantity_vqav2),
     "quality_qbench2": (hooks.process_docs_quality_qbench2, hooks.process_docs_full_quality_qbench2),
 }
-# The two-stage tasks' ``process_docs`` (hooks.py), one per column of facts.TWO_STAGE_COLUMNS.
+# The two-stage tasks' ``process_docs`` (hooks.py), one per column of table.TWO_STAGE_COLUMNS.
 TWO_STAGE_DOCS = {
     "existence_magicbrush": hooks.process_docs_twostage_existence_magicbrush,
     "emotion_celeba": hooks.process_docs_twostage_emotion_celeba,
@@ -72,14 +72,14 @@ def _docs(family: str, name: str) -> object:
 
 
 def _relativities() -> tuple[str, ...]:
-    """facts.RELATIVITIES (the groups), which must be the columns' own in order, and
-    facts.TWO_STAGE_COLUMNS, which must be columns; ValueError otherwise."""
+    """table.RELATIVITIES (the groups), which must be the columns' own in order, and
+    table.TWO_STAGE_COLUMNS, which must be columns; ValueError otherwise."""
     found = tuple(dict.fromkeys(c.relativity for c in COLUMNS))
     if found != RELATIVITIES:
-        raise ValueError(f"facts.RELATIVITIES {RELATIVITIES} are not the columns' relativities {found}")
+        raise ValueError(f"table.RELATIVITIES {RELATIVITIES} are not the columns' relativities {found}")
     strays = [n for n in TWO_STAGE_COLUMNS if n not in NAMES]
     if strays:
-        raise ValueError(f"facts.TWO_STAGE_COLUMNS names no column: {', '.join(strays)}")
+        raise ValueError(f"table.TWO_STAGE_COLUMNS names no column: {', '.join(strays)}")
     return RELATIVITIES
 
 
