@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lmms_comparative.benchmarks.vidi.facts import FACTS as BENCHMARK
+from lmms_comparative.benchmarks.vidi.table import ROOT_VARIABLE
 from lmms_comparative.data import items
 from lmms_comparative.data.roots import dataset_root
 from lmms_comparative.failures import DataError
 
-ENV_VAR = BENCHMARK.root_variable
+ENV_VAR = ROOT_VARIABLE
 LAYOUT = (
     "one folder per pair with its two images and a .txt file (first line: source URL; then one difference per "
     "line), or <pair>.txt beside <pair>*.jpg"

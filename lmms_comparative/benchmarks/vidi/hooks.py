@@ -17,8 +17,7 @@ from typing import Any
 import numpy as np
 
 from lmms_comparative import failures
-from lmms_comparative.benchmarks.vidi import data
-from lmms_comparative.benchmarks.vidi.facts import CAPTION_METRICS, FACTS, JUDGE, JUDGE_METRICS
+from lmms_comparative.benchmarks.vidi import BENCHMARK, data
 from lmms_comparative.benchmarks.vidi.prompts import (
     FEWSHOT,
     GLOBAL,
@@ -27,6 +26,7 @@ from lmms_comparative.benchmarks.vidi.prompts import (
     JUDGE_RECALL,
 )
 from lmms_comparative.benchmarks.vidi.scoring import caption_item_stats, corpus_scores, require_java
+from lmms_comparative.benchmarks.vidi.table import CAPTION_METRICS, JUDGE, JUDGE_METRICS
 from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.bootstrap import vector_bootstrap
@@ -98,7 +98,7 @@ def _fewshot_docs() -> list[dict]:
     return docs
 
 
-KEY = FACTS.item_key  # the pair's folder name; few-shot: ``<pair id>#<k>``
+KEY = BENCHMARK.item_key  # the pair's folder name; few-shot: ``<pair id>#<k>``
 process_docs = docs_hook("vidi", partial(_pair_docs, False), key=KEY, image_paths=_image_paths, label="ViDi")
 process_docs_swap = docs_hook(
     "vidi_swap", partial(_pair_docs, True), key=KEY, image_paths=_image_paths, label="ViDi (swapped)"
@@ -279,7 +279,7 @@ def score_run(items: list[dict], setting: str, judge: bool) -> dict:
     return out
 
 
-# The aggregations the task files name (tasks.py), one per metric of each setting (facts.metrics):
+# The aggregations the task files name (tasks.py), one per metric of each setting (table.metrics):
 # each reads its metric from the task's one scoring pass (score_run); only the global setting asks
 # the judge.
 aggregate_granular_bleu1 = metric_of(score_run, "bleu1", "granular", False)

@@ -3,10 +3,10 @@ consistency, the run summary."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
-from lmms_comparative.benchmarks.vidi.facts import FACTS as BENCHMARK
-from lmms_comparative.record import Headline, ReportPart
+from lmms_comparative.record import Benchmark, Headline, ReportPart
 from lmms_comparative.reportlib.cells import NO_CI95, cell, interval_note, table, text_table, unscored_notes
 from lmms_comparative.reportlib.marks import Marks, with_skips
 from lmms_comparative.reportlib.runs import Run
@@ -40,7 +40,7 @@ def _vidi_cell(run: Run, task: str, metric: str) -> str:
     return cell(run.value(task, metric), run.ci(task, metric), scale=scale, bounds=(0.0, top))
 
 
-def section(runs: list[Run]) -> str | None:
+def section(benchmark: Benchmark, runs: list[Run]) -> str | None:
     runs = [
         r
         for r in runs
@@ -60,7 +60,7 @@ def section(runs: list[Run]) -> str | None:
     if not runs:
         return None
     rows = [[name, setting] + [f"{v:.1f}" for v in values] for name, (setting, values) in VIDI_REFERENCE.items()]
-    marks = Marks(BENCHMARK)
+    marks = Marks(benchmark)
     for run in runs:
         for setting in ("granular", "global", "fewshot"):
             task = f"vidi_{setting}_avg" if run.row(f"vidi_{setting}_avg") else f"vidi_{setting}"
@@ -83,7 +83,7 @@ def section(runs: list[Run]) -> str | None:
             )
     header = ["Model", "Setting"] + [label for _, label in VIDI_METRICS] + ["Judge P", "Judge R", "Judge F1"]
     order_rows = []
-    order_marks = Marks(BENCHMARK)
+    order_marks = Marks(benchmark)
     for run in runs:
         for setting in ("granular", "global"):
             original, swapped = f"vidi_{setting}", f"vidi_{setting}_swap"
@@ -137,7 +137,7 @@ def section(runs: list[Run]) -> str | None:
             ),
         ]
         + extra
-        + unscored_notes(runs, "vidi")
+        + unscored_notes(runs, benchmark.name)
     )
 
 
@@ -196,6 +196,14 @@ def _headline(setting: str) -> Headline:
 # The first page's values: Table 1's CIDEr per setting (both image orders' mean where the run has it).
 HEADLINES = (_headline("granular"), _headline("global"))
 
-PART = ReportPart(
-    headlines=HEADLINES, section=section, summary=summary, charts=charts, measure=measure, compare_units=compare_units
-)
+
+def part(benchmark: Benchmark) -> ReportPart:
+    """The report part, made for the record (``__init__.py``'s loader hands it over)."""
+    return ReportPart(
+        headlines=HEADLINES,
+        section=partial(section, benchmark),
+        summary=summary,
+        charts=charts,
+        measure=measure,
+        compare_units=compare_units,
+    )

@@ -1,11 +1,11 @@
-"""ViDi's task files: the settings of the task table (facts.SETTINGS: granular, global, few-shot),
+"""ViDi's task files: the settings of the task table (table.SETTINGS: granular, global, few-shot),
 the metrics each reports, the image orders averaged, each task with its hooks (hooks.py, named here
 by object); ``python -m lmms_comparative.benchmarks.generate vidi`` writes them to yaml/."""
 
 from __future__ import annotations
 
 from lmms_comparative.benchmarks.vidi import hooks
-from lmms_comparative.benchmarks.vidi.facts import AVERAGE, PAIRED, SETTINGS, SWAPPED, metrics, task_name
+from lmms_comparative.benchmarks.vidi.table import AVERAGE, PAIRED, SETTINGS, SWAPPED, metrics, task_name
 from lmms_comparative.tasklib import KeepAllResponses, group_ci95_same_items, group_sum_counts
 from lmms_comparative.tasklib.yamlgen import (
     PLACEHOLDER,
@@ -37,7 +37,7 @@ DOCS = {
 }
 # The settings whose items carry the judge's metrics have their own process_results.
 RESULTS = {"global": hooks.process_results_global}
-# Each setting's aggregations (hooks.py), one per metric (facts.metrics, in order).
+# Each setting's aggregations (hooks.py), one per metric (table.metrics, in order).
 AGGREGATIONS = {
     "granular": (
         hooks.aggregate_granular_bleu1,

@@ -1,9 +1,11 @@
-"""ViDi: describe one (granular) or all (global) differences of a spot-the-difference pair.
-
-The facts of the record (``__init__.py`` adds the parts): what the parts themselves read.
+"""ViDi's task table and the names its modules share: the data's variable, the judge's settings, the
+settings (tasks) and the metrics each reports. A leaf: the record (``__init__.py``), the hooks, the
+task files and the parts read it, and it imports none of them.
 """
 
-from lmms_comparative.record import Benchmark, ScoringCall
+from lmms_comparative.record import ScoringCall
+
+ROOT_VARIABLE = "VIDI_ROOT"
 
 JUDGE = ScoringCall(
     ("vidi_global*",),
@@ -33,33 +35,3 @@ def task_name(setting: str, order: str = "") -> str:
 def metrics(setting: str) -> tuple[str, ...]:
     """The metrics a setting's tasks report, in their order: scores, then repeats, counts, ci95."""
     return (*CAPTION_METRICS, *SETTINGS[setting][0], "repeats", "counts", "ci95")
-
-
-FACTS = Benchmark(
-    name="vidi",
-    title="ViDi",
-    root_variable="VIDI_ROOT",
-    task_families=(
-        *(task_name(s) for s in PAIRED),
-        *(task_name(s, SWAPPED) for s in PAIRED),
-        *(task_name(s, AVERAGE) for s in PAIRED),
-        *(task_name(s) for s in SETTINGS if s not in PAIRED),
-    ),
-    answer_spaces=(),  # free-form descriptions
-    scoring_calls=(JUDGE,),
-    fewshot_variant=task_name("fewshot"),
-    exports=(
-        (
-            "granular",
-            "table1_granular",
-            tuple((c, f"{task_name('granular')}_{c}") for c in ("bleu1", "bleu4", "rougeL", "cider")),
-        ),
-        (
-            "global",
-            "table1_global",
-            tuple((c, f"{task_name('global')}_{c}") for c in ("bleu1", "bleu4", "rougeL", "cider")),
-        ),
-        ("judge", "table2", tuple((c, f"{task_name('global')}_{c}") for c in JUDGE_METRICS)),
-    ),
-    smoke_task=task_name("granular"),  # one small task: what the tests that touch every benchmark run
-)
