@@ -211,6 +211,10 @@ class ScoringCall:
     label: str  # what messages call it: "the CaptionQA reader"
     setting: str
     default: Any = field(hash=False)
+    # A reply its parser reads (an LLM's), which a test server gives a request of this call; a
+    # function: the reply to the prompt's text. None: the server's own default ("Yes", or a letter
+    # where the prompt lists lettered options).
+    test_reply: str | Callable[[str], str] | None = field(default=None, hash=False, compare=False)
 
 
 @dataclass(frozen=True)

@@ -11,13 +11,20 @@ the right credentials never reaches the responder.
 
 Like vLLM, SGLang or a LiteLLM proxy it lists the models it serves at ``GET /v1/models`` (with the
 key): by default the names the registered benchmarks' readers and judges use by default
-(``scoring_calls``) and ``vlm`` (the model under test in ``model_cli``); ``models=[...]`` serves others, ``models=None`` has no such route
-(404, as some servers do). Those GETs are counted in ``listings``, not in ``requests``.
+(``scoring_calls``) and ``vlm`` (the model under test in ``model_cli``); ``models=[...]`` serves
+others, ``models=None`` has no such route (404, as some servers do). Those GETs are counted in
+``listings``, not in ``requests``.
+
+A scoring call pointed here with ``judge_env(prefix)`` asks under ``/<prefix>/v1``: the server
+strips the prefix and tells the responder which call asked (``SCORING_CALL``), so ``any_scorer``
+answers with the reply the call's record gives (``ScoringCall.test_reply``), without reading the
+prompt for a benchmark's wording.
 """
 
 from __future__ import annotations
 
 import base64
+import contextvars
 import io
 import json
 import re
@@ -112,6 +119,7 @@ class FakeOpenAI(Loopback):
                 pass
 
             def do_GET(self):
+                _, self.path = _routed(self.path)
                 if server.azure or server.models is None or self.path.rstrip("/") != "/v1/models":
                     self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
                     return
@@ -140,6 +148,7 @@ class FakeOpenAI(Loopback):
                 )
 
             def do_POST(self):
+                call, self.path = _routed(self.path)
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
                 if not server.authorized(self.headers, self.path):
                     with server._lock:
@@ -156,7 +165,11 @@ class FakeOpenAI(Loopback):
                 with server._lock:
                     server.requests.append(body)
                     server.paths.append(self.path)
-                text = server.responder(body)
+                token = SCORING_CALL.set(call)
+                try:
+                    text = server.responder(body)
+                finally:
+                    SCORING_CALL.reset(token)
                 if isinstance(text, int):
                     text = Reply(status=text)
                 if isinstance(text, Reply):
@@ -208,8 +221,11 @@ class FakeOpenAI(Loopback):
         return ["--model", "openai", "--model_args", f"model_version=vlm,base_url={self.base_url},api_key=sk-x"]
 
     def judge_env(self, prefix: str) -> dict[str, str]:
-        """The variables that point a benchmark's judge (or reader) at this server with its key."""
-        return {f"{prefix}_BASE_URL": self.base_url, f"{prefix}_API_KEY": self.api_key}
+        """The variables that point a benchmark's judge (or reader) at this server with its key. Its
+        requests arrive under ``/<prefix>`` (stripped before the routes are matched), so a responder
+        knows which scoring call asked (``SCORING_CALL``)."""
+        root = self.base_url if self.azure else self.base_url.replace("/v1", f"/{prefix}/v1", 1)
+        return {f"{prefix}_BASE_URL": root, f"{prefix}_API_KEY": self.api_key}
 
     def every_llm_env(self) -> dict[str, str]:
         """Every reader and judge of every registered benchmark pointed at this server (each
@@ -221,23 +237,31 @@ class FakeOpenAI(Loopback):
         return env
 
 
-# A judge that asks for a JSON verdict of mutations and hallucinations (DiffSpot's) gets one: every
-# mutation found, nothing invented.
-JSON_VERDICT = '{"mutations": [{"gt": "", "type": "", "verdict": "correct", "vlm_match": ""}], "hallucinations": [], "summary": {"correct": 1, "partial": 0, "missed": 0, "hallucinated": 0}}'
+# The settings prefix of the scoring call a request came from (``judge_env``), while a responder runs.
+SCORING_CALL: contextvars.ContextVar[str | None] = contextvars.ContextVar("scoring_call", default=None)
+_PREFIX = re.compile(r"^/([A-Z][A-Z0-9_]*)(/.*)$")
+
+
+def _routed(path: str) -> tuple[str | None, str]:
+    """(the scoring call's prefix or None, the path without it)."""
+    found = _PREFIX.match(path)
+    return (found.group(1), found.group(2)) if found else (None, path)
+
+
+def _test_replies() -> dict[str, object]:
+    """{settings prefix: the test reply its record gives} of every registered LLM scoring call."""
+    return {c.setting: c.test_reply for b in BENCHMARKS for c in b.scoring_calls if c.kind == "llm" and c.test_reply}
 
 
 def any_scorer(body: dict) -> str:
-    """A usable reply for any registered benchmark's scoring call: ViDi's judge gets precision and
-    recall scores, VLM2-Bench's a score, a judge that asks for a JSON verdict (DiffSpot's) one,
-    a read with lettered options (the CaptionQA reader) a letter (``question_reader``), and any
-    other judge "Yes" (asked whether a reply matches)."""
+    """A usable reply for any registered benchmark's scoring call: the one its record gives test
+    servers (``ScoringCall.test_reply``) for a request that came through the call's own settings
+    (``judge_env``); else a letter for a prompt that lists lettered options (``question_reader``),
+    else "Yes" (a judge asked whether a reply matches). Nothing here knows a benchmark's prompt."""
     text = message_text(body)
-    if '"hallucinations"' in text and "Return ONLY valid JSON" in text:
-        return JSON_VERDICT
-    if "Precision Score" in text or "Recall Score" in text:
-        return "Precision Score: 1/2\nRecall Score: 1/2"
-    if "Score:" in text:
-        return "Score: 1"
+    reply = _test_replies().get(SCORING_CALL.get() or "")
+    if reply is not None:
+        return reply(text) if callable(reply) else str(reply)
     return question_reader(body) if re.search(r"^[A-Z]\. ", text, re.M) else "Yes"
 
 

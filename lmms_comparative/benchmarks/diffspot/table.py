@@ -17,6 +17,9 @@ JUDGE = ScoringCall(
     "the DiffSpot judge",
     "DIFFSPOT_JUDGE",
     {"model": "gpt-oss-120b", "temperature": 0.0, "max_tokens": 16384, "timeout": 600.0, "concurrency": 50},
+    # A verdict its parser reads (scoring.parse_judge_reply): the mutation found, nothing invented.
+    test_reply='{"mutations": [{"gt": "", "type": "", "verdict": "correct", "vlm_match": ""}], "hallucinations": [], '
+    '"summary": {"correct": 1, "partial": 0, "missed": 0, "hallucinated": 0}}',
 )
 # diffspot/judge.py DEFAULT_REASONING_EFFORT, sent as the request body's top-level
 # ``reasoning_effort`` (judge_item: extra_body); DIFFSPOT_JUDGE_REASONING_EFFORT overrides it, and
