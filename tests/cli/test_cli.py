@@ -281,11 +281,12 @@ def _check_demo_report(out: Path) -> None:
         re.search(r"^\| \*\*pixel_diff\*\* † \| ", paper, re.M)
         and "- `pixel_diff`: not the release: 225 items made by lmms-comparative synthetic" in paper
     )
+    from lmms_comparative.benchmarks.subtlebench import BENCHMARK
     from lmms_comparative.benchmarks.subtlebench.charts import subtlebench_figure
     from lmms_comparative.report.run_folders import load_runs
 
     runs = load_runs([str(out / "results" / m) for m in ("random_choice", "pixel_diff")])
-    figure = subtlebench_figure(runs)
+    figure = subtlebench_figure(BENCHMARK, runs)
     axes = figure.axes[0]
     labels = [text.get_text() for text in axes.get_legend().get_texts()]
     assert "chance on the run's items" in labels, labels

@@ -16,7 +16,7 @@ from helpers.fake_openai import FakeOpenAI, any_scorer, message_text
 
 from lmms_comparative import yaml_dir
 from lmms_comparative.benchmarks.subtlebench import hooks as sb_task
-from lmms_comparative.benchmarks.subtlebench.facts import COLUMN_METRICS
+from lmms_comparative.benchmarks.subtlebench.table import COLUMN_METRICS
 from lmms_comparative.benchmarks.vidi import hooks as vidi_task
 from lmms_comparative.benchmarks.vlm2bench import hooks as v2_task
 from lmms_comparative.presentation import CELL_WIDTH, compact, readable_results

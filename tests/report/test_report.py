@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from helpers import run_report
 
+from lmms_comparative.benchmarks.subtlebench import BENCHMARK as SUBTLEBENCH
 from lmms_comparative.benchmarks.subtlebench import charts as subtlebench_charts
 from lmms_comparative.benchmarks.subtlebench import report as subtlebench_report
 from lmms_comparative.benchmarks.vlm2bench import report as vlm2bench_report
@@ -230,7 +231,7 @@ def test_subtlebench_chart_has_avg_and_a_legend_over_no_bar():
     for i in range(12):
         results = {f"subtlebench_{k}": {"accuracy,none": 0.3 + 0.05 * (i % 5)} for k in TYPES}
         runs.append(Run(f"model number {i}", {"results": results, "groups": {"subtlebench": {"accuracy,none": 0.97}}}))
-    fig = subtlebench_charts.subtlebench_figure(runs)
+    fig = subtlebench_charts.subtlebench_figure(SUBTLEBENCH, runs)
     fig.canvas.draw()
     ax = fig.axes[0]
     assert [t.get_text() for t in ax.get_xticklabels()][-1] == "AVG"

@@ -229,6 +229,7 @@ def test_the_writers_leave_a_marker_that_the_record_and_the_rule_read(tmp_path, 
 def test_the_chart_labels_such_runs_and_claims_no_missing_avg(tmp_path):
     import matplotlib.pyplot as plt
 
+    from lmms_comparative.benchmarks.subtlebench import BENCHMARK
     from lmms_comparative.benchmarks.subtlebench.charts import subtlebench_figure
 
     folder = _subtlebench(tmp_path / "c", "pixel_diff", data={**LOCAL, "generated": {"generated": "synthetic"}})
@@ -237,7 +238,7 @@ def test_the_chart_labels_such_runs_and_claims_no_missing_avg(tmp_path):
     results.pop("groups")  # the demo's run: the five synthetic types, no group, so no AVG
     results["results"] = {t: v for t, v in results["results"].items() if t[-2:] in ("at", "ex", "qn", "vp", "sp")}
     path.write_text(json.dumps(results))
-    fig = subtlebench_figure(load_runs([str(path)]))  # a results file, as the demo reports its own run
+    fig = subtlebench_figure(BENCHMARK, load_runs([str(path)]))  # a results file, as the demo reports its own run
     ax = fig.axes[0]
     title = ax.get_title()
     assert "AVG" not in title and "† not the release's items, not comparable with the paper's numbers" in title.replace(

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from lmms_comparative.benchmarks.subtlebench.columns import SUBTLEBENCH_REFERENCE, SUBTLEBENCH_TYPES, TABLE2_TASKS
 from lmms_comparative.benchmarks.subtlebench.data import BINARY_IMAGE_OPTIONS
-from lmms_comparative.benchmarks.subtlebench.facts import FACTS as BENCHMARK
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.bootstrap import bootstrap_ci
+from lmms_comparative.record import Benchmark
 from lmms_comparative.reportlib.cells import (
     SAMPLES_NEEDED,
     cell,
@@ -34,9 +34,9 @@ STRATEGIES = {
 }  # the prompting strategies of the paper's Table 4 / Table 12, by task family
 
 
-def main_table(runs: list[Run]) -> str:
+def main_table(benchmark: Benchmark, runs: list[Run]) -> str:
     rows = reference_rows(SUBTLEBENCH_REFERENCE)
-    marks = Marks(BENCHMARK)
+    marks = Marks(benchmark)
     for run in runs:
         cells = [marks.name(run, TABLE2_TASKS)]
         items_all = []
@@ -79,11 +79,11 @@ def main_table(runs: list[Run]) -> str:
     )
 
 
-def strategy_table(runs: list[Run]) -> list[str]:
+def strategy_table(benchmark: Benchmark, runs: list[Run]) -> list[str]:
     """A row per run and prompting strategy, the ten types and AVG (paper Table 4 / Table 12)."""
     codes = [k for k, _ in SUBTLEBENCH_TYPES]
     rows = []
-    marks = Marks(BENCHMARK)
+    marks = Marks(benchmark)
     for run in runs:
         families = [f for f in family_prefixes(run, codes, "subtlebench") if f in STRATEGIES]
         if families == ["subtlebench"] or not families:
@@ -106,7 +106,7 @@ def strategy_table(runs: list[Run]) -> list[str]:
         "",
         table(
             ["Model", "Strategy"] + [c for _, c in SUBTLEBENCH_TYPES] + ["AVG"],
-            rows + _paper_strategy_rows(),
+            rows + _paper_strategy_rows(benchmark),
             key="subtlebench_strategies",
             title="VLM-SubtleBench: prompting strategies (Tables 4 and 12)",
             marks=marks,
@@ -114,7 +114,7 @@ def strategy_table(runs: list[Run]) -> list[str]:
     ]
 
 
-def _paper_strategy_rows() -> list[list[str]]:
+def _paper_strategy_rows(benchmark: Benchmark) -> list[list[str]]:
     """The paper's strategy rows (Table 4: GPT-5-main; Table 12: Qwen2.5-VL-72B, no AVG printed),
     a row per model and strategy ("Standard" where the paper names none), unless the report
     shows no paper rows."""
@@ -125,7 +125,7 @@ def _paper_strategy_rows() -> list[list[str]]:
     codes = [k for k, _ in SUBTLEBENCH_TYPES] + ["avg"]
     rows = []
     for key in ("table4", "table12"):
-        spec = BENCHMARK.paper()["tables"].get(key)
+        spec = benchmark.paper()["tables"].get(key)
         if not spec:
             continue
         for name, values in spec["rows"].items():
@@ -145,9 +145,9 @@ def _ci(run: Run, task: str):
     return bootstrap_ci(items) if items else None
 
 
-def caption_table(runs: list[Run]) -> list[str]:
+def caption_table(benchmark: Benchmark, runs: list[Run]) -> list[str]:
     """Difference captions (paper Table 3): SBERT similarity (CSS) and the LLM judge's accuracy."""
-    marks, task = Marks(BENCHMARK), ["subtlebench_caption"]
+    marks, task = Marks(benchmark), ["subtlebench_caption"]
     rows = [
         [
             marks.name(run, task),
@@ -175,8 +175,8 @@ def caption_table(runs: list[Run]) -> list[str]:
     ]
 
 
-def order_table(runs: list[Run]) -> list[str]:
-    marks = Marks(BENCHMARK)
+def order_table(benchmark: Benchmark, runs: list[Run]) -> list[str]:
+    marks = Marks(benchmark)
     order_rows = [
         [marks.name(run, ["subtlebench_swap"] + TABLE2_TASKS[:-1])] + row[1:]
         for run in runs
@@ -211,14 +211,14 @@ def order_table(runs: list[Run]) -> list[str]:
     ]
 
 
-def breakdown_table(runs: list[Run], metric: str, field: str, title: str) -> list[str]:
+def breakdown_table(benchmark: Benchmark, runs: list[Run], metric: str, field: str, title: str) -> list[str]:
     """Accuracy (%) per domain or source of the standard-prompt group, with the chance row of each
     run's own items (from its samples: 1 / the options of each item)."""
     keys = sorted({k for run in runs for k in run.mapping("subtlebench", metric)})
     if not keys:
         return []
     rows = []
-    marks = Marks(BENCHMARK)
+    marks = Marks(benchmark)
     for run in runs:
         breakdown = run.mapping("subtlebench", metric)
         if not breakdown:

@@ -6,17 +6,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from lmms_comparative.benchmarks.subtlebench.columns import SUBTLEBENCH_REFERENCE, SUBTLEBENCH_TYPES, TABLE2_TASKS
-from lmms_comparative.benchmarks.subtlebench.facts import FACTS as BENCHMARK
 from lmms_comparative.data import untrusted
+from lmms_comparative.record import Benchmark
 from lmms_comparative.reportlib.charts import CHANCE_COLOUR, HUMAN_COLOUR, model_colours
 from lmms_comparative.reportlib.marks import CHART_NOTE, chart_label
 from lmms_comparative.reportlib.runs import ReportError, Run
 
 
-def subtlebench_chart(runs: list[Run], path: Path) -> Path | None:
+def subtlebench_chart(benchmark: Benchmark, runs: list[Run], path: Path) -> Path | None:
     """Saves ``subtlebench_figure`` of the runs as a picture at ``path`` and returns it; None (nothing
     written) when no run has a difference type's row."""
-    fig = subtlebench_figure(runs)
+    fig = subtlebench_figure(benchmark, runs)
     if fig is None:
         return None
     _save(fig, path, bbox_inches="tight")  # the legend beside the axes is part of the picture
@@ -36,7 +36,7 @@ def _save(fig, path: Path, **options) -> None:
         plt.close(fig)
 
 
-def subtlebench_figure(runs: list[Run]):
+def subtlebench_figure(benchmark: Benchmark, runs: list[Run]):
     """Accuracy per difference type and AVG (the paper's Table 2 columns; AVG only where a run has
     it), one bar per model, the paper's human and chance marks; the legend sits beside the axes, over
     no bar. A run not on the release's items is labelled so (``†`` and what its items are), and the
@@ -57,7 +57,7 @@ def subtlebench_figure(runs: list[Run]):
         x[-1] += 0.5  # AVG set apart from the ten types
     width = 0.8 / len(runs)
     fig, ax = plt.subplots(figsize=(12 + 0.1 * max(0, len(runs) - 4), 4.8), dpi=110)
-    names = [chart_label(run, BENCHMARK, TABLE2_TASKS) for run in runs]
+    names = [chart_label(run, benchmark, TABLE2_TASKS) for run in runs]
     for i, (run, name, colour) in enumerate(zip(runs, names, model_colours(len(runs)))):
         values = [run.value(f"subtlebench_{k}", "accuracy") for k, _ in SUBTLEBENCH_TYPES] + (
             [run.value("subtlebench", "accuracy")] if with_avg else []

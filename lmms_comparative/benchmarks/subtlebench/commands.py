@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 
+from lmms_comparative.benchmarks.subtlebench.table import ROOT_VARIABLE
 from lmms_comparative.record import Command, Demo
 
 
@@ -67,7 +68,7 @@ def _synthetic(args: argparse.Namespace) -> int:
     root = synthetic.generate(
         args.directory, args.per_type, args.seed, synthetic.params_from_specs(args.param), args.types
     )
-    print(f"SUBTLEBENCH_ROOT={root}")
+    print(f"{ROOT_VARIABLE}={root}")
     return 0
 
 

@@ -17,18 +17,20 @@ import json
 import os
 import threading
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
-from lmms_comparative.benchmarks.subtlebench.facts import CATEGORIES  # the ten difference types (task table)
-from lmms_comparative.benchmarks.subtlebench.facts import FACTS as BENCHMARK
+from lmms_comparative.benchmarks.subtlebench.table import (
+    CATEGORIES,  # the ten difference types (task table)
+    HUB_REPO,
+    ROOT_VARIABLE,
+)
 from lmms_comparative.data import hub, items
 from lmms_comparative.data.jsonl import read_records
 from lmms_comparative.data.roots import local_root
 from lmms_comparative.failures import DataError
 from lmms_comparative.metrics.mcq import LETTERS, shuffle_options
 
-ENV_VAR = BENCHMARK.root_variable
-HUB_REPO = cast(str, BENCHMARK.hub_repo)  # KRAFTON/VLM-SubtleBench: facts.py names it (the record's field is optional)
+ENV_VAR = ROOT_VARIABLE
 LAYOUT = "data/test.jsonl and data/val.jsonl (one JSON record per line) and the images/ folder they refer to"
 
 TYPE_TASKS = tuple(f"subtlebench_{code}" for code in CATEGORIES)

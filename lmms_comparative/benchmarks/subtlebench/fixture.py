@@ -6,7 +6,7 @@ import json
 import random
 from pathlib import Path
 
-from lmms_comparative.benchmarks.subtlebench.data import CATEGORIES, HUB_REPO
+from lmms_comparative.benchmarks.subtlebench.table import CATEGORIES, HUB_REPO
 from lmms_comparative.data import untrusted
 from lmms_comparative.data.fixture_images import COLOURS, draw_pair
 from lmms_comparative.record import FixturePart

@@ -11,9 +11,8 @@ import os
 from functools import partial
 from typing import Any
 
-from lmms_comparative.benchmarks.subtlebench import data
+from lmms_comparative.benchmarks.subtlebench import BENCHMARK, data
 from lmms_comparative.benchmarks.subtlebench import image_transforms as transforms
-from lmms_comparative.benchmarks.subtlebench.facts import DOMAIN_METRICS, FACTS, JUDGE, SBERT, TYPE_METRICS
 from lmms_comparative.benchmarks.subtlebench.prompts import (
     CAPTION_JUDGE,
     CAPTION_SYSTEM,
@@ -22,6 +21,7 @@ from lmms_comparative.benchmarks.subtlebench.prompts import (
     user_prompt,
 )
 from lmms_comparative.benchmarks.subtlebench.scoring import cosine_similarities, parse_subtlebench_letter, parse_yes_no
+from lmms_comparative.benchmarks.subtlebench.table import DOMAIN_METRICS, JUDGE, SBERT, TYPE_METRICS
 from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.mcq import LETTERS, format_options
@@ -47,13 +47,13 @@ def _docs(category: str):
     return docs_hook(
         category,
         partial(data.category_docs, category),
-        key=FACTS.item_key,
+        key=BENCHMARK.item_key,
         image_paths=data.image_paths,
         label=f"VLM-SubtleBench {category}",
     )
 
 
-# One process_docs per difference type (facts.CATEGORIES), named in the type tasks' files (tasks.py).
+# One process_docs per difference type (table.CATEGORIES), named in the type tasks' files (tasks.py).
 process_docs_attribute = _docs("attribute")
 process_docs_state = _docs("state")
 process_docs_emotion = _docs("emotion")
@@ -68,7 +68,7 @@ process_docs_action = _docs("action")
 process_docs_swap = docs_hook(
     "swap",
     data.swapped_docs,
-    key=FACTS.item_key,
+    key=BENCHMARK.item_key,
     image_paths=data.image_paths,
     label="VLM-SubtleBench image-order check",
 )
@@ -160,7 +160,7 @@ def doc_to_target(doc: dict[str, Any]) -> str:
 
 # ---- scoring ------------------------------------------------------------------------------------
 
-# The paper's columns, a metric each (facts.TYPE_METRICS, facts.DOMAIN_METRICS): a task reports a
+# The paper's columns, a metric each (table.TYPE_METRICS, table.DOMAIN_METRICS): a task reports a
 # column only for the items it has (subtlebench_at has no accuracy_game).
 
 
@@ -290,7 +290,7 @@ def _caption_docs() -> list[dict[str, Any]]:
 
 
 process_docs_caption = docs_hook(
-    "caption", _caption_docs, key=FACTS.item_key, image_paths=data.image_paths, label="VLM-SubtleBench captions"
+    "caption", _caption_docs, key=BENCHMARK.item_key, image_paths=data.image_paths, label="VLM-SubtleBench captions"
 )
 
 

@@ -4,15 +4,15 @@ Tables 10 and 13 by domain and source), the run summary, charts and the paper's 
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from lmms_comparative.benchmarks.subtlebench import accuracy_tables
 from lmms_comparative.benchmarks.subtlebench.columns import SUBTLEBENCH_TYPES
-from lmms_comparative.benchmarks.subtlebench.facts import FACTS as BENCHMARK
 from lmms_comparative.data.generated import FIXTURE, SYNTHETIC
 from lmms_comparative.metrics.bootstrap import bootstrap_ci
 from lmms_comparative.provenance import KEY
-from lmms_comparative.record import Headline, ReportPart
+from lmms_comparative.record import Benchmark, Headline, ReportPart
 from lmms_comparative.reportlib.cells import (
     cell,
     family_prefixes,
@@ -36,14 +36,14 @@ def _has_any(run: Run) -> bool:
     return any(t == "subtlebench" or t.startswith("subtlebench_") for t in rows)
 
 
-def section(runs: list[Run]) -> str | None:
+def section(benchmark: Benchmark, runs: list[Run]) -> str | None:
     """Every SubtleBench family a run has: Table 2 (the standard prompt), the strategies (Table 4 /
     12), difference captions (Table 3), the image-order check, domains (Table 10), sources (Table 13)."""
     runs = [r for r in runs if _has_any(r)]
     if not runs:
         return None
     out = ["## VLM-SubtleBench"]
-    made = {r.name: _generated(r) for r in runs}
+    made = {r.name: _generated(benchmark, r) for r in runs}
     synthetic = [name for name, found in made.items() if found == SYNTHETIC]
     fixture = [name for name, found in made.items() if found == FIXTURE]
     if synthetic:
@@ -62,7 +62,7 @@ def section(runs: list[Run]) -> str | None:
         ]
     main = [r for r in runs if any(r.row(f"subtlebench_{k}") for k, _ in SUBTLEBENCH_TYPES)]
     if main:
-        out += ["", accuracy_tables.main_table(main)]
+        out += ["", accuracy_tables.main_table(benchmark, main)]
         no_avg = [r.name for r in main if r.value("subtlebench", "accuracy") is None]
         if no_avg:
             out += [
@@ -73,13 +73,13 @@ def section(runs: list[Run]) -> str | None:
     if synthetic or fixture:
         out += ["", WHAT_NEXT]
     out += (
-        accuracy_tables.strategy_table(runs)
-        + accuracy_tables.caption_table(runs)
-        + accuracy_tables.order_table(runs)
-        + accuracy_tables.breakdown_table(runs, "by_domain", "domain", "By domain (paper Table 10)")
-        + accuracy_tables.breakdown_table(runs, "by_source", "source", "By source dataset (paper Table 13)")
+        accuracy_tables.strategy_table(benchmark, runs)
+        + accuracy_tables.caption_table(benchmark, runs)
+        + accuracy_tables.order_table(benchmark, runs)
+        + accuracy_tables.breakdown_table(benchmark, runs, "by_domain", "domain", "By domain (paper Table 10)")
+        + accuracy_tables.breakdown_table(benchmark, runs, "by_source", "source", "By source dataset (paper Table 13)")
     )
-    out += unscored_notes(runs, "subtlebench")
+    out += unscored_notes(runs, benchmark.name)
     return "\n".join(out)
 
 
@@ -92,7 +92,7 @@ WHAT_NEXT = (
 )
 
 
-def _generated(run: Run) -> str | None:
+def _generated(benchmark: Benchmark, run: Run) -> str | None:
     """What made the items the run scored, where this package did: ``synthetic`` (``lmms-comparative
     synthetic``) or ``fixture`` (``lmms-comparative fixture``), from the data's marker in the run's
     record (``data/generated.py``); None for a copy of the release. The release has a synthetic
@@ -100,7 +100,7 @@ def _generated(run: Run) -> str | None:
     sources the two writers name (``synthetic_<type>``, ``fixture_<domain>``)."""
     record = run.results.get(KEY) or {}
     for task, entry in (record.get("tasks") or {}).items():
-        found = ((entry or {}).get("data") or {}).get("generated") if BENCHMARK.owns_task(task) else None
+        found = ((entry or {}).get("data") or {}).get("generated") if benchmark.owns_task(task) else None
         if found:
             return found.get("generated")
     sources = {s for k, _ in SUBTLEBENCH_TYPES for s in run.mapping(f"subtlebench_{k}", "by_source")}
@@ -156,13 +156,13 @@ def _extras(run: Run) -> list[str]:
     return lines
 
 
-def charts(runs: list[Run], out: Path) -> list[Path]:
+def charts(benchmark: Benchmark, runs: list[Run], out: Path) -> list[Path]:
     from lmms_comparative.benchmarks.subtlebench.charts import subtlebench_chart, synthetic_heatmaps
 
     return [
         p
         for p in (
-            subtlebench_chart(runs, out / "subtlebench_types.png"),
+            subtlebench_chart(benchmark, runs, out / "subtlebench_types.png"),
             synthetic_heatmaps(runs, out / "subtlebench_synthetic_difficulty.png"),
         )
         if p
@@ -205,4 +205,13 @@ HEADLINES = (
     Headline("table2", "avg", "AVG", lambda run: "subtlebench", lambda run, column: f"subtlebench_{column}", str.upper),
 )
 
-PART = ReportPart(headlines=HEADLINES, section=section, summary=summary, charts=charts, measure=measure)
+
+def part(benchmark: Benchmark) -> ReportPart:
+    """The report part, made for the record (``__init__.py``'s loader hands it over)."""
+    return ReportPart(
+        headlines=HEADLINES,
+        section=partial(section, benchmark),
+        summary=summary,
+        charts=partial(charts, benchmark),
+        measure=measure,
+    )

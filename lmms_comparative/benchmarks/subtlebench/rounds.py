@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Any
 
 from lmms_comparative.benchmarks.subtlebench import hooks
-from lmms_comparative.benchmarks.subtlebench.facts import task
 from lmms_comparative.benchmarks.subtlebench.hooks import doc_to_visual, process_results, user_text
 from lmms_comparative.benchmarks.subtlebench.prompts import (
     LANGUAGE_ONLY_PREAMBLE,
@@ -18,6 +17,7 @@ from lmms_comparative.benchmarks.subtlebench.prompts import (
     TWO_STEP_USER_1,
     TWO_STEP_USER_2,
 )
+from lmms_comparative.benchmarks.subtlebench.table import task
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.mcq import format_options
 from lmms_comparative.tasklib import END_OF_ROUNDS, flatten, load_images, next_round, round_replies
@@ -25,7 +25,7 @@ from lmms_comparative.tasklib.rounds import multi_round_docs
 
 
 def _in_rounds(process_docs, protocol: str, code: str):
-    """The ``process_docs`` of a multi-round protocol's task (``facts.ROUNDS``): the type's docs
+    """The ``process_docs`` of a multi-round protocol's task (``table.ROUNDS``): the type's docs
     (hooks.py), checked first for a model that runs rounds."""
     return multi_round_docs(process_docs, task(protocol, code))
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 from PIL import Image, ImageDraw
 
-from lmms_comparative.benchmarks.subtlebench.facts import COLOURS
+from lmms_comparative.benchmarks.subtlebench.table import COLOURS
 
 WIDTH, HEIGHT = 800, 600
 SHAPES = ("circle", "square", "triangle")

@@ -17,9 +17,9 @@ import random
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from lmms_comparative.benchmarks.subtlebench.data import HUB_REPO
 from lmms_comparative.benchmarks.subtlebench.scene import oklab_to_srgb, render, shift_lightness, srgb_to_oklab
 from lmms_comparative.benchmarks.subtlebench.synthetic_pairs import MAKERS, PARAMS
+from lmms_comparative.benchmarks.subtlebench.table import HUB_REPO
 from lmms_comparative.data import untrusted
 from lmms_comparative.data.generated import SYNTHETIC, mark
 

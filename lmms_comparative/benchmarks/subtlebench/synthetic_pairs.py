@@ -11,8 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from lmms_comparative.benchmarks.subtlebench.facts import COLOURS
 from lmms_comparative.benchmarks.subtlebench.scene import HEIGHT, SHAPES, WIDTH, Shape, shift_lightness
+from lmms_comparative.benchmarks.subtlebench.table import COLOURS
 
 Range = tuple[float, float]
 Pair = tuple[list[Shape], list[Shape], dict]  # (first scene, second scene, item)

@@ -1,9 +1,13 @@
-"""VLM-SubtleBench: which subtle difference between two images (10 types, 6 domains); difference captions.
-
-The facts of the record (``__init__.py`` adds the parts): what the parts themselves read.
+"""VLM-SubtleBench's task table and the names its modules share: the data's variable and hub
+repository, the synthetic primitives' colours, the caption judge and similarity model, the
+difference types, domains, prompting strategies and multi-round protocols. A leaf: the record
+(``__init__.py``), the hooks, the task files and the parts read it, and it imports none of them.
 """
 
-from lmms_comparative.record import Benchmark, ScoringCall
+from lmms_comparative.record import ScoringCall
+
+ROOT_VARIABLE = "SUBTLEBENCH_ROOT"
+HUB_REPO = "KRAFTON/VLM-SubtleBench"
 
 # The synthetic primitives' colours (paper appendix; synthetic.py draws with them, the pixel_diff
 # baseline names a difference by the nearest one).
@@ -29,7 +33,8 @@ SBERT = ScoringCall(
 )
 
 
-# ---- the task table: what the hooks (hooks.py, rounds.py), the task files (tasks.py) and the record read
+# ---- the task table: what the hooks (hooks.py, rounds.py), the task files (tasks.py), the record and the
+# parts read
 
 # The ten difference types: task suffix -> the dataset's `category` value (paper Table 2 order).
 # The one list of them: the tasks (subtlebench_<code>), metrics (accuracy_<code>) and report columns follow it.
@@ -76,21 +81,3 @@ def task(family: str, code: str = "") -> str:
     """A task's name: ``subtlebench_<code>`` (family ""), else ``subtlebench_<family>_<code>``; a
     family's group without ``code``."""
     return "_".join(p for p in ("subtlebench", family, code) if p)
-
-
-FACTS = Benchmark(
-    name="subtlebench",
-    title="VLM-SubtleBench",
-    root_variable="SUBTLEBENCH_ROOT",
-    hub_repo="KRAFTON/VLM-SubtleBench",
-    # The type tasks' group, the strategies' and the image-order check, the captions, the multi-round protocols.
-    task_families=tuple(task(f) for f in ("", *sorted((*STRATEGIES, "swap")), "caption", *ROUNDS)),
-    answer_spaces=("letters",),
-    scoring_calls=(JUDGE, SBERT),
-    exports=(
-        ("", "table2", (*((code, task("", code)) for code in CATEGORIES), ("avg", task("")))),
-        ("caption", "table3", tuple((m, task("caption", m)) for m in ("css", "judge_accuracy"))),
-    ),
-    smoke_task="subtlebench_sp",  # one small task: what the tests that touch every benchmark run
-    colours=COLOURS,
-)

@@ -1,5 +1,5 @@
 """VLM-SubtleBench's task files, each fact once: the ten difference types, the paper's columns, the
-prompting strategies and the multi-round protocols (the task table, facts.py), each task with its
+prompting strategies and the multi-round protocols (the task table, table.py), each task with its
 hooks (hooks.py, rounds.py, named here by object); ``python -m lmms_comparative.benchmarks.generate
 subtlebench`` writes them to yaml/."""
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 
 from lmms_comparative.benchmarks.subtlebench import hooks, rounds
-from lmms_comparative.benchmarks.subtlebench.facts import CATEGORIES, COLUMN_METRICS, ROUNDS, STRATEGIES, task
+from lmms_comparative.benchmarks.subtlebench.table import CATEGORIES, COLUMN_METRICS, ROUNDS, STRATEGIES, task
 from lmms_comparative.tasklib import group_sum_counts
 from lmms_comparative.tasklib.yamlgen import (
     PLACEHOLDER,
@@ -30,7 +30,7 @@ H = Hooks(hooks)
 R = Hooks(rounds)
 TEMPLATE, GROUP_TEMPLATE = "_default_template_yaml", "_group_template_yaml"
 
-# Each type's process_docs (hooks.py), by its code in facts.CATEGORIES.
+# Each type's process_docs (hooks.py), by its code in table.CATEGORIES.
 DOCS = {
     "at": hooks.process_docs_attribute,
     "st": hooks.process_docs_state,
@@ -43,7 +43,7 @@ DOCS = {
     "vp": hooks.process_docs_viewpoint,
     "ac": hooks.process_docs_action,
 }
-# The multi-round protocols' hooks (rounds.py): each covered type's process_docs (facts.ROUNDS),
+# The multi-round protocols' hooks (rounds.py): each covered type's process_docs (table.ROUNDS),
 # then doc_to_text and doc_to_messages.
 ROUND_DOCS = {
     "twostep": {
@@ -68,7 +68,7 @@ ROUND_TEXT = {
     "twostep": (rounds.twostep_doc_to_text, rounds.twostep_doc_to_messages),
     "langonly": (rounds.langonly_doc_to_text, rounds.langonly_doc_to_messages),
 }
-# The strategies' group notes (facts.STRATEGIES); their images are hooks.VISUALS's ("reasoning" has none).
+# The strategies' group notes (table.STRATEGIES); their images are hooks.VISUALS's ("reasoning" has none).
 STRATEGY_NOTES = {
     "reasoning": "The paper's reasoning prompt (Figure 9; the official code's 'standard' prompt type).",
     "grid": (
@@ -106,7 +106,7 @@ ROUND_NOTES = {
 
 
 def _check_tables() -> None:
-    """ValueError when a hook table above leaves out a key of the task table (facts.py), or names one
+    """ValueError when a hook table above leaves out a key of the task table (table.py), or names one
     it lacks: every task must find its hooks."""
     tables: list[tuple[str, Mapping[str, object], Iterable[str]]] = [
         ("DOCS", DOCS, CATEGORIES),
