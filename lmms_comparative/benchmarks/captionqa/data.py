@@ -26,22 +26,21 @@ import json
 import threading
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from loguru import logger
 
-from lmms_comparative.benchmarks.captionqa.facts import FACTS as BENCHMARK
 from lmms_comparative.benchmarks.captionqa.scoring import (
     DOMAINS,
     first_category,
     official_permutations,
 )
 from lmms_comparative.benchmarks.captionqa.split_rows import ENV_VAR, LAYOUT, SplitRows
+from lmms_comparative.benchmarks.captionqa.table import HUB_REPO
 from lmms_comparative.data import hub
 from lmms_comparative.data.roots import local_root
 from lmms_comparative.failures import DataError
 
-HUB_REPO = cast(str, BENCHMARK.hub_repo)  # Borise/CaptionQA: facts.py names it (the record's field is optional)
 TAXONOMY_DIR = Path(__file__).resolve().parent / "taxonomy"
 _lock = threading.Lock()
 

@@ -15,9 +15,8 @@ from typing import Any
 
 from loguru import logger
 
-from lmms_comparative.benchmarks.captionqa import data, reader_pass
+from lmms_comparative.benchmarks.captionqa import BENCHMARK, data, reader_pass
 from lmms_comparative.benchmarks.captionqa import scoring as rules
-from lmms_comparative.benchmarks.captionqa.facts import FACTS
 from lmms_comparative.benchmarks.captionqa.prompts import caption_prompt
 
 # The reader's pass is reader_pass.py's; its entry points stay importable from here for the
@@ -61,7 +60,7 @@ def _unusable(domain: str) -> dict[int, tuple[str, str]]:
 
 def _docs(domain: str):
     """A domain's docs for the caption tasks (tasks.py names them for each domain of scoring.DOMAINS)."""
-    return docs_hook(domain, partial(_domain_docs, domain), key=FACTS.item_key, label=f"CaptionQA {domain}")
+    return docs_hook(domain, partial(_domain_docs, domain), key=BENCHMARK.item_key, label=f"CaptionQA {domain}")
 
 
 process_docs_natural = _docs("natural")
@@ -266,7 +265,7 @@ def _image_docs(domain: str):
 def _image_docs_of(domain: str):
     """A domain's questions, one doc each, for the QA-on-image tasks (tasks.py names them per domain)."""
     return docs_hook(
-        f"image_{domain}", partial(_image_docs, domain), key=FACTS.item_key, label=f"CaptionQA on images ({domain})"
+        f"image_{domain}", partial(_image_docs, domain), key=BENCHMARK.item_key, label=f"CaptionQA on images ({domain})"
     )
 
 

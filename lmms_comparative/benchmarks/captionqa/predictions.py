@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lmms_comparative.benchmarks.captionqa.facts import PROMPTS, task_name
+from lmms_comparative.benchmarks.captionqa.table import PROMPTS, task_name
 from lmms_comparative.data.replies import Options, Replies, is_json, needs_tasks, read_mapping
 from lmms_comparative.record import PredictionsPart
 

@@ -14,8 +14,8 @@ from loguru import logger
 from lmms_comparative import failures
 from lmms_comparative.benchmarks.captionqa import data
 from lmms_comparative.benchmarks.captionqa import scoring as rules
-from lmms_comparative.benchmarks.captionqa.facts import READER, task_name
 from lmms_comparative.benchmarks.captionqa.prompts import READER_SYSTEM_PROMPT, build_qa_prompt
+from lmms_comparative.benchmarks.captionqa.table import READER, task_name
 from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics.bootstrap import cluster_mean_intervals
 from lmms_comparative.tasklib import once_per_run, side_logs, skip_counts

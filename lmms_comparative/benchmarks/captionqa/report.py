@@ -4,14 +4,14 @@ checks) are in ``score_tables.py``."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
-from lmms_comparative.benchmarks.captionqa.facts import FACTS as BENCHMARK
-from lmms_comparative.benchmarks.captionqa.facts import PROMPTS
 from lmms_comparative.benchmarks.captionqa.score_tables import CAPTIONQA_DOMAINS, section
+from lmms_comparative.benchmarks.captionqa.table import PROMPTS
 from lmms_comparative.data import untrusted
 from lmms_comparative.failures import DataError
-from lmms_comparative.record import Headline, ReportPart
+from lmms_comparative.record import Benchmark, Headline, ReportPart
 from lmms_comparative.reportlib.cells import cell, text_table
 from lmms_comparative.reportlib.charts import model_colours
 from lmms_comparative.reportlib.marks import CHART_NOTE, chart_label
@@ -39,7 +39,7 @@ def summary(run: Run) -> list[str]:
     )
 
 
-def captionqa_radar(runs: list[Run], prompt: str, domain: str, path: Path) -> Path | None:
+def captionqa_radar(benchmark: Benchmark, runs: list[Run], prompt: str, domain: str, path: Path) -> Path | None:
     """Radar chart of each run's score (%) per question category of one prompt and domain, saved at ``path``; None
     (nothing written) when the runs have fewer than three categories between them."""
     task = f"captionqa_{prompt}_{domain}"
@@ -62,13 +62,13 @@ def captionqa_radar(runs: list[Run], prompt: str, domain: str, path: Path) -> Pa
             angles + angles[:1],
             values + values[:1],
             linewidth=2,
-            label=chart_label(run, BENCHMARK, [task]),
+            label=chart_label(run, benchmark, [task]),
             color=colour,
         )
         ax.fill(angles + angles[:1], values + values[:1], alpha=0.15, color=colour)
     ax.set_xticks(angles, [c.replace(" ", "\n", 1) for c in categories], fontsize=7)
     ax.set_ylim(0, 100)
-    marked = any(chart_label(run, BENCHMARK, [task]) != run.name for run in runs)
+    marked = any(chart_label(run, benchmark, [task]) != run.name for run in runs)
     ax.set_title(f"CaptionQA {domain} ({prompt} prompt): score by category" + (f"\n{CHART_NOTE}" if marked else ""))
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.08, 1.0))  # beside the plot, over no line
     fig.tight_layout()
@@ -81,9 +81,9 @@ def captionqa_radar(runs: list[Run], prompt: str, domain: str, path: Path) -> Pa
     return path
 
 
-def charts(runs: list[Run], out: Path) -> list[Path]:
+def charts(benchmark: Benchmark, runs: list[Run], out: Path) -> list[Path]:
     found = [
-        captionqa_radar(runs, prompt, domain, out / f"captionqa_{prompt}_{domain}_radar.png")
+        captionqa_radar(benchmark, runs, prompt, domain, out / f"captionqa_{prompt}_{domain}_radar.png")
         for prompt in PROMPTS
         for domain, _ in CAPTIONQA_DOMAINS
     ]
@@ -171,13 +171,16 @@ def _headline(prompt: str) -> Headline:
 # The first page's values: Table 3's Overall per caption prompt; a run without one shows its domains.
 HEADLINES = tuple(_headline(prompt) for prompt in PROMPTS)
 
-PART = ReportPart(
-    headlines=HEADLINES,
-    item_questions=item_questions,
-    section=section,
-    summary=summary,
-    charts=charts,
-    measure=measure,
-    compare_units=compare_units,
-    item_images=item_images,
-)
+
+def part(benchmark: Benchmark) -> ReportPart:
+    """The report part, made for the record (``__init__.py``'s loader hands it over)."""
+    return ReportPart(
+        headlines=HEADLINES,
+        item_questions=item_questions,
+        section=partial(section, benchmark),
+        summary=summary,
+        charts=partial(charts, benchmark),
+        measure=measure,
+        compare_units=compare_units,
+        item_images=item_images,
+    )

@@ -7,9 +7,9 @@ from __future__ import annotations
 import hashlib
 import json
 
-from lmms_comparative.benchmarks.captionqa.facts import FACTS as BENCHMARK
-from lmms_comparative.benchmarks.captionqa.facts import PROMPTS  # the caption prompts, Table 3's row groups
 from lmms_comparative.benchmarks.captionqa.scoring import difficulty, reader_stability
+from lmms_comparative.benchmarks.captionqa.table import PROMPTS  # the caption prompts, Table 3's row groups
+from lmms_comparative.record import Benchmark
 from lmms_comparative.reportlib.cells import NO_CI95, cell, interval_note, table, unscored_notes
 from lmms_comparative.reportlib.marks import Marks, with_skips
 from lmms_comparative.reportlib.runs import Run
@@ -22,7 +22,7 @@ CAPTIONQA_DOMAINS = [
 ]
 
 
-def section(runs: list[Run]) -> str | None:
+def section(benchmark: Benchmark, runs: list[Run]) -> str | None:
     runs = [
         r
         for r in runs
@@ -32,7 +32,7 @@ def section(runs: list[Run]) -> str | None:
     if not runs:
         return None
     rows = []
-    marks = Marks(BENCHMARK)
+    marks = Marks(benchmark)
     for run in runs:
         for prompt in PROMPTS:
             if not any(run.row(f"captionqa_{prompt}_{d}") for d, _ in CAPTIONQA_DOMAINS):
@@ -73,7 +73,7 @@ def section(runs: list[Run]) -> str | None:
             ),
         ]
     gap_rows = []
-    gap_marks = Marks(BENCHMARK)
+    gap_marks = Marks(benchmark)
     for run in runs:
         image = [run.value(f"captionqa_image_{d}", "accuracy") for d, _ in CAPTIONQA_DOMAINS]
         if not any(isinstance(v, float) for v in image):
@@ -101,7 +101,7 @@ def section(runs: list[Run]) -> str | None:
                 marks=gap_marks,
             ),
         ]
-    detail_marks = Marks(BENCHMARK)
+    detail_marks = Marks(benchmark)
     detail = [
         [
             detail_marks.name(run, [f"captionqa_{prompt}_{d}"]),
@@ -130,7 +130,7 @@ def section(runs: list[Run]) -> str | None:
                 marks=detail_marks,
             ),
         ]
-    image_marks = Marks(BENCHMARK)
+    image_marks = Marks(benchmark)
     image = [
         [
             image_marks.name(run, [f"captionqa_image_{d}"]),
@@ -155,7 +155,7 @@ def section(runs: list[Run]) -> str | None:
             ),
         ]
     out += _reader_tables(runs)
-    out += unscored_notes(runs, "captionqa")
+    out += unscored_notes(runs, benchmark.name)
     return "\n".join(out)
 
 

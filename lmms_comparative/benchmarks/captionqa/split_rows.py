@@ -6,11 +6,11 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from lmms_comparative.benchmarks.captionqa.facts import FACTS as BENCHMARK
+from lmms_comparative.benchmarks.captionqa.table import ROOT_VARIABLE
 from lmms_comparative.data import items
 from lmms_comparative.failures import DataError
 
-ENV_VAR = BENCHMARK.root_variable
+ENV_VAR = ROOT_VARIABLE
 LAYOUT = (
     "parquet files per split (natural, document, ecommerce, embodiedai; an 'all' split optional) as "
     "data/<split>-*.parquet, with columns id, images, questions, and the dataset card (README.md) whose configs "

@@ -1,16 +1,17 @@
-"""CaptionQA: a caption, then a text-only reader answers the image's questions from it alone.
-
-The facts of the record (``__init__.py`` adds the parts): what the parts themselves read.
+"""CaptionQA's task table and the names its modules share: the data's variable and hub repository,
+the caption prompts (the task families), the reader's settings. A leaf: the record
+(``__init__.py``), the hooks, the task files and the parts read it, and it imports none of them.
 """
 
-from lmms_comparative.benchmarks.captionqa.scoring import DOMAINS
-from lmms_comparative.data.replies import ItemKey
-from lmms_comparative.record import Benchmark, ScoringCall
+from lmms_comparative.record import ScoringCall
+
+ROOT_VARIABLE = "CAPTIONQA_ROOT"
+HUB_REPO = "Borise/CaptionQA"
 
 # The task table: each caption prompt (prompts.py; Table 3's row groups) is a family, a group of one
 # task per domain (scoring.DOMAINS, qa.py's splits); the QA-on-image family has the same domains.
 # The hooks (hooks.py), the task files (tasks.py), the captions reader (predictions.py) and the
-# record below read the tasks from here.
+# record (__init__.py) read the tasks from here.
 PROMPTS = ("simple", "short", "long", "taxonomy")
 IMAGE = "image"  # the QA-on-image family: the model answers from the images
 
@@ -30,26 +31,4 @@ READER = ScoringCall(
     "the CaptionQA reader",
     "CAPTIONQA_READER",
     {"model": "Qwen/Qwen2.5-72B-Instruct", "temperature": 0.0, "max_tokens": 4, "base_url": "http://localhost:8000/v1"},
-)
-
-
-FACTS = Benchmark(
-    name="captionqa",
-    title="CaptionQA",
-    root_variable="CAPTIONQA_ROOT",
-    hub_repo="Borise/CaptionQA",
-    task_families=(*(task_name(p) for p in PROMPTS), task_name(IMAGE)),
-    answer_spaces=("letters",),
-    scoring_calls=(READER,),
-    exports=tuple(
-        (
-            prompt,
-            f"table3_{prompt}",
-            tuple((c, task_name(prompt) if c == "overall" else task_name(prompt, c)) for c in ("overall", *DOMAINS)),
-        )
-        for prompt in PROMPTS
-    ),
-    smoke_task=task_name("simple", "natural"),  # one small task: what the tests that touch every benchmark run
-    item_key=ItemKey(("id",)),
-    side_logs=("reader",),  # the reader's answer to every question (reader_pass.py)
 )

@@ -1,4 +1,4 @@
-"""CaptionQA's task files: the task table's families (facts: the four caption prompts, each a group
+"""CaptionQA's task files: the task table's families (table.py: the four caption prompts, each a group
 of the four domains of ``scoring.DOMAINS``, and the QA-on-image family), each task with its hooks
 (hooks.py, named here by object); ``python -m lmms_comparative.benchmarks.generate captionqa``
 writes them to yaml/."""
@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from lmms_comparative.benchmarks.captionqa import hooks
-from lmms_comparative.benchmarks.captionqa.facts import IMAGE, PROMPTS, task_name
 from lmms_comparative.benchmarks.captionqa.scoring import DOMAINS
+from lmms_comparative.benchmarks.captionqa.table import IMAGE, PROMPTS, task_name
 from lmms_comparative.tasklib import group_ci95, group_sum_counts
 from lmms_comparative.tasklib.yamlgen import (
     PLACEHOLDER,
@@ -52,7 +52,7 @@ RESULTS = {
 
 
 def _check_tables() -> None:
-    """ValueError when a hook table above leaves out a key of the task table (facts.py, scoring.DOMAINS),
+    """ValueError when a hook table above leaves out a key of the task table (table.py, scoring.DOMAINS),
     or names one it lacks: every task must find its hooks."""
     tables: list[tuple[str, Mapping[str, object], Iterable[str]]] = [
         ("CAPTION_DOCS", CAPTION_DOCS, DOMAINS),
