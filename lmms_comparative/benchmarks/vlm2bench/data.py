@@ -27,14 +27,13 @@ from pathlib import Path
 from typing import NamedTuple
 
 from lmms_comparative import provenance
-from lmms_comparative.benchmarks.vlm2bench.facts import FACTS as BENCHMARK
 from lmms_comparative.benchmarks.vlm2bench.records import SUBTASKS, distinct_gc_uids, half_of, record_doc, repeat_uid
+from lmms_comparative.benchmarks.vlm2bench.table import HUB_REPO, ROOT_VARIABLE
 from lmms_comparative.data import generated, items
 from lmms_comparative.data.jsonl import read_records
 from lmms_comparative.failures import DataError
 
-ENV_VAR = BENCHMARK.root_variable
-HUB_REPO = BENCHMARK.hub_repo  # Sterzhang/vlm2-bench
+ENV_VAR = ROOT_VARIABLE
 LAYOUT = "the unpacked vlm2-bench_dataset.zip: jsonl/<gc|oc|pc>/vanilla/<subtask>.jsonl and data/..."
 TSV_LAYOUT = "VLMEvalKit's VLM2Bench_img.tsv (the eight image subtasks), or a folder holding it"
 

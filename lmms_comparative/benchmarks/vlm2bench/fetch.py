@@ -16,16 +16,14 @@ import shutil
 import tempfile
 import zipfile
 from pathlib import Path
-from typing import cast
 
-from lmms_comparative.benchmarks.vlm2bench.facts import FACTS as BENCHMARK
+from lmms_comparative.benchmarks.vlm2bench.table import HUB_REPO, ROOT_VARIABLE
 from lmms_comparative.data import hub, untrusted
 from lmms_comparative.failures import DataError
 
-HUB_REPO = cast(str, BENCHMARK.hub_repo)  # Sterzhang/vlm2-bench: facts.py names it (the record's field is optional)
 HUB_ZIP = "vlm2-bench_dataset.zip"
 HUB_TSV = "VLM2Bench_img.tsv"
-ENV_VAR = BENCHMARK.root_variable
+ENV_VAR = ROOT_VARIABLE
 _DONE = ".lmms_comparative_unpacked"  # written last inside a complete unpacked folder
 
 

@@ -12,10 +12,10 @@ from typing import Any
 
 from loguru import logger
 
-from lmms_comparative.benchmarks.vlm2bench import data, dot_matrix
+from lmms_comparative.benchmarks.vlm2bench import BENCHMARK, data, dot_matrix
 from lmms_comparative.benchmarks.vlm2bench import scoring as rules
-from lmms_comparative.benchmarks.vlm2bench.facts import FACTS, JUDGE, KIND_METRICS, task_name
 from lmms_comparative.benchmarks.vlm2bench.prompts import PROMPT_AB, PROMPT_ABA, STRATEGY_PROMPTS
+from lmms_comparative.benchmarks.vlm2bench.table import JUDGE, KIND_METRICS, task_name
 from lmms_comparative.data import items
 from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
@@ -72,7 +72,7 @@ def _subtask_docs(subtask: str):
     return docs_hook(
         subtask,
         load,
-        key=FACTS.item_key,
+        key=BENCHMARK.item_key,
         image_paths=lambda d: d["images"],
         item_id=lambda d: d["uid"],
         label=f"VLM2-Bench {subtask}",

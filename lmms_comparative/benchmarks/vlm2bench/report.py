@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
-from lmms_comparative.benchmarks.vlm2bench.facts import FACTS as BENCHMARK
-from lmms_comparative.record import Headline, ReportPart
+from lmms_comparative.record import Benchmark, Headline, ReportPart
 from lmms_comparative.reportlib.cells import (
     NO_CI95,
     cell,
@@ -48,10 +48,10 @@ STRATEGIES = {
 }
 
 
-def _strategy_table(runs: list[Run]) -> list[str]:
+def _strategy_table(benchmark: Benchmark, runs: list[Run]) -> list[str]:
     """A row per run and prompting strategy it has, when it has one besides the vanilla prompt."""
     rows = []
-    marks = Marks(BENCHMARK)
+    marks = Marks(benchmark)
     for run in runs:
         families = [f for f in STRATEGIES if any(run.row(f"{f}_{t}") for t, _ in VLM2_SUBTASKS)]
         if families in ([], ["vlm2bench"]):
@@ -82,15 +82,15 @@ def _strategy_table(runs: list[Run]) -> list[str]:
     ]
 
 
-def section(runs: list[Run]) -> str | None:
-    strategy_lines = _strategy_table(runs)
+def section(benchmark: Benchmark, runs: list[Run]) -> str | None:
+    strategy_lines = _strategy_table(benchmark, runs)
     runs = [r for r in runs if any(r.row(f"vlm2bench_{t}") for t, _ in VLM2_SUBTASKS)]
     if not runs:
         return "\n".join(["## VLM²-Bench", *strategy_lines]) if strategy_lines else None
     rows = reference_rows(VLM2_REFERENCE, digits=2)
     human = VLM2_REFERENCE["Human-Level (paper)"][-1]
     human_image = sum(VLM2_REFERENCE["Human-Level (paper)"][:8]) / 8  # the human row over the eight image subtasks
-    marks = Marks(BENCHMARK)
+    marks = Marks(benchmark)
     for run in runs:
         tasks = [f"vlm2bench_{t}" for t, _ in VLM2_SUBTASKS]
         # Like with like: the nine-subtask Overall against the human 95.16, an image-only run's
@@ -136,7 +136,7 @@ def section(runs: list[Run]) -> str | None:
             table(header, rows, key="vlm2bench_table1", title="VLM²-Bench: scores per subtask (Table 1)", marks=marks),
         ]
         + strategy_lines
-        + unscored_notes(runs, "vlm2bench")
+        + unscored_notes(runs, benchmark.name)
     )
 
 
@@ -222,13 +222,15 @@ def media_folders(copy: Path) -> list[Path]:
     return image_caches(copy)
 
 
-PART = ReportPart(
-    headlines=HEADLINES,
-    section=section,
-    summary=summary,
-    charts=charts,
-    measure=measure,
-    compare_units=compare_units,
-    compare_group="macro",
-    media_folders=media_folders,
-)
+def part(benchmark: Benchmark) -> ReportPart:
+    """The report part, made for the record (``__init__.py``'s loader hands it over)."""
+    return ReportPart(
+        headlines=HEADLINES,
+        section=partial(section, benchmark),
+        summary=summary,
+        charts=charts,
+        measure=measure,
+        compare_units=compare_units,
+        compare_group="macro",
+        media_folders=media_folders,
+    )

@@ -1,4 +1,4 @@
-"""VLM2-Bench's task files: the task table's tasks (facts: the nine subtasks of ``records.SUBTASKS``,
+"""VLM2-Bench's task files: the task table's tasks (table.py: the nine subtasks of ``records.SUBTASKS``,
 the metrics of each kind, the groups, the prompting strategies), the decoding of each kind, each task
 with its hooks (hooks.py, named here by object); ``python -m lmms_comparative.benchmarks.generate
 vlm2bench`` writes them to yaml/."""
@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from lmms_comparative.benchmarks.vlm2bench import hooks
-from lmms_comparative.benchmarks.vlm2bench.facts import (
+from lmms_comparative.benchmarks.vlm2bench.records import SUBTASKS
+from lmms_comparative.benchmarks.vlm2bench.table import (
     IMAGE,
     IMAGE_SUBTASKS,
     KIND_METRICS,
@@ -16,7 +17,6 @@ from lmms_comparative.benchmarks.vlm2bench.facts import (
     STRATEGIES,
     task_name,
 )
-from lmms_comparative.benchmarks.vlm2bench.records import SUBTASKS
 from lmms_comparative.tasklib import group_ci95, group_sum_counts
 from lmms_comparative.tasklib.yamlgen import (
     PLACEHOLDER,
@@ -47,7 +47,7 @@ DOCS = {
     "pc_grp": hooks.process_docs_pc_grp,
     "pc_vid": hooks.process_docs_pc_vid,
 }
-# The aggregation of each metric a kind reports (facts.KIND_METRICS): each reads the subtask's one
+# The aggregation of each metric a kind reports (table.KIND_METRICS): each reads the subtask's one
 # scoring pass (hooks.summarize).
 AGGREGATIONS = {
     "score": hooks.aggregate_score,
@@ -63,7 +63,7 @@ SHORT_REPLY_SCRIPTS = {
     "tf_gc": "code/gc/test/test_script_example/test_qwen2p5_7B_img_qa_gc.py",
     "vid": "code/pc/video/test/test_script_example/test_qwen2p5_7B_vid_qa_pc-v.py",
 }
-# Each prompting strategy's images (hooks.py) and what it asks (facts.STRATEGIES: its prompt and subtasks).
+# Each prompting strategy's images (hooks.py) and what it asks (table.STRATEGIES: its prompt and subtasks).
 STRATEGY_VISUALS = {
     "cot": hooks.doc_to_visual,
     "cotspecial": hooks.doc_to_visual,
@@ -92,7 +92,7 @@ GROUP_METRICS = {
 
 
 def _check_tables() -> None:
-    """ValueError when a hook table above leaves out a key of the task table (facts.py), or names one
+    """ValueError when a hook table above leaves out a key of the task table (table.py), or names one
     it lacks: every task must find its hooks."""
     tables: list[tuple[str, Mapping[str, object], Iterable[str]]] = [
         ("DOCS", DOCS, SUBTASKS),

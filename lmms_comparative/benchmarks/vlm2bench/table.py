@@ -1,16 +1,20 @@
-"""VLM²-Bench: link matching cues across images or a video (T/F, counting, grouping, description).
-
-The facts of the record (``__init__.py`` adds the parts): what the parts themselves read.
+"""VLM²-Bench's task table and the names its modules share: the data's variable and hub repository,
+the subtasks' groups and kinds, the metrics each kind reports, the prompting strategies, the video
+judge's settings and the item key. A leaf: the record (``__init__.py``), the hooks, the task files
+and the parts read it, and it imports none of them (only the subtask list of ``records.py``, and the
+kit).
 """
 
 from lmms_comparative.benchmarks.vlm2bench.records import SUBTASKS
-from lmms_comparative.data.replies import ItemKey
-from lmms_comparative.record import Benchmark, ScoringCall
+from lmms_comparative.record import ScoringCall
+
+ROOT_VARIABLE = "VLM2BENCH_ROOT"
+HUB_REPO = "Sterzhang/vlm2-bench"
 
 # The task table: a task per subtask (records.SUBTASKS: its files and its kind), grouped by their
 # prefix (gc, oc, pc), all nine (the paper's Overall) and the eight image subtasks; a prompting
 # strategy's family runs its subtasks again with its prompt. The hooks (hooks.py), the task files
-# (tasks.py) and the record below read the tasks from here.
+# (tasks.py) and the record (__init__.py) read the tasks from here.
 IMAGE = "image"  # the group of the image subtasks, for image-only models
 IMAGE_SUBTASKS = tuple(s for s, (_, _, kind) in SUBTASKS.items() if kind != "vid")
 VIDEO_SUBTASKS = tuple(s for s in SUBTASKS if s not in IMAGE_SUBTASKS)
@@ -53,30 +57,3 @@ JUDGE = ScoringCall(
 def doc_key(fields: dict) -> str:
     """``uid``; for a GC T/F item ``uid#half``."""
     return f"{fields['uid']}#{fields.get('half', '')}" if fields.get("kind") == "tf_gc" else str(fields["uid"])
-
-
-FACTS = Benchmark(
-    name="vlm2bench",
-    title="VLM2-Bench",
-    root_variable="VLM2BENCH_ROOT",
-    hub_repo="Sterzhang/vlm2-bench",
-    # All nine subtasks, the image ones, each prefix's, the video subtask alone, each strategy's.
-    task_families=(
-        task_name(),
-        task_name(IMAGE),
-        *(task_name(p) for p in PREFIXES),
-        *(task_name(s) for s in VIDEO_SUBTASKS),
-        *(task_name(s) for s in STRATEGIES),
-    ),
-    answer_spaces=("choices", "tf", "count"),
-    scoring_calls=(JUDGE,),
-    exports=(
-        (
-            "",
-            "table1",
-            tuple((c, task_name() if c == "overall" else task_name(c)) for c in (*SUBTASKS, "overall")),
-        ),
-    ),
-    smoke_task=task_name("oc_cnt"),  # one small task: what the tests that touch every benchmark run
-    item_key=ItemKey(("uid", "kind", "half"), doc_key),
-)
