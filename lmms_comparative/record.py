@@ -200,6 +200,18 @@ class Demo:
 
 
 @dataclass(frozen=True)
+class AnswerSpace:
+    """A kind of answer a benchmark's prompts ask for, which the ``random_choice`` baseline draws
+    from: its name, the candidates a prompt offers (``candidates(prompt, doc, n_images)``: [] or
+    one when it offers none of this kind), and whether its list counts when it comes from no prompt
+    (T/F, a count: ``fixed``; a list read off a prompt counts from two entries)."""
+
+    kind: str
+    candidates: Callable[[str, dict, int | None], list[str]] = field(compare=False)
+    fixed: bool = False
+
+
+@dataclass(frozen=True)
 class ScoringCall:
     """Something a task's scoring calls besides the model under test, which the preflight checks
     before generation: an LLM (a reader or judge, through the engine; ``setting`` is the engine's
@@ -251,9 +263,9 @@ class Benchmark:
     task_families: tuple[str, ...]  # the groups and family tasks a user runs (README, docs)
     # One small task: what the tests and scripts that touch every benchmark run of it.
     smoke_task: str = ""
-    # What random_choice draws from, by kind (models/random_choice.py: letters, choices, options,
-    # words, tf, count, which); anything else is answered with a short caption.
-    answer_spaces: tuple[str, ...] = ()
+    # What random_choice draws from (models/random_choice.py), tried in order; a prompt that offers
+    # none of them is answered with a short caption.
+    answer_spaces: tuple[AnswerSpace, ...] = ()
     fewshot_variant: str | None = None  # the task that defines the paper's few-shot protocol
     hub_repo: str | None = None  # the release's dataset repository on the Hugging Face hub, if any
     # What ``lmms-comparative export`` writes: per protocol variant ("" the default), the paper

@@ -5,25 +5,14 @@ aggregation, results files) run on a machine with nothing but CPUs. The guess fo
 depends only on the seed, the task name and the doc id, so it is the same in every run, process
 and rank.
 
-Each benchmark's record (``benchmarks/<name>/__init__.py``, ``answer_spaces``) says which kinds of
-answer its prompts ask for; the task's prompt then gives the candidates. The kinds, in the order
-they are tried:
-
-- lettered option lines ``A. ...`` / ``A) ...`` (SubtleBench, CaptionQA on the image): a letter;
-- grouping choices ``Choices: A) 1 and 3; B) None; ...`` (VLM²-Bench Grp): one choice as printed;
-- ``Options: None, x, y`` (CompBench MagicBrush, Spot-the-diff, Q-Bench2): one option, "None"
-  included where offered (the doc's own option list when it has one, so commas inside an option
-  do not split it);
-- ``return Left ... Right ... Same`` (CompBench): one of the words the prompt asks for;
-- ``'T' or 'F'`` (VLM²-Bench T/F): T or F. A claim and its negation (the other half of a T/F pair
-  whose question differs only by "not", the OC/PC Cpr pairs) get opposite answers from one guess
-  per pair: a consistent guesser, whose chance is the paper's 50% (VLM²-Bench appendix D.1);
-  the GC pairs ask two unrelated claims and are guessed independently (25%);
-- a numerical answer (VLM²-Bench Cnt): a count in 1..N, N the number of images;
-- a "Which frame/image ...?" question (CompBench SoccerNet's open question on a pair): First or
-  Second;
-- anything else is free-form (ViDi, CaptionQA captions, SubtleBench captions, VLM²-Bench VID):
-  a short generic caption drawn from a fixed list.
+Each benchmark's record (``answer_spaces``, ``record.AnswerSpace``) says which kinds of answer its
+prompts ask for and how to read the candidates off a prompt (lettered options, a benchmark's own
+wording: its folder's ``answers.py``); they are tried in the record's order, and a task that is not
+ours tries every registered kind. A T/F claim and its negation (the other half of a T/F pair whose
+question differs only by "not") get opposite answers from one guess per pair: a consistent
+guesser, whose chance is the paper's 50% (VLM²-Bench appendix D.1); other T/F questions are
+guessed independently. A prompt that offers none is free-form (ViDi, captions): a short generic
+caption drawn from a fixed list.
 """
 
 from __future__ import annotations
@@ -39,25 +28,9 @@ from tqdm import tqdm
 
 from lmms_comparative.metrics.mcq import stable_seed
 from lmms_comparative.models import HARNESS_SETTINGS
-from lmms_comparative.registry import named_like
+from lmms_comparative.record import AnswerSpace
+from lmms_comparative.registry import BENCHMARKS, named_like
 
-_OPTION_LINE = re.compile(r"^\s*([A-Z])[.)]\s", re.MULTILINE)
-# VLM²-Bench Grp (paper Tables 14 and 19): "Choices: A) 1 and 3; B) None; C) 2 and 3; D) 1 and 2."
-_CHOICES = re.compile(r"Choices:\s*(.+?)\s*$", re.S)
-_CHOICE = re.compile(r"(\(?[A-Z]\))\s*([^;()]*?)\s*(?=;|\(?[A-Z]\)|\.?\s*$)")
-_INLINE_CHOICE = re.compile(r"\([A-Z]\)")
-# CompBench Table 7: "... Choose from the following options. ... Options: None, a, b. Please only ..."
-_OPTIONS = re.compile(r"Options:\s*(.+?)(?:\.\s+Please\b|\s*$)", re.S)
-# CompBench Table 7: "If you choose the first image, return Left, ... return Right" (and Same).
-_RETURN = re.compile(r"\breturn (Left|Right|Same|First|Second)\b")
-# VLM²-Bench: OC/PC ask for "'T' or 'F'" (paper Tables 12, 17); the GC pairs ask "Is the answer '...'
-# correct for the given question: '...'" and are scored against "T"/"F" (Tables 9-10).
-_TRUE_FALSE = re.compile(
-    r"'T' or 'F'|\bT or F\b|\bTrue or False\b|\bIs the answer '.*' correct for the given question\b", re.S
-)
-_COUNT = re.compile(r"numerical answer|answer with a number", re.I)
-# A question (sentence start, question mark) about which of the two pictures.
-_WHICH_OF_TWO = re.compile(r"(?:^|[.?!]\s+)Which (?:frame|image|picture|photo)\b[^.?!]*\?")
 _NOT = re.compile(r"\bnot\s+", re.I)
 
 CAPTION_SENTENCES = (
@@ -76,79 +49,35 @@ CAPTION_SENTENCES = (
 )
 
 
-def offered_letters(prompt: str) -> list[str]:
-    """The option letters a prompt lists as lines, in order, without repeats."""
-    return list(dict.fromkeys(_OPTION_LINE.findall(prompt)))
-
-
-def grouping_choices(prompt: str) -> list[str]:
-    """``["A) 1 and 3", "B) None", ...]`` from a VLM²-Bench grouping question; [] if none."""
-    match = _CHOICES.search(prompt)
-    if match:
-        segment = match.group(1)
-    elif len(_INLINE_CHOICE.findall(prompt)) > 1:  # "(A) 1 and 2 (B) 1 and 3 ..." after the question
-        segment = prompt[_INLINE_CHOICE.search(prompt).start() :]
-    else:
-        return []
-    # The label as printed: the official answer "A) 1 and 3" is compared up to its ")".
-    return [f"{label} {text}".strip() for label, text in _CHOICE.findall(segment)]
-
-
-def listed_options(prompt: str, doc_options: Sequence[str] | None = None) -> list[str]:
-    """The options after ``Options:``: the doc's list (plus "None" where the prompt offers it), or
-    the prompt's comma-separated list."""
-    match = _OPTIONS.search(prompt)
-    if not match:
-        return []
-    listed = [o.strip() for o in match.group(1).split(",") if o.strip()]
-    if doc_options:
-        return (["None"] if listed and listed[0] == "None" else []) + [str(o) for o in doc_options]
-    return listed
-
-
-def _candidates(kind: str, prompt: str, doc: dict, n_images: int | None) -> list[str]:
-    """The answers of ``kind`` that ``prompt`` offers ([] or one when it offers none of that kind)."""
-    if kind == "letters":
-        return offered_letters(prompt)
-    if kind == "choices":
-        return grouping_choices(prompt)
-    if kind == "options":
-        return listed_options(prompt, doc.get("options") if isinstance(doc.get("options"), list) else None)
-    if kind == "words":
-        return list(dict.fromkeys(_RETURN.findall(prompt)))
-    if kind == "tf":
-        return ["T", "F"] if _TRUE_FALSE.search(prompt) else []
-    if kind == "count":
-        return [str(k) for k in range(1, n_images + 1)] if _COUNT.search(prompt) and n_images else []
-    if kind == "which":
-        return ["First", "Second"] if _WHICH_OF_TWO.search(prompt) else []
-    raise ValueError(f"unknown answer kind {kind!r}")
-
-
-ANSWER_KINDS = ("letters", "choices", "options", "words", "tf", "count", "which")
-_FIXED_KINDS = ("tf", "count", "which")
-
-
 def answer_space(
-    prompt: str, doc: dict | None = None, n_images: int | None = None, kinds: tuple[str, ...] = ANSWER_KINDS
+    prompt: str, doc: dict | None = None, n_images: int | None = None, spaces: Sequence[AnswerSpace] | None = None
 ) -> tuple[str, list[str]]:
-    """(kind, answers) for a prompt: kind is one of ``kinds`` (tried in ``ANSWER_KINDS`` order) or
-    caption; answers the candidates a uniform guess draws from ([] for a caption)."""
+    """(kind, answers) for a prompt: the first of ``spaces`` (default: every registered benchmark's)
+    that the prompt offers, or caption; answers the candidates a uniform guess draws from ([] for a
+    caption)."""
     doc = doc or {}
-    for kind in ANSWER_KINDS:
-        if kind in kinds:
-            answers = _candidates(kind, prompt, doc, n_images)
-            # A list read off the prompt counts from two entries; the fixed spaces when present.
-            if len(answers) > 1 or (answers and kind in _FIXED_KINDS):
-                return kind, answers
+    for space in every_space() if spaces is None else spaces:
+        answers = space.candidates(prompt, doc, n_images)
+        # A list read off the prompt counts from two entries; the fixed spaces when present.
+        if len(answers) > 1 or (answers and space.fixed):
+            return space.kind, answers
     return "caption", []
 
 
-def task_answer_kinds(task: str) -> tuple[str, ...]:
-    """The answer kinds of the benchmark a task belongs to (its registry record); all kinds for a
-    task that is not ours."""
+def every_space() -> tuple[AnswerSpace, ...]:
+    """Every registered benchmark's answer spaces, each kind once, in the registry's order."""
+    found: dict[str, AnswerSpace] = {}
+    for benchmark in BENCHMARKS:
+        for space in benchmark.answer_spaces:
+            found.setdefault(space.kind, space)
+    return tuple(found.values())
+
+
+def task_answer_spaces(task: str) -> tuple[AnswerSpace, ...]:
+    """The answer spaces of the benchmark a task belongs to (its registry record); every registered
+    one for a task that is not ours."""
     benchmark = named_like(task)
-    return benchmark.answer_spaces if benchmark else ANSWER_KINDS
+    return benchmark.answer_spaces if benchmark else every_space()
 
 
 def random_caption(rng: random.Random) -> str:
@@ -222,7 +151,7 @@ class RandomChoice(lmms):
         split: str | None = None,
     ) -> str:
         rng = random.Random(stable_seed(self.seed, task, doc_id))
-        kind, answers = answer_space(prompt, doc, n_images, task_answer_kinds(task))
+        kind, answers = answer_space(prompt, doc, n_images, task_answer_spaces(task))
         if kind == "caption":
             return random_caption(rng)
         if kind == "tf" and doc is not None and split is not None:

@@ -4,6 +4,7 @@ The record, and the loader of its parts (each made for the record; no part modul
 file). The hooks read the record from here; the task table is ``table.py``.
 """
 
+from lmms_comparative.benchmarks.compbench.answers import ANSWER_SPACES
 from lmms_comparative.benchmarks.compbench.table import FAMILIES, RELATIVITIES, ROOT_VARIABLE, task
 from lmms_comparative.data.replies import ItemKey
 from lmms_comparative.record import Benchmark, Parts
@@ -20,7 +21,7 @@ BENCHMARK = Benchmark(
     title="MLLM-CompBench",
     root_variable=ROOT_VARIABLE,
     task_families=tuple(task(f) for f in FAMILIES) + tuple(task(r) for r in RELATIVITIES),
-    answer_spaces=("options", "words", "which"),
+    answer_spaces=ANSWER_SPACES,  # Options: lists, return Left/Right/Same, which of two (answers.py)
     exports=(
         (
             "",

@@ -13,6 +13,7 @@ JUDGE = ScoringCall(
     "the ViDi judge",
     "VIDI_JUDGE",
     {"model": "gemini-2.0-flash", "temperature": 0.0, "max_tokens": 512},
+    test_reply="Precision Score: 1/2\nRecall Score: 1/2",  # a reply its parser reads (scoring.py)
 )  # the paper's judge; precision/recall/F1: global only
 
 

@@ -5,6 +5,7 @@ The record (its facts, and the loader of its parts, which imports the part modul
 hands each the record); the hooks read the record from here.
 """
 
+from lmms_comparative.metrics.lettered import LETTERS
 from lmms_comparative.record import Benchmark, Parts
 
 
@@ -20,6 +21,6 @@ BENCHMARK = Benchmark(
     root_variable="TOYMCQ_ROOT",
     task_families=("toymcq",),
     smoke_task="toymcq",
-    answer_spaces=("letters",),
+    answer_spaces=(LETTERS,),  # lettered options: what random_choice draws from
     parts=_parts,
 )
