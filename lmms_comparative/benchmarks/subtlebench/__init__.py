@@ -15,6 +15,7 @@ from lmms_comparative.benchmarks.subtlebench.table import (
     STRATEGIES,
     task,
 )
+from lmms_comparative.metrics.lettered import LETTERS
 from lmms_comparative.record import Benchmark, Parts
 
 
@@ -37,7 +38,7 @@ BENCHMARK = Benchmark(
     hub_repo=HUB_REPO,
     # The type tasks' group, the strategies' and the image-order check, the captions, the multi-round protocols.
     task_families=tuple(task(f) for f in ("", *sorted((*STRATEGIES, "swap")), "caption", *ROUNDS)),
-    answer_spaces=("letters",),
+    answer_spaces=(LETTERS,),  # lettered options: what random_choice draws from
     scoring_calls=(JUDGE, SBERT),
     exports=(
         ("", "table2", (*((code, task("", code)) for code in CATEGORIES), ("avg", task("")))),
