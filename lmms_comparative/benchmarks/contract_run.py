@@ -131,7 +131,7 @@ def run_problems(benchmark, root: Path | None) -> list[str]:
     return out
 
 
-# What a release's records file can hold instead of records (tests/failures/test_failures.py runs
+# What a release's records file can hold instead of records (tests/failures/test_data_problems.py runs
 # the same cases through the CLI): each must stop the run with one line that names the file.
 DAMAGED = {"empty": b"", "malformed": b"\x00\x01 this is not what the release holds {\n"}
 

@@ -12,7 +12,7 @@ from lmms_comparative.data import untrusted
 from lmms_comparative.data.fixture_images import draw_pair
 from lmms_comparative.record import FixturePart
 
-# The records file under the root that the smoke task reads (tests/failures/test_failures.py damages it).
+# The records file under the root that the smoke task reads (tests/failures/test_data_problems.py damages it).
 SMOKE_RECORDS = "annotations/cub_label.json"
 
 
