@@ -262,7 +262,47 @@ def measure(root: Path, with_lookups: bool = True) -> dict:
         "circles of parts": part_circles,
         "arrows that close a circle of parts": back_up,
         "floors": dict(sorted(floors(parts, names).items(), key=lambda kv: (-kv[1], kv[0]))),
+        "part arrows": {a: sorted(ts) for a, ts in sorted(parts.items())},
     }
+
+
+def _node(part: str) -> str:
+    return "p_" + part.strip("_")
+
+
+def mermaid(found: dict) -> str:
+    """The parts as a Mermaid flowchart, bottom to top in three boxes (the kit, the benchmarks, the
+    drivers), each arrow one part importing another; an arrow implied by a longer path is left out
+    (the transitive reduction), so what is drawn is what a part stands on directly."""
+    arrows = {a: set(ts) for a, ts in found["part arrows"].items()}
+
+    def reaches(start: str, goal: str, skip: tuple[str, str]) -> bool:
+        seen, stack = set(), [start]
+        while stack:
+            node = stack.pop()
+            for nxt in arrows.get(node, ()):
+                if (node, nxt) == skip or nxt in seen:
+                    continue
+                if nxt == goal:
+                    return True
+                seen.add(nxt)
+                stack.append(nxt)
+        return False
+
+    kept = sorted((a, b) for a, ts in arrows.items() for b in ts if not reaches(a, b, (a, b)))
+    parts = sorted(found["floors"])
+    boxes = {0: "kit", 1: "benchmarks", 2: "drivers"}
+    lines = ["flowchart BT"]
+    for level, title in boxes.items():
+        members = [
+            p for p in parts if layer(f"{PACKAGE}.{p}" if p != "contract" else DRIVERS_IN_BENCHMARKS[0]) == level
+        ]
+        members = ["benchmarks"] if level == 1 else [p for p in members if p != "benchmarks"]
+        lines.append(f"  subgraph {title}")
+        lines += [f"    {_node(p)}[{p}]" for p in members]
+        lines.append("  end")
+    lines += [f"  {_node(a)} --> {_node(b)}" for a, b in kept]
+    return "\n".join(lines) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -274,10 +314,13 @@ def main(argv: list[str] | None = None) -> int:
         help="the checkout to read (default: this one)",
     )
     parser.add_argument("--json", action="store_true", help="print the whole measure as JSON")
+    parser.add_argument("--mermaid", action="store_true", help="print the parts as a Mermaid flowchart")
     parser.add_argument("--no-lookups", action="store_true", help="count import statements only, not lookups by name")
     args = parser.parse_args(argv)
     found = measure(args.root, with_lookups=not args.no_lookups)
-    if args.json:
+    if args.mermaid:
+        print(mermaid(found), end="")
+    elif args.json:
         print(json.dumps(found, indent=1))
     else:
         for key in (

@@ -98,3 +98,13 @@ def test_a_lookup_by_name_is_an_arrow(tmp_path):
     assert "lmms_comparative.reportlib.cells -> lmms_comparative.benchmarks.toy.report" in forged["arrows up a layer"]
     assert tool.measure(tmp_path / "forged", with_lookups=False)["circles of files"] == []
     assert tool.main(["--root", str(tmp_path / "forged")]) == 1 and tool.main(["--root", str(tmp_path / "honest")]) == 0
+
+
+def test_the_guides_drawing_of_the_import_graph_is_the_codes():
+    """docs/adding-a-benchmark.md draws the parts (``tools/import_graph.py --mermaid``): the drawing
+    in the guide is what the tool draws from the code today."""
+    tool = _tool()
+    drawn = tool.mermaid(tool.measure(ROOT))
+    guide = (ROOT / "docs" / "adding-a-benchmark.md").read_text(encoding="utf-8")
+    block = guide.split("<!-- import-graph -->\n```mermaid\n", 1)[1].split("```\n<!-- /import-graph -->", 1)[0]
+    assert block == drawn, "run python tools/import_graph.py --mermaid and paste it into the guide"
