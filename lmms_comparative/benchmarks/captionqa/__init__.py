@@ -7,6 +7,7 @@ file). The hooks read the record from here; the task table is ``table.py``.
 from lmms_comparative.benchmarks.captionqa.scoring import DOMAINS
 from lmms_comparative.benchmarks.captionqa.table import HUB_REPO, IMAGE, PROMPTS, READER, ROOT_VARIABLE, task_name
 from lmms_comparative.data.replies import ItemKey
+from lmms_comparative.metrics.lettered import LETTERS
 from lmms_comparative.record import Benchmark, Parts
 
 
@@ -24,7 +25,7 @@ BENCHMARK = Benchmark(
     root_variable=ROOT_VARIABLE,
     hub_repo=HUB_REPO,
     task_families=(*(task_name(p) for p in PROMPTS), task_name(IMAGE)),
-    answer_spaces=("letters",),
+    answer_spaces=(LETTERS,),  # lettered options (QA on the image): what random_choice draws from
     scoring_calls=(READER,),
     exports=tuple(
         (

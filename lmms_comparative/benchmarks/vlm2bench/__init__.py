@@ -4,6 +4,7 @@ The record, and the loader of its parts (each made for the record; no part modul
 file). The hooks read the record from here; the task table is ``table.py``.
 """
 
+from lmms_comparative.benchmarks.vlm2bench.answers import ANSWER_SPACES
 from lmms_comparative.benchmarks.vlm2bench.records import SUBTASKS
 from lmms_comparative.benchmarks.vlm2bench.table import (
     HUB_REPO,
@@ -39,7 +40,7 @@ BENCHMARK = Benchmark(
         *(task_name(s) for s in VIDEO_SUBTASKS),
         *(task_name(s) for s in STRATEGIES),
     ),
-    answer_spaces=("choices", "tf", "count"),
+    answer_spaces=ANSWER_SPACES,  # grouping choices, T/F, counts (answers.py)
     scoring_calls=(JUDGE,),
     exports=(
         (
