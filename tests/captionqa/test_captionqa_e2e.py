@@ -43,7 +43,7 @@ def server_run(cqa_root, hf_home, tmp_path_factory):
             env=env,
         )
         requests = list(server.requests)
-        (out / "server_url").write_text(server.base_url)
+        (out / "server_url").write_text(server.judge_env("CAPTIONQA_READER")["CAPTIONQA_READER_BASE_URL"])
     results, samples = read_run(out / "results", proc)
     return SimpleNamespace(
         entries=entries, failing=failing, requests=requests, results=results, samples=samples, out=out, proc=proc

@@ -11,7 +11,7 @@ from lmms_comparative.data import untrusted
 from lmms_comparative.data.fixture_images import COLOURS, draw_pair
 from lmms_comparative.record import FixturePart
 
-# The records file under the root that the smoke task reads (tests/failures/test_failures.py damages it).
+# The records file under the root that the smoke task reads (tests/failures/test_data_problems.py damages it).
 SMOKE_RECORDS = "data/natural-00000-of-00001.parquet"
 
 _CAPTIONQA_PREFIX = {"natural": "nat", "document": "doc", "ecommerce": "eco", "embodiedai": "emb"}

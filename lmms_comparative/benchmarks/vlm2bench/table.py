@@ -51,6 +51,7 @@ JUDGE = ScoringCall(
     "the VLM2-Bench video description judge",
     "VLM2BENCH_JUDGE",
     {"model": "gpt-4o", "temperature": None, "max_tokens": 300},
+    test_reply="Score: 1",  # a reply its parser reads (scoring.py)
 )
 
 
