@@ -24,7 +24,7 @@ from typing import Any, List, Sequence
 from lmms_eval.api.instance import Instance
 from lmms_eval.api.model import lmms
 from loguru import logger
-from tqdm import tqdm
+from tqdm import tqdm  # type: ignore[import-untyped]  # no stubs
 
 from lmms_comparative.metrics.mcq import stable_seed
 from lmms_comparative.models import HARNESS_SETTINGS

@@ -152,7 +152,8 @@ REMOVALS = {
         _replace(
             "hooks.py",
             'path = dataset_root(BENCHMARK.root_variable, None, LAYOUT) / "test.jsonl"',
-            'path = Path(os.environ.get("TOYMCQ_ROOT", ".")) / "test.jsonl"\n    if not path.is_file():\n        return [{"item_id": "q0", "question": "?", "options": ["a", "b"], "answer": "A"}]',
+            'path = Path(os.environ.get("TOYMCQ_ROOT", ".")) / "test.jsonl"\n    if not path.is_file():\n'
+            '        return [{"item_id": "q0", "question": "?", "options": ["a", "b"], "answer": "A"}]',
         ),
         "with TOYMCQ_ROOT unset, toymcq's process_docs loaded docs instead of stopping the run",
     ),
@@ -161,7 +162,8 @@ REMOVALS = {
         _replace(
             "hooks.py",
             'path = dataset_root(BENCHMARK.root_variable, None, LAYOUT) / "test.jsonl"',
-            'path = dataset_root(BENCHMARK.root_variable, None, LAYOUT) / "test.jsonl"\n    __import__("lmms_comparative.provenance").provenance.reset()',
+            'path = dataset_root(BENCHMARK.root_variable, None, LAYOUT) / "test.jsonl"\n'
+            '    __import__("lmms_comparative.provenance").provenance.reset()',
         ),
         "toymcq's process_docs read the fixture in TOYMCQ_ROOT without noting it as the data source",
     ),
@@ -176,7 +178,8 @@ REMOVALS = {
             "def doc_to_visual(doc: dict) -> list:\n    return []",
             "def doc_to_visual(doc: dict) -> list:\n    return [doc['image']]",
         ),
-        "toymcq's doc_to_visual (lmms_comparative.benchmarks.toymcq.hooks.doc_to_visual) raised KeyError: 'image' on item q",
+        "toymcq's doc_to_visual (lmms_comparative.benchmarks.toymcq.hooks.doc_to_visual) "
+        "raised KeyError: 'image' on item q",
     ),
     "a working doc_to_text": (
         _replace("hooks.py", "doc['question']}", "doc['prompt']}"),
@@ -190,7 +193,8 @@ REMOVALS = {
             'rows = json_lines(path, DataError, "Toy MCQ record")',
             "rows = [__import__('json').loads(line) for line in path.read_text().splitlines() if line.strip()]",
         ),
-        "benchmarks/toymcq: with test.jsonl malformed, process_docs raised JSONDecodeError instead of stopping the run with one line naming the file",
+        "benchmarks/toymcq: with test.jsonl malformed, process_docs raised JSONDecodeError "
+        "instead of stopping the run with one line naming the file",
     ),
 }
 
@@ -309,7 +313,8 @@ def test_the_judged_toy_runs_scores_verifies_and_reports_through_the_cli(hf_home
     proc = _check(package, "toyjudge")
     assert proc.returncode == 1, proc.stdout + proc.stderr[-3000:]
     assert (
-        "benchmarks/toyjudge/yaml/toyjudge.yaml: toyjudge's doc_to_visual (lmms_comparative.benchmarks.toyjudge.hooks.doc_to_visual) raised KeyError: 'image_3' on item p1"
+        "benchmarks/toyjudge/yaml/toyjudge.yaml: toyjudge's doc_to_visual "
+        "(lmms_comparative.benchmarks.toyjudge.hooks.doc_to_visual) raised KeyError: 'image_3' on item p1"
         in proc.stdout
     ), proc.stdout
 

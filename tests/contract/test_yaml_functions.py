@@ -52,7 +52,8 @@ def test_the_check_finds_a_missing_a_foreign_and_a_wrong_hook(tmp_path):
     folder.mkdir(parents=True)
     hooks = "lmms_comparative.benchmarks.subtlebench.hooks"
     (folder / "subtlebench_x.yaml").write_text(
-        f"task: subtlebench_x\nprocess_docs: !function {hooks}.process_docs_nowhere\ndoc_to_text: !function lmms_comparative.benchmarks.vidi.hooks.doc_to_text\n"
+        f"task: subtlebench_x\nprocess_docs: !function {hooks}.process_docs_nowhere\n"
+        "doc_to_text: !function lmms_comparative.benchmarks.vidi.hooks.doc_to_text\n"
         f"metric_list:\n  - metric: a\n    aggregation: !function {hooks}.DEFAULT_PROMPT\n",
         encoding="utf-8",
     )

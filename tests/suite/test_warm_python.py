@@ -161,7 +161,10 @@ def test_no_server_imports_a_module_our_patches_wait_for():
     assert "lmms_eval" not in NEVER  # the package itself: only the modules above are refused
 
 
-_PROBE = "import json, sys; import path_probe; print(json.dumps({'path': sys.path, 'probe': path_probe.__file__, 'hooked': 'hook_ran' in sys.modules}))"
+_PROBE = (
+    "import json, sys; import path_probe; "
+    "print(json.dumps({'path': sys.path, 'probe': path_probe.__file__, 'hooked': 'hook_ran' in sys.modules}))"
+)
 
 
 @pytest.mark.e2e  # starts a server

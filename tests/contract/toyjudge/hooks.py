@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from lmms_comparative.benchmarks.toyjudge import BENCHMARK, JUDGE
+
 from lmms_comparative.data.jsonl import json_lines
 from lmms_comparative.data.roots import dataset_root
 from lmms_comparative.failures import DataError
@@ -25,7 +26,10 @@ from lmms_comparative.tasklib import (
 LAYOUT = (
     "test.jsonl: one JSON object per line with item_id, image_1, image_2 (paths under the root), question and answer"
 )
-JUDGE_PROMPT = "Question: {question}\nGold answer: {gold}\nModel reply: {reply}\nDoes the model reply match the gold answer? Answer Yes or No."
+JUDGE_PROMPT = (
+    "Question: {question}\nGold answer: {gold}\nModel reply: {reply}\n"
+    "Does the model reply match the gold answer? Answer Yes or No."
+)
 _YES_NO = re.compile(r"\b(yes|no)\b", re.I)
 
 

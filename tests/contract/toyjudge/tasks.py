@@ -13,7 +13,8 @@ SOURCE = Source(
     files=(
         Task(
             "toyjudge",
-            note="Toy Judge (docs/adding-a-benchmark.md). Data: TOYJUDGE_ROOT. The placeholder row only\nsatisfies lmms-eval's loader; process_docs returns the real docs.",
+            note="Toy Judge (docs/adding-a-benchmark.md). Data: TOYJUDGE_ROOT. The placeholder row only\n"
+            "satisfies lmms-eval's loader; process_docs returns the real docs.",
             config={
                 **PLACEHOLDER,
                 "output_type": "generate_until",

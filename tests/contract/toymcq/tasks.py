@@ -13,7 +13,8 @@ SOURCE = Source(
     files=(
         Task(
             "toymcq",
-            note="Toy MCQ (docs/adding-a-benchmark.md). Data: TOYMCQ_ROOT. The placeholder row only satisfies\nlmms-eval's loader; process_docs returns the real docs.",
+            note="Toy MCQ (docs/adding-a-benchmark.md). Data: TOYMCQ_ROOT. The placeholder row only satisfies\n"
+            "lmms-eval's loader; process_docs returns the real docs.",
             config={
                 **PLACEHOLDER,
                 "output_type": "generate_until",
