@@ -46,6 +46,17 @@ def of_task(task: object) -> Benchmark | None:
     return next((b for b in BENCHMARKS if b.has_task(task)), None)
 
 
+def of_loaded_task(name: object, config: object) -> Benchmark | None:
+    """The benchmark a task lmms-eval loaded is ours by: its exact installed name (``of_task``), else
+    the registered record its ``process_docs`` carries (``tasklib.docs_hook``): a team's variant, a
+    YAML of its own name that includes one of ours, runs our hooks and is recorded as a variant."""
+    found = of_task(name)
+    if found is not None:
+        return found
+    record = getattr(getattr(config, "process_docs", None), "benchmark", None)
+    return record if isinstance(record, Benchmark) and any(record is b for b in BENCHMARKS) else None
+
+
 def named_like(name: str) -> Benchmark | None:
     """The benchmark whose prefix ``name`` has (``<benchmark>`` or ``<benchmark>_...``, the longest),
     or None: for messages about a name that looks like ours (a misspelt ``--tasks``), never to

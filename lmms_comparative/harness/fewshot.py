@@ -18,15 +18,16 @@ import inspect
 
 from lmms_comparative.failures import ProtocolError, stop_run
 from lmms_comparative.harness.patch import wrap_method
-from lmms_comparative.registry import of_task
 
 _MARK = "_lmms_comparative_fewshot"
 
 
-def benchmark_of(task: object) -> str | None:
-    """Our benchmark's name for one of our installed tasks (``registry.of_task``: the exact name),
-    else None."""
-    found = of_task(task)
+def benchmark_of(task: object, config: object = None) -> str | None:
+    """Our benchmark's name for one of our tasks (``registry.of_loaded_task``: an installed task by
+    its exact name, or a variant whose docs hook is ours), else None."""
+    from lmms_comparative.registry import of_loaded_task
+
+    found = of_loaded_task(task, config)
     return found.name if found else None
 
 
@@ -74,7 +75,7 @@ def install() -> bool:
     def make(original):
         def set_config(self, key, value, update=False):
             if key == "num_fewshot" and isinstance(value, int) and value > 0:
-                benchmark = benchmark_of(getattr(self.config, "task", None))
+                benchmark = benchmark_of(getattr(self.config, "task", None), self.config)
                 message = fewshot_message(self.config.task, benchmark, value) if benchmark else None
                 if message:
                     stop_run(ProtocolError(message))

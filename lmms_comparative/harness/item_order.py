@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 
 from lmms_comparative.harness.patch import wrap_method
-from lmms_comparative.registry import of_task
 
 _MARK = "_lmms_comparative_item_order"
 
@@ -47,9 +46,12 @@ def ordered(items: list, columns: tuple[str, ...]) -> list:
 
 
 def _columns_of(task) -> tuple[str, ...] | None:
-    """The item key columns of one of our tasks (an installed task of a benchmark's, by its exact
-    name), None for anyone else's task."""
-    found = of_task(getattr(getattr(task, "config", None), "task", None))
+    """The item key columns of one of our tasks (``registry.of_loaded_task``: an installed task by
+    its exact name, or a variant whose docs hook is ours), None for anyone else's task."""
+    from lmms_comparative.registry import of_loaded_task
+
+    config = getattr(task, "config", None)
+    found = of_loaded_task(getattr(config, "task", None), config)
     return found.key_columns() if found is not None else None
 
 

@@ -24,7 +24,6 @@ from lmms_comparative.harness import response_cache
 from lmms_comparative.harness.patch import wrap_method
 from lmms_comparative.harness.task_path import loaded_tasks, predict_only, task_index
 from lmms_comparative.provenance import KEY
-from lmms_comparative.registry import of_task, setting_prefixes
 from lmms_comparative.switches import cli_value
 from lmms_comparative.tasklib.host import run_model, run_model_args
 
@@ -116,11 +115,13 @@ def variant_base(yaml_path: str | None, benchmark, depth: int = 8) -> str | None
 def build(results: dict) -> dict | None:
     """The ``lmms_comparative`` record for ``results`` (lmms-eval's results dict), or None when the
     run scored none of our tasks."""
+    from lmms_comparative.registry import of_loaded_task, setting_prefixes
+
     ours = {}
     for name, task in sorted(loaded_tasks().items()):
         if name not in results.get("results", {}):
             continue
-        benchmark = of_task(name)
+        benchmark = of_loaded_task(name, getattr(task, "config", None))
         if benchmark is not None:
             ours[name] = (task, benchmark)
     if not ours:

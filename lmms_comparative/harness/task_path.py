@@ -27,7 +27,6 @@ from lmms_comparative import yaml_dir
 from lmms_comparative.failures import ModelCapabilityError, ProtocolError, stop_run
 from lmms_comparative.harness import exit_status
 from lmms_comparative.harness.patch import unpatched
-from lmms_comparative.registry import named_like, of_task
 from lmms_comparative.switches import OURS_ONLY, cli_value  # noqa: F401 - handed on: other modules read them here
 from lmms_comparative.tasklib import capabilities, host
 
@@ -79,6 +78,8 @@ def misspelt_task(requested: list[str], index: dict) -> str | None:
     prefixes that no task of anyone else's shares (upstream lmms-eval has ``captionqa_*`` tasks of its
     own). None when every name is known or none looks like ours: lmms-eval's own message stands."""
     import difflib
+
+    from lmms_comparative.registry import named_like
 
     missing = [name for name in requested if name not in index and "*" not in name and not os.path.isfile(name)]
     if not missing:
@@ -132,6 +133,8 @@ def unregistered_task(requested: list[str], task_index: dict) -> str | None:
     provenance record, so it stops instead. None when every requested task of ours is registered."""
     import fnmatch
 
+    from lmms_comparative.registry import of_task
+
     folder = os.path.realpath(yaml_dir())
     for name, entry in sorted(task_index.items()):
         path = entry.get("yaml_path")
@@ -183,6 +186,8 @@ def _preflight() -> None:
     """In the lmms-eval CLI, once our tasks are loaded and before any is evaluated: check what
     their scoring will call (``lmms_comparative/preflight.py``); stop the run on a problem."""
     import sys
+
+    from lmms_comparative.registry import named_like
 
     if not requested_tasks():
         return  # the Python API or a test: the caller decides (preflight.run)

@@ -13,6 +13,7 @@ from lmms_comparative import failures
 from lmms_comparative.data import items, untrusted
 from lmms_comparative.data.replies import ItemKey, read_replay
 from lmms_comparative.failures import DataError, RunStopped, stop_run
+from lmms_comparative.record import Benchmark
 from lmms_comparative.switches import CHECK_SKIPS_ENV, RECORDED_SKIPS_ENV
 
 
@@ -110,7 +111,7 @@ def docs_hook(
     name: str,
     load: Callable[[], Any],
     *,
-    key: ItemKey,
+    record: Benchmark,
     image_paths: Callable[[dict], Iterable[str]] | None = None,
     item_id: Callable[[dict], str] = lambda d: str(d.get("item_id", "?")),
     label: str | None = None,
@@ -120,9 +121,11 @@ def docs_hook(
     lmms-eval has no hook for data found through an environment variable. Run-level problems stop
     the run (``stops_run_on_bad_input``); items whose images (``image_paths(doc)``) or records are
     unusable are skipped, named in a warning and counted in every doc's ``skipped`` field, under
-    the item's key (``key``: the benchmark record's ``item_key``)."""
+    the item's key (the ``record``'s ``item_key``). The hook carries the record (``benchmark``):
+    a task whose docs it gives is the benchmark's, whatever the YAML that names it is called
+    (``registry.of_loaded_task``)."""
 
-    item_key_rule = key
+    item_key_rule = record.item_key
     recorded: dict[str, str] = {}  # item key -> why it was skipped, of the last load (provenance)
 
     def process_docs(_placeholder):
@@ -165,6 +168,7 @@ def docs_hook(
 
     process_docs.__name__ = f"process_docs_{name}"
     setattr(process_docs, "skipped_items", recorded)  # shared with the wrapper below (functools.wraps copies it)
+    setattr(process_docs, "benchmark", record)  # the record the task is the benchmark's by (copied too)
     return stops_run_on_bad_input(process_docs)
 
 

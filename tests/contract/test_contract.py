@@ -325,7 +325,10 @@ def test_a_folder_without_its_registry_line_fails_the_check(tmp_path):
     no provenance record; the check of every benchmark names the folder."""
     package = toy_package(tmp_path)
     registry = package / "lmms_comparative" / "registry.py"
-    registry.write_text(registry.read_text().replace(', "toymcq")', ")"))
+    text = registry.read_text()
+    forgotten = text.replace(", toymcq)", ")").replace(", toymcq\n", "\n")  # its import and its entry
+    assert forgotten != text and "toymcq" not in forgotten
+    registry.write_text(forgotten)
     env = dict(base_env(package / "hf"), PYTHONPATH=str(package))
     for names in ([], ["subtlebench"]):  # the check of every benchmark, and of one
         proc = subprocess.run(

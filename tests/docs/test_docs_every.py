@@ -29,7 +29,7 @@ BY_ARGUMENT = {
         "judges/config.py",
         "name",
     ): "the engine's settings: {PREFIX}_* of each scoring call and the names its function spells",
-    ("benchmarks/contract.py", "k"): "the contract check restores the variables it set itself: no setting",
+    ("benchmarks/contract_run.py", "k"): "the contract check restores the variables it set itself: no setting",
 }
 
 

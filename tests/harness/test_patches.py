@@ -262,21 +262,25 @@ def test_item_order_patch_aggregates_our_items_in_one_order_whatever_the_ranks_g
             total += 1.0 / v["n_options"]
         return total
 
-    def output_of(process_results, gathered):
+    def output_of(name, gathered, process_docs=None):
         task = SimpleNamespace(
-            config=SimpleNamespace(process_results=process_results), aggregation=lambda: {"chance": fold}, args=None
+            config=SimpleNamespace(task=name, process_docs=process_docs),
+            aggregation=lambda: {"chance": fold},
+            args=None,
         )
         out = TaskOutput(task=task, task_name="t")
         out.sample_metrics[("chance", "none")] = list(gathered)
         out.calculate_aggregate_metric(bootstrap_iters=0)
         return out.agg_metrics["chance,none"]
 
-    one = output_of(hooks.process_results, items)
+    one = output_of("subtlebench_sp", items)
     two_ranks = items[0::2] + items[1::2]
-    assert output_of(hooks.process_results, two_ranks) == one
+    assert output_of("subtlebench_sp", two_ranks) == one
     shuffled = items[:]
     random.Random(0).shuffle(shuffled)
-    assert output_of(hooks.process_results, shuffled) == one
+    assert output_of("subtlebench_sp", shuffled) == one
+    # A team's variant of our task (its own name, our docs hook) is ours too.
+    assert output_of("team_sp_greedy", shuffled, hooks.process_docs_spatial) == one
     assert seen[0] == seen[1] == seen[2] == sorted(seen[0])
     # Items that share a key (a task's repeats) are ordered by their whole content, too.
     twins = [{"item_id": "spatial_0", "correct": c, "n_options": 2, "status": "ok"} for c in (1, 0, 1)] + items[:5]
@@ -286,5 +290,5 @@ def test_item_order_patch_aggregates_our_items_in_one_order_whatever_the_ranks_g
         == item_order.ordered(twins[2:] + twins[:2], ("item_id",))
     )
     # Not ours: lmms-eval's order, as gathered.
-    output_of(str, two_ranks)
+    output_of("someone_elses_task", two_ranks, str)
     assert seen[-1] == [v["item_id"] for v in two_ranks]

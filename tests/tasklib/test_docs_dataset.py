@@ -9,7 +9,7 @@ import pytest
 from datasets import Dataset
 
 from lmms_comparative.data import items
-from lmms_comparative.data.replies import ItemKey
+from lmms_comparative.record import Benchmark
 from lmms_comparative.tasklib import docs_dataset, docs_hook, rows_to_columns
 
 # One doc shape per benchmark, with the values that make arrow's type inference work: nulls,
@@ -77,6 +77,6 @@ def test_docs_hook_takes_rows_columns_or_a_dataset_and_adds_the_skip_counts(shap
             return docs
         return rows_to_columns(docs) if shape == "columns" else Dataset.from_list(docs)
 
-    out = docs_hook("shape", load, key=ItemKey(("item_id",)))(None)
+    out = docs_hook("shape", load, record=Benchmark("shape", "Shape", "", ()))(None)
     assert [{k: v for k, v in d.items() if k != "skipped"} for d in out] == docs
     assert {d["skipped"] for d in out} == {json.dumps({items.MISSING: 1})}

@@ -60,7 +60,7 @@ def _unusable(domain: str) -> dict[int, tuple[str, str]]:
 
 def _docs(domain: str):
     """A domain's docs for the caption tasks (tasks.py names them for each domain of scoring.DOMAINS)."""
-    return docs_hook(domain, partial(_domain_docs, domain), key=BENCHMARK.item_key, label=f"CaptionQA {domain}")
+    return docs_hook(domain, partial(_domain_docs, domain), record=BENCHMARK, label=f"CaptionQA {domain}")
 
 
 process_docs_natural = _docs("natural")
@@ -265,7 +265,7 @@ def _image_docs(domain: str):
 def _image_docs_of(domain: str):
     """A domain's questions, one doc each, for the QA-on-image tasks (tasks.py names them per domain)."""
     return docs_hook(
-        f"image_{domain}", partial(_image_docs, domain), key=BENCHMARK.item_key, label=f"CaptionQA on images ({domain})"
+        f"image_{domain}", partial(_image_docs, domain), record=BENCHMARK, label=f"CaptionQA on images ({domain})"
     )
 
 

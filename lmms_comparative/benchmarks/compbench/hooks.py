@@ -58,7 +58,7 @@ def _column(name: str, split: str):
     return docs_hook(
         name if split == "test" else f"full_{name}",
         partial(data.column_docs, name, split),
-        key=BENCHMARK.item_key,
+        record=BENCHMARK,
         image_paths=_image_paths,
         item_id=_uid,
         label=label,

@@ -48,9 +48,7 @@ def _docs(suffix: str):
     """A task's docs: the pairs of its split, their images checked before generation
     (data.split_docs)."""
     split = TASKS[suffix][0]
-    return docs_hook(
-        task_name(suffix), partial(data.split_docs, split), key=BENCHMARK.item_key, label=f"{LABEL} {split}"
-    )
+    return docs_hook(task_name(suffix), partial(data.split_docs, split), record=BENCHMARK, label=f"{LABEL} {split}")
 
 
 process_docs_all = _docs("")

@@ -47,7 +47,7 @@ def _docs(category: str):
     return docs_hook(
         category,
         partial(data.category_docs, category),
-        key=BENCHMARK.item_key,
+        record=BENCHMARK,
         image_paths=data.image_paths,
         label=f"VLM-SubtleBench {category}",
     )
@@ -68,7 +68,7 @@ process_docs_action = _docs("action")
 process_docs_swap = docs_hook(
     "swap",
     data.swapped_docs,
-    key=BENCHMARK.item_key,
+    record=BENCHMARK,
     image_paths=data.image_paths,
     label="VLM-SubtleBench image-order check",
 )
@@ -290,7 +290,7 @@ def _caption_docs() -> list[dict[str, Any]]:
 
 
 process_docs_caption = docs_hook(
-    "caption", _caption_docs, key=BENCHMARK.item_key, image_paths=data.image_paths, label="VLM-SubtleBench captions"
+    "caption", _caption_docs, record=BENCHMARK, image_paths=data.image_paths, label="VLM-SubtleBench captions"
 )
 
 

@@ -98,13 +98,12 @@ def _fewshot_docs() -> list[dict]:
     return docs
 
 
-KEY = BENCHMARK.item_key  # the pair's folder name; few-shot: ``<pair id>#<k>``
-process_docs = docs_hook("vidi", partial(_pair_docs, False), key=KEY, image_paths=_image_paths, label="ViDi")
+process_docs = docs_hook("vidi", partial(_pair_docs, False), record=BENCHMARK, image_paths=_image_paths, label="ViDi")
 process_docs_swap = docs_hook(
-    "vidi_swap", partial(_pair_docs, True), key=KEY, image_paths=_image_paths, label="ViDi (swapped)"
+    "vidi_swap", partial(_pair_docs, True), record=BENCHMARK, image_paths=_image_paths, label="ViDi (swapped)"
 )
 process_docs_fewshot = docs_hook(
-    "vidi_fewshot", _fewshot_docs, key=KEY, image_paths=_image_paths, label="ViDi few-shot"
+    "vidi_fewshot", _fewshot_docs, record=BENCHMARK, image_paths=_image_paths, label="ViDi few-shot"
 )
 
 

@@ -72,7 +72,7 @@ def _subtask_docs(subtask: str):
     return docs_hook(
         subtask,
         load,
-        key=BENCHMARK.item_key,
+        record=BENCHMARK,
         image_paths=lambda d: d["images"],
         item_id=lambda d: d["uid"],
         label=f"VLM2-Bench {subtask}",

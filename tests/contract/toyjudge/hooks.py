@@ -52,7 +52,7 @@ def _image_paths(doc: dict) -> tuple[str, str]:
 
 # The image paths let the docs hook check every image before generation: an unreadable one skips
 # its item, recorded and counted, instead of failing the run.
-process_docs = docs_hook("toyjudge", _load, key=BENCHMARK.item_key, image_paths=_image_paths, label="Toy Judge")
+process_docs = docs_hook("toyjudge", _load, record=BENCHMARK, image_paths=_image_paths, label="Toy Judge")
 
 
 def doc_to_visual(doc: dict) -> list:

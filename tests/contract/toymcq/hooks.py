@@ -25,7 +25,7 @@ def _load() -> list[dict]:
     return rows
 
 
-process_docs = docs_hook("toymcq", _load, key=BENCHMARK.item_key)
+process_docs = docs_hook("toymcq", _load, record=BENCHMARK)
 
 
 def doc_to_visual(doc: dict) -> list:
