@@ -1,6 +1,6 @@
 """Patch: ``lmms_eval.loggers.evaluation_tracker.EvaluationTracker.save_results_aggregated``, so that
 the results JSON of a run that includes our tasks says what produced it, under the top-level key
-``lmms_comparative`` (what it holds: ``lmms_comparative/provenance.py``).
+``lmms_comparative`` (what it holds: the ``lmms_comparative.provenance`` package).
 
 The tracker writes the results on the rank that aggregated them, after every task was scored: the
 task objects lmms-eval loaded (recorded by the ``task_path`` patch), the data sources the loaders
