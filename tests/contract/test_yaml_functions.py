@@ -6,6 +6,7 @@ and every ``process_docs`` one to a docs hook, which keeps the items it skipped 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import re
 from pathlib import Path
 
@@ -72,3 +73,41 @@ def test_the_check_finds_a_missing_a_foreign_and_a_wrong_hook(tmp_path):
         and "neither its benchmark's" in wrong[2]
         and "not callable" in wrong[3]
     )
+
+
+def _bound_names(module_name: str) -> set[str]:
+    """The names a module's source binds at its top level (or under an ``if``): ``def``, ``class``,
+    an assignment's targets, an import's names: what grep finds."""
+    import ast
+
+    spec = importlib.util.find_spec(module_name)
+    assert spec is not None and spec.origin, module_name
+    tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"))
+    names: set[str] = set()
+    nodes = list(tree.body)
+    while nodes:
+        node = nodes.pop()
+        if isinstance(node, ast.If):
+            nodes += node.body + node.orelse
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                names |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {alias.asname or alias.name for alias in node.names}
+    return names
+
+
+def test_every_yaml_function_names_a_def_or_an_assignment_in_its_module():
+    """No hook is made under a name built at import time (``globals()``, an f-string): the name a
+    YAML's ``!function`` gives is bound in its module's source, where grep finds it."""
+    missing = []
+    for path in sorted(Path(yaml_dir()).glob("*/yaml/*")):
+        if path.is_file() and (path.suffix == ".yaml" or path.name.endswith("_yaml")):
+            for _, dotted in TAGGED.findall(path.read_text(encoding="utf-8")):
+                module_name, _, attr = dotted.rpartition(".")
+                if attr not in _bound_names(module_name):
+                    missing.append(f"{path.parent.parent.name}/yaml/{path.name}: {dotted}")
+    assert not missing, "\n".join(missing)
