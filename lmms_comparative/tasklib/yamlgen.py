@@ -15,9 +15,10 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, Mapping, Union
+from typing import Any, Union
 
 # The loader's placeholder: one row that only satisfies lmms-eval's dataset loader, next to the
 # YAMLs (``process_docs`` returns the real docs).
@@ -161,6 +162,31 @@ def group_metric(name: str, aggregation: Any = "mean", weight_by_size: bool | No
 def generation(max_new_tokens: int, temperature: float | int) -> dict:
     """``generation_kwargs`` with no stop strings (lmms-eval would otherwise stop at a blank line)."""
     return {"max_new_tokens": max_new_tokens, "temperature": temperature, "until": []}
+
+
+def generate_until(hooks: Hooks, visual: object, text: object, target: object, messages: object = None) -> dict:
+    """The head of a ``generate_until`` template's config: the loader's placeholder, the output type,
+    then the doc hooks in the order lmms-eval's files give them (``doc_to_messages``, when given,
+    before ``doc_to_target``), each named through ``hooks``."""
+    return {
+        **PLACEHOLDER,
+        "output_type": "generate_until",
+        "doc_to_visual": hooks(visual),
+        "doc_to_text": hooks(text),
+        **({} if messages is None else {"doc_to_messages": hooks(messages)}),
+        "doc_to_target": hooks(target),
+    }
+
+
+def check_tables(where: str, tables: Iterable[tuple[str, Mapping[str, object], Iterable[str]]]) -> None:
+    """ValueError when a hook table of a ``tasks.py`` (``(its name, {key: hook}, the keys of the task
+    table it covers)``) leaves out a key of the task table, or names one it lacks: every task must
+    find its hooks. ``where`` opens the message (``"captionqa tasks.py"``)."""
+    for name, hooks_of, keys in tables:
+        wanted = set(keys)
+        missing, extra = sorted(wanted - set(hooks_of)), sorted(set(hooks_of) - wanted)
+        if missing or extra:
+            raise ValueError(f"{where}: {name} lacks {missing} and has no task for {extra}")
 
 
 # ---- the writer ----------------------------------------------------------------------------------

@@ -5,28 +5,12 @@ writes them to yaml/."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-
 from lmms_comparative.benchmarks.captionqa import hooks
 from lmms_comparative.benchmarks.captionqa.scoring import DOMAINS
 from lmms_comparative.benchmarks.captionqa.table import IMAGE, PROMPTS, task_name
-from lmms_comparative.tasklib import group_ci95, group_sum_counts
-from lmms_comparative.tasklib.yamlgen import (
-    PLACEHOLDER,
-    Flow,
-    Group,
-    Hooks,
-    Note,
-    Source,
-    Task,
-    Template,
-    generation,
-    group_metric,
-    kit_hook,
-    metric,
-)
+from lmms_comparative.tasklib import group_ci95, group_sum_counts, yamlgen
 
-H = Hooks(hooks)
+H = yamlgen.Hooks(hooks)
 TEMPLATE, GROUP_TEMPLATE, IMAGE_TEMPLATE = "_default_template_yaml", "_group_template_yaml", "_image_template_yaml"
 # Each domain's docs (hooks.py): the image sets to caption, and the questions asked on the images.
 CAPTION_DOCS = {
@@ -51,25 +35,16 @@ RESULTS = {
 }
 
 
-def _check_tables() -> None:
-    """ValueError when a hook table above leaves out a key of the task table (table.py, scoring.DOMAINS),
-    or names one it lacks: every task must find its hooks."""
-    tables: list[tuple[str, Mapping[str, object], Iterable[str]]] = [
-        ("CAPTION_DOCS", CAPTION_DOCS, DOMAINS),
-        ("IMAGE_DOCS", IMAGE_DOCS, DOMAINS),
-        ("RESULTS", RESULTS, PROMPTS),
-    ]
-    for name, hooks_of, keys in tables:
-        missing, extra = sorted(set(keys) - set(hooks_of)), sorted(set(hooks_of) - set(keys))
-        if missing or extra:
-            raise ValueError(f"captionqa tasks.py: {name} lacks {missing} and has no task for {extra}")
+# Each hook table above against the keys of the task table it covers (table.py, scoring.DOMAINS):
+# every task must find its hooks.
+yamlgen.check_tables(
+    "captionqa tasks.py",
+    [("CAPTION_DOCS", CAPTION_DOCS, DOMAINS), ("IMAGE_DOCS", IMAGE_DOCS, DOMAINS), ("RESULTS", RESULTS, PROMPTS)],
+)
 
 
-_check_tables()
-
-
-def _templates() -> tuple[Template, ...]:
-    caption = Template(
+def _templates() -> tuple[yamlgen.Template, ...]:
+    caption = yamlgen.Template(
         TEMPLATE,
         note=(
             'CaptionQA (paper: "CaptionQA: Is Your Caption as Useful as the Image Itself?"; official code\n'
@@ -80,43 +55,39 @@ def _templates() -> tuple[Template, ...]:
             "The placeholder row only satisfies lmms-eval's loader; process_docs returns the real docs."
         ),
         config={
-            **PLACEHOLDER,
-            "output_type": "generate_until",
-            "doc_to_visual": H(hooks.doc_to_visual),
-            "doc_to_text": H(hooks.doc_to_text),
-            "doc_to_target": H(hooks.doc_to_target),
-            "generation_kwargs": Note(
-                "caption.py defaults: --temperature 0.7, --max-tokens 500.", generation(500, 0.7)
+            **yamlgen.generate_until(H, hooks.doc_to_visual, hooks.doc_to_text, hooks.doc_to_target),
+            "generation_kwargs": yamlgen.Note(
+                "caption.py defaults: --temperature 0.7, --max-tokens 500.", yamlgen.generation(500, 0.7)
             ),
             "process_results": H(hooks.process_results),
             "metric_list": [
-                metric("score", H(hooks.aggregate_score)),
-                metric("accuracy", H(hooks.aggregate_accuracy)),
-                metric("cannot_rate", H(hooks.aggregate_cannot_rate), False),
-                metric("by_category", H(hooks.aggregate_by_category), None),
-                metric("counts", H(hooks.aggregate_counts), None),
-                Note(
+                yamlgen.metric("score", H(hooks.aggregate_score)),
+                yamlgen.metric("accuracy", H(hooks.aggregate_accuracy)),
+                yamlgen.metric("cannot_rate", H(hooks.aggregate_cannot_rate), False),
+                yamlgen.metric("by_category", H(hooks.aggregate_by_category), None),
+                yamlgen.metric("counts", H(hooks.aggregate_counts), None),
+                yamlgen.Note(
                     "95% bootstrap intervals of score, accuracy and cannot_rate "
                     "(images resampled with their questions).",
-                    metric("ci95", H(hooks.aggregate_ci95), None),
+                    yamlgen.metric("ci95", H(hooks.aggregate_ci95), None),
                 ),
             ],
             "metadata": {"version": 1.0},
         },
     )
-    group = Template(
+    group = yamlgen.Template(
         GROUP_TEMPLATE,
         note="Overall = the unweighted mean of the four domain scores (paper Table 3; official leaderboard).",
         config={
             "aggregate_metric_list": [
-                *(group_metric(m, weight_by_size=False) for m in ("score", "accuracy", "cannot_rate")),
-                group_metric("counts", kit_hook(group_sum_counts)),
-                group_metric("ci95", kit_hook(group_ci95)),
+                *(yamlgen.group_metric(m, weight_by_size=False) for m in ("score", "accuracy", "cannot_rate")),
+                yamlgen.group_metric("counts", yamlgen.kit_hook(group_sum_counts)),
+                yamlgen.group_metric("ci95", yamlgen.kit_hook(group_ci95)),
             ],
             "metadata": {"version": 1.0},
         },
     )
-    image = Template(
+    image = yamlgen.Template(
         IMAGE_TEMPLATE,
         note=(
             "CaptionQA QA-on-image: the model under test answers each question from the image set itself\n"
@@ -124,21 +95,22 @@ def _templates() -> tuple[Template, ...]:
             "One doc per scorable question; options in the official shuffled order, without the cannot option."
         ),
         config={
-            **PLACEHOLDER,
-            "output_type": "generate_until",
-            "doc_to_visual": H(hooks.image_doc_to_visual),
-            "doc_to_text": H(hooks.image_doc_to_text),
-            "doc_to_messages": H(hooks.image_doc_to_messages),
-            "doc_to_target": H(hooks.image_doc_to_target),
-            "generation_kwargs": Note(
+            **yamlgen.generate_until(
+                H,
+                hooks.image_doc_to_visual,
+                hooks.image_doc_to_text,
+                hooks.image_doc_to_target,
+                messages=hooks.image_doc_to_messages,
+            ),
+            "generation_kwargs": yamlgen.Note(
                 "Greedy, a few tokens: the reader's settings in qa.py (temperature 0, max 4 tokens) plus room.",
-                generation(16, 0),
+                yamlgen.generation(16, 0),
             ),
             "process_results": H(hooks.image_process_results),
             "metric_list": [
-                metric("accuracy", H(hooks.image_aggregate_accuracy)),
-                metric("by_category", H(hooks.image_aggregate_by_category), None),
-                metric("counts", H(hooks.image_aggregate_counts), None),
+                yamlgen.metric("accuracy", H(hooks.image_aggregate_accuracy)),
+                yamlgen.metric("by_category", H(hooks.image_aggregate_by_category), None),
+                yamlgen.metric("counts", H(hooks.image_aggregate_counts), None),
             ],
             "metadata": {"version": 1.0},
         },
@@ -148,36 +120,39 @@ def _templates() -> tuple[Template, ...]:
 
 def _prompt_family(prompt: str) -> tuple:
     tasks = tuple(
-        Task(
+        yamlgen.Task(
             task_name(prompt, domain),
             {
                 "process_docs": H(CAPTION_DOCS[domain]),
                 "process_results": H(RESULTS[prompt]),
-                "lmms_eval_specific_kwargs": Flow({"default": {"prompt": prompt}}),
+                "lmms_eval_specific_kwargs": yamlgen.Flow({"default": {"prompt": prompt}}),
             },
             include=TEMPLATE,
         )
         for domain in DOMAINS
     )
-    return (*tasks, Group(task_name(prompt), tuple(t.name for t in tasks), include=GROUP_TEMPLATE))
+    return (*tasks, yamlgen.Group(task_name(prompt), tuple(t.name for t in tasks), include=GROUP_TEMPLATE))
 
 
 def _image_family() -> tuple:
     tasks = tuple(
-        Task(
+        yamlgen.Task(
             task_name(IMAGE, domain),
             {"process_docs": H(IMAGE_DOCS[domain])},
             include=IMAGE_TEMPLATE,
         )
         for domain in DOMAINS
     )
-    aggregate = Note(
+    aggregate = yamlgen.Note(
         "Unweighted mean of the four domains, as the paper averages the QA-on-image accuracy.",
-        [group_metric("accuracy", weight_by_size=False), group_metric("counts", kit_hook(group_sum_counts))],
+        [
+            yamlgen.group_metric("accuracy", weight_by_size=False),
+            yamlgen.group_metric("counts", yamlgen.kit_hook(group_sum_counts)),
+        ],
     )
     return (
         *tasks,
-        Group(
+        yamlgen.Group(
             task_name(IMAGE),
             tuple(t.name for t in tasks),
             {"aggregate_metric_list": aggregate, "metadata": {"version": 1.0}},
@@ -185,7 +160,7 @@ def _image_family() -> tuple:
     )
 
 
-SOURCE = Source(
+SOURCE = yamlgen.Source(
     files=(*_templates(), *(spec for prompt in PROMPTS for spec in _prompt_family(prompt)), *_image_family()),
     readme=f"`captionqa_{{{','.join(PROMPTS)}}}`, each over `_{{{','.join(DOMAINS)}}}`; `captionqa_{IMAGE}`",
 )

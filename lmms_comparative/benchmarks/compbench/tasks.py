@@ -9,22 +9,9 @@ from __future__ import annotations
 from lmms_comparative.benchmarks.compbench import hooks
 from lmms_comparative.benchmarks.compbench.files import COLUMNS
 from lmms_comparative.benchmarks.compbench.table import FAMILIES, RELATIVITIES, TWO_STAGE_COLUMNS, task
-from lmms_comparative.tasklib import group_sum_counts
-from lmms_comparative.tasklib.yamlgen import (
-    PLACEHOLDER,
-    Group,
-    Hooks,
-    Note,
-    Source,
-    Task,
-    Template,
-    generation,
-    group_metric,
-    kit_hook,
-    metric,
-)
+from lmms_comparative.tasklib import group_sum_counts, yamlgen
 
-H = Hooks(hooks)
+H = yamlgen.Hooks(hooks)
 TEMPLATE, GROUP_TEMPLATE = "_default_template_yaml", "_group_template_yaml"
 NAMES = tuple(f"{c.relativity}_{c.source}" for c in COLUMNS)  # Table 2, left to right
 # Each column's ``process_docs`` (hooks.py): its test split (the families "" and "pair"), every
@@ -98,15 +85,17 @@ def _config(family: str, column) -> dict:
     if family == "":
         return {"process_docs": docs}
     if family == "full":
-        return {"process_docs": Note("Every record the authors split (test and val), in annotation order.", docs)}
+        return {
+            "process_docs": yamlgen.Note("Every record the authors split (test and val), in annotation order.", docs)
+        }
     if family == "pair":
         call, then, tokens = _pair_call(column.kind)
         note = f"As GPT-4V was run (CompBenchReview setup.py, {call}): the text, then the\n{then}, max_tokens {tokens}."
         return {
             "process_docs": docs,
-            "doc_to_visual": Note(note, H(hooks.doc_to_visual_pair)),
+            "doc_to_visual": yamlgen.Note(note, H(hooks.doc_to_visual_pair)),
             "doc_to_messages": H(hooks.doc_to_messages_pair),
-            "generation_kwargs": generation(tokens, 0),
+            "generation_kwargs": yamlgen.generation(tokens, 0),
         }
     note = (
         "CompBenchReview setup.py GPT.inference_one: max_tokens 3000 (inference_text, the MagicBrush\n"
@@ -120,7 +109,7 @@ def _config(family: str, column) -> dict:
         "doc_to_text": H(hooks.twostage_doc_to_text),
         "doc_to_messages": H(hooks.twostage_doc_to_messages),
         "process_results": H(hooks.twostage_process_results),
-        "generation_kwargs": Note(note, generation(3000, 0)),
+        "generation_kwargs": yamlgen.Note(note, yamlgen.generation(3000, 0)),
     }
 
 
@@ -138,16 +127,18 @@ GROUP_NOTES = {
 def _family(family: str) -> tuple:
     columns = [c for c in COLUMNS if family != "twostage" or f"{c.relativity}_{c.source}" in TWO_STAGE_COLUMNS]
     tasks = tuple(
-        Task(task(family, f"{c.relativity}_{c.source}"), _config(family, c), include=TEMPLATE) for c in columns
+        yamlgen.Task(task(family, f"{c.relativity}_{c.source}"), _config(family, c), include=TEMPLATE) for c in columns
     )
     return (
         *tasks,
-        Group(task(family), tuple(t.name for t in tasks), include=GROUP_TEMPLATE, note=GROUP_NOTES.get(family, "")),
+        yamlgen.Group(
+            task(family), tuple(t.name for t in tasks), include=GROUP_TEMPLATE, note=GROUP_NOTES.get(family, "")
+        ),
     )
 
 
-def _templates() -> tuple[Template, Template]:
-    default = Template(
+def _templates() -> tuple[yamlgen.Template, yamlgen.Template]:
+    default = yamlgen.Template(
         TEMPLATE,
         note=(
             'MLLM-CompBench (paper: "MLLM-CompBench: A Comparative Reasoning Benchmark for Multimodal LLMs";\n'
@@ -157,17 +148,13 @@ def _templates() -> tuple[Template, Template]:
             "one image by the authors' merge_images, as the LLaVA-1.6 and VILA-1.5 rows were run."
         ),
         config={
-            **PLACEHOLDER,
-            "output_type": "generate_until",
-            "doc_to_visual": H(hooks.doc_to_visual),
-            "doc_to_text": H(hooks.doc_to_text),
-            "doc_to_target": H(hooks.doc_to_target),
-            "generation_kwargs": Note(
+            **yamlgen.generate_until(H, hooks.doc_to_visual, hooks.doc_to_text, hooks.doc_to_target),
+            "generation_kwargs": yamlgen.Note(
                 "Greedy, 128 new tokens: the default of the authors' LLaVA/VILA scripts\n"
                 "(CompBenchReview LLaVA/llava/eval/model_*.py, --max_new_tokens).",
-                generation(128, 0),
+                yamlgen.generation(128, 0),
             ),
-            "lmms_eval_specific_kwargs": Note(
+            "lmms_eval_specific_kwargs": yamlgen.Note(
                 "Table 7 gives Gemini1.0-pro First/Second wording instead of Left/Right; the authors sent Gemini\n"
                 "the images before the text (CompBenchReview setup.py), GPT-4V the text first (pair tasks).",
                 {
@@ -177,22 +164,22 @@ def _templates() -> tuple[Template, Template]:
             ),
             "process_results": H(hooks.process_results),
             "metric_list": [
-                metric("accuracy", H(hooks.aggregate_accuracy)),
-                metric("chance", H(hooks.aggregate_chance)),
-                metric("left_bias", H(hooks.aggregate_left_bias), None),
-                metric("counts", H(hooks.aggregate_counts), None),
+                yamlgen.metric("accuracy", H(hooks.aggregate_accuracy)),
+                yamlgen.metric("chance", H(hooks.aggregate_chance)),
+                yamlgen.metric("left_bias", H(hooks.aggregate_left_bias), None),
+                yamlgen.metric("counts", H(hooks.aggregate_counts), None),
             ],
             "metadata": {"version": 1.0},
         },
     )
-    group = Template(
+    group = yamlgen.Template(
         GROUP_TEMPLATE,
         note="Unweighted mean of the columns (the paper's Avg over the sixteen columns of Table 2).",
         config={
             "aggregate_metric_list": [
-                group_metric("accuracy", weight_by_size=False),
-                group_metric("chance", weight_by_size=False),
-                group_metric("counts", kit_hook(group_sum_counts)),
+                yamlgen.group_metric("accuracy", weight_by_size=False),
+                yamlgen.group_metric("chance", weight_by_size=False),
+                yamlgen.group_metric("counts", yamlgen.kit_hook(group_sum_counts)),
             ],
             "metadata": {"version": 1.0},
         },
@@ -200,13 +187,13 @@ def _templates() -> tuple[Template, Template]:
     return default, group
 
 
-def _relativity(relativity: str) -> Group:
-    return Group(
+def _relativity(relativity: str) -> yamlgen.Group:
+    return yamlgen.Group(
         task(relativity), tuple(task("", n) for n in NAMES if n.startswith(relativity + "_")), include=GROUP_TEMPLATE
     )
 
 
-SOURCE = Source(
+SOURCE = yamlgen.Source(
     files=(
         *_templates(),
         *(spec for family in FAMILIES for spec in _family(family)),

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from lmms_comparative.benchmarks.diffspot import hooks
 from lmms_comparative.benchmarks.diffspot.table import TASKS, metrics, task_name
-from lmms_comparative.tasklib.yamlgen import PLACEHOLDER, Hooks, Note, Source, Task, Template, generation, metric
+from lmms_comparative.tasklib import yamlgen
 
-H = Hooks(hooks)
+H = yamlgen.Hooks(hooks)
 TEMPLATE = "_default_template_yaml"
 # Each task's hooks (hooks.py): its docs, its per-item results, and an aggregation per metric
 # (table.metrics, in order).
@@ -73,7 +73,7 @@ NOTES = {
 }
 
 
-def _task(suffix: str) -> Task:
+def _task(suffix: str) -> yamlgen.Task:
     docs, results, aggregations = HOOKS[suffix]
     names = metrics(suffix)
     if len(aggregations) != len(names):
@@ -82,14 +82,14 @@ def _task(suffix: str) -> Task:
         "process_docs": H(docs),
         "process_results": H(results),
         "metric_list": [
-            metric(m, H(agg), None if m in ("by_operator", "counts", "ci95") else True)
+            yamlgen.metric(m, H(agg), None if m in ("by_operator", "counts", "ci95") else True)
             for m, agg in zip(names, aggregations)
         ],
     }
-    return Task(task_name(suffix), config, include=TEMPLATE, note=NOTES[suffix])
+    return yamlgen.Task(task_name(suffix), config, include=TEMPLATE, note=NOTES[suffix])
 
 
-TEMPLATE_SPEC = Template(
+TEMPLATE_SPEC = yamlgen.Template(
     TEMPLATE,
     note=(
         "DiffSpot (github Tencent/DiffSpot; hub dataset tencent/DiffSpot). Data: DIFFSPOT_ROOT, or the hub\n"
@@ -97,22 +97,19 @@ TEMPLATE_SPEC = Template(
         "real docs. Judge: DIFFSPOT_JUDGE_* (gpt-oss-120b, reasoning_effort high, temperature 0)."
     ),
     config={
-        **PLACEHOLDER,
-        "output_type": "generate_until",
-        "doc_to_visual": H(hooks.doc_to_visual),
-        "doc_to_text": H(hooks.doc_to_text),
-        "doc_to_messages": H(hooks.doc_to_messages),
-        "doc_to_target": H(hooks.doc_to_target),
-        "generation_kwargs": Note(
+        **yamlgen.generate_until(
+            H, hooks.doc_to_visual, hooks.doc_to_text, hooks.doc_to_target, messages=hooks.doc_to_messages
+        ),
+        "generation_kwargs": yamlgen.Note(
             "baselines/api/run_openai.py and the other runners: temperature 0, up to 16384 tokens\n"
             '("Min 16384 for thinking models; 4K causes silent truncation").',
-            generation(16384, 0),
+            yamlgen.generation(16384, 0),
         ),
         "metadata": {"version": 1.0},
     },
 )
 
-SOURCE = Source(
+SOURCE = yamlgen.Source(
     files=(TEMPLATE_SPEC, *(_task(s) for s in TASKS)),
     readme="`diffspot`, `diffspot_{easy,medium,hard,nodiff}`",
 )

@@ -5,29 +5,14 @@ subtlebench`` writes them to yaml/."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 
 from lmms_comparative.benchmarks.subtlebench import hooks, rounds
 from lmms_comparative.benchmarks.subtlebench.table import CATEGORIES, COLUMN_METRICS, ROUNDS, STRATEGIES, task
-from lmms_comparative.tasklib import group_sum_counts
-from lmms_comparative.tasklib.yamlgen import (
-    PLACEHOLDER,
-    Flow,
-    Group,
-    Hooks,
-    Note,
-    Source,
-    Spec,
-    Task,
-    Template,
-    generation,
-    group_metric,
-    kit_hook,
-    metric,
-)
+from lmms_comparative.tasklib import group_sum_counts, yamlgen
 
-H = Hooks(hooks)
-R = Hooks(rounds)
+H = yamlgen.Hooks(hooks)
+R = yamlgen.Hooks(rounds)
 TEMPLATE, GROUP_TEMPLATE = "_default_template_yaml", "_group_template_yaml"
 
 # Each type's process_docs (hooks.py), by its code in table.CATEGORIES.
@@ -105,10 +90,11 @@ ROUND_NOTES = {
 }
 
 
-def _check_tables() -> None:
-    """ValueError when a hook table above leaves out a key of the task table (table.py), or names one
-    it lacks: every task must find its hooks."""
-    tables: list[tuple[str, Mapping[str, object], Iterable[str]]] = [
+# Each hook table above against the keys of the task table it covers (table.py): every task must
+# find its hooks.
+yamlgen.check_tables(
+    "subtlebench tasks.py",
+    [
         ("DOCS", DOCS, CATEGORIES),
         ("ROUND_DOCS", ROUND_DOCS, ROUNDS),
         *((f"ROUND_DOCS[{p!r}]", ROUND_DOCS.get(p, {}), codes) for p, codes in ROUNDS.items()),
@@ -116,17 +102,17 @@ def _check_tables() -> None:
         ("ROUND_NOTES", ROUND_NOTES, ROUNDS),
         ("STRATEGY_NOTES", STRATEGY_NOTES, STRATEGIES),
         ("hooks.VISUALS", hooks.VISUALS, [s for s in STRATEGIES if s != "reasoning"]),
-    ]
-    for name, hooks_of, keys in tables:
-        missing, extra = sorted(set(keys) - set(hooks_of)), sorted(set(hooks_of) - set(keys))
-        if missing or extra:
-            raise ValueError(f"subtlebench tasks.py: {name} lacks {missing} and has no task for {extra}")
+    ],
+)
 
 
-_check_tables()
+def _columns(note: str, entry: Callable[[str], dict]) -> list[dict | yamlgen.Note]:
+    """The paper's columns (table.COLUMN_METRICS), an entry each, ``note`` written above the first."""
+    first, *rest = (entry(m) for m in COLUMN_METRICS)
+    return [yamlgen.Note(note, first), *rest]
 
 
-def _template() -> Template:
+def _template() -> yamlgen.Template:
     generation_note = (
         "Paper appendix B.1: temperature 0.5 (repetition penalty 1.0). For a reproducible run pass\n"
         '--gen_kwargs temperature=0 (greedy). No stop strings: lmms-eval would otherwise stop at "\\n\\n",\n'
@@ -136,15 +122,7 @@ def _template() -> Template:
         "where it caps the hidden reasoning too). 16384 truncates no reasoning reply of the paper's\n"
         "models; lower it with --gen_kwargs max_new_tokens=N for a server whose context is shorter."
     )
-    columns: list[dict | Note] = [metric(m, H(hooks.aggregate_column)) for m in COLUMN_METRICS]
-    columns[0] = Note(
-        (
-            "The paper's columns: Table 2's difference types, Table 10's domains (a task reports those of\n"
-            "its items only)."
-        ),
-        columns[0],
-    )
-    return Template(
+    return yamlgen.Template(
         TEMPLATE,
         note=(
             "VLM-SubtleBench multiple choice (paper §4, official repo krafton-ai/VLM-SubtleBench).\n"
@@ -152,58 +130,57 @@ def _template() -> Template:
             "The placeholder row only satisfies lmms-eval's loader; process_docs returns the real docs."
         ),
         config={
-            **PLACEHOLDER,
-            "output_type": "generate_until",
-            "doc_to_visual": H(hooks.doc_to_visual),
-            "doc_to_text": H(hooks.doc_to_text),
-            "doc_to_messages": H(hooks.doc_to_messages),
-            "doc_to_target": H(hooks.doc_to_target),
-            "generation_kwargs": Note(generation_note, generation(16384, 0.5)),
+            **yamlgen.generate_until(
+                H, hooks.doc_to_visual, hooks.doc_to_text, hooks.doc_to_target, messages=hooks.doc_to_messages
+            ),
+            "generation_kwargs": yamlgen.Note(generation_note, yamlgen.generation(16384, 0.5)),
             "lmms_eval_specific_kwargs": {"default": {"prompt": "standard"}},
             "process_results": H(hooks.process_results),
             "metric_list": [
-                metric("accuracy", H(hooks.aggregate_accuracy)),
-                *columns,
-                metric("chance", H(hooks.aggregate_chance)),
-                metric("by_domain", H(hooks.aggregate_by_domain), None),
-                metric("by_source", H(hooks.aggregate_by_source), None),
-                metric("counts", H(hooks.aggregate_counts), None),
+                yamlgen.metric("accuracy", H(hooks.aggregate_accuracy)),
+                *_columns(
+                    "The paper's columns: Table 2's difference types, Table 10's domains (a task reports those of\n"
+                    "its items only).",
+                    lambda m: yamlgen.metric(m, H(hooks.aggregate_column)),
+                ),
+                yamlgen.metric("chance", H(hooks.aggregate_chance)),
+                yamlgen.metric("by_domain", H(hooks.aggregate_by_domain), None),
+                yamlgen.metric("by_source", H(hooks.aggregate_by_source), None),
+                yamlgen.metric("counts", H(hooks.aggregate_counts), None),
             ],
             "metadata": {"version": 1.0},
         },
     )
 
 
-def _group_template() -> Template:
-    columns: list[dict | Note] = [group_metric(m, H(hooks.group_column)) for m in COLUMN_METRICS]
-    columns[0] = Note(
-        (
-            "The paper's columns over all types: correct / items of that type or domain. They come after\n"
-            '`accuracy`, whose entry lmms-eval also applies to every metric name containing "accuracy".'
-        ),
-        columns[0],
-    )
-    return Template(
+def _group_template() -> yamlgen.Template:
+    return yamlgen.Template(
         GROUP_TEMPLATE,
         note="Headline: micro average over all items (the paper's AVG weights each type by its item count).",
         config={
             "aggregate_metric_list": [
-                group_metric("accuracy", weight_by_size=True),
-                group_metric("chance", weight_by_size=True),
-                *columns,
-                group_metric("by_domain", H(hooks.group_merge_breakdowns)),
-                group_metric("by_source", H(hooks.group_merge_breakdowns)),
-                group_metric("counts", kit_hook(group_sum_counts)),
+                yamlgen.group_metric("accuracy", weight_by_size=True),
+                yamlgen.group_metric("chance", weight_by_size=True),
+                *_columns(
+                    "The paper's columns over all types: correct / items of that type or domain. They come after\n"
+                    '`accuracy`, whose entry lmms-eval also applies to every metric name containing "accuracy".',
+                    lambda m: yamlgen.group_metric(m, H(hooks.group_column)),
+                ),
+                yamlgen.group_metric("by_domain", H(hooks.group_merge_breakdowns)),
+                yamlgen.group_metric("by_source", H(hooks.group_merge_breakdowns)),
+                yamlgen.group_metric("counts", yamlgen.kit_hook(group_sum_counts)),
             ],
             "metadata": {"version": 1.0},
         },
     )
 
 
-def _family(family: str, codes: Iterable[str], config_of: Callable[[str], dict], note: str = "") -> tuple[Spec, ...]:
+def _family(
+    family: str, codes: Iterable[str], config_of: Callable[[str], dict], note: str = ""
+) -> tuple[yamlgen.Spec, ...]:
     """A family's tasks (one per type code) and its group."""
-    tasks = tuple(Task(task(family, code), config_of(code), include=TEMPLATE) for code in codes)
-    return (*tasks, Group(task(family), tuple(t.name for t in tasks), include=GROUP_TEMPLATE, note=note))
+    tasks = tuple(yamlgen.Task(task(family, code), config_of(code), include=TEMPLATE) for code in codes)
+    return (*tasks, yamlgen.Group(task(family), tuple(t.name for t in tasks), include=GROUP_TEMPLATE, note=note))
 
 
 def _strategy(name: str) -> Callable[[str], dict]:
@@ -213,7 +190,7 @@ def _strategy(name: str) -> Callable[[str], dict]:
         return {
             "process_docs": H(DOCS[code]),
             **visual,
-            "lmms_eval_specific_kwargs": Flow({"default": {"prompt": name}}),
+            "lmms_eval_specific_kwargs": yamlgen.Flow({"default": {"prompt": name}}),
         }
 
     return config
@@ -234,8 +211,8 @@ def _rounds(protocol: str) -> Callable[[str], dict]:
     return config
 
 
-def _caption() -> Task:
-    return Task(
+def _caption() -> yamlgen.Task:
+    return yamlgen.Task(
         "subtlebench_caption",
         include=TEMPLATE,
         note=(
@@ -250,16 +227,16 @@ def _caption() -> Task:
             "doc_to_target": H(hooks.caption_doc_to_target),
             "process_results": H(hooks.caption_process_results),
             "metric_list": [
-                metric("css", H(hooks.aggregate_css)),
-                metric("judge_accuracy", H(hooks.aggregate_judge_accuracy)),
-                metric("counts", H(hooks.aggregate_caption_counts), None),
+                yamlgen.metric("css", H(hooks.aggregate_css)),
+                yamlgen.metric("judge_accuracy", H(hooks.aggregate_judge_accuracy)),
+                yamlgen.metric("counts", H(hooks.aggregate_caption_counts), None),
             ],
         },
     )
 
 
-def _swap() -> Task:
-    return Task(
+def _swap() -> yamlgen.Task:
+    return yamlgen.Task(
         "subtlebench_swap",
         include=TEMPLATE,
         note=(
@@ -273,10 +250,10 @@ def _swap() -> Task:
             "process_docs": H(hooks.process_docs_swap),
             "process_results": H(hooks.swap_process_results),
             "metric_list": [
-                metric("accuracy", H(hooks.aggregate_accuracy)),
-                metric("by_category", H(hooks.aggregate_by_category), None),
-                metric("image_choice", H(hooks.aggregate_image_choice), None),
-                metric("counts", H(hooks.aggregate_counts), None),
+                yamlgen.metric("accuracy", H(hooks.aggregate_accuracy)),
+                yamlgen.metric("by_category", H(hooks.aggregate_by_category), None),
+                yamlgen.metric("image_choice", H(hooks.aggregate_image_choice), None),
+                yamlgen.metric("counts", H(hooks.aggregate_counts), None),
             ],
         },
     )
@@ -290,7 +267,7 @@ def _readme() -> str:
     )
 
 
-SOURCE = Source(
+SOURCE = yamlgen.Source(
     files=(
         _template(),
         _group_template(),

@@ -6,25 +6,11 @@ from __future__ import annotations
 
 from lmms_comparative.benchmarks.vidi import hooks
 from lmms_comparative.benchmarks.vidi.table import AVERAGE, PAIRED, SETTINGS, SWAPPED, metrics, task_name
-from lmms_comparative.tasklib import KeepAllResponses, group_ci95_same_items, group_sum_counts
-from lmms_comparative.tasklib.yamlgen import (
-    PLACEHOLDER,
-    Flow,
-    Group,
-    Hooks,
-    Note,
-    Source,
-    Task,
-    Template,
-    generation,
-    group_metric,
-    kit_hook,
-    metric,
-)
+from lmms_comparative.tasklib import KeepAllResponses, group_ci95_same_items, group_sum_counts, yamlgen
 
-H = Hooks(hooks)
+H = yamlgen.Hooks(hooks)
 TEMPLATE = "_default_template_yaml"
-VERSION = Note(
+VERSION = yamlgen.Note(
     "Version 2: every metric on the paper's x100 scale (version 1 wrote BLEU, ROUGE-L, CIDEr and\n"
     "the judge's P/R/F1 as fractions).",
     {"version": 2.0},
@@ -78,7 +64,7 @@ AGGREGATIONS = {
 }
 
 
-def _task(setting: str, order: str = "") -> Task:
+def _task(setting: str, order: str = "") -> yamlgen.Task:
     if setting not in DOCS or setting not in AGGREGATIONS or order not in DOCS[setting]:
         raise ValueError(f"{task_name(setting, order)}: tasks.py names no process_docs or aggregations for it")
     names, aggregations = metrics(setting), AGGREGATIONS[setting]
@@ -86,35 +72,35 @@ def _task(setting: str, order: str = "") -> Task:
         raise ValueError(f"{task_name(setting, order)}: {len(aggregations)} aggregations for the metrics {names}")
     config = {
         "process_docs": H(DOCS[setting][order]),
-        "lmms_eval_specific_kwargs": Flow({"default": {"setting": setting}}),
+        "lmms_eval_specific_kwargs": yamlgen.Flow({"default": {"setting": setting}}),
     }
     if SETTINGS[setting][0]:
         if setting not in RESULTS:
             raise ValueError(f"{task_name(setting, order)}: tasks.py names no process_results for its judge's metrics")
-        config["process_results"] = Note(
+        config["process_results"] = yamlgen.Note(
             "The judge's precision, recall and F1 are the global setting's only.", H(RESULTS[setting])
         )
     config["metric_list"] = [
-        metric(m, H(agg), True if m not in ("repeats", "counts", "ci95") else None)
+        yamlgen.metric(m, H(agg), True if m not in ("repeats", "counts", "ci95") else None)
         for m, agg in zip(names, aggregations)
     ]
-    return Task(task_name(setting, order), config, include=TEMPLATE)
+    return yamlgen.Task(task_name(setting, order), config, include=TEMPLATE)
 
 
-def _average(setting: str) -> Group:
+def _average(setting: str) -> yamlgen.Group:
     scores = [m for m in metrics(setting) if m not in ("repeats", "counts", "ci95")]
     config = {
         "aggregate_metric_list": [
-            *(group_metric(m, weight_by_size=False) for m in scores),
-            group_metric("counts", kit_hook(group_sum_counts)),
-            Note(
+            *(yamlgen.group_metric(m, weight_by_size=False) for m in scores),
+            yamlgen.group_metric("counts", yamlgen.kit_hook(group_sum_counts)),
+            yamlgen.Note(
                 "The two orders score the same pairs: their intervals are combined as fully correlated.",
-                group_metric("ci95", kit_hook(group_ci95_same_items)),
+                yamlgen.group_metric("ci95", yamlgen.kit_hook(group_ci95_same_items)),
             ),
         ],
         "metadata": VERSION,
     }
-    return Group(
+    return yamlgen.Group(
         task_name(setting, AVERAGE),
         (task_name(setting), task_name(setting, SWAPPED)),
         config,
@@ -122,32 +108,28 @@ def _average(setting: str) -> Group:
     )
 
 
-TEMPLATE_SPEC = Template(
+TEMPLATE_SPEC = yamlgen.Template(
     TEMPLATE,
     note=(
         "ViDi (paper: appendix B prompts, §4 metrics). Data: VIDI_ROOT, the release's pair folders.\n"
         "The placeholder row only satisfies lmms-eval's loader; process_docs returns the real docs."
     ),
     config={
-        **PLACEHOLDER,
-        "output_type": "generate_until",
-        "doc_to_visual": H(hooks.doc_to_visual),
-        "doc_to_text": H(hooks.doc_to_text),
-        "doc_to_target": H(hooks.doc_to_target),
-        "generation_kwargs": Note(
+        **yamlgen.generate_until(H, hooks.doc_to_visual, hooks.doc_to_text, hooks.doc_to_target),
+        "generation_kwargs": yamlgen.Note(
             "The paper samples at temperature 0.5 and averages five seeds: add --repeats 5 (scores are then\n"
             "the mean over repeats; the spread is in `repeats`).",
-            generation(512, 0.5),
+            yamlgen.generation(512, 0.5),
         ),
-        "filter_list": Note(
+        "filter_list": yamlgen.Note(
             "Keep every response of a doc (lmms-eval keeps only the first by default) for --repeats.",
-            [{"name": "none", "filter": [{"function": kit_hook(KeepAllResponses)}]}],
+            [{"name": "none", "filter": [{"function": yamlgen.kit_hook(KeepAllResponses)}]}],
         ),
         "process_results": H(hooks.process_results),
         "metadata": VERSION,
     },
 )
-SOURCE = Source(
+SOURCE = yamlgen.Source(
     files=(
         TEMPLATE_SPEC,
         *(spec for s in PAIRED for spec in (_task(s), _task(s, SWAPPED), _average(s))),

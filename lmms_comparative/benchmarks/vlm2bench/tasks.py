@@ -5,8 +5,6 @@ vlm2bench`` writes them to yaml/."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-
 from lmms_comparative.benchmarks.vlm2bench import hooks
 from lmms_comparative.benchmarks.vlm2bench.records import SUBTASKS
 from lmms_comparative.benchmarks.vlm2bench.table import (
@@ -17,23 +15,9 @@ from lmms_comparative.benchmarks.vlm2bench.table import (
     STRATEGIES,
     task_name,
 )
-from lmms_comparative.tasklib import group_ci95, group_sum_counts
-from lmms_comparative.tasklib.yamlgen import (
-    PLACEHOLDER,
-    Flow,
-    Group,
-    Hooks,
-    Note,
-    Source,
-    Task,
-    Template,
-    generation,
-    group_metric,
-    kit_hook,
-    metric,
-)
+from lmms_comparative.tasklib import group_ci95, group_sum_counts, yamlgen
 
-H = Hooks(hooks)
+H = yamlgen.Hooks(hooks)
 TEMPLATE = "_default_template_yaml"
 # Each subtask's docs (hooks.py).
 DOCS = {
@@ -83,61 +67,56 @@ STRATEGY_READING = (
 )
 GROUP_METRICS = {
     "aggregate_metric_list": [
-        group_metric("score", weight_by_size=False),
-        group_metric("counts", kit_hook(group_sum_counts)),
-        group_metric("ci95", kit_hook(group_ci95)),
+        yamlgen.group_metric("score", weight_by_size=False),
+        yamlgen.group_metric("counts", yamlgen.kit_hook(group_sum_counts)),
+        yamlgen.group_metric("ci95", yamlgen.kit_hook(group_ci95)),
     ],
     "metadata": {"version": 1.0},
 }
 
 
-def _check_tables() -> None:
-    """ValueError when a hook table above leaves out a key of the task table (table.py), or names one
-    it lacks: every task must find its hooks."""
-    tables: list[tuple[str, Mapping[str, object], Iterable[str]]] = [
+# Each hook table above against the keys of the task table it covers (table.py): every task must
+# find its hooks.
+yamlgen.check_tables(
+    "vlm2bench tasks.py",
+    [
         ("DOCS", DOCS, SUBTASKS),
         ("AGGREGATIONS", AGGREGATIONS, dict.fromkeys(m for metrics in KIND_METRICS.values() for m in metrics)),
         ("STRATEGY_VISUALS", STRATEGY_VISUALS, STRATEGIES),
         ("STRATEGY_NOTES", STRATEGY_NOTES, STRATEGIES),
-    ]
-    for name, hooks_of, keys in tables:
-        missing, extra = sorted(set(keys) - set(hooks_of)), sorted(set(hooks_of) - set(keys))
-        if missing or extra:
-            raise ValueError(f"vlm2bench tasks.py: {name} lacks {missing} and has no task for {extra}")
+    ],
+)
 
 
-_check_tables()
-
-
-def _subtask(subtask: str) -> Task:
+def _subtask(subtask: str) -> yamlgen.Task:
     kind = SUBTASKS[subtask][2]
     config: dict[str, object] = {"process_docs": H(DOCS[subtask])}
     if kind in SHORT_REPLY_SCRIPTS:
-        config["generation_kwargs"] = Note(
+        config["generation_kwargs"] = yamlgen.Note(
             f"{SHORT_REPLY_SCRIPTS[kind]}: greedy, max_new_tokens=512 (OC and PC images: 2048, the template's).",
-            generation(512, 0),
+            yamlgen.generation(512, 0),
         )
     config["metric_list"] = [
-        metric(m, H(AGGREGATIONS[m]), None if m in ("counts", "ci95") else True) for m in KIND_METRICS[kind]
+        yamlgen.metric(m, H(AGGREGATIONS[m]), None if m in ("counts", "ci95") else True) for m in KIND_METRICS[kind]
     ]
-    return Task(task_name(subtask), config, include=TEMPLATE)
+    return yamlgen.Task(task_name(subtask), config, include=TEMPLATE)
 
 
 def _strategy(name: str) -> tuple:
     prompt, subtasks = STRATEGIES[name]
     tasks = tuple(
-        Task(
+        yamlgen.Task(
             task_name(name, subtask),
             {
                 "doc_to_visual": H(STRATEGY_VISUALS[name]),
                 "doc_to_text": H(hooks.strategy_doc_to_text),
                 "doc_to_messages": H(hooks.strategy_doc_to_messages),
                 "process_results": H(hooks.strategy_process_results),
-                "lmms_eval_specific_kwargs": Flow({"default": {"strategy": prompt}}),
-                "generation_kwargs": Note(
+                "lmms_eval_specific_kwargs": yamlgen.Flow({"default": {"strategy": prompt}}),
+                "generation_kwargs": yamlgen.Note(
                     "A reasoning reply needs room: 2048 new tokens, the official OC/PC limit "
                     "(GC's vanilla limit is 512).",
-                    generation(2048, 0),
+                    yamlgen.generation(2048, 0),
                 ),
             },
             include=f"{task_name(subtask)}.yaml",
@@ -146,7 +125,7 @@ def _strategy(name: str) -> tuple:
     )
     return (
         *tasks,
-        Group(
+        yamlgen.Group(
             task_name(name),
             tuple(t.name for t in tasks),
             GROUP_METRICS,
@@ -155,7 +134,7 @@ def _strategy(name: str) -> tuple:
     )
 
 
-def _groups() -> tuple[Group, ...]:
+def _groups() -> tuple[yamlgen.Group, ...]:
     overall = (
         'Overall = the mean of all nine subtasks, VID included: the paper\'s Table 1 "Overall Avg" is that\n'
         "mean for every model row and the human row, despite its footnote (only the chance row, which has\n"
@@ -167,13 +146,16 @@ def _groups() -> tuple[Group, ...]:
     )
     by_prefix = {p: tuple(s for s in SUBTASKS if s.startswith(p + "_")) for p in PREFIXES}
     return (
-        Group(task_name(), tuple(task_name(s) for s in SUBTASKS), GROUP_METRICS, note=overall),
-        Group(task_name(IMAGE), tuple(task_name(s) for s in IMAGE_SUBTASKS), GROUP_METRICS, note=image),
-        *(Group(task_name(p), tuple(task_name(s) for s in members), GROUP_METRICS) for p, members in by_prefix.items()),
+        yamlgen.Group(task_name(), tuple(task_name(s) for s in SUBTASKS), GROUP_METRICS, note=overall),
+        yamlgen.Group(task_name(IMAGE), tuple(task_name(s) for s in IMAGE_SUBTASKS), GROUP_METRICS, note=image),
+        *(
+            yamlgen.Group(task_name(p), tuple(task_name(s) for s in members), GROUP_METRICS)
+            for p, members in by_prefix.items()
+        ),
     )
 
 
-TEMPLATE_SPEC = Template(
+TEMPLATE_SPEC = yamlgen.Template(
     TEMPLATE,
     note=(
         'VLM2-Bench (paper: "VLM2-Bench: A Closer Look at How Well VLMs Implicitly Link Explicit Matching\n'
@@ -182,14 +164,11 @@ TEMPLATE_SPEC = Template(
         "loader; process_docs returns the real docs."
     ),
     config={
-        **PLACEHOLDER,
-        "output_type": "generate_until",
-        "doc_to_visual": H(hooks.doc_to_visual),
-        "doc_to_text": H(hooks.doc_to_text),
-        "doc_to_messages": H(hooks.doc_to_messages),
-        "doc_to_target": H(hooks.doc_to_target),
-        "generation_kwargs": Note(
-            "The official test scripts decode greedily with up to 2048 new tokens.", generation(2048, 0)
+        **yamlgen.generate_until(
+            H, hooks.doc_to_visual, hooks.doc_to_text, hooks.doc_to_target, messages=hooks.doc_to_messages
+        ),
+        "generation_kwargs": yamlgen.Note(
+            "The official test scripts decode greedily with up to 2048 new tokens.", yamlgen.generation(2048, 0)
         ),
         "process_results": H(hooks.process_results),
         "metadata": {"version": 1.0},
@@ -205,7 +184,7 @@ def _readme() -> str:
     )
 
 
-SOURCE = Source(
+SOURCE = yamlgen.Source(
     files=(
         TEMPLATE_SPEC,
         *(_subtask(s) for s in SUBTASKS),
