@@ -58,22 +58,14 @@ def run_problems(benchmark, root: Path | None) -> list[str]:
         first = next(iter(tasks.values()))
         for setting, value in (("unset", None), ("missing", str(Path(root or ".") / "no such folder"))):
             with _environment(**{variable: value}, **offline):
-                try:
-                    first["process_docs"].resolve()(None)
-                    out.append(
-                        f"{where}: with {variable} {setting}, {first['task']}'s process_docs loaded docs instead of "
-                        "stopping the run"
-                    )
-                except SystemExit as exc:
-                    if variable not in str(exc.code):
-                        out.append(
-                            f"{where}: with {variable} {setting}, the run stops without naming {variable}: {exc.code}"
-                        )
-                except Exception as exc:  # noqa: BLE001 - the contract names what happened instead
-                    out.append(
-                        f"{where}: with {variable} {setting}, process_docs raised {type(exc).__name__} instead of "
-                        f"stopping the run (failures.DataError through tasklib.docs_hook): {exc}"
-                    )
+                out += _stop_problems(
+                    where,
+                    first,
+                    condition=f"{variable} {setting}",
+                    needle=variable,
+                    named=variable,
+                    expected="(failures.DataError through tasklib.docs_hook)",
+                )
     # Before any load of the intact fixture: a loader may keep what it read for the process.
     fixture = benchmark.fixture_part()
     records = fixture.smoke_records if fixture else None
@@ -131,6 +123,24 @@ def run_problems(benchmark, root: Path | None) -> list[str]:
     return out
 
 
+def _stop_problems(where: str, config: dict, *, condition: str, needle: str, named: str, expected: str) -> list[str]:
+    """A task's ``process_docs`` run under ``condition`` (the environment the caller set) must stop
+    the run with a message holding ``needle`` (``named`` in the problem): what it did instead, if
+    anything. ``expected`` says how it should stop."""
+    try:
+        config["process_docs"].resolve()(None)
+    except SystemExit as exc:
+        if needle in str(exc.code):
+            return []
+        return [f"{where}: with {condition}, the run stops without naming {named}: {exc.code}"]
+    except Exception as exc:  # noqa: BLE001 - the contract names what happened instead
+        return [
+            f"{where}: with {condition}, process_docs raised {type(exc).__name__} instead of stopping the run "
+            f"{expected}: {exc}"
+        ]
+    return [f"{where}: with {condition}, {config['task']}'s process_docs loaded docs instead of stopping the run"]
+
+
 # What a release's records file can hold instead of records (tests/failures/test_data_problems.py runs
 # the same cases through the CLI): each must stop the run with one line that names the file.
 DAMAGED = {"empty": b"", "malformed": b"\x00\x01 this is not what the release holds {\n"}
@@ -148,23 +158,14 @@ def _damaged_records_problems(where: str, config: dict, root: Path, records: str
         for case, content in DAMAGED.items():
             untrusted.write_file(path, content)
             with _environment(**environment):
-                try:
-                    config["process_docs"].resolve()(None)
-                    out.append(
-                        f"{where}: with {path.name} {case}, {config['task']}'s process_docs loaded docs instead of "
-                        "stopping the run"
-                    )
-                except SystemExit as exc:
-                    if path.name not in str(exc.code):
-                        out.append(
-                            f"{where}: with {path.name} {case}, the run stops without naming the file: {exc.code}"
-                        )
-                except Exception as exc:  # noqa: BLE001 - the contract names what happened instead
-                    out.append(
-                        f"{where}: with {path.name} {case}, process_docs raised {type(exc).__name__} instead of "
-                        "stopping the run with one line naming the file (failures.DataError; data.jsonl.json_lines "
-                        f"gives it): {exc}"
-                    )
+                out += _stop_problems(
+                    where,
+                    config,
+                    condition=f"{path.name} {case}",
+                    needle=path.name,
+                    named="the file",
+                    expected="with one line naming the file (failures.DataError; data.jsonl.json_lines gives it)",
+                )
     finally:
         untrusted.write_file(path, original)
     return out
