@@ -1,6 +1,7 @@
-"""What every benchmark's hooks share, in three parts: ``docs`` (the ``process_docs`` side),
-``results`` (``process_results``, aggregations and the failure policy) and ``rounds`` (multi-round
-tasks). Everything public is importable from here: ``from lmms_comparative.tasklib import docs_hook``.
+"""What every benchmark's hooks share, in four parts: ``docs`` (the ``process_docs`` side),
+``messages`` (what ``doc_to_messages`` returns), ``results`` (``process_results``, aggregations and
+the failure policy) and ``rounds`` (multi-round tasks). Everything public is importable from here:
+``from lmms_comparative.tasklib import docs_hook``.
 
 At run time the names are read from their module on first use (PEP 562): the harness imports the
 light modules of the kit (``capabilities``, ``host``, ``side_logs``) in every lmms-eval process, and
@@ -28,6 +29,7 @@ if TYPE_CHECKING:  # what a type checker reads: the names as their modules defin
         rows_to_columns,
         stops_run_on_bad_input,
     )
+    from lmms_comparative.tasklib.messages import chat
     from lmms_comparative.tasklib.results import (
         KeepAllResponses,
         Share,
@@ -69,6 +71,7 @@ _DOCS = frozenset(
         "stops_run_on_bad_input",
     }
 )
+_MESSAGES = frozenset({"chat"})
 _RESULTS = frozenset(
     {
         "accuracy_aggregation",
@@ -91,7 +94,7 @@ _RESULTS = frozenset(
 )
 _ROUNDS = frozenset({"END_OF_ROUNDS", "flatten", "next_round", "round_replies"})
 
-__all__ = sorted(_DOCS | _RESULTS | _ROUNDS)
+__all__ = sorted(_DOCS | _MESSAGES | _RESULTS | _ROUNDS)
 
 
 def __getattr__(name: str) -> Any:
@@ -100,6 +103,10 @@ def __getattr__(name: str) -> Any:
         from lmms_comparative.tasklib import docs
 
         value = getattr(docs, name)
+    elif name in _MESSAGES:
+        from lmms_comparative.tasklib import messages
+
+        value = getattr(messages, name)
     elif name in _RESULTS:
         from lmms_comparative.tasklib import results
 

@@ -26,7 +26,7 @@ from lmms_comparative.benchmarks.captionqa.reader_pass import reader_engine as r
 from lmms_comparative.benchmarks.captionqa.reader_pass import reader_messages as reader_messages
 from lmms_comparative.data import items
 from lmms_comparative.metrics import aggregate
-from lmms_comparative.tasklib import check_model_failures, docs_hook, response_text, skip_counts
+from lmms_comparative.tasklib import chat, check_model_failures, docs_hook, response_text, skip_counts
 
 METRICS = ("score", "accuracy", "cannot_rate", "by_category", "counts", "ci95")
 
@@ -287,10 +287,7 @@ def image_doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | Non
 def image_doc_to_messages(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> list[dict]:
     content = [{"type": "image", "url": image} for image in image_doc_to_visual(doc)]
     content.append({"type": "text", "text": image_doc_to_text(doc)})
-    return [
-        {"role": "system", "content": [{"type": "text", "text": IMAGE_SYSTEM_PROMPT}]},
-        {"role": "user", "content": content},
-    ]
+    return chat(IMAGE_SYSTEM_PROMPT, content)
 
 
 def image_doc_to_target(doc: dict[str, Any]) -> str:

@@ -27,6 +27,7 @@ from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.mcq import LETTERS, format_options
 from lmms_comparative.tasklib import (
     Share,
+    chat,
     check_model_failures,
     docs_hook,
     load_images,
@@ -148,10 +149,7 @@ def doc_to_messages(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None 
     system = SYSTEM_PROMPTS[strategy]
     content = [{"type": "image", "url": image} for image in VISUALS.get(strategy, doc_to_visual)(doc)]
     content.append({"type": "text", "text": user_text(doc, strategy)})
-    return [
-        {"role": "system", "content": [{"type": "text", "text": system}]},
-        {"role": "user", "content": content},
-    ]
+    return chat(system, content)
 
 
 def doc_to_target(doc: dict[str, Any]) -> str:
@@ -303,10 +301,7 @@ def caption_doc_to_messages(doc: dict[str, Any], lmms_eval_specific_kwargs: dict
     # then image 2 (the MCQ messages put the images first).
     content = [{"type": "text", "text": CAPTION_USER}]
     content += [{"type": "image", "url": image} for image in doc_to_visual(doc)]
-    return [
-        {"role": "system", "content": [{"type": "text", "text": CAPTION_SYSTEM}]},
-        {"role": "user", "content": content},
-    ]
+    return chat(CAPTION_SYSTEM, content)
 
 
 def caption_doc_to_target(doc: dict[str, Any]) -> str:

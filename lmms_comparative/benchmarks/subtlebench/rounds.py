@@ -20,7 +20,7 @@ from lmms_comparative.benchmarks.subtlebench.prompts import (
 from lmms_comparative.benchmarks.subtlebench.table import task
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.mcq import format_options
-from lmms_comparative.tasklib import END_OF_ROUNDS, flatten, load_images, next_round, round_replies
+from lmms_comparative.tasklib import END_OF_ROUNDS, chat, flatten, load_images, next_round, round_replies
 from lmms_comparative.tasklib.rounds import multi_round_docs
 
 
@@ -41,10 +41,7 @@ def two_step_first(doc: dict[str, Any]) -> list[dict]:
     """Step 1: describe the differences that matter to the question (both images, the question and
     options without their labels; Figure 10)."""
     text = TWO_STEP_USER_1.format(question_text=doc["question"], options_text=format_options(doc["options"]))
-    return [
-        {"role": "system", "content": [{"type": "text", "text": TWO_STEP_SYSTEM_1}]},
-        {"role": "user", "content": _two_step_images(doc) + [{"type": "text", "text": text}]},
-    ]
+    return chat(TWO_STEP_SYSTEM_1, _two_step_images(doc) + [{"type": "text", "text": text}])
 
 
 def two_step_second(doc: dict[str, Any], description: str) -> list[dict]:
@@ -52,10 +49,7 @@ def two_step_second(doc: dict[str, Any], description: str) -> list[dict]:
     text = TWO_STEP_USER_2.format(
         diff_description=description, question_text=doc["question"], options_text=format_options(doc["options"])
     )
-    return [
-        {"role": "system", "content": [{"type": "text", "text": TWO_STEP_SYSTEM_2}]},
-        {"role": "user", "content": _two_step_images(doc) + [{"type": "text", "text": text}]},
-    ]
+    return chat(TWO_STEP_SYSTEM_2, _two_step_images(doc) + [{"type": "text", "text": text}])
 
 
 def twostep_doc_to_messages(
@@ -126,12 +120,7 @@ def langonly_doc_to_messages(
     if round_idx == 1:
         return next_round(_one_image(doc, 1))
     text = LANGUAGE_ONLY_PREAMBLE.format(first=outputs[0], second=outputs[1]) + "\n\n" + user_text(doc)
-    return next_round(
-        [
-            {"role": "system", "content": [{"type": "text", "text": SYSTEM_PROMPTS["standard"]}]},
-            {"role": "user", "content": [{"type": "text", "text": text}]},
-        ]
-    )
+    return next_round(chat(SYSTEM_PROMPTS["standard"], [{"type": "text", "text": text}]))
 
 
 def langonly_doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> str:
