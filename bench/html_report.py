@@ -30,23 +30,14 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from helpers import eval_args  # noqa: E402 - the tests' lmms-eval arguments
+from helpers.browser import CHROMEDRIVER, CHROMIUM, CHROMIUM_FLAGS  # noqa: E402 - the tests' headless Chromium
+
 
 def _lmms_eval(root: Path, out: Path, seed: int) -> None:
     env = dict(os.environ, COMPBENCH_ROOT=str(root), HF_HUB_OFFLINE="1", LMMS_COMPARATIVE_OUR_TASKS_ONLY="1")
-    cmd = [
-        sys.executable,
-        "-m",
-        "lmms_eval",
-        "--model",
-        "random_choice",
-        "--model_args",
-        f"seed={seed}",
-        "--tasks",
-        "compbench",
-        "--output_path",
-        str(out),
-        "--log_samples",
-    ]
+    cmd = [sys.executable, "-m", "lmms_eval", *eval_args("random_choice", "compbench", out, model_args=f"seed={seed}")]
     subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
@@ -61,20 +52,10 @@ def _first_render(page: Path) -> tuple[float, float]:
     from selenium.webdriver.chrome.service import Service
 
     options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for flag in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--window-size=1400,1000",
-    ):
+    options.binary_location = CHROMIUM
+    for flag in CHROMIUM_FLAGS:
         options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     try:
         start = time.perf_counter()
         driver.get(page.as_uri() + "#b-compbench")

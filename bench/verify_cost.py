@@ -24,6 +24,8 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(HERE / "tests"))
+from helpers import eval_args  # noqa: E402 - the tests' lmms-eval arguments
 
 
 def _env(root: Path, checkout: Path | None = None) -> dict:
@@ -71,18 +73,7 @@ def main() -> None:
     if not root.exists():
         build(root, per_source=args.per_source)
     if not list(run.glob("**/*_results.json")):
-        cmd = [
-            sys.executable,
-            "-m",
-            "lmms_eval",
-            "--model",
-            "random_choice",
-            "--tasks",
-            "compbench",
-            "--output_path",
-            str(run),
-            "--log_samples",
-        ]
+        cmd = [sys.executable, "-m", "lmms_eval", *eval_args("random_choice", "compbench", run)]
         subprocess.run(cmd, env=_env(root), check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     items = sum(1 for f in run.glob("**/*_samples_*.jsonl") for line in f.open() if line.strip())
     size = sum(f.stat().st_size for f in run.glob("**/*") if f.is_file()) / 1e6

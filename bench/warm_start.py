@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from helpers import base_env  # noqa: E402
+from helpers import base_env, eval_args  # noqa: E402
 from helpers.warm_python import SOCKET_ENV  # noqa: E402
 from helpers.warm_servers import server_for  # noqa: E402
 
@@ -75,13 +75,7 @@ def main() -> int:
                 "lmms-eval run (subtlebench_sp)": [
                     "-m",
                     "lmms_eval",
-                    "--model",
-                    "random_choice",
-                    "--tasks",
-                    "subtlebench_sp",
-                    "--output_path",
-                    str(out / "run"),
-                    "--log_samples",
+                    *eval_args("random_choice", "subtlebench_sp", out / "run"),
                 ],
                 "lmms-comparative score": [
                     "-m",

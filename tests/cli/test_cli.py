@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from helpers import FULL_INDEX, SUBTLEBENCH_TASKS, base_env, read_run, run_cli, run_python
+from helpers import FULL_INDEX, SUBTLEBENCH_TASKS, base_env, eval_args, read_run, run_cli, run_python, torchrun
 
 from lmms_comparative import yaml_dir
 
@@ -48,17 +47,7 @@ def _random_run(root: Path, out: Path, hf_home: Path, launcher=None, tasks="subt
     """A baseline run with our folder indexed alone (the runs of a user's full index are in
     test_lmms_eval_lists_our_tasks_without_include_path, the include-path tests and the docs' blocks)."""
     proc = run_cli(
-        [
-            "--model",
-            "random_choice",
-            "--model_args",
-            "seed=7",
-            "--tasks",
-            tasks,
-            "--output_path",
-            str(out),
-            "--log_samples",
-        ],
+        eval_args("random_choice", tasks, out, model_args="seed=7"),
         env=base_env(hf_home, SUBTLEBENCH_ROOT=str(root)),
         launcher=launcher,
     )
@@ -83,24 +72,9 @@ def test_random_choice_baseline_runs_with_no_weights(single_process):
             assert sample["accuracy"]["parsed"] in "ABCDE"[:n_options]
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.mark.e2e
 def test_two_processes_give_the_same_scores_as_one(single_process, subtlebench_root, hf_home, tmp_path):
-    launcher = [
-        sys.executable,
-        "-m",
-        "torch.distributed.run",
-        "--nproc_per_node",
-        "2",
-        "--master_port",
-        str(_free_port()),
-    ]
-    proc = _random_run(subtlebench_root, tmp_path, hf_home, launcher=launcher)
+    proc = _random_run(subtlebench_root, tmp_path, hf_home, launcher=torchrun())
     results2, samples2 = read_run(tmp_path, proc)
     assert "Running on rank 1" in proc.stdout + proc.stderr  # the work really was split over two processes
     assert len(list(tmp_path.glob("**/*_results.json"))) == 1
@@ -328,7 +302,7 @@ def test_report_tables_and_chart_from_two_baseline_runs(subtlebench_root, hf_hom
 
     for model in ("random_choice", "pixel_diff"):
         run_cli(
-            ["--model", model, "--tasks", "subtlebench", "--output_path", str(tmp_path / model), "--log_samples"],
+            eval_args(model, "subtlebench", tmp_path / model),
             env=base_env(hf_home, SUBTLEBENCH_ROOT=str(subtlebench_root)),
         )
     assert (

@@ -16,7 +16,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from helpers import base_env, read_run, run_cli
+from helpers import base_env, eval_args, read_run, run_cli
 from helpers.fake_openai import FakeOpenAI, message_images, message_text
 
 from lmms_comparative.benchmarks.compbench import data
@@ -193,7 +193,7 @@ def test_missing_annotation_file_is_named(hf_home, tmp_path):
     root = build_compbench(tmp_path / "cb")
     (root / "annotations" / "depth_label.json").unlink()
     proc = run_cli(
-        ["--model", "random_choice", "--tasks", "compbench_spatiality_nyudepth", "--output_path", str(tmp_path / "o")],
+        eval_args("random_choice", "compbench_spatiality_nyudepth", tmp_path / "o", log_samples=False),
         env=base_env(hf_home, COMPBENCH_ROOT=str(root)),
     )
     assert not list((tmp_path / "o").glob("**/*_results.json"))
@@ -338,7 +338,7 @@ def test_prerelease_layout_full_set_through_the_cli(roots, hf_home, tmp_path):
     root = roots["prerelease"]
     out = tmp_path / "o"
     proc = run_cli(
-        ["--model", "random_choice", "--tasks", "compbench_full", "--output_path", str(out), "--log_samples"],
+        eval_args("random_choice", "compbench_full", out),
         env=base_env(hf_home, COMPBENCH_ROOT=str(root)),
     )
     results, samples = read_run(out, proc)

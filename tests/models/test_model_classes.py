@@ -16,9 +16,9 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers import base_env, build_roots, read_run, run_cli
+from helpers import base_env, build_roots, eval_args, judged_env, read_run, run_cli
 from helpers.fake_openai import FakeOpenAI, any_scorer, message_images, message_text
-from helpers.tiny_models import build_qwen_vl
+from helpers.tiny_models import HOOK, build_qwen_vl, recorded_env, records
 
 from lmms_comparative.benchmarks.vlm2bench.fixture import FRAMES_PER_SCENE
 from lmms_comparative.registry import BENCHMARKS, of_task
@@ -29,7 +29,6 @@ def needs_decord():
     pytest.importorskip("decord", reason="the video extra: pip install -c constraints.txt -e '.[video]'")
 
 
-HOOK = Path(__file__).parents[1] / "processor_hook"
 # Chosen per input kind (images, a pair, a video); every other registered benchmark runs its smoke
 # task, read from the registry, so a new benchmark needs no edit here.
 BY_KIND = [
@@ -166,42 +165,27 @@ def model_run(request, roots, tiny_checkpoints, hf_home, tmp_path_factory):
     needs_decord()
     model = request.param
     out = tmp_path_factory.mktemp(f"run_{model}")
-    (out / "record").mkdir()
     with FakeOpenAI(any_scorer) as judge:
-        env = base_env(
-            hf_home,
-            **roots,
-            **judge.every_llm_env(),
-            LMMS_COMPARATIVE_LLM_CACHE="off",
-            TINY_VLM_RECORD=str(out / "record"),
-        )
-        env["PYTHONPATH"] = f"{HOOK}:{env.get('PYTHONPATH', '')}"
+        env = base_env(hf_home, **roots, **judge.every_llm_env(), LMMS_COMPARATIVE_LLM_CACHE="off")
+        env = recorded_env(env, out / "record")
         args = (
             f"pretrained={tiny_checkpoints[MODELS[model]]},device=cpu,device_map=cpu,min_pixels=784,max_pixels="
             "12544,max_num_frames=4"
         )
         proc = run_cli(
-            [
-                "--model",
+            eval_args(
                 model,
-                "--model_args",
-                args,
-                "--tasks",
                 ",".join(TASKS),
+                out / "results",
                 "--limit",
                 str(LIMIT),
                 "--gen_kwargs",
                 "max_new_tokens=4,temperature=0",
-                "--output_path",
-                str(out / "results"),
-                "--log_samples",
-            ],
+                model_args=args,
+            ),
             env=env,
         )
-    records = [
-        json.loads(line) for path in sorted((out / "record").glob("*.jsonl")) for line in path.read_text().splitlines()
-    ]
-    return model, records, read_run(out / "results", proc)
+    return model, records(out / "record"), read_run(out / "results", proc)
 
 
 @pytest.mark.e2e
@@ -284,24 +268,14 @@ def test_pc_vid_real_videos_through_the_openai_model(roots, hf_home, tmp_path):
     def run(out: Path) -> tuple[dict, dict, list[str]]:
         """One CLI run; the videos whose sent frames are not in scene order."""
         with FakeOpenAI(respond) as server:
-            env = base_env(
-                hf_home,
-                VLM2BENCH_ROOT=str(roots["VLM2BENCH_ROOT"]),
-                **server.judge_env("VLM2BENCH_JUDGE"),
-                LMMS_COMPARATIVE_LLM_CACHE="off",
-            )
+            env = judged_env(hf_home, server, "VLM2BENCH_JUDGE", VLM2BENCH_ROOT=roots["VLM2BENCH_ROOT"])
             proc = run_cli(
-                [
-                    "--model",
+                eval_args(
                     "openai",
-                    "--model_args",
-                    f"model_version=vlm,base_url={server.base_url},api_key=sk-x,max_frames_num=4",
-                    "--tasks",
                     "vlm2bench_pc_vid",
-                    "--output_path",
-                    str(out),
-                    "--log_samples",
-                ],
+                    out,
+                    model_args=f"model_version=vlm,base_url={server.base_url},api_key=sk-x,max_frames_num=4",
+                ),
                 env=env,
             )
             requests = [b for b in server.requests if "#Task" not in message_text(b)]

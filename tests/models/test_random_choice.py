@@ -8,7 +8,7 @@ import random
 from types import SimpleNamespace
 
 import pytest
-from helpers import base_env, read_run, run_cli
+from helpers import base_env, eval_args, read_run, run_cli
 
 from lmms_comparative.benchmarks.compbench import hooks as cb_task
 from lmms_comparative.benchmarks.compbench.fixture import build as build_compbench
@@ -250,17 +250,7 @@ def test_cli_run_answers_every_compbench_and_vlm2bench_item(hf_home, tmp_path):
     tasks = "compbench," + ",".join(f"vlm2bench_{t}" for t in image_subtasks)
     env = base_env(hf_home, COMPBENCH_ROOT=str(cb_root), VLM2BENCH_ROOT=str(v2_root))
     proc = run_cli(
-        [
-            "--model",
-            "random_choice",
-            "--model_args",
-            "seed=3",
-            "--tasks",
-            tasks,
-            "--output_path",
-            str(tmp_path / "out"),
-            "--log_samples",
-        ],
+        eval_args("random_choice", tasks, tmp_path / "out", model_args="seed=3"),
         env=env,
     )
     results, samples = read_run(tmp_path / "out", proc)

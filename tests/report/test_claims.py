@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import base_env, read_run, run_cli, run_tool
+from helpers import base_env, eval_args, read_run, run_cli, run_tool
 
 pytestmark = pytest.mark.e2e
 
@@ -18,17 +18,7 @@ def test_a_decoding_override_is_shown_beside_the_run_and_the_tasks_own_is_said(
     env = base_env(hf_home, SUBTLEBENCH_ROOT=subtlebench_root)
     out = tmp_path / "overridden"
     proc = run_cli(
-        [
-            "--model",
-            "random_choice",
-            "--tasks",
-            "subtlebench_at",
-            "--output_path",
-            str(out),
-            "--log_samples",
-            "--gen_kwargs",
-            "temperature=0.7,max_new_tokens=32",
-        ],
+        eval_args("random_choice", "subtlebench_at", out, "--gen_kwargs", "temperature=0.7,max_new_tokens=32"),
         env=env,
     )
     read_run(out, proc)

@@ -13,7 +13,7 @@ import re
 import shutil
 
 import pytest
-from helpers import base_env, read_run, run_cli, run_tool
+from helpers import base_env, eval_args, read_run, run_cli, run_tool
 from helpers.browser import wait_for
 from helpers.verifying import files, lines, verdicts, verify, write_lines
 
@@ -36,17 +36,7 @@ def runs(tmp_path_factory, hf_home):
     )
     for name, seed in (("a", 1), ("b", 2)):
         proc = run_cli(
-            [
-                "--model",
-                "random_choice",
-                "--model_args",
-                f"seed={seed}",
-                "--tasks",
-                ",".join(TASKS),
-                "--output_path",
-                str(base / name),
-                "--log_samples",
-            ],
+            eval_args("random_choice", ",".join(TASKS), base / name, model_args=f"seed={seed}"),
             env=env,
         )
         read_run(base / name, proc)

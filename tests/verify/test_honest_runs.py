@@ -5,7 +5,7 @@ numbers from: UNVERIFIED, not FAIL)."""
 from __future__ import annotations
 
 import pytest
-from helpers import base_env, read_run, run_cli
+from helpers import base_env, eval_args, read_run, run_cli
 from helpers.verifying import verdicts, verify
 
 pytestmark = pytest.mark.e2e
@@ -15,19 +15,7 @@ def test_a_run_with_an_offset_verifies(hf_home, subtlebench_root, tmp_path):
     env = base_env(hf_home, SUBTLEBENCH_ROOT=subtlebench_root)
     out = tmp_path / "offset"
     proc = run_cli(
-        [
-            "--model",
-            "random_choice",
-            "--tasks",
-            "subtlebench_at",
-            "--output_path",
-            str(out),
-            "--log_samples",
-            "--limit",
-            "2",
-            "--offset",
-            "1",
-        ],
+        eval_args("random_choice", "subtlebench_at", out, "--limit", "2", "--offset", "1"),
         env=env,
     )
     results, samples = read_run(out, proc)
@@ -41,7 +29,7 @@ def test_a_run_with_an_offset_verifies(hf_home, subtlebench_root, tmp_path):
 def test_a_run_without_samples_is_unverified_not_failed(hf_home, subtlebench_root, tmp_path):
     env = base_env(hf_home, SUBTLEBENCH_ROOT=subtlebench_root)
     out = tmp_path / "no_samples"
-    proc = run_cli(["--model", "random_choice", "--tasks", "subtlebench_at", "--output_path", str(out)], env=env)
+    proc = run_cli(eval_args("random_choice", "subtlebench_at", out, log_samples=False), env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     proc = verify(out, env)
     found = verdicts(proc)
@@ -98,17 +86,7 @@ def test_a_teams_variant_of_our_task_verifies_as_a_variant_and_is_never_exported
     )
     out = tmp_path / "run"
     proc = run_cli(
-        [
-            "--model",
-            "random_choice",
-            "--tasks",
-            "team_sp_greedy,subtlebench_sp",
-            "--include_path",
-            str(team),
-            "--output_path",
-            str(out),
-            "--log_samples",
-        ],
+        eval_args("random_choice", "team_sp_greedy,subtlebench_sp", out, "--include_path", str(team)),
         env=env,
     )
     results, _ = read_run(out, proc)

@@ -11,7 +11,7 @@ import json
 from collections import defaultdict
 
 import pytest
-from helpers import base_env, read_run, run_cli, run_score
+from helpers import base_env, eval_args, read_run, run_cli, run_score
 from helpers.verifying import verdicts, verify
 
 from lmms_comparative.benchmarks.vlm2bench.fixture import build as build_vlm2bench
@@ -49,15 +49,7 @@ def test_two_pairs_under_one_q_id_are_four_items_and_one_group_as_the_authors_sc
 
     # A run of the task: seven items, each once; verify re-derives it.
     proc = run_cli(
-        [
-            "--model",
-            "random_choice",
-            "--tasks",
-            "vlm2bench_gc_mat",
-            "--output_path",
-            str(tmp_path / "run"),
-            "--log_samples",
-        ],
+        eval_args("random_choice", "vlm2bench_gc_mat", tmp_path / "run"),
         env=env,
     )
     results, _ = read_run(tmp_path / "run", proc)

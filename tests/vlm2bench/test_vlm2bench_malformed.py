@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import base_env, read_run, run_cli
+from helpers import base_env, eval_args, read_run, run_cli
 
 from lmms_comparative.benchmarks.vlm2bench.fixture import build as build_vlm2bench
 
@@ -46,14 +46,7 @@ def test_a_non_numeric_image_count_leaves_the_other_tasks_of_the_run_scored(hf_h
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     env = base_env(hf_home, VLM2BENCH_ROOT=str(root), LMMS_COMPARATIVE_MAX_FAILED="0.5")
     proc = run_cli(
-        [
-            "--model",
-            "random_choice",
-            "--tasks",
-            "vlm2bench_oc_cnt,vlm2bench_gc_mat",
-            "--output_path",
-            str(tmp_path / "out"),
-        ],
+        eval_args("random_choice", "vlm2bench_oc_cnt,vlm2bench_gc_mat", tmp_path / "out", log_samples=False),
         env=env,
     )
     results, _ = read_run(tmp_path / "out", proc)

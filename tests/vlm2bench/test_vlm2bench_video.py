@@ -4,7 +4,7 @@ defaults, and a video shorter than the model samples (skipped, named and counted
 from __future__ import annotations
 
 import pytest
-from helpers import base_env, read_run, run_cli
+from helpers import judged_env, read_run, run_cli
 from helpers.fake_openai import FakeOpenAI, message_images, message_text
 
 from lmms_comparative.benchmarks.vlm2bench.fixture import build as build_vlm2bench
@@ -50,12 +50,7 @@ def test_the_bundled_fixture_runs_with_lmms_eval_defaults(hf_home, tmp_path):
 
     assert main(["fixture", "vlm2bench", str(tmp_path / "v2")]) == 0
     with FakeOpenAI(_describe) as server:
-        env = base_env(
-            hf_home,
-            VLM2BENCH_ROOT=str(tmp_path / "v2"),
-            **server.judge_env("VLM2BENCH_JUDGE"),
-            LMMS_COMPARATIVE_LLM_CACHE="off",
-        )
+        env = judged_env(hf_home, server, "VLM2BENCH_JUDGE", VLM2BENCH_ROOT=tmp_path / "v2")
         proc = run_cli([*server.model_cli, "--tasks", "vlm2bench", "--output_path", str(tmp_path / "out")], env=env)
     results, _ = read_run(tmp_path / "out", proc)
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -77,13 +72,7 @@ def test_a_video_shorter_than_the_model_samples_is_skipped_named_and_counted(hf_
         short, [Image.new("RGB", (64, 64), "red"), Image.new("RGB", (64, 64), "blue")], frames_per_scene=4
     )  # 8 frames
     with FakeOpenAI(_describe) as server:
-        env = base_env(
-            hf_home,
-            VLM2BENCH_ROOT=str(root),
-            **server.judge_env("VLM2BENCH_JUDGE"),
-            LMMS_COMPARATIVE_LLM_CACHE="off",
-            LMMS_COMPARATIVE_MAX_FAILED="0.5",
-        )
+        env = judged_env(hf_home, server, "VLM2BENCH_JUDGE", VLM2BENCH_ROOT=root, LMMS_COMPARATIVE_MAX_FAILED="0.5")
         proc = run_cli(
             [*server.model_cli, "--tasks", "vlm2bench_pc_vid,vlm2bench_gc_mat", "--output_path", str(tmp_path / "out")],
             env=env,
