@@ -11,25 +11,18 @@ and hash list agreeing with each other.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import os
 import subprocess
 from pathlib import Path
 
 import pytest
+from helpers import load_module
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _tool():
-    spec = importlib.util.spec_from_file_location("reference_outputs", ROOT / "tools" / "reference_outputs.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-tool = _tool()
+tool = load_module(ROOT / "tools" / "reference_outputs.py")
 
 CUB = "cub_200_2011/att_cls_images/test"
 TEST_SPLITS = {

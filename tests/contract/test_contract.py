@@ -8,8 +8,6 @@ runs, is scored from its samples, verified and reported, without a line of code 
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import json
 import re
 import shutil
@@ -18,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import base_env, read_run, run_cli, run_python
+from helpers import base_env, load_module, read_run, run_cli, run_python
 from helpers.fake_openai import FakeOpenAI, any_scorer, message_text
 
 import lmms_comparative
@@ -61,12 +59,8 @@ def toy_package(base: Path, edit=None, toy: str = "toymcq") -> Path:
 
 def toy_data(directory: Path, toy: str = "toymcq") -> Path:
     """The toy's data, built by its own fixture (as the package copy has it)."""
-    spec = importlib.util.spec_from_file_location(
-        f"{toy}_fixture", TOYS[toy] / "fixture.py"
-    )  # the file alone: its package is the copy's
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.build(directory)
+    fixture = load_module(TOYS[toy] / "fixture.py", f"{toy}_fixture")  # the file alone: its package is the copy's
+    return fixture.build(directory)
 
 
 def _check(pythonpath: Path, *names: str) -> subprocess.CompletedProcess:

@@ -3,17 +3,15 @@ Function-level imports count: they are dependencies too, only later ones."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
+
+from helpers import load_module
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _tool():
-    spec = importlib.util.spec_from_file_location("import_graph", ROOT / "tools" / "import_graph.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_module(ROOT / "tools" / "import_graph.py")
 
 
 def test_the_package_has_no_circle_of_files_or_parts():
@@ -34,11 +32,13 @@ def test_the_package_has_no_circle_of_files_or_parts():
         assert floors[part] < floors["benchmarks"] < floors["registry"], (part, floors)
 
 
-def _write(root: Path, files: dict[str, str]) -> None:
+def _tree(root: Path, files: dict[str, str]) -> Path:
+    """``root`` with a package ``lmms_comparative`` of ``files`` (path: text) written under it."""
     for name, text in files.items():
         path = root / "lmms_comparative" / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
+    return root
 
 
 def test_a_function_level_import_that_runs_back_up_is_found(tmp_path):
@@ -50,20 +50,20 @@ def test_a_function_level_import_that_runs_back_up_is_found(tmp_path):
         "report/runs.py": "from . import cells\n",
         "report/cells.py": "def f():\n    return 1\n",
     }
-    _write(tmp_path / "honest", files)
-    honest = tool.measure(tmp_path / "honest")
+    honest = tool.measure(_tree(tmp_path / "honest", files))
     assert honest["circles of files"] == [] and honest["circles of parts"] == []
     assert honest["floors"] == {"report": 2, "registry": 1}
     # The same tree, with one import inside a function from the registry up to the report.
-    _write(
-        tmp_path / "forged",
-        {
-            **files,
-            "registry.py": "X = 1\n\ndef g():\n    from lmms_comparative.report import runs\n    return runs\n",
-            "report/cells.py": "from .runs import *\n",
-        },
+    forged = tool.measure(
+        _tree(
+            tmp_path / "forged",
+            {
+                **files,
+                "registry.py": "X = 1\n\ndef g():\n    from lmms_comparative.report import runs\n    return runs\n",
+                "report/cells.py": "from .runs import *\n",
+            },
+        )
     )
-    forged = tool.measure(tmp_path / "forged")
     assert forged["imports inside functions"] == 1
     assert forged["circles of parts"] == [["registry", "report"]]
     assert ["lmms_comparative.report.cells", "lmms_comparative.report.runs"] in forged["circles of files"]
@@ -87,12 +87,10 @@ def test_a_lookup_by_name_is_an_arrow(tmp_path):
         "benchmarks/toy/__init__.py": "BENCHMARK = None\n",
         "benchmarks/toy/report.py": "from lmms_comparative.reportlib.cells import table\n",
     }
-    _write(tmp_path / "honest", files)
-    honest = tool.measure(tmp_path / "honest")
+    honest = tool.measure(_tree(tmp_path / "honest", files))
     assert honest["circles of files"] == [] and honest["arrows up a layer"] == [] and honest["lookups by name"] == 0
     forged_cells = "def table(rows, benchmark=None):\n    return benchmark.part('report', 'section')(rows)\n"
-    _write(tmp_path / "forged", {**files, "reportlib/cells.py": forged_cells})
-    forged = tool.measure(tmp_path / "forged")
+    forged = tool.measure(_tree(tmp_path / "forged", {**files, "reportlib/cells.py": forged_cells}))
     assert forged["lookups by name"] == 1
     assert ["lmms_comparative.benchmarks.toy.report", "lmms_comparative.reportlib.cells"] in forged["circles of files"]
     assert "lmms_comparative.reportlib.cells -> lmms_comparative.benchmarks.toy.report" in forged["arrows up a layer"]
