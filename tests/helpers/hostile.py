@@ -51,3 +51,11 @@ def png(width: int, height: int, grey: int = 0) -> bytes:
 def deep_json(depth: int = 200_000) -> str:
     """An array nested ``depth`` deep: Python's parser raises RecursionError on it."""
     return "[" * depth + "]" * depth
+
+
+def deep_results(folder: Path) -> Path:
+    """A results file in ``folder`` (made here) whose JSON nests too deep to parse: its path."""
+    folder.mkdir(parents=True)
+    path = folder / "20260101_000000_results.json"
+    path.write_text(deep_json())
+    return path

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from helpers import base_env, run_tool
 from helpers.browser import requests_made, wait_for
-from helpers.hostile import copy, deep_json, png, rows, save, write_rows
+from helpers.hostile import copy, deep_results, png, rows, save, write_rows
 from PIL import Image
 
 pytestmark = pytest.mark.e2e
@@ -232,8 +232,7 @@ def test_a_broken_run_is_passed_over_in_one_line_and_compare_writes_through_no_l
 ):
     env = base_env(hf_home, SUBTLEBENCH_ROOT=subtlebench_root)
     root = tmp_path / "submission"
-    (root / "0bad").mkdir(parents=True)
-    (root / "0bad" / "20260101_000000_results.json").write_text(deep_json())
+    deep_results(root / "0bad")
     copy(subtlebench_pass_run, root / "honest")
     proc = _report([root], tmp_path / "report", env)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr[-3000:]

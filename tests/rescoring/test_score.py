@@ -11,7 +11,7 @@ import random
 from pathlib import Path
 
 import pytest
-from helpers import base_env, read_run, run_cli, run_python, run_score
+from helpers import base_env, eval_args, read_run, run_cli, run_python, run_score
 
 from lmms_comparative.benchmarks.subtlebench.data import CATEGORIES
 from lmms_comparative.benchmarks.subtlebench.scoring import parse_subtlebench_letter
@@ -305,15 +305,7 @@ def test_a_runs_skipped_item_stays_skipped_when_its_samples_are_scored_again(hf_
     Path(data.image_paths(doc)[0]).unlink()
     env = base_env(hf_home, SUBTLEBENCH_ROOT=str(root), LMMS_COMPARATIVE_MAX_FAILED="0.5")
     proc = run_cli(
-        [
-            "--model",
-            "random_choice",
-            "--tasks",
-            "subtlebench_em,subtlebench_at",
-            "--output_path",
-            str(tmp_path / "run"),
-            "--log_samples",
-        ],
+        eval_args("random_choice", "subtlebench_em,subtlebench_at", tmp_path / "run"),
         env=env,
     )
     results, _ = read_run(tmp_path / "run", proc)
@@ -337,28 +329,28 @@ def test_another_benchmarks_file_is_named_as_such(model_run, hf_home, fixture_ro
     out, _, _ = model_run
     env = _env(hf_home, fixture_roots)
     log = sorted(out.rglob("*_samples_subtlebench_at.jsonl"))[0]
-    proc = run_score("vlm2bench", str(log), "-o", str(tmp_path / "a"), env=env)
-    assert (
-        proc.returncode == 2
-        and "this is a samples log of task(s) subtlebench_at, not of a VLM2-Bench task: score it with "
-        "lmms-comparative score subtlebench"
-        in proc.stderr
-    ), proc.stderr[-2000:]
     only = tmp_path / "only_subtlebench"
     only.mkdir()
     (only / log.name).write_bytes(log.read_bytes())
-    proc = run_score("compbench", str(only), "-o", str(tmp_path / "b"), env=env)
-    assert (
-        proc.returncode == 2
-        and "this is a samples log of task(s) subtlebench_at, not of a MLLM-CompBench task" in proc.stderr
-    ), proc.stderr[-2000:]
     evaluator = tmp_path / "mc_evaluation_results.json"
     evaluator.write_text(json.dumps({"model": "m", "questions": []}))
-    proc = run_score("vidi", str(evaluator), "-o", str(tmp_path / "c"), env=env)
-    assert (
-        proc.returncode == 2
-        and "this looks like a VLM-SubtleBench evaluator file, not a ViDi one: score it with lmms-comparative "
-        "score subtlebench"
-        in proc.stderr
-    ), proc.stderr[-2000:]
+    for benchmark, given, scored, named in (
+        (
+            "vlm2bench",
+            log,
+            "a",
+            "this is a samples log of task(s) subtlebench_at, not of a VLM2-Bench task: score it with "
+            "lmms-comparative score subtlebench",
+        ),
+        ("compbench", only, "b", "this is a samples log of task(s) subtlebench_at, not of a MLLM-CompBench task"),
+        (
+            "vidi",
+            evaluator,
+            "c",
+            "this looks like a VLM-SubtleBench evaluator file, not a ViDi one: score it with lmms-comparative "
+            "score subtlebench",
+        ),
+    ):
+        proc = run_score(benchmark, str(given), "-o", str(tmp_path / scored), env=env)
+        assert proc.returncode == 2 and named in proc.stderr, proc.stderr[-2000:]
     assert "Traceback" not in proc.stderr

@@ -11,7 +11,7 @@ import os
 
 import pytest
 from helpers import base_env
-from helpers.hostile import copy, deep_json, save
+from helpers.hostile import copy, deep_json, deep_results, save
 from helpers.verifying import export, verdicts, verify
 
 from lmms_comparative.data import untrusted
@@ -57,8 +57,7 @@ def test_deep_json_large_files_links_and_loops_are_one_line_each_and_the_honest_
     env = base_env(hf_home, SUBTLEBENCH_ROOT=subtlebench_root)
     root = tmp_path / "submission"
     # Sorted first, so that a crash on it would stop verify before the honest run.
-    (root / "0bad").mkdir(parents=True)
-    (root / "0bad" / "20260101_000000_results.json").write_text(deep_json())
+    deep_results(root / "0bad")
     # A samples line nested as deep, in a copy of the run.
     _, _, samples = copy(subtlebench_pass_run, root / "1deepline")
     samples["subtlebench_sp"].write_text(samples["subtlebench_sp"].read_text() + deep_json() + "\n")
