@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from helpers import FOUR_BENCHMARKS, base_env, build_roots, read_run, run_cli
+from helpers import FOUR_BENCHMARKS, base_env, build_roots, eval_args, read_run, run_cli
 
 from lmms_comparative.benchmarks.subtlebench.fixture import build as build_subtlebench
 
@@ -43,9 +43,7 @@ def four_benchmarks_run(hf_home, fixture_roots, tmp_path_factory) -> Path:
     on. Read it, never change it (copy it first)."""
     out = tmp_path_factory.mktemp("four_benchmarks_run")
     env = base_env(hf_home, **{k: str(v) for k, v in fixture_roots.items()})
-    proc = run_cli(
-        ["--model", "random_choice", "--tasks", FOUR_BENCHMARKS, "--output_path", str(out), "--log_samples"], env=env
-    )
+    proc = run_cli(eval_args("random_choice", FOUR_BENCHMARKS, out), env=env)
     read_run(out, proc)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return out
@@ -57,15 +55,7 @@ def subtlebench_pass_run(hf_home, subtlebench_root, tmp_path_factory) -> Path:
     untouched folder the hostile-folder tests copy and edit. Read it, never change it."""
     out = tmp_path_factory.mktemp("subtlebench_pass_run")
     proc = run_cli(
-        [
-            "--model",
-            "random_choice",
-            "--tasks",
-            "subtlebench_at,subtlebench_sp",
-            "--output_path",
-            str(out),
-            "--log_samples",
-        ],
+        eval_args("random_choice", "subtlebench_at,subtlebench_sp", out),
         env=base_env(hf_home, SUBTLEBENCH_ROOT=subtlebench_root),
     )
     read_run(out, proc)

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers import base_env, read_run, run_cli
+from helpers import base_env, eval_args, read_run, run_cli
 
 from lmms_comparative.benchmarks.compbench import data
 from lmms_comparative.benchmarks.compbench.fixture import build as build_compbench
@@ -252,7 +252,7 @@ def test_the_test_file_is_what_the_cli_scores(hf_home, tmp_path):
     _cub(root, "_test").write_text(json.dumps(test[:6]))
     out = tmp_path / "o"
     proc = run_cli(
-        ["--model", "random_choice", "--tasks", "compbench_attribute_cub", "--output_path", str(out), "--log_samples"],
+        eval_args("random_choice", "compbench_attribute_cub", out),
         env=base_env(hf_home, COMPBENCH_ROOT=str(root)),
     )
     results, samples = read_run(out, proc)

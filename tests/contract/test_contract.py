@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import base_env, load_module, read_run, run_cli, run_python
+from helpers import base_env, eval_args, load_module, read_run, run_cli, run_python
 from helpers.fake_openai import FakeOpenAI, any_scorer, message_text
 
 import lmms_comparative
@@ -219,7 +219,7 @@ def test_the_toy_runs_fails_scores_verifies_and_reports_through_the_cli(hf_home,
     out = tmp_path / "run"
     # (In tmp_path: python -m puts the working folder, here the repository, first on the path.)
     proc = run_cli(
-        ["--model", "random_choice", "--tasks", "toymcq", "--output_path", str(out), "--log_samples"],
+        eval_args("random_choice", "toymcq", out),
         env=env,
         cwd=tmp_path,
     )
@@ -265,7 +265,7 @@ def test_the_judged_toy_runs_scores_verifies_and_reports_through_the_cli(hf_home
     with FakeOpenAI(any_scorer, models=["toy-judge", "vlm"]) as server:
         served = {**env, **server.judge_env("TOYJUDGE_JUDGE")}
         proc = run_cli(
-            ["--model", "random_choice", "--tasks", "toyjudge", "--output_path", str(out), "--log_samples"],
+            eval_args("random_choice", "toyjudge", out),
             env=served,
             cwd=tmp_path,
         )
@@ -338,7 +338,7 @@ def test_a_folder_without_its_registry_line_fails_the_check(tmp_path):
     # A run of its task stops before any item, naming the folder (it would have no provenance record).
     data = toy_data(tmp_path / "toy_data")
     proc = run_cli(
-        ["--model", "random_choice", "--tasks", "toymcq", "--output_path", str(tmp_path / "run")],
+        eval_args("random_choice", "toymcq", tmp_path / "run", log_samples=False),
         env={**env, "TOYMCQ_ROOT": str(data)},
         cwd=tmp_path,
     )

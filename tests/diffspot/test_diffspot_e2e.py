@@ -11,7 +11,7 @@ import json
 import threading
 
 import pytest
-from helpers import base_env, read_run, run_cli, run_report, run_score
+from helpers import base_env, eval_args, read_run, run_cli, run_report, run_score
 from helpers.fake_openai import FakeOpenAI, message_text
 from helpers.verifying import verdicts, verify
 
@@ -85,7 +85,7 @@ def scored_run(tmp_path_factory, hf_home):
             LMMS_COMPARATIVE_MAX_FAILED="0.5",
         )
         proc = run_cli(
-            ["--model", "random_choice", "--tasks", "diffspot", "--output_path", str(base / "out"), "--log_samples"],
+            eval_args("random_choice", "diffspot", base / "out"),
             env=env,
         )
         results, samples = read_run(base / "out", proc)

@@ -14,7 +14,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from helpers import base_env, read_run, run_cli
+from helpers import base_env, eval_args, read_run, run_cli
 from helpers.image_bytes import BAD_IMAGES
 from helpers.image_bytes import png as _png
 
@@ -113,7 +113,7 @@ def test_run_level_problems_stop_with_one_message(pristine, tmp_path, monkeypatc
 @pytest.mark.e2e
 def test_a_run_level_problem_ends_the_cli_at_once_with_status_1(hf_home, tmp_path):
     proc = run_cli(
-        ["--model", "random_choice", "--tasks", "vlm2bench_oc_cnt", "--output_path", str(tmp_path)],
+        eval_args("random_choice", "vlm2bench_oc_cnt", tmp_path, log_samples=False),
         env=base_env(hf_home, VLM2BENCH_ROOT=str(tmp_path / "nowhere")),
     )
     assert proc.returncode == 1
@@ -164,15 +164,7 @@ def test_unusable_items_are_skipped_named_counted_and_flag_the_run(
     root, broken = damaged_subtlebench.root, damaged_subtlebench.broken
     env = base_env(hf_home, SUBTLEBENCH_ROOT=str(root), LMMS_COMPARATIVE_MAX_FAILED=allowed)
     proc = run_cli(
-        [
-            "--model",
-            "random_choice",
-            "--tasks",
-            "subtlebench_at,subtlebench_st",
-            "--output_path",
-            str(tmp_path),
-            "--log_samples",
-        ],
+        eval_args("random_choice", "subtlebench_at,subtlebench_st", tmp_path),
         env=env,
     )
     results, samples = read_run(tmp_path, proc)

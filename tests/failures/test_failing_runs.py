@@ -12,7 +12,7 @@ import math
 from pathlib import Path
 
 import pytest
-from helpers import MINILM, base_env, judged_env, read_run, run_cli, run_report
+from helpers import MINILM, base_env, eval_args, judged_env, read_run, run_cli, run_report
 from helpers.fake_openai import FakeOpenAI, message_images, message_text
 
 from lmms_comparative.benchmarks.captionqa.fixture import build as build_captionqa
@@ -194,16 +194,7 @@ def test_a_model_class_that_needs_an_undeclared_video_decoder_stops_early_naming
     hide = str(Path(__file__).parents[1] / "no_decord")
     env = base_env(hf_home, PYTHONPATH=os.pathsep.join(p for p in (hide, os.environ.get("PYTHONPATH", "")) if p))
     proc = run_cli(
-        [
-            "--model",
-            "qwen2_5_vl",
-            "--model_args",
-            "pretrained=/nonexistent",
-            "--tasks",
-            "vlm2bench_oc_cnt",
-            "--output_path",
-            str(tmp_path),
-        ],
+        eval_args("qwen2_5_vl", "vlm2bench_oc_cnt", tmp_path, model_args="pretrained=/nonexistent", log_samples=False),
         env=env,
     )
     assert proc.returncode == 1

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from helpers import base_env, run_cli
+from helpers import base_env, eval_args, run_cli
 
 from lmms_comparative import yaml_dir
 from lmms_comparative.harness.task_path import misspelt_task
@@ -48,7 +48,7 @@ def test_the_typo_exits_1_with_one_line_and_a_foreign_name_keeps_lmms_evals_beha
 ):
     env = base_env(hf_home, SUBTLEBENCH_ROOT=str(subtlebench_root))
     proc = run_cli(
-        ["--model", "random_choice", "--tasks", "subtlebench_spp", "--output_path", str(tmp_path / "a")],
+        eval_args("random_choice", "subtlebench_spp", tmp_path / "a", log_samples=False),
         env,
         timeout=300,
     )
@@ -58,7 +58,5 @@ def test_the_typo_exits_1_with_one_line_and_a_foreign_name_keeps_lmms_evals_beha
         == "lmms-comparative: --tasks subtlebench_spp: no such task; did you mean `subtlebench_sp`?"
     )
     assert "Traceback" not in proc.stderr and not (tmp_path / "a").exists()
-    proc = run_cli(
-        ["--model", "random_choice", "--tasks", "mmee", "--output_path", str(tmp_path / "b")], env, timeout=300
-    )
+    proc = run_cli(eval_args("random_choice", "mmee", tmp_path / "b", log_samples=False), env, timeout=300)
     assert proc.returncode == 0 and "Tasks not found: mmee" in proc.stderr  # lmms-eval's own, unchanged

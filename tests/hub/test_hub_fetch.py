@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import base_env, read_run, run_cli
+from helpers import base_env, eval_args, free_port, read_run, run_cli
 from helpers.fake_hub import FakeHub, Repo, hub_env
 
 from lmms_comparative.benchmarks.captionqa.fixture import build as build_captionqa
@@ -51,10 +51,10 @@ def test_subtlebench_fetches_the_split_and_its_images_only_once_then_runs_offlin
     tasks = "subtlebench_at,subtlebench_st,subtlebench_swap"
     with FakeHub({SUBTLEBENCH: Repo(subtlebench_repo)}) as hub:
         env = _env(hub, tmp_path / "home")
-        first = run_cli(["--model", "random_choice", "--tasks", tasks, "--output_path", str(tmp_path / "a")], env=env)
+        first = run_cli(eval_args("random_choice", tasks, tmp_path / "a", log_samples=False), env=env)
         fetched = hub.resolved()
         requests_first = len(hub.requests)
-        second = run_cli(["--model", "random_choice", "--tasks", tasks, "--output_path", str(tmp_path / "b")], env=env)
+        second = run_cli(eval_args("random_choice", tasks, tmp_path / "b", log_samples=False), env=env)
         requests_second = len(hub.requests) - requests_first
     one, _ = read_run(tmp_path / "a", first)
     # Exactly what the test split needs: its records and the images they name; no val image, no card.
@@ -64,7 +64,7 @@ def test_subtlebench_fetches_the_split_and_its_images_only_once_then_runs_offlin
     assert requests_second == 1  # a later run asks for the revision and downloads nothing
     # With the hub gone, the cache is enough.
     offline = run_cli(
-        ["--model", "random_choice", "--tasks", tasks, "--output_path", str(tmp_path / "c")],
+        eval_args("random_choice", tasks, tmp_path / "c", log_samples=False),
         env={**env, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"},
     )
     three, _ = read_run(tmp_path / "c", offline)
@@ -86,13 +86,13 @@ def test_captionqa_loads_the_configs_data_files_not_the_other_uploads(tmp_path, 
     with FakeHub({CAPTIONQA: Repo(repo)}) as hub:
         env = _env(hub, tmp_path / "home", CAPTIONQA_FAITHFULNESS="0")
         proc = run_cli(
-            ["--model", "random_choice", "--tasks", "captionqa_image_natural", "--output_path", str(tmp_path / "a")],
+            eval_args("random_choice", "captionqa_image_natural", tmp_path / "a", log_samples=False),
             env=env,
         )
         fetched = sorted(hub.resolved())
         before = len(hub.requests)
         again = run_cli(
-            ["--model", "random_choice", "--tasks", "captionqa_image_natural", "--output_path", str(tmp_path / "b")],
+            eval_args("random_choice", "captionqa_image_natural", tmp_path / "b", log_samples=False),
             env=env,
         )
         later = len(hub.requests) - before
@@ -148,11 +148,9 @@ def test_vlm2bench_zip_is_downloaded_and_unpacked_once(tmp_path, nested):
 def test_a_gated_repo_without_a_token_says_to_set_hf_token_and_works_with_it(subtlebench_repo, tmp_path):
     with FakeHub({SUBTLEBENCH: Repo(subtlebench_repo, gated=True)}) as hub:
         env = _env(hub, tmp_path / "home")
-        refused = run_cli(
-            ["--model", "random_choice", "--tasks", "subtlebench_at", "--output_path", str(tmp_path / "a")], env=env
-        )
+        refused = run_cli(eval_args("random_choice", "subtlebench_at", tmp_path / "a", log_samples=False), env=env)
         allowed = run_cli(
-            ["--model", "random_choice", "--tasks", "subtlebench_at", "--output_path", str(tmp_path / "b")],
+            eval_args("random_choice", "subtlebench_at", tmp_path / "b", log_samples=False),
             env={**env, "HF_TOKEN": hub.token},
         )
         tokens = {r.authorized for r in hub.requests if "/resolve/" in r.path}
@@ -171,7 +169,7 @@ def test_a_gated_repo_without_a_token_says_to_set_hf_token_and_works_with_it(sub
 def test_rate_limited_requests_are_retried_after_the_hubs_wait(subtlebench_repo, tmp_path):
     with FakeHub({SUBTLEBENCH: Repo(subtlebench_repo)}, rate_limit=3) as hub:
         proc = run_cli(
-            ["--model", "random_choice", "--tasks", "subtlebench_at", "--output_path", str(tmp_path / "a")],
+            eval_args("random_choice", "subtlebench_at", tmp_path / "a", log_samples=False),
             env=_env(hub, tmp_path / "home"),
         )
         limited = sum(1 for r in hub.requests) - 1 - 2 * len(hub.resolved())
@@ -182,16 +180,10 @@ def test_rate_limited_requests_are_retried_after_the_hubs_wait(subtlebench_repo,
 
 @pytest.mark.e2e
 def test_no_network_and_no_cache_names_the_way_out(tmp_path):
-    import socket
-
-    with socket.socket() as sock:  # a port nothing listens on
-        sock.bind(("127.0.0.1", 0))
-        closed = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    closed = f"http://127.0.0.1:{free_port()}"  # a port nothing listens on
     env = base_env(tmp_path / "home", HF_ENDPOINT=closed, HF_HUB_OFFLINE="0", HF_DATASETS_OFFLINE="0")
     env.pop("SUBTLEBENCH_ROOT", None)
-    proc = run_cli(
-        ["--model", "random_choice", "--tasks", "subtlebench_at", "--output_path", str(tmp_path / "a")], env=env
-    )
+    proc = run_cli(eval_args("random_choice", "subtlebench_at", tmp_path / "a", log_samples=False), env=env)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert "lmms-comparative: the hub could not be reached for KRAFTON/VLM-SubtleBench" in proc.stderr
     assert (
@@ -199,7 +191,7 @@ def test_no_network_and_no_cache_names_the_way_out(tmp_path):
         "SUBTLEBENCH_ROOT to that folder." in proc.stderr
     )
     offline = run_cli(
-        ["--model", "random_choice", "--tasks", "subtlebench_at", "--output_path", str(tmp_path / "b")],
+        eval_args("random_choice", "subtlebench_at", tmp_path / "b", log_samples=False),
         env={**env, "HF_HUB_OFFLINE": "1"},
     )
     assert (
@@ -221,16 +213,14 @@ def test_an_image_missing_under_a_local_root_is_fetched_from_its_url(subtlebench
     (local / gone).unlink()
     with FakeHub({SUBTLEBENCH: Repo(subtlebench_repo)}) as hub:
         env = _env(hub, tmp_path / "home", SUBTLEBENCH_ROOT=str(local))
-        proc = run_cli(
-            ["--model", "random_choice", "--tasks", "subtlebench_at", "--output_path", str(tmp_path / "a")], env=env
-        )
+        proc = run_cli(eval_args("random_choice", "subtlebench_at", tmp_path / "a", log_samples=False), env=env)
         fetched = hub.resolved()
     results, _ = read_run(tmp_path / "a", proc)
     assert proc.returncode == 0 and fetched == [gone]
     assert results["results"]["subtlebench_at"]["counts,none"]["skipped"] == 0
     # Offline, the same image is an item-level skip, named.
     offline = run_cli(
-        ["--model", "random_choice", "--tasks", "subtlebench_at", "--output_path", str(tmp_path / "b")],
+        eval_args("random_choice", "subtlebench_at", tmp_path / "b", log_samples=False),
         env={**base_env(tmp_path / "home2"), "SUBTLEBENCH_ROOT": str(local), "LMMS_COMPARATIVE_MAX_FAILED": "0.5"},
     )
     results, _ = read_run(tmp_path / "b", offline)
@@ -254,13 +244,13 @@ def test_vlm2bench_runs_from_the_hub_zip_and_from_a_hub_that_offers_only_the_tsv
         with FakeHub({VLM2BENCH: Repo(repo)}) as hub:
             env = _env(hub, tmp_path / f"home_{name}")
             proc = run_cli(
-                ["--model", "random_choice", "--tasks", "vlm2bench_image", "--output_path", str(tmp_path / name)],
+                eval_args("random_choice", "vlm2bench_image", tmp_path / name, log_samples=False),
                 env=env,
             )
             fetched = hub.resolved()
             if name == "tsv":
                 video = run_cli(
-                    ["--model", "random_choice", "--tasks", "vlm2bench_pc_vid", "--output_path", str(tmp_path / "vid")],
+                    eval_args("random_choice", "vlm2bench_pc_vid", tmp_path / "vid", log_samples=False),
                     env=env,
                 )
         assert proc.returncode == 0, proc.stderr[-3000:]

@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 import pytest
-from helpers import base_env, read_run, run_cli
+from helpers import base_env, eval_args, read_run, run_cli
 from PIL import Image
 
 from lmms_comparative.models.pixel_diff import describe_change
@@ -66,7 +66,7 @@ def test_a_run_over_pairs_that_defeat_it_answers_every_item(subtlebench_root, hf
             Image.fromarray(array.astype(np.uint8)).save(root / record[field].split("/resolve/main/", 1)[1])
     env = base_env(hf_home, SUBTLEBENCH_ROOT=str(root))
     proc = run_cli(
-        ["--model", "pixel_diff", "--tasks", "subtlebench", "--output_path", str(tmp_path / "out"), "--log_samples"],
+        eval_args("pixel_diff", "subtlebench", tmp_path / "out"),
         env=env,
     )
     results, samples = read_run(tmp_path / "out", proc)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import base_env, read_run, run_cli
+from helpers import base_env, eval_args, read_run, run_cli
 from helpers.fake_openai import FakeOpenAI, any_scorer, message_text
 
 from lmms_comparative import yaml_dir
@@ -178,16 +178,14 @@ def test_every_benchmark_prints_a_readable_table_and_summary(subtlebench_root, f
         )
         env.update(server.every_llm_env())
         proc = run_cli(
-            [
-                "--model",
+            eval_args(
                 "random_choice",
-                "--tasks",
                 ",".join(tasks),
-                "--output_path",
-                str(out),
+                out,
                 "--wandb_args",
                 "project=lmms-comparative-test",
-            ],
+                log_samples=False,
+            ),
             env=env,
         )
     results, _ = read_run(out, proc)

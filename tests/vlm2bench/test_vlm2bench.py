@@ -11,7 +11,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from helpers import assert_group_interval, assert_interval, base_env, read_run, run_cli
+from helpers import assert_group_interval, assert_interval, base_env, eval_args, read_run, run_cli
 from helpers.fake_openai import FakeOpenAI, message_images, message_text
 
 from lmms_comparative.benchmarks.vlm2bench import scoring as rules
@@ -61,7 +61,7 @@ def v2(tmp_path_factory, hf_home):
             [*server.model_cli, "--tasks", "vlm2bench_image", "--output_path", str(out / "i"), "--log_samples"], env=env
         )
         # The nine subtasks (the paper's Overall) need a video model: random_choice takes video.
-        video = run_cli(["--model", "random_choice", "--tasks", "vlm2bench", "--output_path", str(out / "v")], env=env)
+        video = run_cli(eval_args("random_choice", "vlm2bench", out / "v", log_samples=False), env=env)
         requests = list(server.requests)
     return SimpleNamespace(
         root=root,
@@ -206,7 +206,7 @@ def test_scores_recomputed_from_the_samples_file(v2):
 def test_image_only_model_gets_a_clear_error_on_the_video_task(v2, hf_home, tmp_path):
     root = v2.root
     env = base_env(hf_home, VLM2BENCH_ROOT=str(root), LMMS_COMPARATIVE_LLM_CACHE="off")
-    proc = run_cli(["--model", "pixel_diff", "--tasks", "vlm2bench_pc_vid", "--output_path", str(tmp_path)], env=env)
+    proc = run_cli(eval_args("pixel_diff", "vlm2bench_pc_vid", tmp_path, log_samples=False), env=env)
     assert "vlm2bench_pc_vid gives the model a video, and lmms-eval model 'pixel_diff'" in proc.stderr
     # The way on names the image-only group and says its Overall is not the paper's (all nine).
     assert (
@@ -217,7 +217,7 @@ def test_image_only_model_gets_a_clear_error_on_the_video_task(v2, hf_home, tmp_
     # The opt-in for a model whose video path the rule cannot see lets the task load.
     env["LMMS_COMPARATIVE_ASSUME_VIDEO"] = "1"
     proc = run_cli(
-        ["--model", "pixel_diff", "--tasks", "vlm2bench_pc_vid", "--output_path", str(tmp_path), "--limit", "1"],
+        eval_args("pixel_diff", "vlm2bench_pc_vid", tmp_path, "--limit", "1", log_samples=False),
         env=env,
     )
     assert "gives the model a video" not in proc.stderr

@@ -14,7 +14,7 @@ import types
 from pathlib import Path
 
 import pytest
-from helpers import base_env, read_run, run_cli
+from helpers import base_env, eval_args, read_run, run_cli
 from PIL import Image
 
 from lmms_comparative.benchmarks.vlm2bench import data, hooks, tsv
@@ -306,7 +306,7 @@ def test_the_cli_scores_the_tsv_as_the_zip(sources, hf_home, tmp_path):
     runs = {}
     for name, root in (("zip", sources.zip), ("tsv", sources.tsv)):
         proc = run_cli(
-            ["--model", "random_choice", "--tasks", "vlm2bench_image", "--output_path", str(tmp_path / name)],
+            eval_args("random_choice", "vlm2bench_image", tmp_path / name, log_samples=False),
             env=base_env(hf_home, VLM2BENCH_ROOT=str(root)),
         )
         assert proc.returncode == 0, proc.stderr[-4000:]
