@@ -19,6 +19,8 @@ from lmms_comparative.tasklib.yamlgen import (
     Source,
     Task,
     Template,
+    check_tables,
+    generate_until,
     generation,
     group_metric,
     metric,
@@ -176,3 +178,18 @@ def test_what_the_writer_refuses():
         Source((Task("toy_a"), Task("toy_a"))).by_file()
     with pytest.raises(ValueError):
         scalar(float("nan"))
+
+
+def test_a_hook_table_must_cover_the_task_table_and_no_more():
+    check_tables("toy tasks.py", [("DOCS", {"a": len, "b": str}, ("a", "b"))])  # the honest twin
+    with pytest.raises(ValueError, match=r"toy tasks.py: DOCS lacks \['c'\] and has no task for \[\]"):
+        check_tables("toy tasks.py", [("DOCS", {"a": len, "b": str}, ("a", "b", "c"))])
+    with pytest.raises(ValueError, match=r"DOCS lacks \[\] and has no task for \['b'\]"):
+        check_tables("toy tasks.py", [("DOCS", {"a": len, "b": str}, ("a",))])
+
+
+def test_a_generate_until_head_names_the_doc_hooks_in_lmms_evals_order():
+    head = generate_until(H, HOOKS.Keep, HOOKS.doc_to_text, HOOKS.process_docs_a, messages=HOOKS.aggregate_counts)
+    assert list(head)[-5:] == ["output_type", "doc_to_visual", "doc_to_text", "doc_to_messages", "doc_to_target"]
+    assert head["doc_to_messages"] == Fn("pkg.hooks.aggregate_counts") and head["dataset_path"] == "json"
+    assert "doc_to_messages" not in generate_until(H, HOOKS.Keep, HOOKS.doc_to_text, HOOKS.process_docs_a)
