@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -12,8 +14,12 @@ from helpers import FOUR_BENCHMARKS, base_env, build_roots, eval_args, read_run,
 from lmms_comparative.benchmarks.subtlebench.fixture import build as build_subtlebench
 
 # verify's signing key (verify/signing.py) in a folder of the test session's, never the user's home:
-# every test process, and every command it starts, signs and reads verdicts with the same key.
-os.environ.setdefault("LMMS_COMPARATIVE_CONFIG_DIR", tempfile.mkdtemp(prefix="lmms-comparative-config-"))
+# every test process, and every command it starts, signs and reads verdicts with the same key. The
+# process that makes the folder (the first, which the workers inherit it from) removes it at exit.
+if "LMMS_COMPARATIVE_CONFIG_DIR" not in os.environ:
+    _config_dir = tempfile.mkdtemp(prefix="lmms-comparative-config-")
+    os.environ["LMMS_COMPARATIVE_CONFIG_DIR"] = _config_dir
+    atexit.register(shutil.rmtree, _config_dir, ignore_errors=True)
 
 # The ``browser`` fixture (headless Chromium) of the HTML report's tests.
 pytest_plugins = ["helpers.browser"]
