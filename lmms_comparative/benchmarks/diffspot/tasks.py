@@ -10,58 +10,62 @@ from lmms_comparative.tasklib import yamlgen
 
 H = yamlgen.Hooks(hooks)
 TEMPLATE = "_default_template_yaml"
-# Each task's hooks (hooks.py): its docs, its per-item results, and an aggregation per metric
-# (table.metrics, in order).
+# Each task's hooks (hooks.py): its docs, its per-item results, and its aggregations by metric
+# (table.metrics gives their order in the task file).
 HOOKS = {
     "": (
         hooks.process_docs_all,
         hooks.process_results_all,
-        (
-            hooks.aggregate_all_overall,
-            hooks.aggregate_all_easy_recall,
-            hooks.aggregate_all_medium_recall,
-            hooks.aggregate_all_hard_recall,
-            hooks.aggregate_all_diff_recall,
-            hooks.aggregate_all_nodiff_specificity,
-            hooks.aggregate_all_by_operator,
-            hooks.aggregate_all_counts,
-            hooks.aggregate_all_ci95,
-        ),
+        {
+            "overall": hooks.aggregate_all_overall,
+            "easy_recall": hooks.aggregate_all_easy_recall,
+            "medium_recall": hooks.aggregate_all_medium_recall,
+            "hard_recall": hooks.aggregate_all_hard_recall,
+            "diff_recall": hooks.aggregate_all_diff_recall,
+            "nodiff_specificity": hooks.aggregate_all_nodiff_specificity,
+            "by_operator": hooks.aggregate_all_by_operator,
+            "counts": hooks.aggregate_all_counts,
+            "ci95": hooks.aggregate_all_ci95,
+        },
     ),
     "easy": (
         hooks.process_docs_easy,
         hooks.process_results_easy,
-        (
-            hooks.aggregate_easy_easy_recall,
-            hooks.aggregate_easy_by_operator,
-            hooks.aggregate_easy_counts,
-            hooks.aggregate_easy_ci95,
-        ),
+        {
+            "easy_recall": hooks.aggregate_easy_easy_recall,
+            "by_operator": hooks.aggregate_easy_by_operator,
+            "counts": hooks.aggregate_easy_counts,
+            "ci95": hooks.aggregate_easy_ci95,
+        },
     ),
     "medium": (
         hooks.process_docs_medium,
         hooks.process_results_medium,
-        (
-            hooks.aggregate_medium_medium_recall,
-            hooks.aggregate_medium_by_operator,
-            hooks.aggregate_medium_counts,
-            hooks.aggregate_medium_ci95,
-        ),
+        {
+            "medium_recall": hooks.aggregate_medium_medium_recall,
+            "by_operator": hooks.aggregate_medium_by_operator,
+            "counts": hooks.aggregate_medium_counts,
+            "ci95": hooks.aggregate_medium_ci95,
+        },
     ),
     "hard": (
         hooks.process_docs_hard,
         hooks.process_results_hard,
-        (
-            hooks.aggregate_hard_hard_recall,
-            hooks.aggregate_hard_by_operator,
-            hooks.aggregate_hard_counts,
-            hooks.aggregate_hard_ci95,
-        ),
+        {
+            "hard_recall": hooks.aggregate_hard_hard_recall,
+            "by_operator": hooks.aggregate_hard_by_operator,
+            "counts": hooks.aggregate_hard_counts,
+            "ci95": hooks.aggregate_hard_ci95,
+        },
     ),
     "nodiff": (
         hooks.process_docs_nodiff,
         hooks.process_results_nodiff,
-        (hooks.aggregate_nodiff_nodiff_specificity, hooks.aggregate_nodiff_counts, hooks.aggregate_nodiff_ci95),
+        {
+            "nodiff_specificity": hooks.aggregate_nodiff_nodiff_specificity,
+            "counts": hooks.aggregate_nodiff_counts,
+            "ci95": hooks.aggregate_nodiff_ci95,
+        },
     ),
 }
 NOTES = {
@@ -73,17 +77,21 @@ NOTES = {
 }
 
 
+# Every task of the task table finds its hooks, and every metric it reports its aggregation.
+yamlgen.check_tables(
+    "diffspot tasks.py",
+    [("HOOKS", HOOKS, TASKS), *((f"HOOKS[{s!r}] aggregations", HOOKS[s][2], metrics(s)) for s in TASKS)],
+)
+
+
 def _task(suffix: str) -> yamlgen.Task:
     docs, results, aggregations = HOOKS[suffix]
-    names = metrics(suffix)
-    if len(aggregations) != len(names):
-        raise ValueError(f"{task_name(suffix)}: {len(aggregations)} aggregations for the metrics {names}")
     config = {
         "process_docs": H(docs),
         "process_results": H(results),
         "metric_list": [
-            yamlgen.metric(m, H(agg), None if m in ("by_operator", "counts", "ci95") else True)
-            for m, agg in zip(names, aggregations)
+            yamlgen.metric(m, H(aggregations[m]), None if m in ("by_operator", "counts", "ci95") else True)
+            for m in metrics(suffix)
         ],
     }
     return yamlgen.Task(task_name(suffix), config, include=TEMPLATE, note=NOTES[suffix])

@@ -23,53 +23,59 @@ DOCS = {
 }
 # The settings whose items carry the judge's metrics have their own process_results.
 RESULTS = {"global": hooks.process_results_global}
-# Each setting's aggregations (hooks.py), one per metric (table.metrics, in order).
+# Each setting's aggregations (hooks.py), by metric (table.metrics gives their order in the task file).
 AGGREGATIONS = {
-    "granular": (
-        hooks.aggregate_granular_bleu1,
-        hooks.aggregate_granular_bleu2,
-        hooks.aggregate_granular_bleu3,
-        hooks.aggregate_granular_bleu4,
-        hooks.aggregate_granular_rougeL,
-        hooks.aggregate_granular_cider,
-        hooks.aggregate_granular_repeats,
-        hooks.aggregate_granular_counts,
-        hooks.aggregate_granular_ci95,
-    ),
-    "global": (
-        hooks.aggregate_global_bleu1,
-        hooks.aggregate_global_bleu2,
-        hooks.aggregate_global_bleu3,
-        hooks.aggregate_global_bleu4,
-        hooks.aggregate_global_rougeL,
-        hooks.aggregate_global_cider,
-        hooks.aggregate_global_precision,
-        hooks.aggregate_global_recall,
-        hooks.aggregate_global_f1,
-        hooks.aggregate_global_repeats,
-        hooks.aggregate_global_counts,
-        hooks.aggregate_global_ci95,
-    ),
-    "fewshot": (
-        hooks.aggregate_fewshot_bleu1,
-        hooks.aggregate_fewshot_bleu2,
-        hooks.aggregate_fewshot_bleu3,
-        hooks.aggregate_fewshot_bleu4,
-        hooks.aggregate_fewshot_rougeL,
-        hooks.aggregate_fewshot_cider,
-        hooks.aggregate_fewshot_repeats,
-        hooks.aggregate_fewshot_counts,
-        hooks.aggregate_fewshot_ci95,
-    ),
+    "granular": {
+        "bleu1": hooks.aggregate_granular_bleu1,
+        "bleu2": hooks.aggregate_granular_bleu2,
+        "bleu3": hooks.aggregate_granular_bleu3,
+        "bleu4": hooks.aggregate_granular_bleu4,
+        "rougeL": hooks.aggregate_granular_rougeL,
+        "cider": hooks.aggregate_granular_cider,
+        "repeats": hooks.aggregate_granular_repeats,
+        "counts": hooks.aggregate_granular_counts,
+        "ci95": hooks.aggregate_granular_ci95,
+    },
+    "global": {
+        "bleu1": hooks.aggregate_global_bleu1,
+        "bleu2": hooks.aggregate_global_bleu2,
+        "bleu3": hooks.aggregate_global_bleu3,
+        "bleu4": hooks.aggregate_global_bleu4,
+        "rougeL": hooks.aggregate_global_rougeL,
+        "cider": hooks.aggregate_global_cider,
+        "precision": hooks.aggregate_global_precision,
+        "recall": hooks.aggregate_global_recall,
+        "f1": hooks.aggregate_global_f1,
+        "repeats": hooks.aggregate_global_repeats,
+        "counts": hooks.aggregate_global_counts,
+        "ci95": hooks.aggregate_global_ci95,
+    },
+    "fewshot": {
+        "bleu1": hooks.aggregate_fewshot_bleu1,
+        "bleu2": hooks.aggregate_fewshot_bleu2,
+        "bleu3": hooks.aggregate_fewshot_bleu3,
+        "bleu4": hooks.aggregate_fewshot_bleu4,
+        "rougeL": hooks.aggregate_fewshot_rougeL,
+        "cider": hooks.aggregate_fewshot_cider,
+        "repeats": hooks.aggregate_fewshot_repeats,
+        "counts": hooks.aggregate_fewshot_counts,
+        "ci95": hooks.aggregate_fewshot_ci95,
+    },
 }
+# Every setting finds its aggregation for every metric it reports.
+yamlgen.check_tables(
+    "vidi tasks.py",
+    [
+        ("AGGREGATIONS", AGGREGATIONS, SETTINGS),
+        *((f"AGGREGATIONS[{s!r}]", AGGREGATIONS[s], metrics(s)) for s in SETTINGS),
+    ],
+)
 
 
 def _task(setting: str, order: str = "") -> yamlgen.Task:
-    if setting not in DOCS or setting not in AGGREGATIONS or order not in DOCS[setting]:
-        raise ValueError(f"{task_name(setting, order)}: tasks.py names no process_docs or aggregations for it")
-    names, aggregations = metrics(setting), AGGREGATIONS[setting]
-    if len(aggregations) != len(names):
-        raise ValueError(f"{task_name(setting, order)}: {len(aggregations)} aggregations for the metrics {names}")
+    if setting not in DOCS or order not in DOCS[setting]:
+        raise ValueError(f"{task_name(setting, order)}: tasks.py names no process_docs for it")
+    aggregations = AGGREGATIONS[setting]
     config = {
         "process_docs": H(DOCS[setting][order]),
         "lmms_eval_specific_kwargs": yamlgen.Flow({"default": {"setting": setting}}),
@@ -81,8 +87,8 @@ def _task(setting: str, order: str = "") -> yamlgen.Task:
             "The judge's precision, recall and F1 are the global setting's only.", H(RESULTS[setting])
         )
     config["metric_list"] = [
-        yamlgen.metric(m, H(agg), True if m not in ("repeats", "counts", "ci95") else None)
-        for m, agg in zip(names, aggregations)
+        yamlgen.metric(m, H(aggregations[m]), True if m not in ("repeats", "counts", "ci95") else None)
+        for m in metrics(setting)
     ]
     return yamlgen.Task(task_name(setting, order), config, include=TEMPLATE)
 
