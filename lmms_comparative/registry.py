@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from lmms_comparative.benchmarks import captionqa, compbench, diffspot, subtlebench, vidi, vlm2bench
+from lmms_comparative.benchmarks import captionqa, compbench, diffspot, subtlebench, vidi, vidic, vlm2bench
 from lmms_comparative.record import Benchmark
 
 
@@ -35,7 +35,7 @@ def _record(package: ModuleType) -> Benchmark:
 
 # The registry line: every benchmark, in the order the report and the run summary show them.
 BENCHMARKS: tuple[Benchmark, ...] = tuple(
-    _record(package) for package in (subtlebench, captionqa, vlm2bench, compbench, vidi, diffspot)
+    _record(package) for package in (subtlebench, captionqa, vlm2bench, compbench, vidi, diffspot, vidic)
 )
 BY_NAME: dict[str, Benchmark] = {b.name: b for b in BENCHMARKS}
 

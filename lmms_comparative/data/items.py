@@ -367,6 +367,31 @@ def video_frames(path: str | os.PathLike) -> int | None:
     return None  # not reached: PyAV is untyped, so mypy takes its container for one that may swallow an error
 
 
+def drop_short_videos(
+    docs: list[dict], videos: Callable[[dict], list[str]], key: Callable[[dict], str], wanted: int | None
+) -> list[dict]:
+    """The docs whose every video has at least ``wanted`` frames (``capabilities.frames_sampled``:
+    the fixed count the run's model samples; None keeps every doc). A model that samples a fixed
+    count (lmms-eval's openai model: ``max_frames_num``, 10) cannot take a shorter video:
+    qwen_vl_utils refuses it and the whole run would end; such a video is an item-level problem,
+    skipped, named and counted."""
+    if not wanted:
+        return docs
+    kept = []
+    for doc in docs:
+        short = [(v, n) for v in videos(doc) if (n := video_frames(v)) is not None and n < wanted]
+        if short:
+            shown = "; ".join(f"{v} has {n} frames" for v, n in short)
+            skip(
+                SHORT_VIDEO,
+                f"{key(doc)}: {shown} and the model samples {wanted} "
+                f"(--model_args max_frames_num={min(n for _, n in short)} or fewer, or video_fps, would take it)",
+            )
+        else:
+            kept.append(doc)
+    return kept
+
+
 def skip(reason: str, what: str) -> None:
     """Record a skipped item in the load being collected (a loader called outside a task hook
     skips silently)."""

@@ -26,7 +26,7 @@ WRITER = "data/untrusted.py"  # the writer itself: the one place that opens file
 # (file, enclosing function, kind): why that write cannot go through ``untrusted.write_file``.
 ALLOWED = {
     (
-        "benchmarks/vlm2bench/fixture.py",
+        "data/fixture_images.py",
         "write_video",
         "open for writing",
     ): "PyAV writes the test video's container itself, into the fixture folder the caller names",

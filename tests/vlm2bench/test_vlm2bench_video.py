@@ -64,7 +64,7 @@ def test_a_video_shorter_than_the_model_samples_is_skipped_named_and_counted(hf_
     pytest.importorskip("decord", reason="the video extra: pip install -c constraints.txt -e '.[video]'")
     from PIL import Image
 
-    from lmms_comparative.benchmarks.vlm2bench.fixture import write_video
+    from lmms_comparative.data.fixture_images import write_video
 
     root = build_vlm2bench(tmp_path / "v2")
     short = root / "data/pc/video/UNI/vid_AB_2.mp4"

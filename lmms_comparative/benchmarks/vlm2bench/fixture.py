@@ -11,53 +11,16 @@ import random
 from pathlib import Path
 from typing import Literal
 
-from PIL import Image
-
 from lmms_comparative.data import untrusted
-from lmms_comparative.data.fixture_images import draw_pair
+from lmms_comparative.data.fixture_images import draw_pair, write_video
 from lmms_comparative.record import FixturePart
 
 # The records file under the root that the smoke task reads (tests/failures/test_data_problems.py damages it).
 SMOKE_RECORDS = "jsonl/oc/vanilla/oc_cnt.jsonl"
 
-# Frames per person: an AB video has 12 frames, an ABA video 18, more than the 10 that lmms-eval's
-# openai model samples by default (max_frames_num).
+# Frames per person (data.fixture_images.write_video's default): an AB video has 12 frames, an ABA
+# video 18, more than the 10 that lmms-eval's openai model samples by default (max_frames_num).
 FRAMES_PER_SCENE = 6
-
-
-def write_video(
-    path: str | Path, scenes: list[Image.Image], frames_per_scene: int = FRAMES_PER_SCENE, fps: int = 4
-) -> Path:
-    """Write a small real video (H.264 in an .mp4 container, decodable by PyAV, decord and ffmpeg):
-    each scene image held for ``frames_per_scene`` frames. PyAV (with its libx264) comes with lmms-eval.
-
-    Every frame is a keyframe, at near-lossless quality (CRF 4). With inter-coded frames, a frame
-    decoded several predicted frames after a cut could differ from its scene by more than two scenes
-    differ (a sampled frame then looks like the wrong person); intra-only frames are decoded alone,
-    and decord finds a sampled frame by seeking to it rather than by counting the frames it decodes
-    after a keyframe. The codec was MPEG-4 part 2 until a CI run saw decord return a frame of the
-    wrong scene once from such a file, as dmlc/decord#195 reports for MPEG-4 part 2 (XviD) files
-    (``get_batch`` answering differently about once in a hundred calls); H.264 is the codec that
-    decord and the readers built on it are used with most."""
-    import av
-    import numpy as np
-
-    path = Path(path)
-    width, height = scenes[0].size
-    with av.open(str(path), "w") as container:
-        stream = container.add_stream("libx264", rate=fps)
-        stream.width, stream.height, stream.pix_fmt = width, height, "yuv420p"
-        stream.codec_context.gop_size = 1
-        # keyint=1: intra only; no B-frames (decode order = display order); no scene-cut logic.
-        stream.options = {"crf": "4", "tune": "stillimage", "x264-params": "keyint=1:scenecut=0:bframes=0"}
-        for scene in scenes:
-            frame = av.VideoFrame.from_ndarray(np.asarray(scene.convert("RGB")), format="rgb24")
-            for _ in range(frames_per_scene):
-                for packet in stream.encode(frame):
-                    container.mux(packet)
-        for packet in stream.encode():
-            container.mux(packet)
-    return path
 
 
 def build(root: str | Path, seed: int = 0) -> Path:
@@ -145,7 +108,7 @@ def build(root: str | Path, seed: int = 0) -> Path:
         # leave the scenes too alike to tell which one a sampled frame shows).
         person_a, person_b = draw_pair(rng)[0], draw_pair(rng)[0]
         scenes = [person_a, person_b, person_a] if "ABA" in vid else [person_a, person_b]
-        write_video(video_dir / f"{vid}.mp4", scenes)
+        write_video(video_dir / f"{vid}.mp4", scenes, FRAMES_PER_SCENE)
         rows.append({"vid": vid, "question": f"[{vid}] Describe the people in this video.", "gt_answer": ""})
     write("jsonl/pc/vallina/pc_v_open-ended.jsonl", rows)
     return root

@@ -46,24 +46,8 @@ def _video_docs() -> list[dict]:
     # its preprocessing, or answer without having seen the video.
     require_video_input(task_name("pc_vid"), run_model(), WITHOUT_VIDEO)
     docs = data.subtask_docs("pc_vid")
-    # A model that samples a fixed number of frames (lmms-eval's openai model: max_frames_num, 10)
-    # cannot take a shorter video: qwen_vl_utils refuses it and the whole run would end. Such a
-    # video is an item-level problem: skipped, named and counted.
     wanted = frames_sampled(run_model(), run_model_args())
-    if not wanted:
-        return docs
-    kept = []
-    for doc in docs:
-        frames = items.video_frames(doc["video"])
-        if frames is not None and frames < wanted:
-            items.skip(
-                items.SHORT_VIDEO,
-                f"{doc['uid']}: {doc['video']} has {frames} frames and the model samples {wanted} "
-                f"(--model_args max_frames_num={frames} or fewer, or video_fps, would take it)",
-            )
-        else:
-            kept.append(doc)
-    return kept
+    return items.drop_short_videos(docs, lambda d: [d["video"]], lambda d: d["uid"], wanted)
 
 
 def _subtask_docs(subtask: str):
