@@ -150,6 +150,9 @@ def pair_docs(with_videos: bool = True) -> list[dict]:
             v1, v2 = record.get("video1_path"), record.get("video2_path")
             if not isinstance(v1, str) or not isinstance(v2, str) or not v1 or not v2:
                 raise ValueError(f"{where}: video1_path and video2_path must be strings")
+            outside = [v for v in (v1, v2) if Path(v).is_absolute() or ".." in Path(v).parts]
+            if outside:  # the release's paths are relative and stay under its root
+                raise ValueError(f"{where}: {outside[0]!r} leads out of the root")
             checklist = _checklist_items(record.get("structured_analysis"), where)
         except ValueError as exc:
             items.skip(UNREADABLE_RECORD, str(exc))

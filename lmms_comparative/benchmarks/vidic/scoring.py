@@ -72,7 +72,7 @@ def parse_judge_response(raw: Any) -> dict[str, Any]:
     if fenced:
         try:
             return _fields(json.loads(fenced.group(1)))
-        except (ValueError, TypeError):
+        except (ValueError, TypeError, RecursionError):
             pass
     try:
         return _fields(json.loads(text))
