@@ -51,7 +51,7 @@ def online(monkeypatch):
 
 
 def test_every_hub_benchmark_is_covered():
-    assert {b.name for b in ON_THE_HUB} == {"subtlebench", "captionqa", "vlm2bench", "diffspot"}
+    assert {b.name for b in ON_THE_HUB} == {"subtlebench", "captionqa", "vlm2bench", "diffspot", "vidic"}
 
 
 @pytest.mark.parametrize("failure", sorted(FAILURES))

@@ -20,6 +20,7 @@ from helpers import base_env, build_roots, eval_args, judged_env, read_run, run_
 from helpers.fake_openai import FakeOpenAI, any_scorer, message_images, message_text
 from helpers.tiny_models import HOOK, build_qwen_vl, recorded_env, records
 
+from lmms_comparative.benchmarks.vidic.fixture import SMOKE_RECORDS
 from lmms_comparative.benchmarks.vlm2bench.fixture import FRAMES_PER_SCENE
 from lmms_comparative.registry import BENCHMARKS, of_task
 
@@ -33,7 +34,7 @@ def needs_decord():
 # task, read from the registry, so a new benchmark needs no edit here.
 BY_KIND = [
     "subtlebench_sp", "vidi_granular", "captionqa_image_natural", "compbench_pair_attribute_cub",
-    "vlm2bench_oc_cnt", "vlm2bench_pc_cpr", "vlm2bench_pc_vid",
+    "vlm2bench_oc_cnt", "vlm2bench_pc_cpr", "vlm2bench_pc_vid", "vidic",
 ]  # fmt: skip
 TASKS = BY_KIND + [b.smoke_task for b in BENCHMARKS if not any(of_task(t) is b for t in BY_KIND)]
 PARSED = [
@@ -216,7 +217,7 @@ def test_each_request_carries_its_images_in_order(model_run, roots):
     by_tag, pairs = expected_images(roots)
     others = other_images(roots)
     image_records = [r for r in records if not r["videos"]]
-    assert len(image_records) == LIMIT * (len(TASKS) - 1)
+    assert len(image_records) == LIMIT * (len(TASKS) - 2)  # all but the video tasks, vlm2bench_pc_vid and vidic
     seen_vidi = 0
     for record in image_records:
         text = record["text"][0]
@@ -237,7 +238,7 @@ def test_each_request_carries_its_images_in_order(model_run, roots):
 @pytest.mark.e2e
 def test_video_frames_reach_the_processor_in_scene_order(model_run, roots):
     model, records, _ = model_run
-    videos = [r for r in records if r["videos"]]
+    videos = [r for r in records if len(r["videos"]) == 1]
     assert len(videos) == LIMIT
     folder = roots["VLM2BENCH_ROOT"] / "data/pc/video/UNI"
     for record in videos:
@@ -249,6 +250,26 @@ def test_video_frames_reach_the_processor_in_scene_order(model_run, roots):
         nearest = [min(range(2), key=lambda s: distance(f, scenes[s])) for f in sent]
         assert nearest[0] == 0 and 1 in nearest, (model, vid, nearest)
         assert nearest[-1] == (0 if "ABA" in vid else 1), (model, vid, nearest)  # ABA ends on A again
+
+
+@pytest.mark.e2e
+def test_vidic_hands_video_a_then_video_b_after_the_authors_prompt(model_run, roots):
+    """Both videos of a pair in one request, A first: B plays A's two scenes in reverse order
+    (the fixture), so the first frames sent of each tell them apart."""
+    model, records, _ = model_run
+    pairs = [r for r in records if len(r["videos"]) == 2]
+    assert len(pairs) == LIMIT, model
+    checklist = json.loads((roots["VIDIC_ROOT"] / SMOKE_RECORDS).read_text(encoding="utf-8"))
+    scenes = [video_scenes(roots["VIDIC_ROOT"] / pair["video1_path"]) for pair in checklist]
+    for record in pairs:
+        assert record["text"][0].count("ROLE & TASK") == 1, (model, record["text"][0][:200])
+        first, second = record["videos"]
+        # the pair whose video A opens as the first video sent does
+        own = min(scenes, key=lambda s: distance(first[0], s[0]))
+        opening, closing = own[0], own[-1]
+        assert distance(first[0], opening) < distance(first[0], closing), model
+        assert distance(second[0], closing) < distance(second[0], opening), model  # B opens on A's last scene
+        assert distance(first[-1], closing) < distance(first[-1], opening), model
 
 
 @pytest.mark.e2e

@@ -58,7 +58,10 @@ def test_a_checklist_at_the_root_is_found_too(root):
     ("damage", "reason"),
     [
         (lambda r, root: r[1].pop("structured_analysis"), data.UNREADABLE_RECORD),
-        (lambda r, root: r[1]["structured_analysis"]["Differences"][0].update(correct_answer=1), data.UNREADABLE_RECORD),
+        (
+            lambda r, root: r[1]["structured_analysis"]["Differences"][0].update(correct_answer=1),
+            data.UNREADABLE_RECORD,
+        ),
         (lambda r, root: r[1]["structured_analysis"].update(Similarities="no"), data.UNREADABLE_RECORD),
         (lambda r, root: r[1].update(video2_path=None), data.UNREADABLE_RECORD),
         (lambda r, root: r.append(dict(r[1])), data.UNREADABLE_RECORD),  # the same pair twice

@@ -1,6 +1,8 @@
 """A small generated ViDiC-1K copy in the release's layout: ``checklist/checklist.json`` and two
 short real videos per pair under ``data/`` (H.264 in MP4, 12 frames each: more than the 10 that
-lmms-eval's openai model samples). Each checklist item has the fields the authors' checklist holds
+lmms-eval's openai model samples): video A shows two drawn scenes, video B the same two in reverse
+order (a reversed clip, one of the release's playback techniques), so that a test can tell which
+video a model was handed first. Each checklist item has the fields the authors' checklist holds
 (``question``, ``correct_answer``, ``class``, and the empty ``answer`` and ``explanation`` their
 judge fills); Similarities items are "no" and Differences items "yes", as in the release, and the
 classes are its seven, lowercase. One pair's folder has a space in its name, as 240 of the
@@ -33,9 +35,8 @@ def build(root: str | Path, pairs: int = 4, seed: int = 0) -> Path:
     for i in range(pairs):
         source = SOURCES[i % len(SOURCES)]
         paths = [f"data/{source}/pair{i}_{side}.mp4" for side in ("0", "1")]
-        first, second = draw_pair(rng)
-        third, fourth = draw_pair(rng)
-        for rel, scenes in zip(paths, ([first, third], [second, fourth])):
+        opening, closing = draw_pair(rng)[0], draw_pair(rng)[0]
+        for rel, scenes in zip(paths, ([opening, closing], [closing, opening])):
             (root / rel).parent.mkdir(parents=True, exist_ok=True)
             write_video(root / rel, scenes)
         classes = [CLASSES[(i * 3 + k) % len(CLASSES)] for k in range(5)]
