@@ -20,6 +20,7 @@ from lmms_comparative.data.replies import (
     read_samples,
     write_replay,
 )
+from lmms_comparative.rescoring.warm import Runner, cold
 from lmms_comparative.switches import OURS_ONLY, RECORDED_SKIPS_ENV
 
 
@@ -242,10 +243,12 @@ def replay(
     extra: Sequence[str] = (),
     env: dict | None = None,
     quiet: bool = False,
+    runner: Runner = cold,
 ):
     """Write ``replies`` as the replay file under ``output`` and run lmms-eval on ``tasks`` with the
     ``replay`` model; the finished process (its output captured when ``quiet``). ``label`` names the
-    benchmark(s) in the replay file and the results' provenance."""
+    benchmark(s) in the replay file and the results' provenance. ``runner`` runs a quiet one:
+    a fresh process, or a child of ``verify``'s fork server (``warm.Warm.run``)."""
     import subprocess
     import sys
 
@@ -274,5 +277,5 @@ def replay(
     cmd = score_command(replay_file, tasks, output, repeats, model_name, arguments)
     say("$ lmms-eval " + " ".join(cmd[3:]))
     if quiet:
-        return subprocess.run(cmd, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        return runner(cmd, env)
     return subprocess.run(cmd, env=env)
