@@ -50,11 +50,14 @@ import hashlib
 import json
 import sys
 import tempfile
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from lmms_comparative import __version__
 from lmms_comparative.data import gate, untrusted
 from lmms_comparative.registry import side_log_names
+from lmms_comparative.rescoring import warm
+from lmms_comparative.rescoring.warm import Runner, cold
 from lmms_comparative.verify import signing
 from lmms_comparative.verify.checks import check_file
 from lmms_comparative.verify.rescore import date_id
@@ -164,15 +167,28 @@ def find_runs(root: Path) -> tuple[list[gate.Run], list[tuple[Path, str]]]:
         return [], [(root, str(exc))]
 
 
-def check(run: gate.Run) -> list[Verdict] | str:
+def check(run: gate.Run, runner: Runner = cold) -> list[Verdict] | str:
     """``check_file`` in a scratch folder of its own: the verdicts, or why the file is passed over;
-    ``BadFile`` for a malformed file."""
+    ``BadFile`` for a malformed file. ``runner`` starts the re-scoring lmms-eval runs."""
     with tempfile.TemporaryDirectory(prefix="lmms-comparative-verify-") as scratch:
-        return check_file(run, Path(scratch))
+        return check_file(run, Path(scratch), runner)
+
+
+def summary(verdicts: list[Verdict], refused: bool = False) -> str:
+    """The run's line under its verdicts: its overall verdict and how many tasks and groups had each."""
+    counts = {s: sum(v.status == s for v in verdicts) for s in ("FAIL", "UNVERIFIED")}
+    parts = [f"{n} {s}" for s, n in counts.items() if n] + (["the verdict file refused"] if refused else [])
+    rows = f"{len(verdicts)} task{'' if len(verdicts) == 1 else 's'} and groups"
+    return f"run: {'FAIL' if refused else overall(verdicts)} ({', '.join(parts) + ' of ' if parts else ''}{rows})"
 
 
 def verify(results_dir: str | Path, out=sys.stdout) -> int:
-    """Print a verdict per task and group for every results JSON under ``results_dir``; 0 only if all pass."""
+    """Print a verdict per task and group for every results JSON under ``results_dir``; 0 only if all pass.
+
+    The runs are checked as many at once as there are cores (``warm.cores``), each re-score
+    started before any is waited for; with more than one run, the re-scores are forked from one
+    server that imported lmms-eval's libraries once (``rescoring.warm``). The output is printed run
+    by run in the folder's order, as the sequential path printed it."""
     out = untrusted.PrintableStream(out)
     root = Path(results_dir)
     if not root.exists():
@@ -188,41 +204,22 @@ def verify(results_dir: str | Path, out=sys.stdout) -> int:
             file=sys.stderr,
         )
         return 2
-    failed, checked = False, 0
-    for run in runs:
-        results_file = run.path
-        print(f"{results_file}:", file=out, flush=True)
-        try:
-            verdicts = check(run)
-        except BadFile as exc:
-            print(f"  BAD FILE   {results_file.name}: {exc}", file=out)
-            failed = True
-            continue
-        except Exception as exc:  # whatever a forged file provokes stops this file only, the others are still checked
-            print(
-                f"  BAD FILE   {results_file.name}: could not be checked"
-                f" ({type(exc).__name__}: {' '.join(str(exc).split())[:300]})",
-                file=out,
-            )
-            failed = True
-            continue
-        if isinstance(verdicts, str):
-            print(f"  passed over: {verdicts}", file=out)
-            continue
-        checked += 1
-        for verdict in verdicts:
-            print(f"  {verdict.line()}", file=out)
-            failed |= verdict.status != "PASS"
-        try:
-            written = write_verdicts(results_file, verdicts)
-        except (untrusted.Unsafe, OSError) as exc:  # a link where the verdict goes: refused, never written through
-            print(f"  REFUSED    {verdict_file(results_file).name}: {exc}", file=out)
-            failed = True
-            continue
-        if written is None:
-            print(
-                f"  (the verdicts could not be written beside {results_file.name}: the folder is read-only)", file=out
-            )
+    width = min(len(runs), warm.cores())
+    server = warm.Warm(width) if warm.wanted(len(runs)) else None
+    if server is not None and server.process is not None:
+        warm.notice(f"{len(runs)} runs: re-scored from one lmms-eval start-up (a fork server), {width} at once")
+    pool = ThreadPoolExecutor(max_workers=width)
+    try:
+        pending = [pool.submit(check, run, server.run if server else cold) for run in runs]
+        failed, checked = False, 0
+        for run, future in zip(runs, pending):
+            passed, counted = _report(run, future, out)
+            failed |= not passed
+            checked += counted
+    finally:
+        if server is not None:
+            server.close()  # a run still going (verify interrupted) is stopped with it
+        pool.shutdown(cancel_futures=True)
     if not checked and not failed:
         print(f"verify: no results file of lmms-comparative's tasks under {results_dir}", file=out)
         return 2
@@ -237,6 +234,43 @@ def verify(results_dir: str | Path, out=sys.stdout) -> int:
     return 1 if failed else 0
 
 
+def _report(run: gate.Run, future: Future, out) -> tuple[bool, int]:
+    """Print one run's verdicts (once its check is done) and write its verdict file: whether it
+    passed, and 1 when it was checked (0 when passed over or malformed)."""
+    results_file = run.path
+    print(f"{results_file}:", file=out, flush=True)
+    try:
+        verdicts = future.result()
+    except BadFile as exc:
+        print(f"  BAD FILE   {results_file.name}: {exc}", file=out)
+        print("  run: FAIL (a malformed file: not checked)", file=out, flush=True)
+        return False, 0
+    except Exception as exc:  # whatever a forged file provokes stops this file only, the others are still checked
+        print(
+            f"  BAD FILE   {results_file.name}: could not be checked"
+            f" ({type(exc).__name__}: {' '.join(str(exc).split())[:300]})",
+            file=out,
+        )
+        print("  run: FAIL (could not be checked)", file=out, flush=True)
+        return False, 0
+    if isinstance(verdicts, str):
+        print(f"  passed over: {verdicts}", file=out, flush=True)
+        return True, 0
+    for verdict in verdicts:
+        print(f"  {verdict.line()}", file=out)
+    passed = all(v.status == "PASS" for v in verdicts)
+    try:
+        written = write_verdicts(results_file, verdicts)
+    except (untrusted.Unsafe, OSError) as exc:  # a link where the verdict goes: refused, never written through
+        print(f"  REFUSED    {verdict_file(results_file).name}: {exc}", file=out)
+        print(f"  {summary(verdicts, refused=True)}", file=out, flush=True)
+        return False, 1
+    if written is None:
+        print(f"  (the verdicts could not be written beside {results_file.name}: the folder is read-only)", file=out)
+    print(f"  {summary(verdicts)}", file=out, flush=True)
+    return passed, 1
+
+
 __all__ = [
     "BadFile",
     "Verdict",
@@ -245,6 +279,7 @@ __all__ = [
     "find_runs",
     "overall",
     "read_verdicts",
+    "summary",
     "verdict_file",
     "verify",
     "write_verdicts",

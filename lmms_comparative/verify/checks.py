@@ -16,6 +16,7 @@ from lmms_comparative.data import gate
 from lmms_comparative.data.generating import logged_samples
 from lmms_comparative.provenance import KEY
 from lmms_comparative.registry import BY_NAME, of_task, side_log_names
+from lmms_comparative.rescoring.warm import Runner, cold
 from lmms_comparative.verify import rescore as rs
 from lmms_comparative.verify.comparisons import compare_tasks
 from lmms_comparative.verify.record_checks import (
@@ -49,15 +50,17 @@ class Findings:
     not_rescored: dict[str, str] = field(default_factory=dict)  # benchmark -> why its tasks were not re-scored
     outcomes: dict[str, tuple] = field(default_factory=dict)  # benchmark -> ``rs.rescore``'s outcome
     side: dict = field(default_factory=dict)  # the run's side logs, by log name and task
+    runner: Runner = cold  # starts each re-scoring lmms-eval run (a fresh process, or a fork server's child)
     sections: dict[str, dict] = field(init=False)  # the file's rows that readers read (``SECTIONS``), by section
 
     def __post_init__(self) -> None:
         self.sections = {s: self.results.get(s) or {} for s in SECTIONS}
 
 
-def check_file(run: gate.Run, scratch: Path) -> list[Verdict] | str:
+def check_file(run: gate.Run, scratch: Path, runner: Runner = cold) -> list[Verdict] | str:
     """The verdicts of one run's results file (every task and group row of ours), or why it is
-    passed over (a string: a file with no row of ours and no record). ``BadFile`` for a malformed file."""
+    passed over (a string: a file with no row of ours and no record). ``BadFile`` for a malformed file.
+    ``runner`` starts the re-scoring lmms-eval runs (``rescoring.warm``)."""
     results = read_results(run)
     ours = rows_of_ours(results)
     record = results.get(KEY)
@@ -71,7 +74,7 @@ def check_file(run: gate.Run, scratch: Path) -> list[Verdict] | str:
                 " (lmms-comparative score BENCHMARK <this folder> -o OUT), then verify OUT",
             )
         ]
-    found = Findings(run, results, record, *answers_state(run, record))
+    found = Findings(run, results, record, *answers_state(run, record), runner=runner)
     for task, entry in sorted(record["tasks"].items()):
         found.verdicts[task] = Verdict(task)
         _check_entry(found, task, entry if isinstance(entry, dict) else {})
@@ -174,7 +177,7 @@ def _rescore(found: Findings, scratch: Path) -> None:
             for task in jobs.pop(name):
                 verdicts[task].unverified = absent
             found.not_rescored[name] = absent
-    found.outcomes = rs.rescore_all(jobs, found.run, found.results, scratch, found.answers)
+    found.outcomes = rs.rescore_all(jobs, found.run, found.results, scratch, found.answers, found.runner)
     try:
         found.side = rs.side_logs(found.run) if found.outcomes or found.variants else {}
     except rs.BadLine as exc:  # a malformed or linked side log: every task it could belong to fails on it
@@ -201,7 +204,7 @@ def _check_variant(found: Findings, task: str, name: str, base: str, scratch: Pa
         verdict.unverified = local
         return
     rescored, rescored_samples, failure = rs.rescore(
-        [name], found.run, found.results, [task], scratch, found.answers, renames={task: base}
+        [name], found.run, found.results, [task], scratch, found.answers, renames={task: base}, runner=found.runner
     )
     if rescored is None:
         verdict.unverified = (

@@ -13,6 +13,7 @@ from lmms_comparative.data import gate, untrusted
 from lmms_comparative.data.replies import PredictionsError
 from lmms_comparative.provenance import ANSWERS_ENV, KEY
 from lmms_comparative.registry import BY_NAME, of_task, side_log_names
+from lmms_comparative.rescoring.warm import Runner, cold
 from lmms_comparative.switches import CHECK_SKIPS_ENV  # recorded skips checked at hand
 
 
@@ -74,6 +75,7 @@ def rescore(
     scratch: Path,
     answers: gate.Entry | None,
     renames: dict[str, str] | None = None,
+    runner: Runner = cold,
 ) -> tuple[dict | None, dict[str, list[dict]], str]:
     """Score this run's samples logs of ``tasks`` (of the benchmarks ``names``) again, in one
     lmms-eval run with the ``replay`` model; judges and readers answer from the run's ``answers``
@@ -82,7 +84,8 @@ def rescore(
     samples are re-scored as that task (the maintainer has no copy of the team's YAML, and the
     scoring hooks are that task's), and the outcome is named after the variant again. Every file
     the run reads is our copy of the submitted bytes, under fixed names of our own; ``results``:
-    the run's results JSON as the gate read and checked it (``check_file``), written out again."""
+    the run's results JSON as the gate read and checked it (``check_file``), written out again.
+    ``runner`` starts the lmms-eval run (a fresh process, or a child of verify's fork server)."""
     from lmms_comparative.rescoring.run import read_run, replay
 
     renames = renames or {}
@@ -111,6 +114,7 @@ def rescore(
             replies.repeats(),
             env=_env(answers, scratch),
             quiet=True,
+            runner=runner,
         )
     except PredictionsError as exc:
         return None, {}, str(exc)
@@ -135,7 +139,12 @@ def side_logs(run: gate.Run) -> dict[str, dict[str, list[dict]]]:
 
 
 def rescore_all(
-    jobs: dict[str, list[str]], run: gate.Run, results: dict, scratch: Path, answers: gate.Entry | None
+    jobs: dict[str, list[str]],
+    run: gate.Run,
+    results: dict,
+    scratch: Path,
+    answers: gate.Entry | None,
+    runner: Runner = cold,
 ) -> dict[str, tuple]:
     """{benchmark: ``rescore``'s outcome}. Every benchmark in one lmms-eval run (one start-up,
     which is most of a replay's time); when that run writes no results (one benchmark's data not
@@ -145,12 +154,13 @@ def rescore_all(
         return {}
     if len(jobs) > 1:
         names = list(jobs)
-        together = rescore(names, run, results, [t for n in names for t in jobs[n]], scratch / "together", answers)
+        every = [t for n in names for t in jobs[n]]
+        together = rescore(names, run, results, every, scratch / "together", answers, runner=runner)
         if together[0] is not None:
             return dict.fromkeys(names, together)
     with ThreadPoolExecutor(max_workers=max(1, min(len(jobs), os.cpu_count() or 1))) as pool:
         pending = {
-            name: pool.submit(rescore, [name], run, results, ready, scratch / name, answers)
+            name: pool.submit(rescore, [name], run, results, ready, scratch / name, answers, None, runner)
             for name, ready in jobs.items()
         }
     return {name: future.result() for name, future in pending.items()}
