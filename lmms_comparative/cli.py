@@ -24,11 +24,16 @@ lmms-comparative export RESULTS_DIR -o OUT [--dataset-id NAME=OWNER/REPO] [--pus
                                        the scores as the hub's .eval_results/*.yaml files, one
                                        per benchmark and protocol variant (a pull request with
                                        --push)
-lmms-comparative compare RUN_A RUN_B [-o OUT]
-                                       is B better than A: per task, group and category, B - A
+lmms-comparative compare RUN_A RUN_B [RUN ...] [-o OUT]
+                                       is B better than A (every pair, given more runs): per task,
+                                       group and category, B - A
                                        with a paired bootstrap interval, exact McNemar or
                                        permutation p-values (Holm-adjusted), the flips, the
                                        smallest detectable difference; OUT/compare.json
+lmms-comparative leaderboard RESULTS_DIR [RESULTS_DIR ...] [-o OUT] [--verified-only]
+                                       the runs ranked per benchmark headline, with a rank range
+                                       from Holm-adjusted paired tests of every pair (ties
+                                       marked); OUT/leaderboard.json, .csv and a LaTeX table
 {own}"""
 
 from __future__ import annotations
@@ -179,11 +184,25 @@ def main(argv: list[str] | None = None) -> int:
     )
     cp.add_argument("run_a", help="the --output_path folder of run A (a model run or a score run)")
     cp.add_argument("run_b", help="the --output_path folder of run B")
+    cp.add_argument("more", nargs="*", help="more runs' folders: every pair of runs is compared once")
     cp.add_argument("-o", "--output", default=None, help="folder to write compare.json into")
     cp.add_argument(
         "--unverified",
         action="store_true",
         help="compare even when a run's verify verdict is FAIL (its numbers do not follow from its samples)",
+    )
+    lb = sub.add_parser(
+        "leaderboard",
+        help="rank runs per benchmark headline, with rank ranges from Holm-adjusted paired tests of every pair",
+    )
+    lb.add_argument(
+        "results_dirs", nargs="+", help="lmms-eval --output_path folders of the runs (or one folder of many)"
+    )
+    lb.add_argument("-o", "--output", default=None, help="folder to write leaderboard.json, .csv and .tex into")
+    lb.add_argument(
+        "--verified-only",
+        action="store_true",
+        help="leave out every run without a current PASS of verify made on this machine",
     )
     xp = sub.add_parser(
         "export",
@@ -278,7 +297,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "compare":
         from lmms_comparative.report.compare import main as compare
 
-        return compare(args.run_a, args.run_b, args.output, args.unverified)
+        return compare([args.run_a, args.run_b, *args.more], args.output, args.unverified)
+    if args.command == "leaderboard":
+        from lmms_comparative.report.leaderboard import main as leaderboard
+
+        return leaderboard(args.results_dirs, args.output, args.verified_only)
     if args.command == "export":
         from lmms_comparative.export import main as export
 

@@ -1,4 +1,5 @@
-"""``lmms-comparative compare RUN_A RUN_B [-o OUT]``: is B better than A, where, and on which units?
+"""``lmms-comparative compare RUN_A RUN_B [RUN ...] [-o OUT]``: is B better than A, where, and on which
+units? With more runs, every pair once.
 
 Per task, group and category of the two runs (results folders of the same tasks: model runs or
 ``score`` runs), on the units both runs scored (by item key): A, B and B - A at the paper's scale,
@@ -26,7 +27,7 @@ from lmms_comparative.data import untrusted
 from lmms_comparative.data.replies import group_leaves
 from lmms_comparative.metrics.paired import compare_units, holm
 from lmms_comparative.registry import of_task
-from lmms_comparative.report.run_folders import folder, load_pair, verify_state, write_file
+from lmms_comparative.report.run_folders import folder, load_each, verify_state, write_file
 from lmms_comparative.report.run_units import (
     CompareError,
     Units,
@@ -253,28 +254,34 @@ def _shown(text) -> str:
     return untrusted.printable(str(text), lines=False)
 
 
-def main(run_a: str, run_b: str, output: str | None, unverified: bool = False) -> int:
-    """``lmms-comparative compare``: print the table, write ``OUT/compare.json``; 2 on bad input;
-    1 when a run's verdict is FAIL (``verify``'s on this machine, current; a claimed FAIL that came
-    with the folder decides nothing), unless ``unverified``; 1 too, after printing and writing every
-    row, when a row is left out because a run's samples do not back its results row (an
-    interrupted run): a script must not take a part of the comparison for all of it."""
+def _letter(index: int) -> str:
+    return chr(ord("A") + index) if index < 26 else f"A{index + 1}"
+
+
+def main(paths: list[str], output: str | None, unverified: bool = False) -> int:
+    """``lmms-comparative compare RUN_A RUN_B [RUN_C ...]``: every pair of runs once (B against A,
+    C against A, C against B, ...): print each pair's table, write ``OUT/compare.json`` (every
+    pair's rows, each with its runs' names and verify states); 2 on bad input; 1 when a run's
+    verdict is FAIL (``verify``'s on this machine, current; a claimed FAIL that came with the folder
+    decides nothing), unless ``unverified``; 1 too, after printing and writing every row, when a
+    row is left out because a run's samples do not back its results row (an interrupted run): a
+    script must not take a part of the comparison for all of it."""
     passed: list[tuple[Path, str]] = []
     try:
-        a, b = load_pair(run_a, run_b, passed)
+        runs = load_each(paths, passed)
     except (CompareError, ReportError) as exc:
         print(f"lmms-comparative compare: error: {_shown(exc)}", file=sys.stderr)
         return 2
     for path, why in passed:  # links, pipes, folders past the depth bound: never read, said once
         print(f"lmms-comparative compare: {_shown(f'{path}: passed over: {why}')}", file=sys.stderr)
-    states = {"a": verify_state(a), "b": verify_state(b)}
+    states = [verify_state(r) for r in runs]
     print(
         _shown(
-            f"A = {a.name} ({run_a}; verify: {states['a']}), B = {b.name} ({run_b}; verify: {states['b']}); "
-            "units both runs scored"
+            ", ".join(f"{_letter(i)} = {r.name} ({paths[i]}; verify: {states[i]})" for i, r in enumerate(runs))
+            + "; units both runs of a pair scored"
         )
     )
-    failed = [f"{label.upper()} ({path})" for label, path in (("a", run_a), ("b", run_b)) if states[label] == "FAIL"]
+    failed = [f"{_letter(i)} ({paths[i]})" for i, state in enumerate(states) if state == "FAIL"]
     if failed and not unverified:
         print(
             f"lmms-comparative compare: {' and '.join(failed)} FAIL{'S' if len(failed) == 1 else ''} verify: "
@@ -282,20 +289,34 @@ def main(run_a: str, run_b: str, output: str | None, unverified: bool = False) -
             file=sys.stderr,
         )
         return 1
-    try:
-        rows = compare(a, b)
-    except CompareError as exc:
-        print(f"lmms-comparative compare: error: {_shown(exc)}", file=sys.stderr)
-        return 2
-    print(table(rows, a.name, b.name))
-    only = [
-        f"{label} only: {listed_tasks(sorted(mine - theirs))}"
-        for label, mine, theirs in (("A", leaves(a), leaves(b)), ("B", leaves(b), leaves(a)))
-        if mine - theirs
-    ]
-    if only:
-        print(_shown(f"not in both runs, not compared: {'; '.join(only)}"))
-    incomplete = [r["task"] for r in rows if r.get("incomplete")]
+    listed: list[dict] = []
+    incomplete: list[str] = []
+    for i in range(len(runs)):
+        for j in range(i + 1, len(runs)):
+            a, b = runs[i], runs[j]
+            try:
+                rows = compare(a, b)
+            except CompareError as exc:
+                print(
+                    f"lmms-comparative compare: error: {_letter(j)} against {_letter(i)}: {_shown(exc)}",
+                    file=sys.stderr,
+                )
+                return 2
+            if len(runs) > 2:
+                print(f"\n{_letter(j)} against {_letter(i)} (A = {_shown(a.name)}, B = {_shown(b.name)}):")
+            print(table(rows, a.name, b.name))
+            only = [
+                f"{label} only: {listed_tasks(sorted(mine - theirs))}"
+                for label, mine, theirs in (("A", leaves(a), leaves(b)), ("B", leaves(b), leaves(a)))
+                if mine - theirs
+            ]
+            if only:
+                print(_shown(f"not in both runs, not compared: {'; '.join(only)}"))
+            incomplete += [r["task"] for r in rows if r.get("incomplete")]
+            listed += [
+                {**row, "run_a": a.name, "run_b": b.name, "verify_a": states[i], "verify_b": states[j]} for row in rows
+            ]
+    incomplete = sorted(set(incomplete))
     if incomplete:
         print(
             _shown(
@@ -304,9 +325,6 @@ def main(run_a: str, run_b: str, output: str | None, unverified: bool = False) -
             )
         )
     if output:
-        listed = [
-            {**row, "run_a": a.name, "run_b": b.name, "verify_a": states["a"], "verify_b": states["b"]} for row in rows
-        ]
         try:
             write_file(folder(Path(output)) / "compare.json", json.dumps(listed, indent=1) + "\n")
         except ReportError as exc:  # a link where compare.json goes: never written through

@@ -155,11 +155,13 @@ def write_page(
     notes: list[str] | None = None,
     data_roots: Sequence[Path] = (),
     compared: list | None = None,
+    board: dict | None = None,
 ) -> dict:
     """``index.html`` with its assets and the item browser's data under ``out``; ``sections``:
     (benchmark, its Markdown) in report order; ``charts``: PNGs by benchmark name; ``notes``:
     lines for the Overview (files passed over); ``compared``: each later run against the first
-    (``overview.comparisons``). Returns the browser's counts."""
+    (``overview.comparisons``); ``board``: the leaderboard (``leaderboard.leaderboard``), ranked
+    on the Overview for three runs or more. Returns the browser's counts."""
     assets = folder(out / "assets")
     for name in ("browser.js", "report.css"):
         write_file(assets / name, (STATIC / name).read_bytes())
@@ -181,7 +183,7 @@ def write_page(
         "<header><h1>lmms-comparative report</h1>"
         f"<p>Runs: {', '.join(f'<code>{html.escape(r.name)}</code>' for r in runs)}</p>"
         f"<nav>{''.join(tabs)}</nav></header>",
-        f'<section id="overview" class="tab">{overview_html(benchmarks, runs, compared or [])}'
+        f'<section id="overview" class="tab">{overview_html(benchmarks, runs, compared or [], board)}'
         f"{_markdown(chr(10).join(overview))}</section>",
     ]
     for benchmark, markdown in sections:

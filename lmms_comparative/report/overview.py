@@ -84,19 +84,6 @@ def reference(spec: dict, column: str) -> tuple[tuple[str, float] | None, tuple[
     return (max(models, key=lambda m: m[1]) if models else None), (chance[0] if chance else None)
 
 
-def comparisons(runs: list) -> list[tuple[int, list[dict] | None, str | None]]:
-    """Each later run (its index) against the first: ``compare.compare``'s rows, or why none."""
-    from lmms_comparative.report.compare import CompareError, compare
-
-    found: list[tuple[int, list[dict] | None, str | None]] = []
-    for index in range(1, len(runs)):
-        try:
-            found.append((index, compare(runs[0], runs[index]), None))
-        except CompareError as exc:
-            found.append((index, None, str(exc)))
-    return found
-
-
 def _fmt(value, digits: int) -> str:
     return "-" if value is None or value != value else f"{value:.{digits}f}"
 
@@ -248,9 +235,16 @@ def benchmark_block(benchmark, runs: list, compared: list) -> str:
     )
 
 
-def overview_html(benchmarks, runs: list, compared: list) -> str:
-    """The Overview's answer part: a block per benchmark present, in report order."""
-    blocks = [b for b in (benchmark_block(benchmark, runs, compared) for benchmark in benchmarks) if b]
+def overview_html(benchmarks, runs: list, compared: list, board: dict | None = None) -> str:
+    """The Overview's answer part: a block per benchmark present, in report order; with three runs
+    or more, each block ends with the ranking (``leaderboard``)."""
+    from lmms_comparative.report.leaderboard import ranking_html
+
+    blocks = [
+        b + (ranking_html(benchmark, board) if b and board and len(runs) >= 3 else "")
+        for b, benchmark in ((benchmark_block(benchmark, runs, compared), benchmark) for benchmark in benchmarks)
+    ]
+    blocks = [b for b in blocks if b]
     if not blocks:
         return ""
     lead = (

@@ -167,12 +167,13 @@ def load_runs(
     return runs
 
 
-def load_pair(first: str, second: str, links: list[tuple[Path, str]] | None = None) -> tuple[Run, Run]:
-    """One run from each of two folders (``compare``'s A and B), named apart as ``load_runs`` names
-    the runs of one report where the two share a name (``random_choice (seed=1)``); ``ReportError``
-    for a folder that holds other than one run."""
-    pair, origins = [], []
-    for given in (first, second):
+def load_each(given_paths: list[str], links: list[tuple[Path, str]] | None = None) -> list[Run]:
+    """One run from each folder (``compare``'s A, B, ...), named apart as ``load_runs`` names the
+    runs of one report where two share a name (``random_choice (seed=1)``); ``ReportError`` for a
+    folder that holds other than one run."""
+    pair: list[Run] = []
+    origins: list[tuple[str, Path]] = []
+    for given in given_paths:
         runs = load_runs([given], links=links)  # links: what the gate passed over, for the caller to say
         if len(runs) != 1:
             raise ReportError(f"{given}: {len(runs)} results files under this folder; give the folder of one run")
@@ -185,9 +186,9 @@ def load_pair(first: str, second: str, links: list[tuple[Path, str]] | None = No
             relative = Path(path.name)
         pair.append(runs[0])
         origins.append((base.resolve().name or str(base), relative))
-    if pair[0].name == pair[1].name:
+    if len({r.name for r in pair}) < len(pair):
         _distinct_names(pair, origins)
-    return pair[0], pair[1]
+    return pair
 
 
 def in_doc_order(rows: list[dict]) -> list[dict]:

@@ -14,7 +14,7 @@ from pathlib import Path
 from lmms_comparative.registry import BENCHMARKS
 from lmms_comparative.report import html
 from lmms_comparative.report.benchmark_parts import charts_of, paper_section, section_of
-from lmms_comparative.report.overview import comparisons
+from lmms_comparative.report.leaderboard import all_pairs, leaderboard
 from lmms_comparative.report.run_folders import folder, load_runs, verify_state, write_file
 from lmms_comparative.report.verification import count_only, run_subsets, verification_of, verification_table
 from lmms_comparative.reportlib.cells import collecting, parse_cell
@@ -102,8 +102,11 @@ def write_report(
     subsets = {r.name: run_subsets(r, BENCHMARKS) for r in runs}
     verification = verification_table(runs, subsets)
     parts = ["# lmms-comparative report", "", "Runs: " + ", ".join(code(r.name) for r in runs), "", *verification]
-    # Each later run against the first (the Overview; the tabs' comparison sections show the first two).
-    pairs = comparisons(runs if with_html else runs[:2])
+    # Every pair of runs compared once (report.json's leaderboard and pairs); the Overview shows each
+    # later run against the first, the tabs' comparison sections the first two.
+    every_pair = all_pairs(runs)
+    pairs = [(j, *every_pair[(0, j)]) for j in range(1, len(runs))]
+    board = leaderboard(BENCHMARKS, runs, every_pair) if len(runs) > 1 else None
     compared, problem = (pairs[0][1], pairs[0][2]) if pairs else (None, None)
     sections = []
     with collecting() as tables, paper_rows_shown(paper_rows):
@@ -130,13 +133,19 @@ def write_report(
     report = out / "report.md"
     if with_html:
         notes += html.media_notes(
-            html.write_page(out, runs, verification, sections, charts, list(notes), data_roots, pairs)
+            html.write_page(out, runs, verification, sections, charts, list(notes), data_roots, pairs, board)
         )
     if notes:
         parts += ["## Notes", "", *[f"- {' '.join(n.split())}" for n in notes], ""]
     write_file(report, "\n".join(parts))
     _write_tables(out, tables)
     document = _document(runs, subsets, tables, charts)
+    if board is not None:
+        document["leaderboard"] = board
+        document["comparisons"] = [
+            {"run_a": runs[i].name, "run_b": runs[j].name, "rows": rows, "problem": problem}
+            for (i, j), (rows, problem) in every_pair.items()
+        ]
     write_file(out / "report.json", json.dumps(document, indent=1, ensure_ascii=False) + "\n")
     return report
 

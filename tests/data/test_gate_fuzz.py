@@ -142,7 +142,7 @@ def test_mutated_runs_never_raise_run_nothing_write_nothing_outside_and_the_hone
     outside.write_text('{"the maintainer": "own file"}')
     asked: list[str] = []
 
-    def stand_in(jobs, run, results, scratch, answers):  # the re-score's lmms-eval run, not started
+    def stand_in(jobs, run, results, scratch, answers, runner=None):  # the re-score's lmms-eval run, not started
         asked.extend(t for tasks in jobs.values() for t in tasks)
         return {name: (None, {}, "not re-scored in the fuzz test") for name in jobs}
 
@@ -179,7 +179,7 @@ def test_mutated_runs_never_raise_run_nothing_write_nothing_outside_and_the_hone
                 (str(p.parent) for p in (root / "mutated").iterdir() if p.name.endswith("_results.json")),
                 str(root / "mutated"),
             )
-            assert compare(str(root / "honest"), mutated, None, unverified=True) in (0, 1, 2)
+            assert compare([str(root / "honest"), mutated], None, unverified=True) in (0, 1, 2)
         assert outside.read_text() == '{"the maintainer": "own file"}'
         shutil.rmtree(work)
 
