@@ -32,9 +32,10 @@ answers the run logged (``<date>_llm_answers.jsonl``, its sha256 in the record);
 called, whatever the shell has set: a task whose record has no ``llm`` entry for its judge, or whose
 answers log is missing, is UNVERIFIED with that reason.
 
-It prints one verdict per task and group, writes them beside each results file
-(``<date>_verify.json``, with a MAC under this machine's key, ``signing``: ``report`` and
-``compare`` show a verdict file without a valid one as the submitter's claim), and exits 0 only
+It prints one verdict per task and group and a ``run:`` line with the run's overall verdict,
+writes them beside each results file (``<date>_verify.json``, with a MAC under this machine's key,
+``signing``: ``report`` and ``compare`` show a verdict file without a valid one as the submitter's
+claim), and exits 0 only
 when every one passes (1 otherwise; 2 when there is nothing to check). A malformed file
 (truncated JSON, not an object, a malformed samples line, JSON nested past a sane depth, a file
 past the size a real run writes) is one line naming it; the other files are still checked.
