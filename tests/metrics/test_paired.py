@@ -93,3 +93,26 @@ def test_weighted_units_give_the_ratio_of_sums():
     assert (
         row["test"] == "paired permutation" and row["p_value"] == 1.0
     )  # one unit differs: every sign pattern is as extreme
+
+
+def _index_bootstrap(a, b, resamples=20_000, seed=7):
+    """The textbook paired bootstrap, written out: resample unit positions, the same for both runs."""
+    rng = np.random.default_rng(seed)
+    d = np.asarray(b, dtype=float) - np.asarray(a, dtype=float)
+    means = d[rng.integers(0, len(d), size=(resamples, len(d)))].mean(axis=1)
+    return np.percentile(means, [2.5, 97.5])
+
+
+@pytest.mark.parametrize("kind", ["binary", "continuous"])
+def test_the_class_count_bootstrap_draws_what_resampling_units_draws(kind):
+    # Binary units have three distinct differences (the multinomial draw over classes); continuous
+    # scores have one class per unit (the chunked index draw). Both must give the textbook interval.
+    rng = np.random.default_rng(3)
+    n = 400
+    if kind == "binary":
+        a, b = rng.random(n) < 0.55, rng.random(n) < 0.65
+    else:
+        a, b = rng.random(n), rng.random(n) * 1.1
+    low, high = paired.paired_bootstrap(a, b)
+    ref_low, ref_high = _index_bootstrap(a, b)
+    assert low == pytest.approx(ref_low, abs=0.01) and high == pytest.approx(ref_high, abs=0.01)
