@@ -12,8 +12,8 @@ that read nothing at import that a re-score sets otherwise. A job's environment 
 this package reads, at run time; a job whose environment differs in any other variable is refused
 (``cold``) and runs as a fresh process. Never imported here: this package, openai, the lmms-eval
 modules that load our ``lmms_eval.models`` entry point, and those our harness's patches wait for
-(``harness.PATCHED_MODULES``, passed on the command line by ``warm.py`` so that the two lists cannot
-drift; ``lmms_eval.utils`` aside, which a cold run has imported before our entry point too). The
+(``harness.PATCHED_MODULES``: tests/verify/test_fork_server.py holds the two lists together;
+``lmms_eval.utils`` aside, which a cold run has imported before our entry point too). The
 server checks after its imports that none of them is loaded and exits (status 3) otherwise.
 
 What differs from a fresh process, by construction: the preloaded modules are already imported,
@@ -65,7 +65,8 @@ PRELOAD = (
     "wcwidth lxml.etree dateutil.parser pytz anyio numexpr xxhash zstandard "
     "huggingface_hub datasets transformers evaluate accelerate nltk lmms_eval.filters"
 ).split()
-# Never imported by the server, nor anything inside them (the patched modules are added by warm.py).
+# Never imported by the server, nor anything inside them: this package, openai, the modules that
+# load our entry point (lmms_eval.models, through the CLI's) and those our patches wait for.
 NEVER = (
     "lmms_comparative",
     "openai",
@@ -74,7 +75,10 @@ NEVER = (
     "lmms_eval.evaluator",
     "lmms_eval.models",
     "lmms_eval.tasks",
+    "lmms_eval.api.task",
+    "lmms_eval.evaluator_utils",
     "lmms_eval.loggers",
+    "lmms_eval.caching",
 )
 # The variables a job may set otherwise than the server: read by this package only, at run time.
 RUN_TIME = re.compile(r"^LMMS_COMPARATIVE_")
@@ -82,7 +86,7 @@ NOT_SERVING = 3  # the server's exit status when its preload imported a module i
 HEADER = struct.Struct("!I")  # the length of a job's JSON, sent with its two descriptors
 
 
-def loaded_never(modules, never) -> list[str]:
+def loaded_never(modules, never=NEVER) -> list[str]:
     """The modules among ``modules`` that are, or are inside, one of ``never``."""
     return sorted(m for m in modules if any(m == n or m.startswith(n + ".") for n in never))
 
@@ -93,7 +97,7 @@ def env_differences(env: dict, server_env: dict) -> list[str]:
     return sorted(k for k in keys if env.get(k) != server_env.get(k))
 
 
-def serve(path: str, never: list[str]) -> None:
+def serve(path: str) -> None:
     """Import ``PRELOAD``, then fork a waiter for each job on the Unix socket at ``path`` (made
     once the imports are done: ``warm.py`` waits for it). Exits when its parent is gone."""
     import gc
@@ -105,7 +109,7 @@ def serve(path: str, never: list[str]) -> None:
             importlib.import_module(name)
         except ImportError:  # a library this lmms-eval does not use: its runs import what they need
             pass
-    wrong = loaded_never(sys.modules, [*NEVER, *never])
+    wrong = loaded_never(sys.modules, NEVER)
     if wrong:
         print(f"fork server: the preload imported {', '.join(wrong[:5])}; not serving", file=sys.stderr)
         sys.exit(NOT_SERVING)
@@ -261,4 +265,4 @@ def _run(job: dict, fds: list[int]) -> None:
 
 if __name__ == "__main__":
     del sys.path[0]  # this file's folder: nothing of the package is importable as a top-level module
-    serve(sys.argv[1], sys.argv[2:])
+    serve(sys.argv[1])

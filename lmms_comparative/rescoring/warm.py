@@ -76,10 +76,6 @@ class Warm:
     folder) and stopped by ``close``; ``run`` is a ``Runner``."""
 
     def __init__(self, width: int | None = None):
-        from lmms_comparative.harness import PATCHED_MODULES
-
-        # lmms_eval.utils aside: a cold run imports it before lmms-eval loads our entry point too.
-        waited = sorted({m for modules in PATCHED_MODULES.values() for m in modules} - {"lmms_eval.utils"})
         self.slots = threading.BoundedSemaphore(width or cores())
         self.folder = Path(tempfile.mkdtemp(prefix="lmms-comparative-warm-"))  # holds the socket only
         self.socket = str(self.folder / "socket")
@@ -92,7 +88,7 @@ class Warm:
         self._log = tempfile.TemporaryFile()  # the server's own output, read when it did not start
         try:
             self.process: subprocess.Popen | None = subprocess.Popen(
-                [sys.executable, str(SERVER_FILE), self.socket, *waited],
+                [sys.executable, str(SERVER_FILE), self.socket],
                 stdin=subprocess.DEVNULL,
                 stdout=self._log,
                 stderr=self._log,
