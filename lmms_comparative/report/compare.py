@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from urllib.parse import quote
 
 from lmms_comparative.data import untrusted
 from lmms_comparative.data.replies import group_leaves
@@ -199,28 +200,29 @@ def _category_rows(task: str, ua: Units, ub: Units) -> list[dict]:
 
 
 def _task_row(task: str, pair: Pair, group: str | None) -> dict:
+    """A task's row, with its flipped units by key and the report's link to each: the item
+    browser opens ``index.html`` + ``links[side][k]`` on that unit's card (its items, for a unit
+    made of several)."""
     ua, ub = pair
     common = sorted(set(ua.values) & set(ub.values))
     row = _row(task, ua.metric, ua, ub, common)
     row.update(group=group, a_alone=len(set(ua.values) - set(ub.values)), b_alone=len(set(ub.values) - set(ua.values)))
+    benchmark = of_task(task)
+    flipped = {
+        "a_only": [u for u in common if ua.values[u] > ub.values[u]],
+        "b_only": [u for u in common if ub.values[u] > ua.values[u]],
+    }
+    row["flipped"] = flipped
+    row["links"] = {
+        side: [f"#b-{benchmark.name if benchmark else ''}?task={quote(task)}&item={quote(u, safe='')}" for u in units]
+        for side, units in flipped.items()
+    }
     return row
 
 
 def _adjust(rows: list[dict], holm) -> None:
     for row, adjusted in zip(rows, holm([r["p_value"] for r in rows])):
         row["p_adjusted"] = adjusted
-
-
-def flips(a, b, task: str) -> dict[str, list[str]]:
-    """The units of ``task`` right under A only (``a_only``) and under B only (``b_only``)."""
-    ua, ub = units_of(a, task), units_of(b, task)
-    if ua is None or ub is None:
-        return {"a_only": [], "b_only": []}
-    common = sorted(set(ua.values) & set(ub.values))
-    return {
-        "a_only": [u for u in common if ua.values[u] > ub.values[u]],
-        "b_only": [u for u in common if ub.values[u] > ua.values[u]],
-    }
 
 
 def _cell(value, digits: int = 1) -> str:

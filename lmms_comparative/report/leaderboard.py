@@ -362,7 +362,7 @@ def ranking_html(benchmark, board: dict) -> str:
                 f'<tr data-run-name="{esc(r["run"])}" data-rank-best="{r["rank_best"] or ""}" '
                 f'data-rank-worst="{r["rank_worst"] or ""}"><td class="rank">{esc(rank_text(r))}{tie}</td>'
                 f"<td><code>{esc(r['run'])}</code>{left_out}</td><td>{value}{ci}</td>"
-                f'<td class="verify">{esc(r["verify"])}</td></tr>'
+                f'<td class="verify-state">{esc(r["verify"])}</td></tr>'
             )
         tables.append(
             f'<table class="ranking" data-headline="{esc(headline)}"><caption>Ranking: {esc(headline)}</caption>'

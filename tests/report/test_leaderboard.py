@@ -39,6 +39,7 @@ def runs(tmp_path_factory, hf_home):
     proc = run_cli(eval_args("random_choice", TASK, base / "r0"), env=env)
     _, samples = read_run(base / "r0", proc)
     items = [(s["accuracy"]["item_id"], s["target"]) for s in samples[TASK]]
+    questions = {s["accuracy"]["item_id"]: s["input"] for s in samples[TASK]}
     replies = {
         "top1": {k: t for k, t in items},
         "top2": {k: t for k, t in items},
@@ -62,7 +63,7 @@ def runs(tmp_path_factory, hf_home):
     for name in ("top1", "half", "forged"):
         verify(base / "runs" / name, env=env)
     correct = {name: [replies[name][k] == t for k, t in items] for name in DESIGN}  # each item's outcome, in one order
-    return {"base": base, "env": env, "correct": correct}
+    return {"base": base, "env": env, "correct": correct, "questions": questions, "keys": [k for k, _ in items]}
 
 
 def _mcnemar(a: list[bool], b: list[bool]) -> float:
@@ -156,3 +157,42 @@ def test_the_report_and_its_page_carry_the_same_ranks(runs, tmp_path, browser): 
     assert {name: (best, worst) for name, best, worst in shown} == _expected(runs["correct"])
     path = Path(tmp_path / "report" / "index.html")
     assert path.is_file()
+
+
+def test_the_item_browser_searches_combines_filters_and_opens_a_linked_item(runs, tmp_path, browser):  # noqa: F811
+    """The search reads the items' text (a question's words here), combines with an outcome filter,
+    and a link from compare.json's flips opens that item's card."""
+    folders = [str(runs["base"] / "runs" / n) for n in ("top1", "half")]
+    assert run_tool("compare", *folders, "-o", str(tmp_path / "cmp"), env=runs["env"]).returncode == 0
+    rows = json.loads((tmp_path / "cmp" / "compare.json").read_text(encoding="utf-8"))
+    row = next(r for r in rows if r["task"] == TASK and not r.get("category"))
+    assert len(row["flipped"]["a_only"]) == row["a_only"] == 15 and row["flipped"]["b_only"] == []
+    proc = run_tool("report", *folders, "-o", str(tmp_path / "report"), env=runs["env"])
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    page = (tmp_path / "report" / "index.html").as_uri()
+    browser.get(page + "#b-subtlebench")
+    box = "document.querySelector('#b-subtlebench input[type=search]')"
+    count = "document.querySelector('#b-subtlebench .browser .count').textContent"
+    word = "green shape"
+    wanted = [k for k in runs["keys"] if word in runs["questions"][k].lower()]
+    assert 0 < len(wanted) < len(runs["keys"])
+    browser.execute_script(f"{box}.value = {json.dumps(word)}; {box}.dispatchEvent(new Event('input'));")
+    assert wait_for(browser, f"return {count}.startsWith('{len(wanted)} of') && {count};")
+    # Combined with "half: wrong" (half answers every other item wrong, in the order of r0's samples).
+    wrong_under_half = {k for n, k in enumerate(runs["keys"]) if n % 2 == 1}
+    both = [k for k in wanted if k in wrong_under_half]
+    browser.execute_script(
+        "const s = document.querySelector('#b-subtlebench select[name=outcome1]');"
+        "s.value = String(LC_INDEX.outcomes.indexOf('wrong')); s.dispatchEvent(new Event('change', {bubbles: true}));"
+    )
+    assert wait_for(browser, f"return {count}.startsWith('{len(both)} of') && {count};")
+    # A link of compare.json opens that item's card, every filter cleared.
+    link = row["links"]["a_only"][0]
+    key = row["flipped"]["a_only"][0]
+    browser.get(page + link)
+    opened = wait_for(
+        browser,
+        "const c = document.querySelector('#b-subtlebench article.item.linked');"
+        "return c && !c.querySelector('.body').hidden && c.querySelector('.what code').textContent;",
+    )
+    assert opened == f"{TASK} · {key}"

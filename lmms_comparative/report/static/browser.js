@@ -66,7 +66,8 @@
   document.querySelectorAll("nav a, a[href^='#b-'], a[href='#overview']").forEach(function (a) {
     a.addEventListener("click", function (e) { e.preventDefault(); history.replaceState(null, "", a.getAttribute("href")); fromHash(); });
   });
-  // "#b-<benchmark>?flip=b_only&a=0&b=1&tasks=t1,t2": the tab, its browser showing those flips.
+  // "#b-<benchmark>?flip=b_only&a=0&b=1&tasks=t1,t2": the tab, its browser showing those flips;
+  // "#b-<benchmark>?task=<task>&item=<key>": the tab, that item's card open.
   function fromHash() {
     var hash = (location.hash || "#overview").slice(1), query = "";
     if (hash.indexOf("?") >= 0) { query = hash.slice(hash.indexOf("?") + 1); hash = hash.slice(0, hash.indexOf("?")); }
@@ -74,7 +75,10 @@
     showTab(id);
     if (!query) return;
     var root = document.querySelector("#" + id + " .browser");
-    if (root && root.browser) root.browser.showFlips(new URLSearchParams(query));
+    if (!root || !root.browser) return;
+    var params = new URLSearchParams(query);
+    if (params.has("item")) root.browser.showItem(params);
+    else root.browser.showFlips(params);
   }
   window.addEventListener("hashchange", fromHash);
 
@@ -102,6 +106,8 @@
       if (mine.some(function (i) { return INDEX.rows[i][4][k] !== absent; })) this.runs.push(k);
     }, this);
     this.only = null;  // the tasks a link from the Overview narrowed the items to (a group's)
+    this.texts = {};  // row -> its searchable text, made on the first search
+    this.allLoaded = false;
     this.page = 0;
     this.build();
     this.apply();
@@ -131,6 +137,13 @@
       filters.querySelector("select[name=flipA]").value = String(this.runs[0]);
       filters.querySelector("select[name=flipB]").value = String(this.runs[1]);
     }
+    this.search = el("input", { type: "search", name: "search", "aria-label": "search", placeholder: "search replies, questions, judges' words" });
+    filters.insertBefore(el("label", { class: "search" }, [document.createTextNode("search "), this.search]), filters.firstChild);
+    var typing = null;
+    this.search.addEventListener("input", function () {
+      clearTimeout(typing);
+      typing = setTimeout(function () { self.page = 0; self.apply(); }, 200);
+    });
     this.narrowed = el("p", { class: "narrowed" });
     this.narrowed.hidden = true;
     this.count = el("p", { class: "count" });
@@ -168,6 +181,65 @@
     this.root.scrollIntoView();
   };
 
+  // Every chunk that holds an item of this benchmark, then ``done`` (the search and item links
+  // read the items' text, which the index does not carry).
+  Browser.prototype.loadAll = function (done) {
+    var wanted = {}, left = 0;
+    this.mine.forEach(function (i) { wanted[Math.floor(i / INDEX.chunk)] = true; });
+    var numbers = Object.keys(wanted);
+    left = numbers.length;
+    if (!left) { done(); return; }
+    numbers.forEach(function (n) { loadChunk(+n, function () { if (--left === 0) done(); }); });
+  };
+
+  // One row's searchable text, lowercased: its key, task, question and gold, and per run the
+  // reply, the parsed answer, the fields and the questions with their answers (a judge's words).
+  Browser.prototype.textOf = function (i) {
+    if (this.texts[i] !== undefined) return this.texts[i];
+    var item = chunks[Math.floor(i / INDEX.chunk)][i % INDEX.chunk], parts = [item.key, item.task, item.question, item.gold, item.target];
+    Object.keys(item.runs || {}).forEach(function (k) {
+      var run = item.runs[k];
+      parts.push(run.reply, run.parsed === null || run.parsed === undefined ? "" : String(run.parsed));
+      Object.keys(run.fields || {}).forEach(function (f) { parts.push(f + ": " + run.fields[f]); });
+      (run.questions || []).forEach(function (q) { parts.push(q.question, q.answer); });
+    });
+    return (this.texts[i] = parts.filter(function (x) { return x; }).join("\n").toLowerCase());
+  };
+
+  // The item a link names (its task and key): every filter cleared, its page shown, its card open.
+  // A unit that is not an item (a VLM²-Bench pair: "uid"; its items "uid#p", "uid#n") opens the
+  // items it is made of.
+  Browser.prototype.showItem = function (params) {
+    var self = this, task = params.get("task"), key = params.get("item");
+    this.loadAll(function () {
+      self.root.querySelectorAll(".filters select").forEach(function (s) { s.value = s.options[0].value; });
+      if (self.runs.length > 1) {
+        self.root.querySelector("select[name=flipA]").value = String(self.runs[0]);
+        self.root.querySelector("select[name=flipB]").value = String(self.runs[1]);
+      }
+      self.search.value = "";
+      self.only = null;
+      self.narrowed.hidden = true;
+      var found = self.mine.filter(function (i) {
+        var item = chunks[Math.floor(i / INDEX.chunk)][i % INDEX.chunk];
+        return (!task || item.task === task) && (item.key === key || item.key.indexOf(key + "#") === 0);
+      });
+      self.apply();
+      if (!found.length) {
+        self.count.textContent = "no item " + key + (task ? " of " + task : "") + " in this report; " + self.count.textContent;
+        return;
+      }
+      self.page = Math.floor(self.shown.indexOf(found[0]) / PAGE);
+      self.render();
+      found.forEach(function (i) {
+        var card = self.list.querySelector("article[data-row='" + i + "']");
+        if (card) { card.querySelector(".body").hidden = false; card.classList.add("open", "linked"); }
+      });
+      var first = self.list.querySelector("article.linked");
+      if (first) first.scrollIntoView();
+    });
+  };
+
   Browser.prototype.value = function (name) {
     var s = this.root.querySelector("select[name=" + name + "]");
     return s ? s.value : "";
@@ -178,6 +250,12 @@
     var task = this.value("task"), category = this.value("category"), domain = this.value("domain");
     var outcome = INDEX.runs.map(function (_, i) { return self.value("outcome" + i); }), only = this.only;
     var flip = this.value("flip"), fa = +this.value("flipA"), fb = +this.value("flipB");
+    var query = this.search.value.trim().toLowerCase();
+    if (query && !this.allLoaded) {
+      this.count.textContent = "searching...";
+      this.loadAll(function () { self.allLoaded = true; self.apply(); });
+      return;
+    }
     this.shown = this.mine.filter(function (i) {
       var r = INDEX.rows[i];
       if (task !== "" && String(r[0]) !== task) return false;
@@ -191,6 +269,7 @@
         if (flip === "b_only" && !(b > a)) return false;
         if (flip === "a_only" && !(a > b)) return false;
       }
+      if (query && self.textOf(i).indexOf(query) < 0) return false;
       return true;
     });
     this.render();
@@ -237,6 +316,10 @@
     loadChunk(chunk, function () {
       var item = chunks[chunk][i % INDEX.chunk];
       card.querySelector(".what code").textContent = item.task + " · " + item.key;
+      var link = "#b-" + self.benchmark + "?task=" + encodeURIComponent(item.task) + "&item=" + encodeURIComponent(item.key);
+      var anchor = el("a", { class: "item-link", href: link, title: "a link to this item", text: "link" });
+      anchor.addEventListener("click", function (e) { e.stopPropagation(); });  // follows the link; the card stays as it is
+      card.querySelector(".what").appendChild(anchor);
       (item.images || []).forEach(function (n) {
         if (n && card.thumbs) {
           var img = el("img", { src: "thumbs/" + n, alt: "image", class: "thumb" });
