@@ -21,6 +21,7 @@ import io
 from dataclasses import asdict, dataclass, field
 
 from lmms_comparative.metrics.paired import holm
+from lmms_comparative.report.headlines import entries
 from lmms_comparative.report.run_folders import verify_state
 
 ALPHA = 0.05  # the family-wise error rate of one headline's pairwise tests
@@ -89,8 +90,6 @@ def _test(rows: list[dict] | None, problem: str | None, task_a: str, task_b: str
 def standings(benchmark, runs: list, pairs: dict, verified_only: bool = False) -> tuple[list[Standing], list[PairTest]]:
     """The benchmark's standings on each of its headlines (its overview entries) and the pairwise
     tests behind them, Holm-adjusted per headline."""
-    from lmms_comparative.report.overview import entries
-
     out: list[Standing] = []
     tests: list[PairTest] = []
     part = benchmark.report_part()
@@ -207,7 +206,7 @@ CSV_COLUMNS = (
 )
 
 
-def to_csv(board: dict) -> str:
+def csv_text(board: dict) -> str:
     handle = io.StringIO(newline="")
     writer = csv.writer(handle)
     writer.writerow(CSV_COLUMNS)
@@ -243,7 +242,7 @@ def latex_escape(text: str) -> str:
     return "".join(_LATEX.get(ch, ch) for ch in str(text) if ch.isprintable())
 
 
-def to_latex(board: dict) -> str:
+def latex_text(board: dict) -> str:
     """A booktabs ``tabular`` per benchmark headline: run, value ± the half-width of its 95%
     interval, the rank range; a tied run's range carries a dagger, explained under the table."""
     blocks = []
@@ -332,8 +331,8 @@ def main(paths: list[str], output: str | None, verified_only: bool = False) -> i
         try:
             out = folder(Path(output))
             write_file(out / "leaderboard.json", json.dumps(board, indent=1, ensure_ascii=False) + "\n")
-            write_file(out / "leaderboard.csv", to_csv(board))
-            write_file(out / "leaderboard.tex", to_latex(board))
+            write_file(out / "leaderboard.csv", csv_text(board))
+            write_file(out / "leaderboard.tex", latex_text(board))
         except ReportError as exc:  # a link where a file goes: never written through
             print(f"lmms-comparative leaderboard: error: {_shown(exc)}", file=sys.stderr)
             return 1

@@ -20,48 +20,14 @@ from __future__ import annotations
 
 import html
 import re
-from dataclasses import dataclass
 from urllib.parse import quote
 
 from lmms_comparative.data.replies import group_leaves
+from lmms_comparative.report.headlines import entries
+from lmms_comparative.report.leaderboard import ranking_html
 from lmms_comparative.report.run_folders import verify_state
 from lmms_comparative.reportlib.marks import DAGGER, kind
 from lmms_comparative.subsets import subset_of_tasks
-
-
-@dataclass
-class Entry:
-    """One row of a benchmark's overview: a label, the paper's table and column, and per run the
-    task or group its value is of."""
-
-    label: str
-    table: str
-    column: str
-    tasks: list
-
-
-def entries(benchmark, runs: list) -> list[Entry]:
-    """The benchmark's overview rows for ``runs``: each headline some run has, else each other
-    column of its table some run has (its ``part``)."""
-    paper = benchmark.paper()["tables"]
-    found = []
-    for spec in benchmark.report_part().headlines:
-        if spec.table not in paper:
-            continue
-        tasks = [spec.group(r) for r in runs]
-        if any(r.row(t) for r, t in zip(runs, tasks)):
-            found.append(Entry(spec.label, spec.table, spec.column, tasks))
-            continue
-        for column in paper[spec.table]["columns"] if spec.part else []:
-            if column == spec.column:
-                continue
-            tasks = [spec.part(r, column) for r in runs]
-            if any(r.row(t) for r, t in zip(runs, tasks)):
-                found.append(
-                    Entry(spec.column_label(column) if spec.column_label else column, spec.table, column, tasks)
-                )
-    return found
-
 
 # A reference row that is a chance level: "Random Guess", "Chance level", "Chance-Level", and a
 # trivial baseline that answers the same every time (DiffSpot's "Always no-diff (trivial baseline)").
@@ -238,8 +204,6 @@ def benchmark_block(benchmark, runs: list, compared: list) -> str:
 def overview_html(benchmarks, runs: list, compared: list, board: dict | None = None) -> str:
     """The Overview's answer part: a block per benchmark present, in report order; with three runs
     or more, each block ends with the ranking (``leaderboard``)."""
-    from lmms_comparative.report.leaderboard import ranking_html
-
     blocks = [
         b + (ranking_html(benchmark, board) if b and board and len(runs) >= 3 else "")
         for b, benchmark in ((benchmark_block(benchmark, runs, compared), benchmark) for benchmark in benchmarks)
