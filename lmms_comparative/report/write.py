@@ -14,7 +14,7 @@ from pathlib import Path
 from lmms_comparative.registry import BENCHMARKS
 from lmms_comparative.report import html
 from lmms_comparative.report.benchmark_parts import charts_of, paper_section, section_of
-from lmms_comparative.report.leaderboard import all_pairs, leaderboard
+from lmms_comparative.report.leaderboard import all_pairs, csv_text, leaderboard
 from lmms_comparative.report.run_folders import folder, load_runs, verify_state, write_file
 from lmms_comparative.report.verification import count_only, run_subsets, verification_of, verification_table
 from lmms_comparative.reportlib.cells import collecting, parse_cell
@@ -139,6 +139,8 @@ def write_report(
         parts += ["## Notes", "", *[f"- {' '.join(n.split())}" for n in notes], ""]
     write_file(report, "\n".join(parts))
     _write_tables(out, tables)
+    if board is not None:  # the standings as lmms-comparative leaderboard writes them
+        write_file(folder(out / "tables") / "leaderboard.csv", csv_text(board))
     document = _document(runs, subsets, tables, charts)
     if board is not None:
         document["leaderboard"] = board

@@ -148,6 +148,9 @@ def test_the_report_and_its_page_carry_the_same_ranks(runs, tmp_path, browser): 
     board = json.loads((tmp_path / "board" / "leaderboard.json").read_text(encoding="utf-8"))
     assert document["leaderboard"]["standings"] == board["standings"]
     assert len(document["comparisons"]) == 6  # every pair, once
+    assert (tmp_path / "report" / "tables" / "leaderboard.csv").read_text(encoding="utf-8") == (
+        tmp_path / "board" / "leaderboard.csv"
+    ).read_text(encoding="utf-8")
     browser.get((tmp_path / "report" / "index.html").as_uri())
     shown = wait_for(
         browser,
