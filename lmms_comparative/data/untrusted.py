@@ -152,7 +152,27 @@ def loads(text: str | bytes, limit: int = MAX_DEPTH):
                 f"JSON nested deeper than {limit} levels (no lmms-eval file nests so deep): not parsed"
             ) from None
         raise ValueError(f"not valid JSON ({message})") from None
+    if _plainly_bounded(text, limit):
+        return value
     return _bounded(value, limit)
+
+
+# Digits as "0", everything else as " ": a refused integer is then a run of "0"s, found by a
+# substring search (a tenth of a regex's time on a samples line).
+_DIGITS = bytes(48 if 48 <= code <= 57 else 32 for code in range(256))
+_LONG_INT = b"0" * (MAX_INT_DIGITS + 1)
+
+
+def _plainly_bounded(text: str | bytes, limit: int) -> bool:
+    """Whether ``text`` is within ``_bounded``'s bounds on its face, without walking its value: no
+    longer than a string may be, fewer brackets than the depth allows, no run of digits as long as
+    a refused integer. Sufficient, never necessary: a text that fails it is walked."""
+    raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
+    return (
+        len(raw) <= MAX_STRING_CHARS
+        and raw.count(b"{") + raw.count(b"[") <= limit
+        and _LONG_INT not in raw.translate(_DIGITS)
+    )
 
 
 # What a terminal acts on instead of showing: the C0 controls (ESC opens an escape sequence: OSC 0

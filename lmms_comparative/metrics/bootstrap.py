@@ -6,6 +6,26 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+# A report asks for the same interval several times (a table's cell, the paper table it is placed
+# in, the Overview): each is computed once per process, by the values' bytes (a pure function of
+# them, the iterations, the level and the seed).
+_SEEN: dict[tuple, tuple[float, float] | None] = {}
+_SEEN_MAX = 4096
+
+
+def _digest(data: np.ndarray) -> bytes:
+    import hashlib
+
+    return hashlib.blake2b(data.tobytes(), digest_size=16).digest()
+
+
+def _remembered(key: tuple, compute):
+    if key not in _SEEN:
+        if len(_SEEN) >= _SEEN_MAX:
+            _SEEN.clear()
+        _SEEN[key] = compute()
+    return _SEEN[key]
+
 
 def bootstrap_ci(
     values: Sequence[float], iterations: int = 2000, level: float = 0.95, seed: int = 0
@@ -15,6 +35,12 @@ def bootstrap_ci(
     data = np.asarray([v for v in values if v is not None], dtype=float)
     if len(data) < 2:
         return None
+    return _remembered(
+        ("mean", data.tobytes(), iterations, level, seed), lambda: _mean_ci(data, iterations, level, seed)
+    )
+
+
+def _mean_ci(data: np.ndarray, iterations: int, level: float, seed: int) -> tuple[float, float]:
     rng = np.random.default_rng(seed)
     means = data[rng.integers(0, len(data), size=(iterations, len(data)))].mean(axis=1)
     tail = (1 - level) / 2 * 100
@@ -30,6 +56,11 @@ def grouped_bootstrap_ci(
     arrays = [a for a in arrays if len(a)]
     if not arrays or all(len(a) < 2 for a in arrays):
         return None
+    key = ("grouped", tuple(_digest(a) for a in arrays), iterations, level, seed)
+    return _remembered(key, lambda: _grouped_ci(arrays, iterations, level, seed))
+
+
+def _grouped_ci(arrays: list, iterations: int, level: float, seed: int) -> tuple[float, float]:
     rng = np.random.default_rng(seed)
     means = np.mean([a[rng.integers(0, len(a), size=(iterations, len(a)))].mean(axis=1) for a in arrays], axis=0)
     tail = (1 - level) / 2 * 100

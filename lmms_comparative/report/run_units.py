@@ -56,7 +56,17 @@ def item_units(run, task: str) -> Units | None:
 
 def units_of(run, task: str) -> Units | None:
     """The benchmark's own units for ``task`` (``report.compare_units``: a dict of ``Units``'s
-    fields, or None), else the default."""
+    fields, or None), else the default; read once per run and task (every pair the run is in asks;
+    callers read them, never change them)."""
+    memo = getattr(run, "memo", None)
+    if memo is None:
+        return _units_of(run, task)
+    if ("units", task) not in memo:
+        memo[("units", task)] = _units_of(run, task)
+    return memo[("units", task)]
+
+
+def _units_of(run, task: str) -> Units | None:
     benchmark = of_task(task)
     own = benchmark.report_part().compare_units if benchmark else None
     if own is None:
@@ -105,7 +115,16 @@ def asked_for_samples(run) -> bool | None:
 def items_held(run, task: str) -> tuple[int | None, int | None]:
     """(the distinct items of ``task`` in the run's samples log, None without one; the items its
     results row counts: the record's item count, else lmms-eval's ``n-samples``, None where neither
-    says)."""
+    says). Counted once per run and task."""
+    memo = getattr(run, "memo", None)
+    if memo is None:
+        return _items_held(run, task)
+    if ("held", task) not in memo:
+        memo[("held", task)] = _items_held(run, task)
+    return memo[("held", task)]
+
+
+def _items_held(run, task: str) -> tuple[int | None, int | None]:
     benchmark = of_task(task)
     rows = run.samples.get(task)
     logged = (

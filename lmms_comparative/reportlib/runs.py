@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from lmms_comparative.data.generating import PROTOCOL_OVERRIDES, command_settings, generation_of
 from lmms_comparative.data.untrusted import printable
@@ -26,6 +27,9 @@ class Run:
     # shown, never trusted for a decision (``export`` checks for itself).
     verified: dict | None = None
     path: Path | None = None  # the results JSON
+    # What is read of the run once and asked for again by every pair it is compared in (compare's
+    # units and item counts per task): kept here, by kind and task, for the run's lifetime.
+    memo: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False, compare=False)
 
     def row(self, task: str) -> dict:
         """A task's or group's row of the results JSON (metric,filter -> value), or {}."""
