@@ -120,6 +120,11 @@ def main(argv: list[str] | None = None) -> int:
         "--no-html", action="store_true", help="skip index.html and its item browser (thumbnails of every image)"
     )
     rp.add_argument(
+        "--verified-only",
+        action="store_true",
+        help="leave out of the ranking every run without a current PASS of verify made on this machine",
+    )
+    rp.add_argument(
         "--data-root",
         action="append",
         default=[],
@@ -263,6 +268,7 @@ def main(argv: list[str] | None = None) -> int:
                 with_html=not args.no_html,
                 notes=notes,
                 data_roots=[Path(d) for d in args.data_root],
+                verified_only=args.verified_only,
             )
         except ReportError as exc:  # bad input: one line naming the file, no traceback
             print(f"lmms-comparative report: error: {untrusted.printable(str(exc), lines=False)}", file=sys.stderr)

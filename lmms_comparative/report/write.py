@@ -58,6 +58,7 @@ def write_report(
     with_html: bool = True,
     notes: list[str] | None = None,
     data_roots: Sequence[Path] = (),
+    verified_only: bool = False,
 ) -> Path:
     """Write report.md, report.json, one CSV per table (``tables/``), the charts and the HTML
     report (``index.html``, with the item browser) under ``out_dir``; returns the Markdown file.
@@ -66,7 +67,8 @@ def write_report(
     ``notes`` (given): filled with a line per file passed over (unreadable, a link, too large or
     too deep) and per kind of media not shown; the report is made of the other runs. Every file
     is written anew, never through a link (``data/untrusted.py``). ``data_roots``: folders the
-    item browser may read media from besides the ``*_ROOT`` variables set (the demo's data)."""
+    item browser may read media from besides the ``*_ROOT`` variables set (the demo's data).
+    ``verified_only``: the ranking leaves out every run without a current PASS made here."""
     if paper_rows not in PAPER_ROWS:
         raise ReportError(f"--paper-rows {paper_rows!r}: choose one of {', '.join(PAPER_ROWS)}")
     aliases = aliases or Aliases()
@@ -106,7 +108,7 @@ def write_report(
     # later run against the first, the tabs' comparison sections the first two.
     every_pair = all_pairs(runs)
     pairs = [(j, *every_pair[(0, j)]) for j in range(1, len(runs))]
-    board = leaderboard(BENCHMARKS, runs, every_pair) if len(runs) > 1 else None
+    board = leaderboard(BENCHMARKS, runs, every_pair, verified_only) if len(runs) > 1 else None
     compared, problem = (pairs[0][1], pairs[0][2]) if pairs else (None, None)
     sections = []
     with collecting() as tables, paper_rows_shown(paper_rows):

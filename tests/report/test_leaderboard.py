@@ -136,6 +136,11 @@ def test_a_failing_run_is_marked_and_left_out_on_request(runs, tmp_path):
     assert ranked == {"top1": (1, 1), "half": (2, 2)}  # the honest twins still ranked
     left_out = {r["run"]: r["excluded"] for r in board["standings"] if r["excluded"]}
     assert left_out == {"forged": "verify: FAIL", "top2": "verify: not verified", "none": "verify: not verified"}
+    # The report's ranking takes the same switch.
+    proc = run_tool("report", *folders, "--verified-only", "--no-html", "-o", str(tmp_path / "report"), env=runs["env"])
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    document = json.loads((tmp_path / "report" / "report.json").read_text(encoding="utf-8"))
+    assert document["leaderboard"]["standings"] == board["standings"]
 
 
 def test_the_report_and_its_page_carry_the_same_ranks(runs, tmp_path, browser):  # noqa: F811
