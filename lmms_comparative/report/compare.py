@@ -200,9 +200,9 @@ def _category_rows(task: str, ua: Units, ub: Units) -> list[dict]:
 
 
 def _task_row(task: str, pair: Pair, group: str | None) -> dict:
-    """A task's row, with its flipped units by key and the report's link to each: the item
-    browser opens ``index.html`` + ``links[side][k]`` on that unit's card (its items, for a unit
-    made of several)."""
+    """A task's row, with its flipped units by key and the prefix of the report's link to each: the
+    item browser opens ``index.html`` + ``link`` + the encoded key on that unit's card (its items,
+    for a unit made of several)."""
     ua, ub = pair
     common = sorted(set(ua.values) & set(ub.values))
     row = _row(task, ua.metric, ua, ub, common)
@@ -213,10 +213,9 @@ def _task_row(task: str, pair: Pair, group: str | None) -> dict:
         "b_only": [u for u in common if ub.values[u] > ua.values[u]],
     }
     row["flipped"] = flipped
-    row["links"] = {
-        side: [f"#b-{benchmark.name if benchmark else ''}?task={quote(task)}&item={quote(u, safe='')}" for u in units]
-        for side, units in flipped.items()
-    }
+    # The report's link to a unit: this prefix, then the unit's key percent-encoded
+    # (``urllib.parse.quote(key, safe="")``; JavaScript's ``encodeURIComponent``).
+    row["link"] = f"#b-{benchmark.name if benchmark else ''}?task={quote(task)}&item="
     return row
 
 
