@@ -13,8 +13,8 @@ memory (``ru_maxrss`` of the process, which runs the CLI in-process):
 - ``report`` of two runs and of six (the Markdown report and report.json, ``--no-html``; the page's
   thumbnails are ``html_report.py``'s business), and the ratio six / two.
 
-    git worktree add /tmp/before <commit>
-    python bench/compare_scale.py --before /tmp/before [--per-source 1550] [--runs 3] [--workdir DIR]
+    git worktree add ../before <commit>
+    python bench/compare_scale.py --before ../before [--per-source 1550] [--runs 3] [--workdir DIR]
 """
 
 from __future__ import annotations
