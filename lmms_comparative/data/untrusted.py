@@ -213,6 +213,22 @@ def video_container(head: bytes) -> str | None:
     return None
 
 
+def file_head(path: str | os.PathLike, size: int = 16) -> bytes:
+    """The first ``size`` bytes of the regular file ``path`` (its links resolved, as the data roots'
+    check resolves them: a hub cache links each file to its blob), read without waiting; b"" for
+    anything else (missing, unreadable, a pipe put there since)."""
+    try:
+        fd = os.open(os.path.realpath(path), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except (OSError, ValueError):
+        return b""
+    try:
+        return os.read(fd, size) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)
+
+
 def is_link(path: str | Path) -> bool:
     """Whether ``path`` itself is a link (dangling or not)."""
     return os.path.islink(path)

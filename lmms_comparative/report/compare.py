@@ -40,6 +40,7 @@ from lmms_comparative.report.run_units import (
     shortfall,
     units_of,
 )
+from lmms_comparative.reportlib.marks import run_letter
 from lmms_comparative.reportlib.runs import ReportError
 
 # Both runs' units of a task, each run's scored.
@@ -255,10 +256,6 @@ def _shown(text) -> str:
     return untrusted.printable(str(text), lines=False)
 
 
-def _letter(index: int) -> str:
-    return chr(ord("A") + index) if index < 26 else f"A{index + 1}"
-
-
 def main(paths: list[str], output: str | None, unverified: bool = False) -> int:
     """``lmms-comparative compare RUN_A RUN_B [RUN_C ...]``: every pair of runs once (B against A,
     C against A, C against B, ...): print each pair's table, write ``OUT/compare.json`` (every
@@ -278,11 +275,11 @@ def main(paths: list[str], output: str | None, unverified: bool = False) -> int:
     states = [verify_state(r) for r in runs]
     print(
         _shown(
-            ", ".join(f"{_letter(i)} = {r.name} ({paths[i]}; verify: {states[i]})" for i, r in enumerate(runs))
+            ", ".join(f"{run_letter(i)} = {r.name} ({paths[i]}; verify: {states[i]})" for i, r in enumerate(runs))
             + "; units both runs of a pair scored"
         )
     )
-    failed = [f"{_letter(i)} ({paths[i]})" for i, state in enumerate(states) if state == "FAIL"]
+    failed = [f"{run_letter(i)} ({paths[i]})" for i, state in enumerate(states) if state == "FAIL"]
     if failed and not unverified:
         print(
             f"lmms-comparative compare: {' and '.join(failed)} FAIL{'S' if len(failed) == 1 else ''} verify: "
@@ -299,12 +296,12 @@ def main(paths: list[str], output: str | None, unverified: bool = False) -> int:
                 rows = compare(a, b)
             except CompareError as exc:
                 print(
-                    f"lmms-comparative compare: error: {_letter(j)} against {_letter(i)}: {_shown(exc)}",
+                    f"lmms-comparative compare: error: {run_letter(j)} against {run_letter(i)}: {_shown(exc)}",
                     file=sys.stderr,
                 )
                 return 2
             if len(runs) > 2:
-                print(f"\n{_letter(j)} against {_letter(i)} (A = {_shown(a.name)}, B = {_shown(b.name)}):")
+                print(f"\n{run_letter(j)} against {run_letter(i)} (A = {_shown(a.name)}, B = {_shown(b.name)}):")
             print(table(rows, a.name, b.name))
             only = [
                 f"{label} only: {listed_tasks(sorted(mine - theirs))}"

@@ -149,7 +149,7 @@ def _video_frames(path: str, out: Path) -> list[str]:
     file in a container our benchmarks use (``untrusted.video_container``, by its leading bytes) is
     handed to OpenCV's FFmpeg, which would otherwise pick its demuxer from the content."""
     base = _media_name(path)
-    if base is None or untrusted.video_container(_head(path)) is None:
+    if base is None or untrusted.video_container(untrusted.file_head(path)) is None:
         return []
     names = [f"{base[:-4]}_f{i}.jpg" for i in range(FRAMES)]
     if all((out / "thumbs" / n).is_file() for n in names):
@@ -179,19 +179,6 @@ def _video_frames(path: str, out: Path) -> list[str]:
         return found
     finally:
         capture.release()
-
-
-def _head(path: str, size: int = 16) -> bytes:
-    """The first ``size`` bytes of the regular file ``path`` (its links resolved, as the data roots'
-    check resolved them), read without waiting; b"" for anything else (a pipe put there since)."""
-    try:
-        fd = os.open(os.path.realpath(path), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    except (OSError, ValueError):
-        return b""
-    try:
-        return os.read(fd, size) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
-    finally:
-        os.close(fd)
 
 
 def _embedded(records: list[dict], out: Path, made: dict[str, bool]) -> None:

@@ -26,7 +26,7 @@ from lmms_comparative.data.replies import group_leaves
 from lmms_comparative.report.headlines import entries
 from lmms_comparative.report.leaderboard import ranking_html
 from lmms_comparative.report.run_folders import verify_state
-from lmms_comparative.reportlib.marks import DAGGER, kind
+from lmms_comparative.reportlib.marks import DAGGER, kind, run_letter
 from lmms_comparative.subsets import subset_of_tasks
 
 # A reference row that is a chance level: "Random Guess", "Chance level", "Chance-Level", and a
@@ -54,11 +54,6 @@ def _fmt(value, digits: int) -> str:
     return "-" if value is None or value != value else f"{value:.{digits}f}"
 
 
-def _letter(index: int) -> str:
-    """A run's letter in the overview: A for the first, then B, C, ... (then A27, ...)."""
-    return chr(ord("A") + index) if index < 26 else f"A{index + 1}"
-
-
 def _esc(text) -> str:
     return html.escape(str(text), quote=True)
 
@@ -67,7 +62,7 @@ def _flip_link(benchmark, a: int, b: int, which: str, tasks: list[str], count: i
     if not count:
         return "0"
     target = f"b-{benchmark.name}?flip={which}&a={a}&b={b}&tasks={quote(','.join(tasks), safe=',')}"
-    title = f"the {count} unit(s) better under {'A' if which == 'a_only' else _letter(b)}"
+    title = f"the {count} unit(s) better under {'A' if which == 'a_only' else run_letter(b)}"
     return f'<a href="#{_esc(target)}" title="{_esc(title)}">{count}</a>'
 
 
@@ -95,7 +90,7 @@ def _difference(
         f'<span class="delta {sign}">{row["delta"]:+.{digits}f}</span> '
         f'<span class="ci">[{low:.{digits}f}, {high:.{digits}f}]</span>'
         f'<span class="p">p = {row["p_value"]:.3g} ({_esc(row["test"])}, {row["n"]} units)</span>'
-        f'<span class="flips">flips A / {_letter(index)}: {flips}</span>'
+        f'<span class="flips">flips A / {run_letter(index)}: {flips}</span>'
     )
 
 
@@ -140,7 +135,7 @@ def benchmark_block(benchmark, runs: list, compared: list) -> str:
     head = []
     for i in have:
         mark = f" {DAGGER}" if subsets[i] else ""
-        letter = _letter(i)
+        letter = run_letter(i)
         items = f'<span class="itemset">{_esc(kind(subsets[i]))}</span>' if subsets[i] else ""
         head.append(
             f'<th scope="col"><span class="letter">{letter}</span> <code>{_esc(runs[i].name)}</code>{mark}'
@@ -151,7 +146,7 @@ def benchmark_block(benchmark, runs: list, compared: list) -> str:
         '<th scope="col">paper\'s chance <span class="source">on the paper\'s items</span></th>',
     ]
     pairs = [(index, rows, problem) for index, rows, problem in compared if 0 in have and index in have]
-    head += [f'<th scope="col">{_letter(index)} − A</th>' for index, _, _ in pairs]
+    head += [f'<th scope="col">{run_letter(index)} − A</th>' for index, _, _ in pairs]
     body = []
     for entry in found:
         spec = paper[entry.table]
@@ -164,7 +159,9 @@ def benchmark_block(benchmark, runs: list, compared: list) -> str:
         for i in have:
             value, ci = measure(runs[i], entry.table, entry.column) if runs[i].row(entry.tasks[i]) else (None, None)
             interval = f' <span class="ci">[{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]</span>' if ci else ""
-            label = f"{_letter(i)} {runs[i].name}{f' {DAGGER}' if subsets[i] else ''} (verify: {verify_state(runs[i])})"
+            label = (
+                f"{run_letter(i)} {runs[i].name}{f' {DAGGER}' if subsets[i] else ''} (verify: {verify_state(runs[i])})"
+            )
             extra = (
                 (_held(runs[i], entry.tasks[i]) + _own_chance(runs[i], entry.tasks[i], digits))
                 if runs[i].row(entry.tasks[i])
@@ -183,7 +180,7 @@ def benchmark_block(benchmark, runs: list, compared: list) -> str:
         cells.append(f'<td data-label="paper\'s chance">{_fmt(chance[1], digits) if chance else "-"}{named}</td>')
         for index, rows, problem in pairs:
             cells.append(
-                f'<td data-label="{_letter(index)} − A" data-pair="{index}" class="difference">'
+                f'<td data-label="{run_letter(index)} − A" data-pair="{index}" class="difference">'
                 f"{_difference(benchmark, rows, problem, entry.tasks[0], entry.tasks[index], index, digits)}</td>"
             )
         body.append(f'<tr data-task="{_esc(entry.tasks[0])}">{"".join(cells)}</tr>')

@@ -20,6 +20,12 @@ from lmms_comparative.subsets import GENERATED, SUBSET, UNCONFIRMED, UNKNOWN, le
 DAGGER = "†"
 
 
+def run_letter(index: int) -> str:
+    """A run's letter where runs are named by their place: A for the first, then B, C, ... (then
+    A27, ...): the Overview's columns and ``compare``'s pairs."""
+    return chr(ord("A") + index) if index < 26 else f"A{index + 1}"
+
+
 def code(text: str, in_table: bool = False) -> str:
     """``text`` as a Markdown code span whatever it holds (a submitted name may hold backticks):
     a fence one backtick longer than its longest run, padded where it starts or ends with one;

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 from functools import lru_cache
 from pathlib import Path
 
@@ -109,18 +108,9 @@ def _checklist_items(analysis, where: str) -> list[dict]:
 
 def _video_problem(path: Path) -> str | None:
     """Why a video cannot be given to a model: missing, not a file, or not in a container our decoders take."""
-    try:  # the file a link names (the hub cache links each file to its blob), without waiting on a pipe
-        fd = os.open(os.path.realpath(path), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    except (OSError, ValueError):
-        return "missing or unreadable"
-    try:
-        head = os.read(fd, 12) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
-    except OSError:
-        head = b""
-    finally:
-        os.close(fd)
+    head = untrusted.file_head(path)
     if not head:
-        return "not a regular file, or empty"
+        return "missing, unreadable, empty or not a regular file"
     if untrusted.video_container(head) is None:
         return "not an MP4, Matroska or AVI file"
     return None
