@@ -38,6 +38,11 @@ the connection closes before the run ends (``verify`` was stopped), the waiter k
 process group. The server exits on SIGTERM once its waiters have, or when the process that started
 it is gone.
 
+What the server preloads, which jobs it runs and how a run starts are its ``Rules``: verify's by
+default. The test suite's warm start (tests/helpers/warm_python.py) runs this same server under
+rules of its own (two preloads, more settings read at run time, stdin handed over too, ``-c CODE``
+and scripts besides ``-m``), so one implementation serves both.
+
 Run as a script, never imported as part of the package in the server process: it imports the
 standard library only before its preload.
 """
@@ -52,6 +57,7 @@ import signal
 import socket
 import struct
 import sys
+from typing import Sequence
 
 # What `import lmms_eval.__main__` loads that reads no variable a re-score sets otherwise (measured
 # with -X importtime: most of the ~10 s start-up), then lmms-eval's filters (their punctuation table
@@ -97,19 +103,52 @@ def env_differences(env: dict, server_env: dict) -> list[str]:
     return sorted(k for k in keys if env.get(k) != server_env.get(k))
 
 
-def serve(path: str) -> None:
-    """Import ``PRELOAD``, then fork a waiter for each job on the Unix socket at ``path`` (made
-    once the imports are done: ``warm.py`` waits for it). Exits when its parent is gone."""
+class Rules:
+    """What a server preloads, which jobs it runs and how a run starts. These are ``verify``'s: the
+    preload above; a job that sets no variable otherwise than the server but our run-time settings;
+    its stdout and stderr handed over, stdin empty; ``python -m lmms_eval ARGS``. The test suite's
+    warm start (tests/helpers/warm_python.py) serves its runs from this server under rules of its own."""
+
+    preload: Sequence[str] = PRELOAD
+    # What the job's descriptors become in its run, in order; stdin reads /dev/null unless it is one.
+    streams: tuple[int, ...] = (1, 2)
+
+    def refused(self, modules) -> list[str]:
+        """The modules among ``modules`` (the server's, once preloaded) that it must not have imported."""
+        return loaded_never(modules)
+
+    def differences(self, job: dict, server_env: dict) -> list[str]:
+        """Why ``job`` must run cold (the variables it may not set otherwise than ``server_env``);
+        empty when it runs here."""
+        return env_differences(job["env"], server_env)
+
+    def told(self, job: dict, outcome: str) -> None:
+        """What became of ``job`` (``warm PID`` or ``cold (VARIABLES)``): verify's server logs nothing."""
+
+    def start(self, job: dict) -> None:
+        """The run's program, in its process once its streams, environment and folder are set."""
+        import runpy
+
+        sys.argv = ["-m", *job["argv"]]  # runpy puts the module's path first
+        sys.path.insert(0, os.getcwd())  # as -m does
+        runpy.run_module("lmms_eval", run_name="__main__", alter_sys=True)
+
+
+def serve(path: str, rules: Rules | None = None) -> None:
+    """Import what ``rules`` preload (verify's by default), then fork a waiter for each job on the
+    Unix socket at ``path`` (made once the imports are done: ``warm.py`` waits for it). Exits when
+    its parent is gone."""
     import gc
     import importlib
 
+    rules = rules or Rules()
     start_env = dict(os.environ)
-    for name in PRELOAD:
+    for name in rules.preload:
         try:
             importlib.import_module(name)
         except ImportError:  # a library this lmms-eval does not use: its runs import what they need
             pass
-    wrong = loaded_never(sys.modules, NEVER)
+    wrong = rules.refused(sys.modules)
     if wrong:
         print(f"fork server: the preload imported {', '.join(wrong[:5])}; not serving", file=sys.stderr)
         sys.exit(NOT_SERVING)
@@ -140,7 +179,7 @@ def serve(path: str) -> None:
         if os.fork() == 0:
             listener.close()
             conn.settimeout(None)
-            _wait_on(conn, server_env, set_by_preload)  # returns only in the run's process, by SystemExit
+            _wait_on(conn, rules, server_env, set_by_preload)  # returns only in the run's process, by SystemExit
         conn.close()
 
 
@@ -169,13 +208,13 @@ def _send(conn: socket.socket, message: dict) -> None:
     conn.sendall((json.dumps(message) + "\n").encode())
 
 
-def _wait_on(conn: socket.socket, server_env: dict, set_by_preload: dict) -> None:
+def _wait_on(conn: socket.socket, rules: Rules, server_env: dict, set_by_preload: dict) -> None:
     """The waiter: read one job, fork its run, report the run's pid and then its wait status; kill
     the run's process group when the connection closes first."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     fds: list[int] = []
     try:
-        header, fds, _flags, _addr = socket.recv_fds(conn, HEADER.size, 2)
+        header, fds, _flags, _addr = socket.recv_fds(conn, HEADER.size, len(rules.streams))
         (size,) = HEADER.unpack(header)
         payload = b""
         while len(payload) < size:
@@ -185,13 +224,14 @@ def _wait_on(conn: socket.socket, server_env: dict, set_by_preload: dict) -> Non
             payload += chunk
         job = json.loads(payload)
         job["env"] = {**set_by_preload, **job["env"]}
-        differences = env_differences(job["env"], server_env)
-        if len(fds) != 2:
-            raise ValueError(f"{len(fds)} descriptors, not 2")
+        differences = rules.differences(job, server_env)
+        if len(fds) != len(rules.streams):
+            raise ValueError(f"{len(fds)} descriptors, not {len(rules.streams)}")
     except (OSError, struct.error, ValueError, KeyError, TypeError) as exc:
         _send(conn, {"cold": [f"unreadable job ({type(exc).__name__}: {exc})"]})
         os._exit(0)
     if differences:
+        rules.told(job, f"cold ({', '.join(differences)})")
         _send(conn, {"cold": differences})
         os._exit(0)
     try:
@@ -201,9 +241,10 @@ def _wait_on(conn: socket.socket, server_env: dict, set_by_preload: dict) -> Non
         os._exit(0)
     if pid == 0:
         conn.close()
-        _run(job, fds)
+        _run(job, fds, rules)
     for fd in fds:
         os.close(fd)
+    rules.told(job, f"warm {pid}")
     _send(conn, {"pid": pid})
     try:  # the run's end through a pidfd (Linux 5.3 and newer), else by polling waitpid
         pidfd: int | None = os.pidfd_open(pid)
@@ -230,18 +271,18 @@ def _wait_on(conn: socket.socket, server_env: dict, set_by_preload: dict) -> Non
     os._exit(0)
 
 
-def _run(job: dict, fds: list[int]) -> None:
-    """The run's process: ``python -m lmms_eval ARGS`` with the job's streams (``fds``: its stdout
-    and stderr), environment and working folder."""
+def _run(job: dict, fds: list[int], rules: Rules) -> None:
+    """The run's process: the job's streams (``fds``, which become ``rules.streams``), environment
+    and working folder, the state a fresh interpreter starts with, then the program ``rules`` start."""
     import random
-    import runpy
     import tempfile
 
     os.setpgid(0, 0)
-    stdin = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(stdin, 0)
-    os.close(stdin)
-    for target, fd in zip((1, 2), fds):
+    if 0 not in rules.streams:
+        stdin = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(stdin, 0)
+        os.close(stdin)
+    for target, fd in zip(rules.streams, fds):
         os.dup2(fd, target)
         os.close(fd)
     # An interpreter's own: SIGINT raises KeyboardInterrupt, SIGPIPE is ignored, the rest default.
@@ -257,9 +298,7 @@ def _run(job: dict, fds: list[int]) -> None:
     if "numpy" in sys.modules:
         sys.modules["numpy"].random.seed()
     sys.executable = job["executable"]
-    sys.argv = ["-m", *job["argv"]]  # runpy puts the module's path first
-    sys.path.insert(0, os.getcwd())  # as -m does
-    runpy.run_module("lmms_eval", run_name="__main__", alter_sys=True)
+    rules.start(job)
     sys.exit(0)
 
 

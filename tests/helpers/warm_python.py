@@ -42,32 +42,41 @@ results, samples and output of a cold run.
 ``WARM_PYTHON_OFF=1`` starts every run cold; ``WARM_PYTHON_KEEP=1`` keeps the servers' logs
 (a line per request) in the temporary folder after the session.
 
+The server is the package's fork server (``lmms_comparative/rescoring/fork_server.py``, the one
+``verify`` re-scores with) under this module's ``SuiteRules``: this module says which runs a server
+serves and how a run starts, the fork server does the preloading, forking, waiting and killing.
 This module is run as the server and imported by the shim (``warm_shim.py``: the other side of
-the socket), so both import the standard library only.
+the socket), so both import the standard library only, and load the fork server from its file
+rather than through the package, which no server may have imported.
 """
 
 from __future__ import annotations
 
-import json
+import importlib.util
 import os
 import re
-import select
-import signal
-import socket
-import struct
 import sys
+
+
+def _load_fork_server():
+    """``lmms_comparative/rescoring/fork_server.py`` as a module of its own, found and loaded
+    without importing the package (the shim and the server must not)."""
+    package = importlib.util.find_spec("lmms_comparative")
+    assert package is not None and package.submodule_search_locations, "lmms_comparative is not installed"
+    path = os.path.join(list(package.submodule_search_locations)[0], "rescoring", "fork_server.py")
+    spec = importlib.util.spec_from_file_location("fork_server", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+fork_server = _load_fork_server()
+HEADER = fork_server.HEADER
+NEVER = fork_server.NEVER  # never preloaded by any server, nor anything inside them
 
 SOCKET_ENV = "WARM_PYTHON_SOCKET"
 COLD_ENV = "WARM_PYTHON_OFF"
-# What the server imports: what `import lmms_eval.__main__` loads that reads no environment variable
-# a test sets (measured with -X importtime; ~6 s of the ~8 s import here).
-PRELOAD = (
-    "torch torch._dynamo torchvision torchvision.transforms numpy pandas pyarrow pyarrow.parquet "
-    "scipy.stats scipy.optimize scipy.linalg scipy.interpolate scipy.integrate scipy.special "
-    "scipy.sparse scipy.spatial scipy.ndimage scipy.fft sympy PIL.Image PIL.ImageDraw aiohttp chardet "
-    "requests urllib3 jinja2 yaml sacrebleu regex safetensors.torch sentencepiece tqdm.auto tenacity "
-    "wcwidth lxml.etree dateutil.parser pytz anyio numexpr xxhash zstandard"
-).split()
 # Variables read when an interpreter or the preloaded libraries start: a run that sets them
 # differently from the server is started cold.
 STARTUP = re.compile(
@@ -86,41 +95,28 @@ ENV_READERS = (
     "openai",
     "loguru",
 )
-# An "hf" server also imports the Hugging Face libraries (about 3 s of each run's start). They read
-# HF_HOME, HF_*_OFFLINE and others when imported, so an "hf" server serves only runs whose whole
-# environment equals its own, but for the variables in RUN_TIME.
-PRELOAD_HF = "huggingface_hub datasets transformers evaluate accelerate nltk".split()
-# Read only by code that every run imports itself (this package, lmms-eval, openai) or by no one at
-# start-up: the data roots, our settings, the endpoint's key, pytest's name of the current test.
-RUN_TIME = re.compile(r"^(LMMS_COMPARATIVE_|LMMS_EVAL_|OPENAI_|WARM_PYTHON_|PYTEST_|[A-Z0-9]+_ROOT$|PWD$|OLDPWD$|_$)")
+# What a server imports. An "hf" server: the fork server's preload, the Hugging Face libraries
+# (about 3 s of each run's start, they read HF_HOME, HF_*_OFFLINE and others when imported: such a
+# server serves only runs whose whole environment equals its own but for the variables in RUN_TIME)
+# and lmms-eval's filters among it. A "base" server: the same less the libraries that read the
+# environment when imported (~6 s of the ~8 s import here).
+PRELOAD = {
+    "hf": list(fork_server.PRELOAD),
+    "base": [m for m in fork_server.PRELOAD if m.split(".")[0] not in ENV_READERS],
+}
 # The lmms-eval modules an "hf" server imports: its filters, whose ExtendedRegexFilter builds a table
 # of every punctuation code point when its module runs (about 1.4 s of each run). They bring in
 # lmms_eval.api's filter, instance, model and registry, lmms_eval.utils and loguru. None reads a
 # variable a test sets when imported, and none is a module our patches wait for: lmms_eval.utils,
 # which the table patch wraps, a cold run has imported before it loads our entry point too, so the
 # patch goes on at once in both.
-PRELOAD_LMMS_EVAL = ("lmms_eval.filters",)
-# Never preloaded by any server, nor anything inside them: this package, openai, the lmms-eval
-# modules that load our entry point (lmms_eval.models, through the CLI's modules) and those that our
-# patches wait for (lmms_comparative.harness.PATCHED_MODULES but lmms_eval.utils; a test holds the
-# two lists together).
-NEVER = (
-    "lmms_comparative",
-    "openai",
-    "lmms_eval.__main__",
-    "lmms_eval.cli",
-    "lmms_eval.evaluator",
-    "lmms_eval.models",
-    "lmms_eval.tasks",
-    "lmms_eval.api.task",
-    "lmms_eval.evaluator_utils",
-    "lmms_eval.loggers",
-    "lmms_eval.caching",
-)
+PRELOAD_LMMS_EVAL = [m for m in PRELOAD["hf"] if m.startswith("lmms_eval")]
+# Read only by code that every run imports itself (this package, lmms-eval, openai) or by no one at
+# start-up: the data roots, our settings, the endpoint's key, pytest's name of the current test.
+RUN_TIME = re.compile(r"^(LMMS_COMPARATIVE_|LMMS_EVAL_|OPENAI_|WARM_PYTHON_|PYTEST_|[A-Z0-9]+_ROOT$|PWD$|OLDPWD$|_$)")
 # The environments whose runs take this many requests get an "hf" server (its start costs about
 # as much as three runs save); the others are served by a "base" server.
 HF_AFTER = 3
-_HEADER = struct.Struct("!I")
 
 
 def startup_differences(env: dict, server_env: dict, tier: str = "base") -> list[str]:
@@ -160,181 +156,65 @@ def plain_path(value: str | None, server_value: str | None, preloaded: set[str])
     return entries
 
 
-# ---- the server ------------------------------------------------------------------------------
-
-
-def serve(path: str, tier: str = "base") -> None:
-    """Import ``PRELOAD`` (and ``PRELOAD_HF`` for an "hf" server), then fork a run for each request
-    on the socket at ``path``. Exits when the process that started it is gone."""
-    import gc
-    import importlib
-
-    server_env = dict(os.environ)
-    for name in PRELOAD + (PRELOAD_HF + list(PRELOAD_LMMS_EVAL) if tier == "hf" else []):
-        try:
-            importlib.import_module(name)
-        except ImportError:
-            pass
-    loaded = sorted(never_imported(sys.modules, tier))
-    if loaded:  # a preloaded library pulled in what a run must import itself
-        print(f"warm_python: the preload imported {', '.join(loaded)}; not serving", file=sys.stderr)
-        sys.exit(3)
-    preloaded = {m.split(".")[0] for m in sys.modules}  # top-level names; the server imports nothing more
-    # What the preload made is never garbage: the runs' collections skip it (lmms-eval collects
-    # three times a run, about 0.3 s each over all these objects), as a fork server's should.
-    gc.freeze()
-    # What the preload set (torch._dynamo: TORCHINDUCTOR_CACHE_DIR): each run gets it as a cold one
-    # would; a run may also bring it already set (the tests' process imported torch), to the same value.
-    set_by_preload = {k: v for k, v in os.environ.items() if server_env.get(k) != v}
-    server_env = dict(os.environ)
-    parent = os.getppid()
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(path + ".tmp")
-    listener.listen(64)
-    os.rename(path + ".tmp", path)  # the tests connect once the preload is done
-    listener.settimeout(2.0)
-    while True:
-        try:
-            conn, _ = listener.accept()
-        except TimeoutError:
-            _reap()
-            if os.getppid() != parent:
-                os._exit(0)
-            continue
-        _reap()
-        sys.stdout.flush()
-        sys.stderr.flush()
-        if os.fork() == 0:
-            listener.close()
-            conn.settimeout(None)
-            _wait_on(
-                conn, server_env, set_by_preload, tier, preloaded
-            )  # returns only in the run's process, through SystemExit
-        conn.close()
-
-
 def never_imported(modules, tier: str) -> set[str]:
     """The modules among ``modules`` that a server of ``tier`` must not have imported: those that
     read the environment when imported for a "base" server, ``NEVER`` and what is inside for an
     "hf" one."""
     if tier != "hf":
         return {m for m in modules if m.split(".")[0] in ENV_READERS}
-    return {m for m in modules if any(m == n or m.startswith(n + ".") for n in NEVER)}
+    return set(fork_server.loaded_never(modules, NEVER))
 
 
-def _reap() -> None:
-    try:
-        while os.waitpid(-1, os.WNOHANG)[0]:
-            pass
-    except ChildProcessError:
-        pass
+class SuiteRules(fork_server.Rules):
+    """The fork server's rules for the suite's runs on a server of ``tier``: its preload; a run
+    whose variables fit the tier (``startup_differences``) and whose ``PYTHONPATH`` it can add
+    itself (``plain_path``); the shim's three standard streams; ``python -m MODULE ARGS``,
+    ``python -c CODE ARGS`` or ``python SCRIPT ARGS``; a line in the server's log per run."""
 
+    streams = (0, 1, 2)
 
-def _wait_on(conn: socket.socket, server_env: dict, set_by_preload: dict, tier: str, preloaded: set[str]) -> None:
-    """The waiter: read one request, fork its run, report the run's pid and then its status; kill
-    the run when the shim goes away first."""
-    header, fds, _flags, _addr = socket.recv_fds(conn, _HEADER.size, 3)
-    (size,) = _HEADER.unpack(header)
-    payload = b""
-    while len(payload) < size:
-        chunk = conn.recv(size - len(payload))
-        if not chunk:
-            os._exit(1)
-        payload += chunk
-    request = json.loads(payload)
-    program = request.get("module") or request.get("script") or "-c " + repr(request["code"][:40])
-    what = f"{program} {' '.join(request['argv'])}"
-    # The run's environment: the shim's, with what the preload set where the shim's has not set it.
-    request["env"] = {**set_by_preload, **request["env"]}
-    differences = startup_differences(request["env"], server_env, tier)
-    request["path"] = plain_path(request["env"].get("PYTHONPATH"), server_env.get("PYTHONPATH"), preloaded)
-    if request["path"] is None:
-        differences.append("PYTHONPATH")
-    if differences or len(fds) != 3:
-        print(f"cold ({', '.join(differences)}): {what}", file=sys.stderr, flush=True)
-        conn.sendall((json.dumps({"cold": differences}) + "\n").encode())
-        os._exit(0)
-    pid = os.fork()
-    if pid == 0:
-        conn.close()
-        _run(request, fds)
-    for fd in fds:
-        os.close(fd)
-    print(f"warm {pid}: {what}", file=sys.stderr, flush=True)
-    conn.sendall((json.dumps({"pid": pid}) + "\n").encode())
-    # The run's end, seen through a pidfd (Linux 5.3 and newer), or else by polling ``waitpid``.
-    try:
-        pidfd = os.pidfd_open(pid)
-    except (AttributeError, OSError):
-        pidfd = None
-    status = None
-    while status is None:
-        ready, _, _ = select.select(
-            [conn] + ([pidfd] if pidfd is not None else []), [], [], None if pidfd is not None else 0.1
-        )
-        if pidfd is None or pidfd in ready:
-            done, raw = os.waitpid(pid, os.WNOHANG)
-            if done:
-                status = raw
-                break
-        if conn in ready and not conn.recv(1):  # the shim is gone (killed on a timeout): so is its run
-            for kill in (os.killpg, os.kill):
-                try:
-                    kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-            _, status = os.waitpid(pid, 0)
-    try:
-        conn.sendall((json.dumps({"status": status}) + "\n").encode())
-    except OSError:
-        pass
-    os._exit(0)
+    def __init__(self, tier: str = "base"):
+        self.tier = tier
+        self.preload = PRELOAD[tier]
 
+    def refused(self, modules) -> list[str]:
+        return sorted(never_imported(modules, self.tier))
 
-def _run(request: dict, fds: list[int]) -> None:
-    """The run's process: become ``python -m MODULE ARGS`` or ``python SCRIPT ARGS`` as the shim
-    was asked, with its streams, environment and working folder."""
-    import random
-    import runpy
+    def differences(self, job: dict, server_env: dict) -> list[str]:
+        differences = startup_differences(job["env"], server_env, self.tier)
+        preloaded = {m.split(".")[0] for m in sys.modules}  # top-level names; the server imports nothing more
+        job["path"] = plain_path(job["env"].get("PYTHONPATH"), server_env.get("PYTHONPATH"), preloaded)
+        return differences if job["path"] is not None else [*differences, "PYTHONPATH"]
 
-    os.setpgid(0, 0)
-    for target, fd in zip((0, 1, 2), fds):
-        os.dup2(fd, target)
-        os.close(fd)
-    # An interpreter's own: SIGINT raises KeyboardInterrupt, SIGPIPE is ignored, the rest default.
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.signal(signal.SIGHUP, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
-    os.environ.clear()
-    os.environ.update(request["env"])
-    os.chdir(request["cwd"])
-    random.seed()
-    if "tempfile" in sys.modules:
-        sys.modules["tempfile"].tempdir = None  # found again from this run's TMPDIR
-    if "numpy" in sys.modules:
-        sys.modules["numpy"].random.seed()
-    sys.executable = request["executable"]
-    sys.path[1:1] = request["path"]  # PYTHONPATH's folders come after the first entry, as at start-up
-    if "module" in request:
-        sys.argv = ["-m", *request["argv"]]  # runpy puts the module's path first
-        sys.path[0] = os.getcwd()  # as -m does
-        runpy.run_module(request["module"], run_name="__main__", alter_sys=True)
-    elif "code" in request:
-        import types
+    def told(self, job: dict, outcome: str) -> None:
+        program = job.get("module") or job.get("script") or "-c " + repr(job["code"][:40])
+        print(f"{outcome}: {program} {' '.join(job['argv'])}", file=sys.stderr, flush=True)
 
-        sys.argv = ["-c", *request["argv"]]
-        sys.path[0] = ""  # as -c does
-        main = types.ModuleType("__main__")
-        main.__dict__["__builtins__"] = __builtins__
-        sys.modules["__main__"] = main
-        exec(compile(request["code"], "<string>", "exec"), main.__dict__)
-    else:
-        sys.argv = [request["script"], *request["argv"]]
-        sys.path[0] = os.path.dirname(request["script"])
-        runpy.run_path(request["script"], run_name="__main__")
-    sys.exit(0)
+    def start(self, job: dict) -> None:
+        """Become ``python -m MODULE ARGS``, ``python -c CODE ARGS`` or ``python SCRIPT ARGS`` as
+        the shim was asked."""
+        import runpy
+
+        sys.path[1:1] = job["path"]  # PYTHONPATH's folders come after the first entry, as at start-up
+        if "module" in job:
+            sys.argv = ["-m", *job["argv"]]  # runpy puts the module's path first
+            sys.path[0] = os.getcwd()  # as -m does
+            runpy.run_module(job["module"], run_name="__main__", alter_sys=True)
+        elif "code" in job:
+            import types
+
+            sys.argv = ["-c", *job["argv"]]
+            sys.path[0] = ""  # as -c does
+            main = types.ModuleType("__main__")
+            main.__dict__["__builtins__"] = __builtins__
+            sys.modules["__main__"] = main
+            exec(compile(job["code"], "<string>", "exec"), main.__dict__)
+        else:
+            sys.argv = [job["script"], *job["argv"]]
+            sys.path[0] = os.path.dirname(job["script"])
+            runpy.run_path(job["script"], run_name="__main__")
 
 
 if __name__ == "__main__":
-    serve(*sys.argv[1:3])
+    path, tier = sys.argv[1:3]
+    fork_server.serve(path, SuiteRules(tier))

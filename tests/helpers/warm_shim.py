@@ -11,7 +11,7 @@ import signal
 import socket
 import sys
 
-from warm_python import _HEADER, SOCKET_ENV
+from warm_python import HEADER, SOCKET_ENV
 
 # The console scripts run warm (from the real interpreter's folder), and `-m` of these packages.
 SCRIPTS = ("lmms-comparative", "lmms-eval")
@@ -31,7 +31,7 @@ def shim_main(real_python: str) -> None:
         conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         conn.connect(path)
         payload = json.dumps(request).encode()
-        socket.send_fds(conn, [_HEADER.pack(len(payload))], [0, 1, 2])
+        socket.send_fds(conn, [HEADER.pack(len(payload))], [0, 1, 2])
         conn.sendall(payload)
         reader = conn.makefile("r")
         first = json.loads(reader.readline() or "{}")
