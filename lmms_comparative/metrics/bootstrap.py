@@ -41,10 +41,39 @@ def bootstrap_ci(
 
 
 def _mean_ci(data: np.ndarray, iterations: int, level: float, seed: int) -> tuple[float, float]:
-    rng = np.random.default_rng(seed)
-    means = data[rng.integers(0, len(data), size=(iterations, len(data)))].mean(axis=1)
+    means = resampled_sums(data, np.ones(len(data)), iterations, np.random.default_rng(seed))[0] / len(data)
+    return _percentiles(means, level)
+
+
+def _percentiles(replicates: np.ndarray, level: float) -> tuple[float, float]:
     tail = (1 - level) / 2 * 100
-    return float(np.percentile(means, tail)), float(np.percentile(means, 100 - tail))
+    return float(np.percentile(replicates, tail)), float(np.percentile(replicates, 100 - tail))
+
+
+def resampled_sums(
+    values: np.ndarray, weights: np.ndarray, resamples: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """The sums of ``values`` and of ``weights`` over ``resamples`` draws of len(values) units with
+    replacement. A draw's sums depend only on how many units of each distinct (value, weight) it
+    picks, which is multinomial over those classes: one (resamples x K) draw where K, the number of
+    classes, is small (a right-or-wrong item is one of two, a paired difference one of three), index
+    draws in chunks otherwise; either way the memory is bounded, never resamples x n."""
+    n = len(values)
+    if n and np.all(weights == weights[0]):  # equal weights (the usual case): the values' classes, sorted alike
+        distinct, counts = np.unique(values, return_counts=True)
+        classes = np.stack([distinct, np.full(len(distinct), weights[0])], axis=1)
+    else:
+        classes, counts = np.unique(np.stack([values, weights], axis=1), axis=0, return_counts=True)
+    if len(classes) <= 64:
+        picked = rng.multinomial(n, counts / n, size=resamples).astype(float)
+        return picked @ classes[:, 0], picked @ classes[:, 1]
+    sums, dens = np.empty(resamples), np.empty(resamples)
+    chunk = max(1, 4_000_000 // max(n, 1))
+    for start in range(0, resamples, chunk):
+        stop = min(resamples, start + chunk)
+        picks = rng.integers(0, n, size=(stop - start, n), dtype=np.int32)
+        sums[start:stop], dens[start:stop] = values[picks].sum(axis=1), weights[picks].sum(axis=1)
+    return sums, dens
 
 
 def grouped_bootstrap_ci(
@@ -62,9 +91,8 @@ def grouped_bootstrap_ci(
 
 def _grouped_ci(arrays: list, iterations: int, level: float, seed: int) -> tuple[float, float]:
     rng = np.random.default_rng(seed)
-    means = np.mean([a[rng.integers(0, len(a), size=(iterations, len(a)))].mean(axis=1) for a in arrays], axis=0)
-    tail = (1 - level) / 2 * 100
-    return float(np.percentile(means, tail)), float(np.percentile(means, 100 - tail))
+    means = np.mean([resampled_sums(a, np.ones(len(a)), iterations, rng)[0] / len(a) for a in arrays], axis=0)
+    return _percentiles(means, level)
 
 
 # ---- intervals computed where a task is scored --------------------------------------------------

@@ -23,6 +23,8 @@ from typing import Sequence
 
 import numpy as np
 
+from lmms_comparative.metrics.bootstrap import resampled_sums
+
 BOOTSTRAP_RESAMPLES = 10_000
 PERMUTATIONS = 10_000
 EXACT_UP_TO = 16  # 2^16 sign patterns
@@ -32,6 +34,8 @@ Z_80 = 0.8416212335729143
 
 # Per-unit numbers: a list from a caller, or the arrays ``compare_units`` passes on.
 Values = Sequence[float] | np.ndarray
+# Each unit's stratum: a name, or a number (a group's task by its place: quicker to sort).
+Strata = Sequence[str] | Sequence[int]
 
 
 def mcnemar_exact(a_only: int, b_only: int) -> float:
@@ -85,7 +89,7 @@ def holm(p_values: Sequence[float]) -> list[float]:
 def paired_bootstrap(
     a: Values,
     b: Values,
-    strata: Sequence[str] | None = None,
+    strata: Strata | None = None,
     macro: bool = False,
     weights: Values | None = None,
     resamples: int = BOOTSTRAP_RESAMPLES,
@@ -105,7 +109,7 @@ def paired_bootstrap(
     groups = {str(names[k]): order[bounds[k] : bounds[k + 1]] for k in first_seen}
     rng = np.random.default_rng(seed)
     weighted = (b_arr - a_arr) * w
-    parts = [_resampled_sums(weighted[index], w[index], resamples, rng) for index in groups.values()]
+    parts = [resampled_sums(weighted[index], w[index], resamples, rng) for index in groups.values()]
     if macro:
         replicates = np.mean([num / den for num, den in parts], axis=0)
     else:
@@ -114,29 +118,9 @@ def paired_bootstrap(
     return float(low), float(high)
 
 
-def _resampled_sums(values: np.ndarray, weights: np.ndarray, resamples: int, rng) -> tuple[np.ndarray, np.ndarray]:
-    """The sums of ``values`` and of ``weights`` over ``resamples`` draws of len(values) units with
-    replacement. A draw's sums depend only on how many units of each distinct (value, weight) it
-    picks, which is multinomial over those classes: one (resamples x K) draw where K, the number of
-    classes, is small (a right-or-wrong unit's difference takes three values), index draws in
-    chunks otherwise; either way the memory is bounded, never resamples x n."""
-    n = len(values)
-    classes, counts = np.unique(np.stack([values, weights], axis=1), axis=0, return_counts=True)
-    if len(classes) <= 64:
-        picked = rng.multinomial(n, counts / n, size=resamples).astype(float)
-        return picked @ classes[:, 0], picked @ classes[:, 1]
-    sums, dens = np.empty(resamples), np.empty(resamples)
-    chunk = max(1, 4_000_000 // max(n, 1))
-    for start in range(0, resamples, chunk):
-        stop = min(resamples, start + chunk)
-        picks = rng.integers(0, n, size=(stop - start, n), dtype=np.int32)
-        sums[start:stop], dens[start:stop] = values[picks].sum(axis=1), weights[picks].sum(axis=1)
-    return sums, dens
-
-
 def metric(
     values: Values,
-    strata: Sequence[str] | None = None,
+    strata: Strata | None = None,
     macro: bool = False,
     weights: Values | None = None,
 ) -> float:
@@ -171,7 +155,7 @@ def compare_units(
     a: Sequence[float],
     b: Sequence[float],
     binary: bool,
-    strata: Sequence[str] | None = None,
+    strata: Strata | None = None,
     macro: bool = False,
     weights: Sequence[float] | None = None,
     scale: float = 1.0,

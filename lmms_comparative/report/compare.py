@@ -152,19 +152,22 @@ def _group_rows(
     benchmark = of_task(group)
     assert benchmark is not None  # ``compare`` passes the groups of ours only
     macro = benchmark.report_part().compare_group == "macro"
-    merged_a, merged_b, strata, common = Units({}), Units({}), [], []
-    for task in compared:
+    values_a: list[float] = []
+    values_b: list[float] = []
+    weights: list[float] = []
+    strata: list[int] = []  # the task's place among ``compared``: strata in the order of the tasks
+    binary = True
+    for place, task in enumerate(compared):
         ua, ub = paired[task]
-        for unit in sorted(set(ua.values) & set(ub.values)):
-            key = f"{task}/{unit}"
-            merged_a.values[key], merged_b.values[key] = ua.values[unit], ub.values[unit]
-            merged_a.weights[key] = ua.weights.get(unit, 1.0)
-            strata.append(task)
-            common.append(key)
-        merged_a.binary &= ua.binary and ub.binary
-        merged_a.scale = ua.scale
-    merged_b.binary = merged_a.binary
-    head = _row(group, paired[compared[0]][0].metric, merged_a, merged_b, common, strata, macro)
+        common = sorted(set(ua.values) & set(ub.values))
+        values_a += [ua.values[u] for u in common]
+        values_b += [ub.values[u] for u in common]
+        weights += [ua.weights.get(u, 1.0) for u in common]
+        strata += [place] * len(common)
+        binary = binary and ua.binary and ub.binary
+    first = paired[compared[0]][0]
+    numbers = compare_units(values_a, values_b, binary, strata, macro, weights, paired[compared[-1]][0].scale)
+    head = {"task": group, "metric": first.metric, "category": None, **numbers}
     head.update(
         a_alone=sum(len(set(paired[t][0].values) - set(paired[t][1].values)) for t in compared),
         b_alone=sum(len(set(paired[t][1].values) - set(paired[t][0].values)) for t in compared),
