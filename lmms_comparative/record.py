@@ -7,8 +7,9 @@ A benchmark's folder defines ``BENCHMARK = Benchmark(...)`` in its ``__init__.py
 record). The drivers (report, verify, export, score, the CLI, the preflight) call
 ``benchmark.report_part()`` and the other accessors below; a type checker and grep follow every
 call from there to the benchmark's code, and reading a record imports neither lmms-eval nor the
-benchmark's parts. A part module never imports its benchmark's ``__init__.py``: what it needs of
-the record it is given.
+benchmark's parts. The hooks read the record from the package; a part module never imports it (the
+loader imports the part): what it needs of the record it is given. The names the folder's modules
+share, and its task table, are its ``table.py``'s (a leaf: it imports none of them).
 
 This module is the kit's (benchmarks import it; it never imports a benchmark, and it keeps no table
 of records: the registry, ``registry.py``, imports each benchmark's package by name in the code).
@@ -31,6 +32,8 @@ from lmms_comparative.data.replies import ItemKey
 if TYPE_CHECKING:
     from lmms_comparative.data.replies import Options, Replies
     from lmms_comparative.reportlib.runs import Run
+
+    Reply = str | Callable[[str], str] | None  # a test server's reply to a scoring call's request
 
 FOLDER = Path(__file__).resolve().parent / "benchmarks"  # a folder per benchmark
 
@@ -214,9 +217,7 @@ class AnswerSpace:
 @dataclass(frozen=True)
 class ScoringCall:
     """Something a task's scoring calls besides the model under test, which the preflight checks
-    before generation: an LLM (a reader or judge, through the engine; ``setting`` is the engine's
-    variable prefix and ``default`` its defaults) or an SBERT model (``setting`` the variable naming
-    the model, ``default`` the default model). The hooks read both from here."""
+    before generation (the hooks read it from here): an LLM or an SBERT model (``llm``, ``sbert``)."""
 
     tasks: tuple[str, ...]  # the task names it serves, as fnmatch patterns
     kind: str  # "llm" or "sbert"
@@ -226,7 +227,19 @@ class ScoringCall:
     # A reply its parser reads (an LLM's), which a test server gives a request of this call; a
     # function: the reply to the prompt's text. None: the server's own default ("Yes", or a letter
     # where the prompt lists lettered options).
-    test_reply: str | Callable[[str], str] | None = field(default=None, hash=False, compare=False)
+    test_reply: Reply = field(default=None, hash=False, compare=False)
+
+    @classmethod
+    def llm(
+        cls, tasks: tuple[str, ...], label: str, setting: str, default: dict, test_reply: Reply = None
+    ) -> ScoringCall:
+        """An LLM (a reader or judge) asked through the engine, ``setting`` its variable prefix."""
+        return cls(tasks, "llm", label, setting, default, test_reply)
+
+    @classmethod
+    def sbert(cls, tasks: tuple[str, ...], label: str, setting: str, model: str) -> ScoringCall:
+        """An SBERT model: ``setting`` is the variable naming the model, ``model`` the default one."""
+        return cls(tasks, "sbert", label, setting, model)
 
 
 @dataclass(frozen=True)
@@ -245,12 +258,9 @@ class Parts:
 def installed_tasks(name: str) -> frozenset[str]:
     """The task and group names of a benchmark's installed YAMLs (each file is named after its task,
     as ``benchmarks/generate.py`` writes them): the index every name from a folder is matched against."""
-    folder = Path(__file__).parent / "benchmarks" / name / "yaml"
-    return (
-        frozenset(p.name[: -len(".yaml")] for p in folder.iterdir() if p.name.endswith(".yaml"))
-        if folder.is_dir()
-        else frozenset()
-    )
+    folder = FOLDER / name / "yaml"
+    names = [p.name for p in folder.iterdir()] if folder.is_dir() else []
+    return frozenset(n[: -len(".yaml")] for n in names if n.endswith(".yaml"))
 
 
 @dataclass(frozen=True)
@@ -261,8 +271,7 @@ class Benchmark:
     title: str  # as the paper writes it
     root_variable: str  # the environment variable naming a local copy of the release
     task_families: tuple[str, ...]  # the groups and family tasks a user runs (README, docs)
-    # One small task: what the tests and scripts that touch every benchmark run of it.
-    smoke_task: str = ""
+    smoke_task: str = ""  # one small task: what the tests and scripts that touch every benchmark run of it
     # What random_choice draws from (models/random_choice.py), tried in order; a prompt that offers
     # none of them is answered with a short caption.
     answer_spaces: tuple[AnswerSpace, ...] = ()
@@ -281,8 +290,7 @@ class Benchmark:
     # Named colours of the benchmark's generated images ({name: (r, g, b)}), which the pixel_diff
     # baseline names a difference by; empty where the benchmark generates none.
     colours: Mapping[str, tuple[int, int, int]] = field(default_factory=dict, hash=False)
-    # The parts: one function that imports the part modules and makes them for this record.
-    parts: Callable[[Benchmark], Parts] | None = None
+    parts: Callable[[Benchmark], Parts] | None = None  # imports the part modules, makes them for this record
 
     @property
     def package(self) -> str:

@@ -25,9 +25,8 @@ def task_name(family: str, domain: str = "") -> str:
 # qa.py: EVAL_MODEL, temperature=0.0, --max-tokens default 4. qa.py runs that open model itself
 # (vLLM); here it is a server of the user's, by default where `vllm serve` listens (port 8000): no
 # public API serves it, so api.openai.com (the other LLMs' default) would not do.
-READER = ScoringCall(
+READER = ScoringCall.llm(
     tuple(f"{task_name(p)}_*" for p in PROMPTS),  # not captionqa_image (the model answers)
-    "llm",
     "the CaptionQA reader",
     "CAPTIONQA_READER",
     {"model": "Qwen/Qwen2.5-72B-Instruct", "temperature": 0.0, "max_tokens": 4, "base_url": "http://localhost:8000/v1"},

@@ -11,9 +11,8 @@ HUB_REPO = "tencent/DiffSpot"
 # diffspot/judge.py: DEFAULT_JUDGE_MODEL "gpt-oss-120b", DEFAULT_TEMPERATURE 0.0, DEFAULT_MAX_TOKENS
 # 16384; the timeout is the openai SDK's default that judge_item runs under (600 s: a reasoning
 # judge at "high" takes minutes), the concurrency diffspot/cli.py's --workers default (50).
-JUDGE = ScoringCall(
+JUDGE = ScoringCall.llm(
     ("diffspot*",),
-    "llm",
     "the DiffSpot judge",
     "DIFFSPOT_JUDGE",
     {"model": "gpt-oss-120b", "temperature": 0.0, "max_tokens": 16384, "timeout": 600.0, "concurrency": 50},

@@ -17,16 +17,14 @@ COLOURS = {
     "brown": (140, 90, 40), "gray": (120, 120, 120),
 }  # fmt: skip
 # The caption judge (paper: GPT-4o, Yes/No) and the caption similarity model (paper appendix B.3).
-JUDGE = ScoringCall(
+JUDGE = ScoringCall.llm(
     ("subtlebench_caption",),
-    "llm",
     "the SubtleBench caption judge",
     "SUBTLEBENCH_JUDGE",
     {"model": "gpt-4o", "temperature": 0.0, "max_tokens": 8},
 )
-SBERT = ScoringCall(
+SBERT = ScoringCall.sbert(
     ("subtlebench_caption",),
-    "sbert",
     "the SubtleBench caption similarity (SBERT) model",
     "SUBTLEBENCH_SBERT_MODEL",
     "sentence-transformers/paraphrase-MiniLM-L6-v2",

@@ -7,9 +7,8 @@ from lmms_comparative.record import ScoringCall
 
 ROOT_VARIABLE = "VIDI_ROOT"
 
-JUDGE = ScoringCall(
+JUDGE = ScoringCall.llm(
     ("vidi_global*",),
-    "llm",
     "the ViDi judge",
     "VIDI_JUDGE",
     {"model": "gemini-2.0-flash", "temperature": 0.0, "max_tokens": 512},

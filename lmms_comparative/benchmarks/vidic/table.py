@@ -13,9 +13,8 @@ HUB_REPO = "NJU-LINK/ViDiC-1K"
 # and the two messages only (no temperature, seed or max tokens: the engine sends none of them);
 # safe_post_json: 3 attempts (the engine's max_retries counts the retries after the first), 120 s
 # each; __main__: max_concurrent_requests=5.
-JUDGE = ScoringCall(
+JUDGE = ScoringCall.llm(
     ("vidic",),
-    "llm",
     "the ViDiC-1K judge",
     "VIDIC_JUDGE",
     {

@@ -45,9 +45,8 @@ def task_name(*parts: str) -> str:
 
 # eval_pc-v_open-ended.py: gpt-4o, max_tokens=300 and no temperature (the API's default applies;
 # the engine sends ``"temperature": null``, which servers read as not set).
-JUDGE = ScoringCall(
+JUDGE = ScoringCall.llm(
     tuple(task_name(s) for s in VIDEO_SUBTASKS),
-    "llm",
     "the VLM2-Bench video description judge",
     "VLM2BENCH_JUDGE",
     {"model": "gpt-4o", "temperature": None, "max_tokens": 300},

@@ -11,9 +11,8 @@ from lmms_comparative.record import Benchmark, Parts, ScoringCall
 # Its task's scoring asks an LLM: the preflight checks the endpoint before generation, verify
 # re-scores from the run's logged answers, export's notes name the judge. The hooks read the
 # settings' variable prefix (TOYJUDGE_JUDGE_BASE_URL, ..._API_KEY, ..._MODEL) and the defaults here.
-JUDGE = ScoringCall(
+JUDGE = ScoringCall.llm(
     ("toyjudge",),
-    "llm",
     "the Toy Judge judge",
     "TOYJUDGE_JUDGE",
     {"model": "toy-judge", "temperature": 0.0, "max_tokens": 8},
