@@ -4,7 +4,6 @@ checks) are in ``score_tables.py``."""
 
 from __future__ import annotations
 
-from functools import partial
 from pathlib import Path
 
 from lmms_comparative.benchmarks.captionqa.score_tables import CAPTIONQA_DOMAINS, section
@@ -16,6 +15,7 @@ from lmms_comparative.reportlib.cells import cell, text_table
 from lmms_comparative.reportlib.charts import model_colours
 from lmms_comparative.reportlib.marks import CHART_NOTE, chart_label
 from lmms_comparative.reportlib.runs import ReportError, Run
+from lmms_comparative.tasklib.report_part import report_part
 
 
 def summary(run: Run) -> list[str]:
@@ -174,13 +174,14 @@ HEADLINES = tuple(_headline(prompt) for prompt in PROMPTS)
 
 def part(benchmark: Benchmark) -> ReportPart:
     """The report part, made for the record (``__init__.py``'s loader hands it over)."""
-    return ReportPart(
-        headlines=HEADLINES,
-        item_questions=item_questions,
-        section=partial(section, benchmark),
-        summary=summary,
-        charts=partial(charts, benchmark),
-        measure=measure,
+    return report_part(
+        benchmark,
+        section,
+        summary,
+        measure,
+        HEADLINES,
+        charts,
         compare_units=compare_units,
         item_images=item_images,
+        item_questions=item_questions,
     )

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from functools import partial
-from pathlib import Path
-
 from lmms_comparative.metrics.bootstrap import bootstrap_ci, grouped_bootstrap_ci
 from lmms_comparative.record import Benchmark, Headline, ReportPart
 from lmms_comparative.reportlib.cells import (
@@ -19,6 +16,7 @@ from lmms_comparative.reportlib.cells import (
 )
 from lmms_comparative.reportlib.marks import Marks, with_skips
 from lmms_comparative.reportlib.runs import Run
+from lmms_comparative.tasklib.report_part import report_part
 
 # Table 2 heads each column with two lines, the relativity ("Attribute", "Exist.", "State", ...) over
 # the source ("ST", "FA", ...); MIT-States (ST) and VAW (VA) are columns of both Attribute and State,
@@ -185,10 +183,6 @@ def summary(run: Run) -> list[str]:
     )
 
 
-def charts(runs: list[Run], out: Path) -> list[Path]:
-    return []
-
-
 def measure(run: Run, table_id: str, column: str):
     """(value, 95% interval) of a run in a column of the paper's Table 2, x100 (the concatenated
     protocol's tasks ``compbench_<column>``, and ``compbench``'s Avg); in Table 3's two-stage
@@ -239,11 +233,4 @@ HEADLINES = (Headline("table2", "avg", "Avg", _family, lambda run, column: f"{_f
 
 def part(benchmark: Benchmark) -> ReportPart:
     """The report part, made for the record (``__init__.py``'s loader hands it over)."""
-    return ReportPart(
-        headlines=HEADLINES,
-        section=partial(section, benchmark),
-        summary=summary,
-        charts=charts,
-        measure=measure,
-        compare_group="macro",
-    )
+    return report_part(benchmark, section, summary, measure, HEADLINES, compare_group="macro")

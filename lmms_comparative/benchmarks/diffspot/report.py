@@ -6,9 +6,6 @@ placed by ``measure``."""
 
 from __future__ import annotations
 
-from functools import partial
-from pathlib import Path
-
 from lmms_comparative.benchmarks.diffspot.table import TASKS as TASK_TABLE
 from lmms_comparative.benchmarks.diffspot.table import task_name
 from lmms_comparative.failures import DataError
@@ -16,6 +13,7 @@ from lmms_comparative.record import Benchmark, Headline, ReportPart
 from lmms_comparative.reportlib.cells import NO_CI95, cell, interval_note, table, text_table, unscored_notes
 from lmms_comparative.reportlib.marks import Marks, with_skips
 from lmms_comparative.reportlib.runs import Run
+from lmms_comparative.tasklib.report_part import report_part
 
 # The leaderboard's columns (leaderboard/update.py: Easy | Med | Hard | Diff | No-Diff | Overall):
 # paper.json's column names, our metric, the task that reports it alone, the header.
@@ -127,10 +125,6 @@ def summary(run: Run) -> list[str]:
     )
 
 
-def charts(runs: list[Run], out: Path) -> list[Path]:
-    return []
-
-
 def measure(run: Run, table_id: str, column: str):
     """(value, 95% interval) of a run in a leaderboard column, in %: from ``diffspot``, else from the
     task of that tier alone (Diff and Overall need ``diffspot``)."""
@@ -240,12 +234,12 @@ HEADLINES = (
 
 def part(benchmark: Benchmark) -> ReportPart:
     """The report part, made for the record (``__init__.py``'s loader hands it over)."""
-    return ReportPart(
-        headlines=HEADLINES,
-        section=partial(section, benchmark),
-        summary=summary,
-        charts=charts,
-        measure=measure,
+    return report_part(
+        benchmark,
+        section,
+        summary,
+        measure,
+        HEADLINES,
         compare_units=compare_units,
         item_images=item_images,
         item_questions=item_questions,

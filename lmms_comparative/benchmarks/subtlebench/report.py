@@ -4,7 +4,6 @@ Tables 10 and 13 by domain and source), the run summary, charts and the paper's 
 
 from __future__ import annotations
 
-from functools import partial
 from pathlib import Path
 
 from lmms_comparative.benchmarks.subtlebench import accuracy_tables
@@ -20,6 +19,7 @@ from lmms_comparative.reportlib.cells import (
     unscored_notes,
 )
 from lmms_comparative.reportlib.runs import Run
+from lmms_comparative.tasklib.report_part import report_part
 
 SUBTLEBENCH_DOMAINS = [
     ("natural", "Natural"),
@@ -208,10 +208,4 @@ HEADLINES = (
 
 def part(benchmark: Benchmark) -> ReportPart:
     """The report part, made for the record (``__init__.py``'s loader hands it over)."""
-    return ReportPart(
-        headlines=HEADLINES,
-        section=partial(section, benchmark),
-        summary=summary,
-        charts=partial(charts, benchmark),
-        measure=measure,
-    )
+    return report_part(benchmark, section, summary, measure, HEADLINES, charts)

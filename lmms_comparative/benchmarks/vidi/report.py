@@ -3,13 +3,11 @@ consistency, the run summary."""
 
 from __future__ import annotations
 
-from functools import partial
-from pathlib import Path
-
 from lmms_comparative.record import Benchmark, Headline, ReportPart
 from lmms_comparative.reportlib.cells import NO_CI95, cell, interval_note, table, text_table, unscored_notes
 from lmms_comparative.reportlib.marks import Marks, with_skips
 from lmms_comparative.reportlib.runs import Run
+from lmms_comparative.tasklib.report_part import report_part
 
 # ViDi: the human study (7 subjects, 10 pairs, the global-setting instruction), paper appendix F
 # Table 8 "(avg) Human" (BLEU-1..4, ROUGE-L, CIDEr; CIDEr on the model rows' x100 scale: Table 8's
@@ -159,10 +157,6 @@ def summary(run: Run) -> list[str]:
     )
 
 
-def charts(runs: list[Run], out: Path) -> list[Path]:
-    return []
-
-
 def measure(run: Run, table_id: str, column: str):
     """(value, 95% interval) of a run in a column of the paper's Tables 1 (caption metrics; the
     table's id names the setting, granular or global) and 2 (judge P/R/F1, global), on the paper's
@@ -199,11 +193,4 @@ HEADLINES = (_headline("granular"), _headline("global"))
 
 def part(benchmark: Benchmark) -> ReportPart:
     """The report part, made for the record (``__init__.py``'s loader hands it over)."""
-    return ReportPart(
-        headlines=HEADLINES,
-        section=partial(section, benchmark),
-        summary=summary,
-        charts=charts,
-        measure=measure,
-        compare_units=compare_units,
-    )
+    return report_part(benchmark, section, summary, measure, HEADLINES, compare_units=compare_units)

@@ -6,14 +6,12 @@ as the release names them; the run summary; the item browser's checklist with th
 
 from __future__ import annotations
 
-from functools import partial
-from pathlib import Path
-
 from lmms_comparative.benchmarks.vidic.table import TASK
 from lmms_comparative.record import Benchmark, Headline, ReportPart
 from lmms_comparative.reportlib.cells import NO_CI95, cell, interval_note, table, text_table, unscored_notes
 from lmms_comparative.reportlib.marks import Marks, with_skips
 from lmms_comparative.reportlib.runs import Run
+from lmms_comparative.tasklib.report_part import report_part
 
 # The README's columns: our metric (paper.json's column name), its header.
 COLUMNS = [
@@ -88,10 +86,6 @@ def summary(run: Run) -> list[str]:
     )
 
 
-def charts(runs: list[Run], out: Path) -> list[Path]:
-    return []
-
-
 def measure(run: Run, table_id: str, column: str):
     """(value, 95% interval) of a run in a README column, in %."""
     if column not in dict(COLUMNS) or not run.row(TASK):
@@ -151,12 +145,6 @@ HEADLINES = (Headline("readme", "avg", "Avg.", lambda run: TASK, lambda run, col
 
 def part(benchmark: Benchmark) -> ReportPart:
     """The report part, made for the record (``__init__.py``'s loader hands it over)."""
-    return ReportPart(
-        headlines=HEADLINES,
-        section=partial(section, benchmark),
-        summary=summary,
-        charts=charts,
-        measure=measure,
-        compare_units=compare_units,
-        item_questions=item_questions,
+    return report_part(
+        benchmark, section, summary, measure, HEADLINES, compare_units=compare_units, item_questions=item_questions
     )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from functools import partial
 from pathlib import Path
 
 from lmms_comparative.record import Benchmark, Headline, ReportPart
@@ -17,6 +16,7 @@ from lmms_comparative.reportlib.cells import (
 )
 from lmms_comparative.reportlib.marks import Marks, with_skips
 from lmms_comparative.reportlib.runs import Run
+from lmms_comparative.tasklib.report_part import report_part
 
 VLM2_SUBTASKS = [
     ("gc_mat", "GC Mat"),
@@ -152,10 +152,6 @@ def summary(run: Run) -> list[str]:
     )
 
 
-def charts(runs: list[Run], out: Path) -> list[Path]:
-    return []
-
-
 def measure(run: Run, table_id: str, column: str):
     """(value, 95% interval) of a run in a column of the paper's Table 1, x100: a subtask's score,
     or the nine-subtask Overall (``vlm2bench``)."""
@@ -224,12 +220,12 @@ def media_folders(copy: Path) -> list[Path]:
 
 def part(benchmark: Benchmark) -> ReportPart:
     """The report part, made for the record (``__init__.py``'s loader hands it over)."""
-    return ReportPart(
-        headlines=HEADLINES,
-        section=partial(section, benchmark),
-        summary=summary,
-        charts=charts,
-        measure=measure,
+    return report_part(
+        benchmark,
+        section,
+        summary,
+        measure,
+        HEADLINES,
         compare_units=compare_units,
         compare_group="macro",
         media_folders=media_folders,
