@@ -11,8 +11,8 @@ import json
 import threading
 
 import pytest
-from helpers import base_env, eval_args, read_run, run_cli, run_report, run_score
-from helpers.fake_openai import FakeOpenAI, message_text
+from helpers import judged_task_run, read_run, run_report, run_score
+from helpers.fake_openai import message_text
 from helpers.verifying import verdicts, verify
 
 from lmms_comparative.benchmarks.diffspot import hooks, scoring
@@ -75,22 +75,10 @@ def scored_run(tmp_path_factory, hf_home):
     """One run of ``diffspot`` on the fixture (4 pairs per split), its judge and environment."""
     base = tmp_path_factory.mktemp("diffspot")
     root = build(base / "root", per_split=4)
-    judge = Judge()
-    with FakeOpenAI(judge) as server:
-        env = base_env(
-            hf_home,
-            DIFFSPOT_ROOT=str(root),
-            **server.judge_env("DIFFSPOT_JUDGE"),
-            LMMS_COMPARATIVE_LLM_CACHE=str(base / "cache.sqlite"),
-            LMMS_COMPARATIVE_MAX_FAILED="0.5",
-        )
-        proc = run_cli(
-            eval_args("random_choice", "diffspot", base / "out"),
-            env=env,
-        )
-        results, samples = read_run(base / "out", proc)
-        assert proc.returncode == 0, proc.stderr[-3000:]
-        yield {"base": base, "env": env, "results": results, "samples": samples, "server": server, "judge": judge}
+    with judged_task_run(
+        base, hf_home, "diffspot", Judge(), "DIFFSPOT_JUDGE", DIFFSPOT_ROOT=str(root), LMMS_COMPARATIVE_MAX_FAILED="0.5"
+    ) as run:
+        yield run
 
 
 def _items(scored_run) -> tuple[list[dict], dict[str, str], list[dict]]:

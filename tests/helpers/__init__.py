@@ -12,9 +12,10 @@ import os
 import socket
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable, Iterator
 
 import pytest
 
@@ -77,6 +78,29 @@ def run_cli(
     warm (helpers/warm_python.py)."""
     cmd, env = python_for(env, warm=launcher is None)
     return _captured((launcher or cmd) + ["-m", "lmms_eval", *args], env, cwd, timeout)
+
+
+@contextmanager
+def judged_task_run(
+    base: Path, hf_home: Path, task: str, judge: Callable[[dict], str], prefix: str, **env: str | Path
+) -> Iterator[dict]:
+    """One ``random_choice`` run of ``task`` into ``base/out``, its scoring call ``prefix`` (a judge)
+    answered by ``judge`` on the fake OpenAI server, its answers cached in ``base``, ``env`` added
+    to ``base_env`` (the fixture's root variable, settings); checked to exit 0. Yields ``base``, the
+    run's ``env``, ``results``, ``samples``, the ``server`` (running until the block ends) and ``judge``."""
+    from helpers.fake_openai import FakeOpenAI
+
+    with FakeOpenAI(judge) as server:
+        run_env = base_env(
+            hf_home,
+            **env,
+            **server.judge_env(prefix),
+            LMMS_COMPARATIVE_LLM_CACHE=str(base / "cache.sqlite"),
+        )
+        proc = run_cli(eval_args("random_choice", task, base / "out"), env=run_env)
+        results, samples = read_run(base / "out", proc)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        yield {"base": base, "env": run_env, "results": results, "samples": samples, "server": server, "judge": judge}
 
 
 def eval_args(

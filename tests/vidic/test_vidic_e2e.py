@@ -10,8 +10,7 @@ import hashlib
 import json
 
 import pytest
-from helpers import base_env, eval_args, read_run, run_cli, run_score
-from helpers.fake_openai import FakeOpenAI
+from helpers import judged_task_run, read_run, run_score
 from helpers.verifying import verdicts, verify
 
 from lmms_comparative.benchmarks.vidic import hooks
@@ -51,18 +50,8 @@ def judged_run(tmp_path_factory, hf_home):
     """One run of ``vidic`` on the fixture (5 pairs), its judge and environment."""
     base = tmp_path_factory.mktemp("vidic")
     root = build(base / "root", pairs=5)
-    judge = Judge()
-    with FakeOpenAI(judge) as server:
-        env = base_env(
-            hf_home,
-            VIDIC_ROOT=str(root),
-            **server.judge_env("VIDIC_JUDGE"),
-            LMMS_COMPARATIVE_LLM_CACHE=str(base / "cache.sqlite"),
-        )
-        proc = run_cli(eval_args("random_choice", "vidic", base / "out"), env=env)
-        results, samples = read_run(base / "out", proc)
-        assert proc.returncode == 0, proc.stderr[-3000:]
-        yield {"base": base, "root": root, "env": env, "results": results, "samples": samples, "judge": judge}
+    with judged_task_run(base, hf_home, "vidic", Judge(), "VIDIC_JUDGE", VIDIC_ROOT=str(root)) as run:
+        yield {**run, "root": root}
 
 
 def _rows(run) -> list[dict]:
