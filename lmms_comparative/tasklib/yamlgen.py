@@ -159,6 +159,17 @@ def group_metric(name: str, aggregation: Any = "mean", weight_by_size: bool | No
     }
 
 
+def group_config(metrics: list | Note, metadata: Any = None) -> dict:
+    """A group's own config: its ``aggregate_metric_list`` (a list of ``group_metric`` entries, or a
+    ``Note`` of one), then its ``metadata`` (default: version 1.0)."""
+    return {"aggregate_metric_list": metrics, "metadata": {"version": 1.0} if metadata is None else metadata}
+
+
+def group_template(name: str, note: str, metrics: list | Note) -> Template:
+    """The template a family's groups ``include:``: how they combine their tasks' metrics."""
+    return Template(name, group_config(metrics), note)
+
+
 def generation(max_new_tokens: int, temperature: float | int) -> dict:
     """``generation_kwargs`` with no stop strings (lmms-eval would otherwise stop at a blank line)."""
     return {"max_new_tokens": max_new_tokens, "temperature": temperature, "until": []}

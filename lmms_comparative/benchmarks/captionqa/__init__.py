@@ -1,8 +1,4 @@
-"""CaptionQA: a caption, then a text-only reader answers the image's questions from it alone.
-
-The record, and the loader of its parts (each made for the record; no part module imports this
-file). The hooks read the record from here; the task table is ``table.py``.
-"""
+"""CaptionQA: a caption, then a text-only reader answers the image's questions from it alone."""
 
 from lmms_comparative.benchmarks.captionqa.scoring import DOMAINS
 from lmms_comparative.benchmarks.captionqa.table import HUB_REPO, IMAGE, PROMPTS, READER, ROOT_VARIABLE, task_name

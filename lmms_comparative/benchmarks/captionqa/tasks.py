@@ -75,17 +75,14 @@ def _templates() -> tuple[yamlgen.Template, ...]:
             "metadata": {"version": 1.0},
         },
     )
-    group = yamlgen.Template(
+    group = yamlgen.group_template(
         GROUP_TEMPLATE,
-        note="Overall = the unweighted mean of the four domain scores (paper Table 3; official leaderboard).",
-        config={
-            "aggregate_metric_list": [
-                *(yamlgen.group_metric(m, weight_by_size=False) for m in ("score", "accuracy", "cannot_rate")),
-                yamlgen.group_metric("counts", yamlgen.kit_hook(group_sum_counts)),
-                yamlgen.group_metric("ci95", yamlgen.kit_hook(group_ci95)),
-            ],
-            "metadata": {"version": 1.0},
-        },
+        "Overall = the unweighted mean of the four domain scores (paper Table 3; official leaderboard).",
+        [
+            *(yamlgen.group_metric(m, weight_by_size=False) for m in ("score", "accuracy", "cannot_rate")),
+            yamlgen.group_metric("counts", yamlgen.kit_hook(group_sum_counts)),
+            yamlgen.group_metric("ci95", yamlgen.kit_hook(group_ci95)),
+        ],
     )
     image = yamlgen.Template(
         IMAGE_TEMPLATE,
@@ -155,7 +152,7 @@ def _image_family() -> tuple:
         yamlgen.Group(
             task_name(IMAGE),
             tuple(t.name for t in tasks),
-            {"aggregate_metric_list": aggregate, "metadata": {"version": 1.0}},
+            yamlgen.group_config(aggregate),
         ),
     )
 

@@ -1,8 +1,4 @@
-"""MLLM-CompBench: which of two images has more of a relative property (8 relativities, 16 sources).
-
-The record, and the loader of its parts (each made for the record; no part module imports this
-file). The hooks read the record from here; the task table is ``table.py``.
-"""
+"""MLLM-CompBench: which of two images has more of a relative property (8 relativities, 16 sources)."""
 
 from lmms_comparative.benchmarks.compbench.answers import ANSWER_SPACES
 from lmms_comparative.benchmarks.compbench.table import FAMILIES, RELATIVITIES, ROOT_VARIABLE, task

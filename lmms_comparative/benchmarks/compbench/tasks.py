@@ -172,17 +172,14 @@ def _templates() -> tuple[yamlgen.Template, yamlgen.Template]:
             "metadata": {"version": 1.0},
         },
     )
-    group = yamlgen.Template(
+    group = yamlgen.group_template(
         GROUP_TEMPLATE,
-        note="Unweighted mean of the columns (the paper's Avg over the sixteen columns of Table 2).",
-        config={
-            "aggregate_metric_list": [
-                yamlgen.group_metric("accuracy", weight_by_size=False),
-                yamlgen.group_metric("chance", weight_by_size=False),
-                yamlgen.group_metric("counts", yamlgen.kit_hook(group_sum_counts)),
-            ],
-            "metadata": {"version": 1.0},
-        },
+        "Unweighted mean of the columns (the paper's Avg over the sixteen columns of Table 2).",
+        [
+            yamlgen.group_metric("accuracy", weight_by_size=False),
+            yamlgen.group_metric("chance", weight_by_size=False),
+            yamlgen.group_metric("counts", yamlgen.kit_hook(group_sum_counts)),
+        ],
     )
     return default, group
 

@@ -1,8 +1,5 @@
 """DiffSpot: list every difference between two screenshots of a web page; a judge LLM decides
 whether the one CSS mutation was found, or, on an unchanged pair, that none was invented.
-
-The record, and the loader of its parts (each made for the record; no part module imports this
-file). The hooks read the record from here; the task table is ``table.py``.
 """
 
 from lmms_comparative.benchmarks.diffspot.table import HUB_REPO, JUDGE, ROOT_VARIABLE, TASKS, task_name

@@ -1,8 +1,4 @@
-"""VLM-SubtleBench: which subtle difference between two images (10 types, 6 domains); difference captions.
-
-The record, and the loader of its parts (each made for the record; no part module imports this
-file). The hooks read the record from here; the task table is ``table.py``.
-"""
+"""VLM-SubtleBench: which subtle difference between two images (10 types, 6 domains); difference captions."""
 
 from lmms_comparative.benchmarks.subtlebench.table import (
     CATEGORIES,

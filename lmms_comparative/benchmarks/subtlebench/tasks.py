@@ -89,6 +89,22 @@ ROUND_NOTES = {
     ),
 }
 
+# The notes of the two tasks of their own: the difference captions and the image-order check.
+TASK_NOTES = {
+    "caption": (
+        "Difference captioning (paper §3.3, Figure 16 prompt, appendix B.3 metrics): items with a\n"
+        "human-written difference caption. CSS: Sentence-BERT cosine similarity (SUBTLEBENCH_SBERT_MODEL,\n"
+        'default paraphrase-MiniLM-L6-v2); judge: share of "Yes" from the engine (prefix SUBTLEBENCH_JUDGE).'
+    ),
+    "swap": (
+        'Image-order check (position bias): the items whose options are "first image" / "second image"\n'
+        "(state, emotion, temporal, quality, action ... in the official unified_adapter.py), asked again\n"
+        "with the two images swapped; the correct letter moves to the other option. The report sets it\n"
+        "beside the original-order answers to the same items (accuracy in both orders, consistency, and\n"
+        'how often the model answers "first image").'
+    ),
+}
+
 
 # Each hook table above against the keys of the task table it covers (table.py): every task must
 # find its hooks.
@@ -154,24 +170,21 @@ def _template() -> yamlgen.Template:
 
 
 def _group_template() -> yamlgen.Template:
-    return yamlgen.Template(
+    return yamlgen.group_template(
         GROUP_TEMPLATE,
-        note="Headline: micro average over all items (the paper's AVG weights each type by its item count).",
-        config={
-            "aggregate_metric_list": [
-                yamlgen.group_metric("accuracy", weight_by_size=True),
-                yamlgen.group_metric("chance", weight_by_size=True),
-                *_columns(
-                    "The paper's columns over all types: correct / items of that type or domain. They come after\n"
-                    '`accuracy`, whose entry lmms-eval also applies to every metric name containing "accuracy".',
-                    lambda m: yamlgen.group_metric(m, H(hooks.group_column)),
-                ),
-                yamlgen.group_metric("by_domain", H(hooks.group_merge_breakdowns)),
-                yamlgen.group_metric("by_source", H(hooks.group_merge_breakdowns)),
-                yamlgen.group_metric("counts", yamlgen.kit_hook(group_sum_counts)),
-            ],
-            "metadata": {"version": 1.0},
-        },
+        "Headline: micro average over all items (the paper's AVG weights each type by its item count).",
+        [
+            yamlgen.group_metric("accuracy", weight_by_size=True),
+            yamlgen.group_metric("chance", weight_by_size=True),
+            *_columns(
+                "The paper's columns over all types: correct / items of that type or domain. They come after\n"
+                '`accuracy`, whose entry lmms-eval also applies to every metric name containing "accuracy".',
+                lambda m: yamlgen.group_metric(m, H(hooks.group_column)),
+            ),
+            yamlgen.group_metric("by_domain", H(hooks.group_merge_breakdowns)),
+            yamlgen.group_metric("by_source", H(hooks.group_merge_breakdowns)),
+            yamlgen.group_metric("counts", yamlgen.kit_hook(group_sum_counts)),
+        ],
     )
 
 
@@ -212,51 +225,33 @@ def _rounds(protocol: str) -> Callable[[str], dict]:
 
 
 def _caption() -> yamlgen.Task:
-    return yamlgen.Task(
-        "subtlebench_caption",
-        include=TEMPLATE,
-        note=(
-            "Difference captioning (paper §3.3, Figure 16 prompt, appendix B.3 metrics): items with a\n"
-            "human-written difference caption. CSS: Sentence-BERT cosine similarity (SUBTLEBENCH_SBERT_MODEL,\n"
-            'default paraphrase-MiniLM-L6-v2); judge: share of "Yes" from the engine (prefix SUBTLEBENCH_JUDGE).'
-        ),
-        config={
-            "process_docs": H(hooks.process_docs_caption),
-            "doc_to_text": H(hooks.caption_doc_to_text),
-            "doc_to_messages": H(hooks.caption_doc_to_messages),
-            "doc_to_target": H(hooks.caption_doc_to_target),
-            "process_results": H(hooks.caption_process_results),
-            "metric_list": [
-                yamlgen.metric("css", H(hooks.aggregate_css)),
-                yamlgen.metric("judge_accuracy", H(hooks.aggregate_judge_accuracy)),
-                yamlgen.metric("counts", H(hooks.aggregate_caption_counts), None),
-            ],
-        },
-    )
+    config = {
+        "process_docs": H(hooks.process_docs_caption),
+        "doc_to_text": H(hooks.caption_doc_to_text),
+        "doc_to_messages": H(hooks.caption_doc_to_messages),
+        "doc_to_target": H(hooks.caption_doc_to_target),
+        "process_results": H(hooks.caption_process_results),
+        "metric_list": [
+            yamlgen.metric("css", H(hooks.aggregate_css)),
+            yamlgen.metric("judge_accuracy", H(hooks.aggregate_judge_accuracy)),
+            yamlgen.metric("counts", H(hooks.aggregate_caption_counts), None),
+        ],
+    }
+    return yamlgen.Task(task("caption"), config, include=TEMPLATE, note=TASK_NOTES["caption"])
 
 
 def _swap() -> yamlgen.Task:
-    return yamlgen.Task(
-        "subtlebench_swap",
-        include=TEMPLATE,
-        note=(
-            'Image-order check (position bias): the items whose options are "first image" / "second image"\n'
-            "(state, emotion, temporal, quality, action ... in the official unified_adapter.py), asked again\n"
-            "with the two images swapped; the correct letter moves to the other option. The report sets it\n"
-            "beside the original-order answers to the same items (accuracy in both orders, consistency, and\n"
-            'how often the model answers "first image").'
-        ),
-        config={
-            "process_docs": H(hooks.process_docs_swap),
-            "process_results": H(hooks.swap_process_results),
-            "metric_list": [
-                yamlgen.metric("accuracy", H(hooks.aggregate_accuracy)),
-                yamlgen.metric("by_category", H(hooks.aggregate_by_category), None),
-                yamlgen.metric("image_choice", H(hooks.aggregate_image_choice), None),
-                yamlgen.metric("counts", H(hooks.aggregate_counts), None),
-            ],
-        },
-    )
+    config = {
+        "process_docs": H(hooks.process_docs_swap),
+        "process_results": H(hooks.swap_process_results),
+        "metric_list": [
+            yamlgen.metric("accuracy", H(hooks.aggregate_accuracy)),
+            yamlgen.metric("by_category", H(hooks.aggregate_by_category), None),
+            yamlgen.metric("image_choice", H(hooks.aggregate_image_choice), None),
+            yamlgen.metric("counts", H(hooks.aggregate_counts), None),
+        ],
+    }
+    return yamlgen.Task(task("swap"), config, include=TEMPLATE, note=TASK_NOTES["swap"])
 
 
 def _readme() -> str:

@@ -1,8 +1,4 @@
-"""ViDi: describe one (granular) or all (global) differences of a spot-the-difference pair.
-
-The record, and the loader of its parts (each made for the record; no part module imports this
-file). The hooks read the record from here; the task table is ``table.py``.
-"""
+"""ViDi: describe one (granular) or all (global) differences of a spot-the-difference pair."""
 
 from lmms_comparative.benchmarks.vidi.table import (
     AVERAGE,

@@ -95,21 +95,18 @@ def _task(setting: str, order: str = "") -> yamlgen.Task:
 
 def _average(setting: str) -> yamlgen.Group:
     scores = [m for m in metrics(setting) if m not in ("repeats", "counts", "ci95")]
-    config = {
-        "aggregate_metric_list": [
-            *(yamlgen.group_metric(m, weight_by_size=False) for m in scores),
-            yamlgen.group_metric("counts", yamlgen.kit_hook(group_sum_counts)),
-            yamlgen.Note(
-                "The two orders score the same pairs: their intervals are combined as fully correlated.",
-                yamlgen.group_metric("ci95", yamlgen.kit_hook(group_ci95_same_items)),
-            ),
-        ],
-        "metadata": VERSION,
-    }
+    aggregate = [
+        *(yamlgen.group_metric(m, weight_by_size=False) for m in scores),
+        yamlgen.group_metric("counts", yamlgen.kit_hook(group_sum_counts)),
+        yamlgen.Note(
+            "The two orders score the same pairs: their intervals are combined as fully correlated.",
+            yamlgen.group_metric("ci95", yamlgen.kit_hook(group_ci95_same_items)),
+        ),
+    ]
     return yamlgen.Group(
         task_name(setting, AVERAGE),
         (task_name(setting), task_name(setting, SWAPPED)),
-        config,
+        yamlgen.group_config(aggregate, VERSION),
         note="The paper reports each setting averaged over both image orders.",
     )
 

@@ -1,9 +1,6 @@
 """ViDiC-1K: describe the similarities and differences of two videos; a text-only judge checks the
 description against each pair's yes/no checklist, whose Similarity items catch invented differences
 and whose Difference items catch missed ones.
-
-The record, and the loader of its parts (each made for the record; no part module imports this
-file). The hooks read the record from here; the task table is ``table.py``.
 """
 
 from lmms_comparative.benchmarks.vidic.table import DIMENSIONS, HUB_REPO, JUDGE, ROOT_VARIABLE, TASK

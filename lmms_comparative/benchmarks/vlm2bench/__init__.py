@@ -1,8 +1,4 @@
-"""VLM²-Bench: link matching cues across images or a video (T/F, counting, grouping, description).
-
-The record, and the loader of its parts (each made for the record; no part module imports this
-file). The hooks read the record from here; the task table is ``table.py``.
-"""
+"""VLM²-Bench: link matching cues across images or a video (T/F, counting, grouping, description)."""
 
 from lmms_comparative.benchmarks.vlm2bench.answers import ANSWER_SPACES
 from lmms_comparative.benchmarks.vlm2bench.records import SUBTASKS

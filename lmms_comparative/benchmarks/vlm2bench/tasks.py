@@ -65,14 +65,13 @@ STRATEGY_READING = (
     "The reply is read by the subtask's official rule on its answer segment (after the last MY_ANSWER:,\n"
     "else the last line): the authors published no extraction for these runs (hooks.strategy_process_results)."
 )
-GROUP_METRICS = {
-    "aggregate_metric_list": [
+GROUP_METRICS = yamlgen.group_config(
+    [
         yamlgen.group_metric("score", weight_by_size=False),
         yamlgen.group_metric("counts", yamlgen.kit_hook(group_sum_counts)),
         yamlgen.group_metric("ci95", yamlgen.kit_hook(group_ci95)),
-    ],
-    "metadata": {"version": 1.0},
-}
+    ]
+)
 
 
 # Each hook table above against the keys of the task table it covers (table.py): every task must
