@@ -114,6 +114,19 @@ def table(
     return "\n".join(lines + (marks.notes() if marks is not None else []))
 
 
+def captioned(
+    caption: str,
+    header: list[str],
+    rows: list[list[str]],
+    key: str | None = None,
+    title: str | None = None,
+    marks=None,
+) -> list[str]:
+    """A section's table (``table``) under its caption, a blank line before each: the lines a
+    section adds for it; [] without rows (and no table recorded)."""
+    return ["", caption, "", table(header, rows, key, title, marks)] if rows else []
+
+
 def reference_rows(reference: dict[str, list], digits: int = 1) -> list[list[str]]:
     """A paper's reference rows, printed at the paper's precision."""
     return [[name] + [("-" if v is None else f"{v:.{digits}f}") for v in values] for name, values in reference.items()]

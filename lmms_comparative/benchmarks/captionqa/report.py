@@ -4,6 +4,7 @@ checks) are in ``score_tables.py``."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from lmms_comparative.benchmarks.captionqa.score_tables import CAPTIONQA_DOMAINS, section
@@ -173,15 +174,7 @@ HEADLINES = tuple(_headline(prompt) for prompt in PROMPTS)
 
 
 def part(benchmark: Benchmark) -> ReportPart:
-    """The report part, made for the record (``__init__.py``'s loader hands it over)."""
-    return report_part(
-        benchmark,
-        section,
-        summary,
-        measure,
-        HEADLINES,
-        charts,
-        compare_units=compare_units,
-        item_images=item_images,
-        item_questions=item_questions,
-    )
+    """The report part, made for the record (``__init__.py``'s loader hands it over), with what ``compare``
+    and the item browser read of a run."""
+    core = report_part(benchmark, section, summary, measure, HEADLINES, charts)
+    return replace(core, compare_units=compare_units, item_images=item_images, item_questions=item_questions)

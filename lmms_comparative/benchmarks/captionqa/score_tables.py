@@ -10,7 +10,7 @@ import json
 from lmms_comparative.benchmarks.captionqa.scoring import difficulty, reader_stability
 from lmms_comparative.benchmarks.captionqa.table import PROMPTS  # the caption prompts, Table 3's row groups
 from lmms_comparative.record import Benchmark
-from lmms_comparative.reportlib.cells import NO_CI95, cell, interval_note, table, unscored_notes
+from lmms_comparative.reportlib.cells import NO_CI95, captioned, cell, interval_note, table, unscored_notes
 from lmms_comparative.reportlib.marks import Marks, with_skips
 from lmms_comparative.reportlib.runs import Run
 
@@ -88,19 +88,14 @@ def section(benchmark: Benchmark, runs: list[Run]) -> str | None:
                 gap_rows.append(
                     [gap_marks.name(run, [t for t in tasks if run.row(t)]), prompt] + [cell(g) for g in gaps]
                 )
-    if gap_rows:
-        out += [
-            "",
-            "Caption-vs-image utility gap: QA-on-image accuracy minus QA-on-caption accuracy (points; paper Table 4).",
-            "",
-            table(
-                ["Model", "Prompt"] + [label for _, label in CAPTIONQA_DOMAINS],
-                gap_rows,
-                key="captionqa_gap",
-                title="CaptionQA: caption-vs-image gap (Table 4)",
-                marks=gap_marks,
-            ),
-        ]
+    out += captioned(
+        "Caption-vs-image utility gap: QA-on-image accuracy minus QA-on-caption accuracy (points; paper Table 4).",
+        ["Model", "Prompt"] + [label for _, label in CAPTIONQA_DOMAINS],
+        gap_rows,
+        key="captionqa_gap",
+        title="CaptionQA: caption-vs-image gap (Table 4)",
+        marks=gap_marks,
+    )
     detail_marks = Marks(benchmark)
     detail = [
         [
@@ -116,20 +111,15 @@ def section(benchmark: Benchmark, runs: list[Run]) -> str | None:
         for d, label in CAPTIONQA_DOMAINS
         if run.row(f"captionqa_{prompt}_{d}")
     ]
-    if detail:
-        out += [
-            "",
-            'Score, accuracy and the share of "cannot answer from the caption" (%), per prompt and domain (the '
-            "paper's per-model Tables 11-26).",
-            "",
-            table(
-                ["Model", "Prompt", "Domain", "Score", "Acc", "Cannot"],
-                detail,
-                key="captionqa_detail",
-                title="CaptionQA: score, accuracy, cannot (Tables 11-26)",
-                marks=detail_marks,
-            ),
-        ]
+    out += captioned(
+        'Score, accuracy and the share of "cannot answer from the caption" (%), per prompt and domain (the '
+        "paper's per-model Tables 11-26).",
+        ["Model", "Prompt", "Domain", "Score", "Acc", "Cannot"],
+        detail,
+        key="captionqa_detail",
+        title="CaptionQA: score, accuracy, cannot (Tables 11-26)",
+        marks=detail_marks,
+    )
     image_marks = Marks(benchmark)
     image = [
         [
@@ -141,19 +131,14 @@ def section(benchmark: Benchmark, runs: list[Run]) -> str | None:
         for d, label in CAPTIONQA_DOMAINS
         if run.row(f"captionqa_image_{d}")
     ]
-    if image:
-        out += [
-            "",
-            "QA on the image itself (`captionqa_image`): accuracy (%).",
-            "",
-            table(
-                ["Model", "Domain", "Accuracy"],
-                image,
-                key="captionqa_image",
-                title="CaptionQA: QA on the image",
-                marks=image_marks,
-            ),
-        ]
+    out += captioned(
+        "QA on the image itself (`captionqa_image`): accuracy (%).",
+        ["Model", "Domain", "Accuracy"],
+        image,
+        key="captionqa_image",
+        title="CaptionQA: QA on the image",
+        marks=image_marks,
+    )
     out += _reader_tables(runs)
     out += unscored_notes(runs, benchmark.name)
     return "\n".join(out)
@@ -214,21 +199,16 @@ def _reader_tables(runs: list[Run]) -> list[str]:
                     cell(check["identical"]),
                 ]
             )
-    if stable:
-        out += [
-            "",
-            "Reader stability (paper §3.5: the same captions read several times; the standard deviation of the "
-            "reader's accuracy over the reads, in points, "
-            "over the questions every read answered; and the share of those answered with the same letter every time). "
-            "Captions and reader as in the run named.",
-            "",
-            table(
-                ["Captions of", "Prompt", "Domain", "Reader", "Reads", "Questions", "Mean acc", "Std", "Same letter"],
-                stable,
-                key="captionqa_reader_stability",
-                title="CaptionQA: reader stability (§3.5)",
-            ),
-        ]
+    out += captioned(
+        "Reader stability (paper §3.5: the same captions read several times; the standard deviation of the "
+        "reader's accuracy over the reads, in points, "
+        "over the questions every read answered; and the share of those answered with the same letter every time). "
+        "Captions and reader as in the run named.",
+        ["Captions of", "Prompt", "Domain", "Reader", "Reads", "Questions", "Mean acc", "Std", "Same letter"],
+        stable,
+        key="captionqa_reader_stability",
+        title="CaptionQA: reader stability (§3.5)",
+    )
     rows = []
     for prompt in PROMPTS:
         for domain, label in CAPTIONQA_DOMAINS:
@@ -254,19 +234,14 @@ def _reader_tables(runs: list[Run]) -> list[str]:
                 rows.append(
                     ["paper", label, f"{paper[0]:.1f}", f"{paper[1]:.1f}", f"{paper[2]:.1f}", str(paper[3]), "24"]
                 )
-    if rows:
-        out += [
-            "",
-            "Question difficulty (paper §17.1, Table 10): the share of the runs' models whose captions let the reader "
-            "answer a question correctly; "
-            "Easy >= 80%, Medium 50-80%, Hard < 50%; % of questions. The paper's rows: 24 models on the private full "
-            "set.",
-            "",
-            table(
-                ["Prompt", "Domain", "Easy", "Medium", "Hard", "Questions", "Models"],
-                rows,
-                key="captionqa_difficulty",
-                title="CaptionQA: question difficulty (Table 10)",
-            ),
-        ]
+    out += captioned(
+        "Question difficulty (paper §17.1, Table 10): the share of the runs' models whose captions let the reader "
+        "answer a question correctly; "
+        "Easy >= 80%, Medium 50-80%, Hard < 50%; % of questions. The paper's rows: 24 models on the private full "
+        "set.",
+        ["Prompt", "Domain", "Easy", "Medium", "Hard", "Questions", "Models"],
+        rows,
+        key="captionqa_difficulty",
+        title="CaptionQA: question difficulty (Table 10)",
+    )
     return out

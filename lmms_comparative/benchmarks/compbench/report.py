@@ -6,11 +6,11 @@ from lmms_comparative.metrics.bootstrap import bootstrap_ci, grouped_bootstrap_c
 from lmms_comparative.record import Benchmark, Headline, ReportPart
 from lmms_comparative.reportlib.cells import (
     SAMPLES_NEEDED,
+    captioned,
     cell,
     family_prefixes,
     interval_note,
     reference_rows,
-    table,
     text_table,
     unscored_notes,
 )
@@ -73,7 +73,7 @@ def section(benchmark: Benchmark, runs: list[Run]) -> str | None:
     out = ["## MLLM-CompBench"]
     main = [r for r in present if any(r.row(f"compbench_{c}") for c in keys)]
     if main:
-        out += ["", _main_table(benchmark, main)]
+        out += _main_table(benchmark, main)
     out += _protocol_table(benchmark, present) + unscored_notes(present, benchmark.name)
     return "\n".join(out)
 
@@ -97,25 +97,19 @@ def _protocol_table(benchmark: Benchmark, runs: list[Run]) -> list[str]:
                 + [with_skips(cell(v), run, [t]) for v, t in zip(values, tasks)]
                 + [with_skips(cell(avg), run, present)]
             )
-    if not rows:
-        return []
-    return [
-        "",
+    return captioned(
         "Input protocols side by side (%): concatenated pair (`compbench*`, the paper's protocol for most models), two "
         "images (`compbench_pair*`, Table 2's GPT-4V and Gemini rows), all records (`compbench_full*`). Avg: the mean "
         "of the columns the run has.",
-        "",
-        table(
-            ["Model", "Input"] + [label for _, label in COMPBENCH_COLUMNS] + ["Avg"],
-            rows,
-            key="compbench_inputs",
-            title="MLLM-CompBench: input protocols",
-            marks=marks,
-        ),
-    ]
+        ["Model", "Input"] + [label for _, label in COMPBENCH_COLUMNS] + ["Avg"],
+        rows,
+        key="compbench_inputs",
+        title="MLLM-CompBench: input protocols",
+        marks=marks,
+    )
 
 
-def _main_table(benchmark: Benchmark, runs: list[Run]) -> str:
+def _main_table(benchmark: Benchmark, runs: list[Run]) -> list[str]:
     rows = reference_rows(COMPBENCH_REFERENCE)
     bias_rows = []
     marks, bias_marks = Marks(benchmark), Marks(benchmark)
@@ -149,22 +143,26 @@ def _main_table(benchmark: Benchmark, runs: list[Run]) -> str:
         "± the half-width of a 95% bootstrap interval over items (Avg: each column resampled on its own).",
         SAMPLES_NEEDED,
     )
-    out = [
+    caption = (
         "Accuracy (%) per column of the paper's Table 2, headed as the paper heads them: the relativity, then the "
         "source (ST MIT-States, FA Fashionpedia, VA VAW, CU CUB-200-2011, WF Wildfish++, MB MagicBrush, SD "
         "Spot-the-diff, CE CelebA, FE FER-2013, SN SoccerNet, CC CompCars, ND NYU-Depth V2, VQ VQAv2, QB Q-Bench2). "
-        f"{note}",
-        "",
-        table(header, rows, key="compbench_table2", title="MLLM-CompBench: accuracy per column (Table 2)", marks=marks),
-    ]
-    if bias_rows:
-        out += [
-            "",
-            'Position bias: share of "Left" answers against the share of "Left" answers in the ground truth (%).',
-            "",
-            table(["Model", "Column", "Answered Left", "Truly Left", "Gap"], bias_rows, marks=bias_marks),
-        ]
-    return "\n".join(out)
+        f"{note}"
+    )
+    table2 = captioned(
+        caption,
+        header,
+        rows,
+        key="compbench_table2",
+        title="MLLM-CompBench: accuracy per column (Table 2)",
+        marks=marks,
+    )
+    return table2 + captioned(
+        'Position bias: share of "Left" answers against the share of "Left" answers in the ground truth (%).',
+        ["Model", "Column", "Answered Left", "Truly Left", "Gap"],
+        bias_rows,
+        marks=bias_marks,
+    )
 
 
 def summary(run: Run) -> list[str]:

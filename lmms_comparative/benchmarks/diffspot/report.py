@@ -6,11 +6,13 @@ placed by ``measure``."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from lmms_comparative.benchmarks.diffspot.table import TASKS as TASK_TABLE
 from lmms_comparative.benchmarks.diffspot.table import task_name
 from lmms_comparative.failures import DataError
 from lmms_comparative.record import Benchmark, Headline, ReportPart
-from lmms_comparative.reportlib.cells import NO_CI95, cell, interval_note, table, text_table, unscored_notes
+from lmms_comparative.reportlib.cells import NO_CI95, captioned, cell, interval_note, text_table, unscored_notes
 from lmms_comparative.reportlib.marks import Marks, with_skips
 from lmms_comparative.reportlib.runs import Run
 from lmms_comparative.tasklib.report_part import report_part
@@ -85,33 +87,27 @@ def section(benchmark: Benchmark, runs: list[Run]) -> str | None:
                 operators.append([run.name, op, cell(entry.get("recall")), str(entry.get("n", "-"))])
     header = ["Model"] + [label for *_, label in COLUMNS] + ["judged", "unjudged", "no reply"]
     note = interval_note(rows, "± the half-width of a 95% bootstrap interval over the judged pairs.", NO_CI95)
-    lines = [
-        "## DiffSpot",
-        "",
+    caption = (
         "The leaderboard's columns (%): recall on the Easy, Medium and Hard has-diff pairs and on all of them (Diff), "
         "specificity on the no-diff pairs, "
         "and Overall = (TP + TN) / N, the official score. A has-diff pair is a TP when the judge calls its mutation "
         '"correct"; a no-diff pair a TN when the judge lists no hallucination. '
         "N counts the judged pairs: a pair whose judgement failed or could not be read (unjudged), or without a reply "
         "from the model, is left out, as the authors' evaluate.py leaves it out. "
-        f"{note}",
-        "",
-        table(header, rows, key="diffspot_leaderboard", title="DiffSpot: the leaderboard's columns", marks=marks),
-    ]
-    if operators:
-        lines += [
-            "",
-            "Recall (%) per mutation operator on the has-diff pairs (the authors' optional breakdown; 300 pairs each "
-            "in the release).",
-            "",
-            table(
-                ["Model", "Operator", "Recall", "n"],
-                operators,
-                key="diffspot_operators",
-                title="DiffSpot: recall per operator",
-            ),
-        ]
-    return "\n".join(lines + unscored_notes(runs, benchmark.name))
+        f"{note}"
+    )
+    leaderboard = captioned(
+        caption, header, rows, key="diffspot_leaderboard", title="DiffSpot: the leaderboard's columns", marks=marks
+    )
+    per_operator = captioned(
+        "Recall (%) per mutation operator on the has-diff pairs (the authors' optional breakdown; 300 pairs each "
+        "in the release).",
+        ["Model", "Operator", "Recall", "n"],
+        operators,
+        key="diffspot_operators",
+        title="DiffSpot: recall per operator",
+    )
+    return "\n".join(["## DiffSpot", *leaderboard, *per_operator] + unscored_notes(runs, benchmark.name))
 
 
 def summary(run: Run) -> list[str]:
@@ -233,14 +229,7 @@ HEADLINES = (
 
 
 def part(benchmark: Benchmark) -> ReportPart:
-    """The report part, made for the record (``__init__.py``'s loader hands it over)."""
-    return report_part(
-        benchmark,
-        section,
-        summary,
-        measure,
-        HEADLINES,
-        compare_units=compare_units,
-        item_images=item_images,
-        item_questions=item_questions,
-    )
+    """The report part, made for the record (``__init__.py``'s loader hands it over), with what ``compare``
+    and the item browser read of a run."""
+    core = report_part(benchmark, section, summary, measure, HEADLINES)
+    return replace(core, compare_units=compare_units, item_images=item_images, item_questions=item_questions)

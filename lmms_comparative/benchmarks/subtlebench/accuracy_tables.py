@@ -11,11 +11,11 @@ from lmms_comparative.metrics.bootstrap import bootstrap_ci
 from lmms_comparative.record import Benchmark
 from lmms_comparative.reportlib.cells import (
     SAMPLES_NEEDED,
+    captioned,
     cell,
     family_prefixes,
     interval_note,
     reference_rows,
-    table,
 )
 from lmms_comparative.reportlib.marks import Marks, with_skips
 from lmms_comparative.reportlib.runs import Run
@@ -34,7 +34,7 @@ STRATEGIES = {
 }  # the prompting strategies of the paper's Table 4 / Table 12, by task family
 
 
-def main_table(benchmark: Benchmark, runs: list[Run]) -> str:
+def main_table(benchmark: Benchmark, runs: list[Run]) -> list[str]:
     rows = reference_rows(SUBTLEBENCH_REFERENCE)
     marks = Marks(benchmark)
     for run in runs:
@@ -64,18 +64,13 @@ def main_table(benchmark: Benchmark, runs: list[Run]) -> str:
         "printed as its range).",
         SAMPLES_NEEDED,
     )
-    return "\n".join(
-        [
-            f"Accuracy (%) by difference type, paper Table 2. {note}",
-            "",
-            table(
-                ["Model"] + [c for _, c in SUBTLEBENCH_TYPES] + ["AVG"],
-                rows,
-                key="subtlebench_table2",
-                title="VLM-SubtleBench: accuracy by difference type (Table 2)",
-                marks=marks,
-            ),
-        ]
+    return captioned(
+        f"Accuracy (%) by difference type, paper Table 2. {note}",
+        ["Model"] + [c for _, c in SUBTLEBENCH_TYPES] + ["AVG"],
+        rows,
+        key="subtlebench_table2",
+        title="VLM-SubtleBench: accuracy by difference type (Table 2)",
+        marks=marks,
     )
 
 
@@ -99,19 +94,15 @@ def strategy_table(benchmark: Benchmark, runs: list[Run]) -> list[str]:
     if not rows:
         return []
     note = interval_note(rows, "± the half-width of a 95% bootstrap interval over items.", SAMPLES_NEEDED)
-    return [
-        "",
+    return captioned(
         "Prompting strategies (paper Table 4 / Table 12): accuracy (%) by difference type and AVG, one row per "
         f"strategy a run has, then the paper's rows. {note}",
-        "",
-        table(
-            ["Model", "Strategy"] + [c for _, c in SUBTLEBENCH_TYPES] + ["AVG"],
-            rows + _paper_strategy_rows(benchmark),
-            key="subtlebench_strategies",
-            title="VLM-SubtleBench: prompting strategies (Tables 4 and 12)",
-            marks=marks,
-        ),
-    ]
+        ["Model", "Strategy"] + [c for _, c in SUBTLEBENCH_TYPES] + ["AVG"],
+        rows + _paper_strategy_rows(benchmark),
+        key="subtlebench_strategies",
+        title="VLM-SubtleBench: prompting strategies (Tables 4 and 12)",
+        marks=marks,
+    )
 
 
 def _paper_strategy_rows(benchmark: Benchmark) -> list[list[str]]:
@@ -158,21 +149,15 @@ def caption_table(benchmark: Benchmark, runs: list[Run]) -> list[str]:
         for run in runs
         if run.row("subtlebench_caption")
     ]
-    if not rows:
-        return []
-    return [
-        "",
+    return captioned(
         "Difference captions (`subtlebench_caption`, paper Table 3): caption similarity score (CSS, cosine, as the "
         "paper prints it) and judge accuracy (%).",
-        "",
-        table(
-            ["Model", "CSS", "Judge accuracy", "Items"],
-            rows,
-            key="subtlebench_captions",
-            title="VLM-SubtleBench: difference captions (Table 3)",
-            marks=marks,
-        ),
-    ]
+        ["Model", "CSS", "Judge accuracy", "Items"],
+        rows,
+        key="subtlebench_captions",
+        title="VLM-SubtleBench: difference captions (Table 3)",
+        marks=marks,
+    )
 
 
 def order_table(benchmark: Benchmark, runs: list[Run]) -> list[str]:
@@ -182,33 +167,27 @@ def order_table(benchmark: Benchmark, runs: list[Run]) -> list[str]:
         for run in runs
         for row in _image_order_rows(run)
     ]
-    if not order_rows:
-        return []
-    return [
-        "",
+    return captioned(
         'Image-order check (`subtlebench_swap`): the "first image" / "second image" items asked again with the images '
         "swapped. "
         "Consistent: both orders answered and the answers differ (the right behaviour). Answered first: share of "
         '"first image" answers; '
         "a model without position bias tracks the truth in both orders (%).",
-        "",
-        table(
-            [
-                "Model",
-                "Type",
-                "Items",
-                "Acc original",
-                "Acc swapped",
-                "Consistent",
-                "Answered first (orig / swap)",
-                "Truly first (orig / swap)",
-            ],
-            order_rows,
-            key="subtlebench_image_order",
-            title="VLM-SubtleBench: image-order check",
-            marks=marks,
-        ),
-    ]
+        [
+            "Model",
+            "Type",
+            "Items",
+            "Acc original",
+            "Acc swapped",
+            "Consistent",
+            "Answered first (orig / swap)",
+            "Truly first (orig / swap)",
+        ],
+        order_rows,
+        key="subtlebench_image_order",
+        title="VLM-SubtleBench: image-order check",
+        marks=marks,
+    )
 
 
 def breakdown_table(benchmark: Benchmark, runs: list[Run], metric: str, field: str, title: str) -> list[str]:
@@ -235,12 +214,14 @@ def breakdown_table(benchmark: Benchmark, runs: list[Run], metric: str, field: s
                 [f"chance on these items ({run.name})"]
                 + [cell(aggregate.chance_accuracy([s for s in samples if s.get(field) == k], True)) for k in keys]
             )
-    return [
-        "",
+    return captioned(
         f"{title}: accuracy (%) of the standard prompt.",
-        "",
-        table(["Model"] + keys, rows, key=f"subtlebench_{metric}", title=f"VLM-SubtleBench: {title}", marks=marks),
-    ]
+        ["Model"] + keys,
+        rows,
+        key=f"subtlebench_{metric}",
+        title=f"VLM-SubtleBench: {title}",
+        marks=marks,
+    )
 
 
 def _image_order_rows(run: Run) -> list[list[str]]:

@@ -62,7 +62,7 @@ def section(benchmark: Benchmark, runs: list[Run]) -> str | None:
         ]
     main = [r for r in runs if any(r.row(f"subtlebench_{k}") for k, _ in SUBTLEBENCH_TYPES)]
     if main:
-        out += ["", accuracy_tables.main_table(benchmark, main)]
+        out += accuracy_tables.main_table(benchmark, main)
         no_avg = [r.name for r in main if r.value("subtlebench", "accuracy") is None]
         if no_avg:
             out += [

@@ -4,7 +4,7 @@ consistency, the run summary."""
 from __future__ import annotations
 
 from lmms_comparative.record import Benchmark, Headline, ReportPart
-from lmms_comparative.reportlib.cells import NO_CI95, cell, interval_note, table, text_table, unscored_notes
+from lmms_comparative.reportlib.cells import NO_CI95, captioned, cell, interval_note, text_table, unscored_notes
 from lmms_comparative.reportlib.marks import Marks, with_skips
 from lmms_comparative.reportlib.runs import Run
 from lmms_comparative.tasklib.report_part import report_part
@@ -96,15 +96,13 @@ def section(benchmark: Benchmark, runs: list[Run]) -> str | None:
                     [order_marks.name(run, [original, swapped]), setting]
                     + [cell(d, scale=_vidi_scale(run, original), bounds=None) for d in deltas]
                 )
-    extra = []
-    if order_rows:
-        extra = [
-            "",
-            "Image-order consistency (paper Table 4's variation): swapped order minus original order, same pairs "
-            "(points on the same x100 scale).",
-            "",
-            table(["Model", "Setting"] + [label for _, label in VIDI_METRICS], order_rows, marks=order_marks),
-        ]
+    extra = captioned(
+        "Image-order consistency (paper Table 4's variation): swapped order minus original order, same pairs "
+        "(points on the same x100 scale).",
+        ["Model", "Setting"] + [label for _, label in VIDI_METRICS],
+        order_rows,
+        marks=order_marks,
+    )
     note = interval_note(
         rows,
         "± the half-width of a 95% bootstrap interval over pairs (corpus BLEU recomputed per resample; CIDEr with the "
@@ -120,23 +118,15 @@ def section(benchmark: Benchmark, runs: list[Run]) -> str | None:
         "average, Table 2's judge scores; "
         "their standard deviations over the subjects, as printed: P 4.9, R 6, F1 5.3)."
     )
-    return "\n".join(
-        [
-            "## ViDi",
-            "",
-            caption,
-            "",
-            table(
-                header,
-                rows,
-                key="vidi_tables1_2_7",
-                title="ViDi: caption metrics and judge (Tables 1, 2, 7, 8)",
-                marks=marks,
-            ),
-        ]
-        + extra
-        + unscored_notes(runs, benchmark.name)
+    main = captioned(
+        caption,
+        header,
+        rows,
+        key="vidi_tables1_2_7",
+        title="ViDi: caption metrics and judge (Tables 1, 2, 7, 8)",
+        marks=marks,
     )
+    return "\n".join(["## ViDi", *main] + extra + unscored_notes(runs, benchmark.name))
 
 
 def summary(run: Run) -> list[str]:

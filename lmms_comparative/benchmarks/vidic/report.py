@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from lmms_comparative.benchmarks.vidic.table import TASK
 from lmms_comparative.record import Benchmark, Headline, ReportPart
-from lmms_comparative.reportlib.cells import NO_CI95, cell, interval_note, table, text_table, unscored_notes
+from lmms_comparative.reportlib.cells import NO_CI95, captioned, cell, interval_note, text_table, unscored_notes
 from lmms_comparative.reportlib.marks import Marks, with_skips
 from lmms_comparative.reportlib.runs import Run
 from lmms_comparative.tasklib.report_part import report_part
@@ -56,25 +56,22 @@ def section(benchmark: Benchmark, runs: list[Run]) -> str | None:
                 classes.append([run.name, name, cell(entry.get("accuracy")), str(entry.get("n", "-"))])
     header = ["Model", *(label for _, label in COLUMNS), "items", "pairs", "no description", "judge failed"]
     note = interval_note(rows, "± the half-width of a 95% bootstrap interval over the pairs.", NO_CI95)
-    lines = [
-        "## ViDiC-1K",
-        "",
+    caption = (
         "The README's columns (%): accuracy on every checklist item (Avg.), on the Difference items (missed "
         "differences lower it) and on the Similarity items (invented differences lower it), and on each dimension's "
         "items of both sections. An item is right when the judge's answer equals its gold answer; an item the judge "
         "could not answer, or of a pair without a description, is wrong and counted, as the authors' "
-        f"utils/calculate.py counts it. {note}",
-        "",
-        table(header, rows, key="vidic_readme", title="ViDiC-1K: the README's columns", marks=marks),
-    ]
-    if classes:
-        lines += [
-            "",
-            "Accuracy (%) per checklist class, as the release names them (each pooled over both sections).",
-            "",
-            table(["Model", "Class", "Accuracy", "n"], classes, key="vidic_classes", title="ViDiC-1K: per class"),
-        ]
-    return "\n".join(lines + unscored_notes(runs, benchmark.name))
+        f"utils/calculate.py counts it. {note}"
+    )
+    readme = captioned(caption, header, rows, key="vidic_readme", title="ViDiC-1K: the README's columns", marks=marks)
+    per_class = captioned(
+        "Accuracy (%) per checklist class, as the release names them (each pooled over both sections).",
+        ["Model", "Class", "Accuracy", "n"],
+        classes,
+        key="vidic_classes",
+        title="ViDiC-1K: per class",
+    )
+    return "\n".join(["## ViDiC-1K", *readme, *per_class] + unscored_notes(runs, benchmark.name))
 
 
 def summary(run: Run) -> list[str]:

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from lmms_comparative.record import Benchmark, Headline, ReportPart
 from lmms_comparative.reportlib.cells import (
     NO_CI95,
+    captioned,
     cell,
     interval_note,
     reference_rows,
-    table,
     text_table,
     unscored_notes,
 )
@@ -62,24 +63,18 @@ def _strategy_table(benchmark: Benchmark, runs: list[Run]) -> list[str]:
                 [marks.name(run, [t for t in tasks if run.row(t)]), STRATEGIES[family]]
                 + [with_skips(cell(run.value(t, "score"), run.ci(t, "score"), digits=2), run, [t]) for t in tasks]
             )
-    if not rows:
-        return []
-    return [
-        "",
+    return captioned(
         "Prompting strategies (paper §4, Fig. 5; prompts: Tables 23-24, Figure 11): scores (%) per image subtask, one "
         "row per strategy a run has. "
         "A reasoning reply is scored on its answer segment (after the last MY_ANSWER:, else its last line; the authors "
         "published no extraction). "
         "The paper gives these results as a figure only: no paper rows are transcribed.",
-        "",
-        table(
-            ["Model", "Strategy"] + [label for _, label in VLM2_SUBTASKS[:8]],
-            rows,
-            key="vlm2bench_strategies",
-            title="VLM²-Bench: prompting strategies (§4, Fig. 5)",
-            marks=marks,
-        ),
-    ]
+        ["Model", "Strategy"] + [label for _, label in VLM2_SUBTASKS[:8]],
+        rows,
+        key="vlm2bench_strategies",
+        title="VLM²-Bench: prompting strategies (§4, Fig. 5)",
+        marks=marks,
+    )
 
 
 def section(benchmark: Benchmark, runs: list[Run]) -> str | None:
@@ -125,19 +120,15 @@ def section(benchmark: Benchmark, runs: list[Run]) -> str | None:
         "the subtasks' standard errors, clipped to 0-100).",
         NO_CI95,
     )
-    return "\n".join(
-        [
-            "## VLM²-Bench",
-            "",
-            "Scores (%) as the paper's Table 1, with its two decimals: pair accuracy (T/F), Acc_num (counting), "
-            "accuracy (grouping), judge score (VID); Overall is the mean of the nine subtasks (⁸: of the eight image "
-            f"subtasks, from `vlm2bench_image`, and Δ human against the human mean of those eight, 94.56). {note}",
-            "",
-            table(header, rows, key="vlm2bench_table1", title="VLM²-Bench: scores per subtask (Table 1)", marks=marks),
-        ]
-        + strategy_lines
-        + unscored_notes(runs, benchmark.name)
+    caption = (
+        "Scores (%) as the paper's Table 1, with its two decimals: pair accuracy (T/F), Acc_num (counting), "
+        "accuracy (grouping), judge score (VID); Overall is the mean of the nine subtasks (⁸: of the eight image "
+        f"subtasks, from `vlm2bench_image`, and Δ human against the human mean of those eight, 94.56). {note}"
     )
+    table1 = captioned(
+        caption, header, rows, key="vlm2bench_table1", title="VLM²-Bench: scores per subtask (Table 1)", marks=marks
+    )
+    return "\n".join(["## VLM²-Bench", *table1] + strategy_lines + unscored_notes(runs, benchmark.name))
 
 
 def summary(run: Run) -> list[str]:
@@ -219,14 +210,7 @@ def media_folders(copy: Path) -> list[Path]:
 
 
 def part(benchmark: Benchmark) -> ReportPart:
-    """The report part, made for the record (``__init__.py``'s loader hands it over)."""
-    return report_part(
-        benchmark,
-        section,
-        summary,
-        measure,
-        HEADLINES,
-        compare_units=compare_units,
-        compare_group="macro",
-        media_folders=media_folders,
-    )
+    """The report part, made for the record (``__init__.py``'s loader hands it over), with what ``compare``
+    and the item browser read of a run."""
+    core = report_part(benchmark, section, summary, measure, HEADLINES)
+    return replace(core, compare_units=compare_units, compare_group="macro", media_folders=media_folders)
