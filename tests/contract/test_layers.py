@@ -41,8 +41,18 @@ def _tree(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
-def test_a_function_level_import_that_runs_back_up_is_found(tmp_path):
+def _honest_and_forged(tmp_path: Path, files: dict[str, str], forgery: dict[str, str]) -> tuple[dict, dict]:
+    """The tool's measures of a tree of ``files`` (``tmp_path/honest``) and of the same tree with
+    ``forgery``'s files written over them (``tmp_path/forged``); its exit status fails the forged
+    tree alone."""
     tool = _tool()
+    honest = tool.measure(_tree(tmp_path / "honest", files))
+    forged = tool.measure(_tree(tmp_path / "forged", {**files, **forgery}))
+    assert tool.main(["--root", str(tmp_path / "forged")]) == 1 and tool.main(["--root", str(tmp_path / "honest")]) == 0
+    return honest, forged
+
+
+def test_a_function_level_import_that_runs_back_up_is_found(tmp_path):
     files = {
         "__init__.py": "",
         "registry.py": "X = 1\n",
@@ -50,20 +60,17 @@ def test_a_function_level_import_that_runs_back_up_is_found(tmp_path):
         "report/runs.py": "from . import cells\n",
         "report/cells.py": "def f():\n    return 1\n",
     }
-    honest = tool.measure(_tree(tmp_path / "honest", files))
+    # The same tree, with one import inside a function from the registry up to the report.
+    honest, forged = _honest_and_forged(
+        tmp_path,
+        files,
+        {
+            "registry.py": "X = 1\n\ndef g():\n    from lmms_comparative.report import runs\n    return runs\n",
+            "report/cells.py": "from .runs import *\n",
+        },
+    )
     assert honest["circles of files"] == [] and honest["circles of parts"] == []
     assert honest["floors"] == {"report": 2, "registry": 1}
-    # The same tree, with one import inside a function from the registry up to the report.
-    forged = tool.measure(
-        _tree(
-            tmp_path / "forged",
-            {
-                **files,
-                "registry.py": "X = 1\n\ndef g():\n    from lmms_comparative.report import runs\n    return runs\n",
-                "report/cells.py": "from .runs import *\n",
-            },
-        )
-    )
     assert forged["imports inside functions"] == 1
     assert forged["circles of parts"] == [["registry", "report"]]
     assert ["lmms_comparative.report.cells", "lmms_comparative.report.runs"] in forged["circles of files"]
@@ -71,14 +78,12 @@ def test_a_function_level_import_that_runs_back_up_is_found(tmp_path):
         a.startswith("registry -> report: lmms_comparative.registry -> lmms_comparative.report.runs")
         for a in forged["arrows that close a circle of parts"]
     )
-    assert tool.main(["--root", str(tmp_path / "forged")]) == 1 and tool.main(["--root", str(tmp_path / "honest")]) == 0
 
 
 def test_a_lookup_by_name_is_an_arrow(tmp_path):
     """A benchmark's report reached by ``benchmark.part("report", ...)`` (the registry's lookups
     before the parts were typed) from a kit module that the benchmark's report imports: a circle
     read with the lookups, none without; the typed call (``report_part().section``) draws none."""
-    tool = _tool()
     files = {
         "__init__.py": "",
         "reportlib/__init__.py": "",
@@ -87,15 +92,13 @@ def test_a_lookup_by_name_is_an_arrow(tmp_path):
         "benchmarks/toy/__init__.py": "BENCHMARK = None\n",
         "benchmarks/toy/report.py": "from lmms_comparative.reportlib.cells import table\n",
     }
-    honest = tool.measure(_tree(tmp_path / "honest", files))
-    assert honest["circles of files"] == [] and honest["arrows up a layer"] == [] and honest["lookups by name"] == 0
     forged_cells = "def table(rows, benchmark=None):\n    return benchmark.part('report', 'section')(rows)\n"
-    forged = tool.measure(_tree(tmp_path / "forged", {**files, "reportlib/cells.py": forged_cells}))
+    honest, forged = _honest_and_forged(tmp_path, files, {"reportlib/cells.py": forged_cells})
+    assert honest["circles of files"] == [] and honest["arrows up a layer"] == [] and honest["lookups by name"] == 0
     assert forged["lookups by name"] == 1
     assert ["lmms_comparative.benchmarks.toy.report", "lmms_comparative.reportlib.cells"] in forged["circles of files"]
     assert "lmms_comparative.reportlib.cells -> lmms_comparative.benchmarks.toy.report" in forged["arrows up a layer"]
-    assert tool.measure(tmp_path / "forged", with_lookups=False)["circles of files"] == []
-    assert tool.main(["--root", str(tmp_path / "forged")]) == 1 and tool.main(["--root", str(tmp_path / "honest")]) == 0
+    assert _tool().measure(tmp_path / "forged", with_lookups=False)["circles of files"] == []
 
 
 def test_the_guides_drawing_of_the_import_graph_is_the_codes():
