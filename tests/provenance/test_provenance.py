@@ -174,14 +174,29 @@ def test_item_set_is_order_free_and_counts_every_key():
     assert provenance.item_set(["a", "b"]) != provenance.item_set(["a", "c"])
 
 
-def test_settings_leave_keys_and_tokens_out_and_llm_settings_name_the_host_only(monkeypatch):
-    monkeypatch.setenv("LMMS_COMPARATIVE_MAX_FAILED", "0.1")
-    monkeypatch.setenv("CAPTIONQA_READER_API_KEY", "sk-secret")
-    monkeypatch.setenv("LMMS_COMPARATIVE_LLM_API_KEY", "sk-secret")
-    monkeypatch.setenv("SUBTLEBENCH_ROOT", "/data/sb")
+def test_settings_record_ours_and_leave_keys_tokens_and_others_out(monkeypatch):
+    """Our settings, the data roots and the judges' models are recorded; the keys, and variables
+    of no benchmark, are not."""
+    recorded = {
+        "LMMS_COMPARATIVE_MAX_FAILED": "0.1",
+        "SUBTLEBENCH_ROOT": "/data/sb",
+        "DIFFSPOT_ROOT": "/data/diffspot",
+        "DIFFSPOT_JUDGE_MODEL": "m",
+    }
+    left_out = {
+        "CAPTIONQA_READER_API_KEY": "sk-secret",
+        "LMMS_COMPARATIVE_LLM_API_KEY": "sk-secret",
+        "DIFFSPOT_JUDGE_API_KEY": "sk-secret",
+        "UNRELATED_ROOT": "/elsewhere",
+    }
+    for name, value in {**recorded, **left_out}.items():
+        monkeypatch.setenv(name, value)
     found = provenance.settings(setting_prefixes())
-    assert found["LMMS_COMPARATIVE_MAX_FAILED"] == "0.1" and found["SUBTLEBENCH_ROOT"] == "/data/sb"
-    assert "sk-secret" not in str(found)
+    assert {name: found.get(name) for name in recorded} == recorded
+    assert not set(left_out) & set(found) and "sk-secret" not in str(found)
+
+
+def test_llm_settings_name_the_host_only():
     provenance.reset()
     config = SimpleNamespace(
         backend="openai",
@@ -217,13 +232,6 @@ def test_prompt_hash_changes_with_the_tasks_yaml(tmp_path):
 def test_every_registered_benchmarks_settings_are_recorded(monkeypatch):
     """The prefixes come from the records, not a list kept by hand (which had lost DiffSpot's):
     each benchmark's data root and judge settings are in the settings record."""
-    monkeypatch.setenv("DIFFSPOT_ROOT", "/data/diffspot")
-    monkeypatch.setenv("DIFFSPOT_JUDGE_MODEL", "m")
-    monkeypatch.setenv("DIFFSPOT_JUDGE_API_KEY", "sk-secret")
-    monkeypatch.setenv("UNRELATED_ROOT", "/elsewhere")
-    found = provenance.settings(setting_prefixes())
-    assert found["DIFFSPOT_ROOT"] == "/data/diffspot" and found["DIFFSPOT_JUDGE_MODEL"] == "m"
-    assert "DIFFSPOT_JUDGE_API_KEY" not in found and "UNRELATED_ROOT" not in found
     for benchmark in BENCHMARKS:
         monkeypatch.setenv(benchmark.root_variable, "/data/x")
         assert benchmark.root_variable in provenance.settings(setting_prefixes()), benchmark.name
