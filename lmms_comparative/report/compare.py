@@ -19,7 +19,10 @@ why: ``report/run_units.py``.
 
 from __future__ import annotations
 
+import itertools
 import json
+import multiprocessing
+import os
 import sys
 from pathlib import Path
 from urllib.parse import quote
@@ -33,6 +36,7 @@ from lmms_comparative.report.run_units import (
     CompareError,
     Units,
     check_comparable,
+    items_held,
     leaves,
     left_out,
     listed_tasks,
@@ -129,6 +133,53 @@ def compare(a, b) -> list[dict]:
         if task in paired:
             rows += _category_rows(task, *paired[task])
     return rows
+
+
+# Every pair of N runs is N(N-1)/2 compares, each on every unit: the pairs are shared among forked
+# workers, one per core the process may use (``LMMS_COMPARATIVE_JOBS`` sets how many; 1: none).
+# Forked, a worker reads the parent's runs without a copy or a pickle; only its rows come back.
+# Each compare is seeded, so the rows are the same however the pairs are shared.
+_FORKED_RUNS: list = []
+
+
+def all_pairs(runs: list) -> dict[tuple[int, int], tuple[list[dict] | None, str | None]]:
+    """``compare``'s rows for every pair of runs (i < j), or why a pair has none. Each run's units
+    and item counts are read first, once (what a pair asks of its runs), so that every worker
+    has them."""
+    pairs = list(itertools.combinations(range(len(runs)), 2))
+    workers = min(_jobs(), len(pairs))
+    if workers < 2 or len(pairs) < 3 or "fork" not in multiprocessing.get_all_start_methods():
+        return dict(zip(pairs, (_pair(runs, pair) for pair in pairs)))
+    for run in runs:
+        for task in run.samples:
+            if of_task(task) is not None:
+                items_held(run, task)
+                units_of(run, task)
+    _FORKED_RUNS[:] = runs
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            found = pool.map(_forked_pair, pairs, chunksize=1)
+    finally:
+        _FORKED_RUNS.clear()
+    return dict(zip(pairs, found))
+
+
+def _jobs() -> int:
+    asked = os.environ.get("LMMS_COMPARATIVE_JOBS", "").strip()
+    if asked.isdigit() and int(asked) > 0:
+        return int(asked)
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def _forked_pair(pair: tuple[int, int]) -> tuple[list[dict] | None, str | None]:
+    return _pair(_FORKED_RUNS, pair)
+
+
+def _pair(runs: list, pair: tuple[int, int]) -> tuple[list[dict] | None, str | None]:
+    try:
+        return compare(runs[pair[0]], runs[pair[1]]), None
+    except CompareError as exc:
+        return None, str(exc)
 
 
 def _group_rows(
@@ -292,31 +343,29 @@ def main(paths: list[str], output: str | None, unverified: bool = False) -> int:
         return 1
     listed: list[dict] = []
     incomplete: list[str] = []
-    for i in range(len(runs)):
-        for j in range(i + 1, len(runs)):
-            a, b = runs[i], runs[j]
-            try:
-                rows = compare(a, b)
-            except CompareError as exc:
-                print(
-                    f"lmms-comparative compare: error: {run_letter(j)} against {run_letter(i)}: {_shown(exc)}",
-                    file=sys.stderr,
-                )
-                return 2
-            if len(runs) > 2:
-                print(f"\n{run_letter(j)} against {run_letter(i)} (A = {_shown(a.name)}, B = {_shown(b.name)}):")
-            print(table(rows, a.name, b.name))
-            only = [
-                f"{label} only: {listed_tasks(sorted(mine - theirs))}"
-                for label, mine, theirs in (("A", leaves(a), leaves(b)), ("B", leaves(b), leaves(a)))
-                if mine - theirs
-            ]
-            if only:
-                print(_shown(f"not in both runs, not compared: {'; '.join(only)}"))
-            incomplete += [r["task"] for r in rows if r.get("incomplete")]
-            listed += [
-                {**row, "run_a": a.name, "run_b": b.name, "verify_a": states[i], "verify_b": states[j]} for row in rows
-            ]
+    for (i, j), (found, problem) in all_pairs(runs).items():
+        a, b = runs[i], runs[j]
+        if found is None:
+            print(
+                f"lmms-comparative compare: error: {run_letter(j)} against {run_letter(i)}: {_shown(problem)}",
+                file=sys.stderr,
+            )
+            return 2
+        rows = found
+        if len(runs) > 2:
+            print(f"\n{run_letter(j)} against {run_letter(i)} (A = {_shown(a.name)}, B = {_shown(b.name)}):")
+        print(table(rows, a.name, b.name))
+        only = [
+            f"{label} only: {listed_tasks(sorted(mine - theirs))}"
+            for label, mine, theirs in (("A", leaves(a), leaves(b)), ("B", leaves(b), leaves(a)))
+            if mine - theirs
+        ]
+        if only:
+            print(_shown(f"not in both runs, not compared: {'; '.join(only)}"))
+        incomplete += [r["task"] for r in rows if r.get("incomplete")]
+        listed += [
+            {**row, "run_a": a.name, "run_b": b.name, "verify_a": states[i], "verify_b": states[j]} for row in rows
+        ]
     incomplete = sorted(set(incomplete))
     if incomplete:
         print(

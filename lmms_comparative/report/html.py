@@ -85,8 +85,8 @@ def comparison_section(
     problem: str | None,
     states: tuple[str, str] | None = None,
 ) -> list[str]:
-    """The Markdown comparison of the first two runs for one benchmark (``compare.compare`` rows);
-    ``states``: what ``verify`` said of A and of B (``runs.verify_state``)."""
+    """The Markdown comparison of two runs for one benchmark (``compare.compare`` rows), one such
+    section per pair of runs; ``states``: what ``verify`` said of A and of B (``runs.verify_state``)."""
     title = f"### Comparison: {code(b_name)} (B) against {code(a_name)} (A)"
     if states:
         title += f" (verify: A {states[0]}, B {states[1]})"

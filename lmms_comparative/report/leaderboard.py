@@ -21,6 +21,7 @@ import io
 from dataclasses import asdict, dataclass, field
 
 from lmms_comparative.metrics.paired import holm
+from lmms_comparative.report.compare import all_pairs
 from lmms_comparative.report.headlines import entries
 from lmms_comparative.report.run_folders import verify_state
 
@@ -59,20 +60,6 @@ class PairTest:
     p_holm: float | None = None
     test: str = ""
     note: str = ""  # why there is no test
-
-
-def all_pairs(runs: list) -> dict[tuple[int, int], tuple[list[dict] | None, str | None]]:
-    """``compare.compare``'s rows for every pair of runs (i < j), or why a pair has none."""
-    from lmms_comparative.report.compare import CompareError, compare
-
-    found: dict[tuple[int, int], tuple[list[dict] | None, str | None]] = {}
-    for i in range(len(runs)):
-        for j in range(i + 1, len(runs)):
-            try:
-                found[(i, j)] = (compare(runs[i], runs[j]), None)
-            except CompareError as exc:
-                found[(i, j)] = (None, str(exc))
-    return found
 
 
 def _test(rows: list[dict] | None, problem: str | None, task_a: str, task_b: str, a: str, b: str) -> PairTest:

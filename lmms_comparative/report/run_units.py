@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from lmms_comparative.data.generating import logged_samples
-from lmms_comparative.data.replies import sample_key
+from lmms_comparative.data.replies import ItemKey, sample_key
 from lmms_comparative.provenance import KEY
 from lmms_comparative.registry import of_task
 from lmms_comparative.report.run_folders import verify_state
@@ -41,10 +41,8 @@ def item_units(run, task: str) -> Units | None:
     rows = run.samples.get(task)
     if benchmark is None or not rows:
         return None
-    key = benchmark.item_key
     units = Units({})
-    for row in rows:
-        unit = sample_key(row, key)
+    for row, unit in zip(rows, _keys(run, task, benchmark.item_key)):
         item = next((v for v in row.values() if isinstance(v, dict) and "correct" in v), None)
         if unit is None or item is None:
             return None
@@ -52,6 +50,17 @@ def item_units(run, task: str) -> Units | None:
         if item.get("domain"):
             units.categories[unit] = str(item["domain"])
     return units
+
+
+def _keys(run, task: str, key: ItemKey) -> list[str | None]:
+    """The item key of each line of a task's samples log (None where a line has none), found once
+    per run and task for its units and its item count."""
+    memo = getattr(run, "memo", None)
+    if memo is None:
+        return [sample_key(row, key) for row in run.samples[task]]
+    if ("keys", task) not in memo:
+        memo[("keys", task)] = [sample_key(row, key) for row in run.samples[task]]
+    return memo[("keys", task)]
 
 
 def units_of(run, task: str) -> Units | None:
@@ -130,7 +139,7 @@ def _items_held(run, task: str) -> tuple[int | None, int | None]:
     logged = (
         None
         if rows is None or benchmark is None
-        else len({k for r in rows if (k := sample_key(r, benchmark.item_key)) is not None})
+        else len({k for k in _keys(run, task, benchmark.item_key) if k is not None})
     )
     entry = ((run.results.get(KEY) or {}).get("tasks") or {}).get(task)
     count = (

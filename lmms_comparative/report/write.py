@@ -14,7 +14,8 @@ from pathlib import Path
 from lmms_comparative.registry import BENCHMARKS
 from lmms_comparative.report import html
 from lmms_comparative.report.benchmark_parts import charts_of, paper_section, section_of
-from lmms_comparative.report.leaderboard import all_pairs, csv_text, leaderboard
+from lmms_comparative.report.compare import all_pairs
+from lmms_comparative.report.leaderboard import csv_text, leaderboard
 from lmms_comparative.report.run_folders import folder, load_runs, verify_state, write_file
 from lmms_comparative.report.verification import count_only, run_subsets, verification_of, verification_table
 from lmms_comparative.reportlib.cells import collecting, parse_cell
@@ -104,26 +105,21 @@ def write_report(
     subsets = {r.name: run_subsets(r, BENCHMARKS) for r in runs}
     verification = verification_table(runs, subsets)
     parts = ["# lmms-comparative report", "", "Runs: " + ", ".join(code(r.name) for r in runs), "", *verification]
-    # Every pair of runs compared once (report.json's leaderboard and pairs); the Overview shows each
-    # later run against the first, the tabs' comparison sections the first two.
+    # Every pair of runs compared once (report.json's leaderboard and pairs, each benchmark's
+    # comparison sections); the Overview shows each later run against the first.
     every_pair = all_pairs(runs)
     pairs = [(j, *every_pair[(0, j)]) for j in range(1, len(runs))]
     board = leaderboard(BENCHMARKS, runs, every_pair, verified_only) if len(runs) > 1 else None
-    compared, problem = (pairs[0][1], pairs[0][2]) if pairs else (None, None)
+    states = [verify_state(r) for r in runs]
     sections = []
     with collecting() as tables, paper_rows_shown(paper_rows):
         for benchmark in BENCHMARKS:
             with collecting(benchmark.name):
                 text = section_of(benchmark, runs)
                 extra = paper_section(benchmark, runs, paper_rows, aliases)
-                if len(runs) > 1 and (text or extra):
+                for (i, j), (rows, problem) in every_pair.items() if text or extra else ():
                     extra += html.comparison_section(
-                        benchmark,
-                        compared,
-                        runs[0].name,
-                        runs[1].name,
-                        problem,
-                        (verify_state(runs[0]), verify_state(runs[1])),
+                        benchmark, rows, runs[i].name, runs[j].name, problem, (states[i], states[j])
                     )
             if text or extra:
                 section = [text or f"## {benchmark.title}", *extra, ""]

@@ -28,8 +28,9 @@ class Run:
     verified: dict | None = None
     path: Path | None = None  # the results JSON
     # What is read of the run once and asked for again by every pair it is compared in (compare's
-    # units and item counts per task): kept here, by kind and task, for the run's lifetime.
-    memo: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False, compare=False)
+    # units and item counts per task) and by every table a value stands in (its per-item scores):
+    # kept here, by kind and task, for the run's lifetime.
+    memo: dict[tuple[str, ...], Any] = field(default_factory=dict, repr=False, compare=False)
 
     def row(self, task: str) -> dict:
         """A task's or group's row of the results JSON (metric,filter -> value), or {}."""
@@ -57,8 +58,10 @@ class Run:
         rows = self.samples.get(task)
         if not rows:
             return None
-        values = [s.get(metric, {}).get(key) for s in rows]
-        return [float(v) for v in values if isinstance(v, (int, float))] or None
+        if ("per_item", task, metric, key) not in self.memo:
+            values = [s.get(metric, {}).get(key) for s in rows]
+            self.memo[("per_item", task, metric, key)] = [float(v) for v in values if isinstance(v, (int, float))]
+        return list(self.memo[("per_item", task, metric, key)]) or None
 
 
 @dataclass
@@ -70,7 +73,7 @@ class ReadRun(Run):
 
     @classmethod
     def of(cls, run: Run) -> "ReadRun":
-        return cls(run.name, run.results, run.samples, run.side, run.verified, run.path)
+        return cls(run.name, run.results, run.samples, run.side, run.verified, run.path, run.memo)
 
     def row(self, task: str) -> dict:
         found = super().row(task)

@@ -144,6 +144,19 @@ def test_a_failing_run_is_marked_and_left_out_on_request(runs, tmp_path):
     assert document["leaderboard"]["standings"] == board["standings"]
 
 
+def test_pairs_shared_among_workers_give_the_rows_of_one_process(runs, tmp_path):
+    """The report compares the six pairs in forked workers (two here); one process must write the
+    same files, byte for byte."""
+    folders = [str(runs["base"] / "runs" / n) for n in DESIGN]
+    written = {}
+    for jobs in ("1", "2"):
+        env = {**runs["env"], "LMMS_COMPARATIVE_JOBS": jobs}
+        proc = run_tool("report", *folders, "-o", str(tmp_path / jobs), "--no-html", env=env)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        written[jobs] = {p.relative_to(tmp_path / jobs): p.read_bytes() for p in (tmp_path / jobs).rglob("*.*")}
+    assert written["1"] == written["2"] and len(written["1"]) > 3
+
+
 def test_the_report_and_its_page_carry_the_same_ranks(runs, tmp_path, browser):  # noqa: F811
     folders = [str(runs["base"] / "runs" / n) for n in DESIGN]
     board_proc = run_tool("leaderboard", *folders, "-o", str(tmp_path / "board"), env=runs["env"])
@@ -154,6 +167,11 @@ def test_the_report_and_its_page_carry_the_same_ranks(runs, tmp_path, browser): 
     board = json.loads((tmp_path / "board" / "leaderboard.json").read_text(encoding="utf-8"))
     assert document["leaderboard"]["standings"] == board["standings"]
     assert len(document["comparisons"]) == 6  # every pair, once
+    # The benchmark's comparison sections: every pair once too, B the later run on the command line.
+    markdown = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
+    titled = re.findall(r"^### Comparison: `(.+?)` \(B\) against `(.+?)` \(A\)", markdown, re.M)
+    every = {(c["run_b"], c["run_a"]) for c in document["comparisons"]}
+    assert len(titled) == len(set(titled)) == 6 and set(titled) == every
     assert (tmp_path / "report" / "tables" / "leaderboard.csv").read_text(encoding="utf-8") == (
         tmp_path / "board" / "leaderboard.csv"
     ).read_text(encoding="utf-8")
@@ -164,6 +182,11 @@ def test_the_report_and_its_page_carry_the_same_ranks(runs, tmp_path, browser): 
         "return rows.length ? rows.map(r => [r.dataset.runName, +r.dataset.rankBest, +r.dataset.rankWorst]) : null;",
     )
     assert {name: (best, worst) for name, best, worst in shown} == _expected(runs["correct"])
+    tab_titles = browser.execute_script(
+        "return [...document.querySelectorAll('#b-subtlebench h3')].map(h => h.textContent)"
+        ".filter(t => t.startsWith('Comparison:')).length;"
+    )
+    assert tab_titles == 6
     path = Path(tmp_path / "report" / "index.html")
     assert path.is_file()
 
