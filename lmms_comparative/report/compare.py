@@ -24,6 +24,7 @@ import json
 import multiprocessing
 import os
 import sys
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from urllib.parse import quote
 
@@ -157,8 +158,9 @@ def all_pairs(runs: list) -> dict[tuple[int, int], tuple[list[dict] | None, str 
                 units_of(run, task)
     _FORKED_RUNS[:] = runs
     try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            found = pool.map(_forked_pair, pairs, chunksize=1)
+        # A worker that dies (killed, out of memory) breaks the pool with an error, never a wait.
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            found = list(pool.map(_forked_pair, pairs))
     finally:
         _FORKED_RUNS.clear()
     return dict(zip(pairs, found))
