@@ -30,15 +30,14 @@ from lmms_comparative.benchmarks.compbench.prompts import (
 from lmms_comparative.benchmarks.compbench.table import task
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.tasklib import (
-    END_OF_ROUNDS,
     check_model_failures,
     docs_hook,
     load_image_paths,
-    next_round,
     response_text,
     round_replies,
     skip_counts,
 )
+from lmms_comparative.tasklib.in_rounds import in_rounds
 from lmms_comparative.tasklib.rounds import multi_round_docs
 
 SIDES = {"binary", "cars", "soccer", "quantity"}  # kinds answered with Left/Right (Same)
@@ -253,26 +252,21 @@ def _stage_one_question(doc: dict[str, Any]) -> str:
     return TWO_STAGE_DEPTH_1.format(noun=rules.depth_noun(doc["question"]))
 
 
-def twostage_doc_to_messages(
-    doc: dict[str, Any],
-    lmms_eval_specific_kwargs: dict | None = None,
-    round_idx: int | None = None,
-    previous_output: list | None = None,
-    previous_round_info=None,
-):
-    """Round 1: the first image; round 2: the second (the same question); round 3, MagicBrush only:
-    the two descriptions, text only. A failed request ends the item (a failed request)."""
-    outputs = list(previous_output or [])
-    if not round_idx:
-        return _one_image(doc, 0, _stage_one_question(doc))
-    if any(aggregate.is_failed_request(o) for o in outputs):
-        return END_OF_ROUNDS
+def _first_stage(doc: dict[str, Any]) -> list[dict]:
+    """The first round: the first image and its question."""
+    return _one_image(doc, 0, _stage_one_question(doc))
+
+
+@in_rounds(first=_first_stage)
+def twostage_doc_to_messages(doc: dict[str, Any], round_idx: int, outputs: list) -> list[dict] | None:
+    """The second round: the second image (the same question); the third, MagicBrush only: the two
+    descriptions, text only (``in_rounds``: a failed request ends the item, a failed request)."""
     if round_idx == 1:
-        return next_round(_one_image(doc, 1, _stage_one_question(doc)))
+        return _one_image(doc, 1, _stage_one_question(doc))
     if round_idx == 2 and doc["task"] == "existence_magicbrush":
         text = TWO_STAGE_MAGICBRUSH_2.format(first=outputs[0], second=outputs[1], options=", ".join(doc["options"]))
-        return next_round([{"role": "user", "content": [{"type": "text", "text": text}]}])
-    return END_OF_ROUNDS
+        return [{"role": "user", "content": [{"type": "text", "text": text}]}]
+    return None
 
 
 def twostage_doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> str:

@@ -4,6 +4,7 @@ alone, then answer from the two descriptions)."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from lmms_comparative.benchmarks.subtlebench import hooks
@@ -18,9 +19,9 @@ from lmms_comparative.benchmarks.subtlebench.prompts import (
     TWO_STEP_USER_2,
 )
 from lmms_comparative.benchmarks.subtlebench.table import task
-from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.mcq import format_options
-from lmms_comparative.tasklib import END_OF_ROUNDS, chat, flatten, load_images, next_round, round_replies
+from lmms_comparative.tasklib import chat, flatten, load_images, round_replies
+from lmms_comparative.tasklib.in_rounds import in_rounds
 from lmms_comparative.tasklib.rounds import multi_round_docs
 
 
@@ -52,20 +53,11 @@ def two_step_second(doc: dict[str, Any], description: str) -> list[dict]:
     return chat(TWO_STEP_SYSTEM_2, _two_step_images(doc) + [{"type": "text", "text": text}])
 
 
-def twostep_doc_to_messages(
-    doc: dict[str, Any],
-    lmms_eval_specific_kwargs: dict | None = None,
-    round_idx: int | None = None,
-    previous_output: list | None = None,
-    previous_round_info=None,
-):
-    if not round_idx:
-        return two_step_first(doc)
-    description = (previous_output or [""])[0]
-    # A failed first step has nothing to describe: the item ends there, counted as a failed request.
-    if round_idx > 1 or aggregate.is_failed_request(description):
-        return END_OF_ROUNDS
-    return next_round(two_step_second(doc, description))
+@in_rounds(first=two_step_first)
+def twostep_doc_to_messages(doc: dict[str, Any], round_idx: int, outputs: list) -> list[dict] | None:
+    """The second round: step 2, on the step-1 reply, and no round after it (``in_rounds``: a failed
+    first step has nothing to describe, the item ends there, counted as a failed request)."""
+    return two_step_second(doc, (outputs or [""])[0]) if round_idx == 1 else None
 
 
 def twostep_doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> str:
@@ -103,24 +95,17 @@ def _one_image(doc: dict[str, Any], index: int) -> list[dict]:
     return [{"role": "user", "content": [{"type": "image", "url": image}, {"type": "text", "text": text}]}]
 
 
-def langonly_doc_to_messages(
-    doc: dict[str, Any],
-    lmms_eval_specific_kwargs: dict | None = None,
-    round_idx: int | None = None,
-    previous_output: list | None = None,
-    previous_round_info=None,
-):
-    """Rounds 1 and 2: each image alone with its category's question; round 3: the question and
-    options answered from the two descriptions, no image (the Standard prompt, Figure 8)."""
-    outputs = list(previous_output or [])
-    if not round_idx:
-        return _one_image(doc, 0)
-    if any(aggregate.is_failed_request(o) for o in outputs) or round_idx > 2:
-        return END_OF_ROUNDS
+@in_rounds(first=partial(_one_image, index=0))
+def langonly_doc_to_messages(doc: dict[str, Any], round_idx: int, outputs: list) -> list[dict] | None:
+    """The first two rounds: each image alone with its category's question (the first image in the
+    first round); the third: the question and options answered from the two descriptions, no image
+    (the Standard prompt, Figure 8)."""
     if round_idx == 1:
-        return next_round(_one_image(doc, 1))
+        return _one_image(doc, 1)
+    if round_idx > 2:
+        return None
     text = LANGUAGE_ONLY_PREAMBLE.format(first=outputs[0], second=outputs[1]) + "\n\n" + user_text(doc)
-    return next_round(chat(SYSTEM_PROMPTS["standard"], [{"type": "text", "text": text}]))
+    return chat(SYSTEM_PROMPTS["standard"], [{"type": "text", "text": text}])
 
 
 def langonly_doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict | None = None) -> str:
