@@ -19,20 +19,16 @@ memory (``ru_maxrss`` of the process, which runs the CLI in-process):
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from helpers import eval_args  # noqa: E402 - the tests' lmms-eval arguments
+from compbench_runs import HERE, arguments, cell, compbench_copy, env, items, random_run, work_folder
 
-HERE = Path(__file__).resolve().parents[1]
 # The CLI run in-process, its own peak memory printed last (kB on Linux).
 CLI = (
     "import resource, sys\n"
@@ -43,23 +39,11 @@ CLI = (
 )
 
 
-def _env(root: Path, checkout: Path | None = None) -> dict:
-    env = dict(os.environ, COMPBENCH_ROOT=str(root), HF_HUB_OFFLINE="1", LMMS_COMPARATIVE_OUR_TASKS_ONLY="1")
-    if checkout is not None:
-        env["PYTHONPATH"] = str(checkout) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    return env
-
-
-def _lmms_eval(root: Path, out: Path, seed: int) -> None:
-    cmd = [sys.executable, "-m", "lmms_eval", *eval_args("random_choice", "compbench", out, model_args=f"seed={seed}")]
-    subprocess.run(cmd, env=_env(root), check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-
 def _cli(root: Path, checkout: Path, *args: str) -> tuple[float, float]:
     """(seconds, peak MB) of one ``lmms-comparative ARGS`` in a fresh process of ``checkout``."""
     start = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, "-c", CLI, *args], env=_env(root, checkout), capture_output=True, text=True, cwd=checkout
+        [sys.executable, "-c", CLI, *args], env=env(root, checkout), capture_output=True, text=True, cwd=checkout
     )
     took = time.perf_counter() - start
     if proc.returncode not in (0, 1):
@@ -68,30 +52,11 @@ def _cli(root: Path, checkout: Path, *args: str) -> tuple[float, float]:
     return took, peak / 1024
 
 
-def _cell(values: list[float], digits: int = 1) -> str:
-    return f"{min(values):.{digits}f} / {statistics.median(values):.{digits}f} / {max(values):.{digits}f}"
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--before", required=True, help="a checkout of an earlier commit")
-    parser.add_argument("--per-source", type=int, default=1550)
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--workdir", default=None, help="keep the data and runs here (reused when present)")
-    args = parser.parse_args()
-    from lmms_comparative.benchmarks.compbench.fixture import build
-
-    work = Path(args.workdir or tempfile.mkdtemp(prefix="bench_compare_"))
-    root = work / "compbench"
-    if not root.exists():
-        build(root, per_source=args.per_source)
-    runs = []
-    for seed in range(6):
-        out = work / f"run{seed}"
-        if not list(out.glob("**/*_results.json")):
-            _lmms_eval(root, out, seed)
-        runs.append(str(out))
-    items = sum(1 for f in Path(runs[0]).glob("**/*_samples_*.jsonl") for line in f.open() if line.strip())
+    args = arguments(__doc__, per_source=1550, before=True).parse_args()
+    work = work_folder(args.workdir, "bench_compare_")
+    root = compbench_copy(work / "compbench", args.per_source)
+    runs = [str(random_run(root, work / f"run{seed}", seed)) for seed in range(6)]
     checkouts = {"this checkout": HERE, "before": Path(args.before).resolve()}
     measured: dict[tuple[str, str], list[tuple[float, float]]] = {}
     for _ in range(args.runs):
@@ -113,13 +78,13 @@ def main() -> None:
                 measured.setdefault((label, f"report, {n} runs"), []).append(
                     _cli(root, checkout, "report", *runs[:n], "-o", str(scratch / f"r{n}"), "--no-html")
                 )
-    print(f"{items} items a run; cores: {os.cpu_count()}; {args.runs} rounds")
+    print(f"{items(Path(runs[0]))} items a run; cores: {os.cpu_count()}; {args.runs} rounds")
     print("| command | checkout | seconds (min / median / max) | peak MB (median) |")
     print("|---|---|---|---|")
     for (label, command), values in measured.items():
         seconds = [t for t, _ in values]
         peak = statistics.median(m for _, m in values)
-        print(f"| {command} | {label} | {_cell(seconds)} | {peak:.0f} |")
+        print(f"| {command} | {label} | {cell(seconds)} | {peak:.0f} |")
     for label in checkouts:
 
         def median(command: str, who: str = label) -> float:

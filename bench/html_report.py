@@ -20,25 +20,14 @@ over all items (the "B right, A wrong" flips).
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import statistics
-import subprocess
-import sys
-import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from helpers import eval_args  # noqa: E402 - the tests' lmms-eval arguments
-from helpers.browser import CHROMEDRIVER, CHROMIUM, CHROMIUM_FLAGS  # noqa: E402 - the tests' headless Chromium
-
-
-def _lmms_eval(root: Path, out: Path, seed: int) -> None:
-    env = dict(os.environ, COMPBENCH_ROOT=str(root), HF_HUB_OFFLINE="1", LMMS_COMPARATIVE_OUR_TASKS_ONLY="1")
-    cmd = [sys.executable, "-m", "lmms_eval", *eval_args("random_choice", "compbench", out, model_args=f"seed={seed}")]
-    subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+from compbench_runs import arguments, cell, compbench_copy, items, random_run, work_folder
+from helpers.browser import CHROMEDRIVER, CHROMIUM, CHROMIUM_FLAGS  # the tests' headless Chromium (tests/ on the path)
 
 
 def _timed(fn) -> float:
@@ -79,28 +68,13 @@ def _first_render(page: Path) -> tuple[float, float]:
     return first, flips
 
 
-def _cell(values: list[float]) -> str:
-    return f"{min(values):.2f} / {statistics.median(values):.2f} / {max(values):.2f}"
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--per-source", type=int, default=2000)
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--workdir", default=None, help="keep the data and runs here (reused when present)")
-    args = parser.parse_args()
-    from lmms_comparative.benchmarks.compbench.fixture import build
+    args = arguments(__doc__, per_source=2000).parse_args()
     from lmms_comparative.report import write_report
 
-    work = Path(args.workdir or tempfile.mkdtemp(prefix="bench_html_"))
-    root = work / "compbench"
-    if not root.exists():
-        build(root, per_source=args.per_source)
-    for name, seed in (("a", 1), ("b", 2)):
-        if not list((work / name).glob("**/*_results.json")):
-            _lmms_eval(root, work / name, seed)
-    runs = [str(work / "a"), str(work / "b")]
-    items = sum(1 for f in (work / "a").glob("**/*_samples_*.jsonl") for line in f.open() if line.strip())
+    work = work_folder(args.workdir, "bench_html_")
+    root = compbench_copy(work / "compbench", args.per_source)
+    runs = [str(random_run(root, work / name, seed)) for name, seed in (("a", 1), ("b", 2))]
     markdown, cold, warm, first, flips = [], [], [], [], []
     for _ in range(args.runs):
         shutil.rmtree(work / "report_md", ignore_errors=True)
@@ -114,20 +88,20 @@ def main() -> None:
         first.append(render)
         flips.append(flip)
     size = sum(p.stat().st_size for p in (work / "report_html").rglob("*") if p.is_file()) / 1e6
-    print(f"{items} items a run, two runs; report folder {size:.0f} MB; cores: {os.cpu_count()}")
+    print(f"{items(work / 'a')} items a run, two runs; report folder {size:.0f} MB; cores: {os.cpu_count()}")
     print("| variant | seconds (min / median / max) | x markdown |")
     print("|---|---|---|")
-    print(f"| markdown report (today's) | {_cell(markdown)} | 1.00 |")
+    print(f"| markdown report (today's) | {cell(markdown, 2)} | 1.00 |")
     print(
-        f"| with index.html, cold thumbnails | {_cell(cold)} | "
+        f"| with index.html, cold thumbnails | {cell(cold, 2)} | "
         f"{statistics.median(cold) / statistics.median(markdown):.2f} |"
     )
     print(
-        f"| with index.html, thumbnails reused | {_cell(warm)} | "
+        f"| with index.html, thumbnails reused | {cell(warm, 2)} | "
         f"{statistics.median(warm) / statistics.median(markdown):.2f} |"
     )
-    print(f"| page: first page drawn, thumbnails decoded | {_cell(first)} | |")
-    print(f"| page: 'B right, A wrong' over all items | {_cell(flips)} | |")
+    print(f"| page: first page drawn, thumbnails decoded | {cell(first, 2)} | |")
+    print(f"| page: 'B right, A wrong' over all items | {cell(flips, 2)} | |")
 
 
 if __name__ == "__main__":

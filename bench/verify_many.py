@@ -25,15 +25,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from helpers import eval_args  # noqa: E402 - the tests' lmms-eval arguments
+from compbench_runs import cell, compbench_copy, env, items, random_run, work_folder
 
 SEEDS = range(1, 7)
 ITEMS_PER_SOURCE_UNIT = 12.4  # CompBench's fixture: items over the sixteen columns per ``per_source``
@@ -49,32 +46,21 @@ print(json.dumps(out))
 """
 
 
-def _env(root: Path, **extra: str) -> dict:
-    return dict(os.environ, COMPBENCH_ROOT=str(root), HF_HUB_OFFLINE="1", LMMS_COMPARATIVE_OUR_TASKS_ONLY="1", **extra)
-
-
-def _run(root: Path, out: Path, seed: int) -> None:
-    cmd = [sys.executable, "-m", "lmms_eval", *eval_args("random_choice", "compbench", out, model_args=f"seed={seed}")]
-    subprocess.run(cmd, env=_env(root), check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-
 def _verify(root: Path, folder: Path, cold: bool) -> dict:
     """One ``verify`` of ``folder``: seconds, peak memory (kB), exit status, output."""
     for stale in folder.glob("**/*_verify.json"):
         stale.unlink()
-    env = _env(root, **({"LMMS_COMPARATIVE_VERIFY_COLD": "1"} if cold else {}))
+    run_env = env(root, **({"LMMS_COMPARATIVE_VERIFY_COLD": "1"} if cold else {}))
     if not cold:
-        env.pop("LMMS_COMPARATIVE_VERIFY_COLD", None)
+        run_env.pop("LMMS_COMPARATIVE_VERIFY_COLD", None)
     verify = [sys.executable, "-m", "lmms_comparative", "verify", str(folder)]
-    done = subprocess.run([sys.executable, "-c", TIMED, *verify], env=env, capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", TIMED, *verify], env=run_env, capture_output=True, text=True, check=True
+    )
     found = json.loads(done.stdout)
     if found["rc"] != 0:
         raise SystemExit(f"verify {folder} exited {found['rc']}:\n{found['stdout'][-2000:]}{found['stderr'][-2000:]}")
     return found
-
-
-def _cell(values: list[float], digits: int = 1) -> str:
-    return f"{min(values):.{digits}f} / {statistics.median(values):.{digits}f} / {max(values):.{digits}f}"
 
 
 def main() -> None:
@@ -83,19 +69,15 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=2, help="rounds of the three measurements")
     parser.add_argument("--workdir", default=None, help="keep the data and the runs here (reused when present)")
     args = parser.parse_args()
-    from lmms_comparative.benchmarks.compbench.fixture import build
     from lmms_comparative.rescoring.warm import cores
 
-    work = Path(args.workdir or tempfile.mkdtemp(prefix="bench_verify_many_"))
+    work = work_folder(args.workdir, "bench_verify_many_")
     per_source = max(1, round(args.items / ITEMS_PER_SOURCE_UNIT))
-    root, runs = work / f"compbench_{per_source}", work / f"runs_{per_source}"
-    if not root.exists():
-        build(root, per_source=per_source)
+    root = compbench_copy(work / f"compbench_{per_source}", per_source)
+    runs = work / f"runs_{per_source}"
     for seed in SEEDS:
-        if not list((runs / f"seed{seed}").glob("**/*_results.json")):
-            _run(root, runs / f"seed{seed}", seed)
+        random_run(root, runs / f"seed{seed}", seed)
     one = runs / "seed1"
-    items = sum(1 for f in one.glob("**/*_samples_*.jsonl") for line in f.open() if line.strip())
     cases = {"1 run": (one, True), "6 runs, fresh": (runs, True), "6 runs, forked": (runs, False)}
     seconds: dict[str, list[float]] = {name: [] for name in cases}
     peaks: dict[str, list[float]] = {name: [] for name in cases}
@@ -109,12 +91,12 @@ def main() -> None:
     if outputs["6 runs, fresh"] != outputs["6 runs, forked"]:
         raise SystemExit("the two ways printed different verdicts")
     base = statistics.median(seconds["1 run"])
-    print(f"{items} items a run, six runs (seeds 1-6); cores: {cores()}; rounds: {args.runs}")
+    print(f"{items(one)} items a run, six runs (seeds 1-6); cores: {cores()}; rounds: {args.runs}")
     print("| verify | seconds (min / median / max) | peak MB (largest process) | x 1 run |")
     print("|---|---|---|---|")
     for name in cases:
         ratio = statistics.median(seconds[name]) / base
-        print(f"| {name} | {_cell(seconds[name])} | {_cell(peaks[name], 0)} | {ratio:.2f} |")
+        print(f"| {name} | {cell(seconds[name])} | {cell(peaks[name], 0)} | {ratio:.2f} |")
     fresh, forked = statistics.median(seconds["6 runs, fresh"]), statistics.median(seconds["6 runs, forked"])
     print(f"6 runs forked / fresh: {forked / fresh:.2f} (medians); the verdicts of both ways are the same")
 
