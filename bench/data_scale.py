@@ -34,8 +34,8 @@ Sizes (``--quick``: a few items each, one run, for a smoke test):
 - CaptionQA: parquet per domain and ``all`` with 657 image sets and 33,027 questions (paper
   Table 1), the images at the size the hub card's download size gives (911 MB for two copies of
   every image set); groups ``captionqa_simple`` (one caption prompt) and ``captionqa_image``.
-  ``--captionqa-without-domain`` leaves out the release's ``domain`` column, as the package's
-  fixture does. A task set whose hooks fail on a copy is reported with the error, not timed.
+  ``--captionqa-without-domain`` leaves out the release's ``domain`` column. A task set whose
+  hooks fail on a copy is reported with the error, not timed.
 - VLM²-Bench: the unpacked zip's question files and images, 2,860 image items (paper Table 3,
   without the 200 video questions), small PNG files (the zip's image sizes are not recorded);
   group ``vlm2bench_image``.
@@ -245,36 +245,31 @@ CAPTIONQA_PREFIX = {"natural": "nat", "document": "doc", "ecommerce": "eco", "em
 CAPTIONQA_SET_BYTES = 911e6 / 2 / 657
 
 
+def captionqa_features():
+    """The columns of CaptionQA's parquet files (``datasets`` features), read from a copy the
+    package's fixture builder writes: the release's, declared in one place."""
+    import pyarrow.parquet as pq
+    from datasets import Features
+
+    from lmms_comparative.benchmarks.captionqa.fixture import SMOKE_RECORDS, build
+
+    with tempfile.TemporaryDirectory() as tmp:
+        return Features.from_arrow_schema(pq.read_schema(build(Path(tmp), per_domain=1) / SMOKE_RECORDS))
+
+
 def write_captionqa(dest: Path, scale: float, set_bytes: float, domain_column: bool = True) -> Path:
     """Parquet per domain and "all" (data/<split>-00000-of-00001.parquet) with the release's columns
-    (``domain_column=False``: without ``domain``, as the package's fixture writes them); every third
-    image set has two images, each of random pixels so that an image set weighs ``set_bytes``."""
+    (``captionqa_features``; ``domain_column=False``: without ``domain``); every third image set has
+    two images, each of random pixels so that an image set weighs ``set_bytes``."""
     import datasets
     import numpy as np
-    from datasets import Dataset, Features, List, Value
-    from datasets import Image as ImageFeature
+    from datasets import Dataset, Features
 
     datasets.disable_progress_bars()
 
     from lmms_comparative.benchmarks.captionqa.data import taxonomy
 
-    features = Features(
-        {
-            "id": Value("string"),
-            "images": List(ImageFeature()),
-            "questions": List(
-                {
-                    "answer": Value("string"),
-                    "category": List(Value("string")),
-                    "choices": List(Value("string")),
-                    "question": Value("string"),
-                    "source": Value("string"),
-                }
-            ),
-            "domain": Value("string"),
-            "image_paths": List(Value("string")),
-        }
-    )
+    features = captionqa_features()
     rng = np.random.default_rng(0)
     (dest / "data").mkdir(parents=True, exist_ok=True)
     by_domain = {}
@@ -695,7 +690,7 @@ def main() -> None:
     parser.add_argument(
         "--captionqa-without-domain",
         action="store_true",
-        help="write CaptionQA without the release's 'domain' column (as the package's fixture does)",
+        help="write CaptionQA without the release's 'domain' column",
     )
     parser.add_argument(
         "--small-images",
