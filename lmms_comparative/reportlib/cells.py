@@ -33,17 +33,18 @@ def _has_interval(rows: list[list[str]]) -> bool:
     return any(re.search(r"±|\(-?[\d.]+–", cell) for row in rows for cell in row[1:])
 
 
-def interval_note(rows: list[list[str]], with_intervals: str, without: str) -> str:
-    """The table caption's sentence on intervals: how they were made, or why there are none."""
-    return with_intervals if _has_interval(rows) else without
-
-
 SAMPLES_NEEDED = (
     "No intervals: they are computed from per-item results, which only runs with `--log_samples` write "
     "(samples logs beside the results JSON)."
 )
 
 NO_CI95 = "No intervals: these results carry no `ci95` metric (a task publishes it when it scored at least two units)."
+
+
+def interval_note(rows: list[list[str]], with_intervals: str, without: str = NO_CI95) -> str:
+    """The table caption's sentence on intervals: how they were made, or why there are none
+    (by default: the results carry no ``ci95``)."""
+    return with_intervals if _has_interval(rows) else without
 
 
 # The tables of the report being written (``collecting``): report.json and the CSV files carry
@@ -125,6 +126,17 @@ def captioned(
     """A section's table (``table``) under its caption, a blank line before each: the lines a
     section adds for it; [] without rows (and no table recorded)."""
     return ["", caption, "", table(header, rows, key, title, marks)] if rows else []
+
+
+def breakdown_rows(run: Run, task: str, field: str, metric: str) -> list[list[str]]:
+    """A run's rows of a breakdown its task reports (``by_class``, ``by_operator``: {name: {metric,
+    n, ...}}), by name: the run, the name, the metric (%) and n."""
+    breakdown = sorted(run.mapping(task, field).items())
+    return [
+        [run.name, name, cell(entry.get(metric)), str(entry.get("n", "-"))]
+        for name, entry in breakdown
+        if isinstance(entry, dict)
+    ]
 
 
 def reference_rows(reference: dict[str, list], digits: int = 1) -> list[list[str]]:

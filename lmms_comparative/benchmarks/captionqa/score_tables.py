@@ -10,7 +10,7 @@ import json
 from lmms_comparative.benchmarks.captionqa.scoring import difficulty, reader_stability
 from lmms_comparative.benchmarks.captionqa.table import PROMPTS  # the caption prompts, Table 3's row groups
 from lmms_comparative.record import Benchmark
-from lmms_comparative.reportlib.cells import NO_CI95, captioned, cell, interval_note, table, unscored_notes
+from lmms_comparative.reportlib.cells import captioned, cell, interval_note, table, unscored_notes
 from lmms_comparative.reportlib.marks import Marks, with_skips
 from lmms_comparative.reportlib.runs import Run
 
@@ -52,7 +52,6 @@ def section(benchmark: Benchmark, runs: list[Run]) -> str | None:
         rows,
         "± the half-width of a 95% bootstrap interval (images resampled with their questions; Overall: a normal "
         "interval from the domains' standard errors, clipped to 0-100).",
-        NO_CI95,
     )
     out = [
         "## CaptionQA",

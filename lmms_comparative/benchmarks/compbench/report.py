@@ -78,37 +78,6 @@ def section(benchmark: Benchmark, runs: list[Run]) -> str | None:
     return "\n".join(out)
 
 
-def _protocol_table(benchmark: Benchmark, runs: list[Run]) -> list[str]:
-    keys = [c for c, _ in COMPBENCH_COLUMNS]
-    rows = []
-    marks = Marks(benchmark)
-    for run in runs:
-        families = [f for f in INPUTS if any(run.row(f"{f}_{c}") for c in keys)]
-        if families == ["compbench"]:
-            continue
-        for family in families:
-            tasks = [f"{family}_{c}" for c in keys]
-            values = [run.value(t, "accuracy") for t in tasks]
-            done = [v for v in values if isinstance(v, float) and v == v]
-            avg = run.value(family, "accuracy") if run.row(family) else (sum(done) / len(done) if done else None)
-            present = [t for t in tasks if run.row(t)]
-            rows.append(
-                [marks.name(run, present), INPUTS[family]]
-                + [with_skips(cell(v), run, [t]) for v, t in zip(values, tasks)]
-                + [with_skips(cell(avg), run, present)]
-            )
-    return captioned(
-        "Input protocols side by side (%): concatenated pair (`compbench*`, the paper's protocol for most models), two "
-        "images (`compbench_pair*`, Table 2's GPT-4V and Gemini rows), all records (`compbench_full*`). Avg: the mean "
-        "of the columns the run has.",
-        ["Model", "Input"] + [label for _, label in COMPBENCH_COLUMNS] + ["Avg"],
-        rows,
-        key="compbench_inputs",
-        title="MLLM-CompBench: input protocols",
-        marks=marks,
-    )
-
-
 def _main_table(benchmark: Benchmark, runs: list[Run]) -> list[str]:
     rows = reference_rows(COMPBENCH_REFERENCE)
     bias_rows = []
@@ -162,6 +131,37 @@ def _main_table(benchmark: Benchmark, runs: list[Run]) -> list[str]:
         ["Model", "Column", "Answered Left", "Truly Left", "Gap"],
         bias_rows,
         marks=bias_marks,
+    )
+
+
+def _protocol_table(benchmark: Benchmark, runs: list[Run]) -> list[str]:
+    keys = [c for c, _ in COMPBENCH_COLUMNS]
+    rows = []
+    marks = Marks(benchmark)
+    for run in runs:
+        families = [f for f in INPUTS if any(run.row(f"{f}_{c}") for c in keys)]
+        if families == ["compbench"]:
+            continue
+        for family in families:
+            tasks = [f"{family}_{c}" for c in keys]
+            values = [run.value(t, "accuracy") for t in tasks]
+            done = [v for v in values if isinstance(v, float) and v == v]
+            avg = run.value(family, "accuracy") if run.row(family) else (sum(done) / len(done) if done else None)
+            present = [t for t in tasks if run.row(t)]
+            rows.append(
+                [marks.name(run, present), INPUTS[family]]
+                + [with_skips(cell(v), run, [t]) for v, t in zip(values, tasks)]
+                + [with_skips(cell(avg), run, present)]
+            )
+    return captioned(
+        "Input protocols side by side (%): concatenated pair (`compbench*`, the paper's protocol for most models), two "
+        "images (`compbench_pair*`, Table 2's GPT-4V and Gemini rows), all records (`compbench_full*`). Avg: the mean "
+        "of the columns the run has.",
+        ["Model", "Input"] + [label for _, label in COMPBENCH_COLUMNS] + ["Avg"],
+        rows,
+        key="compbench_inputs",
+        title="MLLM-CompBench: input protocols",
+        marks=marks,
     )
 
 

@@ -12,7 +12,7 @@ from lmms_comparative.benchmarks.diffspot.table import TASKS as TASK_TABLE
 from lmms_comparative.benchmarks.diffspot.table import task_name
 from lmms_comparative.failures import DataError
 from lmms_comparative.record import Benchmark, Headline, ReportPart
-from lmms_comparative.reportlib.cells import NO_CI95, captioned, cell, interval_note, text_table, unscored_notes
+from lmms_comparative.reportlib.cells import breakdown_rows, captioned, cell, interval_note, text_table, unscored_notes
 from lmms_comparative.reportlib.marks import Marks, with_skips
 from lmms_comparative.reportlib.runs import Run
 from lmms_comparative.tasklib.report_part import report_part
@@ -64,7 +64,7 @@ def section(benchmark: Benchmark, runs: list[Run]) -> str | None:
     if not runs:
         return None
     marks = Marks(benchmark)
-    rows, operators = [], []
+    rows = []
     for run in runs:
         cells, behind = [], []
         for _, metric, _, _ in COLUMNS:
@@ -81,12 +81,8 @@ def section(benchmark: Benchmark, runs: list[Run]) -> str | None:
                 str(counts.get("failed", "-")),
             ]
         )
-        task = "diffspot" if run.row("diffspot") else None
-        for op, entry in sorted((run.mapping(task, "by_operator") if task else {}).items()):
-            if isinstance(entry, dict):
-                operators.append([run.name, op, cell(entry.get("recall")), str(entry.get("n", "-"))])
     header = ["Model"] + [label for *_, label in COLUMNS] + ["judged", "unjudged", "no reply"]
-    note = interval_note(rows, "± the half-width of a 95% bootstrap interval over the judged pairs.", NO_CI95)
+    note = interval_note(rows, "± the half-width of a 95% bootstrap interval over the judged pairs.")
     caption = (
         "The leaderboard's columns (%): recall on the Easy, Medium and Hard has-diff pairs and on all of them (Diff), "
         "specificity on the no-diff pairs, "
@@ -103,7 +99,7 @@ def section(benchmark: Benchmark, runs: list[Run]) -> str | None:
         "Recall (%) per mutation operator on the has-diff pairs (the authors' optional breakdown; 300 pairs each "
         "in the release).",
         ["Model", "Operator", "Recall", "n"],
-        operators,
+        [row for run in runs for row in breakdown_rows(run, "diffspot", "by_operator", "recall")],
         key="diffspot_operators",
         title="DiffSpot: recall per operator",
     )

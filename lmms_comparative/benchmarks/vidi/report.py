@@ -4,7 +4,7 @@ consistency, the run summary."""
 from __future__ import annotations
 
 from lmms_comparative.record import Benchmark, Headline, ReportPart
-from lmms_comparative.reportlib.cells import NO_CI95, captioned, cell, interval_note, text_table, unscored_notes
+from lmms_comparative.reportlib.cells import captioned, cell, interval_note, text_table, unscored_notes
 from lmms_comparative.reportlib.marks import Marks, with_skips
 from lmms_comparative.reportlib.runs import Run
 from lmms_comparative.tasklib.report_part import report_part
@@ -108,7 +108,6 @@ def section(benchmark: Benchmark, runs: list[Run]) -> str | None:
         "± the half-width of a 95% bootstrap interval over pairs (corpus BLEU recomputed per resample; CIDEr with the "
         "full corpus's document frequencies; the average of both orders: a normal interval, clipped to the metric's "
         "range).",
-        NO_CI95,
     )
     caption = (
         "Every metric on the paper's scale, x100 (its Tables 1, 2, 4 and 8): BLEU-1..4, ROUGE-L and CIDEr-D "

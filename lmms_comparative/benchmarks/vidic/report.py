@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from lmms_comparative.benchmarks.vidic.table import TASK
 from lmms_comparative.record import Benchmark, Headline, ReportPart
-from lmms_comparative.reportlib.cells import NO_CI95, captioned, cell, interval_note, text_table, unscored_notes
+from lmms_comparative.reportlib.cells import breakdown_rows, captioned, cell, interval_note, text_table, unscored_notes
 from lmms_comparative.reportlib.marks import Marks, with_skips
 from lmms_comparative.reportlib.runs import Run
 from lmms_comparative.tasklib.report_part import report_part
@@ -37,7 +37,7 @@ def section(benchmark: Benchmark, runs: list[Run]) -> str | None:
     if not runs:
         return None
     marks = Marks(benchmark)
-    rows, classes = [], []
+    rows = []
     for run in runs:
         cells = [with_skips(cell(run.value(TASK, m), run.ci(TASK, m)), run, [TASK]) for m, _ in COLUMNS]
         counts = _counts(run)
@@ -51,11 +51,8 @@ def section(benchmark: Benchmark, runs: list[Run]) -> str | None:
                 str(counts.get("judge_failed", "-")),
             ]
         )
-        for name, entry in sorted(run.mapping(TASK, "by_class").items()):
-            if isinstance(entry, dict):
-                classes.append([run.name, name, cell(entry.get("accuracy")), str(entry.get("n", "-"))])
     header = ["Model", *(label for _, label in COLUMNS), "items", "pairs", "no description", "judge failed"]
-    note = interval_note(rows, "± the half-width of a 95% bootstrap interval over the pairs.", NO_CI95)
+    note = interval_note(rows, "± the half-width of a 95% bootstrap interval over the pairs.")
     caption = (
         "The README's columns (%): accuracy on every checklist item (Avg.), on the Difference items (missed "
         "differences lower it) and on the Similarity items (invented differences lower it), and on each dimension's "
@@ -67,7 +64,7 @@ def section(benchmark: Benchmark, runs: list[Run]) -> str | None:
     per_class = captioned(
         "Accuracy (%) per checklist class, as the release names them (each pooled over both sections).",
         ["Model", "Class", "Accuracy", "n"],
-        classes,
+        [row for run in runs for row in breakdown_rows(run, TASK, "by_class", "accuracy")],
         key="vidic_classes",
         title="ViDiC-1K: per class",
     )

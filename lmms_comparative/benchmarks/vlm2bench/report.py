@@ -6,15 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from lmms_comparative.record import Benchmark, Headline, ReportPart
-from lmms_comparative.reportlib.cells import (
-    NO_CI95,
-    captioned,
-    cell,
-    interval_note,
-    reference_rows,
-    text_table,
-    unscored_notes,
-)
+from lmms_comparative.reportlib.cells import captioned, cell, interval_note, reference_rows, text_table, unscored_notes
 from lmms_comparative.reportlib.marks import Marks, with_skips
 from lmms_comparative.reportlib.runs import Run
 from lmms_comparative.tasklib.report_part import report_part
@@ -118,7 +110,6 @@ def section(benchmark: Benchmark, runs: list[Run]) -> str | None:
         rows,
         "± the half-width of a 95% bootstrap interval (pairs or questions resampled; Overall: a normal interval from "
         "the subtasks' standard errors, clipped to 0-100).",
-        NO_CI95,
     )
     caption = (
         "Scores (%) as the paper's Table 1, with its two decimals: pair accuracy (T/F), Acc_num (counting), "
