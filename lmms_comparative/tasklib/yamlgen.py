@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Union
@@ -121,6 +121,19 @@ class Group:
 Spec = Union[Template, Task, Group]
 
 
+def family(
+    tasks: Iterable[Task],
+    group: str,
+    config: Mapping[str, Any] | None = None,
+    include: str | None = None,
+    note: str = "",
+) -> tuple[Spec, ...]:
+    """A family's files: its tasks, then ``group``, the group of them (``config``, ``include`` and
+    ``note`` are the group's)."""
+    tasks = tuple(tasks)
+    return (*tasks, Group(group, tuple(t.name for t in tasks), config or {}, include, note))
+
+
 @dataclass(frozen=True)
 class Source:
     """A benchmark's task files (every YAML of its ``yaml/`` folder) and its cell of the README's
@@ -148,6 +161,15 @@ def file_name(spec: Spec) -> str:
 def metric(name: str, aggregation: Any, higher_is_better: bool | None = True) -> dict:
     """A task's ``metric_list`` entry."""
     return {"metric": name, "aggregation": aggregation, "higher_is_better": higher_is_better}
+
+
+def metric_list(
+    hooks: Hooks, aggregations: Mapping[str, object], names: Iterable[str], unranked: Collection[str]
+) -> list:
+    """A task's ``metric_list``: an entry per metric of ``names``, in order, aggregated by its hook in
+    ``aggregations``; higher is better, except for the ``unranked`` ones (counts, intervals,
+    breakdowns), whose ``higher_is_better`` is null."""
+    return [metric(m, hooks(aggregations[m]), None if m in unranked else True) for m in names]
 
 
 def group_metric(name: str, aggregation: Any = "mean", weight_by_size: bool | None = None) -> dict:

@@ -128,7 +128,7 @@ def _prompt_family(prompt: str) -> tuple:
         )
         for domain in DOMAINS
     )
-    return (*tasks, yamlgen.Group(task_name(prompt), tuple(t.name for t in tasks), include=GROUP_TEMPLATE))
+    return yamlgen.family(tasks, task_name(prompt), include=GROUP_TEMPLATE)
 
 
 def _image_family() -> tuple:
@@ -147,14 +147,7 @@ def _image_family() -> tuple:
             yamlgen.group_metric("counts", yamlgen.kit_hook(group_sum_counts)),
         ],
     )
-    return (
-        *tasks,
-        yamlgen.Group(
-            task_name(IMAGE),
-            tuple(t.name for t in tasks),
-            yamlgen.group_config(aggregate),
-        ),
-    )
+    return yamlgen.family(tasks, task_name(IMAGE), yamlgen.group_config(aggregate))
 
 
 SOURCE = yamlgen.Source(

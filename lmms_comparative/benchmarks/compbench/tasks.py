@@ -129,12 +129,7 @@ def _family(family: str) -> tuple:
     tasks = tuple(
         yamlgen.Task(task(family, f"{c.relativity}_{c.source}"), _config(family, c), include=TEMPLATE) for c in columns
     )
-    return (
-        *tasks,
-        yamlgen.Group(
-            task(family), tuple(t.name for t in tasks), include=GROUP_TEMPLATE, note=GROUP_NOTES.get(family, "")
-        ),
-    )
+    return yamlgen.family(tasks, task(family), include=GROUP_TEMPLATE, note=GROUP_NOTES.get(family, ""))
 
 
 def _templates() -> tuple[yamlgen.Template, yamlgen.Template]:

@@ -89,10 +89,7 @@ def _task(suffix: str) -> yamlgen.Task:
     config = {
         "process_docs": H(docs),
         "process_results": H(results),
-        "metric_list": [
-            yamlgen.metric(m, H(aggregations[m]), None if m in ("by_operator", "counts", "ci95") else True)
-            for m in metrics(suffix)
-        ],
+        "metric_list": yamlgen.metric_list(H, aggregations, metrics(suffix), ("by_operator", "counts", "ci95")),
     }
     return yamlgen.Task(task_name(suffix), config, include=TEMPLATE, note=NOTES[suffix])
 

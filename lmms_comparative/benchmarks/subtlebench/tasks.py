@@ -193,7 +193,7 @@ def _family(
 ) -> tuple[yamlgen.Spec, ...]:
     """A family's tasks (one per type code) and its group."""
     tasks = tuple(yamlgen.Task(task(family, code), config_of(code), include=TEMPLATE) for code in codes)
-    return (*tasks, yamlgen.Group(task(family), tuple(t.name for t in tasks), include=GROUP_TEMPLATE, note=note))
+    return yamlgen.family(tasks, task(family), include=GROUP_TEMPLATE, note=note)
 
 
 def _strategy(name: str) -> Callable[[str], dict]:

@@ -21,6 +21,9 @@ DOCS = {
     "global": {"": hooks.process_docs, SWAPPED: hooks.process_docs_swap},
     "fewshot": {"": hooks.process_docs_fewshot},
 }
+# The metrics that rank no model (the spread over repeats, counts, intervals): null higher_is_better,
+# and no average over the two image orders.
+UNRANKED = ("repeats", "counts", "ci95")
 # The settings whose items carry the judge's metrics have their own process_results.
 RESULTS = {"global": hooks.process_results_global}
 # Each setting's aggregations (hooks.py), by metric (table.metrics gives their order in the task file).
@@ -75,7 +78,6 @@ yamlgen.check_tables(
 def _task(setting: str, order: str = "") -> yamlgen.Task:
     if setting not in DOCS or order not in DOCS[setting]:
         raise ValueError(f"{task_name(setting, order)}: tasks.py names no process_docs for it")
-    aggregations = AGGREGATIONS[setting]
     config = {
         "process_docs": H(DOCS[setting][order]),
         "lmms_eval_specific_kwargs": yamlgen.Flow({"default": {"setting": setting}}),
@@ -86,15 +88,12 @@ def _task(setting: str, order: str = "") -> yamlgen.Task:
         config["process_results"] = yamlgen.Note(
             "The judge's precision, recall and F1 are the global setting's only.", H(RESULTS[setting])
         )
-    config["metric_list"] = [
-        yamlgen.metric(m, H(aggregations[m]), True if m not in ("repeats", "counts", "ci95") else None)
-        for m in metrics(setting)
-    ]
+    config["metric_list"] = yamlgen.metric_list(H, AGGREGATIONS[setting], metrics(setting), UNRANKED)
     return yamlgen.Task(task_name(setting, order), config, include=TEMPLATE)
 
 
 def _average(setting: str) -> yamlgen.Group:
-    scores = [m for m in metrics(setting) if m not in ("repeats", "counts", "ci95")]
+    scores = [m for m in metrics(setting) if m not in UNRANKED]
     aggregate = [
         *(yamlgen.group_metric(m, weight_by_size=False) for m in scores),
         yamlgen.group_metric("counts", yamlgen.kit_hook(group_sum_counts)),

@@ -46,10 +46,7 @@ TASK_SPEC = yamlgen.Task(
             {"max_new_tokens": 4096, "temperature": 0.7, "top_p": 0.9, "until": []},
         ),
         "process_results": H(hooks.process_results),
-        "metric_list": [
-            yamlgen.metric(m, H(AGGREGATIONS[m]), None if m in ("by_class", "counts", "ci95") else True)
-            for m in METRICS
-        ],
+        "metric_list": yamlgen.metric_list(H, AGGREGATIONS, METRICS, ("by_class", "counts", "ci95")),
         "metadata": {"version": 1.0},
     },
 )

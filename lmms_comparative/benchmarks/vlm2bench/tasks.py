@@ -95,9 +95,7 @@ def _subtask(subtask: str) -> yamlgen.Task:
             f"{SHORT_REPLY_SCRIPTS[kind]}: greedy, max_new_tokens=512 (OC and PC images: 2048, the template's).",
             yamlgen.generation(512, 0),
         )
-    config["metric_list"] = [
-        yamlgen.metric(m, H(AGGREGATIONS[m]), None if m in ("counts", "ci95") else True) for m in KIND_METRICS[kind]
-    ]
+    config["metric_list"] = yamlgen.metric_list(H, AGGREGATIONS, KIND_METRICS[kind], ("counts", "ci95"))
     return yamlgen.Task(task_name(subtask), config, include=TEMPLATE)
 
 
@@ -122,15 +120,7 @@ def _strategy(name: str) -> tuple:
         )
         for subtask in subtasks
     )
-    return (
-        *tasks,
-        yamlgen.Group(
-            task_name(name),
-            tuple(t.name for t in tasks),
-            GROUP_METRICS,
-            note=f"{STRATEGY_NOTES[name]}\n{STRATEGY_READING}",
-        ),
-    )
+    return yamlgen.family(tasks, task_name(name), GROUP_METRICS, note=f"{STRATEGY_NOTES[name]}\n{STRATEGY_READING}")
 
 
 def _groups() -> tuple[yamlgen.Group, ...]:
