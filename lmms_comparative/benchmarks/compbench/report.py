@@ -30,6 +30,7 @@ COMPBENCH_COLUMNS = [
     ("temporality_soccernet", "Temp. SN"), ("temporality_compcars", "Temp. CC"),
     ("spatiality_nyudepth", "Spat. ND"), ("quantity_vqav2", "Quan. VQ"), ("quality_qbench2", "Qual. QB"),
 ]  # fmt: skip
+KEYS = [c for c, _ in COMPBENCH_COLUMNS]  # the columns' task suffixes, in the table's order
 
 # MLLM-CompBench Table 2 (the paper has no human row over the sixteen columns).
 COMPBENCH_REFERENCE = {
@@ -66,12 +67,11 @@ def section(benchmark: Benchmark, runs: list[Run]) -> str | None:
     """Table 2 for the concatenated runs (the paper's protocol for most models), then every input
     protocol a run has side by side: concatenated, two images (``compbench_pair*``, the GPT-4V /
     Gemini protocol of Table 2) and the full set."""
-    keys = [c for c, _ in COMPBENCH_COLUMNS]
-    present = [r for r in runs if any(r.row(f"{family}_{c}") for family in INPUTS for c in keys)]
+    present = [r for r in runs if any(r.row(f"{family}_{c}") for family in INPUTS for c in KEYS)]
     if not present:
         return None
     out = ["## MLLM-CompBench"]
-    main = [r for r in present if any(r.row(f"compbench_{c}") for c in keys)]
+    main = [r for r in present if any(r.row(f"compbench_{c}") for c in KEYS)]
     if main:
         out += _main_table(benchmark, main)
     out += _protocol_table(benchmark, present) + unscored_notes(present, benchmark.name)
@@ -135,15 +135,14 @@ def _main_table(benchmark: Benchmark, runs: list[Run]) -> list[str]:
 
 
 def _protocol_table(benchmark: Benchmark, runs: list[Run]) -> list[str]:
-    keys = [c for c, _ in COMPBENCH_COLUMNS]
     rows = []
     marks = Marks(benchmark)
     for run in runs:
-        families = [f for f in INPUTS if any(run.row(f"{f}_{c}") for c in keys)]
+        families = [f for f in INPUTS if any(run.row(f"{f}_{c}") for c in KEYS)]
         if families == ["compbench"]:
             continue
         for family in families:
-            tasks = [f"{family}_{c}" for c in keys]
+            tasks = [f"{family}_{c}" for c in KEYS]
             values = [run.value(t, "accuracy") for t in tasks]
             done = [v for v in values if isinstance(v, float) and v == v]
             avg = run.value(family, "accuracy") if run.row(family) else (sum(done) / len(done) if done else None)
@@ -166,15 +165,14 @@ def _protocol_table(benchmark: Benchmark, runs: list[Run]) -> list[str]:
 
 
 def summary(run: Run) -> list[str]:
-    columns = [c for c, _ in COMPBENCH_COLUMNS]
-    prefixes = family_prefixes(run, columns, "compbench")
+    prefixes = family_prefixes(run, KEYS, "compbench")
     if not prefixes:
         return []
     rows = [
-        [p] + [cell(run.value(f"{p}_{c}", "accuracy")) for c in columns] + [cell(run.value(p, "accuracy"))]
+        [p] + [cell(run.value(f"{p}_{c}", "accuracy")) for c in KEYS] + [cell(run.value(p, "accuracy"))]
         for p in prefixes
     ]
-    chance = [run.value(f"{prefixes[0]}_{c}", "chance") for c in columns] + [run.value(prefixes[0], "chance")]
+    chance = [run.value(f"{prefixes[0]}_{c}", "chance") for c in KEYS] + [run.value(prefixes[0], "chance")]
     rows.append(["chance"] + [cell(c) for c in chance])
     return ["MLLM-CompBench: accuracy (%) per column and Avg (paper Table 2)"] + text_table(
         ["task"] + [label for _, label in COMPBENCH_COLUMNS] + ["Avg"], rows
@@ -185,7 +183,6 @@ def measure(run: Run, table_id: str, column: str):
     """(value, 95% interval) of a run in a column of the paper's Table 2, x100 (the concatenated
     protocol's tasks ``compbench_<column>``, and ``compbench``'s Avg); in Table 3's two-stage
     columns, the run's ``compbench_twostage_<column>``."""
-    keys = [c for c, _ in COMPBENCH_COLUMNS]
     if table_id == "table3_two_stage":  # the two-stage tasks (compbench_twostage_*)
         value, items = (
             run.value(f"compbench_twostage_{column}", "accuracy"),
@@ -199,13 +196,13 @@ def measure(run: Run, table_id: str, column: str):
         return None, None
     # The paper's rows mix protocols (one concatenated image for most models, two images for
     # GPT-4V and Gemini): the run's concatenated tasks, else its two-image ones.
-    family = next((f for f in ("compbench", "compbench_pair") if any(run.row(f"{f}_{c}") for c in keys)), "compbench")
-    if column in keys:
+    family = _family(run)
+    if column in KEYS:
         value, items = run.value(f"{family}_{column}", "accuracy"), run.per_item(f"{family}_{column}")
         ci = bootstrap_ci(items) if items else None
     elif column == "avg":
         value = run.value(family, "accuracy")
-        groups = [run.per_item(f"{family}_{c}") or [] for c in keys]
+        groups = [run.per_item(f"{family}_{c}") or [] for c in KEYS]
         ci = grouped_bootstrap_ci(groups) if all(groups) else None
     else:
         return None, None
@@ -219,10 +216,7 @@ def measure(run: Run, table_id: str, column: str):
 
 def _family(run: Run) -> str:
     """The protocol family the measure reads: concatenated where the run has it, else two images."""
-    return next(
-        (f for f in ("compbench", "compbench_pair") if any(run.row(f"{f}_{c}") for c, _ in COMPBENCH_COLUMNS)),
-        "compbench",
-    )
+    return next((f for f in ("compbench", "compbench_pair") if any(run.row(f"{f}_{c}") for c in KEYS)), "compbench")
 
 
 # The first page's value: Table 2's Avg; a run without the group shows each column it has.
