@@ -95,20 +95,20 @@ def section(benchmark: Benchmark, runs: list[Run]) -> str | None:
         title="CaptionQA: caption-vs-image gap (Table 4)",
         marks=gap_marks,
     )
-    detail_marks = Marks(benchmark)
+    detail_marks, image_marks = Marks(benchmark), Marks(benchmark)
     detail = [
         [
-            detail_marks.name(run, [f"captionqa_{prompt}_{d}"]),
+            detail_marks.name(run, [task]),
             prompt,
             label,
-            with_skips(cell(run.value(f"captionqa_{prompt}_{d}", "score")), run, [f"captionqa_{prompt}_{d}"]),
-            cell(run.value(f"captionqa_{prompt}_{d}", "accuracy")),
-            cell(run.value(f"captionqa_{prompt}_{d}", "cannot_rate")),
+            with_skips(cell(run.value(task, "score")), run, [task]),
+            cell(run.value(task, "accuracy")),
+            cell(run.value(task, "cannot_rate")),
         ]
         for run in runs
         for prompt in PROMPTS
         for d, label in CAPTIONQA_DOMAINS
-        if run.row(f"captionqa_{prompt}_{d}")
+        if run.row(task := f"captionqa_{prompt}_{d}")
     ]
     out += captioned(
         'Score, accuracy and the share of "cannot answer from the caption" (%), per prompt and domain (the '
@@ -119,16 +119,11 @@ def section(benchmark: Benchmark, runs: list[Run]) -> str | None:
         title="CaptionQA: score, accuracy, cannot (Tables 11-26)",
         marks=detail_marks,
     )
-    image_marks = Marks(benchmark)
     image = [
-        [
-            image_marks.name(run, [f"captionqa_image_{d}"]),
-            label,
-            with_skips(cell(run.value(f"captionqa_image_{d}", "accuracy")), run, [f"captionqa_image_{d}"]),
-        ]
+        [image_marks.name(run, [task]), label, with_skips(cell(run.value(task, "accuracy")), run, [task])]
         for run in runs
         for d, label in CAPTIONQA_DOMAINS
-        if run.row(f"captionqa_image_{d}")
+        if run.row(task := f"captionqa_image_{d}")
     ]
     out += captioned(
         "QA on the image itself (`captionqa_image`): accuracy (%).",
