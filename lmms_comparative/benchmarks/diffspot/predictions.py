@@ -26,6 +26,7 @@ from pathlib import Path
 from lmms_comparative.benchmarks.diffspot.table import TASKS, task_name
 from lmms_comparative.data.replies import Options, PredictionsError, Replies, read_jsonl
 from lmms_comparative.record import PredictionsPart
+from lmms_comparative.tasklib.file_opening import text_opening
 
 REQUIRED = ("id", "split", "prediction")  # what diffspot/cli.py reads of a record
 
@@ -67,12 +68,9 @@ def read_predictions(path: Path, options: Options) -> Replies:
 
 def _looks_like_predictions(path: Path) -> bool:
     """A ``.jsonl`` file whose first record has the authors' ``id``, ``split`` and ``prediction``."""
-    if path.suffix != ".jsonl" or path.is_dir():
-        return False
     try:
-        with open(path, encoding="utf-8") as handle:
-            first = json.loads(handle.readline() or "null")
-    except (OSError, UnicodeDecodeError, ValueError):
+        first = json.loads(text_opening(path, ".jsonl") or "null")
+    except ValueError:
         return False
     return isinstance(first, dict) and all(k in first for k in REQUIRED)
 

@@ -23,6 +23,7 @@ from lmms_comparative.benchmarks.vidic.scoring import description_text
 from lmms_comparative.benchmarks.vidic.table import TASK
 from lmms_comparative.data.replies import Options, PredictionsError, Replies, read_json
 from lmms_comparative.record import PredictionsPart
+from lmms_comparative.tasklib.file_opening import text_opening
 
 REQUIRED = ("video1_path", "video2_path")  # what judge.py reads of a record besides its response
 
@@ -53,13 +54,7 @@ def read_responses(path: Path, options: Options) -> Replies:
 
 def _looks_like_responses(path: Path) -> bool:
     """A ``.json`` file that opens with a list whose first record names ``video1_path``."""
-    if path.suffix != ".json" or path.is_dir():
-        return False
-    try:
-        with open(path, encoding="utf-8") as handle:
-            head = handle.read(4096)
-    except (OSError, UnicodeDecodeError):
-        return False
+    head = text_opening(path, ".json", 4096) or ""
     return head.lstrip().startswith("[") and '"video1_path"' in head and '"video2_path"' in head
 
 
