@@ -26,16 +26,8 @@ from lmms_comparative.benchmarks.diffspot.table import (
 from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.bootstrap import vector_bootstrap
-from lmms_comparative.tasklib import (
-    check_model_failures,
-    docs_hook,
-    item_results,
-    metric_of,
-    once_per_run,
-    response_text,
-    side_logs,
-    skip_counts,
-)
+from lmms_comparative.tasklib import check_model_failures, docs_hook, metric_of, once_per_run, side_logs, skip_counts
+from lmms_comparative.tasklib.kept_reply import kept_reply_results
 
 LABEL = "DiffSpot"
 KEY = BENCHMARK.item_key.columns  # ("id",)
@@ -94,14 +86,9 @@ def _process_results(suffix: str, doc: dict[str, Any], results: list) -> dict[st
     """The reply kept as it is (the runners' ``prediction`` is the raw reply); a failed request is
     no prediction, left out of every share as the authors leave a failed generation out (its record
     is never written) and counted."""
-    reply = response_text(results)
-    failed = aggregate.is_failed_request(reply)
-    outcome = {
-        "status": aggregate.STATUS_FAILED if failed else aggregate.STATUS_OK,
-        "prediction": "" if failed else reply,
-    }
     fields = {k: doc[k] for k in ("row", "split", "operator", "mutations", "description", "domain")}
-    return item_results(doc, outcome, metrics(suffix), key=KEY, category=doc["operator"] or scoring.NO_DIFF, **fields)
+    category = doc["operator"] or scoring.NO_DIFF
+    return kept_reply_results(doc, results, metrics(suffix), key=KEY, category=category, **fields)
 
 
 process_results_all = partial(_process_results, "")

@@ -18,18 +18,10 @@ from lmms_comparative.data import items as data_items
 from lmms_comparative.judges import Engine, check_failures
 from lmms_comparative.metrics import aggregate
 from lmms_comparative.metrics.bootstrap import vector_bootstrap
-from lmms_comparative.tasklib import (
-    check_model_failures,
-    docs_hook,
-    item_results,
-    metric_of,
-    once_per_run,
-    response_text,
-    side_logs,
-    skip_counts,
-)
+from lmms_comparative.tasklib import check_model_failures, docs_hook, metric_of, once_per_run, side_logs, skip_counts
 from lmms_comparative.tasklib.capabilities import frames_sampled, require_video_input
 from lmms_comparative.tasklib.host import run_model, run_model_args
+from lmms_comparative.tasklib.kept_reply import kept_reply_results
 
 LABEL = "ViDiC-1K"
 KEY = BENCHMARK.item_key.columns  # ("pair",)
@@ -98,14 +90,8 @@ def process_results(doc: dict[str, Any], results: list) -> dict[str, dict]:
     """The description kept as it is (the inference scripts write the raw output); a failed
     request is no description, whose checklist items the judge never sees and which count as wrong
     (judge.py: "No model description" gives every item the answer "error")."""
-    reply = response_text(results)
-    failed = aggregate.is_failed_request(reply)
-    outcome = {
-        "status": aggregate.STATUS_FAILED if failed else aggregate.STATUS_OK,
-        "prediction": "" if failed else reply,
-    }
     fields = {k: doc[k] for k in ("index", "video1_path", "video2_path", "checklist")}
-    return item_results(doc, outcome, METRICS, key=KEY, **fields)
+    return kept_reply_results(doc, results, METRICS, key=KEY, **fields)
 
 
 # ---- the judge ----------------------------------------------------------------------------------
