@@ -17,6 +17,12 @@ SMOKE_RECORDS = "data/test.jsonl"
 SUBTLEBENCH_DOMAINS = ("natural", "industrial", "medical", "aerial", "synthetic")
 _HUB_PREFIX = f"https://huggingface.co/datasets/{HUB_REPO}/resolve/main/"
 
+
+def _image_choice(question: str, answer: str) -> tuple[str, str, list[str]]:
+    """A question answered with one of the two images: the other one is its distractor."""
+    return question, answer, ["first image" if answer == "second image" else "second image"]
+
+
 # Question, answer and distractor pools per difference type; option counts range over 2..5.
 _SUBTLEBENCH_TEMPLATES = {
     "attribute": (
@@ -24,9 +30,9 @@ _SUBTLEBENCH_TEMPLATES = {
         "it became brighter",
         ["it became darker", "it became larger", "it became smaller", "it changed shape"],
     ),
-    "state": ("In which image is the {c} box open?", "second image", ["first image"]),
-    "emotion": ("In which image does the face look happier?", "first image", ["second image"]),
-    "temporal": ("Which image was taken later?", "second image", ["first image"]),
+    "state": _image_choice("In which image is the {c} box open?", "second image"),
+    "emotion": _image_choice("In which image does the face look happier?", "first image"),
+    "temporal": _image_choice("Which image was taken later?", "second image"),
     "spatial": ("How did the {c} shape move?", "to the right", ["to the left", "up", "down"]),
     "existence": (
         "What is different in the second image?",
@@ -34,9 +40,9 @@ _SUBTLEBENCH_TEMPLATES = {
         ["a {c} circle was removed", "nothing changed", "a square was added", "a triangle was removed"],
     ),
     "quantity": ("Are there more {c} shapes in the second image?", "yes", ["no"]),
-    "quality": ("Which image is sharper?", "first image", ["second image"]),
+    "quality": _image_choice("Which image is sharper?", "first image"),
     "viewpoint": ("How did the camera move?", "it panned left", ["it panned right", "it tilted up"]),
-    "action": ("In which image is the {c} figure jumping?", "first image", ["second image"]),
+    "action": _image_choice("In which image is the {c} figure jumping?", "first image"),
 }
 
 
