@@ -23,6 +23,47 @@ SMOKE_RECORDS = "jsonl/oc/vanilla/oc_cnt.jsonl"
 FRAMES_PER_SCENE = 6
 
 
+def gc_record(task: str, i: int, gt: str, images: list[str]) -> dict:
+    """A GC question (``mat``, ``trk``) as the release writes it: the ``gt`` (T or F) half of pair ``i``."""
+    question = f"[gc_{task}-{i}-{gt}] Is the same object in both images? Answer T or F."
+    return {
+        "q_id": f"{task}{i}",
+        "task": task,
+        "question": question,
+        "gt_answer": gt,
+        "edited_prompt": "",
+        "images": images,
+    }
+
+
+def cpr_record(cat: str, i: int, half: str, images: list[str]) -> dict:
+    """An OC or PC comparison question: the ``half`` (p: same, n: not) of pair ``i``. The release's
+    PC-Cpr ids carry a "tf_" prefix (tf_300_p); OC-Cpr's do not."""
+    question = f"[{cat}_cpr-{i}-{half}] Are these the same? Answer T or F."
+    q_id = f"{'tf_' if cat == 'pc' else ''}{i}_{half}"
+    return {
+        "q_id": q_id,
+        "type": "thing",
+        "question": question,
+        "gt_answer": "T" if half == "p" else "F",
+        "images": images,
+    }
+
+
+def cnt_record(cat: str, i: int, images: list[str]) -> dict:
+    """An OC or PC counting question over the sequence ``images``."""
+    question = f"[{cat}_cnt-{i}] How many distinct objects are there? Answer with a number."
+    n = len(images)
+    return {
+        "q_id": f"cnt{i}",
+        "type": "thing",
+        "question": question,
+        "gt_answer": 1 + i % n,
+        "image_seq_len": n,
+        "images": images,
+    }
+
+
 def build(root: str | Path, seed: int = 0) -> Path:
     """Write an unpacked vlm2-bench_dataset.zip under ``root``: the nine question files and their
     images and real videos (H.264, a few frames per person). Every question
@@ -48,45 +89,15 @@ def build(root: str | Path, seed: int = 0) -> Path:
         rows: list[dict] = []
         for i in range(4):
             for gt in ("T", "F") if i < 3 else ("T",):  # pair 3 is incomplete
-                rows.append(
-                    {
-                        "q_id": f"{task}{i}",
-                        "task": task,
-                        "question": f"[gc_{task}-{i}-{gt}] Is the same object in both images? Answer T or F.",
-                        "gt_answer": gt,
-                        "edited_prompt": "",
-                        "images": images("gc", f"{task}/{i}{gt}", 2),
-                    }
-                )
+                rows.append(gc_record(task, i, gt, images("gc", f"{task}/{i}{gt}", 2)))
         write(f"jsonl/gc/vanilla/gc_{task}.jsonl", rows)
     for cat in ("oc", "pc"):
         rows = []
         for i in range(4):
             for half in ("p", "n") if i < 3 else ("p",):
-                # The release's PC-Cpr ids carry a "tf_" prefix (tf_300_p); OC-Cpr's do not.
-                rows.append(
-                    {
-                        "q_id": f"{'tf_' if cat == 'pc' else ''}{i}_{half}",
-                        "type": "thing",
-                        "question": f"[{cat}_cpr-{i}-{half}] Are these the same? Answer T or F.",
-                        "gt_answer": "T" if half == "p" else "F",
-                        "images": images(cat, f"cpr/{i}{half}", 2),
-                    }
-                )
+                rows.append(cpr_record(cat, i, half, images(cat, f"cpr/{i}{half}", 2)))
         write(f"jsonl/{cat}/vanilla/{cat}_cpr.jsonl", rows)
-        rows = []
-        for i in range(5):
-            n = 2 + i % 3
-            rows.append(
-                {
-                    "q_id": f"cnt{i}",
-                    "type": "thing",
-                    "question": f"[{cat}_cnt-{i}] How many distinct objects are there? Answer with a number.",
-                    "gt_answer": 1 + i % n,
-                    "image_seq_len": n,
-                    "images": images(cat, f"cnt/{i}", n),
-                }
-            )
+        rows = [cnt_record(cat, i, images(cat, f"cnt/{i}", 2 + i % 3)) for i in range(5)]
         write(f"jsonl/{cat}/vanilla/{cat}_cnt.jsonl", rows)
         rows = [
             {
