@@ -11,7 +11,9 @@ memory (``ru_maxrss`` of the process, which runs the CLI in-process):
 - every pair of the six: one ``compare A B C D E F`` (this checkout), fifteen ``compare A B``
   (``--before``, which compares two runs at a time: what its users run);
 - ``report`` of two runs and of six (the Markdown report and report.json, ``--no-html``; the page's
-  thumbnails are ``html_report.py``'s business), and the ratio six / two.
+  thumbnails are ``html_report.py``'s business), and the ratio six / two; this checkout's report of
+  six also with its pairs compared in the one process (``LMMS_COMPARATIVE_JOBS=1``) instead of
+  forked workers, one per core, and that ratio.
 
     git worktree add ../before <commit>
     python bench/compare_scale.py --before ../before [--per-source 1550] [--runs 3] [--workdir DIR]
@@ -39,11 +41,17 @@ CLI = (
 )
 
 
-def _cli(root: Path, checkout: Path, *args: str) -> tuple[float, float]:
-    """(seconds, peak MB) of one ``lmms-comparative ARGS`` in a fresh process of ``checkout``."""
+def _cli(root: Path, checkout: Path, *args: str, **extra: str) -> tuple[float, float]:
+    """(seconds, peak MB) of one ``lmms-comparative ARGS`` in a fresh process of ``checkout``
+    (``extra``: variables added to its environment). The peak is the process's own, its workers'
+    apart."""
     start = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, "-c", CLI, *args], env=env(root, checkout), capture_output=True, text=True, cwd=checkout
+        [sys.executable, "-c", CLI, *args],
+        env=env(root, checkout, **extra),
+        capture_output=True,
+        text=True,
+        cwd=checkout,
     )
     took = time.perf_counter() - start
     if proc.returncode not in (0, 1):
@@ -78,6 +86,19 @@ def main() -> None:
                 measured.setdefault((label, f"report, {n} runs"), []).append(
                     _cli(root, checkout, "report", *runs[:n], "-o", str(scratch / f"r{n}"), "--no-html")
                 )
+            if label == "this checkout":
+                measured.setdefault((label, "report, 6 runs, one process"), []).append(
+                    _cli(
+                        root,
+                        checkout,
+                        "report",
+                        *runs,
+                        "-o",
+                        str(scratch / "r6one"),
+                        "--no-html",
+                        LMMS_COMPARATIVE_JOBS="1",
+                    )
+                )
     print(f"{items(Path(runs[0]))} items a run; cores: {os.cpu_count()}; {args.runs} rounds")
     print("| command | checkout | seconds (min / median / max) | peak MB (median) |")
     print("|---|---|---|---|")
@@ -94,6 +115,11 @@ def main() -> None:
             f"{label}: report 6 runs / 2 runs = {median('report, 6 runs') / median('report, 2 runs'):.2f}x; "
             f"compare 2 runs, before / this = {median('compare, 2 runs', 'before') / median('compare, 2 runs'):.2f}x"
         )
+    one, forked = (
+        statistics.median(t for t, _ in measured[("this checkout", "report, 6 runs, one process")]),
+        statistics.median(t for t, _ in measured[("this checkout", "report, 6 runs")]),
+    )
+    print(f"this checkout: report 6 runs, one process / forked workers = {one / forked:.2f}x")
 
 
 if __name__ == "__main__":
