@@ -1,7 +1,11 @@
 """What every benchmark's hooks share, in four parts: ``docs`` (the ``process_docs`` side),
 ``messages`` (what ``doc_to_messages`` returns), ``results`` (``process_results``, aggregations and
-the failure policy) and ``rounds`` (multi-round tasks). Everything public is importable from here:
-``from lmms_comparative.tasklib import docs_hook``.
+the failure policy) and ``rounds`` (multi-round tasks). Everything public of those is importable
+from here: ``from lmms_comparative.tasklib import docs_hook``. Beside them, imported from their own
+modules: ``in_rounds`` (a multi-round hook's signature, first round and stop), ``kept_reply`` (a
+free-text reply kept for a judge), ``file_opening`` (the first text of a replies file),
+``report_part`` (a report part bound to its record), ``yamlgen`` (the task files' YAML) and the
+harness's light modules (``capabilities``, ``host``, ``side_logs``).
 
 At run time the names are read from their module on first use (PEP 562): the harness imports the
 light modules of the kit (``capabilities``, ``host``, ``side_logs``) in every lmms-eval process, and
