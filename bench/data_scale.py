@@ -335,7 +335,10 @@ VLM2_MEDIA = {"gc": "data/gc/processed", "oc": "data/oc/original_obj", "pc": "da
 
 def write_vlm2bench(dest: Path, scale: float) -> Path:
     """The unpacked vlm2-bench_dataset.zip: jsonl/<cat>/vanilla/<subtask>.jsonl and the images under
-    data/ (GC pairs have their own two images; OC and PC sequences draw from their pools)."""
+    data/ (GC pairs have their own two images; OC and PC sequences draw from their pools), each
+    question made as the fixture makes it."""
+    from lmms_comparative.benchmarks.vlm2bench import fixture as vlm2_fixture
+
     pngs = small_pngs()
     rng = random.Random(0)
 
@@ -357,41 +360,12 @@ def write_vlm2bench(dest: Path, scale: float) -> Path:
         for i in range(n):
             if cat == "gc":
                 images = [put(cat, f"{kind}/{i}_{k}.png", i + k) for k in range(2)]
-                for gt in ("T", "F"):
-                    rows.append(
-                        {
-                            "q_id": f"{kind}{i}",
-                            "task": kind,
-                            "question": f"[{subtask}-{i}-{gt}] Is the same object in both images? Answer T or F.",
-                            "gt_answer": gt,
-                            "edited_prompt": "",
-                            "images": images,
-                        }
-                    )
+                rows += [vlm2_fixture.gc_record(kind, i, gt, images) for gt in ("T", "F")]
             elif kind == "cpr":
                 images = rng.sample(pools[cat], 2)
-                for half in ("p", "n"):
-                    rows.append(
-                        {
-                            "q_id": f"{'tf_' if cat == 'pc' else ''}{i}_{half}",
-                            "type": "thing",
-                            "question": f"[{subtask}-{i}-{half}] Are these the same? Answer T or F.",
-                            "gt_answer": "T" if half == "p" else "F",
-                            "images": images,
-                        }
-                    )
+                rows += [vlm2_fixture.cpr_record(cat, i, half, images) for half in ("p", "n")]
             elif kind == "cnt":
-                length = 2 + i % 3
-                rows.append(
-                    {
-                        "q_id": f"cnt{i}",
-                        "type": "thing",
-                        "question": f"[{subtask}-{i}] How many distinct objects are there? Answer with a number.",
-                        "gt_answer": 1 + i % length,
-                        "image_seq_len": length,
-                        "images": rng.sample(pools[cat], length),
-                    }
-                )
+                rows.append(vlm2_fixture.cnt_record(cat, i, rng.sample(pools[cat], 2 + i % 3)))
             else:
                 rows.append(
                     {
