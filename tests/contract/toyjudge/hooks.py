@@ -15,13 +15,12 @@ from lmms_comparative.metrics import aggregate
 from lmms_comparative.tasklib import (
     check_model_failures,
     docs_hook,
-    item_results,
     load_images,
     metric_of,
     once_per_run,
-    response_text,
     skip_counts,
 )
+from lmms_comparative.tasklib.kept_reply import kept_reply_results
 
 LAYOUT = (
     "test.jsonl: one JSON object per line with item_id, image_1, image_2 (paths under the root), question and answer"
@@ -68,13 +67,8 @@ def doc_to_target(doc: dict) -> str:
 
 
 def process_results(doc: dict, results: list) -> dict[str, dict]:
-    reply = response_text(results)
-    failed = aggregate.is_failed_request(reply)
-    outcome = {
-        "status": aggregate.STATUS_FAILED if failed else aggregate.STATUS_OK,
-        "prediction": "" if failed else reply,
-    }
-    return item_results(doc, outcome, ("accuracy", "counts"), question=doc["question"], gold=doc["answer"])
+    # The reply kept as it is for the judge; a failed request is no prediction (the kit's rule).
+    return kept_reply_results(doc, results, ("accuracy", "counts"), question=doc["question"], gold=doc["answer"])
 
 
 def parse_yes_no(text: str | None) -> bool | None:
