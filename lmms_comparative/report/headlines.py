@@ -39,3 +39,22 @@ def entries(benchmark, runs: list) -> list[Entry]:
                     Entry(spec.column_label(column) if spec.column_label else column, spec.table, column, tasks)
                 )
     return found
+
+
+def headline_row(
+    rows: list[dict] | None, problem: str | None, task_a: str, task_b: str, a: str = "A", b: str = "B"
+) -> tuple[dict | None, str]:
+    """compare's row of one headline for a pair of runs (the task's or group's own row, no
+    category) and "", or why there is none: the pair's problem, other tasks under one headline, no
+    such row; or the row and its note where it compares nothing (``metric`` None). The Overview's
+    difference cell and the leaderboard's pair test both read it."""
+    if problem:
+        return None, problem
+    if task_a != task_b:
+        return None, f"{a} has {task_a}, {b} {task_b}"
+    row = next((r for r in rows or [] if r["task"] == task_a and not r.get("category")), None)
+    if row is None:
+        return None, "not in both runs' samples logs"
+    if row.get("metric") is None:
+        return row, str(row.get("note", "not compared"))
+    return row, ""

@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 
 from lmms_comparative.metrics.paired import holm
 from lmms_comparative.report.compare import all_pairs
-from lmms_comparative.report.headlines import entries
+from lmms_comparative.report.headlines import entries, headline_row
 from lmms_comparative.report.run_folders import verify_state
 
 ALPHA = 0.05  # the family-wise error rate of one headline's pairwise tests
@@ -63,14 +63,9 @@ class PairTest:
 
 
 def _test(rows: list[dict] | None, problem: str | None, task_a: str, task_b: str, a: str, b: str) -> PairTest:
-    if problem:
-        return PairTest(a, b, None, None, None, note=problem)
-    if task_a != task_b:
-        return PairTest(a, b, None, None, None, note=f"{a} has {task_a}, {b} {task_b}")
-    row = next((r for r in rows or [] if r["task"] == task_a and not r.get("category")), None)
-    if row is None or row.get("metric") is None:
-        note = "not in both runs' samples logs" if row is None else str(row.get("note", "not compared"))
-        return PairTest(a, b, None, None, None, note=note)
+    row, why = headline_row(rows, problem, task_a, task_b, a, b)
+    if why or row is None:
+        return PairTest(a, b, None, None, None, note=why)
     return PairTest(a, b, row["delta"], list(row["ci95"]), row["p_value"], test=row.get("test", ""))
 
 

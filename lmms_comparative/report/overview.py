@@ -23,7 +23,7 @@ import re
 from urllib.parse import quote
 
 from lmms_comparative.data.replies import group_leaves
-from lmms_comparative.report.headlines import entries
+from lmms_comparative.report.headlines import entries, headline_row
 from lmms_comparative.report.leaderboard import ranking_html
 from lmms_comparative.report.run_folders import verify_state
 from lmms_comparative.reportlib.marks import DAGGER, kind, run_letter
@@ -70,15 +70,11 @@ def _difference(
     benchmark, rows: list[dict] | None, problem: str | None, task_a: str, task_b: str, index: int, digits: int
 ) -> str:
     """The cell of B − A for one entry: compare's row (delta, interval, p, test, flips), or why none."""
-    if problem:
-        return f'<span class="none">not compared: {_esc(problem)}</span>'
-    if task_a != task_b:
-        return f'<span class="none">not compared: A has {_esc(task_a)}, B {_esc(task_b)}</span>'
-    row = next((r for r in rows or [] if r["task"] == task_a and not r.get("category")), None)
+    row, why = headline_row(rows, problem, task_a, task_b)
     if row is None:
-        return '<span class="none">not compared: not in both runs\' samples logs</span>'
-    if row.get("metric") is None:
-        return f'<span class="none">{_esc(row.get("note", "not compared"))}</span>'
+        return f'<span class="none">not compared: {_esc(why)}</span>'
+    if why:  # a row that compares nothing: its own note
+        return f'<span class="none">{_esc(why)}</span>'
     leaves = [r["task"] for r in rows or [] if r.get("group") == task_a and not r.get("category")] or [task_a]
     low, high = row["ci95"]
     sign = "ahead" if low > 0 else "behind" if high < 0 else "tied"
