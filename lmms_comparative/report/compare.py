@@ -137,7 +137,7 @@ def compare(a, b) -> list[dict]:
 
 
 # Every pair of N runs is N(N-1)/2 compares, each on every unit: the pairs are shared among forked
-# workers, one per core the process may use (``LMMS_COMPARATIVE_JOBS`` sets how many; 1: none).
+# workers (on Linux), one per core the process may use (``LMMS_COMPARATIVE_JOBS`` sets how many; 1: none).
 # Forked, a worker reads the parent's runs without a copy or a pickle; only its rows come back.
 # Each compare is seeded, so the rows are the same however the pairs are shared.
 _FORKED_RUNS: list = []
@@ -149,7 +149,9 @@ def all_pairs(runs: list) -> dict[tuple[int, int], tuple[list[dict] | None, str 
     has them."""
     pairs = list(itertools.combinations(range(len(runs)), 2))
     workers = min(_jobs(), len(pairs))
-    if workers < 2 or len(pairs) < 3 or "fork" not in multiprocessing.get_all_start_methods():
+    # Forked on Linux only: macOS's system libraries are not safe to use in a forked child, which is
+    # why Python starts its workers afresh there; a fresh worker would have to be sent every run.
+    if workers < 2 or len(pairs) < 3 or not sys.platform.startswith("linux"):
         return dict(zip(pairs, (_pair(runs, pair) for pair in pairs)))
     for run in runs:
         for task in run.samples:
