@@ -26,6 +26,7 @@ import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import NamedTuple
 from urllib.parse import quote
 
 from lmms_comparative.data import untrusted
@@ -48,8 +49,18 @@ from lmms_comparative.report.run_units import (
 from lmms_comparative.reportlib.marks import run_letter
 from lmms_comparative.reportlib.runs import ReportError
 
-# Both runs' units of a task, each run's scored.
-Pair = tuple[Units, Units]
+
+class Pair(NamedTuple):
+    """Both runs' units of a task, each run's scored, and the units both scored (sorted): found
+    once per task and read by its row, its categories' rows and its group's row."""
+
+    a: Units
+    b: Units
+    common: list[str]
+
+    def alone(self) -> tuple[int, int]:
+        """The units only A scored, and only B."""
+        return len(self.a.values) - len(self.common), len(self.b.values) - len(self.common)
 
 
 def _row(
@@ -58,8 +69,6 @@ def _row(
     units_a: Units,
     units_b: Units,
     common: list[str],
-    strata: list[str] | None = None,
-    macro: bool = False,
     category: str | None = None,
 ) -> dict:
     weights = [units_a.weights.get(u, 1.0) for u in common]
@@ -68,10 +77,8 @@ def _row(
         [units_a.values[u] for u in common],
         [units_b.values[u] for u in common],
         binary,
-        strata,
-        macro,
-        weights,
-        units_a.scale,
+        weights=weights,
+        scale=units_a.scale,
     )
     return {"task": task, "metric": metric, "category": category, **numbers}
 
@@ -98,13 +105,14 @@ def compare(a, b) -> list[dict]:
             )
             del units[task]
         elif ua is not None and ub is not None:
-            if not set(ua.values) & set(ub.values):  # nothing to pair
+            common = sorted(set(ua.values) & set(ub.values))
+            if not common:  # nothing to pair
                 missing[task] = (
                     "the two runs share no unit (item) of it: they scored other items, so there is nothing to pair"
                 )
                 del units[task]
             else:
-                paired[task] = (ua, ub)
+                paired[task] = Pair(ua, ub, common)
     rows: list[dict] = []
     groups = {**(b.results.get("group_subtasks") or {}), **(a.results.get("group_subtasks") or {})}
     for group in sorted(
@@ -132,7 +140,7 @@ def compare(a, b) -> list[dict]:
             rows.append(row)
     for task in tasks:  # categories within a task (its items' domains; a benchmark's facets), adjusted within each
         if task in paired:
-            rows += _category_rows(task, *paired[task])
+            rows += _category_rows(task, paired[task])
     return rows
 
 
@@ -212,30 +220,25 @@ def _group_rows(
     weights: list[float] = []
     strata: list[int] = []  # the task's place among ``compared``: strata in the order of the tasks
     binary = True
-    for place, task in enumerate(compared):
-        ua, ub = paired[task]
-        common = sorted(set(ua.values) & set(ub.values))
+    for place, (ua, ub, common) in enumerate(paired[task] for task in compared):
         values_a += [ua.values[u] for u in common]
         values_b += [ub.values[u] for u in common]
         weights += [ua.weights.get(u, 1.0) for u in common]
         strata += [place] * len(common)
         binary = binary and ua.binary and ub.binary
-    first = paired[compared[0]][0]
-    numbers = compare_units(values_a, values_b, binary, strata, macro, weights, paired[compared[-1]][0].scale)
-    head = {"task": group, "metric": first.metric, "category": None, **numbers}
-    head.update(
-        a_alone=sum(len(set(paired[t][0].values) - set(paired[t][1].values)) for t in compared),
-        b_alone=sum(len(set(paired[t][1].values) - set(paired[t][0].values)) for t in compared),
-    )
+    numbers = compare_units(values_a, values_b, binary, strata, macro, weights, paired[compared[-1]].a.scale)
+    head = {"task": group, "metric": paired[compared[0]].a.metric, "category": None, **numbers}
+    alone = [paired[t].alone() for t in compared]
+    head.update(a_alone=sum(a for a, _ in alone), b_alone=sum(b for _, b in alone))
     head["p_adjusted"] = head["p_value"]
     return [head, *parts]
 
 
-def _category_rows(task: str, ua: Units, ub: Units) -> list[dict]:
+def _category_rows(task: str, pair: Pair) -> list[dict]:
     """A task's rows per category of its units (its items' domains; each of a benchmark's facets
     apart), Holm-adjusted within each; none where the units fall in fewer than two."""
     rows: list[dict] = []
-    common = sorted(set(ua.values) & set(ub.values))
+    ua, ub, common = pair
     for facet, categories in [(None, ua.categories), *sorted(ua.facets.items())]:
         found = sorted({categories[u] for u in common if u in categories})
         if len(found) < 2:
@@ -262,10 +265,10 @@ def _task_row(task: str, pair: Pair, group: str | None) -> dict:
     """A task's row, with its flipped units by key and the prefix of the report's link to each: the
     item browser opens ``index.html`` + ``link`` + the encoded key on that unit's card (its items,
     for a unit made of several)."""
-    ua, ub = pair
-    common = sorted(set(ua.values) & set(ub.values))
+    ua, ub, common = pair
     row = _row(task, ua.metric, ua, ub, common)
-    row.update(group=group, a_alone=len(set(ua.values) - set(ub.values)), b_alone=len(set(ub.values) - set(ua.values)))
+    a_alone, b_alone = pair.alone()
+    row.update(group=group, a_alone=a_alone, b_alone=b_alone)
     benchmark = of_task(task)
     flipped = {
         "a_only": [u for u in common if ua.values[u] > ub.values[u]],
@@ -347,15 +350,14 @@ def main(paths: list[str], output: str | None, unverified: bool = False) -> int:
         return 1
     listed: list[dict] = []
     incomplete: list[str] = []
-    for (i, j), (found, problem) in all_pairs(runs).items():
+    for (i, j), (rows, problem) in all_pairs(runs).items():
         a, b = runs[i], runs[j]
-        if found is None:
+        if rows is None:
             print(
                 f"lmms-comparative compare: error: {run_letter(j)} against {run_letter(i)}: {_shown(problem)}",
                 file=sys.stderr,
             )
             return 2
-        rows = found
         if len(runs) > 2:
             print(f"\n{run_letter(j)} against {run_letter(i)} (A = {_shown(a.name)}, B = {_shown(b.name)}):")
         print(table(rows, a.name, b.name))

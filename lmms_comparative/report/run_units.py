@@ -6,15 +6,13 @@ holds against the items its results count), with why not in words."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, TypeVar
 
 from lmms_comparative.data.generating import logged_samples
 from lmms_comparative.data.replies import ItemKey, sample_key
 from lmms_comparative.provenance import KEY
 from lmms_comparative.registry import of_task
 from lmms_comparative.report.run_folders import verify_state
-
-T = TypeVar("T")
+from lmms_comparative.reportlib.runs import remembered
 
 
 class CompareError(ValueError):
@@ -55,28 +53,17 @@ def item_units(run, task: str) -> Units | None:
     return units
 
 
-def _once(run, kind: tuple[str, str], read: Callable[[], T]) -> T:
-    """``read()``, kept on the run (``Run.memo``) for every later ask of the same kind and task; a
-    run without a memo (a test's stand-in) reads each time."""
-    memo = getattr(run, "memo", None)
-    if memo is None:
-        return read()
-    if kind not in memo:
-        memo[kind] = read()
-    return memo[kind]
-
-
 def _keys(run, task: str, key: ItemKey) -> list[str | None]:
     """The item key of each line of a task's samples log (None where a line has none), found once
     per run and task for its units and its item count."""
-    return _once(run, ("keys", task), lambda: [sample_key(row, key) for row in run.samples[task]])
+    return remembered(run, ("keys", task), lambda: [sample_key(row, key) for row in run.samples[task]])
 
 
 def units_of(run, task: str) -> Units | None:
     """The benchmark's own units for ``task`` (``report.compare_units``: a dict of ``Units``'s
     fields, or None), else the default; read once per run and task (every pair the run is in asks;
     callers read them, never change them)."""
-    return _once(run, ("units", task), lambda: _units_of(run, task))
+    return remembered(run, ("units", task), lambda: _units_of(run, task))
 
 
 def _units_of(run, task: str) -> Units | None:
@@ -129,7 +116,7 @@ def items_held(run, task: str) -> tuple[int | None, int | None]:
     """(the distinct items of ``task`` in the run's samples log, None without one; the items its
     results row counts: the record's item count, else lmms-eval's ``n-samples``, None where neither
     says). Counted once per run and task."""
-    return _once(run, ("held", task), lambda: _items_held(run, task))
+    return remembered(run, ("held", task), lambda: _items_held(run, task))
 
 
 def _items_held(run, task: str) -> tuple[int | None, int | None]:

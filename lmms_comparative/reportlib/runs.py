@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 from lmms_comparative.data.generating import PROTOCOL_OVERRIDES, command_settings, generation_of
 from lmms_comparative.data.untrusted import printable
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -58,10 +60,23 @@ class Run:
         rows = self.samples.get(task)
         if not rows:
             return None
-        if ("per_item", task, metric, key) not in self.memo:
-            values = [s.get(metric, {}).get(key) for s in rows]
-            self.memo[("per_item", task, metric, key)] = [float(v) for v in values if isinstance(v, (int, float))]
-        return list(self.memo[("per_item", task, metric, key)]) or None
+        values = remembered(
+            self,
+            ("per_item", task, metric, key),
+            lambda: [float(v) for s in rows if isinstance(v := s.get(metric, {}).get(key), (int, float))],
+        )
+        return list(values) or None
+
+
+def remembered(run, kind: tuple[str, ...], read: Callable[[], T]) -> T:
+    """``read()``, kept on the run (``Run.memo``) for every later ask of the same kind (its name and
+    task, ...); a run without a memo (a test's stand-in) reads each time."""
+    memo = getattr(run, "memo", None)
+    if memo is None:
+        return read()
+    if kind not in memo:
+        memo[kind] = read()
+    return memo[kind]
 
 
 @dataclass
