@@ -58,6 +58,29 @@ class Entry:
         finally:
             os.close(fd)
 
+    def head(self, size: int, stop: bytes | None = None) -> bytes:
+        """The file's first ``size`` bytes (all of a shorter file), or with ``stop`` those up to and
+        including its first occurrence among them: what a format's check reads, opened as
+        ``read_bytes`` opens (no link followed, a regular file: a pipe would never answer)."""
+        fd = _open(self.base, self.parts)
+        try:
+            regular(fd, MAX_LOG_BYTES)
+            chunks: list[bytes] = []
+            total = 0
+            while total < size:
+                chunk = os.read(fd, min(size - total, 1 << 16))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                total += len(chunk)
+                if stop is not None and stop in chunk:
+                    break
+        finally:
+            os.close(fd)
+        found = b"".join(chunks)
+        end = found.find(stop) if stop is not None else -1
+        return found[: end + len(stop)] if stop is not None and end >= 0 else found
+
     def lines(self, limit: int = MAX_LOG_BYTES) -> Iterator[tuple[int, bytes]]:
         """(line number, bytes) of every non-blank line, read in blocks, each block searched once
         for line ends (a line split over many blocks is joined once: linear in the file); a line

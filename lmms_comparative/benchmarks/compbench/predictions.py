@@ -28,6 +28,7 @@ from pathlib import Path
 from lmms_comparative.benchmarks.compbench import table
 from lmms_comparative.data.replies import Options, PredictionsError, Replies, read_jsonl
 from lmms_comparative.record import PredictionsPart
+from lmms_comparative.tasklib.file_opening import text_opening
 
 # The paper's column codes (Table 2) -> the column task (``files.COLUMN_BY_TASK``).
 COLUMN_CODES = {
@@ -87,10 +88,7 @@ def read_authors(path: Path, options: Options) -> Replies:
 
 
 def _looks_like_authors(path: Path) -> bool:
-    if path.suffix != ".jsonl":
-        return False
-    with open(path, encoding="utf-8") as handle:
-        first = handle.readline()
+    first = text_opening(path, ".jsonl") or ""
     return '"column"' in first and '"idx"' in first
 
 
